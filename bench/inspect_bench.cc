@@ -1,0 +1,128 @@
+// Times what `planner inspect` does (read, parse, validate, infer shapes, cost,
+// summarise) on a generated graph of N nodes, the size of the paper's largest
+// training graphs (NMT 8-layer: 83,712 nodes).
+//
+//   inspect_bench [--nodes N] [--repeat R] [--keep FILE]
+//
+// The graph is a TF1-style residual CNN: VariableV2 weights read through
+// Identity, Conv2D + BiasAdd + Relu + AddV2 blocks. --keep writes it to FILE so
+// `time planner inspect FILE` can be run on the same input.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "graph/file_util.h"
+#include "graph/graphdef.h"
+#include "graph/summary.h"
+#include "planner/model_loading.h"
+
+namespace {
+
+graph::NodeSpec Node(std::string name, std::string op, std::vector<std::string> inputs) {
+  graph::NodeSpec s;
+  s.name = std::move(name);
+  s.op = std::move(op);
+  s.inputs = std::move(inputs);
+  s.attrs["T"] = graph::MakeAttr(graph::DType::kFloat);
+  return s;
+}
+
+graph::NodeSpec Variable(const std::string& name, std::vector<int64_t> dims) {
+  graph::NodeSpec s = Node(name, "VariableV2", {});
+  s.attrs.erase("T");
+  s.attrs["dtype"] = graph::MakeAttr(graph::DType::kFloat);
+  s.attrs["shape"] = graph::MakeAttr(graph::Shape(std::move(dims)));
+  return s;
+}
+
+std::vector<graph::NodeSpec> ResidualStack(int target_nodes) {
+  std::vector<graph::NodeSpec> specs;
+  graph::NodeSpec in = Node("input", "Placeholder", {});
+  in.attrs.erase("T");
+  in.attrs["dtype"] = graph::MakeAttr(graph::DType::kFloat);
+  in.attrs["shape"] = graph::MakeAttr(graph::Shape({32, 16, 16, 16}));
+  specs.push_back(in);
+  graph::AttrList strides;
+  strides.i = {1, 1, 1, 1};
+  std::string x = "input";
+  for (int b = 0; static_cast<int>(specs.size()) + 8 <= target_nodes; ++b) {
+    std::string p = "block" + std::to_string(b) + "/";
+    specs.push_back(Variable(p + "w", {3, 3, 16, 16}));
+    specs.push_back(Node(p + "w/read", "Identity", {p + "w"}));
+    graph::NodeSpec conv = Node(p + "conv", "Conv2D", {x, p + "w/read"});
+    conv.attrs["padding"] = graph::MakeAttr(std::string("SAME"));
+    conv.attrs["strides"] = graph::MakeAttr(strides);
+    specs.push_back(conv);
+    specs.push_back(Variable(p + "b", {16}));
+    specs.push_back(Node(p + "b/read", "Identity", {p + "b"}));
+    specs.push_back(Node(p + "bias", "BiasAdd", {p + "conv", p + "b/read"}));
+    specs.push_back(Node(p + "relu", "Relu", {p + "bias"}));
+    specs.push_back(Node(p + "add", "AddV2", {p + "relu", x}));
+    x = p + "add";
+  }
+  while (static_cast<int>(specs.size()) < target_nodes) {
+    specs.push_back(Node("tail" + std::to_string(specs.size()), "Relu", {x}));
+    x = specs.back().name;
+  }
+  return specs;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int nodes = 100000, repeat = 5;
+  std::string keep;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--nodes") && i + 1 < argc) {
+      nodes = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
+      repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--keep") && i + 1 < argc) {
+      keep = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: inspect_bench [--nodes N] [--repeat R] [--keep FILE]\n");
+      return 2;
+    }
+  }
+  auto g = graph::Graph::Create(ResidualStack(nodes), "generated");
+  if (!g.ok()) {
+    std::fprintf(stderr, "%s\n", g.status().message().c_str());
+    return 1;
+  }
+  std::string path = keep.empty() ? "/tmp/inspect_bench_" + std::to_string(getpid()) + ".pb" : keep;
+  std::string bytes = graph::SerializeGraphDef(*g);
+  if (auto st = graph::WriteFileAtomic(path, bytes); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    return 1;
+  }
+  std::vector<double> seconds;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto m = planner::LoadModel(path, 1);
+    if (!m.ok()) {
+      std::fprintf(stderr, "%s\n", m.status().message().c_str());
+      return 1;
+    }
+    graph::GraphSummary s = graph::Summarize(m->graph, m->report, m->options);
+    std::string text = graph::SummaryToText(s, path);
+    auto t1 = std::chrono::steady_clock::now();
+    seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+    if (r == 0 && (!s.unknown_shape_nodes.empty() || !s.unknown_ops.empty())) {
+      std::fprintf(stderr, "generated graph has unknown shapes or ops\n");
+      return 1;
+    }
+  }
+  if (keep.empty()) unlink(path.c_str());
+  std::sort(seconds.begin(), seconds.end());
+  std::printf(
+      "inspect_bench: %d nodes, %.1f MiB GraphDef, %d runs: median %.3f s, min %.3f s, "
+      "max %.3f s (target < 2 s)\n",
+      g->size(), bytes.size() / 1048576.0, repeat, seconds[seconds.size() / 2], seconds[0],
+      seconds.back());
+  return 0;
+}

@@ -1,0 +1,585 @@
+#include "cluster/devices.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include "cluster/units.h"
+
+namespace cluster {
+
+const char* DeviceKindName(DeviceKind kind) {
+  switch (kind) {
+    case DeviceKind::kCpu:
+      return "cpu";
+    case DeviceKind::kCuda:
+      return "cuda";
+    case DeviceKind::kSim:
+      return "sim";
+  }
+  return "unknown";
+}
+
+bool DeviceSpec::IsCpuLike() const {
+  return kind == DeviceKind::kCpu || (kind == DeviceKind::kSim && simulates == "cpu");
+}
+
+std::string DeviceSpec::TfDeviceString(int task) const {
+  return "/job:localhost/replica:0/task:" + std::to_string(task) +
+         "/device:" + (IsCpuLike() ? "CPU:" : "GPU:") + std::to_string(tf_ordinal);
+}
+
+const DeviceSpec* Cluster::Find(const std::string& name) const {
+  const int i = IndexOf(name);
+  return i < 0 ? nullptr : &devices[i];
+}
+
+int Cluster::IndexOf(const std::string& name) const {
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::optional<LinkSpec> Cluster::Link(int a, int b) const {
+  const auto it = links.find({std::min(a, b), std::max(a, b)});
+  if (it != links.end()) return it->second;
+  return default_link;
+}
+
+namespace {
+
+// A stable content digest so a placement file can tell which devices file it was
+// made for; FNV-1a needs no crypto library and collisions are not a threat here.
+std::string Fnv1a64Hex(const std::string& bytes) {
+  uint64_t hash = 14695981039346656037ULL;
+  for (const unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 1099511628211ULL;
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, hash >>= 4) out[i] = kHex[hash & 0xf];
+  return out;
+}
+
+const char* TypeName(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      return "a value";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    default:
+      return "nothing";
+  }
+}
+
+struct Entry {
+  YAML::Node key;
+  YAML::Node value;
+};
+using Fields = std::map<std::string, Entry>;
+
+const Entry* Get(const Fields& fields, const std::string& key) {
+  const auto it = fields.find(key);
+  return it == fields.end() ? nullptr : &it->second;
+}
+
+template <size_t N>
+std::string JoinKeys(const std::array<std::string_view, N>& keys) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? " or " : ", ";
+    out += keys[i];
+  }
+  return out;
+}
+
+template <size_t N>
+bool Contains(const std::array<std::string_view, N>& keys, std::string_view key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+constexpr std::array<std::string_view, 3> kTopKeys = {"devices", "default_link", "links"};
+constexpr std::array<std::string_view, 5> kCommonDeviceKeys = {"name", "kind", "memory",
+                                                               "peak_flops", "memory_bandwidth"};
+constexpr std::array<std::string_view, 2> kCpuKeys = {"cores", "threads"};
+constexpr std::array<std::string_view, 1> kCudaKeys = {"index"};
+constexpr std::array<std::string_view, 1> kSimKeys = {"simulates"};
+constexpr std::array<std::string_view, 3> kLinkKeys = {"between", "bandwidth", "latency"};
+
+bool KindHasKey(DeviceKind kind, std::string_view key) {
+  switch (kind) {
+    case DeviceKind::kCpu:
+      return Contains(kCpuKeys, key);
+    case DeviceKind::kCuda:
+      return Contains(kCudaKeys, key);
+    case DeviceKind::kSim:
+      return Contains(kSimKeys, key);
+  }
+  return false;
+}
+
+// Far above any real host, low enough that a typo like "0-1000000000" cannot make
+// the loader allocate gigabytes.
+constexpr int kMaxCoreId = 65535;
+
+// A whole string as a core id in 0..kMaxCoreId.
+std::optional<int> ParseCoreId(const std::string& text) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < 0 || value > kMaxCoreId) return std::nullopt;
+  return value;
+}
+
+// Walks the YAML tree. Every error carries "<source>:<line>: " when yaml-cpp knows
+// the node's position, and the device or section it concerns.
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  graph::Result<Cluster> Parse(const YAML::Node& root) {
+    if (!root.IsMap()) {
+      return Fail(root, std::string("top level must be a map with a 'devices' list, found ") +
+                            TypeName(root));
+    }
+    GRAPH_ASSIGN_OR_RETURN(const Fields top, ReadMap(root, "top level"));
+    for (const auto& [key, entry] : top) {
+      if (!Contains(kTopKeys, key)) {
+        return Fail(entry.key,
+                    "unknown top-level key '" + key + "' (expected " + JoinKeys(kTopKeys) + ")");
+      }
+    }
+    Cluster cluster;
+    const Entry* devices = Get(top, "devices");
+    if (devices == nullptr) return Fail(root, "missing 'devices' list");
+    GRAPH_RETURN_IF_ERROR(ReadDevices(*devices, &cluster));
+    if (const Entry* link = Get(top, "default_link")) {
+      GRAPH_ASSIGN_OR_RETURN(const Fields fields,
+                             ReadLinkMap(link->value, link->key, "default_link", false));
+      GRAPH_ASSIGN_OR_RETURN(cluster.default_link,
+                             ReadLinkFigures(fields, link->key, "default_link"));
+    }
+    if (const Entry* links = Get(top, "links")) {
+      GRAPH_RETURN_IF_ERROR(ReadLinks(*links, &cluster));
+    }
+    GRAPH_RETURN_IF_ERROR(CheckSimLinks(cluster));
+    AssignTfOrdinals(&cluster);
+    return cluster;
+  }
+
+ private:
+  graph::Status Fail(const YAML::Node& at, const std::string& problem) const {
+    const YAML::Mark mark = at.Mark();
+    if (mark.is_null()) return graph::InvalidArgument(source_ + ": " + problem);
+    return graph::InvalidArgument(source_ + ":" + std::to_string(mark.line + 1) + ": " + problem);
+  }
+
+  static std::string Line(const YAML::Node& node) {
+    return node.Mark().is_null() ? "?" : std::to_string(node.Mark().line + 1);
+  }
+
+  // Checks keys are distinct scalars; yaml-cpp itself keeps both copies of a
+  // repeated key, which would let a later value silently shadow an earlier one.
+  graph::Result<Fields> ReadMap(const YAML::Node& node, const std::string& context) const {
+    Fields fields;
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) return Fail(kv.first, context + ": keys must be plain names");
+      const std::string key = kv.first.Scalar();
+      if (!fields.emplace(key, Entry{kv.first, kv.second}).second) {
+        return Fail(kv.first, context + ": duplicate key '" + key + "'");
+      }
+    }
+    return fields;
+  }
+
+  // Value errors point at the key's line: yaml-cpp places an empty value at the
+  // next token, which may be lines further down.
+  graph::Result<std::string> ReadScalar(const Entry& entry, const std::string& what) const {
+    if (!entry.value.IsScalar()) {
+      return Fail(entry.key, what + " must be a single value, found " + TypeName(entry.value));
+    }
+    return entry.value.Scalar();
+  }
+
+  graph::Result<int> ReadInt(const Entry& entry, const std::string& what) const {
+    GRAPH_ASSIGN_OR_RETURN(const std::string text, ReadScalar(entry, what));
+    int value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size()) {
+      return Fail(entry.key, what + ": '" + text + "' is not an integer");
+    }
+    return value;
+  }
+
+  // A unit-bearing quantity that must be > 0; `parse` is one of units.h's parsers.
+  template <typename T>
+  graph::Result<T> ReadPositive(const Entry& entry, const std::string& what,
+                                graph::Result<T> (*parse)(const std::string&)) const {
+    GRAPH_ASSIGN_OR_RETURN(const std::string text, ReadScalar(entry, what));
+    graph::Result<T> value = parse(text);
+    if (!value.ok()) return Fail(entry.key, what + ": " + value.status().message());
+    if (*value <= 0) return Fail(entry.key, what + " must be positive, got '" + text + "'");
+    return *value;
+  }
+
+  graph::Status ReadDevices(const Entry& entry, Cluster* cluster) {
+    const YAML::Node& node = entry.value;
+    if (!node.IsSequence()) {
+      return Fail(entry.key, std::string("'devices' must be a list, found ") + TypeName(node));
+    }
+    if (node.size() == 0) return Fail(entry.key, "'devices' is empty; list at least one device");
+    std::map<std::string, YAML::Node> first_by_name;
+    for (size_t i = 0; i < node.size(); ++i) {
+      GRAPH_ASSIGN_OR_RETURN(DeviceSpec device, ReadDevice(node[i], static_cast<int>(i)));
+      const auto [it, fresh] = first_by_name.emplace(device.name, node[i]);
+      if (!fresh) {
+        return Fail(node[i], "devices: duplicate device name '" + device.name +
+                                 "' (first at line " + Line(it->second) + ")");
+      }
+      cluster->devices.push_back(std::move(device));
+      device_nodes_.push_back(node[i]);
+    }
+    return CheckDisjoint(*cluster);
+  }
+
+  graph::Result<DeviceSpec> ReadDevice(const YAML::Node& node, int position) const {
+    const std::string ordinal = "device #" + std::to_string(position + 1);
+    if (!node.IsMap()) {
+      return Fail(node, ordinal + " must be a map with a name and a kind, found " + TypeName(node));
+    }
+    GRAPH_ASSIGN_OR_RETURN(const Fields fields, ReadMap(node, ordinal));
+    DeviceSpec device;
+    const Entry* name = Get(fields, "name");
+    if (name == nullptr) return Fail(node, ordinal + ": missing 'name'");
+    GRAPH_ASSIGN_OR_RETURN(device.name, ReadScalar(*name, ordinal + ": name"));
+    // Names travel into placement files and command lines; keep them plain.
+    const bool plain =
+        !device.name.empty() && std::all_of(device.name.begin(), device.name.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '-' || c == '.';
+        });
+    if (!plain) {
+      return Fail(name->key, ordinal + ": name '" + device.name +
+                                 "' must be non-empty letters, digits, '_', '-' or '.'");
+    }
+    const std::string context = "device '" + device.name + "'";
+
+    const Entry* kind = Get(fields, "kind");
+    if (kind == nullptr) return Fail(node, context + ": missing 'kind'");
+    GRAPH_ASSIGN_OR_RETURN(const std::string kind_name, ReadScalar(*kind, context + ": kind"));
+    if (kind_name == "cpu") {
+      device.kind = DeviceKind::kCpu;
+    } else if (kind_name == "cuda") {
+      device.kind = DeviceKind::kCuda;
+    } else if (kind_name == "sim") {
+      device.kind = DeviceKind::kSim;
+    } else {
+      return Fail(kind->key,
+                  context + ": unknown kind '" + kind_name + "' (expected cpu, cuda or sim)");
+    }
+
+    for (const auto& [key, entry] : fields) {
+      if (Contains(kCommonDeviceKeys, key) || KindHasKey(device.kind, key)) continue;
+      if (KindHasKey(DeviceKind::kCpu, key) || KindHasKey(DeviceKind::kCuda, key) ||
+          KindHasKey(DeviceKind::kSim, key)) {
+        return Fail(entry.key,
+                    context + ": key '" + key + "' is not valid for a " + kind_name + " device");
+      }
+      return Fail(entry.key, context + ": unknown key '" + key + "'");
+    }
+
+    if (const Entry* memory = Get(fields, "memory")) {
+      GRAPH_ASSIGN_OR_RETURN(device.memory_bytes,
+                             ReadPositive(*memory, context + ": memory", &ParseBytes));
+    }
+    if (const Entry* flops = Get(fields, "peak_flops")) {
+      GRAPH_ASSIGN_OR_RETURN(device.peak_flops,
+                             ReadPositive(*flops, context + ": peak_flops", &ParseFlops));
+    }
+    if (const Entry* bandwidth = Get(fields, "memory_bandwidth")) {
+      GRAPH_ASSIGN_OR_RETURN(
+          device.memory_bandwidth,
+          ReadPositive(*bandwidth, context + ": memory_bandwidth", &ParseBandwidth));
+    }
+
+    switch (device.kind) {
+      case DeviceKind::kCpu:
+        GRAPH_RETURN_IF_ERROR(ReadCpu(fields, node, context, &device));
+        break;
+      case DeviceKind::kCuda: {
+        const Entry* index = Get(fields, "index");
+        if (index == nullptr) return Fail(node, context + ": cuda device needs an 'index'");
+        GRAPH_ASSIGN_OR_RETURN(device.cuda_index, ReadInt(*index, context + ": index"));
+        if (device.cuda_index < 0) {
+          return Fail(index->key,
+                      context + ": index must be >= 0, got " + std::to_string(device.cuda_index));
+        }
+        break;
+      }
+      case DeviceKind::kSim: {
+        const Entry* simulates = Get(fields, "simulates");
+        if (simulates == nullptr) {
+          return Fail(node, context + ": sim device needs 'simulates' (cpu or gpu)");
+        }
+        GRAPH_ASSIGN_OR_RETURN(device.simulates, ReadScalar(*simulates, context + ": simulates"));
+        if (device.simulates != "cpu" && device.simulates != "gpu") {
+          return Fail(simulates->key,
+                      context + ": simulates must be cpu or gpu, got '" + device.simulates + "'");
+        }
+        // A modelled device has no hardware to profile, so the roofline figures are
+        // the only source of its op costs.
+        if (!device.peak_flops) return Fail(node, context + ": sim device needs 'peak_flops'");
+        if (!device.memory_bandwidth) {
+          return Fail(node, context + ": sim device needs 'memory_bandwidth'");
+        }
+        break;
+      }
+    }
+    return device;
+  }
+
+  graph::Status ReadCpu(const Fields& fields, const YAML::Node& node, const std::string& context,
+                        DeviceSpec* device) const {
+    const Entry* cores = Get(fields, "cores");
+    if (cores == nullptr) {
+      return Fail(node, context +
+                            ": cpu device needs 'cores' (a list like [0, 1] or a range "
+                            "like \"0-3\")");
+    }
+    GRAPH_ASSIGN_OR_RETURN(device->cores, ReadCores(*cores, context + ": cores"));
+    device->threads = static_cast<int>(device->cores.size());
+    if (const Entry* threads = Get(fields, "threads")) {
+      GRAPH_ASSIGN_OR_RETURN(device->threads, ReadInt(*threads, context + ": threads"));
+      if (device->threads < 1 || device->threads > static_cast<int>(device->cores.size())) {
+        return Fail(threads->key, context +
+                                      ": threads must be between 1 and the number of cores (" +
+                                      std::to_string(device->cores.size()) + "), got " +
+                                      std::to_string(device->threads));
+      }
+    }
+    return graph::Status::Ok();
+  }
+
+  // A YAML list of ints, or a Linux cpulist string such as "0-3,8".
+  graph::Result<std::vector<int>> ReadCores(const Entry& entry, const std::string& what) const {
+    const YAML::Node& node = entry.key;  // where errors point
+    std::vector<int> cores;
+    if (entry.value.IsSequence()) {
+      for (const YAML::Node& item : entry.value) {
+        GRAPH_ASSIGN_OR_RETURN(const int core, ReadInt(Entry{item, item}, what));
+        cores.push_back(core);
+      }
+    } else {
+      GRAPH_ASSIGN_OR_RETURN(const std::string text, ReadScalar(entry, what));
+      std::stringstream items(text);
+      std::string item;
+      while (std::getline(items, item, ',')) {
+        const size_t dash = item.find('-');
+        const std::optional<int> first = ParseCoreId(item.substr(0, dash));
+        const std::optional<int> last =
+            dash == std::string::npos ? first : ParseCoreId(item.substr(dash + 1));
+        if (!first || !last || *last < *first) {
+          return Fail(node, what + ": '" + text + "' is not a core list like \"0-3\" or \"0,2\"");
+        }
+        for (int core = *first; core <= *last; ++core) cores.push_back(core);
+      }
+    }
+    if (cores.empty()) return Fail(node, what + " is empty");
+    std::sort(cores.begin(), cores.end());
+    for (size_t i = 0; i < cores.size(); ++i) {
+      if (cores[i] < 0 || cores[i] > kMaxCoreId) {
+        return Fail(node, what + ": core id " + std::to_string(cores[i]) + " is outside 0.." +
+                              std::to_string(kMaxCoreId));
+      }
+      if (i > 0 && cores[i] == cores[i - 1]) {
+        return Fail(node, what + ": core " + std::to_string(cores[i]) + " is listed twice");
+      }
+    }
+    return cores;
+  }
+
+  // Pinned cpu devices must not share cores, else their timings interfere; two
+  // handles on one GPU would be the same device twice.
+  graph::Status CheckDisjoint(const Cluster& cluster) const {
+    std::map<int, size_t> core_owner;
+    std::map<int, size_t> cuda_owner;
+    for (size_t i = 0; i < cluster.devices.size(); ++i) {
+      const DeviceSpec& device = cluster.devices[i];
+      for (const int core : device.cores) {
+        const auto [it, fresh] = core_owner.emplace(core, i);
+        if (!fresh) {
+          return Fail(device_nodes_[i], "devices '" + cluster.devices[it->second].name + "' and '" +
+                                            device.name + "' both own core " +
+                                            std::to_string(core));
+        }
+      }
+      if (device.kind != DeviceKind::kCuda) continue;
+      const auto [it, fresh] = cuda_owner.emplace(device.cuda_index, i);
+      if (!fresh) {
+        return Fail(device_nodes_[i], "devices '" + cluster.devices[it->second].name + "' and '" +
+                                          device.name + "' both use cuda index " +
+                                          std::to_string(device.cuda_index));
+      }
+    }
+    return graph::Status::Ok();
+  }
+
+  // `at` is where errors about the link as a whole point.
+  graph::Result<Fields> ReadLinkMap(const YAML::Node& node, const YAML::Node& at,
+                                    const std::string& context, bool with_between) const {
+    if (!node.IsMap()) {
+      return Fail(at,
+                  context + " must be a map with bandwidth and latency, found " + TypeName(node));
+    }
+    GRAPH_ASSIGN_OR_RETURN(const Fields fields, ReadMap(node, context));
+    for (const auto& [key, entry] : fields) {
+      if (Contains(kLinkKeys, key) && (with_between || key != "between")) continue;
+      return Fail(entry.key, context + ": unknown key '" + key + "'");
+    }
+    return fields;
+  }
+
+  graph::Result<LinkSpec> ReadLinkFigures(const Fields& fields, const YAML::Node& at,
+                                          const std::string& context) const {
+    LinkSpec link;
+    const Entry* bandwidth = Get(fields, "bandwidth");
+    if (bandwidth == nullptr) return Fail(at, context + ": missing 'bandwidth'");
+    GRAPH_ASSIGN_OR_RETURN(link.bandwidth_bytes_per_s,
+                           ReadPositive(*bandwidth, context + ": bandwidth", &ParseBandwidth));
+    const Entry* latency = Get(fields, "latency");
+    if (latency == nullptr) return Fail(at, context + ": missing 'latency'");
+    GRAPH_ASSIGN_OR_RETURN(link.latency_s,
+                           ReadPositive(*latency, context + ": latency", &ParseDuration));
+    return link;
+  }
+
+  graph::Status ReadLinks(const Entry& links, Cluster* cluster) const {
+    const YAML::Node& node = links.value;
+    if (!node.IsSequence()) {
+      return Fail(links.key, std::string("'links' must be a list, found ") + TypeName(node));
+    }
+    std::map<std::pair<int, int>, YAML::Node> first_at;
+    for (size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node& entry = node[i];
+      const std::string ordinal = "link #" + std::to_string(i + 1);
+      GRAPH_ASSIGN_OR_RETURN(const Fields fields, ReadLinkMap(entry, entry, ordinal, true));
+      const Entry* between_entry = Get(fields, "between");
+      const YAML::Node between = between_entry ? between_entry->value : YAML::Node();
+      if (!between.IsSequence() || between.size() != 2 || !between[0].IsScalar() ||
+          !between[1].IsScalar()) {
+        return Fail(between_entry ? between_entry->key : entry,
+                    ordinal + ": needs 'between: [device, device]' naming two devices");
+      }
+      const std::string a = between[0].Scalar();
+      const std::string b = between[1].Scalar();
+      const std::string context = "link between '" + a + "' and '" + b + "'";
+      for (const std::string& name : {a, b}) {
+        if (cluster->IndexOf(name) < 0) {
+          return Fail(between, context + ": unknown device '" + name + "'");
+        }
+      }
+      if (a == b) return Fail(between, context + ": a device cannot link to itself");
+      const int ia = cluster->IndexOf(a);
+      const int ib = cluster->IndexOf(b);
+      const std::pair<int, int> key{std::min(ia, ib), std::max(ia, ib)};
+      const auto [it, fresh] = first_at.emplace(key, entry);
+      if (!fresh) {
+        return Fail(entry, "duplicate " + context + " (first at line " + Line(it->second) + ")");
+      }
+      GRAPH_ASSIGN_OR_RETURN(cluster->links[key], ReadLinkFigures(fields, entry, context));
+    }
+    return graph::Status::Ok();
+  }
+
+  // A sim device cannot be profiled, so every transfer it may take part in needs a
+  // link figure from the file (DESIGN section 4).
+  graph::Status CheckSimLinks(const Cluster& cluster) const {
+    if (cluster.default_link) return graph::Status::Ok();
+    const int n = static_cast<int>(cluster.devices.size());
+    for (int i = 0; i < n; ++i) {
+      if (cluster.devices[i].kind != DeviceKind::kSim) continue;
+      for (int j = 0; j < n; ++j) {
+        if (j == i || cluster.links.count({std::min(i, j), std::max(i, j)})) continue;
+        return Fail(device_nodes_[i], "sim device '" + cluster.devices[i].name +
+                                          "' has no link to '" + cluster.devices[j].name +
+                                          "' and there is no default_link");
+      }
+    }
+    return graph::Status::Ok();
+  }
+
+  static void AssignTfOrdinals(Cluster* cluster) {
+    int max_cuda = -1;
+    for (const DeviceSpec& device : cluster->devices) {
+      if (device.kind == DeviceKind::kCuda) max_cuda = std::max(max_cuda, device.cuda_index);
+    }
+    int next_cpu = 0;
+    int next_sim_gpu = max_cuda + 1;
+    for (DeviceSpec& device : cluster->devices) {
+      if (device.IsCpuLike()) {
+        device.tf_ordinal = next_cpu++;
+      } else if (device.kind == DeviceKind::kCuda) {
+        device.tf_ordinal = device.cuda_index;
+      } else {
+        device.tf_ordinal = next_sim_gpu++;
+      }
+    }
+  }
+
+  std::string source_;
+  std::vector<YAML::Node> device_nodes_;  // parallel to Cluster::devices, for error lines
+};
+
+}  // namespace
+
+graph::Result<Cluster> ParseDevicesYaml(const std::string& text, const std::string& source_name) {
+  try {
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      return graph::InvalidArgument(source_name + ": holds " + std::to_string(documents.size()) +
+                                    " YAML documents; expected one");
+    }
+    GRAPH_ASSIGN_OR_RETURN(
+        Cluster cluster,
+        Parser(source_name).Parse(documents.empty() ? YAML::Node() : documents.front()));
+    cluster.source = source_name;
+    cluster.digest = Fnv1a64Hex(text);
+    return cluster;
+  } catch (const YAML::Exception& e) {
+    const std::string where =
+        e.mark.is_null() ? source_name : source_name + ":" + std::to_string(e.mark.line + 1);
+    return graph::InvalidArgument(where + ": invalid YAML: " + e.msg);
+  }
+}
+
+graph::Result<Cluster> LoadDevicesFile(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) {
+    return graph::NotFound(path + ": no such file");
+  }
+  if (ec) return graph::IoError(path + ": " + ec.message());
+  if (std::filesystem::is_directory(status)) {
+    return graph::IoError(path + ": is a directory, not a devices file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return graph::IoError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return graph::IoError(path + ": read failed");
+  return ParseDevicesYaml(bytes.str(), path);
+}
+
+}  // namespace cluster

@@ -1,0 +1,15 @@
+// Whole-file reads and atomic writes. Errors name the path and the OS's reason.
+#pragma once
+
+#include <string>
+
+#include "graph/status.h"
+
+namespace graph {
+
+Result<std::string> ReadFile(const std::string& path);
+// Writes to a temporary file beside `path`, flushes it, then renames it over
+// `path`, so readers never see a half-written file and a crash leaves the old one.
+Status WriteFileAtomic(const std::string& path, const std::string& contents);
+
+}  // namespace graph

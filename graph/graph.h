@@ -1,0 +1,98 @@
+// The graph IR: a validated dataflow graph of TensorFlow-style operations.
+//
+// A Graph is built once from NodeSpecs (what an importer read) by Graph::Create,
+// which resolves input names and rejects duplicate names, dangling inputs, cycles
+// and TensorFlow control-flow loops. After that the node set and edges are fixed;
+// shape inference fills each node's output dtypes and shapes in place.
+//
+// Ownership: a Graph owns its nodes; NodeIds index Graph::nodes(). Thread safety:
+// const methods may be called concurrently; mutation needs external locking.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "graph/attr.h"
+#include "graph/status.h"
+
+namespace graph {
+
+using NodeId = int;
+
+// One output of one node: the endpoint of a data edge.
+struct TensorRef {
+  NodeId node = -1;
+  int index = 0;
+  bool operator==(const TensorRef& o) const { return node == o.node && index == o.index; }
+};
+
+// What an importer hands to Graph::Create: a node with its inputs still named
+// the TensorFlow way ("x", "x:1", "^x" for a control input).
+struct NodeSpec {
+  std::string name;
+  std::string op;
+  std::vector<std::string> inputs;
+  std::string device;
+  AttrMap attrs;
+};
+
+struct Node {
+  std::string name;
+  std::string op;
+  std::vector<TensorRef> inputs;  // data inputs, in operand order
+  std::vector<NodeId> control_inputs;
+  AttrMap attrs;
+  std::string requested_device;         // NodeDef.device as imported; may be empty
+  std::vector<std::string> colocation;  // names from the "_class" attr ("loc:@name")
+  // Filled by shape inference; empty before it runs.
+  std::vector<DType> output_dtypes;
+  std::vector<Shape> output_shapes;
+
+  int num_outputs() const { return static_cast<int>(output_dtypes.size()); }
+  const AttrValue* attr(std::string_view key) const;
+  int64_t attr_int(std::string_view key, int64_t dflt) const;
+  float attr_float(std::string_view key, float dflt) const;
+  bool attr_bool(std::string_view key, bool dflt) const;
+  std::string attr_string(std::string_view key, const std::string& dflt) const;
+  DType attr_type(std::string_view key, DType dflt) const;
+  const std::vector<int64_t>* attr_ints(std::string_view key) const;
+};
+
+class Graph {
+ public:
+  // Validates and links `specs`. `source` names the file in error messages.
+  static Result<Graph> Create(std::vector<NodeSpec> specs, const std::string& source);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<Node>& mutable_nodes() { return nodes_; }
+  const Node& node(NodeId id) const { return nodes_[id]; }
+  Node& mutable_node(NodeId id) { return nodes_[id]; }
+  int size() const { return static_cast<int>(nodes_.size()); }
+  // -1 if no node has that name.
+  NodeId Find(std::string_view name) const;
+  // Nodes ordered so every node comes after all of its (data and control) inputs.
+  const std::vector<NodeId>& topological_order() const { return topo_; }
+  // For each node, how many data edges leave it (all outputs together).
+  std::vector<int> ConsumerCounts() const;
+
+  int producer_version() const { return producer_version_; }
+  void set_producer_version(int v) { producer_version_ = v; }
+
+  // Same nodes (names, ops, inputs, attributes, devices) in the same order.
+  bool SameStructure(const Graph& o, std::string* first_difference) const;
+
+ private:
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, NodeId> index_;
+  std::vector<NodeId> topo_;
+  int producer_version_ = 0;
+};
+
+// Ops of TensorFlow's dataflow control flow (loops and conditionals). Graphs with
+// them are rejected: the executor runs acyclic step graphs only.
+bool IsControlFlowOp(std::string_view op);
+
+}  // namespace graph

@@ -1,0 +1,18 @@
+// Internal to graph/: conversion between the generated tensorflow:: messages and
+// the IR, shared by the GraphDef and TensorFlow.js importers. Not for other folders.
+#pragma once
+
+#include <string>
+
+#include "graph/graph.h"
+#include "graph/proto/tf_graph.pb.h"
+#include "graph/status.h"
+
+namespace graph {
+
+Result<Graph> GraphFromProto(const tensorflow::GraphDef& gd, const std::string& source);
+Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::string& where);
+Result<Shape> ShapeFromProto(const tensorflow::TensorShapeProto& p, const std::string& where);
+tensorflow::GraphDef GraphToProto(const Graph& g, const std::vector<std::string>& devices);
+
+}  // namespace graph

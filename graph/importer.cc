@@ -1,0 +1,65 @@
+#include "graph/importer.h"
+
+#include "graph/file_util.h"
+#include "graph/graphdef.h"
+
+namespace graph {
+
+const char* ModelFormatName(ModelFormat f) {
+  switch (f) {
+    case ModelFormat::kBinaryGraphDef:
+      return "binary GraphDef";
+    case ModelFormat::kTextGraphDef:
+      return "text GraphDef";
+    case ModelFormat::kJsonGraphDef:
+      return "JSON GraphDef";
+    case ModelFormat::kTfjs:
+      return "TensorFlow.js graph model";
+  }
+  return "unknown";
+}
+
+ModelFormat DetectModelFormat(const std::string& contents) {
+  // Text formats are printable; binary protobuf almost always has control bytes
+  // (field tags 0x0a, 0x12, lengths) in its first kilobytes.
+  size_t probe = std::min<size_t>(contents.size(), 4096);
+  size_t i = 0;
+  if (contents.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;  // UTF-8 byte order mark
+  bool printable = true;
+  for (size_t k = i; k < probe; ++k) {
+    unsigned char c = static_cast<unsigned char>(contents[k]);
+    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
+      printable = false;
+      break;
+    }
+  }
+  if (!printable || contents.empty()) return ModelFormat::kBinaryGraphDef;
+  while (i < contents.size() && isspace(static_cast<unsigned char>(contents[i]))) ++i;
+  if (i < contents.size() && contents[i] == '{') {
+    return contents.find("\"modelTopology\"") != std::string::npos ? ModelFormat::kTfjs
+                                                                   : ModelFormat::kJsonGraphDef;
+  }
+  return ModelFormat::kTextGraphDef;
+}
+
+Result<Graph> ImportModelContents(const std::string& contents, const std::string& path) {
+  if (contents.empty()) return InvalidArgument(path + ": file is empty");
+  switch (DetectModelFormat(contents)) {
+    case ModelFormat::kBinaryGraphDef:
+      return ParseBinaryGraphDef(contents, path);
+    case ModelFormat::kTextGraphDef:
+      return ParseTextGraphDef(contents, path);
+    case ModelFormat::kJsonGraphDef:
+      return ParseJsonGraphDef(contents, path);
+    case ModelFormat::kTfjs:
+      return ImportTfjs(contents, path);
+  }
+  return InvalidArgument(path + ": unrecognised model format");
+}
+
+Result<Graph> ImportModel(const std::string& path) {
+  GRAPH_ASSIGN_OR_RETURN(std::string contents, ReadFile(path));
+  return ImportModelContents(contents, path);
+}
+
+}  // namespace graph

@@ -1,0 +1,32 @@
+// Reading model files into the graph IR. The format is recognised from the file's
+// content, never from its extension:
+//   binary GraphDef, text GraphDef (.pbtxt), a GraphDef in protobuf JSON, and
+//   TensorFlow.js graph models (model.json plus the weight files its manifest names).
+// Errors are one line naming the file and the problem. No shape inference here
+// (see shape_inference.h). Thread safety: free functions, no shared state.
+#pragma once
+
+#include <string>
+
+#include "graph/graph.h"
+#include "graph/status.h"
+
+namespace graph {
+
+enum class ModelFormat { kBinaryGraphDef, kTextGraphDef, kJsonGraphDef, kTfjs };
+const char* ModelFormatName(ModelFormat f);
+
+// Guesses the format from the first bytes of a file.
+ModelFormat DetectModelFormat(const std::string& contents);
+
+// Reads `path` (and, for TF.js, its weight files next to it) into a validated Graph.
+Result<Graph> ImportModel(const std::string& path);
+
+// Same, from contents already in memory; `path` names the file in errors and, for
+// TF.js, locates the weight files (relative to its directory).
+Result<Graph> ImportModelContents(const std::string& contents, const std::string& path);
+
+// TensorFlow.js model.json contents; weight files are read relative to json_path.
+Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path);
+
+}  // namespace graph

@@ -1,0 +1,41 @@
+// Shape inference: fills every node's output dtypes and shapes.
+//
+// Rules live in one table keyed by op type (shape_inference.cc). Shape-carrying
+// tensors (Reshape targets, paddings, axes, sizes) are evaluated as constants when
+// their inputs are known, including Shape -> StridedSlice -> Pack chains, so
+// imported models get fully static shapes. An op without a rule, or whose rule
+// rejects its inputs, gets unknown outputs and is reported; it is never fatal.
+// Thread safety: mutates the graph passed in; no global mutable state.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace graph {
+
+struct InferenceOptions {
+  // Placeholders whose leading dimension is unknown (-1) get this batch size, so
+  // models exported with a free batch dimension still get static shapes.
+  int64_t batch = 1;
+  // Integer tensors up to this many elements are evaluated as constants.
+  int64_t max_constant_elements = 1 << 16;
+};
+
+struct InferenceReport {
+  std::vector<std::string> unknown_ops;     // op types with no rule, sorted, unique
+  std::vector<NodeId> nodes_without_rule;   // nodes of those op types
+  std::vector<std::string> problems;        // one line per node a rule rejected
+  std::vector<NodeId> unknown_shape_nodes;  // nodes with an output not fully static
+  std::vector<NodeId> bound_placeholders;   // placeholders given `batch`
+};
+
+InferenceReport InferShapes(Graph& g, const InferenceOptions& opts = {});
+
+// Whether the table has a rule for `op`.
+bool HasShapeRule(const std::string& op);
+// Every op type the table has a rule for.
+std::vector<std::string> ShapeRuleOps();
+
+}  // namespace graph

@@ -1,0 +1,1079 @@
+// Shape rules for sources, elementwise ops and array manipulation, with constant
+// evaluation of the small integer tensors that carry shapes.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "graph/shape_rules.h"
+
+namespace graph {
+
+// ---- InferenceContext ------------------------------------------------------
+
+std::optional<std::vector<int64_t>> InferenceContext::ints(int i) const {
+  if (i >= num_inputs() || !in_values_[i]) return std::nullopt;
+  DType t = in_values_[i]->dtype();
+  if (!IsInteger(t) && t != DType::kBool) return std::nullopt;
+  return in_values_[i]->ToInt64s();
+}
+
+Status InferenceContext::RequireInputs(int n) const {
+  if (num_inputs() < n) {
+    return Error("needs " + std::to_string(n) + " inputs, has " + std::to_string(num_inputs()));
+  }
+  return Status::Ok();
+}
+
+Status InferenceContext::Error(const std::string& msg) const {
+  return InvalidArgument("node '" + node_.name + "' (" + node_.op + "): " + msg);
+}
+
+void InferenceContext::set_output(int i, DType t, Shape s) {
+  if (static_cast<int>(out_dtypes.size()) <= i) {
+    out_dtypes.resize(i + 1, DType::kInvalid);
+    out_shapes.resize(i + 1);
+    out_values.resize(i + 1);
+  }
+  out_dtypes[i] = t;
+  out_shapes[i] = std::move(s);
+}
+
+void InferenceContext::set_value(int i, Tensor t) {
+  if (i >= static_cast<int>(out_values.size())) return;
+  if (!IsInteger(t.dtype()) && t.dtype() != DType::kBool) return;
+  if (t.num_elements() < 0 || t.num_elements() > opts_.max_constant_elements) return;
+  out_values[i] = std::move(t);
+}
+
+void InferenceContext::set_int_value(int i, DType t, Shape s, const std::vector<int64_t>& vals) {
+  if (static_cast<int64_t>(vals.size()) != s.NumElements()) return;
+  set_value(i, Tensor::FromInt64s(t == DType::kInt64 ? DType::kInt64 : DType::kInt32, std::move(s),
+                                  vals));
+}
+
+DType InferenceContext::t_attr() const {
+  DType t = node_.attr_type("T", DType::kInvalid);
+  if (t == DType::kInvalid && num_inputs() > 0) t = in_dtypes_[0];
+  return t;
+}
+
+// ---- helpers ---------------------------------------------------------------
+
+Result<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
+  if (!a.known_rank() || !b.known_rank()) return Shape();
+  int rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    int ia = a.rank() - rank + i, ib = b.rank() - rank + i;
+    int64_t da = ia >= 0 ? a.dim(ia) : 1;
+    int64_t db = ib >= 0 ? b.dim(ib) : 1;
+    if (da == 1) {
+      dims[i] = db;
+    } else if (db == 1) {
+      dims[i] = da;
+    } else if (da < 0 || db < 0) {
+      dims[i] = da < 0 ? db : da;
+    } else if (da == db) {
+      dims[i] = da;
+    } else {
+      return InvalidArgument("shapes " + a.ToString() + " and " + b.ToString() +
+                             " do not broadcast");
+    }
+  }
+  return Shape(dims);
+}
+
+Result<int> NormalizeAxis(int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    return InvalidArgument("axis " + std::to_string(axis) + " is out of range for rank " +
+                           std::to_string(rank));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+namespace {
+
+// Row-major strides of a fully defined shape.
+std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+// Evaluates an elementwise integer op with broadcasting over small constants.
+std::vector<int64_t> BroadcastEval(const Shape& out, const Tensor& a, const Tensor& b,
+                                   const std::function<int64_t(int64_t, int64_t)>& f) {
+  std::vector<int64_t> va = a.ToInt64s(), vb = b.ToInt64s();
+  const auto& od = out.dims();
+  int rank = out.rank();
+  auto index_strides = [&](const Shape& s) {
+    std::vector<int64_t> st(rank, 0);
+    std::vector<int64_t> own = Strides(s.dims());
+    for (int i = 0; i < s.rank(); ++i) {
+      int oi = rank - s.rank() + i;
+      st[oi] = s.dim(i) == 1 ? 0 : own[i];
+    }
+    return st;
+  };
+  std::vector<int64_t> sa = index_strides(a.shape()), sb = index_strides(b.shape());
+  std::vector<int64_t> ost = Strides(od);
+  int64_t n = out.NumElements();
+  std::vector<int64_t> result(n);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t ia = 0, ib = 0, rem = k;
+    for (int d = 0; d < rank; ++d) {
+      int64_t idx = rem / ost[d];
+      rem %= ost[d];
+      ia += idx * sa[d];
+      ib += idx * sb[d];
+    }
+    result[k] = f(va[ia], vb[ib]);
+  }
+  return result;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// Integer arithmetic that shape computations use; division by zero gives no value.
+const std::function<int64_t(int64_t, int64_t)>* IntBinaryOp(const std::string& op) {
+  static const std::vector<std::pair<std::string, std::function<int64_t(int64_t, int64_t)>>> kOps =
+      {{"Add", [](int64_t a, int64_t b) { return a + b; }},
+       {"AddV2", [](int64_t a, int64_t b) { return a + b; }},
+       {"Sub", [](int64_t a, int64_t b) { return a - b; }},
+       {"Mul", [](int64_t a, int64_t b) { return a * b; }},
+       {"FloorDiv", FloorDiv},
+       {"Div", [](int64_t a, int64_t b) { return a / b; }},
+       {"TruncateDiv", [](int64_t a, int64_t b) { return a / b; }},
+       {"FloorMod", [](int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }},
+       {"Maximum", [](int64_t a, int64_t b) { return std::max(a, b); }},
+       {"Minimum", [](int64_t a, int64_t b) { return std::min(a, b); }}};
+  for (const auto& [name, fn] : kOps) {
+    if (name == op) return &fn;
+  }
+  return nullptr;
+}
+
+bool DividesByZero(const std::string& op, const Tensor& b) {
+  if (op != "FloorDiv" && op != "Div" && op != "TruncateDiv" && op != "FloorMod") return false;
+  for (int64_t v : b.ToInt64s()) {
+    if (v == 0) return true;
+  }
+  return false;
+}
+
+// Gathers the elements of `src` (dims `dims`) selected per dimension by index
+// lists, in row-major order of the selection.
+std::vector<int64_t> GatherBlock(const std::vector<int64_t>& src, const std::vector<int64_t>& dims,
+                                 const std::vector<std::vector<int64_t>>& picks) {
+  std::vector<int64_t> st = Strides(dims);
+  std::vector<int64_t> out;
+  std::vector<size_t> pos(dims.size(), 0);
+  for (const auto& p : picks) {
+    if (p.empty()) return out;
+  }
+  for (;;) {
+    int64_t off = 0;
+    for (size_t d = 0; d < dims.size(); ++d) off += picks[d][pos[d]] * st[d];
+    out.push_back(src[off]);
+    int d = static_cast<int>(dims.size()) - 1;
+    while (d >= 0 && ++pos[d] == picks[d].size()) pos[d--] = 0;
+    if (d < 0) break;
+  }
+  return out;
+}
+
+std::vector<int64_t> Iota(int64_t start, int64_t count, int64_t stride = 1) {
+  std::vector<int64_t> v(count);
+  for (int64_t i = 0; i < count; ++i) v[i] = start + i * stride;
+  return v;
+}
+
+bool Small(const Shape& s, const InferenceContext& c) {
+  int64_t n = s.NumElements();
+  return n >= 0 && n <= c.options().max_constant_elements;
+}
+
+}  // namespace
+
+// ---- sources and elementwise -------------------------------------------------
+
+Status UnaryRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  c.set_output(0, c.t_attr(), c.in(0));
+  return Status::Ok();
+}
+
+Status IdentityRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  c.set_output(0, c.dtype(0), c.in(0));
+  if (c.value(0)) c.set_value(0, *c.value(0));
+  return Status::Ok();
+}
+
+Status IdentityNRule(InferenceContext& c) {
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    c.set_output(i, c.dtype(i), c.in(i));
+    if (c.value(i)) c.set_value(i, *c.value(i));
+  }
+  return Status::Ok();
+}
+
+Status BinaryRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  auto out = BroadcastShapes(c.in(0), c.in(1));
+  if (!out.ok()) return c.Error(out.status().message());
+  DType t = c.t_attr();
+  c.set_output(0, t, *out);
+  const auto* fn = IntBinaryOp(c.node().op);
+  if (fn && c.ints(0) && c.ints(1) && out->FullyDefined() && Small(*out, c) &&
+      !DividesByZero(c.node().op, *c.value(1))) {
+    c.set_int_value(0, t, *out, BroadcastEval(*out, *c.value(0), *c.value(1), *fn));
+  }
+  return Status::Ok();
+}
+
+Status CompareRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  auto out = BroadcastShapes(c.in(0), c.in(1));
+  if (!out.ok()) return c.Error(out.status().message());
+  c.set_output(0, DType::kBool, *out);
+  return Status::Ok();
+}
+
+Status AddNRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  Shape s = c.in(0);
+  for (int i = 1; i < c.num_inputs(); ++i) {
+    auto b = BroadcastShapes(s, c.in(i));
+    if (!b.ok()) return c.Error(b.status().message());
+    s = *b;
+  }
+  c.set_output(0, c.t_attr(), s);
+  return Status::Ok();
+}
+
+Status SelectRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(3));
+  auto te = BroadcastShapes(c.in(1), c.in(2));
+  if (!te.ok()) return c.Error(te.status().message());
+  Shape s = *te;
+  if (c.node().op == "SelectV2") {
+    auto all = BroadcastShapes(c.in(0), s);
+    if (!all.ok()) return c.Error(all.status().message());
+    s = *all;
+  }
+  c.set_output(0, c.dtype(1), s);
+  return Status::Ok();
+}
+
+Status CastRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  DType dst = c.node().attr_type("DstT", DType::kInvalid);
+  if (dst == DType::kInvalid) return c.Error("missing attr 'DstT'");
+  c.set_output(0, dst, c.in(0));
+  if (IsInteger(dst) && c.ints(0)) c.set_int_value(0, dst, c.in(0), *c.ints(0));
+  return Status::Ok();
+}
+
+Status ConstRule(InferenceContext& c) {
+  const AttrValue* v = c.node().attr("value");
+  const Tensor* t = v ? v->get<Tensor>() : nullptr;
+  if (!t) return c.Error("missing tensor attr 'value'");
+  c.set_output(0, t->dtype(), t->shape());
+  c.set_value(0, *t);
+  return Status::Ok();
+}
+
+Status PlaceholderRule(InferenceContext& c) {
+  DType t = c.node().attr_type("dtype", DType::kInvalid);
+  const AttrValue* a = c.node().attr("shape");
+  const Shape* declared = a ? a->get<Shape>() : nullptr;
+  Shape s = declared ? *declared : Shape();
+  if (!s.known_rank() && c.num_inputs() > 0) s = c.in(0);  // PlaceholderWithDefault
+  if (s.known_rank() && s.rank() > 0 && s.dim(0) == kUnknownDim) {
+    s.set_dim(0, c.options().batch);
+    c.bound_batch = true;
+  }
+  c.set_output(0, t == DType::kInvalid && c.num_inputs() > 0 ? c.dtype(0) : t, s);
+  return Status::Ok();
+}
+
+Status VariableRule(InferenceContext& c) {
+  const AttrValue* a = c.node().attr("shape");
+  const Shape* s = a ? a->get<Shape>() : nullptr;
+  c.set_output(0, c.node().attr_type("dtype", DType::kInvalid), s ? *s : Shape());
+  return Status::Ok();
+}
+
+Status VarHandleRule(InferenceContext& c) {
+  c.set_output(0, DType::kResource, Shape::Scalar());
+  return Status::Ok();
+}
+
+Status ReadVariableRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  const Node* handle = c.input_node(0);
+  const AttrValue* a = handle && handle->op == "VarHandleOp" ? handle->attr("shape") : nullptr;
+  const Shape* s = a ? a->get<Shape>() : nullptr;
+  c.set_output(0, c.node().attr_type("dtype", DType::kInvalid), s ? *s : Shape());
+  return Status::Ok();
+}
+
+Status NoOutputRule(InferenceContext&) { return Status::Ok(); }
+
+Status ScalarLossRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  c.set_output(0, c.t_attr(), Shape::Scalar());
+  return Status::Ok();
+}
+
+Status ShapeRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  DType t = c.node().attr_type("out_type", DType::kInt32);
+  const Shape& in = c.in(0);
+  c.set_output(0, t, Shape({in.known_rank() ? in.rank() : kUnknownDim}));
+  if (in.FullyDefined()) c.set_int_value(0, t, Shape({in.rank()}), in.dims());
+  return Status::Ok();
+}
+
+Status SizeRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  DType t = c.node().attr_type("out_type", DType::kInt32);
+  c.set_output(0, t, Shape::Scalar());
+  if (c.in(0).FullyDefined()) c.set_int_value(0, t, Shape::Scalar(), {c.in(0).NumElements()});
+  return Status::Ok();
+}
+
+Status RankRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  c.set_output(0, DType::kInt32, Shape::Scalar());
+  if (c.in(0).known_rank()) c.set_int_value(0, DType::kInt32, Shape::Scalar(), {c.in(0).rank()});
+  return Status::Ok();
+}
+
+template <int K>
+Status ShapeFromValueRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(K + 1));
+  DType t = c.node().attr_type("T", c.dtype(c.num_inputs() - 1));
+  auto dims = c.ints(K);
+  if (dims) {
+    for (int64_t d : *dims) {
+      if (d < 0) return c.Error("negative dimension in the requested output shape");
+    }
+    c.set_output(0, t, Shape(*dims));
+  } else {
+    const Shape& s = c.in(K);
+    c.set_output(0, t, s.rank() == 1 && s.dim(0) >= 0 ? Shape::UnknownDims(s.dim(0)) : Shape());
+  }
+  return Status::Ok();
+}
+template Status ShapeFromValueRule<0>(InferenceContext&);
+template Status ShapeFromValueRule<1>(InferenceContext&);
+
+// ---- array manipulation ---------------------------------------------------------
+
+Status ReshapeRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  DType t = c.t_attr();
+  auto target = c.ints(1);
+  if (!target) {
+    const Shape& s = c.in(1);
+    c.set_output(0, t, s.rank() == 1 && s.dim(0) >= 0 ? Shape::UnknownDims(s.dim(0)) : Shape());
+    return Status::Ok();
+  }
+  std::vector<int64_t> dims = *target;
+  int infer = -1;
+  int64_t known = 1;
+  for (int i = 0; i < static_cast<int>(dims.size()); ++i) {
+    if (dims[i] == -1) {
+      if (infer >= 0) return c.Error("more than one -1 in the target shape");
+      infer = i;
+    } else if (dims[i] < 0) {
+      return c.Error("negative dimension in the target shape");
+    } else {
+      known *= dims[i];
+    }
+  }
+  int64_t n = c.in(0).NumElements();
+  if (infer >= 0 && n >= 0) {
+    if (known == 0 || n % known != 0) {
+      return c.Error("cannot reshape " + c.in(0).ToString() + " into " + Shape(dims).ToString());
+    }
+    dims[infer] = n / known;
+  } else if (infer < 0 && n >= 0 && n != known) {
+    return c.Error("cannot reshape " + c.in(0).ToString() + " (" + std::to_string(n) +
+                   " elements) into " + Shape(dims).ToString());
+  }
+  c.set_output(0, t, Shape(dims));
+  if (c.ints(0) && Shape(dims).FullyDefined()) c.set_int_value(0, t, Shape(dims), *c.ints(0));
+  return Status::Ok();
+}
+
+Status TransposeRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& in = c.in(0);
+  auto perm = c.ints(1);
+  if (!perm || !in.known_rank()) {
+    c.set_output(0, c.t_attr(), in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+    return Status::Ok();
+  }
+  if (static_cast<int>(perm->size()) != in.rank()) return c.Error("perm does not match the rank");
+  std::vector<int64_t> dims(in.rank());
+  std::vector<char> used(in.rank(), 0);
+  for (int i = 0; i < in.rank(); ++i) {
+    int64_t p = (*perm)[i];
+    if (p < 0 || p >= in.rank() || used[p]) return c.Error("perm is not a permutation");
+    used[p] = 1;
+    dims[i] = in.dim(static_cast<int>(p));
+  }
+  c.set_output(0, c.t_attr(), Shape(dims));
+  return Status::Ok();
+}
+
+Status ExpandDimsRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& in = c.in(0);
+  auto axis = c.ints(1);
+  if (!axis || axis->size() != 1 || !in.known_rank()) {
+    c.set_output(0, c.t_attr(), in.known_rank() ? Shape::UnknownDims(in.rank() + 1) : Shape());
+    return Status::Ok();
+  }
+  auto a = NormalizeAxis((*axis)[0], in.rank() + 1);
+  if (!a.ok()) return c.Error(a.status().message());
+  std::vector<int64_t> dims = in.dims();
+  dims.insert(dims.begin() + *a, 1);
+  c.set_output(0, c.t_attr(), Shape(dims));
+  if (c.ints(0)) c.set_int_value(0, c.t_attr(), Shape(dims), *c.ints(0));
+  return Status::Ok();
+}
+
+Status SqueezeRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  const Shape& in = c.in(0);
+  if (!in.known_rank()) {
+    c.set_output(0, c.t_attr(), Shape());
+    return Status::Ok();
+  }
+  const std::vector<int64_t>* axes = c.node().attr_ints("squeeze_dims");
+  if (!axes || axes->empty()) axes = c.node().attr_ints("axis");
+  std::vector<char> drop(in.rank(), 0);
+  if (axes && !axes->empty()) {
+    for (int64_t a : *axes) {
+      auto ax = NormalizeAxis(a, in.rank());
+      if (!ax.ok()) return c.Error(ax.status().message());
+      if (in.dim(*ax) > 1)
+        return c.Error("cannot squeeze dimension " + std::to_string(*ax) + " of size " +
+                       std::to_string(in.dim(*ax)));
+      drop[*ax] = 1;
+    }
+  } else {
+    for (int i = 0; i < in.rank(); ++i) {
+      if (in.dim(i) < 0) {
+        c.set_output(0, c.t_attr(), Shape());
+        return Status::Ok();
+      }
+      drop[i] = in.dim(i) == 1;
+    }
+  }
+  std::vector<int64_t> dims;
+  for (int i = 0; i < in.rank(); ++i) {
+    if (!drop[i]) dims.push_back(in.dim(i));
+  }
+  c.set_output(0, c.t_attr(), Shape(dims));
+  if (c.ints(0)) c.set_int_value(0, c.t_attr(), Shape(dims), *c.ints(0));
+  return Status::Ok();
+}
+
+Status ConcatRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  // ConcatV2: values..., axis.  Concat: axis, values...
+  bool axis_first = c.node().op == "Concat";
+  int axis_input = axis_first ? 0 : c.num_inputs() - 1;
+  int first = axis_first ? 1 : 0;
+  int count = c.num_inputs() - 1;
+  DType t = c.t_attr();
+  if (t == DType::kInvalid) t = c.dtype(first);
+  auto axis_v = c.ints(axis_input);
+  int rank = -1;
+  for (int i = first; i < first + count; ++i) {
+    if (c.in(i).known_rank()) rank = c.in(i).rank();
+  }
+  if (!axis_v || axis_v->size() != 1 || rank < 0) {
+    c.set_output(0, t, rank < 0 ? Shape() : Shape::UnknownDims(rank));
+    return Status::Ok();
+  }
+  auto axis = NormalizeAxis((*axis_v)[0], rank);
+  if (!axis.ok()) return c.Error(axis.status().message());
+  std::vector<int64_t> dims(rank, kUnknownDim);
+  int64_t total = 0;
+  for (int i = first; i < first + count; ++i) {
+    const Shape& s = c.in(i);
+    if (!s.known_rank()) {
+      total = -1;
+      continue;
+    }
+    if (s.rank() != rank) return c.Error("inputs have different ranks");
+    for (int d = 0; d < rank; ++d) {
+      if (d == *axis) continue;
+      if (s.dim(d) >= 0 && dims[d] >= 0 && s.dim(d) != dims[d]) {
+        return c.Error("inputs differ in dimension " + std::to_string(d) + ": " +
+                       std::to_string(dims[d]) + " vs " + std::to_string(s.dim(d)));
+      }
+      if (s.dim(d) >= 0) dims[d] = s.dim(d);
+    }
+    if (total >= 0) total = s.dim(*axis) >= 0 ? total + s.dim(*axis) : -1;
+  }
+  dims[*axis] = total;
+  Shape out(dims);
+  c.set_output(0, t, out);
+  if (out.FullyDefined() && Small(out, c)) {
+    int64_t outer = 1;
+    for (int d = 0; d < *axis; ++d) outer *= dims[d];
+    std::vector<std::vector<int64_t>> vals;
+    for (int i = first; i < first + count; ++i) {
+      auto v = c.ints(i);
+      if (!v) return Status::Ok();
+      vals.push_back(std::move(*v));
+    }
+    std::vector<int64_t> result;
+    for (int64_t o = 0; o < outer; ++o) {
+      for (const auto& v : vals) {
+        int64_t block = static_cast<int64_t>(v.size()) / std::max<int64_t>(outer, 1);
+        result.insert(result.end(), v.begin() + o * block, v.begin() + (o + 1) * block);
+      }
+    }
+    c.set_int_value(0, t, out, result);
+  }
+  return Status::Ok();
+}
+
+Status PackRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  Shape elem = c.in(0);
+  for (int i = 1; i < c.num_inputs(); ++i) {
+    if (!elem.known_rank()) elem = c.in(i);
+    if (c.in(i).known_rank() && elem.known_rank() && c.in(i).rank() != elem.rank()) {
+      return c.Error("inputs have different ranks");
+    }
+  }
+  DType t = c.t_attr();
+  if (!elem.known_rank()) {
+    c.set_output(0, t, Shape());
+    return Status::Ok();
+  }
+  std::vector<int64_t> dims = elem.dims();
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    if (!c.in(i).known_rank()) continue;
+    for (int d = 0; d < elem.rank(); ++d) {
+      if (dims[d] < 0) dims[d] = c.in(i).dim(d);
+      if (c.in(i).dim(d) >= 0 && c.in(i).dim(d) != dims[d]) {
+        return c.Error("inputs have different shapes");
+      }
+    }
+  }
+  auto axis = NormalizeAxis(c.node().attr_int("axis", 0), elem.rank() + 1);
+  if (!axis.ok()) return c.Error(axis.status().message());
+  int64_t inner = 1;
+  for (int d = *axis; d < elem.rank(); ++d) inner *= dims[d];
+  int64_t outer = 1;
+  for (int d = 0; d < *axis; ++d) outer *= dims[d];
+  dims.insert(dims.begin() + *axis, c.num_inputs());
+  Shape out(dims);
+  c.set_output(0, t, out);
+  if (!out.FullyDefined() || !Small(out, c)) return Status::Ok();
+  std::vector<std::vector<int64_t>> vals;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    auto v = c.ints(i);
+    if (!v) return Status::Ok();
+    vals.push_back(std::move(*v));
+  }
+  std::vector<int64_t> result;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const auto& v : vals) {
+      result.insert(result.end(), v.begin() + o * inner, v.begin() + (o + 1) * inner);
+    }
+  }
+  c.set_int_value(0, t, out, result);
+  return Status::Ok();
+}
+
+Status UnpackRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  const Shape& in = c.in(0);
+  int64_t num = c.node().attr_int("num", -1);
+  DType t = c.t_attr();
+  if (!in.known_rank()) {
+    for (int i = 0; i < std::max<int64_t>(num, 1); ++i) c.set_output(i, t, Shape());
+    return Status::Ok();
+  }
+  auto axis = NormalizeAxis(c.node().attr_int("axis", 0), in.rank());
+  if (!axis.ok()) return c.Error(axis.status().message());
+  if (num < 0) num = in.dim(*axis);
+  if (num < 0) return c.Error("cannot tell the number of outputs");
+  if (in.dim(*axis) >= 0 && in.dim(*axis) != num) {
+    return c.Error("num=" + std::to_string(num) + " but dimension " + std::to_string(*axis) +
+                   " has size " + std::to_string(in.dim(*axis)));
+  }
+  std::vector<int64_t> dims = in.dims();
+  dims.erase(dims.begin() + *axis);
+  auto v = c.ints(0);
+  for (int i = 0; i < num; ++i) {
+    c.set_output(i, t, Shape(dims));
+    if (v && in.FullyDefined()) {
+      std::vector<std::vector<int64_t>> picks;
+      for (int d = 0; d < in.rank(); ++d)
+        picks.push_back(d == *axis ? std::vector<int64_t>{i} : Iota(0, in.dim(d)));
+      c.set_int_value(i, t, Shape(dims), GatherBlock(*v, in.dims(), picks));
+    }
+  }
+  return Status::Ok();
+}
+
+Status SplitRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  int64_t num = c.node().attr_int("num_split", 1);
+  if (num < 1) return c.Error("num_split must be positive");
+  const Shape& in = c.in(1);
+  DType t = c.t_attr();
+  if (t == DType::kInvalid) t = c.dtype(1);
+  auto axis_v = c.ints(0);
+  Shape piece = in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape();
+  if (axis_v && axis_v->size() == 1 && in.known_rank()) {
+    auto axis = NormalizeAxis((*axis_v)[0], in.rank());
+    if (!axis.ok()) return c.Error(axis.status().message());
+    piece = in;
+    if (in.dim(*axis) >= 0) {
+      if (in.dim(*axis) % num != 0) {
+        return c.Error("dimension " + std::to_string(*axis) + " of size " +
+                       std::to_string(in.dim(*axis)) + " does not split into " +
+                       std::to_string(num));
+      }
+      piece.set_dim(*axis, in.dim(*axis) / num);
+    }
+  }
+  for (int i = 0; i < num; ++i) c.set_output(i, t, piece);
+  return Status::Ok();
+}
+
+Status SplitVRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(3));
+  const Shape& in = c.in(0);
+  DType t = c.t_attr();
+  auto sizes = c.ints(1);
+  auto axis_v = c.ints(2);
+  int64_t num = c.node().attr_int("num_split", sizes ? static_cast<int64_t>(sizes->size()) : 1);
+  if (!sizes || !axis_v || axis_v->size() != 1 || !in.known_rank()) {
+    for (int i = 0; i < num; ++i) {
+      c.set_output(i, t, in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+    }
+    return Status::Ok();
+  }
+  auto axis = NormalizeAxis((*axis_v)[0], in.rank());
+  if (!axis.ok()) return c.Error(axis.status().message());
+  std::vector<int64_t> sz = *sizes;
+  int64_t known = 0;
+  int infer = -1;
+  for (int i = 0; i < static_cast<int>(sz.size()); ++i) {
+    if (sz[i] == -1 && infer < 0) {
+      infer = i;
+    } else if (sz[i] < 0) {
+      return c.Error("invalid size_splits");
+    } else {
+      known += sz[i];
+    }
+  }
+  if (infer >= 0) sz[infer] = in.dim(*axis) >= 0 ? in.dim(*axis) - known : kUnknownDim;
+  for (int i = 0; i < static_cast<int>(sz.size()); ++i) {
+    Shape s = in;
+    s.set_dim(*axis, sz[i]);
+    c.set_output(i, t, s);
+  }
+  return Status::Ok();
+}
+
+Status SliceRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(3));
+  const Shape& in = c.in(0);
+  DType t = c.t_attr();
+  auto begin = c.ints(1), size = c.ints(2);
+  if (!begin || !size || !in.known_rank()) {
+    int rank = in.known_rank() ? in.rank() : (c.in(1).rank() == 1 ? c.in(1).dim(0) : -1);
+    c.set_output(0, t, rank >= 0 ? Shape::UnknownDims(rank) : Shape());
+    return Status::Ok();
+  }
+  if (static_cast<int>(begin->size()) != in.rank() || static_cast<int>(size->size()) != in.rank()) {
+    return c.Error("begin and size must have one entry per dimension");
+  }
+  std::vector<int64_t> dims(in.rank());
+  std::vector<std::vector<int64_t>> picks;
+  for (int d = 0; d < in.rank(); ++d) {
+    int64_t b = (*begin)[d], s = (*size)[d];
+    if (b < 0) return c.Error("negative begin");
+    if (s == -1) s = in.dim(d) >= 0 ? in.dim(d) - b : kUnknownDim;
+    if (in.dim(d) >= 0 && (s < 0 || b + s > in.dim(d))) {
+      return c.Error("slice [" + std::to_string(b) + ", +" + std::to_string(s) +
+                     ") exceeds dimension " + std::to_string(d) + " of size " +
+                     std::to_string(in.dim(d)));
+    }
+    dims[d] = s;
+    if (s >= 0) picks.push_back(Iota(b, s));
+  }
+  c.set_output(0, t, Shape(dims));
+  if (c.ints(0) && in.FullyDefined() && Shape(dims).FullyDefined()) {
+    c.set_int_value(0, t, Shape(dims), GatherBlock(*c.ints(0), in.dims(), picks));
+  }
+  return Status::Ok();
+}
+
+Status StridedSliceRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(4));
+  const Shape& in = c.in(0);
+  DType t = c.t_attr();
+  auto begin = c.ints(1), end = c.ints(2), strides = c.ints(3);
+  const Node& n = c.node();
+  int64_t begin_mask = n.attr_int("begin_mask", 0), end_mask = n.attr_int("end_mask", 0);
+  int64_t ellipsis_mask = n.attr_int("ellipsis_mask", 0);
+  int64_t new_axis_mask = n.attr_int("new_axis_mask", 0);
+  int64_t shrink_mask = n.attr_int("shrink_axis_mask", 0);
+  if (!begin || !end || !strides || !in.known_rank()) {
+    c.set_output(0, t, Shape());
+    return Status::Ok();
+  }
+  int sparse = static_cast<int>(begin->size());
+  if (static_cast<int>(end->size()) != sparse || static_cast<int>(strides->size()) != sparse) {
+    return c.Error("begin, end and strides differ in length");
+  }
+  // Dimensions the sparse spec addresses directly (not ellipsis or new axes).
+  int explicit_dims = 0;
+  bool has_ellipsis = false;
+  for (int i = 0; i < sparse; ++i) {
+    if ((ellipsis_mask >> i) & 1) {
+      if (has_ellipsis) return c.Error("more than one ellipsis");
+      has_ellipsis = true;
+    } else if (!((new_axis_mask >> i) & 1)) {
+      ++explicit_dims;
+    }
+  }
+  if (explicit_dims > in.rank()) return c.Error("slice has more dimensions than the input");
+  std::vector<int64_t> out_dims;
+  std::vector<std::vector<int64_t>> picks;  // per input dimension, for constant evaluation
+  bool picks_known = in.FullyDefined();
+  int d = 0;  // input dimension
+  auto full_dim = [&](int dim) {
+    out_dims.push_back(in.dim(dim));
+    if (picks_known) picks.push_back(Iota(0, in.dim(dim)));
+  };
+  for (int i = 0; i < sparse; ++i) {
+    if ((ellipsis_mask >> i) & 1) {
+      int span = in.rank() - explicit_dims;
+      for (int k = 0; k < span; ++k) full_dim(d++);
+      continue;
+    }
+    if ((new_axis_mask >> i) & 1) {
+      out_dims.push_back(1);
+      continue;
+    }
+    int64_t size = in.dim(d);
+    int64_t b = (*begin)[i], e = (*end)[i], s = (*strides)[i];
+    if (s == 0) return c.Error("stride 0");
+    if ((shrink_mask >> i) & 1) {
+      if (size >= 0) {
+        int64_t idx = b < 0 ? b + size : b;
+        if (idx < 0 || idx >= size) {
+          return c.Error("index " + std::to_string(b) + " is out of range for dimension " +
+                         std::to_string(d) + " of size " + std::to_string(size));
+        }
+        if (picks_known) picks.push_back({idx});
+      }
+      ++d;
+      continue;
+    }
+    if (size < 0) {
+      out_dims.push_back(kUnknownDim);
+      ++d;
+      continue;
+    }
+    int64_t lo = s > 0 ? 0 : -1, hi = s > 0 ? size : size - 1;
+    if ((begin_mask >> i) & 1) {
+      b = s > 0 ? lo : hi;
+    } else {
+      b = std::clamp(b < 0 ? b + size : b, lo, hi);
+    }
+    if ((end_mask >> i) & 1) {
+      e = s > 0 ? hi : lo;
+    } else {
+      e = std::clamp(e < 0 ? e + size : e, lo, hi);
+    }
+    int64_t count = s > 0 ? (e - b + s - 1) / s : (b - e + (-s) - 1) / (-s);
+    count = std::max<int64_t>(count, 0);
+    out_dims.push_back(count);
+    if (picks_known) picks.push_back(Iota(b, count, s));
+    ++d;
+  }
+  while (d < in.rank()) full_dim(d++);  // an implicit ellipsis at the end
+  Shape out(out_dims);
+  c.set_output(0, t, out);
+  if (picks_known && c.ints(0) && out.FullyDefined()) {
+    c.set_int_value(0, t, out, GatherBlock(*c.ints(0), in.dims(), picks));
+  }
+  return Status::Ok();
+}
+
+Status PadRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& in = c.in(0);
+  auto pads = c.ints(1);
+  if (!pads || !in.known_rank()) {
+    c.set_output(0, c.t_attr(), in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+    return Status::Ok();
+  }
+  if (static_cast<int>(pads->size()) != 2 * in.rank()) {
+    return c.Error("paddings must be [rank, 2]");
+  }
+  std::vector<int64_t> dims(in.rank());
+  for (int d = 0; d < in.rank(); ++d) {
+    int64_t lo = (*pads)[2 * d], hi = (*pads)[2 * d + 1];
+    if (lo < 0 || hi < 0) return c.Error("negative padding");
+    dims[d] = in.dim(d) >= 0 ? in.dim(d) + lo + hi : kUnknownDim;
+  }
+  c.set_output(0, c.t_attr(), Shape(dims));
+  return Status::Ok();
+}
+
+Status TileRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& in = c.in(0);
+  auto mult = c.ints(1);
+  if (!mult || !in.known_rank()) {
+    c.set_output(0, c.t_attr(), in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+    return Status::Ok();
+  }
+  if (static_cast<int>(mult->size()) != in.rank()) return c.Error("multiples must match the rank");
+  std::vector<int64_t> dims(in.rank());
+  for (int d = 0; d < in.rank(); ++d) {
+    if ((*mult)[d] < 0) return c.Error("negative multiple");
+    dims[d] = in.dim(d) >= 0 ? in.dim(d) * (*mult)[d] : kUnknownDim;
+  }
+  c.set_output(0, c.t_attr(), Shape(dims));
+  return Status::Ok();
+}
+
+Status FillRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  DType t = c.dtype(1);
+  auto dims = c.ints(0);
+  if (!dims) {
+    const Shape& s = c.in(0);
+    c.set_output(0, t, s.rank() == 1 && s.dim(0) >= 0 ? Shape::UnknownDims(s.dim(0)) : Shape());
+    return Status::Ok();
+  }
+  for (int64_t d : *dims) {
+    if (d < 0) return c.Error("negative dimension");
+  }
+  Shape out(*dims);
+  c.set_output(0, t, out);
+  auto v = c.ints(1);
+  if (v && v->size() == 1 && Small(out, c)) {
+    c.set_int_value(0, t, out, std::vector<int64_t>(out.NumElements(), (*v)[0]));
+  }
+  return Status::Ok();
+}
+
+Status RangeRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(3));
+  DType t = c.node().attr_type("Tidx", c.dtype(0));
+  std::vector<double> v[3];
+  for (int i = 0; i < 3; ++i) {
+    if (!c.value(i) || c.value(i)->num_elements() != 1) {
+      c.set_output(0, t, Shape::UnknownDims(1));
+      return Status::Ok();
+    }
+    v[i] = c.value(i)->ToDoubles();
+  }
+  double start = v[0][0], limit = v[1][0], delta = v[2][0];
+  if (delta == 0) return c.Error("delta is 0");
+  if ((delta > 0 && limit < start) || (delta < 0 && limit > start)) {
+    return c.Error("limit is on the wrong side of start for delta");
+  }
+  int64_t n =
+      IsInteger(t)
+          ? static_cast<int64_t>((std::abs(limit - start) + std::abs(delta) - 1) / std::abs(delta))
+          : static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
+  c.set_output(0, t, Shape({n}));
+  if (IsInteger(t)) {
+    c.set_int_value(0, t, Shape({n}),
+                    Iota(static_cast<int64_t>(start), n, static_cast<int64_t>(delta)));
+  }
+  return Status::Ok();
+}
+
+Status GatherRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& params = c.in(0);
+  const Shape& indices = c.in(1);
+  DType t = c.node().attr_type("Tparams", c.dtype(0));
+  int64_t axis_v = 0;
+  if (c.num_inputs() >= 3) {
+    auto a = c.ints(2);
+    if (!a || a->size() != 1) {
+      c.set_output(0, t, Shape());
+      return Status::Ok();
+    }
+    axis_v = (*a)[0];
+  }
+  int64_t batch_dims = c.node().attr_int("batch_dims", 0);
+  if (!params.known_rank() || !indices.known_rank()) {
+    c.set_output(0, t, Shape());
+    return Status::Ok();
+  }
+  auto axis = NormalizeAxis(axis_v, params.rank());
+  if (!axis.ok()) return c.Error(axis.status().message());
+  if (batch_dims < 0) batch_dims += indices.rank();
+  if (batch_dims < 0 || batch_dims > *axis || batch_dims > indices.rank()) {
+    return c.Error("invalid batch_dims");
+  }
+  std::vector<int64_t> dims(params.dims().begin(), params.dims().begin() + *axis);
+  dims.insert(dims.end(), indices.dims().begin() + batch_dims, indices.dims().end());
+  dims.insert(dims.end(), params.dims().begin() + *axis + 1, params.dims().end());
+  Shape out(dims);
+  c.set_output(0, t, out);
+  auto pv = c.ints(0), iv = c.ints(1);
+  if (pv && iv && batch_dims == 0 && params.FullyDefined() && out.FullyDefined() && Small(out, c)) {
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < *axis; ++d) outer *= params.dim(d);
+    for (int d = *axis + 1; d < params.rank(); ++d) inner *= params.dim(d);
+    int64_t size = params.dim(*axis);
+    std::vector<int64_t> result;
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t idx : *iv) {
+        if (idx < 0 || idx >= size)
+          return c.Error("index " + std::to_string(idx) + " out of range");
+        auto base = pv->begin() + (o * size + idx) * inner;
+        result.insert(result.end(), base, base + inner);
+      }
+    }
+    c.set_int_value(0, t, out, result);
+  }
+  return Status::Ok();
+}
+
+Status GatherNdRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& params = c.in(0);
+  const Shape& indices = c.in(1);
+  DType t = c.node().attr_type("Tparams", c.dtype(0));
+  if (!params.known_rank() || !indices.known_rank() || indices.rank() < 1 ||
+      indices.dim(indices.rank() - 1) < 0) {
+    c.set_output(0, t, Shape());
+    return Status::Ok();
+  }
+  int64_t k = indices.dim(indices.rank() - 1);
+  if (k > params.rank()) return c.Error("index depth exceeds the rank of params");
+  std::vector<int64_t> dims(indices.dims().begin(), indices.dims().end() - 1);
+  dims.insert(dims.end(), params.dims().begin() + k, params.dims().end());
+  c.set_output(0, t, Shape(dims));
+  return Status::Ok();
+}
+
+Status ReductionRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& in = c.in(0);
+  bool keep = c.node().attr_bool("keep_dims", false);
+  DType t = c.t_attr();
+  auto axes = c.ints(1);
+  if (!axes || !in.known_rank()) {
+    c.set_output(0, t, keep && in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+    return Status::Ok();
+  }
+  std::vector<char> reduce(in.rank(), 0);
+  for (int64_t a : *axes) {
+    auto ax = NormalizeAxis(a, in.rank());
+    if (!ax.ok()) return c.Error(ax.status().message());
+    reduce[*ax] = 1;
+  }
+  std::vector<int64_t> dims;
+  for (int d = 0; d < in.rank(); ++d) {
+    if (!reduce[d]) {
+      dims.push_back(in.dim(d));
+    } else if (keep) {
+      dims.push_back(1);
+    }
+  }
+  Shape out(dims);
+  c.set_output(0, t, out);
+  // Flattening computes Prod(Shape(x)[1:]); evaluate whole-vector Sum/Prod/Max/Min.
+  auto v = c.ints(0);
+  const std::string& op = c.node().op;
+  if (v && in.rank() == 1 && reduce[0] && !v->empty()) {
+    int64_t r = op == "Prod" ? 1 : (op == "Sum" ? 0 : (*v)[0]);
+    for (int64_t x : *v) {
+      if (op == "Prod")
+        r *= x;
+      else if (op == "Sum")
+        r += x;
+      else if (op == "Max")
+        r = std::max(r, x);
+      else if (op == "Min")
+        r = std::min(r, x);
+      else
+        return Status::Ok();
+    }
+    c.set_int_value(0, t, out, {r});
+  }
+  return Status::Ok();
+}
+
+Status ArgMinMaxRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& in = c.in(0);
+  DType t = c.node().attr_type("output_type", DType::kInt64);
+  auto axis_v = c.ints(1);
+  if (!axis_v || axis_v->size() != 1 || !in.known_rank()) {
+    c.set_output(0, t,
+                 in.known_rank() && in.rank() > 0 ? Shape::UnknownDims(in.rank() - 1) : Shape());
+    return Status::Ok();
+  }
+  auto axis = NormalizeAxis((*axis_v)[0], in.rank());
+  if (!axis.ok()) return c.Error(axis.status().message());
+  std::vector<int64_t> dims = in.dims();
+  dims.erase(dims.begin() + *axis);
+  c.set_output(0, t, Shape(dims));
+  return Status::Ok();
+}
+
+Status OneHotRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(4));
+  const Shape& in = c.in(0);
+  DType t = c.t_attr();
+  if (t == DType::kInvalid || t == c.dtype(0)) t = c.dtype(2);
+  auto depth = c.ints(1);
+  if (!in.known_rank()) {
+    c.set_output(0, t, Shape());
+    return Status::Ok();
+  }
+  auto axis = NormalizeAxis(c.node().attr_int("axis", -1), in.rank() + 1);
+  if (!axis.ok()) return c.Error(axis.status().message());
+  std::vector<int64_t> dims = in.dims();
+  dims.insert(dims.begin() + *axis, depth && depth->size() == 1 ? (*depth)[0] : kUnknownDim);
+  c.set_output(0, t, Shape(dims));
+  return Status::Ok();
+}
+
+Status BroadcastToRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  auto target = c.ints(1);
+  if (!target) {
+    c.set_output(0, c.t_attr(), Shape());
+    return Status::Ok();
+  }
+  auto b = BroadcastShapes(c.in(0), Shape(*target));
+  if (!b.ok() || *b != Shape(*target))
+    return c.Error("cannot broadcast to " + Shape(*target).ToString());
+  c.set_output(0, c.t_attr(), Shape(*target));
+  return Status::Ok();
+}
+
+}  // namespace graph

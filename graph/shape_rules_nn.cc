@@ -1,0 +1,292 @@
+// Shape rules for neural-network ops: convolutions, pooling, matrix products,
+// normalisation, resizing and losses. Layouts follow the "data_format" attr.
+#include <algorithm>
+
+#include "graph/shape_rules.h"
+
+namespace graph {
+
+namespace {
+
+// Positions of batch, spatial and channel dimensions in a 4-D tensor.
+struct Layout {
+  int n = 0, h = 1, w = 2, c = 3;
+};
+
+Layout LayoutOf(const Node& n) {
+  Layout l;
+  if (n.attr_string("data_format", "NHWC") == "NCHW") {
+    l.c = 1;
+    l.h = 2;
+    l.w = 3;
+  }
+  return l;
+}
+
+// A 4-element attr list (strides, ksize, dilations) read in the node's layout.
+Result<std::pair<int64_t, int64_t>> SpatialPair(const InferenceContext& c, const char* attr,
+                                                const Layout& l, int64_t dflt) {
+  const std::vector<int64_t>* v = c.node().attr_ints(attr);
+  if (!v || v->empty()) return std::make_pair(dflt, dflt);
+  if (v->size() != 4) return c.Error(std::string("attr '") + attr + "' must have 4 entries");
+  int64_t h = (*v)[l.h], w = (*v)[l.w];
+  if (h < 1 || w < 1) return c.Error(std::string("attr '") + attr + "' must be positive");
+  return std::make_pair(h, w);
+}
+
+// Output size of one spatial dimension under TensorFlow's padding rules.
+Result<int64_t> WindowOutput(const InferenceContext& c, int64_t in, int64_t k, int64_t stride,
+                             int64_t dilation, const std::string& padding, int64_t pad_lo,
+                             int64_t pad_hi) {
+  if (in < 0 || k < 0) return kUnknownDim;
+  int64_t eff = (k - 1) * dilation + 1;
+  if (padding == "SAME") return (in + stride - 1) / stride;
+  if (padding == "VALID") {
+    if (in < eff)
+      return c.Error("window " + std::to_string(eff) + " exceeds input " + std::to_string(in));
+    return (in - eff) / stride + 1;
+  }
+  if (padding == "EXPLICIT") {
+    if (in + pad_lo + pad_hi < eff) return c.Error("window exceeds padded input");
+    return (in + pad_lo + pad_hi - eff) / stride + 1;
+  }
+  return c.Error("unknown padding '" + padding + "'");
+}
+
+// Shared by regular and depthwise 2-D convolutions (plain and fused).
+Status Conv2DShape(InferenceContext& c, bool depthwise) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& in = c.in(0);
+  const Shape& filter = c.in(1);
+  DType t = c.t_attr();
+  if ((in.known_rank() && in.rank() != 4) || (filter.known_rank() && filter.rank() != 4)) {
+    return c.Error("input " + in.ToString() + " and filter " + filter.ToString() + " must be 4-D");
+  }
+  if (!in.known_rank()) {
+    c.set_output(0, t, Shape::UnknownDims(4));
+    return Status::Ok();
+  }
+  Layout l = LayoutOf(c.node());
+  GRAPH_ASSIGN_OR_RETURN(auto strides, SpatialPair(c, "strides", l, 1));
+  GRAPH_ASSIGN_OR_RETURN(auto dil, SpatialPair(c, "dilations", l, 1));
+  std::string padding = c.node().attr_string("padding", "VALID");
+  std::vector<int64_t> pads(8, 0);
+  if (padding == "EXPLICIT") {
+    const std::vector<int64_t>* p = c.node().attr_ints("explicit_paddings");
+    if (!p || p->size() != 8) return c.Error("explicit_paddings must have 8 entries");
+    pads = *p;
+  }
+  int64_t kh = filter.known_rank() ? filter.dim(0) : kUnknownDim;
+  int64_t kw = filter.known_rank() ? filter.dim(1) : kUnknownDim;
+  int64_t fin = filter.known_rank() ? filter.dim(2) : kUnknownDim;
+  int64_t fout = filter.known_rank() ? filter.dim(3) : kUnknownDim;
+  int64_t cin = in.dim(l.c);
+  if (cin >= 0 && fin > 0) {
+    bool ok = depthwise ? cin == fin : cin % fin == 0;  // grouped convolution allowed
+    if (!ok) {
+      return c.Error("input has " + std::to_string(cin) + " channels but the filter expects " +
+                     std::to_string(fin));
+    }
+  }
+  GRAPH_ASSIGN_OR_RETURN(int64_t oh, WindowOutput(c, in.dim(l.h), kh, strides.first, dil.first,
+                                                  padding, pads[2 * l.h], pads[2 * l.h + 1]));
+  GRAPH_ASSIGN_OR_RETURN(int64_t ow, WindowOutput(c, in.dim(l.w), kw, strides.second, dil.second,
+                                                  padding, pads[2 * l.w], pads[2 * l.w + 1]));
+  int64_t cout = depthwise ? (fin >= 0 && fout >= 0 ? fin * fout : kUnknownDim) : fout;
+  std::vector<int64_t> dims(4);
+  dims[l.n] = in.dim(l.n);
+  dims[l.h] = oh;
+  dims[l.w] = ow;
+  dims[l.c] = cout;
+  c.set_output(0, t, Shape(dims));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ConvRule(InferenceContext& c) { return Conv2DShape(c, /*depthwise=*/false); }
+Status DepthwiseConvRule(InferenceContext& c) { return Conv2DShape(c, /*depthwise=*/true); }
+
+Status PoolRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  const Shape& in = c.in(0);
+  DType t = c.t_attr();
+  if (!in.known_rank()) {
+    c.set_output(0, t, Shape::UnknownDims(4));
+    return Status::Ok();
+  }
+  if (in.rank() != 4) return c.Error("input " + in.ToString() + " must be 4-D");
+  Layout l = LayoutOf(c.node());
+  GRAPH_ASSIGN_OR_RETURN(auto k, SpatialPair(c, "ksize", l, 1));
+  GRAPH_ASSIGN_OR_RETURN(auto s, SpatialPair(c, "strides", l, 1));
+  std::string padding = c.node().attr_string("padding", "VALID");
+  GRAPH_ASSIGN_OR_RETURN(int64_t oh,
+                         WindowOutput(c, in.dim(l.h), k.first, s.first, 1, padding, 0, 0));
+  GRAPH_ASSIGN_OR_RETURN(int64_t ow,
+                         WindowOutput(c, in.dim(l.w), k.second, s.second, 1, padding, 0, 0));
+  std::vector<int64_t> dims = in.dims();
+  dims[l.h] = oh;
+  dims[l.w] = ow;
+  c.set_output(0, t, Shape(dims));
+  return Status::Ok();
+}
+
+Status MatMulRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& a = c.in(0);
+  const Shape& b = c.in(1);
+  DType t = c.t_attr();
+  if ((a.known_rank() && a.rank() != 2) || (b.known_rank() && b.rank() != 2)) {
+    return c.Error("operands " + a.ToString() + " and " + b.ToString() + " must be 2-D");
+  }
+  bool ta = c.node().attr_bool("transpose_a", false), tb = c.node().attr_bool("transpose_b", false);
+  int64_t m = a.known_rank() ? a.dim(ta ? 1 : 0) : kUnknownDim;
+  int64_t ka = a.known_rank() ? a.dim(ta ? 0 : 1) : kUnknownDim;
+  int64_t kb = b.known_rank() ? b.dim(tb ? 1 : 0) : kUnknownDim;
+  int64_t n = b.known_rank() ? b.dim(tb ? 0 : 1) : kUnknownDim;
+  if (ka >= 0 && kb >= 0 && ka != kb) {
+    return c.Error("inner dimensions differ: " + a.ToString() + " x " + b.ToString());
+  }
+  c.set_output(0, t, Shape({m, n}));
+  return Status::Ok();
+}
+
+Status BatchMatMulRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& a = c.in(0);
+  const Shape& b = c.in(1);
+  DType t = c.node().attr_type("Tout", c.t_attr());
+  if (!a.known_rank() || !b.known_rank()) {
+    c.set_output(0, t, Shape());
+    return Status::Ok();
+  }
+  if (a.rank() < 2 || b.rank() < 2) return c.Error("operands must be at least 2-D");
+  bool adj_x = c.node().attr_bool("adj_x", false), adj_y = c.node().attr_bool("adj_y", false);
+  int64_t m = a.dim(a.rank() - (adj_x ? 1 : 2)), ka = a.dim(a.rank() - (adj_x ? 2 : 1));
+  int64_t kb = b.dim(b.rank() - (adj_y ? 1 : 2)), n = b.dim(b.rank() - (adj_y ? 2 : 1));
+  if (ka >= 0 && kb >= 0 && ka != kb) {
+    return c.Error("inner dimensions differ: " + a.ToString() + " x " + b.ToString());
+  }
+  Shape ba(std::vector<int64_t>(a.dims().begin(), a.dims().end() - 2));
+  Shape bb(std::vector<int64_t>(b.dims().begin(), b.dims().end() - 2));
+  auto batch = BroadcastShapes(ba, bb);
+  if (!batch.ok()) return c.Error(batch.status().message());
+  std::vector<int64_t> dims = batch->dims();
+  dims.push_back(m);
+  dims.push_back(n);
+  c.set_output(0, t, Shape(dims));
+  return Status::Ok();
+}
+
+Status FusedBatchNormRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(5));
+  const Shape& x = c.in(0);
+  DType t = c.t_attr();
+  DType u = c.node().attr_type("U", DType::kFloat);
+  int64_t channels = kUnknownDim;
+  if (x.known_rank()) {
+    if (x.rank() != 4) return c.Error("input " + x.ToString() + " must be 4-D");
+    channels = x.dim(LayoutOf(c.node()).c);
+  }
+  c.set_output(0, t, x);
+  int outputs = c.node().op == "FusedBatchNormV3" ? 6 : 5;
+  for (int i = 1; i < outputs; ++i) c.set_output(i, u, Shape({channels}));
+  return Status::Ok();
+}
+
+Status FusedBatchNormGradRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(5));
+  const Shape& x = c.in(1);
+  int64_t channels = x.known_rank() && x.rank() == 4 ? x.dim(LayoutOf(c.node()).c) : kUnknownDim;
+  DType u = c.node().attr_type("U", DType::kFloat);
+  c.set_output(0, c.t_attr(), x);
+  c.set_output(1, u, Shape({channels}));
+  c.set_output(2, u, Shape({channels}));
+  c.set_output(3, u, Shape({0}));
+  c.set_output(4, u, Shape({0}));
+  return Status::Ok();
+}
+
+Status ResizeRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& in = c.in(0);
+  // Only nearest-neighbour keeps the input type; the others interpolate in float.
+  DType t = c.node().op == "ResizeNearestNeighbor" ? c.t_attr() : DType::kFloat;
+  if (in.known_rank() && in.rank() != 4) return c.Error("images " + in.ToString() + " must be 4-D");
+  std::vector<int64_t> dims = in.known_rank() ? in.dims() : std::vector<int64_t>(4, kUnknownDim);
+  auto size = c.ints(1);
+  if (size) {
+    if (size->size() != 2 || (*size)[0] < 0 || (*size)[1] < 0) {
+      return c.Error("size must be two non-negative integers");
+    }
+    dims[1] = (*size)[0];
+    dims[2] = (*size)[1];
+  } else {
+    dims[1] = dims[2] = kUnknownDim;
+  }
+  c.set_output(0, t, Shape(dims));
+  return Status::Ok();
+}
+
+Status SoftmaxXentRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& logits = c.in(0);
+  DType t = c.t_attr();
+  if (logits.known_rank() && logits.rank() != 2) {
+    return c.Error("logits " + logits.ToString() + " must be 2-D");
+  }
+  Shape two = logits.known_rank() ? logits : Shape::UnknownDims(2);
+  c.set_output(0, t, Shape({two.dim(0)}));
+  c.set_output(1, t, two);
+  return Status::Ok();
+}
+
+namespace {
+Status SpaceDepth(InferenceContext& c, bool to_depth) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  const Shape& in = c.in(0);
+  int64_t b = c.node().attr_int("block_size", 0);
+  if (b < 2) return c.Error("block_size must be at least 2");
+  if (!in.known_rank()) {
+    c.set_output(0, c.t_attr(), Shape::UnknownDims(4));
+    return Status::Ok();
+  }
+  if (in.rank() != 4) return c.Error("input " + in.ToString() + " must be 4-D");
+  Layout l = LayoutOf(c.node());
+  std::vector<int64_t> dims = in.dims();
+  auto scale = [&](int64_t d, bool down) -> int64_t {
+    if (d < 0) return kUnknownDim;
+    return down ? d / b : d * b;
+  };
+  if (to_depth && ((dims[l.h] >= 0 && dims[l.h] % b) || (dims[l.w] >= 0 && dims[l.w] % b))) {
+    return c.Error("spatial dimensions must divide by block_size");
+  }
+  if (!to_depth && dims[l.c] >= 0 && dims[l.c] % (b * b)) {
+    return c.Error("channels must divide by block_size squared");
+  }
+  dims[l.h] = scale(dims[l.h], to_depth);
+  dims[l.w] = scale(dims[l.w], to_depth);
+  dims[l.c] = dims[l.c] < 0 ? kUnknownDim : (to_depth ? dims[l.c] * b * b : dims[l.c] / (b * b));
+  c.set_output(0, c.t_attr(), Shape(dims));
+  return Status::Ok();
+}
+}  // namespace
+
+Status DepthToSpaceRule(InferenceContext& c) { return SpaceDepth(c, /*to_depth=*/false); }
+Status SpaceToDepthRule(InferenceContext& c) { return SpaceDepth(c, /*to_depth=*/true); }
+
+Status TopKRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  const Shape& in = c.in(0);
+  auto k = c.ints(1);
+  Shape out = in.known_rank() ? in : Shape();
+  if (in.known_rank()) {
+    if (in.rank() < 1) return c.Error("input must be at least 1-D");
+    out.set_dim(in.rank() - 1, k && k->size() == 1 ? (*k)[0] : kUnknownDim);
+  }
+  c.set_output(0, c.t_attr(), out);
+  c.set_output(1, DType::kInt32, out);
+  return Status::Ok();
+}
+
+}  // namespace graph

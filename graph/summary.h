@@ -1,0 +1,49 @@
+// The facts `planner inspect` prints about a model: size, op mix, parameters,
+// FLOPs, activation memory, inputs and outputs, and everything left unknown.
+// Pure functions of a shape-inferred Graph; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/cost.h"
+#include "graph/graph.h"
+#include "graph/shape_inference.h"
+
+namespace graph {
+
+struct TensorInfo {
+  std::string name;  // "node" or "node:1"
+  DType dtype = DType::kInvalid;
+  Shape shape;
+};
+
+struct GraphSummary {
+  int64_t nodes = 0;
+  std::map<std::string, int64_t> op_histogram;
+  int64_t parameter_tensors = 0;
+  int64_t parameters = 0;  // elements
+  int64_t parameter_bytes = 0;
+  double forward_flops = 0;
+  int64_t activation_bytes = 0;  // every output of every non-parameter op, summed
+  // Peak of live activations when the ops run one at a time in topological order
+  // and each tensor is freed after its last consumer (graph outputs stay live).
+  int64_t peak_activation_bytes = 0;
+  std::vector<TensorInfo> inputs;                // placeholders
+  std::vector<TensorInfo> outputs;               // tensors no node consumes
+  std::vector<std::string> unknown_ops;          // op types without a shape rule
+  std::vector<std::string> unknown_shape_nodes;  // "name (Op)"
+  std::vector<std::string> unknown_cost_nodes;   // "name (Op)"
+  std::vector<std::string> problems;             // rule rejections
+  std::vector<std::string> batch_bound;          // placeholders given the default batch
+  int64_t batch = 1;
+};
+
+GraphSummary Summarize(const Graph& g, const InferenceReport& report, const InferenceOptions& opts);
+
+std::string SummaryToText(const GraphSummary& s, const std::string& model);
+std::string SummaryToJson(const GraphSummary& s, const std::string& model);
+
+}  // namespace graph

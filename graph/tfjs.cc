@@ -1,0 +1,212 @@
+// TensorFlow.js graph models: model.json holds a GraphDef in protobuf's JSON
+// mapping plus a weights manifest; Const values live in the weight files, possibly
+// quantized (uint8/uint16 affine with scale and min, or float16).
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "graph/file_util.h"
+#include "graph/graphdef_proto.h"
+#include "graph/importer.h"
+#include "graph/proto/tfjs_model.pb.h"
+
+namespace graph {
+
+namespace {
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+// Weight paths are relative names inside the model's directory.
+bool SafeRelativePath(const std::string& p) {
+  if (p.empty() || p[0] == '/') return false;
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find('/', start);
+    if (end == std::string::npos) end = p.size();
+    if (p.compare(start, end - start, "..") == 0 && end - start == 2) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+// Decodes one weight's bytes into a Tensor of its (original) dtype. Faults in the
+// manifest entry are reported against `spec_where` (model.json), missing bytes
+// against `data_where` (the weight files).
+Result<Tensor> DecodeWeight(const tfjs::WeightSpec& w, const char* data, int64_t available,
+                            int64_t* consumed, const std::string& spec_where,
+                            const std::string& data_where) {
+  const std::string& where = spec_where;
+  std::vector<int64_t> dims(w.shape().begin(), w.shape().end());
+  for (int64_t d : dims) {
+    if (d < 0) return InvalidArgument(where + ": negative dimension in shape");
+  }
+  Shape shape(dims);
+  int64_t n = shape.NumElements();
+  if (n < 0 || n > (int64_t{1} << 32)) return InvalidArgument(where + ": shape is too large");
+  DType dtype = DTypeFromName(w.dtype());
+  if (w.has_quantization() && !w.quantization().original_dtype().empty()) {
+    dtype = DTypeFromName(w.quantization().original_dtype());
+  }
+  if (dtype == DType::kInvalid) {
+    return InvalidArgument(where + ": unknown dtype '" + w.dtype() + "'");
+  }
+  auto need = [&](int64_t bytes) -> Status {
+    if (bytes > available) {
+      return InvalidArgument(data_where + ": needs " + std::to_string(bytes) + " bytes but only " +
+                             std::to_string(available) + " remain in the weight files");
+    }
+    *consumed = bytes;
+    return Status::Ok();
+  };
+  if (dtype == DType::kString) {
+    // Each element: a 4-byte little-endian length, then the bytes.
+    std::vector<std::string> vals;
+    int64_t off = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t len = 0;
+      GRAPH_RETURN_IF_ERROR(need(off + 4));
+      std::memcpy(&len, data + off, 4);
+      GRAPH_RETURN_IF_ERROR(need(off + 4 + static_cast<int64_t>(len)));
+      vals.emplace_back(data + off + 4, len);
+      off += 4 + len;
+    }
+    *consumed = off;
+    return Tensor::FromStrings(std::move(shape), std::move(vals));
+  }
+  int out_size = DTypeSize(dtype);
+  if (out_size == 0) {
+    return Unimplemented(where + ": weights of type " + DTypeName(dtype) + " are not supported");
+  }
+  std::string out(static_cast<size_t>(n * out_size), '\0');
+  if (!w.has_quantization() || w.quantization().dtype().empty()) {
+    GRAPH_RETURN_IF_ERROR(need(n * out_size));
+    std::memcpy(out.data(), data, out.size());
+    return Tensor(dtype, std::move(shape), std::move(out));
+  }
+  const tfjs::Quantization& q = w.quantization();
+  std::vector<float> values(static_cast<size_t>(n));
+  if (q.dtype() == "float16") {
+    GRAPH_RETURN_IF_ERROR(need(n * 2));
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, data + 2 * i, 2);
+      values[i] = HalfToFloat(h);
+    }
+  } else if (q.dtype() == "uint8") {
+    GRAPH_RETURN_IF_ERROR(need(n));
+    for (int64_t i = 0; i < n; ++i) {
+      values[i] = static_cast<uint8_t>(data[i]) * q.scale() + q.min();
+    }
+  } else if (q.dtype() == "uint16") {
+    GRAPH_RETURN_IF_ERROR(need(n * 2));
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t v;
+      std::memcpy(&v, data + 2 * i, 2);
+      values[i] = v * q.scale() + q.min();
+    }
+  } else {
+    return InvalidArgument(where + ": unknown quantization dtype '" + q.dtype() + "'");
+  }
+  if (dtype == DType::kFloat) {
+    std::memcpy(out.data(), values.data(), out.size());
+  } else if (dtype == DType::kInt32) {
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t v = static_cast<int32_t>(std::lround(values[i]));
+      std::memcpy(out.data() + 4 * i, &v, 4);
+    }
+  } else {
+    return Unimplemented(where + ": quantized weights of type " + DTypeName(dtype) +
+                         " are not supported");
+  }
+  return Tensor(dtype, std::move(shape), std::move(out));
+}
+
+}  // namespace
+
+Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) {
+  tfjs::Model model;
+  google::protobuf::util::JsonParseOptions opts;
+  opts.ignore_unknown_fields = true;
+  auto st = google::protobuf::util::JsonStringToMessage(json, &model, opts);
+  if (!st.ok()) {
+    return InvalidArgument(json_path + ": not a TensorFlow.js model: " + std::string(st.message()));
+  }
+  if (!model.has_model_topology() || model.model_topology().node_size() == 0) {
+    return InvalidArgument(json_path + ": TensorFlow.js model has no modelTopology nodes");
+  }
+  // Decode every weight of every group; a group's files are one byte stream.
+  std::unordered_map<std::string, Tensor> weights;
+  const std::string dir = DirName(json_path);
+  for (const tfjs::WeightGroup& group : model.weights_manifest()) {
+    std::string stream;
+    std::string files;
+    for (const std::string& p : group.paths()) {
+      if (!SafeRelativePath(p)) {
+        return InvalidArgument(json_path + ": weight path '" + p +
+                               "' must be a relative path inside the model's directory");
+      }
+      auto bytes = ReadFile(dir + p);
+      if (!bytes.ok()) {
+        return bytes.status().WithContext(json_path + ": weights file '" + p + "' is unreadable");
+      }
+      stream += *bytes;
+      files += (files.empty() ? "" : "+") + p;
+    }
+    int64_t offset = 0;
+    for (const tfjs::WeightSpec& w : group.weights()) {
+      int64_t used = 0;
+      GRAPH_ASSIGN_OR_RETURN(
+          Tensor t,
+          DecodeWeight(w, stream.data() + offset, static_cast<int64_t>(stream.size()) - offset,
+                       &used, json_path + ": weight '" + w.name() + "'",
+                       dir + files + ": weight '" + w.name() + "'"));
+      offset += used;
+      weights[w.name()] = std::move(t);
+    }
+  }
+
+  // Consts whose values are written inline in the JSON need no weight.
+  std::unordered_set<std::string> inline_values;
+  for (const tensorflow::NodeDef& nd : model.model_topology().node()) {
+    auto it = nd.attr().find("value");
+    if (nd.op() != "Const" || it == nd.attr().end() || !it->second.has_tensor()) continue;
+    const tensorflow::TensorProto& t = it->second.tensor();
+    tensorflow::TensorProto shape_only;
+    *shape_only.mutable_tensor_shape() = t.tensor_shape();
+    shape_only.set_dtype(t.dtype());
+    if (t.ByteSizeLong() > shape_only.ByteSizeLong()) inline_values.insert(nd.name());
+  }
+
+  GRAPH_ASSIGN_OR_RETURN(Graph g, GraphFromProto(model.model_topology(), json_path));
+  for (Node& n : g.mutable_nodes()) {
+    if (n.op != "Const") continue;
+    auto it = weights.find(n.name);
+    const AttrValue* declared = n.attr("value");
+    const Tensor* declared_t = declared ? declared->get<Tensor>() : nullptr;
+    if (it == weights.end()) {
+      if (inline_values.count(n.name) || (declared_t && declared_t->num_elements() == 0)) continue;
+      return InvalidArgument(json_path + ": Const '" + n.name +
+                             "' has no entry in the weights manifest");
+    }
+    if (declared_t && declared_t->shape() != it->second.shape()) {
+      return InvalidArgument(json_path + ": Const '" + n.name + "' declares shape " +
+                             declared_t->shape().ToString() + " but its weight has " +
+                             it->second.shape().ToString());
+    }
+    if (declared_t && declared_t->dtype() != it->second.dtype()) {
+      return InvalidArgument(json_path + ": Const '" + n.name + "' declares " +
+                             DTypeName(declared_t->dtype()) + " but its weight is " +
+                             DTypeName(it->second.dtype()));
+    }
+    n.attrs["value"] = MakeAttr(it->second);
+  }
+  return g;
+}
+
+}  // namespace graph

@@ -1,0 +1,80 @@
+#include "planner/args.h"
+
+#include <charconv>
+
+namespace planner {
+
+graph::Result<Args> Args::Parse(const CommandSpec& spec, int argc, char** argv) {
+  Args a;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      a.help_ = true;
+      return a;
+    }
+    if (arg.size() > 1 && arg[0] == '-') {
+      std::string value;
+      bool inline_value = false;
+      size_t eq = arg.find('=');
+      if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+        value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+        inline_value = true;
+      }
+      const FlagSpec* flag = nullptr;
+      for (const FlagSpec& f : spec.flags) {
+        if (f.name == arg) flag = &f;
+      }
+      if (!flag) {
+        return graph::InvalidArgument(spec.name + ": unknown option '" + arg + "' (see --help)");
+      }
+      if (flag->value.empty()) {
+        if (inline_value) return graph::InvalidArgument(spec.name + ": " + arg + " takes no value");
+        a.values_[arg] = "";
+        continue;
+      }
+      if (!inline_value) {
+        if (i + 1 >= argc) {
+          return graph::InvalidArgument(spec.name + ": " + arg + " needs a value " + flag->value);
+        }
+        value = argv[++i];
+      }
+      a.values_[arg] = value;
+      continue;
+    }
+    a.positional_.push_back(arg);
+  }
+  if (a.positional_.size() != spec.positional.size()) {
+    return graph::InvalidArgument(
+        spec.name + ": expected " + std::to_string(spec.positional.size()) + " argument(s), got " +
+        std::to_string(a.positional_.size()) + "; usage: planner " + spec.name + " " + spec.usage);
+  }
+  return a;
+}
+
+std::string Args::Get(const std::string& flag, const std::string& dflt) const {
+  auto it = values_.find(flag);
+  return it == values_.end() ? dflt : it->second;
+}
+
+std::string HelpText(const CommandSpec& spec) {
+  std::string s = "usage: planner " + spec.name + " " + spec.usage + "\n\n" + spec.summary + "\n";
+  if (!spec.flags.empty()) s += "\noptions:\n";
+  for (const FlagSpec& f : spec.flags) {
+    std::string left = "  " + f.name + (f.value.empty() ? "" : " " + f.value);
+    if (left.size() < 24) left.resize(24, ' ');
+    s += left + " " + f.help + "\n";
+  }
+  return s;
+}
+
+graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || p != value.data() + value.size() || v < 1) {
+    return graph::InvalidArgument(flag + " must be a positive integer, got '" + value + "'");
+  }
+  return v;
+}
+
+}  // namespace planner

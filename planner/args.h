@@ -1,0 +1,48 @@
+// Command-line parsing for the `planner` subcommands: flags declared up front,
+// unknown flags and missing values rejected with a one-line message.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/status.h"
+
+namespace planner {
+
+struct FlagSpec {
+  std::string name;   // "--batch" or "-o"
+  std::string value;  // metavar when the flag takes a value ("N"), empty for a switch
+  std::string help;
+};
+
+struct CommandSpec {
+  std::string name;                     // "inspect"
+  std::string usage;                    // "MODEL [--json] [--batch N]"
+  std::string summary;                  // one line
+  std::vector<std::string> positional;  // names of required positional arguments
+  std::vector<FlagSpec> flags;
+};
+
+class Args {
+ public:
+  // Parses argv after the subcommand name. "--help" yields ok() with help() set.
+  static graph::Result<Args> Parse(const CommandSpec& spec, int argc, char** argv);
+
+  bool help() const { return help_; }
+  bool Has(const std::string& flag) const { return values_.count(flag) > 0; }
+  std::string Get(const std::string& flag, const std::string& dflt = "") const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  bool help_ = false;
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+};
+
+std::string HelpText(const CommandSpec& spec);
+
+// Parses a positive integer flag value; error names the flag.
+graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value);
+
+}  // namespace planner

@@ -1,0 +1,54 @@
+#include <iostream>
+
+#include "graph/file_util.h"
+#include "graph/graphdef.h"
+#include "graph/importer.h"
+#include "planner/args.h"
+#include "planner/commands.h"
+
+namespace planner {
+
+namespace {
+const CommandSpec kSpec{
+    "import",
+    "MODEL -o OUT [--text]",
+    "Converts a model (binary/text/JSON GraphDef or TensorFlow.js model.json with its\n"
+    "weights) into a binary GraphDef that TensorFlow's own graph.proto parses. Weights\n"
+    "stored quantized (float16, uint8) are written dequantized. OUT is written atomically.",
+    {"MODEL"},
+    {{"-o", "OUT", "output file (required)"},
+     {"--text", "", "write a text GraphDef (.pbtxt) instead of binary"}}};
+}  // namespace
+
+int ImportCommand(int argc, char** argv) {
+  auto args = Args::Parse(kSpec, argc, argv);
+  if (!args.ok()) {
+    std::cerr << "planner " << args.status().message() << "\n";
+    return 2;
+  }
+  if (args->help()) {
+    std::cout << HelpText(kSpec);
+    return 0;
+  }
+  if (!args->Has("-o") || args->Get("-o").empty()) {
+    std::cerr << "planner import: -o OUT is required\n";
+    return 2;
+  }
+  const std::string& path = args->positional()[0];
+  auto g = graph::ImportModel(path);
+  if (!g.ok()) {
+    std::cerr << "planner import: " << g.status().message() << "\n";
+    return 1;
+  }
+  std::string out = args->Has("--text") ? graph::GraphDefToText(*g) : graph::SerializeGraphDef(*g);
+  graph::Status st = graph::WriteFileAtomic(args->Get("-o"), out);
+  if (!st.ok()) {
+    std::cerr << "planner import: " << st.message() << "\n";
+    return 1;
+  }
+  std::cerr << "wrote " << args->Get("-o") << ": " << g->size() << " nodes, " << out.size()
+            << " bytes\n";
+  return 0;
+}
+
+}  // namespace planner

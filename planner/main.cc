@@ -1,0 +1,47 @@
+// `planner`: the command-line front end. Dispatches to one subcommand.
+#include <cstring>
+#include <iostream>
+
+#include "planner/commands.h"
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  int (*run)(int, char**);
+  const char* summary;
+};
+
+constexpr Subcommand kCommands[] = {
+    {"inspect", planner::InspectCommand, "ops, parameters, FLOPs, memory, unsupported ops"},
+    {"import", planner::ImportCommand, "convert a model to a binary GraphDef"},
+    {"devices", planner::DevicesCommand, "validate and show a devices.yaml file"},
+};
+
+void Usage(std::ostream& o) {
+  o << "usage: planner COMMAND [ARGS...]   (planner COMMAND --help for details)\n\ncommands:\n";
+  for (const Subcommand& c : kCommands) {
+    std::string name = c.name;
+    name.resize(12, ' ');
+    o << "  " << name << c.summary << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    Usage(std::cerr);
+    return 2;
+  }
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    Usage(std::cout);
+    return 0;
+  }
+  for (const Subcommand& c : kCommands) {
+    if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
+  }
+  std::cerr << "planner: unknown command '" << argv[1] << "' (see planner --help)\n";
+  return 2;
+}

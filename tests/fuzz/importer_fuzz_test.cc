@@ -1,0 +1,202 @@
+// Feeds mutated copies of the real model files to every importer and checks that
+// each either imports (and then survives shape inference, costing, summary and
+// export) or fails with a one-line error naming the file. Crashes, hangs and
+// sanitizer reports fail the run. FUZZ_ITERATIONS overrides the count per model
+// and format (default 1000).
+#include <google/protobuf/text_format.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "graph/file_util.h"
+#include "graph/graphdef.h"
+#include "graph/importer.h"
+#include "graph/proto/tf_graph.pb.h"
+#include "graph/shape_inference.h"
+#include "graph/summary.h"
+
+namespace graph {
+namespace {
+
+int Iterations() {
+  const char* env = std::getenv("FUZZ_ITERATIONS");
+  return env ? std::max(1, std::atoi(env)) : 1000;
+}
+
+std::vector<std::string> Models() {
+  return {"blazeface",     "emotion",           "facemesh-detection-short",
+          "mobilefacenet", "movenet-lightning", "selfie"};
+}
+
+// One random edit of the kinds that real corruption and hostile files produce.
+std::string Mutate(std::string s, std::mt19937_64& rng, bool text) {
+  if (s.empty()) return s;
+  auto pos = [&] { return std::uniform_int_distribution<size_t>(0, s.size() - 1)(rng); };
+  int kind = std::uniform_int_distribution<int>(0, text ? 7 : 5)(rng);
+  switch (kind) {
+    case 0: {  // flip a few bits
+      int flips = std::uniform_int_distribution<int>(1, 8)(rng);
+      for (int i = 0; i < flips; ++i) s[pos()] ^= static_cast<char>(1 << (rng() % 8));
+      break;
+    }
+    case 1:  // random byte
+      s[pos()] = static_cast<char>(rng());
+      break;
+    case 2:  // truncate
+      s.resize(pos());
+      break;
+    case 3: {  // delete a span
+      size_t p = pos();
+      s.erase(p, std::uniform_int_distribution<size_t>(1, 64)(rng));
+      break;
+    }
+    case 4: {  // duplicate a span somewhere else
+      size_t p = pos();
+      std::string chunk = s.substr(p, std::uniform_int_distribution<size_t>(1, 256)(rng));
+      s.insert(pos(), chunk);
+      break;
+    }
+    case 5: {  // insert random bytes
+      std::string junk(std::uniform_int_distribution<size_t>(1, 16)(rng), '\0');
+      for (char& c : junk) c = static_cast<char>(rng());
+      s.insert(pos(), junk);
+      break;
+    }
+    default: {  // text only: change numbers, which keeps the syntax valid
+      for (int tries = 0; tries < 64; ++tries) {
+        size_t p = pos();
+        if (s[p] < '0' || s[p] > '9') continue;
+        static const char* kReplacements[] = {"0", "-1", "9", "99999999999", "-7", "1", "3"};
+        s.replace(p, 1, kReplacements[rng() % 7]);
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+// Everything a command does with an imported model.
+void Exercise(Graph& g) {
+  InferenceReport r = InferShapes(g);
+  GraphSummary s = Summarize(g, r, {});
+  std::string text = SummaryToText(s, "fuzz");
+  std::string json = SummaryToJson(s, "fuzz");
+  std::string bytes = SerializeGraphDef(g);
+  EXPECT_FALSE(text.empty());
+  EXPECT_FALSE(json.empty());
+  EXPECT_FALSE(bytes.empty());
+}
+
+void CheckOne(const std::string& contents, const std::string& path, int* imported) {
+  Result<Graph> g = ImportModelContents(contents, path);
+  if (g.ok()) {
+    ++*imported;
+    Exercise(*g);
+  } else {
+    // The error names the file at fault: the model file or one beside it (weights).
+    const std::string& m = g.status().message();
+    std::string dir = path.substr(0, path.rfind('/') + 1);
+    ASSERT_EQ(m.rfind(dir.empty() ? path : dir, 0), 0u) << m;
+    ASSERT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+}
+
+// The text GraphDef with every large constant written as one repeated value
+// (TensorFlow's short form), so mutations hit structure rather than weight bytes
+// and each import stays fast.
+std::string SmallConstantsText(const Graph& g) {
+  tensorflow::GraphDef gd;
+  EXPECT_TRUE(gd.ParseFromString(SerializeGraphDef(g)));
+  for (tensorflow::NodeDef& n : *gd.mutable_node()) {
+    for (auto& [key, value] : *n.mutable_attr()) {
+      if (!value.has_tensor() || value.tensor().tensor_content().size() <= 256) continue;
+      tensorflow::TensorProto* t = value.mutable_tensor();
+      t->clear_tensor_content();
+      if (t->dtype() == tensorflow::DT_FLOAT) {
+        t->add_float_val(0.5f);
+      } else {
+        t->add_int_val(1);
+      }
+    }
+  }
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(gd, &text);
+  return text;
+}
+
+class ImporterFuzzTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string JsonPath() const {
+    return std::string(PLANNER_MODELS_DIR) + "/" + GetParam() + ".json";
+  }
+};
+
+TEST_P(ImporterFuzzTest, MutatedTfjsJsonNeverCrashes) {
+  auto json = ReadFile(JsonPath());
+  ASSERT_TRUE(json.ok());
+  std::mt19937_64 rng(std::hash<std::string>()(GetParam()));
+  int imported = 0;
+  for (int i = 0; i < Iterations(); ++i) {
+    // Same directory as the real model so its weights are found.
+    CheckOne(Mutate(*json, rng, /*text=*/true), JsonPath(), &imported);
+  }
+  std::printf("%s: %d of %d mutated model.json imported\n", GetParam().c_str(), imported,
+              Iterations());
+}
+
+TEST_P(ImporterFuzzTest, MutatedBinaryGraphDefNeverCrashes) {
+  auto g = ImportModel(JsonPath());
+  ASSERT_TRUE(g.ok());
+  std::string pb = SerializeGraphDef(*g);
+  std::mt19937_64 rng(std::hash<std::string>()(GetParam()) + 1);
+  int imported = 0;
+  for (int i = 0; i < Iterations(); ++i) CheckOne(Mutate(pb, rng, false), "m.pb", &imported);
+  std::printf("%s: %d of %d mutated GraphDefs imported\n", GetParam().c_str(), imported,
+              Iterations());
+}
+
+TEST_P(ImporterFuzzTest, MutatedTextGraphDefNeverCrashes) {
+  auto g = ImportModel(JsonPath());
+  ASSERT_TRUE(g.ok());
+  std::string pbtxt = SmallConstantsText(*g);
+  std::mt19937_64 rng(std::hash<std::string>()(GetParam()) + 2);
+  int imported = 0;
+  for (int i = 0; i < Iterations(); ++i) {
+    CheckOne(Mutate(pbtxt, rng, /*text=*/true), "m.pbtxt", &imported);
+  }
+  std::printf("%s: %d of %d mutated text GraphDefs imported\n", GetParam().c_str(), imported,
+              Iterations());
+}
+
+TEST_P(ImporterFuzzTest, MutatedWeightFilesNeverCrash) {
+  auto json = ReadFile(JsonPath());
+  auto bin = ReadFile(std::string(PLANNER_MODELS_DIR) + "/" + GetParam() + ".bin");
+  ASSERT_TRUE(json.ok() && bin.ok());
+  std::string dir = ::testing::TempDir() + "/fuzz_" + GetParam();
+  ::mkdir(dir.c_str(), 0755);
+  std::string path = dir + "/" + GetParam() + ".json";
+  ASSERT_TRUE(WriteFileAtomic(path, *json).ok());
+  std::mt19937_64 rng(std::hash<std::string>()(GetParam()) + 3);
+  int imported = 0;
+  // Weight files are large; a quarter of the count still covers every mutation kind.
+  int n = std::max(1, Iterations() / 4);
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(WriteFileAtomic(dir + "/" + GetParam() + ".bin", Mutate(*bin, rng, false)).ok());
+    CheckOne(*json, path, &imported);
+  }
+  std::printf("%s: %d of %d mutated weight files imported\n", GetParam().c_str(), imported, n);
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedModels, ImporterFuzzTest, ::testing::ValuesIn(Models()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n) {
+                             if (c == '-') c = '_';
+                           }
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace graph

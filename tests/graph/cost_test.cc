@@ -1,0 +1,77 @@
+#include "graph/cost.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace graph {
+namespace {
+
+using testing::FloatConst;
+using testing::Inferred;
+using testing::Placeholder;
+
+const OpCost& CostOf(const Graph& g, const std::vector<OpCost>& costs, const std::string& name) {
+  return costs[g.Find(name)];
+}
+
+TEST(CostTest, EveryOpWithAShapeRuleHasACostRule) {
+  for (const std::string& op : ShapeRuleOps()) EXPECT_TRUE(HasCostRule(op)) << op;
+}
+
+TEST(CostTest, ConvCountsTwoFlopsPerTapPerOutput) {
+  Graph g = Inferred(Placeholder("x", {1, 8, 8, 3}) + FloatConst("f", {3, 3, 3, 16}) +
+                     "node { name: 'y' op: 'Conv2D' input: 'x' input: 'f' attr { key: 'padding' "
+                     "value { s: 'SAME' } } attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: "
+                     "1 } } } }");
+  auto costs = ComputeCosts(g);
+  const OpCost& c = CostOf(g, costs, "y");
+  EXPECT_TRUE(c.known);
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * 3 * 3 * 3 * (8 * 8 * 16));
+  EXPECT_EQ(c.bytes_read, (8 * 8 * 3 + 3 * 3 * 3 * 16) * 4);
+  EXPECT_EQ(c.bytes_written, 8 * 8 * 16 * 4);
+  EXPECT_EQ(c.param_bytes, 3 * 3 * 3 * 16 * 4);
+}
+
+TEST(CostTest, FusedConvAddsOneFlopPerOutputPerEpilogueOp) {
+  Graph g = Inferred(Placeholder("x", {1, 4, 4, 2}) + FloatConst("f", {1, 1, 2, 2}) +
+                     FloatConst("b", {2}) +
+                     "node { name: 'y' op: '_FusedConv2D' input: 'x' input: 'f' input: 'b' attr { "
+                     "key: 'padding' value { s: 'VALID' } } attr { key: 'fused_ops' value { list "
+                     "{ s: 'BiasAdd' s: 'Relu' } } } }");
+  auto costs = ComputeCosts(g);
+  EXPECT_DOUBLE_EQ(CostOf(g, costs, "y").flops, 2.0 * 2 * 32 + 2 * 32);
+}
+
+TEST(CostTest, DepthwiseConvCountsOnlyItsOwnChannel) {
+  Graph g = Inferred(Placeholder("x", {1, 4, 4, 8}) + FloatConst("f", {3, 3, 8, 1}) +
+                     "node { name: 'y' op: 'DepthwiseConv2dNative' input: 'x' input: 'f' attr { "
+                     "key: 'padding' value { s: 'SAME' } } }");
+  auto costs = ComputeCosts(g);
+  EXPECT_DOUBLE_EQ(CostOf(g, costs, "y").flops, 2.0 * 9 * (4 * 4 * 8));
+}
+
+TEST(CostTest, MatMulIsTwoMnk) {
+  Graph g = Inferred(Placeholder("a", {5, 3}) + Placeholder("b", {3, 7}) +
+                     "node { name: 'y' op: 'MatMul' input: 'a' input: 'b' }");
+  auto costs = ComputeCosts(g);
+  EXPECT_DOUBLE_EQ(CostOf(g, costs, "y").flops, 2.0 * 5 * 3 * 7);
+}
+
+TEST(CostTest, UnknownOpOrShapeMakesCostUnknown) {
+  Graph g = Inferred(Placeholder("a", {5}) + "node { name: 'u' op: 'Mystery' input: 'a' }" +
+                     "node { name: 'r' op: 'Relu' input: 'u' }");
+  auto costs = ComputeCosts(g);
+  EXPECT_FALSE(CostOf(g, costs, "u").known);
+  EXPECT_FALSE(CostOf(g, costs, "r").known);
+  EXPECT_TRUE(CostOf(g, costs, "a").known);
+}
+
+TEST(CostTest, FloatConstantsAreParametersIntegerConstantsAreNot) {
+  Graph g = Inferred(FloatConst("w", {2, 2}) + testing::IntConst("s", {1, 2}));
+  EXPECT_TRUE(IsTrainableParameter(g.node(g.Find("w"))));
+  EXPECT_FALSE(IsTrainableParameter(g.node(g.Find("s"))));
+}
+
+}  // namespace
+}  // namespace graph

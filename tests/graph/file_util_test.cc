@@ -1,0 +1,39 @@
+#include "graph/file_util.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace graph {
+namespace {
+
+TEST(FileUtilTest, AtomicWriteThenReadReturnsTheSameBytes) {
+  std::string path = ::testing::TempDir() + "/file_util_roundtrip";
+  std::string data("a\0b\xff", 4);
+  ASSERT_TRUE(WriteFileAtomic(path, data).ok());
+  auto back = ReadFile(path);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, data);
+  unlink(path.c_str());
+}
+
+TEST(FileUtilTest, MissingFileErrorNamesThePath) {
+  auto r = ReadFile("/nonexistent/dir/model.pb");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("/nonexistent/dir/model.pb"), std::string::npos);
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+}
+
+TEST(FileUtilTest, DirectoryIsNotReadAsAFile) {
+  auto r = ReadFile(::testing::TempDir());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not a regular file"), std::string::npos);
+}
+
+TEST(FileUtilTest, UnwritableDirectoryFailsWithoutLeavingFiles) {
+  Status st = WriteFileAtomic("/nonexistent/dir/out.pb", "x");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("/nonexistent/dir/out.pb"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace graph

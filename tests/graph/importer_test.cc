@@ -1,0 +1,89 @@
+#include "graph/importer.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/file_util.h"
+#include "graph/graphdef.h"
+#include "graph/shape_inference.h"
+#include "test_util.h"
+
+namespace graph {
+namespace {
+
+using testing::ModelJson;
+using testing::ModelNames;
+
+TEST(ImporterTest, DetectsFormatFromContentNotExtension) {
+  EXPECT_EQ(DetectModelFormat("  {\"modelTopology\": {}}"), ModelFormat::kTfjs);
+  EXPECT_EQ(DetectModelFormat("{\"node\": []}"), ModelFormat::kJsonGraphDef);
+  EXPECT_EQ(DetectModelFormat("node { name: 'a' op: 'NoOp' }"), ModelFormat::kTextGraphDef);
+  EXPECT_EQ(DetectModelFormat(std::string("\x0a\x05\x0a\x01"
+                                          "a",
+                                          5)),
+            ModelFormat::kBinaryGraphDef);
+}
+
+TEST(ImporterTest, EmptyFileIsAnError) {
+  auto r = ImportModelContents("", "empty.pb");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "empty.pb: file is empty");
+}
+
+TEST(ImporterTest, RandomBytesAreAnErrorNotACrash) {
+  std::string junk;
+  uint32_t x = 12345;
+  for (int i = 0; i < 4096; ++i) {
+    x = x * 1664525 + 1013904223;
+    junk.push_back(static_cast<char>(x >> 24));
+  }
+  auto r = ImportModelContents(junk, "junk.bin");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("junk.bin: ", 0), 0u);
+}
+
+TEST(ImporterTest, MissingFileIsAnErrorNamingIt) {
+  auto r = ImportModel("/no/such/model.pb");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("/no/such/model.pb: cannot open", 0), 0u);
+}
+
+class RealModelTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealModelTest, ImportsConvertsAndReimportsToAnIdenticalGraph) {
+  auto g = ImportModel(ModelJson(GetParam()));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  std::string path = ::testing::TempDir() + "/" + GetParam() + ".pb";
+  ASSERT_TRUE(WriteFileAtomic(path, SerializeGraphDef(*g)).ok());
+  auto back = ImportModel(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  std::string diff;
+  EXPECT_TRUE(g->SameStructure(*back, &diff)) << diff;
+  // And the text form too.
+  auto text = ImportModelContents(GraphDefToText(*g), GetParam() + ".pbtxt");
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_TRUE(g->SameStructure(*text, &diff)) << diff;
+}
+
+TEST_P(RealModelTest, EveryNodeGetsStaticShapesAndNoOpIsUnknown) {
+  auto g = ImportModel(ModelJson(GetParam()));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  InferenceReport r = InferShapes(*g);
+  EXPECT_TRUE(r.unknown_ops.empty()) << r.unknown_ops[0];
+  EXPECT_TRUE(r.problems.empty()) << r.problems[0];
+  EXPECT_TRUE(r.unknown_shape_nodes.empty()) << g->node(r.unknown_shape_nodes[0]).name;
+  for (const Node& n : g->nodes()) {
+    for (const Shape& s : n.output_shapes) EXPECT_TRUE(s.FullyDefined()) << n.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedModels, RealModelTest, ::testing::ValuesIn(ModelNames()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n) {
+                             if (c == '-') c = '_';
+                           }
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace graph

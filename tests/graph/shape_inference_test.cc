@@ -1,0 +1,250 @@
+#include "graph/shape_inference.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace graph {
+namespace {
+
+using testing::FloatConst;
+using testing::Inferred;
+using testing::IntConst;
+using testing::OutShape;
+using testing::Placeholder;
+
+std::string Conv(const std::string& op, const std::string& padding, int stride,
+                 const std::string& extra = "") {
+  return "node { name: 'y' op: '" + op + "' input: 'x' input: 'f' " +
+         "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'padding' value { s: '" + padding +
+         "' } } attr { key: 'strides' value { list { i: 1 i: " + std::to_string(stride) +
+         " i: " + std::to_string(stride) + " i: 1 } } } " + extra + "}\n";
+}
+
+TEST(ShapeInferenceTest, ConvSameRoundsUp) {
+  Graph g = Inferred(Placeholder("x", {1, 225, 225, 3}) + FloatConst("f", {3, 3, 3, 32}) +
+                     Conv("Conv2D", "SAME", 2));
+  EXPECT_EQ(OutShape(g, "y"), Shape({1, 113, 113, 32}));
+}
+
+TEST(ShapeInferenceTest, ConvValidShrinksByTheDilatedWindow) {
+  Graph g = Inferred(Placeholder("x", {2, 32, 32, 8}) + FloatConst("f", {3, 3, 8, 4}) +
+                     Conv("Conv2D", "VALID", 1,
+                          "attr { key: 'dilations' value { list { i: 1 i: 2 i: 2 i: 1 } } }"));
+  EXPECT_EQ(OutShape(g, "y"), Shape({2, 28, 28, 4}));
+}
+
+TEST(ShapeInferenceTest, ConvExplicitPaddingAddsPads) {
+  Graph g = Inferred(Placeholder("x", {1, 10, 10, 1}) + FloatConst("f", {3, 3, 1, 1}) +
+                     Conv("Conv2D", "EXPLICIT", 1,
+                          "attr { key: 'explicit_paddings' value { list { i: 0 i: 0 i: 2 i: 2 i: "
+                          "1 i: 1 i: 0 i: 0 } } }"));
+  EXPECT_EQ(OutShape(g, "y"), Shape({1, 12, 10, 1}));
+}
+
+TEST(ShapeInferenceTest, ConvHonoursNchwLayout) {
+  Graph g = Inferred(Placeholder("x", {1, 3, 64, 64}) + FloatConst("f", {5, 5, 3, 16}) +
+                     "node { name: 'y' op: 'Conv2D' input: 'x' input: 'f' attr { key: 'padding' "
+                     "value { s: 'VALID' } } attr { key: 'data_format' value { s: 'NCHW' } } "
+                     "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } }");
+  EXPECT_EQ(OutShape(g, "y"), Shape({1, 16, 60, 60}));
+}
+
+TEST(ShapeInferenceTest, DepthwiseMultipliesChannels) {
+  Graph g = Inferred(Placeholder("x", {1, 16, 16, 8}) + FloatConst("f", {3, 3, 8, 2}) +
+                     Conv("DepthwiseConv2dNative", "SAME", 1));
+  EXPECT_EQ(OutShape(g, "y"), Shape({1, 16, 16, 16}));
+}
+
+TEST(ShapeInferenceTest, ChannelMismatchIsReportedNotFatal) {
+  InferenceReport r;
+  Graph g = Inferred(
+      Placeholder("x", {1, 8, 8, 3}) + FloatConst("f", {3, 3, 4, 8}) + Conv("Conv2D", "SAME", 1),
+      &r);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].find("node 'y' (Conv2D): input has 3 channels"), std::string::npos)
+      << r.problems[0];
+  EXPECT_FALSE(OutShape(g, "y").known_rank());
+}
+
+TEST(ShapeInferenceTest, MatMulHonoursTransposes) {
+  Graph g = Inferred(Placeholder("a", {5, 3}) + Placeholder("b", {7, 3}) +
+                     "node { name: 'y' op: 'MatMul' input: 'a' input: 'b' attr { key: "
+                     "'transpose_b' value { b: true } } }");
+  EXPECT_EQ(OutShape(g, "y"), Shape({5, 7}));
+}
+
+TEST(ShapeInferenceTest, BatchMatMulBroadcastsBatchDimensions) {
+  Graph g = Inferred(Placeholder("a", {4, 1, 5, 3}) + Placeholder("b", {6, 3, 2}) +
+                     "node { name: 'y' op: 'BatchMatMulV2' input: 'a' input: 'b' }");
+  EXPECT_EQ(OutShape(g, "y"), Shape({4, 6, 5, 2}));
+}
+
+TEST(ShapeInferenceTest, ReshapeInfersMinusOne) {
+  Graph g = Inferred(Placeholder("x", {2, 3, 4}) + IntConst("s", {-1, 6}) +
+                     "node { name: 'y' op: 'Reshape' input: 'x' input: 's' }");
+  EXPECT_EQ(OutShape(g, "y"), Shape({4, 6}));
+}
+
+TEST(ShapeInferenceTest, ReshapeToWrongSizeIsReported) {
+  InferenceReport r;
+  Inferred(Placeholder("x", {2, 3}) + IntConst("s", {4, 2}) +
+               "node { name: 'y' op: 'Reshape' input: 'x' input: 's' }",
+           &r);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].find("cannot reshape [2,3]"), std::string::npos);
+}
+
+TEST(ShapeInferenceTest, ShapeSliceStackChainIsEvaluatedToAStaticReshape) {
+  // What facemesh does: Reshape(x, Pack(StridedSlice(Shape(x), [0], [1], [1]), -1, 2)).
+  Graph g =
+      Inferred(Placeholder("x", {-1, 16, 16, 12}) + IntConst("b", {0}) + IntConst("e", {1}) +
+                   IntConst("st", {1}) + IntConst("m1", {-1}, true) + IntConst("two", {2}, true) +
+                   "node { name: 'shape' op: 'Shape' input: 'x' }"
+                   "node { name: 'n' op: 'StridedSlice' input: 'shape' input: 'b' input: 'e' "
+                   "input: 'st' attr { key: 'shrink_axis_mask' value { i: 1 } } }"
+                   "node { name: 'target' op: 'Pack' input: 'n' input: 'm1' input: 'two' attr "
+                   "{ key: 'N' value { i: 3 } } }"
+                   "node { name: 'y' op: 'Reshape' input: 'x' input: 'target' }",
+               nullptr, InferenceOptions{4});
+  EXPECT_EQ(OutShape(g, "n"), Shape::Scalar());
+  EXPECT_EQ(OutShape(g, "y"), Shape({4, 1536, 2}));
+}
+
+TEST(ShapeInferenceTest, StridedSliceHandlesMasksEllipsisAndNegativeStride) {
+  std::string base = Placeholder("x", {8, 6, 4});
+  // x[..., ::-1] with a new axis in front: [1, 8, 6, 4]
+  Graph g = Inferred(base + IntConst("b", {0, 0, 0}) + IntConst("e", {0, 0, 0}) +
+                     IntConst("s", {1, 1, -1}) +
+                     "node { name: 'y' op: 'StridedSlice' input: 'x' input: 'b' input: 'e' input: "
+                     "'s' attr { key: 'new_axis_mask' value { i: 1 } } attr { key: "
+                     "'ellipsis_mask' value { i: 2 } } attr { key: 'begin_mask' value { i: 4 } } "
+                     "attr { key: 'end_mask' value { i: 4 } } }");
+  EXPECT_EQ(OutShape(g, "y"), Shape({1, 8, 6, 4}));
+  // x[1:7:2, -1] -> [3, 4]
+  Graph h = Inferred(base + IntConst("b", {1, -1}) + IntConst("e", {7, 0}) + IntConst("s", {2, 1}) +
+                     "node { name: 'y' op: 'StridedSlice' input: 'x' input: 'b' input: 'e' input: "
+                     "'s' attr { key: 'shrink_axis_mask' value { i: 2 } } }");
+  EXPECT_EQ(OutShape(h, "y"), Shape({3, 4}));
+}
+
+TEST(ShapeInferenceTest, ConcatSumsTheAxisAndEvaluatesConstants) {
+  Graph g =
+      Inferred(IntConst("a", {1, 2}) + IntConst("b", {3}) + IntConst("axis", {0}, true) +
+               "node { name: 'c' op: 'ConcatV2' input: 'a' input: 'b' input: 'axis' }" +
+               Placeholder("x", {6}) + "node { name: 'y' op: 'Reshape' input: 'x' input: 'c' }");
+  EXPECT_EQ(OutShape(g, "c"), Shape({3}));
+  // [1,2,3] has 6 elements: the reshape target was evaluated from the concat.
+  EXPECT_EQ(OutShape(g, "y"), Shape({1, 2, 3}));
+}
+
+TEST(ShapeInferenceTest, SplitAndSplitVDivideTheAxis) {
+  Graph g = Inferred(Placeholder("x", {4, 12}) + IntConst("axis", {1}, true) +
+                     IntConst("sizes", {2, -1, 3}) +
+                     "node { name: 's' op: 'Split' input: 'axis' input: 'x' attr { key: "
+                     "'num_split' value { i: 4 } } }"
+                     "node { name: 'v' op: 'SplitV' input: 'x' input: 'sizes' input: 'axis' "
+                     "attr { key: 'num_split' value { i: 3 } } }");
+  EXPECT_EQ(OutShape(g, "s", 3), Shape({4, 3}));
+  EXPECT_EQ(OutShape(g, "v", 1), Shape({4, 7}));
+}
+
+TEST(ShapeInferenceTest, PoolingAndReductions) {
+  Graph g = Inferred(Placeholder("x", {1, 7, 7, 5}) + IntConst("axes", {1, 2}) +
+                     "node { name: 'p' op: 'MaxPool' input: 'x' attr { key: 'ksize' value { list "
+                     "{ i: 1 i: 3 i: 3 i: 1 } } } attr { key: 'strides' value { list { i: 1 i: 2 "
+                     "i: 2 i: 1 } } } attr { key: 'padding' value { s: 'VALID' } } }"
+                     "node { name: 'm' op: 'Mean' input: 'x' input: 'axes' attr { key: "
+                     "'keep_dims' value { b: true } } }"
+                     "node { name: 's' op: 'Sum' input: 'x' input: 'axes' }");
+  EXPECT_EQ(OutShape(g, "p"), Shape({1, 3, 3, 5}));
+  EXPECT_EQ(OutShape(g, "m"), Shape({1, 1, 1, 5}));
+  EXPECT_EQ(OutShape(g, "s"), Shape({1, 5}));
+}
+
+TEST(ShapeInferenceTest, GatherReplacesTheAxisWithIndexDims) {
+  Graph g =
+      Inferred(Placeholder("params", {100, 16}) + Placeholder("ids", {8, 20}, "DT_INT32") +
+               IntConst("axis", {0}, true) +
+               "node { name: 'y' op: 'GatherV2' input: 'params' input: 'ids' input: 'axis' }");
+  EXPECT_EQ(OutShape(g, "y"), Shape({8, 20, 16}));
+}
+
+TEST(ShapeInferenceTest, PadTileTransposeFollowTheirConstants) {
+  Graph g = Inferred(Placeholder("x", {2, 3}) + IntConst("pads", {1, 1, 0, 2}) +
+                     IntConst("mult", {2, 1}) + IntConst("perm", {1, 0}) +
+                     "node { name: 'p' op: 'Pad' input: 'x' input: 'pads' }"
+                     "node { name: 't' op: 'Tile' input: 'x' input: 'mult' }"
+                     "node { name: 'r' op: 'Transpose' input: 'x' input: 'perm' }");
+  EXPECT_EQ(OutShape(g, "p"), Shape({4, 5}));
+  EXPECT_EQ(OutShape(g, "t"), Shape({4, 3}));
+  EXPECT_EQ(OutShape(g, "r"), Shape({3, 2}));
+}
+
+TEST(ShapeInferenceTest, ResizeTakesItsSizeFromAComputedConstant) {
+  Graph g = Inferred(Placeholder("x", {1, 12, 12, 4}) + IntConst("hw", {12, 12}) +
+                     IntConst("two", {2}, true) +
+                     "node { name: 'size' op: 'Mul' input: 'hw' input: 'two' }"
+                     "node { name: 'y' op: 'ResizeBilinear' input: 'x' input: 'size' }");
+  EXPECT_EQ(OutShape(g, "y"), Shape({1, 24, 24, 4}));
+}
+
+TEST(ShapeInferenceTest, FusedBatchNormV3HasSixOutputs) {
+  Graph g = Inferred(Placeholder("x", {2, 4, 4, 8}) + FloatConst("s", {8}) +
+                     "node { name: 'bn' op: 'FusedBatchNormV3' input: 'x' input: 's' input: 's' "
+                     "input: 's' input: 's' }");
+  EXPECT_EQ(g.node(g.Find("bn")).num_outputs(), 6);
+  EXPECT_EQ(OutShape(g, "bn", 2), Shape({8}));
+}
+
+TEST(ShapeInferenceTest, UnknownOpIsListedAndSizedByItsConsumers) {
+  InferenceReport r;
+  Graph g = Inferred(Placeholder("x", {2}) +
+                         "node { name: 'u' op: 'FancyCustomOp' input: 'x' }"
+                         "node { name: 'y' op: 'Relu' input: 'u:2' }",
+                     &r);
+  EXPECT_EQ(r.unknown_ops, std::vector<std::string>{"FancyCustomOp"});
+  EXPECT_EQ(g.node(g.Find("u")).num_outputs(), 3);
+  EXPECT_FALSE(OutShape(g, "y").known_rank());
+  EXPECT_EQ(r.unknown_shape_nodes.size(), 2u);
+}
+
+TEST(ShapeInferenceTest, PlaceholderBatchDimensionIsBoundToTheOption) {
+  InferenceReport r;
+  Graph g = Inferred(Placeholder("x", {-1, 10}), &r, InferenceOptions{32});
+  EXPECT_EQ(OutShape(g, "x"), Shape({32, 10}));
+  EXPECT_EQ(r.bound_placeholders.size(), 1u);
+}
+
+TEST(ShapeInferenceTest, IncompatibleBroadcastIsReported) {
+  InferenceReport r;
+  Inferred(Placeholder("a", {3, 4}) + Placeholder("b", {5}) +
+               "node { name: 'y' op: 'AddV2' input: 'a' input: 'b' }",
+           &r);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].find("do not broadcast"), std::string::npos);
+}
+
+TEST(ShapeInferenceTest, ReadingAMissingOutputIsReported) {
+  InferenceReport r;
+  Inferred(Placeholder("a", {3}) + "node { name: 'y' op: 'Relu' input: 'a:1' }", &r);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].find("reads output 1 of 'a', which has 1"), std::string::npos);
+}
+
+TEST(ShapeInferenceTest, UnpackRangeFillAndExpandDims) {
+  Graph g =
+      Inferred(Placeholder("x", {3, 5}) + IntConst("zero", {0}, true) +
+               IntConst("ten", {10}, true) + IntConst("two", {2}, true) + IntConst("dims", {2, 3}) +
+               "node { name: 'u' op: 'Unpack' input: 'x' attr { key: 'num' value { i: 3 } } }"
+               "node { name: 'r' op: 'Range' input: 'zero' input: 'ten' input: 'two' }"
+               "node { name: 'f' op: 'Fill' input: 'dims' input: 'two' }"
+               "node { name: 'e' op: 'ExpandDims' input: 'x' input: 'zero' }");
+  EXPECT_EQ(OutShape(g, "u", 2), Shape({5}));
+  EXPECT_EQ(OutShape(g, "r"), Shape({5}));
+  EXPECT_EQ(OutShape(g, "f"), Shape({2, 3}));
+  EXPECT_EQ(OutShape(g, "e"), Shape({1, 3, 5}));
+}
+
+}  // namespace
+}  // namespace graph

@@ -1,0 +1,47 @@
+#include "graph/tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace graph {
+namespace {
+
+TEST(TensorTest, HalfConversionIsExactForRepresentableValues) {
+  for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 0.000061035156f, 5.9604645e-08f}) {
+    EXPECT_EQ(HalfToFloat(FloatToHalf(f)), f) << f;
+  }
+  EXPECT_TRUE(std::isinf(HalfToFloat(0x7c00)));
+  EXPECT_TRUE(std::isnan(HalfToFloat(0x7e00)));
+}
+
+TEST(TensorTest, HalfConversionRoundsToNearest) {
+  EXPECT_NEAR(HalfToFloat(FloatToHalf(0.1f)), 0.1f, 1e-4);
+  EXPECT_EQ(HalfToFloat(FloatToHalf(1e6f)), INFINITY);
+}
+
+TEST(TensorTest, IntegersWidenToInt64) {
+  Tensor t = Tensor::FromInt64s(DType::kInt32, Shape({3}), {1, -2, 3});
+  EXPECT_EQ(t.ToInt64s(), (std::vector<int64_t>{1, -2, 3}));
+  EXPECT_EQ(t.byte_size(), 12);
+}
+
+TEST(TensorTest, EqualityComparesTypeShapeAndBytes) {
+  Tensor a = Tensor::FromInt64s(DType::kInt32, Shape({2}), {1, 2});
+  Tensor b = Tensor::FromInt64s(DType::kInt32, Shape({2}), {1, 2});
+  Tensor c = Tensor::FromInt64s(DType::kInt64, Shape({2}), {1, 2});
+  Tensor d = Tensor::FromInt64s(DType::kInt32, Shape({1, 2}), {1, 2});
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_NE(a, d);
+}
+
+TEST(TensorTest, FloatsConvertToDoubles) {
+  float v[2] = {1.5f, -3.0f};
+  Tensor t(DType::kFloat, Shape({2}), std::string(reinterpret_cast<char*>(v), 8));
+  EXPECT_EQ(t.ToDoubles(), (std::vector<double>{1.5, -3.0}));
+  EXPECT_TRUE(t.ToInt64s().empty());
+}
+
+}  // namespace
+}  // namespace graph

@@ -1,0 +1,171 @@
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "graph/file_util.h"
+#include "graph/importer.h"
+#include "test_util.h"
+
+namespace graph {
+namespace {
+
+using testing::ModelJson;
+
+// A temporary TF.js model: model.json text plus weight bytes in weights.bin.
+class TfjsDir {
+ public:
+  explicit TfjsDir(const std::string& name) : dir_(::testing::TempDir() + "/tfjs_" + name) {
+    ::mkdir(dir_.c_str(), 0755);
+  }
+  std::string Write(const std::string& json, const std::string& bin) {
+    EXPECT_TRUE(WriteFileAtomic(dir_ + "/weights.bin", bin).ok());
+    EXPECT_TRUE(WriteFileAtomic(dir_ + "/model.json", json).ok());
+    return dir_ + "/model.json";
+  }
+  std::string dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+std::string ModelJsonText(const std::string& weight_spec, const std::string& extra_nodes = "") {
+  return R"({"format":"graph-model","modelTopology":{"node":[
+    {"name":"x","op":"Placeholder","attr":{"dtype":{"type":"DT_FLOAT"},
+      "shape":{"shape":{"dim":[{"size":"1"},{"size":"4"}]}}}},
+    {"name":"w","op":"Const","attr":{"dtype":{"type":"DT_FLOAT"},
+      "value":{"tensor":{"dtype":"DT_FLOAT","tensorShape":{"dim":[{"size":"4"}]}}}}},
+    {"name":"y","op":"Mul","input":["x","w"],"attr":{"T":{"type":"DT_FLOAT"}}})" +
+         extra_nodes + R"(]},
+    "weightsManifest":[{"paths":["weights.bin"],"weights":[)" +
+         weight_spec + "]}]}";
+}
+
+const Tensor& ConstValue(const Graph& g, const std::string& name) {
+  return *g.node(g.Find(name)).attr("value")->get<Tensor>();
+}
+
+TEST(TfjsTest, Float32WeightsAreReadVerbatim) {
+  TfjsDir d("f32");
+  float w[4] = {1.0f, -2.0f, 3.5f, 0.25f};
+  auto g = ImportModel(d.Write(ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32"})"),
+                               std::string(reinterpret_cast<char*>(w), 16)));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(ConstValue(*g, "w").ToDoubles(), (std::vector<double>{1.0, -2.0, 3.5, 0.25}));
+}
+
+TEST(TfjsTest, Uint8QuantizedWeightsAreDequantizedWithScaleAndMin) {
+  TfjsDir d("u8");
+  std::string bin = {0, 1, 2, static_cast<char>(255)};
+  auto g = ImportModel(d.Write(ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32",
+          "quantization":{"dtype":"uint8","scale":0.5,"min":-1.0,"original_dtype":"float32"}})"),
+                               bin));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(ConstValue(*g, "w").ToDoubles(), (std::vector<double>{-1.0, -0.5, 0.0, 126.5}));
+}
+
+TEST(TfjsTest, Float16QuantizedWeightsAreWidenedToFloat32) {
+  TfjsDir d("f16");
+  uint16_t h[4] = {FloatToHalf(1.0f), FloatToHalf(-0.5f), FloatToHalf(2.0f), FloatToHalf(0.0f)};
+  auto g = ImportModel(d.Write(ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32",
+          "quantization":{"dtype":"float16","original_dtype":"float32"}})"),
+                               std::string(reinterpret_cast<char*>(h), 8)));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Tensor& t = ConstValue(*g, "w");
+  EXPECT_EQ(t.dtype(), DType::kFloat);
+  EXPECT_EQ(t.ToDoubles(), (std::vector<double>{1.0, -0.5, 2.0, 0.0}));
+}
+
+TEST(TfjsTest, RealFloat16ModelDecodesLikeTheRawBytes) {
+  // movenet stores its first float weight as float16 right after one int32 scalar.
+  auto g = ImportModel(ModelJson("movenet-lightning"));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  auto bin = ReadFile(testing::ModelsDir() + "/movenet-lightning.bin");
+  ASSERT_TRUE(bin.ok());
+  const Tensor& t = ConstValue(
+      *g,
+      "StatefulPartitionedCall/kpt_offset_0/separable_conv2d_6/separable_conv2d/ReadVariableOp");
+  ASSERT_EQ(t.shape(), Shape({3, 3, 24, 1}));
+  uint16_t first;
+  std::memcpy(&first, bin->data() + 4, 2);
+  EXPECT_EQ(t.ToDoubles()[0], HalfToFloat(first));
+}
+
+TEST(TfjsTest, MissingWeightsFileIsAnErrorNamingIt) {
+  TfjsDir d("missing_bin");
+  std::string json = d.Write(ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32"})"), "");
+  ::unlink((d.dir() + "/weights.bin").c_str());
+  auto g = ImportModel(json);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("weights file 'weights.bin' is unreadable"),
+            std::string::npos)
+      << g.status().message();
+  EXPECT_EQ(g.status().message().find('\n'), std::string::npos);
+}
+
+TEST(TfjsTest, ShortWeightsFileIsAnErrorNamingTheWeight) {
+  TfjsDir d("short_bin");
+  auto g = ImportModel(
+      d.Write(ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32"})"), std::string(10, 0)));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("weight 'w': needs 16 bytes but only 10 remain"),
+            std::string::npos)
+      << g.status().message();
+}
+
+TEST(TfjsTest, ConstWithoutWeightIsAnError) {
+  TfjsDir d("no_weight");
+  auto g = ImportModel(d.Write(ModelJsonText(""), ""));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("Const 'w' has no entry in the weights manifest"),
+            std::string::npos)
+      << g.status().message();
+}
+
+TEST(TfjsTest, WeightShapeDisagreeingWithConstIsAnError) {
+  TfjsDir d("shape_mismatch");
+  auto g = ImportModel(d.Write(ModelJsonText(R"({"name":"w","shape":[2,2],"dtype":"float32"})"),
+                               std::string(16, 0)));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("declares shape [4] but its weight has [2,2]"),
+            std::string::npos)
+      << g.status().message();
+}
+
+TEST(TfjsTest, WeightPathOutsideTheModelDirectoryIsRejected) {
+  TfjsDir d("escape");
+  std::string json = ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32"})");
+  json.replace(json.find("weights.bin"), 11, "../etc/passwd");
+  auto g = ImportModel(d.Write(json, ""));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("must be a relative path"), std::string::npos);
+}
+
+TEST(TfjsTest, MissingTopologyIsAnError) {
+  TfjsDir d("no_topology");
+  auto g = ImportModel(d.Write(R"({"modelTopology":{}, "weightsManifest":[]})", ""));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("has no modelTopology nodes"), std::string::npos);
+}
+
+TEST(TfjsTest, MalformedJsonIsAnErrorNamingTheFile) {
+  TfjsDir d("bad_json");
+  std::string path = d.Write(R"({"modelTopology": {"node": [ {"name": "a", )", "");
+  auto g = ImportModel(path);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message().rfind(path + ": not a TensorFlow.js model", 0), 0u)
+      << g.status().message();
+  EXPECT_EQ(g.status().message().find('\n'), std::string::npos);
+}
+
+TEST(TfjsTest, UnknownWeightDtypeIsAnError) {
+  TfjsDir d("bad_dtype");
+  auto g = ImportModel(
+      d.Write(ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float99"})"), std::string(16, 0)));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("unknown dtype 'float99'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace graph

@@ -1,0 +1,168 @@
+// Runs the real `planner` binary on real files and checks exit codes and output.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "graph/file_util.h"
+
+namespace {
+
+struct RunResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+RunResult Planner(const std::string& args) {
+  std::string dir = ::testing::TempDir();
+  std::string out = dir + "/cli_out", err = dir + "/cli_err";
+  std::string cmd = std::string(PLANNER_BIN) + " " + args + " >" + out + " 2>" + err;
+  int status = std::system(cmd.c_str());
+  RunResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+std::string Model(const std::string& name) {
+  return std::string(PLANNER_MODELS_DIR) + "/" + name + ".json";
+}
+
+int Lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+TEST(PlannerCliTest, InspectShowsFullStaticShapesForEverySharedModel) {
+  for (const char* m : {"blazeface", "emotion", "facemesh-detection-short", "mobilefacenet",
+                        "movenet-lightning", "selfie"}) {
+    RunResult r = Planner("inspect --json " + Model(m));
+    ASSERT_EQ(r.code, 0) << m << ": " << r.err;
+    EXPECT_NE(r.out.find("\"unsupported_ops\":[]"), std::string::npos) << m;
+    EXPECT_NE(r.out.find("\"unknown_shape_nodes\":[]"), std::string::npos) << m;
+    EXPECT_NE(r.out.find("\"unknown_cost_nodes\":[]"), std::string::npos) << m;
+    EXPECT_NE(r.out.find("\"shape_problems\":[]"), std::string::npos) << m;
+  }
+}
+
+TEST(PlannerCliTest, InspectTextNamesTheHeadlineFigures) {
+  RunResult r = Planner("inspect " + Model("emotion"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* key : {"nodes            45", "parameters", "forward FLOPs", "activations",
+                          "inputs", "outputs", "op types (10)", "unsupported ops (0): none"}) {
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << "\n" << r.out;
+  }
+  // emotion's input has a free batch dimension; the default binds it to 1.
+  EXPECT_NE(r.out.find("input_1  float32 [1,64,64,1]"), std::string::npos) << r.out;
+}
+
+TEST(PlannerCliTest, BatchFlagSetsTheFreeBatchDimension) {
+  RunResult r = Planner("inspect --batch 16 " + Model("emotion"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("input_1  float32 [16,64,64,1]"), std::string::npos) << r.out;
+  RunResult bad = Planner("inspect --batch 0 " + Model("emotion"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "planner inspect: --batch must be a positive integer, got '0'\n");
+}
+
+TEST(PlannerCliTest, ImportWritesABinaryGraphDefThatReimports) {
+  std::string out = ::testing::TempDir() + "/selfie.pb";
+  RunResult r = Planner("import " + Model("selfie") + " -o " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  RunResult again = Planner("inspect --json " + out);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.out.find("\"nodes\":361"), std::string::npos);
+  EXPECT_NE(again.out.find("\"unknown_shape_nodes\":[]"), std::string::npos);
+  // The text form too.
+  std::string txt = ::testing::TempDir() + "/selfie.pbtxt";
+  ASSERT_EQ(Planner("import --text " + out + " -o " + txt).code, 0);
+  EXPECT_EQ(Planner("inspect " + txt).code, 0);
+}
+
+TEST(PlannerCliTest, CorruptModelExitsNonZeroWithOneLineNamingTheFile) {
+  std::string path = ::testing::TempDir() + "/corrupt.pb";
+  ASSERT_TRUE(graph::WriteFileAtomic(path, std::string("\x0a\xff\xff\xff\x0f garbage", 14)).ok());
+  RunResult r = Planner("inspect " + path);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("planner inspect: " + path + ": ", 0), 0u) << r.err;
+}
+
+TEST(PlannerCliTest, TruncatedTfjsJsonExitsNonZeroWithOneLine) {
+  std::string json = Slurp(Model("blazeface"));
+  std::string dir = ::testing::TempDir() + "/truncated_tfjs";
+  ::mkdir(dir.c_str(), 0755);
+  ASSERT_TRUE(graph::WriteFileAtomic(dir + "/model.json", json.substr(0, json.size() / 3)).ok());
+  RunResult r = Planner("inspect " + dir + "/model.json");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(dir + "/model.json: "), std::string::npos) << r.err;
+}
+
+TEST(PlannerCliTest, MissingModelFileExitsNonZero) {
+  RunResult r = Planner("inspect /no/such/model.pb");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "planner inspect: /no/such/model.pb: cannot open: No such file or directory\n");
+}
+
+TEST(PlannerCliTest, ImportToAnUnwritablePathFailsAndLeavesNothing) {
+  RunResult r = Planner("import " + Model("emotion") + " -o /no/such/dir/out.pb");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1);
+  EXPECT_NE(r.err.find("/no/such/dir/out.pb: cannot write"), std::string::npos) << r.err;
+}
+
+TEST(PlannerCliTest, ImportWithoutOutputIsAUsageError) {
+  RunResult r = Planner("import " + Model("emotion"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "planner import: -o OUT is required\n");
+}
+
+TEST(PlannerCliTest, UnknownOptionAndUnknownCommandAreUsageErrors) {
+  RunResult r = Planner("inspect --frobnicate " + Model("emotion"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "planner inspect: unknown option '--frobnicate' (see --help)\n");
+  RunResult c = Planner("frobnicate");
+  EXPECT_EQ(c.code, 2);
+  EXPECT_EQ(c.err, "planner: unknown command 'frobnicate' (see planner --help)\n");
+}
+
+TEST(PlannerCliTest, EveryCommandHasHelp) {
+  for (const char* cmd : {"inspect", "import", "devices"}) {
+    RunResult r = Planner(std::string(cmd) + " --help");
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_EQ(r.out.rfind(std::string("usage: planner ") + cmd, 0), 0u) << r.out;
+  }
+  EXPECT_EQ(Planner("--help").code, 0);
+}
+
+TEST(PlannerCliTest, DevicesShowsAShippedConfig) {
+  RunResult r = Planner(std::string("devices ") + PLANNER_CONFIGS_DIR + "/k40-paper-4gpu.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("5 devices"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/job:localhost/replica:0/task:0/device:GPU:3"), std::string::npos);
+}
+
+TEST(PlannerCliTest, BadDevicesYamlExitsNonZeroWithOneLineNamingTheFile) {
+  std::string path = ::testing::TempDir() + "/bad_devices.yaml";
+  ASSERT_TRUE(graph::WriteFileAtomic(path, "devices:\n  - name: a\n    kind: tpu\n").ok());
+  RunResult r = Planner("devices " + path);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(path + ":3: device 'a': unknown kind 'tpu'"), std::string::npos) << r.err;
+}
+
+}  // namespace
