@@ -51,20 +51,21 @@ double ConvFlops(const CostView& v) {
   const Shape& filter = *v.in[1];
   int64_t out = v.out_elems();
   if (out < 0 || !filter.FullyDefined() || filter.rank() != 4) return -1;
-  double taps = static_cast<double>(filter.dim(0) * filter.dim(1) * filter.dim(2));
+  double taps = static_cast<double>(filter.dim(0)) * filter.dim(1) * filter.dim(2);
   const Shape& input = *v.in[0];
   bool depthwise = v.node.op.find("Depthwise") != std::string::npos;
   if (depthwise) {
-    taps = static_cast<double>(filter.dim(0) * filter.dim(1));
+    taps = static_cast<double>(filter.dim(0)) * filter.dim(1);
   } else if (input.known_rank() && input.rank() == 4) {
     int64_t cin = input.dim(ChannelAxis(v.node));
     if (cin > 0 && filter.dim(2) > 0 && cin != filter.dim(2)) {
-      taps = static_cast<double>(filter.dim(0) * filter.dim(1) * filter.dim(2));  // grouped
+      taps = static_cast<double>(filter.dim(0)) * filter.dim(1) * filter.dim(2);  // grouped
     }
   }
   double flops = 2.0 * taps * static_cast<double>(out);
   if (const AttrValue* f = v.node.attr("fused_ops")) {
-    if (const AttrList* l = f->get<AttrList>()) flops += static_cast<double>(l->s.size() * out);
+    if (const AttrList* l = f->get<AttrList>())
+      flops += static_cast<double>(l->s.size()) * static_cast<double>(out);
   }
   return flops;
 }
@@ -78,7 +79,7 @@ double ConvBackpropFlops(const CostView& v) {
   const Shape& weights_like = filter ? *filter : v.node.output_shapes[0];
   if (dy < 0 || !weights_like.FullyDefined() || weights_like.rank() != 4) return -1;
   bool depthwise = v.node.op.find("Depthwise") != std::string::npos;
-  double taps = static_cast<double>(weights_like.dim(0) * weights_like.dim(1)) *
+  double taps = static_cast<double>(weights_like.dim(0)) * weights_like.dim(1) *
                 (depthwise ? 1.0 : static_cast<double>(weights_like.dim(2)));
   return 2.0 * taps * static_cast<double>(dy);
 }
@@ -92,7 +93,8 @@ double MatMulFlops(const CostView& v) {
   int64_t k = a.dim(a.rank() - (ta ? 2 : 1));
   double flops = 2.0 * static_cast<double>(k) * static_cast<double>(out);
   if (const AttrValue* f = v.node.attr("fused_ops")) {
-    if (const AttrList* l = f->get<AttrList>()) flops += static_cast<double>(l->s.size() * out);
+    if (const AttrList* l = f->get<AttrList>())
+      flops += static_cast<double>(l->s.size()) * static_cast<double>(out);
   }
   return flops;
 }
@@ -102,14 +104,14 @@ double PoolFlops(const CostView& v) {
   int64_t out = v.out_elems();
   const std::vector<int64_t>* k = v.node.attr_ints("ksize");
   if (out < 0 || !k || k->size() != 4) return -1;
-  return static_cast<double>(out * (*k)[0] * (*k)[1] * (*k)[2] * (*k)[3]);
+  return static_cast<double>(out) * (*k)[0] * (*k)[1] * (*k)[2] * (*k)[3];
 }
 
 double PoolGradFlops(const CostView& v) {
   const std::vector<int64_t>* k = v.node.attr_ints("ksize");
   int64_t dy = v.in_elems(static_cast<int>(v.in.size()) - 1);
   if (dy < 0 || !k || k->size() != 4) return -1;
-  return static_cast<double>(dy * (*k)[0] * (*k)[1] * (*k)[2] * (*k)[3]);
+  return static_cast<double>(dy) * (*k)[0] * (*k)[1] * (*k)[2] * (*k)[3];
 }
 
 double AddNFlops(const CostView& v) {
@@ -254,8 +256,9 @@ int64_t OutputBytes(const Node& n, int index) {
   if (index >= n.num_outputs()) return -1;
   int64_t elems = n.output_shapes[index].NumElements();
   int size = DTypeSize(n.output_dtypes[index]);
-  if (elems < 0 || size == 0) return -1;
-  return elems * size;
+  int64_t bytes;
+  if (elems < 0 || size == 0 || __builtin_mul_overflow(elems, size, &bytes)) return -1;
+  return bytes;
 }
 
 std::vector<OpCost> ComputeCosts(const Graph& g) {
@@ -274,8 +277,10 @@ std::vector<OpCost> ComputeCosts(const Graph& g) {
       if (b < 0) {
         c.known = false;
       } else {
-        c.bytes_read += b;
-        if (IsTrainableParameter(src)) c.param_bytes += b;
+        if (__builtin_add_overflow(c.bytes_read, b, &c.bytes_read)) c.known = false;
+        if (IsTrainableParameter(src) && __builtin_add_overflow(c.param_bytes, b, &c.param_bytes)) {
+          c.known = false;
+        }
       }
     }
     for (int i = 0; i < n.num_outputs(); ++i) {
@@ -283,7 +288,7 @@ std::vector<OpCost> ComputeCosts(const Graph& g) {
       if (b < 0) {
         c.known = false;
       } else {
-        c.bytes_written += b;
+        if (__builtin_add_overflow(c.bytes_written, b, &c.bytes_written)) c.known = false;
       }
     }
     if (IsTrainableParameter(n)) c.param_bytes = c.bytes_written;

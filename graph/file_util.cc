@@ -14,7 +14,8 @@ Result<std::string> ReadFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return IoError(path + ": cannot open: " + std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+  // Only regular files: a FIFO or /dev/zero would never end.
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     return IoError(path + ": is not a regular file");
   }

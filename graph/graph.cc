@@ -64,7 +64,7 @@ bool ParseInputName(std::string_view in, std::string_view* name, int* index) {
     std::string_view digits = in.substr(colon + 1);
     if (std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *index);
-      if (ec != std::errc()) return false;
+      if (ec != std::errc() || *index >= kMaxOutputIndex) return false;
       in = in.substr(0, colon);
     }
   }

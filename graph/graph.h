@@ -22,6 +22,10 @@ namespace graph {
 
 using NodeId = int;
 
+// Inputs naming an output index at or above this are malformed: no op has that
+// many outputs, and the bound keeps file-supplied indices from sizing allocations.
+constexpr int kMaxOutputIndex = 1 << 16;
+
 // One output of one node: the endpoint of a data edge.
 struct TensorRef {
   NodeId node = -1;

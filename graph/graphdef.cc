@@ -14,6 +14,10 @@ namespace {
 
 // Refuse constants whose declared size alone would exhaust memory.
 constexpr int64_t kMaxTensorBytes = int64_t{4} << 30;
+// Constants given by fewer values than elements expand on import; a few bytes of
+// file must not become gigabytes of memory, so their total per graph is capped.
+constexpr int64_t kMaxExpandedBytesPerGraph = int64_t{1} << 30;
+constexpr int64_t kMaxStringElements = int64_t{1} << 24;
 
 template <typename T, typename Repeated>
 std::string PackValues(const Repeated& vals, int64_t n) {
@@ -27,7 +31,8 @@ std::string PackValues(const Repeated& vals, int64_t n) {
   return bytes;
 }
 
-Result<AttrValue> AttrFromProto(const tensorflow::AttrValue& p, const std::string& where) {
+Result<AttrValue> AttrFromProto(const tensorflow::AttrValue& p, const std::string& where,
+                                int64_t* budget) {
   using P = tensorflow::AttrValue;
   switch (p.value_case()) {
     case P::kS:
@@ -50,7 +55,7 @@ Result<AttrValue> AttrFromProto(const tensorflow::AttrValue& p, const std::strin
       return MakeAttr(std::move(s));
     }
     case P::kTensor: {
-      GRAPH_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(p.tensor(), where));
+      GRAPH_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(p.tensor(), where, budget));
       return MakeAttr(std::move(t));
     }
     case P::kList: {
@@ -67,7 +72,7 @@ Result<AttrValue> AttrFromProto(const tensorflow::AttrValue& p, const std::strin
         out.shape.push_back(std::move(shape));
       }
       for (const auto& t : l.tensor()) {
-        GRAPH_ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(t, where));
+        GRAPH_ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(t, where, budget));
         out.tensor.push_back(std::move(tensor));
       }
       return MakeAttr(std::move(out));
@@ -154,7 +159,8 @@ Result<Shape> ShapeFromProto(const tensorflow::TensorShapeProto& p, const std::s
   return Shape(std::move(dims));
 }
 
-Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::string& where) {
+Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::string& where,
+                               int64_t* budget) {
   DType dtype = DTypeFromTf(p.dtype());
   if (dtype == DType::kInvalid) {
     return InvalidArgument(where + ": tensor has unknown data type " + std::to_string(p.dtype()));
@@ -165,6 +171,7 @@ Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::stri
     return InvalidArgument(where + ": tensor shape " + shape.ToString() + " is not static");
   if (dtype == DType::kString) {
     if (p.string_val_size() > n) return InvalidArgument(where + ": tensor has too many values");
+    if (n > kMaxStringElements) return InvalidArgument(where + ": string tensor is too large");
     std::vector<std::string> vals(static_cast<size_t>(n));
     for (int64_t i = 0; i < n && p.string_val_size() > 0; ++i) {
       vals[i] = p.string_val(static_cast<int>(std::min<int64_t>(i, p.string_val_size() - 1)));
@@ -191,6 +198,14 @@ Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::stri
     if (count > n) {
       return InvalidArgument(where + ": tensor has " + std::to_string(count) +
                              " values for shape " + shape.ToString());
+    }
+    if (count < n) {  // expands: charge the graph's budget
+      if (n * size > *budget) {
+        return InvalidArgument(where + ": constant " + shape.ToString() + " given by " +
+                               std::to_string(count) +
+                               " value(s) would expand past the 1 GiB limit for such constants");
+      }
+      *budget -= n * size;
     }
     return Status::Ok();
   };
@@ -268,6 +283,7 @@ Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::stri
 Result<Graph> GraphFromProto(const tensorflow::GraphDef& gd, const std::string& source) {
   if (gd.node_size() == 0) return InvalidArgument(source + ": the graph has no nodes");
   std::vector<NodeSpec> specs(gd.node_size());
+  int64_t budget = kMaxExpandedBytesPerGraph;
   for (int i = 0; i < gd.node_size(); ++i) {
     const tensorflow::NodeDef& nd = gd.node(i);
     NodeSpec& s = specs[i];
@@ -277,7 +293,7 @@ Result<Graph> GraphFromProto(const tensorflow::GraphDef& gd, const std::string& 
     s.device = nd.device();
     for (const auto& [key, value] : nd.attr()) {
       std::string where = source + ": node '" + nd.name() + "' attr '" + key + "'";
-      GRAPH_ASSIGN_OR_RETURN(AttrValue a, AttrFromProto(value, where));
+      GRAPH_ASSIGN_OR_RETURN(AttrValue a, AttrFromProto(value, where, &budget));
       s.attrs.emplace(key, std::move(a));
     }
   }

@@ -11,7 +11,10 @@
 namespace graph {
 
 Result<Graph> GraphFromProto(const tensorflow::GraphDef& gd, const std::string& source);
-Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::string& where);
+// `budget`: bytes that constants given by fewer values than elements may still
+// expand to; decremented.
+Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::string& where,
+                               int64_t* budget);
 Result<Shape> ShapeFromProto(const tensorflow::TensorShapeProto& p, const std::string& where);
 tensorflow::GraphDef GraphToProto(const Graph& g, const std::vector<std::string>& devices);
 

@@ -164,7 +164,6 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"Range", RangeRule},
       {"Gather", GatherRule},
       {"GatherV2", GatherRule},
-      {"ResourceGather", GatherRule},
       {"GatherNd", GatherNdRule},
       {"Sum", ReductionRule},
       {"Mean", ReductionRule},

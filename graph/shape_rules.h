@@ -62,6 +62,24 @@ class InferenceContext {
 
 using ShapeFn = Status (*)(InferenceContext&);
 
+// Limits on what a file may ask for, checked before anything is allocated.
+constexpr int64_t kMaxRank = 254;         // TensorFlow's own limit
+constexpr int64_t kMaxOutputs = 1 << 16;  // outputs of one node (Split, Unpack, ...)
+
+// Dimension arithmetic on sizes read from files; false on int64 overflow.
+inline bool CheckedMul(int64_t a, int64_t b, int64_t* out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+inline bool CheckedAdd(int64_t a, int64_t b, int64_t* out) {
+  return !__builtin_add_overflow(a, b, out);
+}
+
+// Unknown dimensions for a rank given by a shape vector's length; unknown rank
+// when that length is not a plausible rank.
+inline Shape UnknownDimsOfRank(int64_t rank) {
+  return rank >= 0 && rank <= kMaxRank ? Shape::UnknownDims(static_cast<int>(rank)) : Shape();
+}
+
 // Broadcasts two shapes NumPy-style; unknown dimensions stay unknown.
 Result<Shape> BroadcastShapes(const Shape& a, const Shape& b);
 // Normalises a possibly negative axis against `rank`; error if out of range.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "graph/shape_rules.h"
 
@@ -100,9 +101,12 @@ std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
   return s;
 }
 
-// Evaluates an elementwise integer op with broadcasting over small constants.
-std::vector<int64_t> BroadcastEval(const Shape& out, const Tensor& a, const Tensor& b,
-                                   const std::function<int64_t(int64_t, int64_t)>& f) {
+using IntOp = std::function<std::optional<int64_t>(int64_t, int64_t)>;
+
+// Evaluates an elementwise integer op with broadcasting over small constants;
+// nothing when an element overflows or divides by zero.
+std::optional<std::vector<int64_t>> BroadcastEval(const Shape& out, const Tensor& a,
+                                                  const Tensor& b, const IntOp& f) {
   std::vector<int64_t> va = a.ToInt64s(), vb = b.ToInt64s();
   const auto& od = out.dims();
   int rank = out.rank();
@@ -127,41 +131,69 @@ std::vector<int64_t> BroadcastEval(const Shape& out, const Tensor& a, const Tens
       ia += idx * sa[d];
       ib += idx * sb[d];
     }
-    result[k] = f(va[ia], vb[ib]);
+    std::optional<int64_t> v = f(va[ia], vb[ib]);
+    if (!v) return std::nullopt;
+    result[k] = *v;
   }
   return result;
 }
 
-int64_t FloorDiv(int64_t a, int64_t b) {
+std::optional<int64_t> FloorDiv(int64_t a, int64_t b) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-// Integer arithmetic that shape computations use; division by zero gives no value.
-const std::function<int64_t(int64_t, int64_t)>* IntBinaryOp(const std::string& op) {
-  static const std::vector<std::pair<std::string, std::function<int64_t(int64_t, int64_t)>>> kOps =
-      {{"Add", [](int64_t a, int64_t b) { return a + b; }},
-       {"AddV2", [](int64_t a, int64_t b) { return a + b; }},
-       {"Sub", [](int64_t a, int64_t b) { return a - b; }},
-       {"Mul", [](int64_t a, int64_t b) { return a * b; }},
-       {"FloorDiv", FloorDiv},
-       {"Div", [](int64_t a, int64_t b) { return a / b; }},
-       {"TruncateDiv", [](int64_t a, int64_t b) { return a / b; }},
-       {"FloorMod", [](int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }},
-       {"Maximum", [](int64_t a, int64_t b) { return std::max(a, b); }},
-       {"Minimum", [](int64_t a, int64_t b) { return std::min(a, b); }}};
-  for (const auto& [name, fn] : kOps) {
-    if (name == op) return &fn;
-  }
-  return nullptr;
+std::optional<int64_t> TruncDiv(int64_t a, int64_t b) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
+  return a / b;
 }
 
-bool DividesByZero(const std::string& op, const Tensor& b) {
-  if (op != "FloorDiv" && op != "Div" && op != "TruncateDiv" && op != "FloorMod") return false;
-  for (int64_t v : b.ToInt64s()) {
-    if (v == 0) return true;
+// Integer arithmetic that shape computations use.
+const IntOp* IntBinaryOp(const std::string& op) {
+  static const auto* kOps =
+      new std::vector<
+          std::pair<std::string, IntOp>>{{"Add",
+                                          [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                                            int64_t r;
+                                            return CheckedAdd(a, b, &r) ? std::optional<int64_t>(r)
+                                                                        : std::nullopt;
+                                          }},
+                                         {"Sub",
+                                          [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                                            int64_t r;
+                                            return __builtin_sub_overflow(a, b, &r)
+                                                       ? std::nullopt
+                                                       : std::optional<int64_t>(r);
+                                          }},
+                                         {"Mul",
+                                          [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                                            int64_t r;
+                                            return CheckedMul(a, b, &r) ? std::optional<int64_t>(r)
+                                                                        : std::nullopt;
+                                          }},
+                                         {"FloorDiv", FloorDiv},
+                                         {"Div", TruncDiv},
+                                         {"TruncateDiv", TruncDiv},
+                                         {"FloorMod",
+                                          [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                                            auto q = FloorDiv(a, b);
+                                            if (!q) return std::nullopt;
+                                            return a - *q * b;
+                                          }},
+                                         {"Maximum",
+                                          [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                                            return std::max(a, b);
+                                          }},
+                                         {"Minimum",
+                                          [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                                            return std::min(a, b);
+                                          }}};
+  const std::string& name = op == "AddV2" ? std::string("Add") : op;
+  for (const auto& [n, fn] : *kOps) {
+    if (n == name) return &fn;
   }
-  return false;
+  return nullptr;
 }
 
 // Gathers the elements of `src` (dims `dims`) selected per dimension by index
@@ -227,10 +259,10 @@ Status BinaryRule(InferenceContext& c) {
   if (!out.ok()) return c.Error(out.status().message());
   DType t = c.t_attr();
   c.set_output(0, t, *out);
-  const auto* fn = IntBinaryOp(c.node().op);
-  if (fn && c.ints(0) && c.ints(1) && out->FullyDefined() && Small(*out, c) &&
-      !DividesByZero(c.node().op, *c.value(1))) {
-    c.set_int_value(0, t, *out, BroadcastEval(*out, *c.value(0), *c.value(1), *fn));
+  const IntOp* fn = IntBinaryOp(c.node().op);
+  if (fn && c.ints(0) && c.ints(1) && out->FullyDefined() && Small(*out, c)) {
+    auto v = BroadcastEval(*out, *c.value(0), *c.value(1), *fn);
+    if (v) c.set_int_value(0, t, *out, *v);
   }
   return Status::Ok();
 }
@@ -343,7 +375,9 @@ Status SizeRule(InferenceContext& c) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
   DType t = c.node().attr_type("out_type", DType::kInt32);
   c.set_output(0, t, Shape::Scalar());
-  if (c.in(0).FullyDefined()) c.set_int_value(0, t, Shape::Scalar(), {c.in(0).NumElements()});
+  if (c.in(0).NumElements() >= 0) {
+    c.set_int_value(0, t, Shape::Scalar(), {c.in(0).NumElements()});
+  }
   return Status::Ok();
 }
 
@@ -366,7 +400,7 @@ Status ShapeFromValueRule(InferenceContext& c) {
     c.set_output(0, t, Shape(*dims));
   } else {
     const Shape& s = c.in(K);
-    c.set_output(0, t, s.rank() == 1 && s.dim(0) >= 0 ? Shape::UnknownDims(s.dim(0)) : Shape());
+    c.set_output(0, t, s.rank() == 1 ? UnknownDimsOfRank(s.dim(0)) : Shape());
   }
   return Status::Ok();
 }
@@ -381,7 +415,7 @@ Status ReshapeRule(InferenceContext& c) {
   auto target = c.ints(1);
   if (!target) {
     const Shape& s = c.in(1);
-    c.set_output(0, t, s.rank() == 1 && s.dim(0) >= 0 ? Shape::UnknownDims(s.dim(0)) : Shape());
+    c.set_output(0, t, s.rank() == 1 ? UnknownDimsOfRank(s.dim(0)) : Shape());
     return Status::Ok();
   }
   std::vector<int64_t> dims = *target;
@@ -393,10 +427,11 @@ Status ReshapeRule(InferenceContext& c) {
       infer = i;
     } else if (dims[i] < 0) {
       return c.Error("negative dimension in the target shape");
-    } else {
-      known *= dims[i];
+    } else if (!CheckedMul(known, dims[i], &known)) {
+      return c.Error("target shape " + Shape(dims).ToString() + " overflows");
     }
   }
+  if (dims.size() > static_cast<size_t>(kMaxRank)) return c.Error("target rank exceeds 254");
   int64_t n = c.in(0).NumElements();
   if (infer >= 0 && n >= 0) {
     if (known == 0 || n % known != 0) {
@@ -464,7 +499,7 @@ Status SqueezeRule(InferenceContext& c) {
     for (int64_t a : *axes) {
       auto ax = NormalizeAxis(a, in.rank());
       if (!ax.ok()) return c.Error(ax.status().message());
-      if (in.dim(*ax) > 1)
+      if (in.dim(*ax) >= 0 && in.dim(*ax) != 1)
         return c.Error("cannot squeeze dimension " + std::to_string(*ax) + " of size " +
                        std::to_string(in.dim(*ax)));
       drop[*ax] = 1;
@@ -524,7 +559,7 @@ Status ConcatRule(InferenceContext& c) {
       }
       if (s.dim(d) >= 0) dims[d] = s.dim(d);
     }
-    if (total >= 0) total = s.dim(*axis) >= 0 ? total + s.dim(*axis) : -1;
+    if (total >= 0 && (s.dim(*axis) < 0 || !CheckedAdd(total, s.dim(*axis), &total))) total = -1;
   }
   dims[*axis] = total;
   Shape out(dims);
@@ -576,14 +611,13 @@ Status PackRule(InferenceContext& c) {
   }
   auto axis = NormalizeAxis(c.node().attr_int("axis", 0), elem.rank() + 1);
   if (!axis.ok()) return c.Error(axis.status().message());
-  int64_t inner = 1;
-  for (int d = *axis; d < elem.rank(); ++d) inner *= dims[d];
-  int64_t outer = 1;
-  for (int d = 0; d < *axis; ++d) outer *= dims[d];
   dims.insert(dims.begin() + *axis, c.num_inputs());
   Shape out(dims);
   c.set_output(0, t, out);
   if (!out.FullyDefined() || !Small(out, c)) return Status::Ok();
+  int64_t inner = 1, outer = 1;  // bounded: out is small
+  for (int d = *axis + 1; d < out.rank(); ++d) inner *= dims[d];
+  for (int d = 0; d < *axis; ++d) outer *= dims[d];
   std::vector<std::vector<int64_t>> vals;
   for (int i = 0; i < c.num_inputs(); ++i) {
     auto v = c.ints(i);
@@ -613,6 +647,7 @@ Status UnpackRule(InferenceContext& c) {
   if (!axis.ok()) return c.Error(axis.status().message());
   if (num < 0) num = in.dim(*axis);
   if (num < 0) return c.Error("cannot tell the number of outputs");
+  if (num > kMaxOutputs) return c.Error("num=" + std::to_string(num) + " outputs is too many");
   if (in.dim(*axis) >= 0 && in.dim(*axis) != num) {
     return c.Error("num=" + std::to_string(num) + " but dimension " + std::to_string(*axis) +
                    " has size " + std::to_string(in.dim(*axis)));
@@ -635,7 +670,7 @@ Status UnpackRule(InferenceContext& c) {
 Status SplitRule(InferenceContext& c) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
   int64_t num = c.node().attr_int("num_split", 1);
-  if (num < 1) return c.Error("num_split must be positive");
+  if (num < 1 || num > kMaxOutputs) return c.Error("num_split must be in [1, 65536]");
   const Shape& in = c.in(1);
   DType t = c.t_attr();
   if (t == DType::kInvalid) t = c.dtype(1);
@@ -665,6 +700,7 @@ Status SplitVRule(InferenceContext& c) {
   auto sizes = c.ints(1);
   auto axis_v = c.ints(2);
   int64_t num = c.node().attr_int("num_split", sizes ? static_cast<int64_t>(sizes->size()) : 1);
+  if (num < 1 || num > kMaxOutputs) return c.Error("num_split must be in [1, 65536]");
   if (!sizes || !axis_v || axis_v->size() != 1 || !in.known_rank()) {
     for (int i = 0; i < num; ++i) {
       c.set_output(i, t, in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
@@ -681,9 +717,13 @@ Status SplitVRule(InferenceContext& c) {
       infer = i;
     } else if (sz[i] < 0) {
       return c.Error("invalid size_splits");
-    } else {
-      known += sz[i];
+    } else if (!CheckedAdd(known, sz[i], &known)) {
+      return c.Error("size_splits overflow");
     }
+  }
+  if (in.dim(*axis) >= 0 && (known > in.dim(*axis) || (infer < 0 && known != in.dim(*axis)))) {
+    return c.Error("size_splits do not add up to dimension " + std::to_string(*axis) + " of size " +
+                   std::to_string(in.dim(*axis)));
   }
   if (infer >= 0) sz[infer] = in.dim(*axis) >= 0 ? in.dim(*axis) - known : kUnknownDim;
   for (int i = 0; i < static_cast<int>(sz.size()); ++i) {
@@ -709,20 +749,21 @@ Status SliceRule(InferenceContext& c) {
   }
   std::vector<int64_t> dims(in.rank());
   std::vector<std::vector<int64_t>> picks;
+  const bool evaluate = c.value(0) != nullptr;  // a value is small, so are its picks
   for (int d = 0; d < in.rank(); ++d) {
     int64_t b = (*begin)[d], s = (*size)[d];
-    if (b < 0) return c.Error("negative begin");
+    if (b < 0 || (in.dim(d) >= 0 && b > in.dim(d))) return c.Error("begin out of range");
     if (s == -1) s = in.dim(d) >= 0 ? in.dim(d) - b : kUnknownDim;
-    if (in.dim(d) >= 0 && (s < 0 || b + s > in.dim(d))) {
+    if (in.dim(d) >= 0 && (s < 0 || s > in.dim(d) - b)) {
       return c.Error("slice [" + std::to_string(b) + ", +" + std::to_string(s) +
                      ") exceeds dimension " + std::to_string(d) + " of size " +
                      std::to_string(in.dim(d)));
     }
     dims[d] = s;
-    if (s >= 0) picks.push_back(Iota(b, s));
+    if (evaluate && s >= 0) picks.push_back(Iota(b, s));
   }
   c.set_output(0, t, Shape(dims));
-  if (c.ints(0) && in.FullyDefined() && Shape(dims).FullyDefined()) {
+  if (evaluate && in.FullyDefined() && Shape(dims).FullyDefined()) {
     c.set_int_value(0, t, Shape(dims), GatherBlock(*c.ints(0), in.dims(), picks));
   }
   return Status::Ok();
@@ -742,6 +783,7 @@ Status StridedSliceRule(InferenceContext& c) {
     c.set_output(0, t, Shape());
     return Status::Ok();
   }
+  if (begin->size() > 64) return c.Error("more than 64 slice dimensions");
   int sparse = static_cast<int>(begin->size());
   if (static_cast<int>(end->size()) != sparse || static_cast<int>(strides->size()) != sparse) {
     return c.Error("begin, end and strides differ in length");
@@ -760,8 +802,8 @@ Status StridedSliceRule(InferenceContext& c) {
   if (explicit_dims > in.rank()) return c.Error("slice has more dimensions than the input");
   std::vector<int64_t> out_dims;
   std::vector<std::vector<int64_t>> picks;  // per input dimension, for constant evaluation
-  bool picks_known = in.FullyDefined();
-  int d = 0;  // input dimension
+  bool picks_known = in.FullyDefined() && c.value(0) != nullptr;  // small, so picks are too
+  int d = 0;                                                      // input dimension
   auto full_dim = [&](int dim) {
     out_dims.push_back(in.dim(dim));
     if (picks_known) picks.push_back(Iota(0, in.dim(dim)));
@@ -807,8 +849,10 @@ Status StridedSliceRule(InferenceContext& c) {
     } else {
       e = std::clamp(e < 0 ? e + size : e, lo, hi);
     }
-    int64_t count = s > 0 ? (e - b + s - 1) / s : (b - e + (-s) - 1) / (-s);
-    count = std::max<int64_t>(count, 0);
+    // 128-bit: b, e and s come from the file and may be near the int64 limits.
+    __int128 span = s > 0 ? static_cast<__int128>(e) - b : static_cast<__int128>(b) - e;
+    __int128 step = s > 0 ? static_cast<__int128>(s) : -static_cast<__int128>(s);
+    int64_t count = span <= 0 ? 0 : static_cast<int64_t>((span + step - 1) / step);
     out_dims.push_back(count);
     if (picks_known) picks.push_back(Iota(b, count, s));
     ++d;
@@ -837,7 +881,11 @@ Status PadRule(InferenceContext& c) {
   for (int d = 0; d < in.rank(); ++d) {
     int64_t lo = (*pads)[2 * d], hi = (*pads)[2 * d + 1];
     if (lo < 0 || hi < 0) return c.Error("negative padding");
-    dims[d] = in.dim(d) >= 0 ? in.dim(d) + lo + hi : kUnknownDim;
+    dims[d] = kUnknownDim;
+    if (in.dim(d) >= 0 &&
+        (!CheckedAdd(in.dim(d), lo, &dims[d]) || !CheckedAdd(dims[d], hi, &dims[d]))) {
+      return c.Error("padded dimension overflows");
+    }
   }
   c.set_output(0, c.t_attr(), Shape(dims));
   return Status::Ok();
@@ -855,7 +903,10 @@ Status TileRule(InferenceContext& c) {
   std::vector<int64_t> dims(in.rank());
   for (int d = 0; d < in.rank(); ++d) {
     if ((*mult)[d] < 0) return c.Error("negative multiple");
-    dims[d] = in.dim(d) >= 0 ? in.dim(d) * (*mult)[d] : kUnknownDim;
+    dims[d] = kUnknownDim;
+    if (in.dim(d) >= 0 && !CheckedMul(in.dim(d), (*mult)[d], &dims[d])) {
+      return c.Error("tiled dimension overflows");
+    }
   }
   c.set_output(0, c.t_attr(), Shape(dims));
   return Status::Ok();
@@ -867,9 +918,10 @@ Status FillRule(InferenceContext& c) {
   auto dims = c.ints(0);
   if (!dims) {
     const Shape& s = c.in(0);
-    c.set_output(0, t, s.rank() == 1 && s.dim(0) >= 0 ? Shape::UnknownDims(s.dim(0)) : Shape());
+    c.set_output(0, t, s.rank() == 1 ? UnknownDimsOfRank(s.dim(0)) : Shape());
     return Status::Ok();
   }
+  if (dims->size() > static_cast<size_t>(kMaxRank)) return c.Error("rank exceeds 254");
   for (int64_t d : *dims) {
     if (d < 0) return c.Error("negative dimension");
   }
@@ -894,16 +946,18 @@ Status RangeRule(InferenceContext& c) {
     v[i] = c.value(i)->ToDoubles();
   }
   double start = v[0][0], limit = v[1][0], delta = v[2][0];
+  if (!std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta)) {
+    return c.Error("range bounds must be finite");
+  }
   if (delta == 0) return c.Error("delta is 0");
   if ((delta > 0 && limit < start) || (delta < 0 && limit > start)) {
     return c.Error("limit is on the wrong side of start for delta");
   }
-  int64_t n =
-      IsInteger(t)
-          ? static_cast<int64_t>((std::abs(limit - start) + std::abs(delta) - 1) / std::abs(delta))
-          : static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
+  double count = std::ceil(std::abs((limit - start) / delta));
+  if (count > 1e15) return c.Error("range has too many elements");
+  int64_t n = static_cast<int64_t>(count);
   c.set_output(0, t, Shape({n}));
-  if (IsInteger(t)) {
+  if (IsInteger(t) && n <= c.options().max_constant_elements) {
     c.set_int_value(0, t, Shape({n}),
                     Iota(static_cast<int64_t>(start), n, static_cast<int64_t>(delta)));
   }
@@ -1010,11 +1064,11 @@ Status ReductionRule(InferenceContext& c) {
   if (v && in.rank() == 1 && reduce[0] && !v->empty()) {
     int64_t r = op == "Prod" ? 1 : (op == "Sum" ? 0 : (*v)[0]);
     for (int64_t x : *v) {
-      if (op == "Prod")
-        r *= x;
-      else if (op == "Sum")
-        r += x;
-      else if (op == "Max")
+      if (op == "Prod") {
+        if (!CheckedMul(r, x, &r)) return Status::Ok();
+      } else if (op == "Sum") {
+        if (!CheckedAdd(r, x, &r)) return Status::Ok();
+      } else if (op == "Max")
         r = std::max(r, x);
       else if (op == "Min")
         r = std::min(r, x);
@@ -1056,6 +1110,7 @@ Status OneHotRule(InferenceContext& c) {
   }
   auto axis = NormalizeAxis(c.node().attr_int("axis", -1), in.rank() + 1);
   if (!axis.ok()) return c.Error(axis.status().message());
+  if (depth && depth->size() == 1 && (*depth)[0] < 0) return c.Error("negative depth");
   std::vector<int64_t> dims = in.dims();
   dims.insert(dims.begin() + *axis, depth && depth->size() == 1 ? (*depth)[0] : kUnknownDim);
   c.set_output(0, t, Shape(dims));

@@ -39,18 +39,24 @@ Result<int64_t> WindowOutput(const InferenceContext& c, int64_t in, int64_t k, i
                              int64_t dilation, const std::string& padding, int64_t pad_lo,
                              int64_t pad_hi) {
   if (in < 0 || k < 0) return kUnknownDim;
-  int64_t eff = (k - 1) * dilation + 1;
-  if (padding == "SAME") return (in + stride - 1) / stride;
-  if (padding == "VALID") {
-    if (in < eff)
-      return c.Error("window " + std::to_string(eff) + " exceeds input " + std::to_string(in));
-    return (in - eff) / stride + 1;
+  // 128-bit: every operand comes from the file.
+  using I = __int128;
+  I eff = (static_cast<I>(k) - 1) * dilation + 1;
+  I out;
+  if (padding == "SAME") {
+    out = (static_cast<I>(in) + stride - 1) / stride;
+  } else if (padding == "VALID") {
+    if (in < eff) return c.Error("window exceeds input " + std::to_string(in));
+    out = (in - eff) / stride + 1;
+  } else if (padding == "EXPLICIT") {
+    I padded = static_cast<I>(in) + pad_lo + pad_hi;
+    if (pad_lo < 0 || pad_hi < 0 || padded < eff) return c.Error("window exceeds padded input");
+    out = (padded - eff) / stride + 1;
+  } else {
+    return c.Error("unknown padding '" + padding + "'");
   }
-  if (padding == "EXPLICIT") {
-    if (in + pad_lo + pad_hi < eff) return c.Error("window exceeds padded input");
-    return (in + pad_lo + pad_hi - eff) / stride + 1;
-  }
-  return c.Error("unknown padding '" + padding + "'");
+  if (out > INT64_MAX) return c.Error("output dimension overflows");
+  return static_cast<int64_t>(out);
 }
 
 // Shared by regular and depthwise 2-D convolutions (plain and fused).
@@ -246,7 +252,7 @@ Status SpaceDepth(InferenceContext& c, bool to_depth) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
   const Shape& in = c.in(0);
   int64_t b = c.node().attr_int("block_size", 0);
-  if (b < 2) return c.Error("block_size must be at least 2");
+  if (b < 2 || b > (1 << 16)) return c.Error("block_size must be in [2, 65536]");
   if (!in.known_rank()) {
     c.set_output(0, c.t_attr(), Shape::UnknownDims(4));
     return Status::Ok();
@@ -256,7 +262,8 @@ Status SpaceDepth(InferenceContext& c, bool to_depth) {
   std::vector<int64_t> dims = in.dims();
   auto scale = [&](int64_t d, bool down) -> int64_t {
     if (d < 0) return kUnknownDim;
-    return down ? d / b : d * b;
+    int64_t r;
+    return down ? d / b : (CheckedMul(d, b, &r) ? r : kUnknownDim);
   };
   if (to_depth && ((dims[l.h] >= 0 && dims[l.h] % b) || (dims[l.w] >= 0 && dims[l.w] % b))) {
     return c.Error("spatial dimensions must divide by block_size");
@@ -266,7 +273,9 @@ Status SpaceDepth(InferenceContext& c, bool to_depth) {
   }
   dims[l.h] = scale(dims[l.h], to_depth);
   dims[l.w] = scale(dims[l.w], to_depth);
-  dims[l.c] = dims[l.c] < 0 ? kUnknownDim : (to_depth ? dims[l.c] * b * b : dims[l.c] / (b * b));
+  int64_t deep = kUnknownDim;
+  if (dims[l.c] >= 0 && to_depth && !CheckedMul(dims[l.c], b * b, &deep)) deep = kUnknownDim;
+  dims[l.c] = dims[l.c] < 0 ? kUnknownDim : (to_depth ? deep : dims[l.c] / (b * b));
   c.set_output(0, c.t_attr(), Shape(dims));
   return Status::Ok();
 }
@@ -279,6 +288,7 @@ Status TopKRule(InferenceContext& c) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
   const Shape& in = c.in(0);
   auto k = c.ints(1);
+  if (k && k->size() == 1 && (*k)[0] < 0) return c.Error("negative k");
   Shape out = in.known_rank() ? in : Shape();
   if (in.known_rank()) {
     if (in.rank() < 1) return c.Error("input must be at least 1-D");

@@ -10,6 +10,11 @@ namespace {
 
 std::string Label(const Node& n) { return n.name + " (" + n.op + ")"; }
 
+// Totals of sizes read from files saturate instead of overflowing.
+void Accumulate(int64_t* total, int64_t v) {
+  if (__builtin_add_overflow(*total, v, total)) *total = INT64_MAX;
+}
+
 std::string TensorName(const Node& n, int index) {
   return index == 0 ? n.name : n.name + ":" + std::to_string(index);
 }
@@ -128,11 +133,11 @@ GraphSummary Summarize(const Graph& g, const InferenceReport& report,
     if (IsTrainableParameter(n)) {
       ++s.parameter_tensors;
       if (n.num_outputs() > 0 && n.output_shapes[0].NumElements() >= 0) {
-        s.parameters += n.output_shapes[0].NumElements();
+        Accumulate(&s.parameters, n.output_shapes[0].NumElements());
       }
-      s.parameter_bytes += c.param_bytes;
+      Accumulate(&s.parameter_bytes, c.param_bytes);
     } else if (n.op != "Const") {
-      s.activation_bytes += c.bytes_written;
+      Accumulate(&s.activation_bytes, c.bytes_written);
     }
     if (n.op == "Placeholder" || n.op == "PlaceholderWithDefault") {
       s.inputs.push_back({n.name, n.num_outputs() ? n.output_dtypes[0] : DType::kInvalid,
@@ -150,7 +155,8 @@ GraphSummary Summarize(const Graph& g, const InferenceReport& report,
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     if (n.op == "Const" || IsTrainableParameter(n)) continue;
-    for (int i = 0; i < n.num_outputs(); ++i) live += std::max<int64_t>(OutputBytes(n, i), 0);
+    for (int i = 0; i < n.num_outputs(); ++i)
+      Accumulate(&live, std::max<int64_t>(OutputBytes(n, i), 0));
     s.peak_activation_bytes = std::max(s.peak_activation_bytes, live);
     for (const TensorRef& in : n.inputs) {
       const Node& src = g.node(in.node);

@@ -154,11 +154,14 @@ uint16_t FloatToHalf(float f) {
     mant |= 0x800000;
     uint32_t shift = static_cast<uint32_t>(14 - exp);
     uint32_t half = mant >> shift;
-    if ((mant >> (shift - 1)) & 1) ++half;  // round half up
+    uint32_t rem = mant & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (half & 1))) ++half;  // to nearest, ties to even
     return static_cast<uint16_t>(sign | half);
   }
   uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  if (mant & 0x1000) ++half;  // round half up; carries into the exponent correctly
+  uint32_t rem = mant & 0x1fff;
+  // To nearest, ties to even; a carry moves into the exponent correctly.
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
   return static_cast<uint16_t>(half);
 }
 

@@ -83,13 +83,15 @@ Result<Tensor> DecodeWeight(const tfjs::WeightSpec& w, const char* data, int64_t
   if (out_size == 0) {
     return Unimplemented(where + ": weights of type " + DTypeName(dtype) + " are not supported");
   }
-  std::string out(static_cast<size_t>(n * out_size), '\0');
   if (!w.has_quantization() || w.quantization().dtype().empty()) {
     GRAPH_RETURN_IF_ERROR(need(n * out_size));
-    std::memcpy(out.data(), data, out.size());
-    return Tensor(dtype, std::move(shape), std::move(out));
+    return Tensor(dtype, std::move(shape), std::string(data, static_cast<size_t>(n * out_size)));
   }
   const tfjs::Quantization& q = w.quantization();
+  // Check the bytes exist before allocating what the manifest claims.
+  int64_t stored = q.dtype() == "uint8" ? n : 2 * n;
+  GRAPH_RETURN_IF_ERROR(need(stored));
+  std::string out(static_cast<size_t>(n * out_size), '\0');
   std::vector<float> values(static_cast<size_t>(n));
   if (q.dtype() == "float16") {
     GRAPH_RETURN_IF_ERROR(need(n * 2));
@@ -113,6 +115,7 @@ Result<Tensor> DecodeWeight(const tfjs::WeightSpec& w, const char* data, int64_t
   } else {
     return InvalidArgument(where + ": unknown quantization dtype '" + q.dtype() + "'");
   }
+  if (n == 0) return Tensor(dtype, std::move(shape), std::string());
   if (dtype == DType::kFloat) {
     std::memcpy(out.data(), values.data(), out.size());
   } else if (dtype == DType::kInt32) {
@@ -142,11 +145,15 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
   }
   // Decode every weight of every group; a group's files are one byte stream.
   std::unordered_map<std::string, Tensor> weights;
+  std::unordered_set<std::string> seen_paths;
   const std::string dir = DirName(json_path);
   for (const tfjs::WeightGroup& group : model.weights_manifest()) {
     std::string stream;
     std::string files;
     for (const std::string& p : group.paths()) {
+      if (!seen_paths.insert(p).second) {
+        return InvalidArgument(json_path + ": weights file '" + p + "' is listed twice");
+      }
       if (!SafeRelativePath(p)) {
         return InvalidArgument(json_path + ": weight path '" + p +
                                "' must be a relative path inside the model's directory");

@@ -1,6 +1,7 @@
 #include "graph/file_util.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace graph {
@@ -29,10 +30,29 @@ TEST(FileUtilTest, DirectoryIsNotReadAsAFile) {
   EXPECT_NE(r.status().message().find("not a regular file"), std::string::npos);
 }
 
-TEST(FileUtilTest, UnwritableDirectoryFailsWithoutLeavingFiles) {
+TEST(FileUtilTest, UnwritableDirectoryFailsNamingThePath) {
   Status st = WriteFileAtomic("/nonexistent/dir/out.pb", "x");
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("/nonexistent/dir/out.pb"), std::string::npos);
+}
+
+TEST(FileUtilTest, FailedRenameLeavesNoTemporaryFile) {
+  // Renaming a file over a non-empty directory fails after the data is written.
+  std::string dir = ::testing::TempDir() + "/rename_target";
+  ::mkdir(dir.c_str(), 0755);
+  ASSERT_TRUE(WriteFileAtomic(dir + "/keep", "x").ok());
+  Status st = WriteFileAtomic(dir, "data");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("cannot rename"), std::string::npos) << st.message();
+  struct stat s;
+  std::string tmp = dir + ".tmp." + std::to_string(::getpid());
+  EXPECT_NE(::stat(tmp.c_str(), &s), 0) << "left " << tmp;
+}
+
+TEST(FileUtilTest, DeviceFilesAreRefusedInsteadOfReadForever) {
+  auto r = ReadFile("/dev/zero");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "/dev/zero: is not a regular file");
 }
 
 }  // namespace

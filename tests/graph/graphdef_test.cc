@@ -112,6 +112,29 @@ TEST(GraphDefTest, HugeDeclaredTensorIsRejectedWithoutAllocating) {
   EXPECT_NE(r.status().message().find("larger than 4 GiB"), std::string::npos);
 }
 
+TEST(GraphDefTest, ManySmallSplatConstantsCannotExpandWithoutBound) {
+  // Each node is a few bytes of file asking for a 256 MiB constant.
+  std::string text;
+  for (int i = 0; i < 8; ++i) {
+    text += "node { name: 'c" + std::to_string(i) +
+            "' op: 'Const' attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { "
+            "dim { size: 67108864 } } float_val: 1 } } } }\n";
+  }
+  auto r = ParseTextGraphDef(text, "splat.pbtxt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("would expand past the 1 GiB limit"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(GraphDefTest, HugeStringTensorIsRejectedWithoutAllocating) {
+  auto r = ParseTextGraphDef(
+      "node { name: 'c' op: 'Const' attr { key: 'value' value { tensor { dtype: DT_STRING "
+      "tensor_shape { dim { size: 1000000000000 } } string_val: 'x' } } } }",
+      "s.pbtxt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("string tensor is too large"), std::string::npos);
+}
+
 TEST(GraphDefTest, EmptyGraphIsRejected) {
   auto r = ParseTextGraphDef("versions { producer: 1 }", "e.pbtxt");
   ASSERT_FALSE(r.ok());

@@ -248,3 +248,119 @@ TEST(ShapeInferenceTest, UnpackRangeFillAndExpandDims) {
 
 }  // namespace
 }  // namespace graph
+
+namespace graph {
+namespace {
+
+using testing::Inferred;
+using testing::IntConst;
+using testing::OutShape;
+using testing::Placeholder;
+
+// Sizes a hostile file can ask for must be refused or left unknown, never
+// allocated or overflowed (these ran out of memory or overflowed before).
+struct Hostile {
+  const char* what;
+  std::string graph;
+};
+
+class HostileSizeTest : public ::testing::TestWithParam<Hostile> {};
+
+TEST_P(HostileSizeTest, IsReportedOrUnknownWithoutAllocating) {
+  InferenceReport r;
+  Graph g = Inferred(GetParam().graph, &r);
+  const Shape& y = OutShape(g, "y");
+  // Either the rule refused it, or the shape is well-formed (no dimension below -1).
+  if (r.problems.empty()) {
+    for (int64_t d : y.dims()) EXPECT_GE(d, -1) << GetParam().what;
+  }
+}
+
+std::string Int64Const(const std::string& name, const std::vector<int64_t>& vals, bool scalar) {
+  std::string s = "node { name: '" + name +
+                  "' op: 'Const' attr { key: 'value' value { tensor { dtype: DT_INT64 "
+                  "tensor_shape {";
+  if (!scalar) s += " dim { size: " + std::to_string(vals.size()) + " }";
+  s += " }";
+  for (int64_t v : vals) s += " int64_val: " + std::to_string(v);
+  return s + " } } } }\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ShapeRules, HostileSizeTest,
+    ::testing::Values(
+        Hostile{"slice of an unknown dim by 1e15",
+                Placeholder("x", {2, -1}) + IntConst("b", {0, 0}) +
+                    Int64Const("s", {1, 1000000000000000}, false) +
+                    "node { name: 'y' op: 'Slice' input: 'x' input: 'b' input: 's' }"},
+        Hostile{"strided slice of a 4e9 dimension",
+                Placeholder("x", {5, 4000000000}) + IntConst("b", {0}) + IntConst("e", {2}) +
+                    IntConst("s", {1}) +
+                    "node { name: 'y' op: 'StridedSlice' input: 'x' input: 'b' input: 'e' "
+                    "input: 's' }"},
+        Hostile{"strided slice with int64 extremes",
+                Placeholder("x", {5}) + Int64Const("b", {INT64_MAX}, false) +
+                    Int64Const("e", {INT64_MIN + 1}, false) +
+                    Int64Const("s", {INT64_MIN + 1}, false) +
+                    "node { name: 'y' op: 'StridedSlice' input: 'x' input: 'b' input: 'e' "
+                    "input: 's' }"},
+        Hostile{"range of 2e9 elements",
+                IntConst("a", {0}, true) + IntConst("b", {2000000000}, true) +
+                    IntConst("d", {1}, true) +
+                    "node { name: 'y' op: 'Range' input: 'a' input: 'b' input: 'd' }"},
+        Hostile{"range of 1e18 elements",
+                Int64Const("a", {0}, true) + Int64Const("b", {1000000000000000000}, true) +
+                    Int64Const("d", {1}, true) +
+                    "node { name: 'y' op: 'Range' input: 'a' input: 'b' input: 'd' }"},
+        Hostile{"fill whose shape vector has 3e9 entries",
+                Placeholder("dims", {3000000000}, "DT_INT32") + IntConst("v", {1}, true) +
+                    "node { name: 'y' op: 'Fill' input: 'dims' input: 'v' }"},
+        Hostile{"reshape to an overflowing target",
+                Placeholder("x", {4}) + Int64Const("s", {4611686018427387904, 4, -1}, false) +
+                    "node { name: 'y' op: 'Reshape' input: 'x' input: 's' }"},
+        Hostile{"tile overflowing int64",
+                Placeholder("x", {3037000500}) + Int64Const("m", {3037000500}, false) +
+                    "node { name: 'y' op: 'Tile' input: 'x' input: 'm' }"},
+        Hostile{"pad overflowing int64", Placeholder("x", {9223372036854775000}) +
+                                             Int64Const("p", {1000, 1000}, false) +
+                                             "node { name: 'y' op: 'Pad' input: 'x' input: 'p' }"},
+        Hostile{"split into a billion outputs",
+                Placeholder("x", {4}) + IntConst("a", {0}, true) +
+                    "node { name: 'y' op: 'Split' input: 'a' input: 'x' attr { key: "
+                    "'num_split' value { i: 1000000000 } } }"},
+        Hostile{"unpack into a billion outputs",
+                Placeholder("x", {-1, 2}) +
+                    "node { name: 'y' op: 'Unpack' input: 'x' attr { key: 'num' value { i: "
+                    "1000000000 } } }"},
+        Hostile{"floor division of INT64_MIN by -1",
+                Int64Const("a", {INT64_MIN}, false) + Int64Const("b", {-1}, false) +
+                    "node { name: 'y' op: 'FloorDiv' input: 'a' input: 'b' }"},
+        Hostile{"product overflowing int64",
+                Int64Const("a", {INT64_MAX, 2}, false) + IntConst("axis", {0}, true) +
+                    "node { name: 'y' op: 'Prod' input: 'a' input: 'axis' }"},
+        Hostile{"depth to space with a 2^32 block",
+                Placeholder("x", {1, 2, 2, 16}) +
+                    "node { name: 'y' op: 'DepthToSpace' input: 'x' attr { key: 'block_size' "
+                    "value { i: 4294967296 } } }"},
+        Hostile{"conv with a huge dilation",
+                Placeholder("x", {1, 8, 8, 1}) + testing::FloatConst("f", {3, 3, 1, 1}) +
+                    "node { name: 'y' op: 'Conv2D' input: 'x' input: 'f' attr { key: 'padding' "
+                    "value { s: 'VALID' } } attr { key: 'dilations' value { list { i: 1 i: "
+                    "9223372036854775807 i: 1 i: 1 } } } }"},
+        Hostile{"strided slice with 65 dimensions",
+                Placeholder("x", {2}) + IntConst("b", std::vector<int64_t>(65, 0)) +
+                    IntConst("e", std::vector<int64_t>(65, 1)) +
+                    IntConst("s", std::vector<int64_t>(65, 1)) +
+                    "node { name: 'y' op: 'StridedSlice' input: 'x' input: 'b' input: 'e' "
+                    "input: 's' attr { key: 'new_axis_mask' value { i: -1 } } }"}),
+    [](const auto& info) { return "Case" + std::to_string(info.index); });
+
+TEST(ShapeInferenceTest, HugeOutputIndexIsAMalformedInput) {
+  auto g = ParseTextGraphDef(
+      Placeholder("a", {1}) + "node { name: 'y' op: 'Relu' input: 'a:99999999' }", "idx.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("malformed input 'a:99999999'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace graph

@@ -15,8 +15,11 @@ TEST(TensorTest, HalfConversionIsExactForRepresentableValues) {
   EXPECT_TRUE(std::isnan(HalfToFloat(0x7e00)));
 }
 
-TEST(TensorTest, HalfConversionRoundsToNearest) {
+TEST(TensorTest, HalfConversionRoundsToNearestTiesToEven) {
   EXPECT_NEAR(HalfToFloat(FloatToHalf(0.1f)), 0.1f, 1e-4);
+  EXPECT_EQ(HalfToFloat(FloatToHalf(2049.0f)), 2048.0f);  // tie: down to even
+  EXPECT_EQ(HalfToFloat(FloatToHalf(2051.0f)), 2052.0f);  // tie: up to even
+  EXPECT_EQ(HalfToFloat(FloatToHalf(2049.5f)), 2050.0f);  // above the tie
   EXPECT_EQ(HalfToFloat(FloatToHalf(1e6f)), INFINITY);
 }
 

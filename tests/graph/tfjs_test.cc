@@ -114,6 +114,27 @@ TEST(TfjsTest, ShortWeightsFileIsAnErrorNamingTheWeight) {
       << g.status().message();
 }
 
+TEST(TfjsTest, HugeDeclaredQuantizedWeightFailsBeforeAllocating) {
+  TfjsDir d("huge");
+  auto g = ImportModel(d.Write(ModelJsonText(R"({"name":"w","shape":[65536,65536],"dtype":"float32",
+          "quantization":{"dtype":"uint8","scale":1,"min":0}})"),
+                               ""));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("needs 4294967296 bytes but only 0 remain"),
+            std::string::npos)
+      << g.status().message();
+}
+
+TEST(TfjsTest, WeightsFileListedTwiceIsAnError) {
+  TfjsDir d("twice");
+  std::string json = ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32"})");
+  json.replace(json.find("\"weights.bin\""), 13, "\"weights.bin\",\"weights.bin\"");
+  auto g = ImportModel(d.Write(json, std::string(16, 0)));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("'weights.bin' is listed twice"), std::string::npos)
+      << g.status().message();
+}
+
 TEST(TfjsTest, ConstWithoutWeightIsAnError) {
   TfjsDir d("no_weight");
   auto g = ImportModel(d.Write(ModelJsonText(""), ""));
