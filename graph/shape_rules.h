@@ -74,6 +74,12 @@ inline bool CheckedAdd(int64_t a, int64_t b, int64_t* out) {
   return !__builtin_add_overflow(a, b, out);
 }
 
+// What a rule outputs when only the rank is known: same rank as `s`, every
+// dimension unknown (or unknown rank).
+inline Shape SameRankUnknown(const Shape& s) {
+  return s.known_rank() ? Shape::UnknownDims(s.rank()) : Shape();
+}
+
 // Unknown dimensions for a rank given by a shape vector's length; unknown rank
 // when that length is not a plausible rank.
 inline Shape UnknownDimsOfRank(int64_t rank) {

@@ -452,7 +452,7 @@ Status TransposeRule(InferenceContext& c) {
   const Shape& in = c.in(0);
   auto perm = c.ints(1);
   if (!perm || !in.known_rank()) {
-    c.set_output(0, c.t_attr(), in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+    c.set_output(0, c.t_attr(), SameRankUnknown(in));
     return Status::Ok();
   }
   if (static_cast<int>(perm->size()) != in.rank()) return c.Error("perm does not match the rank");
@@ -675,7 +675,7 @@ Status SplitRule(InferenceContext& c) {
   DType t = c.t_attr();
   if (t == DType::kInvalid) t = c.dtype(1);
   auto axis_v = c.ints(0);
-  Shape piece = in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape();
+  Shape piece = SameRankUnknown(in);
   if (axis_v && axis_v->size() == 1 && in.known_rank()) {
     auto axis = NormalizeAxis((*axis_v)[0], in.rank());
     if (!axis.ok()) return c.Error(axis.status().message());
@@ -703,7 +703,7 @@ Status SplitVRule(InferenceContext& c) {
   if (num < 1 || num > kMaxOutputs) return c.Error("num_split must be in [1, 65536]");
   if (!sizes || !axis_v || axis_v->size() != 1 || !in.known_rank()) {
     for (int i = 0; i < num; ++i) {
-      c.set_output(i, t, in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+      c.set_output(i, t, SameRankUnknown(in));
     }
     return Status::Ok();
   }
@@ -871,7 +871,7 @@ Status PadRule(InferenceContext& c) {
   const Shape& in = c.in(0);
   auto pads = c.ints(1);
   if (!pads || !in.known_rank()) {
-    c.set_output(0, c.t_attr(), in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+    c.set_output(0, c.t_attr(), SameRankUnknown(in));
     return Status::Ok();
   }
   if (static_cast<int>(pads->size()) != 2 * in.rank()) {
@@ -896,7 +896,7 @@ Status TileRule(InferenceContext& c) {
   const Shape& in = c.in(0);
   auto mult = c.ints(1);
   if (!mult || !in.known_rank()) {
-    c.set_output(0, c.t_attr(), in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+    c.set_output(0, c.t_attr(), SameRankUnknown(in));
     return Status::Ok();
   }
   if (static_cast<int>(mult->size()) != in.rank()) return c.Error("multiples must match the rank");
@@ -1039,7 +1039,7 @@ Status ReductionRule(InferenceContext& c) {
   DType t = c.t_attr();
   auto axes = c.ints(1);
   if (!axes || !in.known_rank()) {
-    c.set_output(0, t, keep && in.known_rank() ? Shape::UnknownDims(in.rank()) : Shape());
+    c.set_output(0, t, keep ? SameRankUnknown(in) : Shape());
     return Status::Ok();
   }
   std::vector<char> reduce(in.rank(), 0);

@@ -1,6 +1,7 @@
 #include "planner/args.h"
 
 #include <charconv>
+#include <iostream>
 
 namespace planner {
 
@@ -66,6 +67,22 @@ std::string HelpText(const CommandSpec& spec) {
     s += left + " " + f.help + "\n";
   }
   return s;
+}
+
+std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** argv,
+                                     int* exit_code) {
+  auto args = Args::Parse(spec, argc, argv);
+  if (!args.ok()) {
+    std::cerr << "planner " << args.status().message() << "\n";
+    *exit_code = 2;
+    return std::nullopt;
+  }
+  if (args->help()) {
+    std::cout << HelpText(spec);
+    *exit_code = 0;
+    return std::nullopt;
+  }
+  return std::move(args).value();
 }
 
 graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,12 @@ class Args {
 };
 
 std::string HelpText(const CommandSpec& spec);
+
+// The start of every subcommand: parses argv, and on a usage error prints it and
+// sets *exit_code = 2, on --help prints the help and sets *exit_code = 0; in
+// both cases returns nothing and the command returns *exit_code.
+std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** argv,
+                                     int* exit_code);
 
 // Parses a positive integer flag value; error names the flag.
 graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value);

@@ -25,15 +25,9 @@ std::string Num(const std::optional<double>& v, double scale, const char* unit) 
 }  // namespace
 
 int DevicesCommand(int argc, char** argv) {
-  auto args = Args::Parse(kSpec, argc, argv);
-  if (!args.ok()) {
-    std::cerr << "planner " << args.status().message() << "\n";
-    return 2;
-  }
-  if (args->help()) {
-    std::cout << HelpText(kSpec);
-    return 0;
-  }
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
   auto c = cluster::LoadDevicesFile(args->positional()[0]);
   if (!c.ok()) {
     std::cerr << "planner devices: " << c.status().message() << "\n";

@@ -21,15 +21,9 @@ const CommandSpec kSpec{
 }  // namespace
 
 int ImportCommand(int argc, char** argv) {
-  auto args = Args::Parse(kSpec, argc, argv);
-  if (!args.ok()) {
-    std::cerr << "planner " << args.status().message() << "\n";
-    return 2;
-  }
-  if (args->help()) {
-    std::cout << HelpText(kSpec);
-    return 0;
-  }
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
   if (!args->Has("-o") || args->Get("-o").empty()) {
     std::cerr << "planner import: -o OUT is required\n";
     return 2;

@@ -21,15 +21,9 @@ const CommandSpec kSpec{
 }  // namespace
 
 int InspectCommand(int argc, char** argv) {
-  auto args = Args::Parse(kSpec, argc, argv);
-  if (!args.ok()) {
-    std::cerr << "planner " << args.status().message() << "\n";
-    return 2;
-  }
-  if (args->help()) {
-    std::cout << HelpText(kSpec);
-    return 0;
-  }
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
   int64_t batch = 1;
   if (args->Has("--batch")) {
     auto b = ParsePositiveInt("--batch", args->Get("--batch"));
