@@ -101,28 +101,30 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<double> seconds;
+  int64_t training_nodes = 0;
   for (int r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    auto m = planner::LoadModel(path, 1);
-    if (!m.ok()) {
-      std::fprintf(stderr, "%s\n", m.status().message().c_str());
+    auto s = planner::InspectModel(path, 1);
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", s.status().message().c_str());
       return 1;
     }
-    graph::GraphSummary s = graph::Summarize(m->graph, m->report, m->options);
-    std::string text = graph::SummaryToText(s, path);
+    std::string text = graph::SummaryToText(*s, path);
     auto t1 = std::chrono::steady_clock::now();
     seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
-    if (r == 0 && (!s.unknown_shape_nodes.empty() || !s.unknown_ops.empty())) {
-      std::fprintf(stderr, "generated graph has unknown shapes or ops\n");
+    if (r == 0 &&
+        (!s->unknown_shape_nodes.empty() || !s->unknown_ops.empty() || !s->training.built)) {
+      std::fprintf(stderr, "generated graph has unknown shapes or ops, or no training graph\n");
       return 1;
     }
+    if (r == 0) training_nodes = s->training.nodes;
   }
   if (keep.empty()) unlink(path.c_str());
   std::sort(seconds.begin(), seconds.end());
   std::printf(
-      "inspect_bench: %d nodes, %.1f MiB GraphDef, %d runs: median %.3f s, min %.3f s, "
-      "max %.3f s (target < 2 s)\n",
-      g->size(), bytes.size() / 1048576.0, repeat, seconds[seconds.size() / 2], seconds[0],
-      seconds.back());
+      "inspect_bench: %d nodes (training graph %lld), %.1f MiB GraphDef, %d runs: median %.3f s, "
+      "min %.3f s, max %.3f s (target < 2 s)\n",
+      g->size(), static_cast<long long>(training_nodes), bytes.size() / 1048576.0, repeat,
+      seconds[seconds.size() / 2], seconds[0], seconds.back());
   return 0;
 }

@@ -238,6 +238,20 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
     (*t)["AvgPoolGrad"] = PoolGradFlops;
     (*t)["AddN"] = AddNFlops;
     (*t)["TopKV2"] = TopKFlops;
+    // Gradient ops: the arithmetic of their derivative per element.
+    (*t)["ReluGrad"] = PerOutput(1);
+    (*t)["Relu6Grad"] = PerOutput(2);
+    (*t)["SigmoidGrad"] = PerOutput(3);  // dy * y * (1 - y)
+    (*t)["TanhGrad"] = PerOutput(3);     // dy * (1 - y^2)
+    (*t)["SqrtGrad"] = PerOutput(2);     // dy * 0.5 / y
+    (*t)["RsqrtGrad"] = PerOutput(4);    // dy * -0.5 * y^3
+    (*t)["BiasAddGrad"] = PerInput(1);
+    (*t)["ResizeBilinearGrad"] = PerInput(8);
+    (*t)["StridedSliceGrad"] = Free();
+    (*t)["ScatterNd"] = Free();
+    // Updates: var -= lr * g; accum = m * accum + g, var -= lr * accum.
+    (*t)["ApplyGradientDescent"] = PerOutput(2);
+    (*t)["ApplyMomentum"] = PerOutput(4);
     return t;
   }();
   return *table;

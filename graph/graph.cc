@@ -74,6 +74,31 @@ bool ParseInputName(std::string_view in, std::string_view* name, int* index) {
 
 }  // namespace
 
+Graph::Graph(const Graph& o)
+    : nodes_(o.nodes_),
+      topo_(o.topo_),
+      producer_version_(o.producer_version_),
+      shapes_inferred_(o.shapes_inferred_) {
+  RebuildIndex();
+}
+
+Graph& Graph::operator=(const Graph& o) {
+  if (this != &o) {
+    nodes_ = o.nodes_;
+    topo_ = o.topo_;
+    producer_version_ = o.producer_version_;
+    shapes_inferred_ = o.shapes_inferred_;
+    RebuildIndex();
+  }
+  return *this;
+}
+
+void Graph::RebuildIndex() {
+  index_.clear();
+  index_.reserve(nodes_.size() * 2);
+  for (size_t i = 0; i < nodes_.size(); ++i) index_.emplace(nodes_[i].name, static_cast<NodeId>(i));
+}
+
 Result<Graph> Graph::Create(std::vector<NodeSpec> specs, const std::string& source) {
   Graph g;
   g.nodes_.resize(specs.size());
@@ -90,15 +115,15 @@ Result<Graph> Graph::Create(std::vector<NodeSpec> specs, const std::string& sour
       return Unimplemented(source + ": node '" + s.name + "' is TensorFlow control flow (" + s.op +
                            "); graphs with loops or conditionals are not supported");
     }
-    auto [it, inserted] = g.index_.emplace(s.name, static_cast<NodeId>(i));
-    if (!inserted) {
-      return InvalidArgument(source + ": duplicate node name '" + s.name + "'");
-    }
     Node& n = g.nodes_[i];
     n.name = std::move(s.name);
     n.op = std::move(s.op);
     n.requested_device = std::move(s.device);
     n.attrs = std::move(s.attrs);
+    auto [it, inserted] = g.index_.emplace(n.name, static_cast<NodeId>(i));
+    if (!inserted) {
+      return InvalidArgument(source + ": duplicate node name '" + n.name + "'");
+    }
   }
   for (size_t i = 0; i < specs.size(); ++i) {
     Node& n = g.nodes_[i];
@@ -111,7 +136,7 @@ Result<Graph> Graph::Create(std::vector<NodeSpec> specs, const std::string& sour
         return InvalidArgument(source + ": node '" + n.name + "' has a malformed input '" + in +
                                "'");
       }
-      auto it = g.index_.find(std::string(name));
+      auto it = g.index_.find(name);
       if (it == g.index_.end()) {
         return InvalidArgument(source + ": node '" + n.name + "' reads '" + in +
                                "', which is not a node of the graph");
@@ -178,7 +203,7 @@ Result<Graph> Graph::Create(std::vector<NodeSpec> specs, const std::string& sour
 }
 
 NodeId Graph::Find(std::string_view name) const {
-  auto it = index_.find(std::string(name));
+  auto it = index_.find(name);
   return it == index_.end() ? -1 : it->second;
 }
 
@@ -188,6 +213,26 @@ std::vector<int> Graph::ConsumerCounts() const {
     for (const TensorRef& in : n.inputs) ++counts[in.node];
   }
   return counts;
+}
+
+std::string Graph::TensorName(TensorRef t) const {
+  const std::string& n = nodes_[t.node].name;
+  return t.index == 0 ? n : n + ":" + std::to_string(t.index);
+}
+
+std::vector<NodeSpec> Graph::ToSpecs() const {
+  std::vector<NodeSpec> specs(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    NodeSpec& s = specs[i];
+    s.name = n.name;
+    s.op = n.op;
+    s.device = n.requested_device;
+    s.attrs = n.attrs;
+    for (const TensorRef& in : n.inputs) s.inputs.push_back(TensorName(in));
+    for (NodeId c : n.control_inputs) s.inputs.push_back("^" + nodes_[c].name);
+  }
+  return specs;
 }
 
 bool Graph::SameStructure(const Graph& o, std::string* diff) const {

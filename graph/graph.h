@@ -67,6 +67,14 @@ struct Node {
 
 class Graph {
  public:
+  Graph() = default;
+  // The name index holds views into the nodes' names: a copy rebuilds it, a move
+  // keeps it (moving the node vector leaves each name's characters in place).
+  Graph(const Graph& o);
+  Graph& operator=(const Graph& o);
+  Graph(Graph&&) = default;
+  Graph& operator=(Graph&&) = default;
+
   // Validates and links `specs`. `source` names the file in error messages.
   static Result<Graph> Create(std::vector<NodeSpec> specs, const std::string& source);
 
@@ -82,17 +90,30 @@ class Graph {
   // For each node, how many data edges leave it (all outputs together).
   std::vector<int> ConsumerCounts() const;
 
+  // Set by InferShapes; a copy keeps it.
+  bool shapes_inferred() const { return shapes_inferred_; }
+  void set_shapes_inferred(bool v) { shapes_inferred_ = v; }
+
   int producer_version() const { return producer_version_; }
   void set_producer_version(int v) { producer_version_ = v; }
+
+  // The nodes as NodeSpecs (inputs named the TensorFlow way), to build a larger
+  // graph from this one.
+  std::vector<NodeSpec> ToSpecs() const;
+  // TensorFlow's name for output `index` of `node`: "name" or "name:index".
+  std::string TensorName(TensorRef t) const;
 
   // Same nodes (names, ops, inputs, attributes, devices) in the same order.
   bool SameStructure(const Graph& o, std::string* first_difference) const;
 
  private:
   std::vector<Node> nodes_;
-  std::unordered_map<std::string, NodeId> index_;
+  void RebuildIndex();
+
+  std::unordered_map<std::string_view, NodeId> index_;
   std::vector<NodeId> topo_;
   int producer_version_ = 0;
+  bool shapes_inferred_ = false;
 };
 
 // Ops of TensorFlow's dataflow control flow (loops and conditionals). Graphs with

@@ -311,10 +311,7 @@ tensorflow::GraphDef GraphToProto(const Graph& g, const std::vector<std::string>
     tensorflow::NodeDef* nd = gd.add_node();
     nd->set_name(n.name);
     nd->set_op(n.op);
-    for (const TensorRef& in : n.inputs) {
-      const std::string& src = g.node(in.node).name;
-      nd->add_input(in.index == 0 ? src : src + ":" + std::to_string(in.index));
-    }
+    for (const TensorRef& in : n.inputs) nd->add_input(g.TensorName(in));
     for (NodeId c : n.control_inputs) nd->add_input("^" + g.node(c).name);
     nd->set_device(devices.empty() ? n.requested_device : devices[id]);
     auto* attrs = nd->mutable_attr();

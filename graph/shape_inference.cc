@@ -177,6 +177,20 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"ArgMin", ArgMinMaxRule},
       {"OneHot", OneHotRule},
       {"BroadcastTo", BroadcastToRule},
+      // gradient ops (TensorFlow's), emitted by gradients.cc
+      {"ReluGrad", UnaryRule},
+      {"Relu6Grad", UnaryRule},
+      {"SigmoidGrad", UnaryRule},
+      {"TanhGrad", UnaryRule},
+      {"SqrtGrad", UnaryRule},
+      {"RsqrtGrad", UnaryRule},
+      {"BiasAddGrad", BiasAddGradRule},
+      {"StridedSliceGrad", ShapeFromValueRule<0>},
+      {"ScatterNd", ShapeFromValueRule<2>},
+      {"ResizeBilinearGrad", SameAsInputRule<1>},
+      // parameter updates: the output is the updated variable
+      {"ApplyGradientDescent", ApplyUpdateRule},
+      {"ApplyMomentum", ApplyUpdateRule},
   };
   return *table;
 }
@@ -213,7 +227,7 @@ InferenceReport InferShapes(Graph& g, const InferenceOptions& opts) {
     const int nin = static_cast<int>(node.inputs.size());
     std::vector<const Node*> in_nodes(nin);
     std::vector<DType> in_dtypes(nin, DType::kInvalid);
-    std::vector<Shape> in_shapes(nin);
+    std::vector<const Shape*> in_shapes(nin, &unknown);
     std::vector<const Tensor*> in_values(nin, nullptr);
     for (int i = 0; i < nin; ++i) {
       const TensorRef& ref = node.inputs[i];
@@ -221,7 +235,7 @@ InferenceReport InferShapes(Graph& g, const InferenceOptions& opts) {
       in_nodes[i] = &src;
       if (ref.index < src.num_outputs()) {
         in_dtypes[i] = src.output_dtypes[ref.index];
-        in_shapes[i] = src.output_shapes[ref.index];
+        in_shapes[i] = &src.output_shapes[ref.index];
       } else if (table.count(src.op)) {
         report.problems.push_back("node '" + node.name + "' reads output " +
                                   std::to_string(ref.index) + " of '" + src.name + "', which has " +
@@ -261,6 +275,7 @@ InferenceReport InferShapes(Graph& g, const InferenceOptions& opts) {
     }
   }
   report.unknown_ops.assign(unknown_ops.begin(), unknown_ops.end());
+  g.set_shapes_inferred(true);
   return report;
 }
 

@@ -16,7 +16,7 @@ namespace graph {
 class InferenceContext {
  public:
   InferenceContext(const Node& node, std::vector<const Node*> in_nodes,
-                   std::vector<DType> in_dtypes, std::vector<Shape> in_shapes,
+                   std::vector<DType> in_dtypes, std::vector<const Shape*> in_shapes,
                    std::vector<const Tensor*> in_values, const InferenceOptions& opts)
       : node_(node),
         in_nodes_(std::move(in_nodes)),
@@ -30,7 +30,7 @@ class InferenceContext {
   const Node* input_node(int i) const { return in_nodes_[i]; }
   const InferenceOptions& options() const { return opts_; }
   int num_inputs() const { return static_cast<int>(in_shapes_.size()); }
-  const Shape& in(int i) const { return in_shapes_[i]; }
+  const Shape& in(int i) const { return *in_shapes_[i]; }
   DType dtype(int i) const { return in_dtypes_[i]; }
   const Tensor* value(int i) const { return in_values_[i]; }
   // Input i's value as integers, if it is a known integer tensor.
@@ -55,7 +55,7 @@ class InferenceContext {
   const Node& node_;
   std::vector<const Node*> in_nodes_;
   std::vector<DType> in_dtypes_;
-  std::vector<Shape> in_shapes_;
+  std::vector<const Shape*> in_shapes_;  // into the producers' outputs
   std::vector<const Tensor*> in_values_;
   const InferenceOptions& opts_;
 };
@@ -104,6 +104,8 @@ Status SoftmaxXentRule(InferenceContext& c);
 Status DepthToSpaceRule(InferenceContext& c);
 Status SpaceToDepthRule(InferenceContext& c);
 Status TopKRule(InferenceContext& c);
+Status BiasAddGradRule(InferenceContext& c);
+Status ApplyUpdateRule(InferenceContext& c);
 
 // elementwise and source rules (shape_rules_array.cc)
 Status UnaryRule(InferenceContext& c);
@@ -128,6 +130,9 @@ Status RankRule(InferenceContext& c);
 // the shape they must produce: Conv2DBackpropInput, AvgPoolGrad, ...).
 template <int K>
 Status ShapeFromValueRule(InferenceContext& c);
+// The output has input K's shape (ResizeBilinearGrad: the original image's).
+template <int K>
+Status SameAsInputRule(InferenceContext& c);
 // array rules (shape_rules_array.cc)
 Status ReshapeRule(InferenceContext& c);
 Status TransposeRule(InferenceContext& c);

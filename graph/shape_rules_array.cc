@@ -406,6 +406,15 @@ Status ShapeFromValueRule(InferenceContext& c) {
 }
 template Status ShapeFromValueRule<0>(InferenceContext&);
 template Status ShapeFromValueRule<1>(InferenceContext&);
+template Status ShapeFromValueRule<2>(InferenceContext&);
+
+template <int K>
+Status SameAsInputRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(K + 1));
+  c.set_output(0, c.node().attr_type("T", c.dtype(K)), c.in(K));
+  return Status::Ok();
+}
+template Status SameAsInputRule<1>(InferenceContext&);
 
 // ---- array manipulation ---------------------------------------------------------
 

@@ -284,6 +284,35 @@ Status SpaceDepth(InferenceContext& c, bool to_depth) {
 Status DepthToSpaceRule(InferenceContext& c) { return SpaceDepth(c, /*to_depth=*/false); }
 Status SpaceToDepthRule(InferenceContext& c) { return SpaceDepth(c, /*to_depth=*/true); }
 
+Status BiasAddGradRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  const Shape& dy = c.in(0);
+  int64_t channels = kUnknownDim;
+  if (dy.known_rank()) {
+    if (dy.rank() < 2) return c.Error("gradient " + dy.ToString() + " must be at least 2-D");
+    bool nchw = c.node().attr_string("data_format", "NHWC") == "NCHW";
+    channels = dy.dim(nchw ? 1 : dy.rank() - 1);
+  }
+  c.set_output(0, c.t_attr(), Shape({channels}));
+  return Status::Ok();
+}
+
+// ApplyGradientDescent(var, alpha, delta), ApplyMomentum(var, accum, lr, grad,
+// momentum): the gradient (and accumulator) must have the variable's shape.
+Status ApplyUpdateRule(InferenceContext& c) {
+  bool momentum = c.node().op == "ApplyMomentum";
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(momentum ? 5 : 3));
+  const Shape& var = c.in(0);
+  for (int i : momentum ? std::vector<int>{1, 3} : std::vector<int>{2}) {
+    if (var.FullyDefined() && c.in(i).FullyDefined() && c.in(i) != var) {
+      return c.Error("input " + std::to_string(i) + " " + c.in(i).ToString() +
+                     " does not match the variable's " + var.ToString());
+    }
+  }
+  c.set_output(0, c.t_attr(), var);
+  return Status::Ok();
+}
+
 Status TopKRule(InferenceContext& c) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
   const Shape& in = c.in(0);

@@ -15,10 +15,6 @@ void Accumulate(int64_t* total, int64_t v) {
   if (__builtin_add_overflow(*total, v, total)) *total = INT64_MAX;
 }
 
-std::string TensorName(const Node& n, int index) {
-  return index == 0 ? n.name : n.name + ":" + std::to_string(index);
-}
-
 std::string HumanBytes(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
@@ -146,7 +142,7 @@ GraphSummary Summarize(const Graph& g, const InferenceReport& report,
     if (consumers[id] == 0 && n.op != "Const" && n.op != "NoOp") {
       for (int i = 0; i < n.num_outputs(); ++i) {
         if (uses[id][i] == 0)
-          s.outputs.push_back({TensorName(n, i), n.output_dtypes[i], n.output_shapes[i]});
+          s.outputs.push_back({g.TensorName({id, i}), n.output_dtypes[i], n.output_shapes[i]});
       }
     }
   }
@@ -208,6 +204,15 @@ std::string SummaryToText(const GraphSummary& s, const std::string& model) {
     o << title << " (" << v.size() << ")" << (v.empty() ? ": none" : "") << "\n";
     for (const std::string& x : v) o << "  " << x << "\n";
   };
+  const TrainingSummary& t = s.training;
+  if (t.built) {
+    o << "training graph   " << t.nodes << " nodes = " << t.forward << " forward + " << t.loss_nodes
+      << " loss + " << t.backward << " backward + " << t.update << " update (SGD); loss '" << t.loss
+      << "'" << (t.synthetic_loss ? " (synthetic: sum of mean squares of the outputs)" : "") << "; "
+      << t.parameters << " parameters updated, " << t.unused_parameters << " unused by the loss\n";
+  } else if (!t.error.empty()) {
+    o << "training graph   not built: " << t.error << "\n";
+  }
   list("unsupported ops", s.unknown_ops);
   list("nodes with unknown shapes", s.unknown_shape_nodes);
   list("nodes with unknown cost", s.unknown_cost_nodes);
@@ -235,7 +240,19 @@ std::string SummaryToJson(const GraphSummary& s, const std::string& model) {
   o << "},\"unsupported_ops\":" << StringListJson(s.unknown_ops)
     << ",\"unknown_shape_nodes\":" << StringListJson(s.unknown_shape_nodes)
     << ",\"unknown_cost_nodes\":" << StringListJson(s.unknown_cost_nodes)
-    << ",\"shape_problems\":" << StringListJson(s.problems) << "}\n";
+    << ",\"shape_problems\":" << StringListJson(s.problems);
+  const TrainingSummary& t = s.training;
+  o << ",\"training\":{\"built\":" << (t.built ? "true" : "false");
+  if (t.built) {
+    o << ",\"nodes\":" << t.nodes << ",\"forward\":" << t.forward
+      << ",\"loss_nodes\":" << t.loss_nodes << ",\"backward\":" << t.backward
+      << ",\"update\":" << t.update << ",\"loss\":" << Quote(t.loss)
+      << ",\"synthetic_loss\":" << (t.synthetic_loss ? "true" : "false")
+      << ",\"parameters\":" << t.parameters << ",\"unused_parameters\":" << t.unused_parameters;
+  } else {
+    o << ",\"error\":" << Quote(t.error);
+  }
+  o << "}}\n";
   return o.str();
 }
 

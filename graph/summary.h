@@ -20,6 +20,16 @@ struct TensorInfo {
   Shape shape;
 };
 
+// The training graph `planner inspect` builds alongside (graph/training.h).
+struct TrainingSummary {
+  bool built = false;
+  std::string error;  // why it could not be built, when !built
+  std::string loss;
+  bool synthetic_loss = false;
+  int64_t nodes = 0, forward = 0, loss_nodes = 0, backward = 0, update = 0;
+  int64_t parameters = 0, unused_parameters = 0;
+};
+
 struct GraphSummary {
   int64_t nodes = 0;
   std::map<std::string, int64_t> op_histogram;
@@ -39,6 +49,7 @@ struct GraphSummary {
   std::vector<std::string> problems;             // rule rejections
   std::vector<std::string> batch_bound;          // placeholders given the default batch
   int64_t batch = 1;
+  TrainingSummary training;  // filled by the caller that built it
 };
 
 GraphSummary Summarize(const Graph& g, const InferenceReport& report, const InferenceOptions& opts);

@@ -34,14 +34,13 @@ int InspectCommand(int argc, char** argv) {
     batch = *b;
   }
   const std::string& path = args->positional()[0];
-  auto model = LoadModel(path, batch);
-  if (!model.ok()) {
-    std::cerr << "planner inspect: " << model.status().message() << "\n";
+  auto s = InspectModel(path, batch);
+  if (!s.ok()) {
+    std::cerr << "planner inspect: " << s.status().message() << "\n";
     return 1;
   }
-  graph::GraphSummary s = graph::Summarize(model->graph, model->report, model->options);
-  std::cout << (args->Has("--json") ? graph::SummaryToJson(s, path)
-                                    : graph::SummaryToText(s, path));
+  std::cout << (args->Has("--json") ? graph::SummaryToJson(*s, path)
+                                    : graph::SummaryToText(*s, path));
   return 0;
 }
 

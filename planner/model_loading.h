@@ -7,6 +7,7 @@
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
 #include "graph/status.h"
+#include "graph/summary.h"
 
 namespace planner {
 
@@ -17,5 +18,9 @@ struct LoadedModel {
 };
 
 graph::Result<LoadedModel> LoadModel(const std::string& path, int64_t batch);
+
+// Everything `planner inspect` reports: the model's summary and the op counts of
+// its training graph (or why none could be built).
+graph::Result<graph::GraphSummary> InspectModel(const std::string& path, int64_t batch);
 
 }  // namespace planner

@@ -1,0 +1,525 @@
+#include "graph/gradients.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+namespace graph {
+
+// ---- GraphBuilder ----------------------------------------------------------------
+
+GraphBuilder::GraphBuilder(std::vector<NodeSpec> specs) : specs_(std::move(specs)) {
+  for (const NodeSpec& s : specs_) names_.insert(s.name);
+}
+
+void GraphBuilder::SetScope(const std::string& prefix, const std::string& colocate_with,
+                            const std::string& device) {
+  prefix_ = prefix;
+  colocate_with_ = colocate_with;
+  device_ = device;
+}
+
+std::string GraphBuilder::Unique(const std::string& name) {
+  std::string n = prefix_ + name;
+  for (int k = 1; names_.count(n); ++k) n = prefix_ + name + "_" + std::to_string(k);
+  names_.insert(n);
+  return n;
+}
+
+std::string GraphBuilder::Add(const std::string& op, const std::string& name,
+                              std::vector<std::string> inputs, AttrMap attrs) {
+  NodeSpec s;
+  s.name = Unique(name);
+  s.op = op;
+  s.inputs = std::move(inputs);
+  s.device = device_;
+  s.attrs = std::move(attrs);
+  if (!colocate_with_.empty()) {
+    AttrList loc;
+    loc.s = {"loc:@" + colocate_with_};
+    s.attrs["_class"] = MakeAttr(loc);
+  }
+  specs_.push_back(std::move(s));
+  return specs_.back().name;
+}
+
+std::string GraphBuilder::IntConst(const std::string& name, const std::vector<int64_t>& values,
+                                   bool scalar) {
+  Shape shape = scalar ? Shape::Scalar() : Shape({static_cast<int64_t>(values.size())});
+  return Add("Const", name, {},
+             {{"dtype", MakeAttr(DType::kInt32)},
+              {"value", MakeAttr(Tensor::FromInt64s(DType::kInt32, shape, values))}});
+}
+
+std::string GraphBuilder::FloatConst(const std::string& name, float value) {
+  std::string bytes(reinterpret_cast<const char*>(&value), sizeof(float));
+  return Add("Const", name, {},
+             {{"dtype", MakeAttr(DType::kFloat)},
+              {"value", MakeAttr(Tensor(DType::kFloat, Shape::Scalar(), std::move(bytes)))}});
+}
+
+// ---- GradContext ---------------------------------------------------------------
+
+const Shape& GradContext::x_shape(int i) const {
+  const TensorRef& in = node().inputs[i];
+  return g.node(in.node).output_shapes[in.index];
+}
+
+const Tensor* GradContext::x_const(int i) const {
+  const Node& src = g.node(node().inputs[i].node);
+  if (src.op != "Const") return nullptr;
+  const AttrValue* v = src.attr("value");
+  return v ? v->get<Tensor>() : nullptr;
+}
+
+Status GradContext::Error(const std::string& msg) const {
+  return InvalidArgument("gradient of node '" + node().name + "' (" + node().op + "): " + msg);
+}
+
+namespace {
+
+AttrMap T(const GradContext& c) {
+  return {{"T", MakeAttr(c.node().attr_type("T", DType::kFloat))}};
+}
+
+// Copies the named attributes of the forward node (strides, padding, ...).
+AttrMap With(const GradContext& c, std::initializer_list<const char*> keys) {
+  AttrMap a = T(c);
+  for (const char* k : keys) {
+    if (const AttrValue* v = c.node().attr(k)) a[k] = *v;
+  }
+  return a;
+}
+
+// Sums a gradient of shape `from` down to `to` over the axes NumPy-style
+// broadcasting expanded, then restores `to`'s exact shape.
+std::string ReduceTo(GradContext& c, const std::string& grad, const Shape& from, const Shape& to) {
+  if (from == to) return grad;
+  std::vector<int64_t> axes;
+  int lead = from.rank() - to.rank();
+  for (int i = 0; i < from.rank(); ++i) {
+    int j = i - lead;
+    if (j < 0 || (to.dim(j) == 1 && from.dim(i) != 1)) axes.push_back(i);
+  }
+  std::string sum = grad;
+  if (!axes.empty()) {
+    sum = c.b.Add("Sum", "Sum", {grad, c.b.IntConst("axes", axes)},
+                  {{"T", MakeAttr(DType::kFloat)}, {"keep_dims", MakeAttr(false)}});
+  }
+  return c.b.Add("Reshape", "Reshape", {sum, c.b.IntConst("shape", to.dims())}, T(c));
+}
+
+std::string ReshapeTo(GradContext& c, const std::string& grad, const Shape& s) {
+  return c.b.Add("Reshape", "Reshape", {grad, c.b.IntConst("shape", s.dims())}, T(c));
+}
+
+// ---- rules -----------------------------------------------------------------------
+
+Status PassThrough(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.dy[0];
+  return Status::Ok();
+}
+
+Status NoGradient(GradContext&, std::vector<std::string>*) { return Status::Ok(); }
+
+Status ReshapeLike(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = ReshapeTo(c, c.dy[0], c.x_shape(0));
+  return Status::Ok();
+}
+
+template <const char* kOp, bool kOutputFirst>
+Status UnaryGradOp(GradContext& c, std::vector<std::string>* dx) {
+  // TensorFlow's *Grad ops take (y, dy) for Sigmoid/Tanh/Sqrt/Rsqrt and
+  // (dy, features) for Relu/Relu6.
+  std::vector<std::string> in = kOutputFirst ? std::vector<std::string>{c.y(), c.dy[0]}
+                                             : std::vector<std::string>{c.dy[0], c.y()};
+  (*dx)[0] = c.b.Add(kOp, kOp, in, T(c));
+  return Status::Ok();
+}
+constexpr char kSigmoidGrad[] = "SigmoidGrad";
+constexpr char kTanhGrad[] = "TanhGrad";
+constexpr char kSqrtGrad[] = "SqrtGrad";
+constexpr char kRsqrtGrad[] = "RsqrtGrad";
+constexpr char kReluGrad[] = "ReluGrad";
+
+Status Relu6Gradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.b.Add("Relu6Grad", "Relu6Grad", {c.dy[0], c.x(0)}, T(c));
+  return Status::Ok();
+}
+
+Status NegGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.b.Add("Neg", "Neg", {c.dy[0]}, T(c));
+  return Status::Ok();
+}
+
+Status AbsGradient(GradContext& c, std::vector<std::string>* dx) {
+  std::string sign = c.b.Add("Sign", "Sign", {c.x(0)}, T(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {c.dy[0], sign}, T(c));
+  return Status::Ok();
+}
+
+Status SquareGradient(GradContext& c, std::vector<std::string>* dx) {
+  std::string two_x = c.b.Add("Mul", "Mul", {c.x(0), c.b.FloatConst("two", 2.0f)}, T(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {c.dy[0], two_x}, T(c));
+  return Status::Ok();
+}
+
+Status ExpGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.b.Add("Mul", "Mul", {c.dy[0], c.y()}, T(c));
+  return Status::Ok();
+}
+
+Status LogGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.b.Add("RealDiv", "RealDiv", {c.dy[0], c.x(0)}, T(c));
+  return Status::Ok();
+}
+
+Status CastGradient(GradContext& c, std::vector<std::string>* dx) {
+  DType src = c.node().attr_type("SrcT", DType::kInvalid);
+  if (!IsFloating(src)) return Status::Ok();
+  (*dx)[0] = c.b.Add(
+      "Cast", "Cast", {c.dy[0]},
+      {{"SrcT", MakeAttr(c.node().attr_type("DstT", DType::kFloat))}, {"DstT", MakeAttr(src)}});
+  return Status::Ok();
+}
+
+Status AddGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = ReduceTo(c, c.dy[0], c.y_shape(), c.x_shape(0));
+  (*dx)[1] = ReduceTo(c, c.dy[0], c.y_shape(), c.x_shape(1));
+  return Status::Ok();
+}
+
+Status SubGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = ReduceTo(c, c.dy[0], c.y_shape(), c.x_shape(0));
+  std::string neg = c.b.Add("Neg", "Neg", {c.dy[0]}, T(c));
+  (*dx)[1] = ReduceTo(c, neg, c.y_shape(), c.x_shape(1));
+  return Status::Ok();
+}
+
+Status MulGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = ReduceTo(c, c.b.Add("Mul", "Mul", {c.dy[0], c.x(1)}, T(c)), c.y_shape(), c.x_shape(0));
+  (*dx)[1] = ReduceTo(c, c.b.Add("Mul", "Mul", {c.x(0), c.dy[0]}, T(c)), c.y_shape(), c.x_shape(1));
+  return Status::Ok();
+}
+
+Status DivGradient(GradContext& c, std::vector<std::string>* dx) {
+  std::string da = c.b.Add("RealDiv", "RealDiv", {c.dy[0], c.x(1)}, T(c));
+  std::string num = c.b.Add("Mul", "Mul", {c.dy[0], c.x(0)}, T(c));
+  std::string den = c.b.Add("Square", "Square", {c.x(1)}, T(c));
+  std::string q = c.b.Add("RealDiv", "RealDiv", {num, den}, T(c));
+  (*dx)[0] = ReduceTo(c, da, c.y_shape(), c.x_shape(0));
+  (*dx)[1] = ReduceTo(c, c.b.Add("Neg", "Neg", {q}, T(c)), c.y_shape(), c.x_shape(1));
+  return Status::Ok();
+}
+
+// Maximum and Minimum send the gradient to the input that was chosen (the first
+// on ties, as TensorFlow does).
+template <bool kMax>
+Status MinMaxGradient(GradContext& c, std::vector<std::string>* dx) {
+  std::string mask = c.b.Add(kMax ? "GreaterEqual" : "LessEqual", "mask", {c.x(0), c.x(1)}, T(c));
+  std::string zeros = c.b.Add("ZerosLike", "zeros", {c.dy[0]}, T(c));
+  std::string a = c.b.Add("SelectV2", "SelectV2", {mask, c.dy[0], zeros}, T(c));
+  std::string b = c.b.Add("SelectV2", "SelectV2", {mask, zeros, c.dy[0]}, T(c));
+  (*dx)[0] = ReduceTo(c, a, c.y_shape(), c.x_shape(0));
+  (*dx)[1] = ReduceTo(c, b, c.y_shape(), c.x_shape(1));
+  return Status::Ok();
+}
+
+Status SquaredDifferenceGradient(GradContext& c, std::vector<std::string>* dx) {
+  std::string diff = c.b.Add("Sub", "Sub", {c.x(0), c.x(1)}, T(c));
+  std::string two = c.b.Add("Mul", "Mul", {diff, c.b.FloatConst("two", 2.0f)}, T(c));
+  std::string g = c.b.Add("Mul", "Mul", {c.dy[0], two}, T(c));
+  (*dx)[0] = ReduceTo(c, g, c.y_shape(), c.x_shape(0));
+  (*dx)[1] = ReduceTo(c, c.b.Add("Neg", "Neg", {g}, T(c)), c.y_shape(), c.x_shape(1));
+  return Status::Ok();
+}
+
+Status AddNGradient(GradContext& c, std::vector<std::string>* dx) {
+  for (auto& d : *dx) d = c.dy[0];
+  return Status::Ok();
+}
+
+Status BiasAddGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.dy[0];
+  (*dx)[1] = c.b.Add("BiasAddGrad", "BiasAddGrad", {c.dy[0]}, With(c, {"data_format"}));
+  return Status::Ok();
+}
+
+Status MatMulGradient(GradContext& c, std::vector<std::string>* dx) {
+  bool ta = c.node().attr_bool("transpose_a", false), tb = c.node().attr_bool("transpose_b", false);
+  auto mm = [&](const std::string& a, const std::string& b, bool t_a, bool t_b) {
+    AttrMap attrs = T(c);
+    attrs["transpose_a"] = MakeAttr(t_a);
+    attrs["transpose_b"] = MakeAttr(t_b);
+    return c.b.Add("MatMul", "MatMul", {a, b}, attrs);
+  };
+  const std::string &a = c.x(0), &b = c.x(1), &g = c.dy[0];
+  if (!ta && !tb) {
+    (*dx)[0] = mm(g, b, false, true);
+    (*dx)[1] = mm(a, g, true, false);
+  } else if (!ta && tb) {
+    (*dx)[0] = mm(g, b, false, false);
+    (*dx)[1] = mm(g, a, true, false);
+  } else if (ta && !tb) {
+    (*dx)[0] = mm(b, g, false, true);
+    (*dx)[1] = mm(a, g, false, false);
+  } else {
+    (*dx)[0] = mm(b, g, true, true);
+    (*dx)[1] = mm(g, a, true, true);
+  }
+  return Status::Ok();
+}
+
+const std::initializer_list<const char*> kConvAttrs = {"strides", "padding", "explicit_paddings",
+                                                       "dilations", "data_format"};
+
+// Conv2D and DepthwiseConv2dNative, plain or fused with BiasAdd and an activation.
+template <bool kDepthwise>
+Status ConvGradient(GradContext& c, std::vector<std::string>* dx) {
+  std::string g = c.dy[0];
+  std::vector<std::string> fused;
+  if (const AttrValue* f = c.node().attr("fused_ops")) {
+    if (const AttrList* l = f->get<AttrList>()) fused = l->s;
+  }
+  bool has_bias = !fused.empty() && fused[0] == "BiasAdd";
+  if (!fused.empty() && !has_bias) return c.Error("fused op '" + fused[0] + "' has no gradient");
+  if (fused.size() > 2) return c.Error("more than one fused activation");
+  if (fused.size() == 2) {
+    if (fused[1] == "Relu") {
+      g = c.b.Add("ReluGrad", "ReluGrad", {g, c.y()}, T(c));
+    } else if (fused[1] == "Relu6") {
+      g = c.b.Add("Relu6Grad", "Relu6Grad", {g, c.y()}, T(c));
+    } else {
+      return c.Error("fused activation '" + fused[1] + "' has no gradient");
+    }
+  }
+  const char* input_op = kDepthwise ? "DepthwiseConv2dNativeBackpropInput" : "Conv2DBackpropInput";
+  const char* filter_op =
+      kDepthwise ? "DepthwiseConv2dNativeBackpropFilter" : "Conv2DBackpropFilter";
+  AttrMap attrs = With(c, kConvAttrs);
+  (*dx)[0] = c.b.Add(input_op, input_op,
+                     {c.b.IntConst("input_sizes", c.x_shape(0).dims()), c.x(1), g}, attrs);
+  (*dx)[1] = c.b.Add(filter_op, filter_op,
+                     {c.x(0), c.b.IntConst("filter_sizes", c.x_shape(1).dims()), g}, attrs);
+  if (has_bias) {
+    (*dx)[2] = c.b.Add("BiasAddGrad", "BiasAddGrad", {g}, With(c, {"data_format"}));
+  }
+  return Status::Ok();
+}
+
+// A transposed convolution (Conv2DBackpropInput as a forward op).
+Status ConvTransposeGradient(GradContext& c, std::vector<std::string>* dx) {
+  AttrMap attrs = With(c, kConvAttrs);
+  (*dx)[1] = c.b.Add("Conv2DBackpropFilter", "Conv2DBackpropFilter",
+                     {c.dy[0], c.b.IntConst("filter_sizes", c.x_shape(1).dims()), c.x(2)}, attrs);
+  (*dx)[2] = c.b.Add("Conv2D", "Conv2D", {c.dy[0], c.x(1)}, attrs);
+  return Status::Ok();
+}
+
+Status MaxPoolGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.b.Add("MaxPoolGrad", "MaxPoolGrad", {c.x(0), c.y(), c.dy[0]},
+                     With(c, {"ksize", "strides", "padding", "data_format"}));
+  return Status::Ok();
+}
+
+Status AvgPoolGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.b.Add("AvgPoolGrad", "AvgPoolGrad",
+                     {c.b.IntConst("orig_input_shape", c.x_shape(0).dims()), c.dy[0]},
+                     With(c, {"ksize", "strides", "padding", "data_format"}));
+  return Status::Ok();
+}
+
+// Axes of a reduction, normalised; they must be a Const.
+Result<std::vector<int64_t>> ReductionAxes(GradContext& c) {
+  const Tensor* t = c.x_const(1);
+  if (!t) return c.Error("reduction axes must be a constant");
+  std::vector<int64_t> axes = t->ToInt64s();
+  int rank = c.x_shape(0).rank();
+  for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+  return axes;
+}
+
+template <bool kMean>
+Status ReduceGradient(GradContext& c, std::vector<std::string>* dx) {
+  GRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReductionAxes(c));
+  const Shape& in = c.x_shape(0);
+  std::vector<int64_t> kept = in.dims();
+  double count = 1;
+  for (int64_t a : axes) {
+    count *= static_cast<double>(kept[a]);
+    kept[a] = 1;
+  }
+  std::string g = ReshapeTo(c, c.dy[0], Shape(kept));
+  g = c.b.Add("BroadcastTo", "BroadcastTo", {g, c.b.IntConst("shape", in.dims())}, T(c));
+  if (kMean) {
+    g = c.b.Add("Mul", "Mul", {g, c.b.FloatConst("inverse_count", static_cast<float>(1.0 / count))},
+                T(c));
+  }
+  (*dx)[0] = g;
+  return Status::Ok();
+}
+
+Status SoftmaxGradient(GradContext& c, std::vector<std::string>* dx) {
+  std::string dy_y = c.b.Add("Mul", "Mul", {c.dy[0], c.y()}, T(c));
+  std::string sum = c.b.Add("Sum", "Sum", {dy_y, c.b.IntConst("axis", {-1})},
+                            {{"T", MakeAttr(DType::kFloat)}, {"keep_dims", MakeAttr(true)}});
+  std::string diff = c.b.Add("Sub", "Sub", {c.dy[0], sum}, T(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {diff, c.y()}, T(c));
+  return Status::Ok();
+}
+
+Status SparseXentGradient(GradContext& c, std::vector<std::string>* dx) {
+  if (!c.dy[1].empty()) return c.Error("the gradient of its backprop output is not supported");
+  std::string col =
+      c.b.Add("ExpandDims", "ExpandDims", {c.dy[0], c.b.IntConst("dim", {-1}, true)}, T(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {col, c.y(1)}, T(c));
+  return Status::Ok();
+}
+
+Status PadGradient(GradContext& c, std::vector<std::string>* dx) {
+  const Tensor* pads = c.x_const(1);
+  if (!pads) return c.Error("paddings must be a constant");
+  std::vector<int64_t> p = pads->ToInt64s(), begin;
+  for (size_t i = 0; i < p.size(); i += 2) begin.push_back(p[i]);
+  (*dx)[0] =
+      c.b.Add("Slice", "Slice",
+              {c.dy[0], c.b.IntConst("begin", begin), c.b.IntConst("size", c.x_shape(0).dims())},
+              With(c, {}));
+  return Status::Ok();
+}
+
+Status ConcatGradient(GradContext& c, std::vector<std::string>* dx) {
+  int n = static_cast<int>(c.node().inputs.size()) - 1;
+  const Tensor* axis_t = c.x_const(n);
+  if (!axis_t) return c.Error("the concat axis must be a constant");
+  int rank = c.y_shape().rank();
+  int64_t axis = axis_t->ToInt64s()[0];
+  if (axis < 0) axis += rank;
+  int64_t offset = 0;
+  for (int i = 0; i < n; ++i) {
+    std::vector<int64_t> begin(rank, 0);
+    begin[axis] = offset;
+    (*dx)[i] =
+        c.b.Add("Slice", "Slice",
+                {c.dy[0], c.b.IntConst("begin", begin), c.b.IntConst("size", c.x_shape(i).dims())},
+                With(c, {}));
+    offset += c.x_shape(i).dim(static_cast<int>(axis));
+  }
+  return Status::Ok();
+}
+
+Status PackGradient(GradContext& c, std::vector<std::string>* dx) {
+  int n = static_cast<int>(c.node().inputs.size());
+  AttrMap attrs = With(c, {"axis"});
+  attrs["num"] = MakeAttr(static_cast<int64_t>(n));
+  std::string un = c.b.Add("Unpack", "Unpack", {c.dy[0]}, attrs);
+  for (int i = 0; i < n; ++i) (*dx)[i] = i == 0 ? un : un + ":" + std::to_string(i);
+  return Status::Ok();
+}
+
+Status UnpackGradient(GradContext& c, std::vector<std::string>* dx) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < c.dy.size(); ++i) {
+    parts.push_back(!c.dy[i].empty()
+                        ? c.dy[i]
+                        : c.b.Add("ZerosLike", "zeros", {c.y(static_cast<int>(i))}, T(c)));
+  }
+  AttrMap attrs = With(c, {"axis"});
+  attrs["N"] = MakeAttr(static_cast<int64_t>(parts.size()));
+  (*dx)[0] = c.b.Add("Pack", "Pack", parts, attrs);
+  return Status::Ok();
+}
+
+Status StridedSliceGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.b.Add("StridedSliceGrad", "StridedSliceGrad",
+                     {c.b.IntConst("shape", c.x_shape(0).dims()), c.x(1), c.x(2), c.x(3), c.dy[0]},
+                     With(c, {"Index", "begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                              "shrink_axis_mask"}));
+  return Status::Ok();
+}
+
+Status GatherNdGradient(GradContext& c, std::vector<std::string>* dx) {
+  AttrMap attrs = {{"T", MakeAttr(c.node().attr_type("Tparams", DType::kFloat))},
+                   {"Tindices", MakeAttr(c.node().attr_type("Tindices", DType::kInt32))}};
+  (*dx)[0] = c.b.Add("ScatterNd", "ScatterNd",
+                     {c.x(1), c.dy[0], c.b.IntConst("shape", c.x_shape(0).dims())}, attrs);
+  return Status::Ok();
+}
+
+Status ResizeBilinearGradient(GradContext& c, std::vector<std::string>* dx) {
+  (*dx)[0] = c.b.Add("ResizeBilinearGrad", "ResizeBilinearGrad", {c.dy[0], c.x(0)},
+                     With(c, {"align_corners", "half_pixel_centers"}));
+  return Status::Ok();
+}
+
+// The one table of gradient rules.
+const std::unordered_map<std::string_view, GradFn>& GradTable() {
+  static const auto* table = new std::unordered_map<std::string_view, GradFn>{
+      {"Identity", PassThrough},
+      {"Snapshot", PassThrough},
+      {"StopGradient", NoGradient},
+      {"PreventGradient", NoGradient},
+      {"Reshape", ReshapeLike},
+      {"Squeeze", ReshapeLike},
+      {"ExpandDims", ReshapeLike},
+      {"Relu", UnaryGradOp<kReluGrad, false>},
+      {"Relu6", Relu6Gradient},
+      {"Sigmoid", UnaryGradOp<kSigmoidGrad, true>},
+      {"Tanh", UnaryGradOp<kTanhGrad, true>},
+      {"Sqrt", UnaryGradOp<kSqrtGrad, true>},
+      {"Rsqrt", UnaryGradOp<kRsqrtGrad, true>},
+      {"Neg", NegGradient},
+      {"Abs", AbsGradient},
+      {"Square", SquareGradient},
+      {"Exp", ExpGradient},
+      {"Log", LogGradient},
+      {"Cast", CastGradient},
+      {"Add", AddGradient},
+      {"AddV2", AddGradient},
+      {"Sub", SubGradient},
+      {"Mul", MulGradient},
+      {"RealDiv", DivGradient},
+      {"Div", DivGradient},
+      {"Maximum", MinMaxGradient<true>},
+      {"Minimum", MinMaxGradient<false>},
+      {"SquaredDifference", SquaredDifferenceGradient},
+      {"AddN", AddNGradient},
+      {"BiasAdd", BiasAddGradient},
+      {"MatMul", MatMulGradient},
+      {"Conv2D", ConvGradient<false>},
+      {"_FusedConv2D", ConvGradient<false>},
+      {"DepthwiseConv2dNative", ConvGradient<true>},
+      {"FusedDepthwiseConv2dNative", ConvGradient<true>},
+      {"Conv2DBackpropInput", ConvTransposeGradient},
+      {"MaxPool", MaxPoolGradient},
+      {"AvgPool", AvgPoolGradient},
+      {"Sum", ReduceGradient<false>},
+      {"Mean", ReduceGradient<true>},
+      {"Softmax", SoftmaxGradient},
+      {"SparseSoftmaxCrossEntropyWithLogits", SparseXentGradient},
+      {"Pad", PadGradient},
+      {"ConcatV2", ConcatGradient},
+      {"Pack", PackGradient},
+      {"Unpack", UnpackGradient},
+      {"StridedSlice", StridedSliceGradient},
+      {"GatherNd", GatherNdGradient},
+      {"ResizeBilinear", ResizeBilinearGradient},
+  };
+  return *table;
+}
+
+}  // namespace
+
+const GradFn* FindGradient(const std::string& op) {
+  auto it = GradTable().find(op);
+  return it == GradTable().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> GradientRuleOps() {
+  std::vector<std::string> ops;
+  for (const auto& [op, fn] : GradTable()) ops.emplace_back(op);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+}  // namespace graph

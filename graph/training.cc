@@ -1,0 +1,238 @@
+#include "graph/training.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include "graph/cost.h"
+#include "graph/gradients.h"
+
+namespace graph {
+
+namespace {
+
+bool FloatOutput(const Node& n, int i) {
+  return i < n.num_outputs() && IsFloating(n.output_dtypes[i]);
+}
+
+// Adds mean(square(out)) for each floating graph output, and their sum as the
+// loss. Its gradient with respect to each output is 2 * out / size(out), seeded
+// directly, so the reverse pass needs no shapes of the loss ops themselves.
+Result<std::string> AddSyntheticLoss(const Graph& g, GraphBuilder& b,
+                                     const std::function<void(TensorRef, std::string)>& seed) {
+  std::vector<int> consumers = g.ConsumerCounts();
+  std::vector<std::string> terms;
+  for (NodeId id = 0; id < g.size(); ++id) {
+    const Node& n = g.node(id);
+    if (consumers[id] != 0 || n.op == "Const" || IsTrainableParameter(n)) continue;
+    for (int i = 0; i < n.num_outputs(); ++i) {
+      if (!FloatOutput(n, i) || !n.output_shapes[i].FullyDefined()) continue;
+      std::vector<int64_t> axes;
+      for (int d = 0; d < n.output_shapes[i].rank(); ++d) axes.push_back(d);
+      AttrMap t = {{"T", MakeAttr(n.output_dtypes[i])}};
+      b.SetScope("synthetic_loss/", "", n.requested_device);
+      std::string sq = b.Add("Square", "Square", {g.TensorName({id, i})}, t);
+      AttrMap mean = t;
+      mean["keep_dims"] = MakeAttr(false);
+      terms.push_back(b.Add("Mean", "Mean", {sq, b.IntConst("axes", axes)}, mean));
+      b.SetScope("gradients/" + n.name + "/", n.name, n.requested_device);
+      float scale =
+          2.0f / static_cast<float>(std::max<int64_t>(n.output_shapes[i].NumElements(), 1));
+      seed({id, i},
+           b.Add("Mul", "loss_seed", {g.TensorName({id, i}), b.FloatConst("scale", scale)}, t));
+    }
+  }
+  if (terms.empty()) return InvalidArgument("the graph has no floating-point output to train on");
+  b.SetScope("", "", "");
+  if (terms.size() == 1) {
+    return b.Add("Identity", "synthetic_loss", {terms[0]}, {{"T", MakeAttr(DType::kFloat)}});
+  }
+  return b.Add(
+      "AddN", "synthetic_loss", terms,
+      {{"T", MakeAttr(DType::kFloat)}, {"N", MakeAttr(static_cast<int64_t>(terms.size()))}});
+}
+
+}  // namespace
+
+Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptions& opts,
+                                       const InferenceOptions& inference) {
+  if (opts.optimizer != "sgd" && opts.optimizer != "momentum") {
+    return InvalidArgument("unknown optimizer '" + opts.optimizer + "' (expected sgd or momentum)");
+  }
+  TrainingPlan out;
+  Graph inferred;
+  if (!forward.shapes_inferred()) {
+    inferred = forward;
+    InferShapes(inferred, inference);
+  }
+  const Graph& g = forward.shapes_inferred() ? forward : inferred;
+  out.counts.forward_nodes = g.size();
+
+  // 1. Which nodes lie downstream of a parameter along floating edges.
+  std::vector<char> from_param(g.size(), 0);
+  for (NodeId id : g.topological_order()) {
+    const Node& n = g.node(id);
+    bool any_float_out = false;
+    for (int i = 0; i < n.num_outputs(); ++i) any_float_out |= FloatOutput(n, i);
+    if (!any_float_out) continue;
+    if (IsTrainableParameter(n)) {
+      from_param[id] = 1;
+      continue;
+    }
+    for (const TensorRef& in : n.inputs) {
+      if (from_param[in.node] && FloatOutput(g.node(in.node), in.index)) from_param[id] = 1;
+    }
+  }
+
+  // 2. Gradients of each output, summed when several consumers contribute.
+  GraphBuilder b(g.ToSpecs());
+  std::vector<std::vector<std::vector<std::string>>> grads(g.size());
+  auto add_grad = [&](TensorRef t, std::string gname) {
+    auto& per_out = grads[t.node];
+    if (static_cast<int>(per_out.size()) <= t.index) per_out.resize(t.index + 1);
+    per_out[t.index].push_back(std::move(gname));
+  };
+  auto summed = [&](NodeId id, int i) -> std::string {
+    if (static_cast<int>(grads[id].size()) <= i || grads[id][i].empty()) return "";
+    auto& list = grads[id][i];
+    if (list.size() == 1) return list[0];
+    std::string sum = b.Add("AddN", "AddN", list,
+                            {{"T", MakeAttr(g.node(id).output_dtypes[i])},
+                             {"N", MakeAttr(static_cast<int64_t>(list.size()))}});
+    list = {sum};
+    return sum;
+  };
+
+  // 3. The loss: named, conventional ("loss"), or synthetic; it seeds the gradients.
+  std::string loss = opts.loss;
+  if (loss.empty() && g.Find("loss") >= 0) loss = "loss";
+  if (loss.empty()) {
+    GRAPH_ASSIGN_OR_RETURN(loss, AddSyntheticLoss(g, b, add_grad));
+    out.synthetic_loss = true;
+  } else {
+    NodeId loss_id = g.Find(loss);
+    if (loss_id < 0) return NotFound("loss node '" + loss + "' is not in the graph");
+    const Node& loss_node = g.node(loss_id);
+    if (!FloatOutput(loss_node, 0) || loss_node.output_shapes[0].NumElements() != 1) {
+      return InvalidArgument(
+          "loss '" + loss + "' must be a scalar float, is " +
+          DTypeName(loss_node.num_outputs() ? loss_node.output_dtypes[0] : DType::kInvalid) + " " +
+          (loss_node.num_outputs() ? loss_node.output_shapes[0].ToString()
+                                   : std::string("with no output")));
+    }
+    b.SetScope("gradients/", loss, loss_node.requested_device);
+    add_grad({loss_id, 0}, b.FloatConst("loss_seed", 1.0f));
+  }
+
+  // 4. Reverse pass in reverse topological order.
+  std::map<std::string, int> missing;  // op -> nodes without a rule
+  Status rule_error;
+  const auto& topo = g.topological_order();
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    NodeId id = *it;
+    const Node& n = g.node(id);
+    if (!from_param[id] || grads[id].empty() || IsTrainableParameter(n)) continue;
+    b.SetScope("gradients/" + n.name + "/", n.name, n.requested_device);
+    GradContext c{g, id, std::vector<std::string>(n.num_outputs()), b};
+    bool any = false;
+    for (int i = 0; i < n.num_outputs(); ++i) {
+      c.dy[i] = summed(id, i);
+      any |= !c.dy[i].empty();
+    }
+    if (!any) continue;
+    for (int i = 0; i < n.num_outputs(); ++i) {
+      if (!c.dy[i].empty() && !n.output_shapes[i].FullyDefined()) {
+        return InvalidArgument("training needs static shapes; '" + n.name + "' has " +
+                               n.output_shapes[i].ToString());
+      }
+    }
+    const GradFn* rule = FindGradient(n.op);
+    if (!rule) {
+      ++missing[n.op];
+      continue;
+    }
+    std::vector<std::string> dx(n.inputs.size());
+    GRAPH_RETURN_IF_ERROR((*rule)(c, &dx));
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const TensorRef& in = n.inputs[i];
+      if (dx[i].empty() || !from_param[in.node] || !FloatOutput(g.node(in.node), in.index))
+        continue;
+      add_grad(in, dx[i]);
+    }
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& [op, count] : missing) {
+      list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) + " node" +
+              (count > 1 ? "s" : "") + ")";
+    }
+    return Unimplemented("no gradient rule for: " + list);
+  }
+  // 5. One update per parameter that received a gradient.
+  std::vector<std::string> update_names;
+  std::vector<std::string> param_names;
+  for (NodeId id = 0; id < g.size(); ++id) {
+    const Node& n = g.node(id);
+    if (!IsTrainableParameter(n)) continue;
+    b.SetScope("gradients/" + n.name + "/", n.name, n.requested_device);
+    std::string grad = summed(id, 0);
+    if (grad.empty()) {
+      ++out.counts.unused_parameters;
+      continue;
+    }
+    b.SetScope("train/" + n.name + "/", n.name, n.requested_device);
+    AttrMap t = {{"T", MakeAttr(n.output_dtypes[0])}};
+    std::string lr = b.FloatConst("learning_rate", opts.learning_rate);
+    if (opts.optimizer == "sgd") {
+      update_names.push_back(
+          b.Add("ApplyGradientDescent", "ApplyGradientDescent", {n.name, lr, grad}, t));
+    } else {
+      std::string accum =
+          b.Add("VariableV2", "Momentum", {},
+                {{"dtype", MakeAttr(n.output_dtypes[0])}, {"shape", MakeAttr(n.output_shapes[0])}});
+      AttrMap m = t;
+      m["use_nesterov"] = MakeAttr(false);
+      update_names.push_back(
+          b.Add("ApplyMomentum", "ApplyMomentum",
+                {n.name, accum, lr, grad, b.FloatConst("momentum", opts.momentum)}, m));
+    }
+    param_names.push_back(n.name);
+  }
+  out.nodes = b.Release();
+  // Classify the added nodes for reporting by their name scope.
+  for (size_t i = g.size(); i < out.nodes.size(); ++i) {
+    const std::string& name = out.nodes[i].name;
+    if (name.rfind("train/", 0) == 0) {
+      ++out.counts.update_nodes;
+    } else if (name.rfind("synthetic_loss", 0) == 0) {
+      ++out.counts.loss_nodes;
+    } else {
+      ++out.counts.backward_nodes;
+    }
+  }
+  out.loss = loss;
+  out.parameters = std::move(param_names);
+  out.updates = std::move(update_names);
+  return out;
+}
+
+Result<TrainingGraph> BuildTrainingGraph(const Graph& forward, const TrainingOptions& opts,
+                                         const InferenceOptions& inference) {
+  GRAPH_ASSIGN_OR_RETURN(TrainingPlan plan, PlanTrainingGraph(forward, opts, inference));
+  TrainingGraph out;
+  GRAPH_ASSIGN_OR_RETURN(out.graph, Graph::Create(std::move(plan.nodes), "training graph"));
+  InferenceReport report = InferShapes(out.graph, inference);
+  if (!report.problems.empty() || !report.unknown_ops.empty()) {
+    return Internal("the training graph fails its own shape check: " +
+                    (report.problems.empty() ? "no shape rule for " + report.unknown_ops[0]
+                                             : report.problems[0]));
+  }
+  out.loss = plan.loss;
+  out.synthetic_loss = plan.synthetic_loss;
+  out.counts = plan.counts;
+  for (const std::string& p : plan.parameters) out.parameters.push_back(out.graph.Find(p));
+  for (const std::string& u : plan.updates) out.updates.push_back(out.graph.Find(u));
+  return out;
+}
+
+}  // namespace graph
