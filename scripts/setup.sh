@@ -12,7 +12,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread
   libzmq3-dev cppzmq-dev
   libscotch-dev libmetis-dev
-  dataset-fashion-mnist
+  dataset-fashion-mnist zlib1g-dev
 )
 
 missing=()
