@@ -458,7 +458,6 @@ const std::unordered_map<std::string_view, GradFn>& GradTable() {
       {"Identity", PassThrough},
       {"Snapshot", PassThrough},
       {"StopGradient", NoGradient},
-      {"PreventGradient", NoGradient},
       {"Reshape", ReshapeLike},
       {"Squeeze", ReshapeLike},
       {"ExpandDims", ReshapeLike},

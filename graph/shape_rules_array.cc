@@ -883,7 +883,9 @@ Status PadRule(InferenceContext& c) {
     c.set_output(0, c.t_attr(), SameRankUnknown(in));
     return Status::Ok();
   }
-  if (static_cast<int>(pads->size()) != 2 * in.rank()) {
+  const Shape& ps = c.in(1);
+  if (static_cast<int>(pads->size()) != 2 * in.rank() ||
+      (ps.known_rank() && (ps.rank() != 2 || ps.dim(1) != 2))) {
     return c.Error("paddings must be [rank, 2]");
   }
   std::vector<int64_t> dims(in.rank());

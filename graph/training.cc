@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "graph/cost.h"
 #include "graph/gradients.h"
@@ -199,6 +200,27 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
     param_names.push_back(n.name);
   }
   out.nodes = b.Release();
+  // An update overwrites its parameter in place, so it must wait for every other
+  // op that reads the parameter (forward ops and gradient ops alike): explicit
+  // control inputs make that order part of the graph, for any executor.
+  std::unordered_map<std::string, size_t> update_of;  // parameter -> index of its update
+  for (size_t i = g.size(); i < out.nodes.size(); ++i) {
+    const NodeSpec& s = out.nodes[i];
+    if (s.op == "ApplyGradientDescent" || s.op == "ApplyMomentum") update_of[s.inputs[0]] = i;
+  }
+  std::vector<std::vector<std::string>> readers(out.nodes.size());
+  for (size_t i = 0; i < out.nodes.size(); ++i) {
+    for (const std::string& in : out.nodes[i].inputs) {
+      if (in.empty() || in[0] == '^') continue;
+      auto it = update_of.find(
+          in.substr(0, in.rfind(':') == std::string::npos ? in.size() : in.rfind(':')));
+      if (it != update_of.end() && it->second != i)
+        readers[it->second].push_back("^" + out.nodes[i].name);
+    }
+  }
+  for (size_t i = 0; i < out.nodes.size(); ++i) {
+    for (std::string& r : readers[i]) out.nodes[i].inputs.push_back(std::move(r));
+  }
   // Classify the added nodes for reporting by their name scope.
   for (size_t i = g.size(); i < out.nodes.size(); ++i) {
     const std::string& name = out.nodes[i].name;

@@ -21,6 +21,17 @@ std::string Conv(const std::string& op, const std::string& padding, int stride,
          " i: " + std::to_string(stride) + " i: 1 } } } " + extra + "}\n";
 }
 
+// A [n, 2] paddings constant.
+std::string Paddings(const std::string& name, const std::vector<int64_t>& v, const char* dtype) {
+  bool wide = std::string(dtype) == "DT_INT64";
+  std::string s = "node { name: '" + name +
+                  "' op: 'Const' attr { key: 'value' value { tensor { dtype: " + dtype +
+                  " tensor_shape { dim { size: " + std::to_string(v.size() / 2) +
+                  " } dim { size: 2 } }";
+  for (int64_t x : v) s += (wide ? " int64_val: " : " int_val: ") + std::to_string(x);
+  return s + " } } } }\n";
+}
+
 TEST(ShapeInferenceTest, ConvSameRoundsUp) {
   Graph g = Inferred(Placeholder("x", {1, 225, 225, 3}) + FloatConst("f", {3, 3, 3, 32}) +
                      Conv("Conv2D", "SAME", 2));
@@ -171,7 +182,7 @@ TEST(ShapeInferenceTest, GatherReplacesTheAxisWithIndexDims) {
 }
 
 TEST(ShapeInferenceTest, PadTileTransposeFollowTheirConstants) {
-  Graph g = Inferred(Placeholder("x", {2, 3}) + IntConst("pads", {1, 1, 0, 2}) +
+  Graph g = Inferred(Placeholder("x", {2, 3}) + Paddings("pads", {1, 1, 0, 2}, "DT_INT32") +
                      IntConst("mult", {2, 1}) + IntConst("perm", {1, 0}) +
                      "node { name: 'p' op: 'Pad' input: 'x' input: 'pads' }"
                      "node { name: 't' op: 'Tile' input: 'x' input: 'mult' }"
@@ -322,7 +333,7 @@ INSTANTIATE_TEST_SUITE_P(
                 Placeholder("x", {3037000500}) + Int64Const("m", {3037000500}, false) +
                     "node { name: 'y' op: 'Tile' input: 'x' input: 'm' }"},
         Hostile{"pad overflowing int64", Placeholder("x", {9223372036854775000}) +
-                                             Int64Const("p", {1000, 1000}, false) +
+                                             Paddings("p", {1000, 1000}, "DT_INT64") +
                                              "node { name: 'y' op: 'Pad' input: 'x' input: 'p' }"},
         Hostile{"split into a billion outputs",
                 Placeholder("x", {4}) + IntConst("a", {0}, true) +

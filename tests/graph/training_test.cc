@@ -70,6 +70,24 @@ TEST(TrainingTest, NodeCountsAddUpToTheGraph) {
   EXPECT_EQ(static_cast<int>(plan->nodes.size()), t->graph.size());
 }
 
+TEST(TrainingTest, UpdatesWaitForEveryOtherReaderOfTheirParameter) {
+  auto t = BuildTrainingGraph(Forward(kMlp), {});
+  ASSERT_TRUE(t.ok());
+  const Graph& g = t->graph;
+  NodeId w = g.Find("w");
+  const Node& u = UpdateOf(*t, "w");
+  NodeId u_id = g.Find(u.name);
+  for (NodeId id = 0; id < g.size(); ++id) {
+    if (id == u_id) continue;
+    for (const TensorRef& in : g.node(id).inputs) {
+      if (in.node != w) continue;
+      bool waits =
+          std::find(u.control_inputs.begin(), u.control_inputs.end(), id) != u.control_inputs.end();
+      EXPECT_TRUE(waits) << g.node(id).name << " reads w but the update does not wait for it";
+    }
+  }
+}
+
 TEST(TrainingTest, MomentumAddsAnAccumulatorPerParameter) {
   TrainingOptions o;
   o.optimizer = "momentum";

@@ -1,0 +1,62 @@
+// Kernels: each op type's computation as LibTorch calls, in one table.
+//
+// Contract: a kernel reads ctx.inputs (one at::Tensor per data input, in the
+// graph's layout: TensorFlow's NHWC for images, HWIO for filters) and the node's
+// attributes, and sets ctx.outputs (one per node output, same layout, any
+// strides). Update ops (ApplyGradientDescent, ApplyMomentum) modify inputs[0]
+// (and the accumulator) in place and output the variable. Kernels return a Status
+// for input they cannot handle; LibTorch exceptions are caught by the executor,
+// the one adapter that calls kernels.
+//
+// Layout: convolution-like kernels view NHWC data as NCHW with channels-last
+// strides (a permute, no copy), which is the memory format oneDNN prefers, and
+// permute results back the same way; see docs/runtime.md.
+// Thread safety: kernels are pure functions of their context.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/status.h"
+
+namespace runtime {
+
+struct KernelContext {
+  const graph::Node& node;
+  std::vector<at::Tensor> inputs;
+  std::vector<at::Tensor> outputs;
+
+  graph::Status Error(const std::string& msg) const {
+    return graph::InvalidArgument("node '" + node.name + "' (" + node.op + "): " + msg);
+  }
+};
+
+using KernelFn = graph::Status (*)(KernelContext&);
+
+struct KernelEntry {
+  const char* op;
+  KernelFn fn;
+};
+
+// The table: forward kernels (kernels_forward.cc) and gradient and update
+// kernels (kernels_grad.cc). nullptr when the op has no kernel.
+const KernelFn* FindKernel(const std::string& op);
+std::vector<std::string> KernelOps();
+
+// Each list ends with {nullptr, nullptr}.
+extern const KernelEntry kForwardKernels[];
+extern const KernelEntry kGradKernels[];
+
+// Helpers shared by kernel files.
+at::ScalarType ToTorch(graph::DType t);  // kInvalid -> at::kFloat is never returned: asserts
+graph::DType FromTorch(at::ScalarType t);
+// NHWC <-> NCHW views (no copy).
+inline at::Tensor NhwcToNchw(const at::Tensor& t) { return t.permute({0, 3, 1, 2}); }
+inline at::Tensor NchwToNhwc(const at::Tensor& t) { return t.permute({0, 2, 3, 1}); }
+// TensorFlow filters HWIO -> PyTorch OIHW (view).
+inline at::Tensor HwioToOihw(const at::Tensor& f) { return f.permute({3, 2, 0, 1}); }
+
+}  // namespace runtime

@@ -1,0 +1,897 @@
+// Forward kernels: TensorFlow's op semantics on LibTorch (contract in kernel.h).
+//
+// Where PyTorch and TensorFlow disagree, TensorFlow's behaviour is implemented and
+// the place says so. Integer operands (axes, shapes, paddings, slice bounds) arrive
+// as int32 or int64 tensors on any device and are read with Ints().
+#include <ATen/Dispatch.h>
+#include <ATen/Functions.h>
+#include <ATen/TensorOperators.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/kernel.h"
+
+namespace runtime {
+namespace {
+
+using graph::Status;
+using Int64s = std::vector<int64_t>;
+using Pair = std::array<int64_t, 2>;  // (height, width)
+
+std::string Str(at::IntArrayRef v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+Status Arity(const KernelContext& c, size_t n) {
+  if (c.inputs.size() == n) return Status::Ok();
+  return c.Error("expects " + std::to_string(n) + " inputs, got " +
+                 std::to_string(c.inputs.size()));
+}
+
+bool IsInt(const at::Tensor& t) { return at::isIntegralType(t.scalar_type(), false); }
+
+// The elements of integer input `i`, flattened.
+graph::Result<Int64s> Ints(const KernelContext& c, size_t i) {
+  const at::Tensor& t = c.inputs[i];
+  if (!IsInt(t)) return c.Error("input " + std::to_string(i) + " must be an integer tensor");
+  at::Tensor v = t.to(at::kCPU, at::kLong).contiguous();
+  return Int64s(v.data_ptr<int64_t>(), v.data_ptr<int64_t>() + v.numel());
+}
+
+// One integer from input `i` (a scalar or a one-element vector).
+graph::Result<int64_t> Int(const KernelContext& c, size_t i) {
+  GRAPH_ASSIGN_OR_RETURN(Int64s v, Ints(c, i));
+  if (v.size() != 1) return c.Error("input " + std::to_string(i) + " must hold one integer");
+  return v[0];
+}
+
+// Maps a TensorFlow axis in [-rank, rank) to [0, rank).
+Status Axis(const KernelContext& c, int64_t rank, int64_t* axis) {
+  if (*axis < -rank || *axis >= rank) {
+    return c.Error("axis " + std::to_string(*axis) + " out of range for rank " +
+                   std::to_string(rank));
+  }
+  if (*axis < 0) *axis += rank;
+  return Status::Ok();
+}
+
+Status SameShapes(const KernelContext& c, const std::vector<at::Tensor>& ts) {
+  for (const at::Tensor& t : ts) {
+    if (!t.sizes().equals(ts[0].sizes())) {
+      return c.Error("inputs differ in shape: " + Str(ts[0].sizes()) + " vs " + Str(t.sizes()));
+    }
+  }
+  return Status::Ok();
+}
+
+// ---- Elementwise ----
+
+template <at::Tensor (*F)(const at::Tensor&)>
+Status Unary(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 1));
+  c.outputs = {F(c.inputs[0])};
+  return Status::Ok();
+}
+
+template <at::Tensor (*F)(const at::Tensor&, const at::Tensor&)>
+Status Binary(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  c.outputs = {F(c.inputs[0], c.inputs[1])};
+  return Status::Ok();
+}
+
+at::Tensor Alias(const at::Tensor& x) { return x; }
+at::Tensor Copy(const at::Tensor& x) { return x.clone(); }
+// The same values, cut from autograd history: StopGradient's meaning when a
+// forward graph is differentiated with LibTorch autograd (gradient checks).
+at::Tensor Detach(const at::Tensor& x) { return x.detach(); }
+at::Tensor Relu6(const at::Tensor& x) { return at::clamp(x, 0, 6); }
+at::Tensor Softmax(const at::Tensor& x) { return at::softmax(x, -1); }
+at::Tensor ZerosLike(const at::Tensor& x) { return at::zeros_like(x); }
+at::Tensor L2Loss(const at::Tensor& x) { return at::sum(x * x) / 2; }
+at::Tensor Add(const at::Tensor& a, const at::Tensor& b) { return a + b; }
+at::Tensor Sub(const at::Tensor& a, const at::Tensor& b) { return a - b; }
+at::Tensor SquaredDifference(const at::Tensor& a, const at::Tensor& b) { return at::square(a - b); }
+// TF's Div truncates integers toward zero, as C does.
+at::Tensor Div(const at::Tensor& a, const at::Tensor& b) {
+  return IsInt(a) ? at::div(a, b, "trunc") : at::div(a, b);
+}
+// TF floors the float quotient; PyTorch's float floor division follows Python
+// ((a - fmod(a, b)) / b), which differs: 1 // 0.1 is 9 there and 10 in TF.
+at::Tensor FloorDiv(const at::Tensor& a, const at::Tensor& b) {
+  return IsInt(a) ? at::div(a, b, "floor") : at::floor(a / b);
+}
+
+Status Cast(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 1));
+  using graph::DType;
+  const DType t = c.node.attr_type("DstT", DType::kInvalid);
+  // LibTorch has no unsigned types wider than 8 bits.
+  const bool has_torch_type =
+      graph::IsFloating(t) || t == DType::kBool ||
+      (graph::IsInteger(t) && t != DType::kUInt16 && t != DType::kUInt32 && t != DType::kUInt64);
+  if (!has_torch_type) return c.Error("unsupported DstT " + graph::DTypeName(t));
+  c.outputs = {c.inputs[0].to(ToTorch(t))};
+  return Status::Ok();
+}
+
+Status SelectV2(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 3));
+  if (c.inputs[0].scalar_type() != at::kBool) return c.Error("condition must be bool");
+  c.outputs = {at::where(c.inputs[0], c.inputs[1], c.inputs[2])};
+  return Status::Ok();
+}
+
+Status AddN(KernelContext& c) {
+  if (c.inputs.empty()) return c.Error("expects at least one input");
+  GRAPH_RETURN_IF_ERROR(SameShapes(c, c.inputs));
+  at::Tensor sum = c.inputs.size() == 1 ? c.inputs[0] : c.inputs[0] + c.inputs[1];
+  for (size_t i = 2; i < c.inputs.size(); ++i) sum.add_(c.inputs[i]);
+  c.outputs = {sum};
+  return Status::Ok();
+}
+
+graph::Result<bool> IsNchw(const KernelContext& c) {
+  const std::string f = c.node.attr_string("data_format", "NHWC");
+  if (f != "NHWC" && f != "NCHW") return c.Error("unsupported data_format '" + f + "'");
+  return f == "NCHW";
+}
+
+Status BiasAdd(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  GRAPH_ASSIGN_OR_RETURN(bool nchw, IsNchw(c));
+  const at::Tensor &x = c.inputs[0], &b = c.inputs[1];
+  const int64_t channel = nchw ? 1 : x.dim() - 1;
+  if (b.dim() != 1 || x.dim() < (nchw ? 3 : 2) || x.size(channel) != b.size(0)) {
+    return c.Error("bias " + Str(b.sizes()) + " does not match input " + Str(x.sizes()));
+  }
+  Int64s shape(nchw ? x.dim() - 1 : 1, 1);
+  shape[0] = b.size(0);
+  c.outputs = {x + b.view(shape)};
+  return Status::Ok();
+}
+
+// ---- Matrix products ----
+
+Status MatMul(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  at::Tensor a = c.inputs[0], b = c.inputs[1];
+  if (a.dim() != 2 || b.dim() != 2) return c.Error("operands must be matrices");
+  if (c.node.attr_bool("transpose_a", false)) a = a.t();
+  if (c.node.attr_bool("transpose_b", false)) b = b.t();
+  if (a.size(1) != b.size(0)) return c.Error("shapes " + Str(a.sizes()) + " and " + Str(b.sizes()));
+  c.outputs = {at::mm(a, b)};
+  return Status::Ok();
+}
+
+Status BatchMatMulV2(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  at::Tensor a = c.inputs[0], b = c.inputs[1];
+  if (a.dim() < 2 || b.dim() < 2) return c.Error("operands must have rank >= 2");
+  if (c.node.attr_bool("adj_x", false)) a = a.transpose(-2, -1).conj();
+  if (c.node.attr_bool("adj_y", false)) b = b.transpose(-2, -1).conj();
+  if (a.size(-1) != b.size(-2)) {
+    return c.Error("shapes " + Str(a.sizes()) + " and " + Str(b.sizes()));
+  }
+  c.outputs = {at::matmul(a, b)};
+  return Status::Ok();
+}
+
+// ---- Convolution and pooling ----
+
+// A 4-element attribute in data_format order, as (height, width); TF requires 1
+// for batch and depth.
+graph::Result<Pair> SpatialAttr(const KernelContext& c, const char* name, bool nchw,
+                                bool required) {
+  const Int64s* v = c.node.attr_ints(name);
+  if ((v == nullptr || v->empty()) && !required) return Pair{1, 1};
+  const int h = nchw ? 2 : 1;
+  if (v == nullptr || v->size() != 4 || (*v)[0] != 1 || (*v)[nchw ? 1 : 3] != 1 || (*v)[h] < 1 ||
+      (*v)[h + 1] < 1) {
+    return c.Error(std::string(name) + " must have 4 entries, 1 for batch and depth");
+  }
+  return Pair{(*v)[h], (*v)[h + 1]};
+}
+
+// A 2-D window with TF's output size and padding for a given input size.
+struct Window {
+  Pair stride, dilation, before{}, after{}, out{};
+};
+
+graph::Result<Window> ReadWindow(const KernelContext& c, bool nchw, Pair in, Pair size) {
+  Window w;
+  GRAPH_ASSIGN_OR_RETURN(w.stride, SpatialAttr(c, "strides", nchw, true));
+  GRAPH_ASSIGN_OR_RETURN(w.dilation, SpatialAttr(c, "dilations", nchw, false));
+  const std::string padding = c.node.attr_string("padding", "");
+  const Int64s* explicit_pads = c.node.attr_ints("explicit_paddings");
+  for (int i = 0; i < 2; ++i) {
+    const int64_t window = (size[i] - 1) * w.dilation[i] + 1;
+    if (padding == "SAME") {
+      // TF puts the odd padding element at the end.
+      w.out[i] = (in[i] + w.stride[i] - 1) / w.stride[i];
+      const int64_t total = std::max<int64_t>((w.out[i] - 1) * w.stride[i] + window - in[i], 0);
+      w.before[i] = total / 2;
+      w.after[i] = total - w.before[i];
+      continue;
+    }
+    if (padding == "EXPLICIT") {
+      const int dim = (nchw ? 2 : 1) + i;
+      if (explicit_pads == nullptr || explicit_pads->size() != 8 || (*explicit_pads)[2 * dim] < 0 ||
+          (*explicit_pads)[2 * dim + 1] < 0) {
+        return c.Error("explicit_paddings must be 8 non-negative values");
+      }
+      w.before[i] = (*explicit_pads)[2 * dim];
+      w.after[i] = (*explicit_pads)[2 * dim + 1];
+    } else if (padding != "VALID") {
+      return c.Error("unsupported padding '" + padding + "'");
+    }
+    const int64_t padded = in[i] + w.before[i] + w.after[i];
+    if (padded < window) {
+      return c.Error("window of " + std::to_string(window) + " exceeds padded input of " +
+                     std::to_string(padded));
+    }
+    w.out[i] = (padded - window) / w.stride[i] + 1;
+  }
+  return w;
+}
+
+// PyTorch pads both sides of a dimension equally; where TF's padding is
+// asymmetric, pads the NCHW input with `value` and leaves no padding to the op.
+at::Tensor PadAsymmetric(const at::Tensor& x, const Window& w, const at::Scalar& value, Pair* sym) {
+  if (w.before == w.after) {
+    *sym = w.before;
+    return x;
+  }
+  *sym = {0, 0};
+  return at::constant_pad_nd(x, {w.before[1], w.after[1], w.before[0], w.after[0]}, value);
+}
+
+// _FusedConv2D and FusedDepthwiseConv2dNative: BiasAdd, then optionally Relu or Relu6.
+Status FusedActivation(const KernelContext& c, std::string* activation) {
+  const graph::AttrValue* a = c.node.attr("fused_ops");
+  const graph::AttrList* l = a ? a->get<graph::AttrList>() : nullptr;
+  if (l == nullptr || l->s.empty() || l->s.size() > 2 || l->s[0] != "BiasAdd" ||
+      (l->s.size() == 2 && l->s[1] != "Relu" && l->s[1] != "Relu6") ||
+      c.node.attr_int("num_args", 1) != 1) {
+    return c.Error("supported fused_ops are BiasAdd, optionally then Relu or Relu6, num_args 1");
+  }
+  *activation = l->s.size() == 2 ? l->s[1] : "";
+  return Status::Ok();
+}
+
+// Conv2D, DepthwiseConv2dNative and their fused forms.
+template <bool kDepthwise>
+Status Conv(KernelContext& c) {
+  const bool fused = c.node.op != "Conv2D" && c.node.op != "DepthwiseConv2dNative";
+  GRAPH_RETURN_IF_ERROR(Arity(c, fused ? 3 : 2));
+  GRAPH_ASSIGN_OR_RETURN(bool nchw, IsNchw(c));
+  const at::Tensor& f = c.inputs[1];
+  if (c.inputs[0].dim() != 4 || f.dim() != 4) return c.Error("input and filter must be 4-D");
+  const at::Tensor x = nchw ? c.inputs[0] : NhwcToNchw(c.inputs[0]);
+  const int64_t channels = x.size(1);
+  at::Tensor weight;
+  int64_t groups = 1;
+  if (kDepthwise) {
+    if (f.size(2) != channels) return c.Error("filter input depth differs from the input's");
+    // TF's output channel c * multiplier + m is PyTorch's group c, member m.
+    weight = f.permute({2, 3, 0, 1}).reshape({channels * f.size(3), 1, f.size(0), f.size(1)});
+    groups = channels;
+  } else {
+    // TF runs a grouped convolution when the input depth is a multiple of the filter's.
+    if (f.size(2) == 0 || channels % f.size(2) != 0 || f.size(3) % (channels / f.size(2)) != 0) {
+      return c.Error("filter " + Str(f.sizes()) + " does not fit input depth " +
+                     std::to_string(channels));
+    }
+    weight = HwioToOihw(f);
+    groups = channels / f.size(2);
+  }
+  const Pair in = {x.size(2), x.size(3)}, size = {f.size(0), f.size(1)};
+  GRAPH_ASSIGN_OR_RETURN(Window w, ReadWindow(c, nchw, in, size));
+  c10::optional<at::Tensor> bias;
+  std::string activation;
+  if (fused) {
+    GRAPH_RETURN_IF_ERROR(FusedActivation(c, &activation));
+    bias = c.inputs[2];
+    if (bias->dim() != 1 || bias->size(0) != weight.size(0)) return c.Error("bias size mismatch");
+  }
+  Pair pad;
+  at::Tensor y = at::convolution(PadAsymmetric(x, w, 0, &pad), weight, bias, w.stride, pad,
+                                 w.dilation, false, {0, 0}, groups);
+  if (activation == "Relu") y.relu_();
+  if (activation == "Relu6") y.clamp_(0, 6);
+  c.outputs = {nchw ? y : NchwToNhwc(y)};
+  return Status::Ok();
+}
+
+// Used as a forward op: the transposed convolution of out_backprop, whose forward
+// convolution maps an input of input_sizes to out_backprop's size.
+Status Conv2DBackpropInput(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 3));
+  GRAPH_ASSIGN_OR_RETURN(bool nchw, IsNchw(c));
+  GRAPH_ASSIGN_OR_RETURN(Int64s sizes, Ints(c, 0));
+  const at::Tensor& f = c.inputs[1];
+  if (sizes.size() != 4 || f.dim() != 4 || c.inputs[2].dim() != 4) {
+    return c.Error("input_sizes must have 4 entries; filter and out_backprop must be 4-D");
+  }
+  const at::Tensor dy = nchw ? c.inputs[2] : NhwcToNchw(c.inputs[2]);
+  const int h = nchw ? 2 : 1;
+  const Pair in = {sizes[h], sizes[h + 1]};
+  if (sizes[0] != dy.size(0) || sizes[nchw ? 1 : 3] != f.size(2) || dy.size(1) != f.size(3)) {
+    return c.Error("input_sizes " + Str(sizes) + ", filter " + Str(f.sizes()) +
+                   " and out_backprop " + Str(c.inputs[2].sizes()) + " disagree");
+  }
+  const Pair size = {f.size(0), f.size(1)};
+  GRAPH_ASSIGN_OR_RETURN(Window w, ReadWindow(c, nchw, in, size));
+  if (w.out[0] != dy.size(2) || w.out[1] != dy.size(3)) {
+    return c.Error("out_backprop is " + Str(c.inputs[2].sizes()) + " but the convolution gives " +
+                   Str(w.out));
+  }
+  // The unpadded transposed convolution spans the (out - 1) * stride + window
+  // padded positions the forward windows read; TF's result is positions
+  // [before, before + in) of it: cropped at the start, and at the end cropped by
+  // `tail` or, where windows never reached the input's end (negative tail),
+  // zero-filled. PyTorch's symmetric padding does the part of both crops that
+  // the two ends share.
+  Pair sym;
+  Int64s crop;
+  for (int i = 1; i >= 0; --i) {
+    const int64_t span = (w.out[i] - 1) * w.stride[i] + (f.size(i) - 1) * w.dilation[i] + 1;
+    const int64_t tail = span - w.before[i] - in[i];
+    sym[i] = std::max<int64_t>(0, std::min(w.before[i], tail));
+    crop.push_back(sym[i] - w.before[i]);
+    crop.push_back(sym[i] - tail);
+  }
+  at::Tensor y =
+      at::convolution(dy, HwioToOihw(f), c10::nullopt, w.stride, sym, w.dilation, true, {0, 0}, 1);
+  if (std::any_of(crop.begin(), crop.end(), [](int64_t p) { return p != 0; })) {
+    y = at::constant_pad_nd(y, crop, 0);
+  }
+  c.outputs = {nchw ? y : NchwToNhwc(y)};
+  return Status::Ok();
+}
+
+Status Pool(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 1));
+  GRAPH_ASSIGN_OR_RETURN(bool nchw, IsNchw(c));
+  if (c.inputs[0].dim() != 4) return c.Error("input must be 4-D");
+  const at::Tensor x = nchw ? c.inputs[0] : NhwcToNchw(c.inputs[0]);
+  GRAPH_ASSIGN_OR_RETURN(Pair k, SpatialAttr(c, "ksize", nchw, true));
+  const Pair in = {x.size(2), x.size(3)};
+  GRAPH_ASSIGN_OR_RETURN(Window w, ReadWindow(c, nchw, in, k));
+  Pair pad;
+  at::Tensor y;
+  if (c.node.op == "MaxPool") {
+    y = at::max_pool2d(PadAsymmetric(x, w, -INFINITY, &pad), k, w.stride, pad);
+  } else if (w.before == w.after) {
+    // TF divides by the number of real (non-padding) elements in each window.
+    y = at::avg_pool2d(x, k, w.stride, w.before, false, /*count_include_pad=*/false);
+  } else {
+    // Window sums of the zero-padded input over each window's count of real elements.
+    at::Tensor sum = at::avg_pool2d(PadAsymmetric(x, w, 0, &pad), k, w.stride, pad, false, true, 1);
+    at::Tensor ones = at::ones({1, 1, x.size(2), x.size(3)}, x.options());
+    y = sum / at::avg_pool2d(PadAsymmetric(ones, w, 0, &pad), k, w.stride, pad, false, true, 1);
+  }
+  c.outputs = {nchw ? y : NchwToNhwc(y)};
+  return Status::Ok();
+}
+
+// ---- Reductions ----
+
+Status Reduce(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  const at::Tensor& x = c.inputs[0];
+  GRAPH_ASSIGN_OR_RETURN(Int64s axes, Ints(c, 1));
+  Int64s dims;
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    GRAPH_RETURN_IF_ERROR(Axis(c, x.dim(), &a));
+    // TF accepts repeated axes; PyTorch rejects them.
+    if (std::find(dims.begin(), dims.end(), a) != dims.end()) continue;
+    dims.push_back(a);
+    count *= x.size(a);
+  }
+  // PyTorch reduces every dimension when given none; TF reduces none.
+  if (dims.empty()) {
+    c.outputs = {x};
+    return Status::Ok();
+  }
+  const bool keep = c.node.attr_bool("keep_dims", false);
+  if (c.node.op == "Max") {
+    c.outputs = {at::amax(x, dims, keep)};
+  } else if (c.node.op == "Mean" && !IsInt(x)) {
+    c.outputs = {at::mean(x, dims, keep)};
+  } else {
+    // TF sums in the input type (PyTorch widens integers to int64) and its integer
+    // mean truncates.
+    at::Tensor sum = at::sum(x, dims, keep, x.scalar_type());
+    c.outputs = {c.node.op == "Mean" ? at::div(sum, count, "trunc") : sum};
+  }
+  return Status::Ok();
+}
+
+graph::Result<at::ScalarType> IndexType(const KernelContext& c, const char* attr,
+                                        graph::DType dflt) {
+  const graph::DType t = c.node.attr_type(attr, dflt);
+  if (t != graph::DType::kInt32 && t != graph::DType::kInt64) {
+    return c.Error(std::string(attr) + " must be int32 or int64");
+  }
+  return ToTorch(t);
+}
+
+Status ArgMax(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  const at::Tensor& x = c.inputs[0];
+  GRAPH_ASSIGN_OR_RETURN(int64_t axis, Int(c, 1));
+  GRAPH_RETURN_IF_ERROR(Axis(c, x.dim(), &axis));
+  if (x.size(axis) == 0) return c.Error("reduces an empty dimension");
+  GRAPH_ASSIGN_OR_RETURN(at::ScalarType type, IndexType(c, "output_type", graph::DType::kInt64));
+  c.outputs = {at::argmax(x, axis).to(type)};
+  return Status::Ok();
+}
+
+Status SparseSoftmaxCrossEntropyWithLogits(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  const at::Tensor &logits = c.inputs[0], &labels = c.inputs[1];
+  if (logits.dim() != 2 || labels.dim() != 1 || !IsInt(labels) ||
+      labels.size(0) != logits.size(0)) {
+    return c.Error("needs logits [batch, classes] and integer labels [batch]");
+  }
+  const int64_t classes = logits.size(1);
+  const at::Tensor index = labels.to(at::kLong).unsqueeze(1);
+  // TF rejects out-of-range labels on CPU (its GPU kernel returns NaN instead).
+  if (((index < 0) | (index >= classes)).any().item<bool>()) {
+    return c.Error("a label is outside [0, " + std::to_string(classes) + ")");
+  }
+  const at::Tensor log_softmax = at::log_softmax(logits, 1);
+  c.outputs = {-log_softmax.gather(1, index).squeeze(1),
+               log_softmax.exp() - at::one_hot(index.squeeze(1), classes).to(logits.dtype())};
+  return Status::Ok();
+}
+
+// ---- Shapes ----
+
+Status Reshape(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  const at::Tensor& x = c.inputs[0];
+  GRAPH_ASSIGN_OR_RETURN(Int64s shape, Ints(c, 1));
+  int64_t known = 1;
+  int unknown = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && unknown < 0) {
+      unknown = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      return c.Error("bad shape " + Str(shape) + " (one -1 at most, no other negatives)");
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (unknown >= 0 && known != 0) shape[unknown] = x.numel() / known;
+  if (unknown >= 0 ? known == 0 || x.numel() % known != 0 : known != x.numel()) {
+    return c.Error("cannot reshape " + Str(x.sizes()) + " to " + Str(shape));
+  }
+  c.outputs = {x.reshape(shape)};
+  return Status::Ok();
+}
+
+Status Squeeze(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 1));
+  const at::Tensor& x = c.inputs[0];
+  const Int64s* dims = c.node.attr_ints("squeeze_dims");
+  std::vector<bool> drop(x.dim(), dims == nullptr || dims->empty());
+  for (int64_t a : dims ? *dims : Int64s{}) {
+    GRAPH_RETURN_IF_ERROR(Axis(c, x.dim(), &a));
+    if (x.size(a) != 1) return c.Error("cannot squeeze dimension " + std::to_string(a));
+    drop[a] = true;
+  }
+  Int64s shape;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (!drop[d] || x.size(d) != 1) shape.push_back(x.size(d));
+  }
+  c.outputs = {x.reshape(shape)};
+  return Status::Ok();
+}
+
+Status ExpandDims(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  GRAPH_ASSIGN_OR_RETURN(int64_t axis, Int(c, 1));
+  GRAPH_RETURN_IF_ERROR(Axis(c, c.inputs[0].dim() + 1, &axis));
+  c.outputs = {c.inputs[0].unsqueeze(axis)};
+  return Status::Ok();
+}
+
+Status Pad(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  const at::Tensor& x = c.inputs[0];
+  GRAPH_ASSIGN_OR_RETURN(Int64s p, Ints(c, 1));
+  if (c.inputs[1].dim() != 2 || p.size() != 2 * static_cast<size_t>(x.dim())) {
+    return c.Error("paddings must be [rank, 2]");
+  }
+  if (std::any_of(p.begin(), p.end(), [](int64_t v) { return v < 0; })) {
+    return c.Error("paddings must be non-negative");
+  }
+  Int64s pads;  // PyTorch lists the last dimension first
+  for (int64_t d = x.dim() - 1; d >= 0; --d) pads.insert(pads.end(), {p[2 * d], p[2 * d + 1]});
+  c.outputs = {at::constant_pad_nd(x, pads, 0)};
+  return Status::Ok();
+}
+
+Status ConcatV2(KernelContext& c) {
+  if (c.inputs.size() < 2) return c.Error("expects values and an axis");
+  GRAPH_ASSIGN_OR_RETURN(int64_t axis, Int(c, c.inputs.size() - 1));
+  const std::vector<at::Tensor> xs(c.inputs.begin(), c.inputs.end() - 1);
+  GRAPH_RETURN_IF_ERROR(Axis(c, xs[0].dim(), &axis));
+  for (const at::Tensor& t : xs) {
+    Int64s a = xs[0].sizes().vec(), b = t.sizes().vec();
+    if (a.size() == b.size()) a[axis] = b[axis];
+    if (a != b) return c.Error("cannot concatenate " + Str(xs[0].sizes()) + " and " + Str(b));
+  }
+  c.outputs = {at::cat(xs, axis)};
+  return Status::Ok();
+}
+
+Status Pack(KernelContext& c) {
+  if (c.inputs.empty()) return c.Error("expects at least one input");
+  GRAPH_RETURN_IF_ERROR(SameShapes(c, c.inputs));
+  int64_t axis = c.node.attr_int("axis", 0);
+  GRAPH_RETURN_IF_ERROR(Axis(c, c.inputs[0].dim() + 1, &axis));
+  c.outputs = {at::stack(c.inputs, axis)};
+  return Status::Ok();
+}
+
+Status Unpack(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 1));
+  const at::Tensor& x = c.inputs[0];
+  int64_t axis = c.node.attr_int("axis", 0);
+  GRAPH_RETURN_IF_ERROR(Axis(c, x.dim(), &axis));
+  if (x.size(axis) != c.node.attr_int("num", -1)) return c.Error("num differs from the axis size");
+  c.outputs = x.unbind(axis);
+  return Status::Ok();
+}
+
+// TensorFlow's full strided-slice semantics (ValidateStridedSliceOp): a sparse
+// spec with at most one ellipsis (implicitly at the end) expands to one range per
+// input dimension; new axes add size-1 dimensions and shrunk ones are removed.
+Status StridedSlice(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 4));
+  const at::Tensor& x = c.inputs[0];
+  GRAPH_ASSIGN_OR_RETURN(Int64s begin, Ints(c, 1));
+  GRAPH_ASSIGN_OR_RETURN(Int64s end, Ints(c, 2));
+  GRAPH_ASSIGN_OR_RETURN(Int64s strides, Ints(c, 3));
+  const size_t n = begin.size();
+  if (end.size() != n || strides.size() != n || n > 63) {
+    return c.Error("begin, end and strides must have the same length (at most 63)");
+  }
+  auto bit = [&](const char* mask, size_t i) { return (c.node.attr_int(mask, 0) >> i) & 1; };
+  auto ellipsis = [&](size_t i) { return i == n || bit("ellipsis_mask", i); };
+  auto new_axis = [&](size_t i) { return !ellipsis(i) && bit("new_axis_mask", i); };
+  size_t first_ellipsis = n;
+  for (size_t i = n; i-- > 0;) first_ellipsis = ellipsis(i) ? i : first_ellipsis;
+  for (size_t i = first_ellipsis + 1; i < n; ++i) {
+    if (ellipsis(i)) return c.Error("more than one ellipsis");
+  }
+  at::Tensor y = x;
+  Int64s shape, flips;
+  int64_t dim = 0;
+  for (size_t i = 0; i <= n; ++i) {
+    if (i == n && first_ellipsis != n) break;
+    if (ellipsis(i)) {
+      int64_t stop = x.dim();
+      for (size_t j = i + 1; j < n; ++j) stop -= !new_axis(j);
+      for (; dim < stop; ++dim) shape.push_back(x.size(dim));
+      continue;
+    }
+    if (new_axis(i)) {
+      shape.push_back(1);
+      continue;
+    }
+    if (dim >= x.dim()) return c.Error("index " + std::to_string(i) + " out of range");
+    const int64_t size = x.size(dim), s = strides[i];
+    int64_t b = begin[i], e = end[i];
+    if (s == 0) return c.Error("strides must be non-zero");
+    if (bit("shrink_axis_mask", i)) {
+      // The mask bits are ignored here, as in TF: x[-1] is begin -1, end 0.
+      b += b < 0 ? size : 0;
+      if (s < 0 || b < 0 || b >= size) {
+        return c.Error("shrinking index " + std::to_string(begin[i]) + " of dimension " +
+                       std::to_string(dim) + " is out of range or has a negative stride");
+      }
+      y = y.narrow(dim++, b, 1);
+      continue;
+    }
+    // Masked bounds take the full range in the stride's direction; others count
+    // from the end when negative and clamp to [0, size] (stride > 0) or
+    // [-1, size - 1] (stride < 0).
+    const int64_t lo = s > 0 ? 0 : -1, hi = s > 0 ? size : size - 1;
+    auto canonical = [&](int64_t v, bool masked, bool is_end) {
+      if (masked) return (s > 0) == is_end ? hi : lo;
+      return std::clamp(v < 0 ? v + size : v, lo, hi);
+    };
+    b = canonical(b, bit("begin_mask", i), false);
+    e = canonical(e, bit("end_mask", i), true);
+    const int64_t len = e - b;
+    const int64_t count = (len == 0 || (len < 0) != (s < 0)) ? 0 : len / s + (len % s != 0);
+    if (count == 0) {
+      y = y.narrow(dim, 0, 0);
+    } else if (s > 0) {
+      y = y.slice(dim, b, b + (count - 1) * s + 1, s);
+    } else {
+      // PyTorch has no negative strides: take the elements ascending, flip later.
+      y = y.slice(dim, b + (count - 1) * s, b + 1, -s);
+      flips.push_back(dim);
+    }
+    shape.push_back(count);
+    ++dim;
+  }
+  if (!flips.empty()) y = y.flip(flips);
+  c.outputs = {y.reshape(shape)};
+  return Status::Ok();
+}
+
+Status Slice(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 3));
+  at::Tensor y = c.inputs[0];
+  GRAPH_ASSIGN_OR_RETURN(Int64s begin, Ints(c, 1));
+  GRAPH_ASSIGN_OR_RETURN(Int64s size, Ints(c, 2));
+  if (begin.size() != static_cast<size_t>(y.dim()) || size.size() != begin.size()) {
+    return c.Error("begin and size must have one entry per dimension");
+  }
+  for (int64_t d = 0; d < y.dim(); ++d) {
+    const int64_t len = size[d] == -1 ? y.size(d) - begin[d] : size[d];
+    if (begin[d] < 0 || len < 0 || begin[d] + len > y.size(d)) {
+      return c.Error("slice " + Str(begin) + " + " + Str(size) + " exceeds " + Str(y.sizes()));
+    }
+    y = y.narrow(d, begin[d], len);
+  }
+  c.outputs = {y};
+  return Status::Ok();
+}
+
+Status GatherNd(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  const at::Tensor &params = c.inputs[0], &indices = c.inputs[1];
+  if (!IsInt(indices) || indices.dim() < 1 || indices.size(-1) > params.dim()) {
+    return c.Error("indices must be integers [..., k] with k <= params rank");
+  }
+  const int64_t k = indices.size(-1);
+  int64_t num = 1;
+  for (int64_t d = 0; d + 1 < indices.dim(); ++d) num *= indices.size(d);
+  const at::Tensor index = indices.to(at::kLong).reshape({num, k});
+  // Row-major position among the first k dimensions; TF rejects out-of-range
+  // indices on CPU.
+  at::Tensor linear = at::zeros({num}, index.options());
+  at::Tensor bad = at::zeros({num}, index.options().dtype(at::kBool));
+  int64_t rows = 1;
+  for (int64_t j = 0; j < k; ++j) {
+    const at::Tensor col = index.select(1, j);
+    bad = bad | (col < 0) | (col >= params.size(j));
+    linear = linear * params.size(j) + col;
+    rows *= params.size(j);
+  }
+  if (bad.any().item<bool>()) return c.Error("an index is out of range for " + Str(params.sizes()));
+  Int64s flat = {rows}, shape = indices.sizes().vec();
+  flat.insert(flat.end(), params.sizes().begin() + k, params.sizes().end());
+  shape.pop_back();
+  shape.insert(shape.end(), params.sizes().begin() + k, params.sizes().end());
+  c.outputs = {params.reshape(flat).index_select(0, linear).reshape(shape)};
+  return Status::Ok();
+}
+
+// TF's legacy sampling (neither align_corners nor half_pixel_centers): source
+// coordinate dst * in / out, interpolated as TF does, top and bottom rows from
+// left/right lerps. `x` is NCHW float.
+at::Tensor LegacyBilinear(const at::Tensor& x, int64_t out_h, int64_t out_w) {
+  auto axis = [&](int64_t dim, int64_t out, at::Tensor* lo, at::Tensor* hi) {
+    const int64_t in = x.size(dim);
+    const at::Tensor src = at::arange(out, x.options()) * (static_cast<float>(in) / out);
+    const at::Tensor floor = src.floor();
+    *lo = floor.to(at::kLong);
+    *hi = src.ceil().clamp_max(in - 1).to(at::kLong);
+    return src - floor;
+  };
+  at::Tensor y_lo, y_hi, x_lo, x_hi;
+  const at::Tensor y_lerp = axis(2, out_h, &y_lo, &y_hi).unsqueeze(1);
+  const at::Tensor x_lerp = axis(3, out_w, &x_lo, &x_hi);
+  auto row = [&](const at::Tensor& r) {
+    const at::Tensor left = r.index_select(3, x_lo);
+    return left + (r.index_select(3, x_hi) - left) * x_lerp;
+  };
+  const at::Tensor top = row(x.index_select(2, y_lo));
+  return top + (row(x.index_select(2, y_hi)) - top) * y_lerp;
+}
+
+Status ResizeBilinear(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  GRAPH_ASSIGN_OR_RETURN(Int64s size, Ints(c, 1));
+  if (c.inputs[0].dim() != 4 || size.size() != 2 || size[0] <= 0 || size[1] <= 0) {
+    return c.Error("needs a 4-D image and two positive sizes");
+  }
+  const bool align = c.node.attr_bool("align_corners", false);
+  const bool half = c.node.attr_bool("half_pixel_centers", false);
+  if (align && half) return c.Error("align_corners and half_pixel_centers are exclusive");
+  // TF resizes in float whatever the input type.
+  const at::Tensor x = NhwcToNchw(c.inputs[0].to(at::kFloat));
+  // TF's half-pixel transform ((dst + 0.5) * in / out - 0.5, lower index clamped
+  // at 0) is PyTorch's align_corners=false; align_corners is the same in both.
+  at::Tensor y = align || half ? at::upsample_bilinear2d(x, Int64s{size[0], size[1]}, align)
+                               : LegacyBilinear(x, size[0], size[1]);
+  c.outputs = {NchwToNhwc(y)};
+  return Status::Ok();
+}
+
+Status Transpose(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  GRAPH_ASSIGN_OR_RETURN(Int64s perm, Ints(c, 1));
+  Int64s sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] != static_cast<int64_t>(i)) sorted.clear();
+  }
+  if (sorted.size() != static_cast<size_t>(c.inputs[0].dim())) {
+    return c.Error(Str(perm) + " is not a permutation of the input's dimensions");
+  }
+  c.outputs = {c.inputs[0].permute(perm)};
+  return Status::Ok();
+}
+
+Status BroadcastTo(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  const at::Tensor& x = c.inputs[0];
+  GRAPH_ASSIGN_OR_RETURN(Int64s shape, Ints(c, 1));
+  bool ok = shape.size() >= static_cast<size_t>(x.dim());
+  for (int64_t i = 0; ok && i < x.dim(); ++i) {
+    const int64_t from = x.size(-1 - i), to = shape[shape.size() - 1 - i];
+    ok = from == to || from == 1;
+  }
+  ok = ok && std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d >= 0; });
+  if (!ok) return c.Error("cannot broadcast " + Str(x.sizes()) + " to " + Str(shape));
+  c.outputs = {x.expand(shape)};
+  return Status::Ok();
+}
+
+Status Shape(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 1));
+  GRAPH_ASSIGN_OR_RETURN(at::ScalarType type, IndexType(c, "out_type", graph::DType::kInt32));
+  c.outputs = {at::tensor(c.inputs[0].sizes(), c.inputs[0].options().dtype(type))};
+  return Status::Ok();
+}
+
+Status Fill(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  GRAPH_ASSIGN_OR_RETURN(Int64s dims, Ints(c, 0));
+  const at::Tensor& value = c.inputs[1];
+  if (value.dim() != 0 || std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) {
+    return c.Error("needs non-negative dims and a scalar value");
+  }
+  c.outputs = {value.expand(dims).clone(at::MemoryFormat::Contiguous)};
+  return Status::Ok();
+}
+
+Status Range(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 3));
+  for (const at::Tensor& t : c.inputs) {
+    if (t.numel() != 1) return c.Error("start, limit and delta must be scalars");
+  }
+  const at::ScalarType type = c.inputs[0].scalar_type();
+  std::string error;
+  at::Tensor out;
+  AT_DISPATCH_ALL_TYPES(type, "Range", [&] {
+    const scalar_t start = c.inputs[0].item<scalar_t>(), limit = c.inputs[1].item<scalar_t>(),
+                   delta = c.inputs[2].item<scalar_t>();
+    if (delta == 0 || (delta > 0 ? start > limit : start < limit)) {
+      error = "delta must be non-zero and point from start to limit";
+      return;
+    }
+    int64_t n;
+    if constexpr (std::is_integral_v<scalar_t>) {
+      n = (std::abs(limit - start) + std::abs(delta) - 1) / std::abs(delta);
+    } else {
+      n = static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
+    }
+    out = at::empty({n}, at::dtype(type));
+    // TF accumulates (v += delta) rather than computing start + i * delta; float
+    // results differ.
+    scalar_t v = start;
+    for (scalar_t* p = out.data_ptr<scalar_t>(); p != out.data_ptr<scalar_t>() + n; ++p) {
+      *p = v;
+      v += delta;
+    }
+  });
+  if (!error.empty()) return c.Error(error);
+  c.outputs = {out.to(c.inputs[0].device())};
+  return Status::Ok();
+}
+
+Status Tile(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  GRAPH_ASSIGN_OR_RETURN(Int64s m, Ints(c, 1));
+  if (m.size() != static_cast<size_t>(c.inputs[0].dim()) ||
+      std::any_of(m.begin(), m.end(), [](int64_t v) { return v < 0; })) {
+    return c.Error("multiples must be one non-negative value per dimension");
+  }
+  c.outputs = {c.inputs[0].repeat(m)};
+  return Status::Ok();
+}
+
+}  // namespace
+
+const KernelEntry kForwardKernels[] = {
+    {"Identity", Unary<Alias>},
+    {"StopGradient", Unary<Detach>},
+    {"Snapshot", Unary<Copy>},
+    {"Relu", Unary<at::relu>},
+    {"Relu6", Unary<Relu6>},
+    {"Sigmoid", Unary<at::sigmoid>},
+    {"Tanh", Unary<at::tanh>},
+    {"Abs", Unary<at::abs>},
+    {"Neg", Unary<at::neg>},
+    {"Sqrt", Unary<at::sqrt>},
+    {"Rsqrt", Unary<at::rsqrt>},
+    {"Square", Unary<at::square>},
+    {"Exp", Unary<at::exp>},
+    {"Log", Unary<at::log>},
+    {"Sign", Unary<at::sign>},
+    {"Floor", Unary<at::floor>},
+    {"Softmax", Unary<Softmax>},
+    {"ZerosLike", Unary<ZerosLike>},
+    {"L2Loss", Unary<L2Loss>},
+    {"Cast", Cast},
+    {"Add", Binary<Add>},
+    {"AddV2", Binary<Add>},
+    {"Sub", Binary<Sub>},
+    {"Mul", Binary<at::mul>},
+    {"RealDiv", Binary<at::div>},
+    {"Div", Binary<Div>},
+    {"FloorDiv", Binary<FloorDiv>},
+    {"Maximum", Binary<at::maximum>},
+    {"Minimum", Binary<at::minimum>},
+    {"SquaredDifference", Binary<SquaredDifference>},
+    {"GreaterEqual", Binary<at::ge>},
+    {"LessEqual", Binary<at::le>},
+    {"Greater", Binary<at::gt>},
+    {"Less", Binary<at::lt>},
+    {"Equal", Binary<at::eq>},
+    {"SelectV2", SelectV2},
+    {"AddN", AddN},
+    {"BiasAdd", BiasAdd},
+    {"MatMul", MatMul},
+    {"BatchMatMulV2", BatchMatMulV2},
+    {"Conv2D", Conv<false>},
+    {"_FusedConv2D", Conv<false>},
+    {"DepthwiseConv2dNative", Conv<true>},
+    {"FusedDepthwiseConv2dNative", Conv<true>},
+    {"Conv2DBackpropInput", Conv2DBackpropInput},
+    {"MaxPool", Pool},
+    {"AvgPool", Pool},
+    {"Mean", Reduce},
+    {"Sum", Reduce},
+    {"Max", Reduce},
+    {"ArgMax", ArgMax},
+    {"Reshape", Reshape},
+    {"Squeeze", Squeeze},
+    {"ExpandDims", ExpandDims},
+    {"Pad", Pad},
+    {"ConcatV2", ConcatV2},
+    {"Pack", Pack},
+    {"Unpack", Unpack},
+    {"StridedSlice", StridedSlice},
+    {"Slice", Slice},
+    {"GatherNd", GatherNd},
+    {"ResizeBilinear", ResizeBilinear},
+    {"Transpose", Transpose},
+    {"BroadcastTo", BroadcastTo},
+    {"Shape", Shape},
+    {"Fill", Fill},
+    {"Range", Range},
+    {"Tile", Tile},
+    {"SparseSoftmaxCrossEntropyWithLogits", SparseSoftmaxCrossEntropyWithLogits},
+    {nullptr, nullptr},
+};
+
+}  // namespace runtime

@@ -1,0 +1,278 @@
+// Kernels of TensorFlow's gradient ops (what graph/gradients.cc emits) and of the
+// parameter updates.
+//
+// Convolution gradients call ATen's convolution_backward directly: they dominate a
+// training step. The other gradient ops are vector-Jacobian products of our own
+// forward kernel, taken through LibTorch autograd: forward and backward then share
+// one implementation of TensorFlow's semantics (SAME padding, pooling divisors,
+// resize coordinates, slice masks) and cannot drift apart.
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+
+#include "runtime/kernel.h"
+
+namespace runtime {
+
+namespace {
+
+using graph::Status;
+
+std::vector<int64_t> Ints(const at::Tensor& t) {
+  at::Tensor c = t.to(at::kLong).contiguous();
+  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
+}
+
+bool Nchw(const graph::Node& n) { return n.attr_string("data_format", "NHWC") == "NCHW"; }
+
+// (h, w) of a 4-entry attr in the node's layout.
+std::pair<int64_t, int64_t> Spatial(const graph::Node& n, const char* attr, int64_t dflt) {
+  const std::vector<int64_t>* v = n.attr_ints(attr);
+  if (!v || v->size() != 4) return {dflt, dflt};
+  return Nchw(n) ? std::make_pair((*v)[2], (*v)[3]) : std::make_pair((*v)[1], (*v)[2]);
+}
+
+// TensorFlow's padding of one spatial dimension: {before, after}.
+std::pair<int64_t, int64_t> TfPads(const graph::Node& n, int dim, int64_t in, int64_t k,
+                                   int64_t stride, int64_t dilation) {
+  std::string padding = n.attr_string("padding", "VALID");
+  if (padding == "SAME") {
+    int64_t out = (in + stride - 1) / stride;
+    int64_t total = std::max<int64_t>((out - 1) * stride + (k - 1) * dilation + 1 - in, 0);
+    return {total / 2, total - total / 2};
+  }
+  if (padding == "EXPLICIT") {
+    const std::vector<int64_t>* p = n.attr_ints("explicit_paddings");
+    int axis = Nchw(n) ? 2 + dim : 1 + dim;
+    if (p && p->size() == 8) return {(*p)[2 * axis], (*p)[2 * axis + 1]};
+  }
+  return {0, 0};
+}
+
+// Gradient of a 2-D (grouped) convolution with respect to its input or filter.
+// x and dy are NCHW views; w is OIHW. Asymmetric padding is applied explicitly.
+Status ConvBackprop(KernelContext& c, bool want_input, const std::vector<int64_t>& x_nchw_sizes,
+                    const at::Tensor& x, const at::Tensor& w, const at::Tensor& dy, int64_t groups,
+                    at::Tensor* result) {
+  auto [sh, sw] = Spatial(c.node, "strides", 1);
+  auto [dh, dw] = Spatial(c.node, "dilations", 1);
+  auto [pt, pb] = TfPads(c.node, 0, x_nchw_sizes[2], w.size(2), sh, dh);
+  auto [pl, pr] = TfPads(c.node, 1, x_nchw_sizes[3], w.size(3), sw, dw);
+  bool symmetric = pt == pb && pl == pr;
+  std::vector<int64_t> padded = x_nchw_sizes;
+  padded[2] += pt + pb;
+  padded[3] += pl + pr;
+  at::Tensor xin = x;
+  if (!want_input && !symmetric) xin = at::constant_pad_nd(x, {pl, pr, pt, pb});
+  if (want_input) xin = at::empty(symmetric ? x_nchw_sizes : padded, dy.options());
+  std::vector<int64_t> pad = symmetric ? std::vector<int64_t>{pt, pl} : std::vector<int64_t>{0, 0};
+  auto grads = at::convolution_backward(dy, xin, w, c10::nullopt, {sh, sw}, pad, {dh, dw}, false,
+                                        {0, 0}, groups, {want_input, !want_input, false});
+  if (want_input) {
+    at::Tensor gi = std::get<0>(grads);
+    if (!symmetric) gi = gi.narrow(2, pt, x_nchw_sizes[2]).narrow(3, pl, x_nchw_sizes[3]);
+    *result = gi;
+  } else {
+    *result = std::get<1>(grads);
+  }
+  return Status::Ok();
+}
+
+at::Tensor ToNchw(const graph::Node& n, const at::Tensor& t) { return Nchw(n) ? t : NhwcToNchw(t); }
+at::Tensor FromNchw(const graph::Node& n, const at::Tensor& t) {
+  return Nchw(n) ? t : NchwToNhwc(t);
+}
+std::vector<int64_t> SizesToNchw(const graph::Node& n, std::vector<int64_t> s) {
+  return Nchw(n) ? s : std::vector<int64_t>{s[0], s[3], s[1], s[2]};
+}
+
+// Conv2DBackpropFilter(input, filter_sizes, out_backprop)
+Status Conv2DBackpropFilter(KernelContext& c) {
+  std::vector<int64_t> fs = Ints(c.inputs[1]);
+  if (fs.size() != 4) return c.Error("filter_sizes must have 4 entries");
+  const at::Tensor& x = c.inputs[0];
+  at::Tensor w = at::empty({fs[3], fs[2], fs[0], fs[1]}, x.options());
+  at::Tensor gw;
+  GRAPH_RETURN_IF_ERROR(ConvBackprop(c, false, ToNchw(c.node, x).sizes().vec(), ToNchw(c.node, x),
+                                     w, ToNchw(c.node, c.inputs[2]), 1, &gw));
+  c.outputs = {gw.permute({2, 3, 1, 0})};  // OIHW -> HWIO
+  return Status::Ok();
+}
+
+// Depthwise filters [kh, kw, C, M] are a grouped convolution with C groups whose
+// output channel c*M + m is filter[:, :, c, m].
+at::Tensor DepthwiseToOihw(const at::Tensor& f) {
+  int64_t kh = f.size(0), kw = f.size(1), cm = f.size(2) * f.size(3);
+  return f.reshape({kh, kw, cm}).permute({2, 0, 1}).unsqueeze(1);
+}
+
+Status DepthwiseBackpropInput(KernelContext& c) {
+  std::vector<int64_t> sizes = Ints(c.inputs[0]);
+  if (sizes.size() != 4) return c.Error("input_sizes must have 4 entries");
+  const at::Tensor& f = c.inputs[1];
+  at::Tensor gi;
+  GRAPH_RETURN_IF_ERROR(ConvBackprop(c, true, SizesToNchw(c.node, sizes), at::Tensor(),
+                                     DepthwiseToOihw(f), ToNchw(c.node, c.inputs[2]), f.size(2),
+                                     &gi));
+  c.outputs = {FromNchw(c.node, gi)};
+  return Status::Ok();
+}
+
+Status DepthwiseBackpropFilter(KernelContext& c) {
+  std::vector<int64_t> fs = Ints(c.inputs[1]);
+  if (fs.size() != 4) return c.Error("filter_sizes must have 4 entries");
+  const at::Tensor& x = c.inputs[0];
+  at::Tensor w = at::empty({fs[2] * fs[3], 1, fs[0], fs[1]}, x.options());
+  at::Tensor gw;
+  GRAPH_RETURN_IF_ERROR(ConvBackprop(c, false, ToNchw(c.node, x).sizes().vec(), ToNchw(c.node, x),
+                                     w, ToNchw(c.node, c.inputs[2]), fs[2], &gw));
+  // [C*M, 1, kh, kw] -> [kh, kw, C, M]
+  c.outputs = {gw.squeeze(1).permute({1, 2, 0}).reshape({fs[0], fs[1], fs[2], fs[3]})};
+  return Status::Ok();
+}
+
+Status BiasAddGrad(KernelContext& c) {
+  const at::Tensor& dy = c.inputs[0];
+  if (dy.dim() < 2) return c.Error("gradient must be at least 2-D");
+  int64_t channel = Nchw(c.node) ? 1 : dy.dim() - 1;
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < dy.dim(); ++d) {
+    if (d != channel) dims.push_back(d);
+  }
+  c.outputs = {dy.sum(dims)};
+  return Status::Ok();
+}
+
+// The elementwise gradients, with TensorFlow's operand orders.
+Status ReluGrad(KernelContext& c) {  // (dy, features)
+  c.outputs = {c.inputs[0] * (c.inputs[1] > 0).to(c.inputs[0].scalar_type())};
+  return Status::Ok();
+}
+Status Relu6Grad(KernelContext& c) {  // (dy, features)
+  const at::Tensor& f = c.inputs[1];
+  c.outputs = {c.inputs[0] * ((f > 0) & (f < 6)).to(c.inputs[0].scalar_type())};
+  return Status::Ok();
+}
+Status SigmoidGrad(KernelContext& c) {  // (y, dy)
+  const at::Tensor& y = c.inputs[0];
+  c.outputs = {c.inputs[1] * y * (1 - y)};
+  return Status::Ok();
+}
+Status TanhGrad(KernelContext& c) {  // (y, dy)
+  const at::Tensor& y = c.inputs[0];
+  c.outputs = {c.inputs[1] * (1 - y * y)};
+  return Status::Ok();
+}
+Status SqrtGrad(KernelContext& c) {  // (y, dy)
+  c.outputs = {c.inputs[1] * 0.5 / c.inputs[0]};
+  return Status::Ok();
+}
+Status RsqrtGrad(KernelContext& c) {  // (y, dy)
+  const at::Tensor& y = c.inputs[0];
+  c.outputs = {c.inputs[1] * -0.5 * y * y * y};
+  return Status::Ok();
+}
+
+// The vector-Jacobian product of forward op `op` with respect to its input
+// `wrt`: `inputs` are the forward op's inputs (the one at `wrt` gives only the
+// shape and type when the op is linear in it) and `dy` the output gradient.
+Status Vjp(KernelContext& c, const char* op, const graph::Node& forward_node,
+           std::vector<at::Tensor> inputs, int wrt, const at::Tensor& dy) {
+  const KernelFn* fn = FindKernel(op);
+  if (!fn) return c.Error(std::string("no forward kernel for ") + op);
+  at::AutoGradMode enable(true);
+  inputs[wrt] = inputs[wrt].detach().clone().requires_grad_(true);
+  KernelContext fwd{forward_node, inputs, {}};
+  GRAPH_RETURN_IF_ERROR((*fn)(fwd));
+  fwd.outputs[0].backward(dy);
+  c.outputs = {inputs[wrt].grad()};
+  return Status::Ok();
+}
+
+// A node identical to `n` but of type `op`: the forward op whose VJP a gradient
+// op is, with the same attributes.
+graph::Node AsForward(const graph::Node& n, const char* op) {
+  graph::Node f;
+  f.name = n.name;
+  f.op = op;
+  f.attrs = n.attrs;
+  return f;
+}
+
+Status MaxPoolGrad(KernelContext& c) {  // (orig_input, orig_output, grad)
+  graph::Node f = AsForward(c.node, "MaxPool");
+  return Vjp(c, "MaxPool", f, {c.inputs[0]}, 0, c.inputs[2]);
+}
+
+Status AvgPoolGrad(KernelContext& c) {  // (orig_input_shape, grad)
+  std::vector<int64_t> shape = Ints(c.inputs[0]);
+  graph::Node f = AsForward(c.node, "AvgPool");
+  return Vjp(c, "AvgPool", f, {at::zeros(shape, c.inputs[1].options())}, 0, c.inputs[1]);
+}
+
+Status ResizeBilinearGrad(KernelContext& c) {  // (grads, original_image)
+  const at::Tensor& img = c.inputs[1];
+  at::Tensor size = at::tensor({c.inputs[0].size(1), c.inputs[0].size(2)}, at::kInt);
+  graph::Node f = AsForward(c.node, "ResizeBilinear");
+  return Vjp(c, "ResizeBilinear", f, {at::zeros_like(img, c.inputs[0].options()), size}, 0,
+             c.inputs[0]);
+}
+
+Status StridedSliceGrad(KernelContext& c) {  // (shape, begin, end, strides, dy)
+  std::vector<int64_t> shape = Ints(c.inputs[0]);
+  graph::Node f = AsForward(c.node, "StridedSlice");
+  return Vjp(c, "StridedSlice", f,
+             {at::zeros(shape, c.inputs[4].options()), c.inputs[1], c.inputs[2], c.inputs[3]}, 0,
+             c.inputs[4]);
+}
+
+Status ScatterNd(KernelContext& c) {  // (indices, updates, shape): the VJP of GatherNd
+  std::vector<int64_t> shape = Ints(c.inputs[2]);
+  graph::Node f = AsForward(c.node, "GatherNd");
+  return Vjp(c, "GatherNd", f, {at::zeros(shape, c.inputs[1].options()), c.inputs[0]}, 0,
+             c.inputs[1]);
+}
+
+// Updates change the variable in place: parameters keep their storage across steps.
+Status ApplyGradientDescent(KernelContext& c) {  // (var, alpha, delta)
+  at::Tensor& var = c.inputs[0];
+  if (!var.sizes().equals(c.inputs[2].sizes())) return c.Error("gradient shape differs from var");
+  var.sub_(c.inputs[2] * c.inputs[1]);
+  c.outputs = {var};
+  return Status::Ok();
+}
+
+Status ApplyMomentum(KernelContext& c) {  // (var, accum, lr, grad, momentum)
+  at::Tensor &var = c.inputs[0], &accum = c.inputs[1];
+  if (!var.sizes().equals(c.inputs[3].sizes()) || !accum.sizes().equals(var.sizes())) {
+    return c.Error("gradient or accumulator shape differs from var");
+  }
+  accum.mul_(c.inputs[4]).add_(c.inputs[3]);
+  var.sub_(accum * c.inputs[2]);
+  c.outputs = {var};
+  return Status::Ok();
+}
+
+}  // namespace
+
+const KernelEntry kGradKernels[] = {
+    {"Conv2DBackpropFilter", Conv2DBackpropFilter},
+    {"DepthwiseConv2dNativeBackpropInput", DepthwiseBackpropInput},
+    {"DepthwiseConv2dNativeBackpropFilter", DepthwiseBackpropFilter},
+    {"BiasAddGrad", BiasAddGrad},
+    {"ReluGrad", ReluGrad},
+    {"Relu6Grad", Relu6Grad},
+    {"SigmoidGrad", SigmoidGrad},
+    {"TanhGrad", TanhGrad},
+    {"SqrtGrad", SqrtGrad},
+    {"RsqrtGrad", RsqrtGrad},
+    {"MaxPoolGrad", MaxPoolGrad},
+    {"AvgPoolGrad", AvgPoolGrad},
+    {"ResizeBilinearGrad", ResizeBilinearGrad},
+    {"StridedSliceGrad", StridedSliceGrad},
+    {"ScatterNd", ScatterNd},
+    {"ApplyGradientDescent", ApplyGradientDescent},
+    {"ApplyMomentum", ApplyMomentum},
+    {nullptr, nullptr},
+};
+
+}  // namespace runtime

@@ -1,0 +1,163 @@
+#include "runtime/reference_executor.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+
+#include <charconv>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "runtime/kernel.h"
+
+namespace runtime {
+
+namespace {
+
+bool IsSource(const std::string& op) {
+  return op == "Const" || op == "VariableV2" || op == "Variable" || op == "Placeholder" ||
+         op == "PlaceholderWithDefault" || op == "NoOp";
+}
+
+// LibTorch's messages carry a backtrace after the first line.
+std::string FirstLine(const char* what) {
+  std::string s(what);
+  size_t nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+}  // namespace
+
+graph::Result<at::Tensor> ToAten(const graph::Tensor& t) {
+  if (t.dtype() == graph::DType::kString || graph::DTypeSize(t.dtype()) == 0) {
+    return graph::Unimplemented("constants of type " + graph::DTypeName(t.dtype()) +
+                                " have no tensor form");
+  }
+  at::Tensor out = at::empty(t.shape().dims(), at::TensorOptions().dtype(ToTorch(t.dtype())));
+  if (t.byte_size() != static_cast<int64_t>(out.nbytes())) {
+    return graph::InvalidArgument("constant holds " + std::to_string(t.byte_size()) +
+                                  " bytes for shape " + t.shape().ToString());
+  }
+  if (out.nbytes() > 0) std::memcpy(out.data_ptr(), t.bytes().data(), out.nbytes());
+  return out;
+}
+
+graph::Result<ReferenceExecutor> ReferenceExecutor::Create(const graph::Graph& g) {
+  std::map<std::string, int> missing;
+  for (const graph::Node& n : g.nodes()) {
+    if (!IsSource(n.op) && !FindKernel(n.op)) ++missing[n.op];
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& [op, count] : missing) {
+      list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) + ")";
+    }
+    return graph::Unimplemented("no kernel for: " + list);
+  }
+  ReferenceExecutor ex(g);
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    const graph::Node& n = g.node(id);
+    if (n.op == "Const") {
+      const graph::AttrValue* v = n.attr("value");
+      const graph::Tensor* t = v ? v->get<graph::Tensor>() : nullptr;
+      if (!t) return graph::InvalidArgument("Const '" + n.name + "' has no value");
+      GRAPH_ASSIGN_OR_RETURN(at::Tensor value, ToAten(*t));
+      ex.state_[id] = value;
+    } else if (n.op == "VariableV2" || n.op == "Variable") {
+      if (n.num_outputs() == 0 || !n.output_shapes[0].FullyDefined()) {
+        return graph::InvalidArgument("variable '" + n.name + "' needs a static shape");
+      }
+      ex.state_[id] = at::zeros(n.output_shapes[0].dims(),
+                                at::TensorOptions().dtype(ToTorch(n.output_dtypes[0])));
+    }
+  }
+  return ex;
+}
+
+at::Tensor ReferenceExecutor::state(const std::string& node) const {
+  auto it = state_.find(g_->Find(node));
+  return it == state_.end() ? at::Tensor() : it->second;
+}
+
+void ReferenceExecutor::set_state(const std::string& node, at::Tensor value) {
+  graph::NodeId id = g_->Find(node);
+  assert(id >= 0 && "set_state of a node that does not exist");
+  state_[id] = std::move(value);
+}
+
+graph::Status ReferenceExecutor::RunNode(graph::NodeId id,
+                                         std::vector<std::vector<at::Tensor>>& values) {
+  const graph::Node& n = g_->node(id);
+  KernelContext ctx{n, {}, {}};
+  ctx.inputs.reserve(n.inputs.size());
+  for (const graph::TensorRef& in : n.inputs) {
+    const auto& src = values[in.node];
+    if (in.index >= static_cast<int>(src.size()) || !src[in.index].defined()) {
+      return graph::Internal("node '" + n.name + "' reads output " + std::to_string(in.index) +
+                             " of '" + g_->node(in.node).name + "', which was not produced");
+    }
+    ctx.inputs.push_back(src[in.index]);
+  }
+  try {
+    GRAPH_RETURN_IF_ERROR((*FindKernel(n.op))(ctx));
+  } catch (const c10::Error& e) {
+    return ctx.Error(FirstLine(e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    return ctx.Error(FirstLine(e.what()));
+  }
+  values[id] = std::move(ctx.outputs);
+  return graph::Status::Ok();
+}
+
+graph::Status ReferenceExecutor::Run(const std::map<std::string, at::Tensor>& feeds,
+                                     const std::vector<std::string>& fetches,
+                                     std::vector<at::Tensor>* results, const RunOptions& opts) {
+  at::AutoGradMode grad_mode(opts.record_autograd);
+  std::vector<std::vector<at::Tensor>> values(g_->size());
+  for (const auto& [name, tensor] : feeds) {
+    graph::NodeId id = g_->Find(name);
+    if (id < 0) return graph::NotFound("feed '" + name + "' is not a node of the graph");
+    values[id] = {tensor};
+  }
+  for (graph::NodeId id : g_->topological_order()) {
+    const graph::Node& n = g_->node(id);
+    if (n.op == "Placeholder") {
+      if (values[id].empty())
+        return graph::InvalidArgument("placeholder '" + n.name + "' is not fed");
+      continue;
+    }
+    if (n.op == "PlaceholderWithDefault" && !values[id].empty()) continue;
+    auto st = state_.find(id);
+    if (st != state_.end()) {
+      values[id] = {st->second};
+      continue;
+    }
+    if (n.op == "NoOp") continue;
+    if (n.op == "PlaceholderWithDefault") {
+      values[id] = {values[n.inputs[0].node][n.inputs[0].index]};
+      continue;
+    }
+    GRAPH_RETURN_IF_ERROR(RunNode(id, values));
+  }
+  results->clear();
+  for (const std::string& f : fetches) {
+    size_t colon = f.rfind(':');
+    std::string name = f;
+    int index = 0;
+    if (colon != std::string::npos && colon + 1 < f.size() &&
+        f.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+      name = f.substr(0, colon);
+      auto [p, ec] = std::from_chars(f.data() + colon + 1, f.data() + f.size(), index);
+      if (ec != std::errc())
+        return graph::NotFound("fetch '" + f + "' is not an output of the graph");
+    }
+    graph::NodeId id = g_->Find(name);
+    if (id < 0 || index >= static_cast<int>(values[id].size())) {
+      return graph::NotFound("fetch '" + f + "' is not an output of the graph");
+    }
+    results->push_back(values[id][index]);
+  }
+  return graph::Status::Ok();
+}
+
+}  // namespace runtime

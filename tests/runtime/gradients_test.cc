@@ -1,0 +1,254 @@
+// For every op type with a gradient rule: the gradients a training graph computes
+// (graph/gradients.cc rules + gradient kernels) match LibTorch autograd run
+// through the forward kernels on the same computation, within 1e-4 relative.
+#include "graph/gradients.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "graph/graphdef.h"
+#include "graph/training.h"
+#include "runtime/reference_executor.h"
+
+namespace runtime {
+namespace {
+
+struct Case {
+  std::string name;              // test name; also the op types it covers, '_'-separated is fine
+  std::vector<std::string> ops;  // op types with gradient rules this case exercises
+  std::string graph;             // forward graph: Placeholder 'x', float Const parameters
+  bool positive = false;         // draw inputs and parameters from [0.5, 1.5] instead of [-1, 1]
+};
+
+std::string Dims(const std::vector<int64_t>& d) {
+  std::string s;
+  for (int64_t v : d) s += " dim { size: " + std::to_string(v) + " }";
+  return s;
+}
+std::string X(const std::vector<int64_t>& d) {
+  return "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+         "attr { key: 'shape' value { shape {" +
+         Dims(d) + " } } } }\n";
+}
+std::string W(const std::string& name, const std::vector<int64_t>& d) {
+  return "node { name: '" + name +
+         "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
+         "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape {" +
+         Dims(d) + " } float_val: 0 } } } }\n";
+}
+std::string I(const std::string& name, const std::vector<int64_t>& v, bool scalar = false) {
+  std::string s =
+      "node { name: '" + name +
+      "' op: 'Const' attr { key: 'dtype' value { type: "
+      "DT_INT32 } } attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape {" +
+      (scalar ? std::string() : Dims({static_cast<int64_t>(v.size())})) + " }";
+  for (int64_t x : v) s += " int_val: " + std::to_string(x);
+  return s + " } } } }\n";
+}
+// A [n, 2] int32 constant (paddings).
+std::string I2(const std::string& name, const std::vector<int64_t>& v) {
+  std::string s =
+      "node { name: '" + name +
+      "' op: 'Const' attr { key: 'dtype' value { type: "
+      "DT_INT32 } } attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape {" +
+      Dims({static_cast<int64_t>(v.size() / 2), 2}) + " }";
+  for (int64_t x : v) s += " int_val: " + std::to_string(x);
+  return s + " } } } }\n";
+}
+// A node: name, op, inputs, extra attrs text.
+std::string N(const std::string& name, const std::string& op, const std::vector<std::string>& in,
+              const std::string& attrs = "") {
+  std::string s = "node { name: '" + name + "' op: '" + op + "'";
+  for (const std::string& i : in) s += " input: '" + i + "'";
+  return s + " attr { key: 'T' value { type: DT_FLOAT } } " + attrs + "}\n";
+}
+std::string A(const std::string& key, const std::string& value) {
+  return "attr { key: '" + key + "' value { " + value + " } } ";
+}
+std::string Ints(const std::vector<int64_t>& v) {
+  std::string s = "list {";
+  for (int64_t x : v) s += " i: " + std::to_string(x);
+  return s + " }";
+}
+std::string Conv(const std::string& pad, int stride) {
+  return A("padding", "s: '" + pad + "'") + A("strides", Ints({1, stride, stride, 1}));
+}
+
+std::vector<Case> Cases() {
+  std::string x4 = X({2, 5, 5, 3});
+  return {
+      {"Elementwise",
+       {"Relu", "Tanh", "Sigmoid", "Neg", "Abs", "Square", "Identity", "Snapshot"},
+       X({4, 6}) + W("w", {4, 6}) + N("m", "Mul", {"x", "w"}) + N("r", "Relu", {"m"}) +
+           N("t", "Tanh", {"m"}) + N("s", "Sigmoid", {"r"}) + N("n", "Neg", {"t"}) +
+           N("a", "Abs", {"m"}) + N("q", "Square", {"a"}) + N("i", "Identity", {"q"}) +
+           N("sn", "Snapshot", {"s"}) + N("y", "AddN", {"i", "sn", "n"}, A("N", "i: 3"))},
+      {"Positive",
+       {"Sqrt", "Rsqrt", "Exp", "Log", "RealDiv", "Div", "Relu6"},
+       X({3, 4}) + W("w", {3, 4}) + N("m", "Mul", {"x", "w"}) + N("s", "Sqrt", {"m"}) +
+           N("r", "Rsqrt", {"m"}) + N("e", "Exp", {"s"}) + N("l", "Log", {"r"}) +
+           N("d", "RealDiv", {"e", "w"}) + N("d2", "Div", {"l", "x"}) + N("r6", "Relu6", {"d"}) +
+           N("y", "AddV2", {"r6", "d2"}),
+       true},
+      {"Broadcasting",
+       {"Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference", "AddN", "Cast",
+        "StopGradient"},
+       X({2, 3, 4}) + W("w", {4}) + W("v", {3, 1}) + N("a", "Add", {"x", "w"}) +
+           N("b", "Sub", {"a", "v"}) + N("c", "Mul", {"b", "w"}) + N("mx", "Maximum", {"c", "v"}) +
+           N("mn", "Minimum", {"c", "w"}) + N("sd", "SquaredDifference", {"mx", "w"}) +
+           "node { name: 'cast' op: 'Cast' input: 'mn' attr { key: 'SrcT' value { type: DT_FLOAT } "
+           "} attr { key: 'DstT' value { type: DT_FLOAT } } }\n" +
+           N("sg", "StopGradient", {"c"}) + N("y", "AddN", {"sd", "cast", "sg"}, A("N", "i: 3"))},
+      {"Dense",
+       {"MatMul", "BiasAdd", "Softmax", "Sum", "Mean", "Reshape", "Squeeze", "ExpandDims"},
+       X({4, 6}) + W("w", {6, 5}) + W("v", {5, 3}) + W("b", {3}) + I("ax", {1}) + I("sh", {2, 6}) +
+           I("zero", {0}, true) + N("h", "MatMul", {"x", "w"}) +
+           N("h2", "MatMul", {"h", "v"},
+             A("transpose_a", "b: false") + A("transpose_b", "b: false")) +
+           N("ba", "BiasAdd", {"h2", "b"}) + N("sm", "Softmax", {"ba"}) +
+           N("su", "Sum", {"sm", "ax"}, A("keep_dims", "b: true")) + N("me", "Mean", {"ba", "ax"}) +
+           N("rs", "Reshape", {"h2", "sh"}) + N("ex", "ExpandDims", {"me", "zero"}) +
+           N("sq", "Squeeze", {"ex"}, A("squeeze_dims", Ints({0}))) + N("y1", "Mul", {"su", "sq"})},
+      {"TransposedMatMul",
+       {"MatMul"},
+       X({6, 4}) + W("w", {5, 6}) +
+           N("y", "MatMul", {"x", "w"}, A("transpose_a", "b: true") + A("transpose_b", "b: true"))},
+      {"Conv",
+       {"Conv2D", "MaxPool", "AvgPool", "_FusedConv2D"},
+       x4 + W("w", {3, 3, 3, 4}) + W("w2", {2, 2, 4, 2}) + W("b", {2}) +
+           N("c", "Conv2D", {"x", "w"}, Conv("SAME", 2)) +
+           N("mp", "MaxPool", {"c"}, Conv("SAME", 1) + A("ksize", Ints({1, 2, 2, 1}))) +
+           N("ap", "AvgPool", {"c"}, Conv("SAME", 2) + A("ksize", Ints({1, 2, 2, 1}))) +
+           N("y", "_FusedConv2D", {"mp", "w2", "b"},
+             Conv("VALID", 1) + A("fused_ops", "list { s: 'BiasAdd' s: 'Relu' }") +
+                 A("num_args", "i: 1"))},
+      {"Depthwise",
+       {"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"},
+       x4 + W("w", {3, 3, 3, 2}) + W("w2", {3, 3, 6, 1}) + W("b", {6}) +
+           N("d", "DepthwiseConv2dNative", {"x", "w"}, Conv("SAME", 2)) +
+           N("y", "FusedDepthwiseConv2dNative", {"d", "w2", "b"},
+             Conv("SAME", 1) + A("fused_ops", "list { s: 'BiasAdd' s: 'Relu6' }") +
+                 A("num_args", "i: 1"))},
+      {"TransposedConv",
+       {"Conv2DBackpropInput"},
+       X({1, 3, 3, 4}) + W("w", {3, 3, 2, 4}) + I("sizes", {1, 6, 6, 2}) +
+           N("y", "Conv2DBackpropInput", {"sizes", "w", "x"}, Conv("SAME", 2))},
+      {"Shapes",
+       {"Pad", "ConcatV2", "Pack", "Unpack", "StridedSlice"},
+       X({3, 4}) + W("w", {3, 4}) + I2("pads", {1, 0, 0, 2}) + I("axis", {1}, true) +
+           I("b", {0, 0}) + I("e", {3, 8}) + I("s", {1, 2}) + N("m", "Mul", {"x", "w"}) +
+           N("p", "Pad", {"m", "pads"}) + N("c", "ConcatV2", {"m", "x", "axis"}, A("N", "i: 2")) +
+           N("pk", "Pack", {"m", "x"}, A("N", "i: 2") + A("axis", "i: 0")) +
+           N("u", "Unpack", {"pk"}, A("num", "i: 2") + A("axis", "i: 0")) +
+           N("ss", "StridedSlice", {"c", "b", "e", "s"}, A("Index", "type: DT_INT32")) +
+           N("y", "AddV2", {"u", "ss"}) + N("y2", "Identity", {"p"}) + N("y3", "Neg", {"u:1"})},
+      {"Gather",
+       {"GatherNd", "ResizeBilinear"},
+       X({1, 4, 4, 2}) + W("w", {1, 4, 4, 2}) + I("size", {6, 7}) +
+           "node { name: 'idx' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } attr { "
+           "key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 3 } dim { "
+           "size: 3 } } int_val: 0 int_val: 1 int_val: 2 int_val: 0 int_val: 3 int_val: 3 "
+           "int_val: 0 int_val: 1 int_val: 2 } } } }\n" +
+           N("m", "Mul", {"x", "w"}) +
+           N("g", "GatherNd", {"m", "idx"},
+             A("Tparams", "type: DT_FLOAT") + A("Tindices", "type: DT_INT32")) +
+           N("r", "ResizeBilinear", {"m", "size"}, A("half_pixel_centers", "b: true")) +
+           N("r2", "ResizeBilinear", {"m", "size"}) +
+           N("r3", "ResizeBilinear", {"m", "size"}, A("align_corners", "b: true"))},
+      {"CrossEntropy",
+       {"SparseSoftmaxCrossEntropyWithLogits", "Mean"},
+       X({5, 6}) + W("w", {6, 4}) + I("labels", {0, 3, 1, 2, 3}) + I("ax", {0}) +
+           N("l", "MatMul", {"x", "w"}) +
+           N("xe", "SparseSoftmaxCrossEntropyWithLogits", {"l", "labels"},
+             A("Tlabels", "type: DT_INT32")) +
+           N("loss", "Mean", {"xe", "ax"})},
+  };
+}
+
+at::Tensor Random(at::IntArrayRef shape, bool positive, uint64_t seed) {
+  auto gen = at::detail::createCPUGenerator(seed);
+  at::Tensor t = at::rand(shape, gen);
+  return positive ? t + 0.5 : t * 2 - 1;
+}
+
+class GradientTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GradientTest, MatchesAutogradThroughTheForwardKernels) {
+  const Case& tc = GetParam();
+  auto fwd = graph::ParseTextGraphDef(tc.graph, tc.name + ".pbtxt");
+  ASSERT_TRUE(fwd.ok()) << fwd.status().message();
+  graph::InferenceReport report = graph::InferShapes(*fwd);
+  ASSERT_TRUE(report.problems.empty()) << report.problems[0];
+  auto train = graph::BuildTrainingGraph(*fwd, {});
+  ASSERT_TRUE(train.ok()) << train.status().message();
+
+  // The same random parameters and input for both computations.
+  std::map<std::string, at::Tensor> params;
+  uint64_t seed = 7;
+  for (graph::NodeId p : train->parameters) {
+    const graph::Node& n = train->graph.node(p);
+    params[n.name] = Random(n.output_shapes[0].dims(), tc.positive, seed++);
+  }
+  at::Tensor x = Random(fwd->node(fwd->Find("x")).output_shapes[0].dims(), tc.positive, 99);
+
+  // Ours: run the training graph and fetch each update's gradient operand.
+  auto ours = ReferenceExecutor::Create(train->graph);
+  ASSERT_TRUE(ours.ok()) << ours.status().message();
+  std::vector<std::string> fetch;
+  for (graph::NodeId u : train->updates) {
+    fetch.push_back(train->graph.TensorName(train->graph.node(u).inputs[2]));
+  }
+  for (const auto& [name, value] : params) ours->set_state(name, value.clone());
+  std::vector<at::Tensor> grads;
+  graph::Status st = ours->Run({{"x", x}}, fetch, &grads);
+  ASSERT_TRUE(st.ok()) << st.message();
+
+  // Autograd: the forward graph with the same kernels, the same loss.
+  auto ref = ReferenceExecutor::Create(*fwd);
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  for (const auto& [name, value] : params) {
+    ref->set_state(name, value.clone().requires_grad_(true));
+  }
+  std::vector<std::string> outputs;
+  std::vector<int> consumers = fwd->ConsumerCounts();
+  bool has_loss = fwd->Find("loss") >= 0;
+  for (graph::NodeId id = 0; id < fwd->size(); ++id) {
+    const graph::Node& n = fwd->node(id);
+    if (has_loss ? n.name != "loss" : (consumers[id] != 0 || n.op == "Const")) continue;
+    for (int i = 0; i < n.num_outputs(); ++i) {
+      if (graph::IsFloating(n.output_dtypes[i])) outputs.push_back(fwd->TensorName({id, i}));
+    }
+  }
+  std::vector<at::Tensor> ys;
+  st = ref->Run({{"x", x}}, outputs, &ys, RunOptions{true});
+  ASSERT_TRUE(st.ok()) << st.message();
+  at::Tensor loss = at::zeros({});
+  for (const at::Tensor& y : ys) loss = loss + (has_loss ? y : y.square().mean());
+  loss.backward();
+
+  for (size_t k = 0; k < train->updates.size(); ++k) {
+    const std::string& p = train->graph.node(train->parameters[k]).name;
+    at::Tensor expected = ref->state(p).grad();
+    ASSERT_TRUE(expected.defined()) << p << ": autograd found no gradient";
+    double scale = std::max(1.0, expected.abs().max().item<double>());
+    double err = (grads[k] - expected).abs().max().item<double>();
+    EXPECT_LE(err, 1e-4 * scale) << tc.name << ": gradient of '" << p << "' differs by " << err
+                                 << " (scale " << scale << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRule, GradientTest, ::testing::ValuesIn(Cases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(GradientCoverageTest, EveryGradientRuleHasACase) {
+  std::set<std::string> covered;
+  for (const Case& c : Cases()) covered.insert(c.ops.begin(), c.ops.end());
+  for (const std::string& op : graph::GradientRuleOps()) {
+    EXPECT_TRUE(covered.count(op)) << "no gradient check for " << op;
+  }
+}
+
+}  // namespace
+}  // namespace runtime
