@@ -1,9 +1,11 @@
 #include "graph/training.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "graph/cost.h"
 #include "graph/gradients.h"
@@ -51,6 +53,59 @@ Result<std::string> AddSyntheticLoss(const Graph& g, GraphBuilder& b,
   return b.Add(
       "AddN", "synthetic_loss", terms,
       {{"T", MakeAttr(DType::kFloat)}, {"N", MakeAttr(static_cast<int64_t>(terms.size()))}});
+}
+
+// Ops whose output may share storage with their first input (kernels return views).
+bool MayAlias(const std::string& op) {
+  static const std::unordered_set<std::string> kOps = {
+      "Identity", "StopGradient", "Snapshot", "Reshape", "Squeeze", "ExpandDims", "Transpose",
+      "Slice",    "StridedSlice", "Unpack",   "Split",   "SplitV",  "BroadcastTo"};
+  return kOps.count(op) > 0;
+}
+
+std::string NodeOf(const std::string& input) {
+  size_t colon = input.rfind(':');
+  return input.substr(input[0] == '^' ? 1 : 0,
+                      colon == std::string::npos ? std::string::npos : colon - (input[0] == '^'));
+}
+
+// An update overwrites its parameter in place, so it must run after every op
+// that reads the parameter or a tensor that may alias it (TF1's `w/read`
+// Identity, a Reshape view, ...). Explicit control inputs make that order part of
+// the graph, for any executor.
+void AddUpdateOrdering(std::vector<NodeSpec>* nodes, int first_added) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < nodes->size(); ++i) index[(*nodes)[i].name] = i;
+  std::vector<std::vector<size_t>> consumers(nodes->size());
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    for (const std::string& in : (*nodes)[i].inputs) {
+      if (in.empty() || in[0] == '^') continue;
+      auto it = index.find(NodeOf(in));
+      if (it != index.end()) consumers[it->second].push_back(i);
+    }
+  }
+  std::vector<std::vector<std::string>> waits(nodes->size());
+  for (size_t u = first_added; u < nodes->size(); ++u) {
+    const NodeSpec& update = (*nodes)[u];
+    if (update.op != "ApplyGradientDescent" && update.op != "ApplyMomentum") continue;
+    auto param = index.find(NodeOf(update.inputs[0]));
+    if (param == index.end()) continue;
+    std::vector<size_t> aliases = {param->second};
+    std::unordered_set<size_t> readers;
+    for (size_t k = 0; k < aliases.size(); ++k) {
+      for (size_t c : consumers[aliases[k]]) {
+        if (c == u || !readers.insert(c).second) continue;
+        const NodeSpec& s = (*nodes)[c];
+        if (MayAlias(s.op) && NodeOf(s.inputs[0]) == (*nodes)[aliases[k]].name)
+          aliases.push_back(c);
+      }
+    }
+    for (size_t r : readers) waits[u].push_back("^" + (*nodes)[r].name);
+    std::sort(waits[u].begin(), waits[u].end());
+  }
+  for (size_t u = 0; u < nodes->size(); ++u) {
+    for (std::string& w : waits[u]) (*nodes)[u].inputs.push_back(std::move(w));
+  }
 }
 
 }  // namespace
@@ -127,7 +182,6 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
 
   // 4. Reverse pass in reverse topological order.
   std::map<std::string, int> missing;  // op -> nodes without a rule
-  Status rule_error;
   const auto& topo = g.topological_order();
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     NodeId id = *it;
@@ -200,27 +254,6 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
     param_names.push_back(n.name);
   }
   out.nodes = b.Release();
-  // An update overwrites its parameter in place, so it must wait for every other
-  // op that reads the parameter (forward ops and gradient ops alike): explicit
-  // control inputs make that order part of the graph, for any executor.
-  std::unordered_map<std::string, size_t> update_of;  // parameter -> index of its update
-  for (size_t i = g.size(); i < out.nodes.size(); ++i) {
-    const NodeSpec& s = out.nodes[i];
-    if (s.op == "ApplyGradientDescent" || s.op == "ApplyMomentum") update_of[s.inputs[0]] = i;
-  }
-  std::vector<std::vector<std::string>> readers(out.nodes.size());
-  for (size_t i = 0; i < out.nodes.size(); ++i) {
-    for (const std::string& in : out.nodes[i].inputs) {
-      if (in.empty() || in[0] == '^') continue;
-      auto it = update_of.find(
-          in.substr(0, in.rfind(':') == std::string::npos ? in.size() : in.rfind(':')));
-      if (it != update_of.end() && it->second != i)
-        readers[it->second].push_back("^" + out.nodes[i].name);
-    }
-  }
-  for (size_t i = 0; i < out.nodes.size(); ++i) {
-    for (std::string& r : readers[i]) out.nodes[i].inputs.push_back(std::move(r));
-  }
   // Classify the added nodes for reporting by their name scope.
   for (size_t i = g.size(); i < out.nodes.size(); ++i) {
     const std::string& name = out.nodes[i].name;
@@ -242,6 +275,7 @@ Result<TrainingGraph> BuildTrainingGraph(const Graph& forward, const TrainingOpt
                                          const InferenceOptions& inference) {
   GRAPH_ASSIGN_OR_RETURN(TrainingPlan plan, PlanTrainingGraph(forward, opts, inference));
   TrainingGraph out;
+  AddUpdateOrdering(&plan.nodes, plan.counts.forward_nodes);
   GRAPH_ASSIGN_OR_RETURN(out.graph, Graph::Create(std::move(plan.nodes), "training graph"));
   InferenceReport report = InferShapes(out.graph, inference);
   if (!report.problems.empty() || !report.unknown_ops.empty()) {

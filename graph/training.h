@@ -66,8 +66,9 @@ struct TrainingGraph {
 Result<TrainingGraph> BuildTrainingGraph(const Graph& forward, const TrainingOptions& opts,
                                          const InferenceOptions& inference = {});
 
-// The same nodes without linking them into a Graph or checking their shapes: what
-// reporting needs (op counts) at a fraction of the cost on large graphs.
+// The same nodes without linking them into a Graph, ordering updates after the
+// readers of their parameters, or checking shapes: what reporting needs (op
+// counts) at a fraction of the cost on large graphs.
 Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptions& opts,
                                        const InferenceOptions& inference = {});
 

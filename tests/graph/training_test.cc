@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "graph/gradients.h"
 #include "graph/importer.h"
 #include "test_util.h"
@@ -84,6 +86,32 @@ TEST(TrainingTest, UpdatesWaitForEveryOtherReaderOfTheirParameter) {
       bool waits =
           std::find(u.control_inputs.begin(), u.control_inputs.end(), id) != u.control_inputs.end();
       EXPECT_TRUE(waits) << g.node(id).name << " reads w but the update does not wait for it";
+    }
+  }
+}
+
+TEST(TrainingTest, UpdatesAlsoWaitForReadersOfAliasesOfTheParameter) {
+  // TF1 style: ops read `w/read`, an Identity of the variable, which shares its
+  // storage; the backprop MatMul reads it too and must run before w changes.
+  std::string g = Placeholder("x", {4, 3}) + FloatConst("w", {3, 5}) +
+                  "node { name: 'w/read' op: 'Identity' input: 'w' }"
+                  "node { name: 'r' op: 'Reshape' input: 'w/read' input: 'shape' }" +
+                  testing::IntConst("shape", {15}) +
+                  "node { name: 'mm' op: 'MatMul' input: 'x' input: 'w/read' }"
+                  "node { name: 'out' op: 'AddV2' input: 'mm' input: 'mm' }"
+                  "node { name: 'out2' op: 'Neg' input: 'r' }";
+  auto t = BuildTrainingGraph(Forward(g), {});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const Graph& tg = t->graph;
+  const Node& u = UpdateOf(*t, "w");
+  std::set<NodeId> waits(u.control_inputs.begin(), u.control_inputs.end());
+  for (const char* alias : {"w/read", "r"}) {
+    NodeId a = tg.Find(alias);
+    for (NodeId id = 0; id < tg.size(); ++id) {
+      if (tg.node(id).name == u.name) continue;
+      for (const TensorRef& in : tg.node(id).inputs) {
+        if (in.node == a) EXPECT_TRUE(waits.count(id)) << tg.node(id).name << " reads " << alias;
+      }
     }
   }
 }
