@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "cluster/units.h"
+#include "graph/digest.h"
 
 namespace cluster {
 
@@ -56,20 +57,6 @@ std::optional<LinkSpec> Cluster::Link(int a, int b) const {
 }
 
 namespace {
-
-// A stable content digest so a placement file can tell which devices file it was
-// made for; FNV-1a needs no crypto library and collisions are not a threat here.
-std::string Fnv1a64Hex(const std::string& bytes) {
-  uint64_t hash = 14695981039346656037ULL;
-  for (const unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 1099511628211ULL;
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, hash >>= 4) out[i] = kHex[hash & 0xf];
-  return out;
-}
 
 const char* TypeName(const YAML::Node& node) {
   switch (node.Type()) {
@@ -555,7 +542,7 @@ graph::Result<Cluster> ParseDevicesYaml(const std::string& text, const std::stri
         Cluster cluster,
         Parser(source_name).Parse(documents.empty() ? YAML::Node() : documents.front()));
     cluster.source = source_name;
-    cluster.digest = Fnv1a64Hex(text);
+    cluster.digest = graph::Fnv1a64Hex(text);
     return cluster;
   } catch (const YAML::Exception& e) {
     const std::string where =

@@ -1,0 +1,207 @@
+#include "planner/placement.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "graph/digest.h"
+#include "graph/file_util.h"
+#include "graph/graphdef.h"
+
+namespace planner {
+
+namespace {
+
+std::string Where(const std::string& path, const YAML::Node& n) {
+  return n.Mark().is_null() ? path : path + ":" + std::to_string(n.Mark().line + 1);
+}
+
+// "'a', 'b', 'c' and 4 more"
+std::string Sample(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < 5; ++i) s += (i ? ", '" : "'") + names[i] + "'";
+  if (names.size() > 5) s += " and " + std::to_string(names.size() - 5) + " more";
+  return s;
+}
+
+graph::Result<Placement> Parse(const std::string& path, const YAML::Node& root) {
+  if (!root.IsMap()) return graph::InvalidArgument(path + ": a placement file is a YAML map");
+  Placement p;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& v = kv.second;
+    auto scalar = [&](std::string* out) -> graph::Status {
+      if (!v.IsScalar())
+        return graph::InvalidArgument(Where(path, v) + ": '" + key + "' must be a string");
+      *out = v.as<std::string>();
+      return graph::Status::Ok();
+    };
+    auto seconds = [&](std::optional<double>* out) -> graph::Status {
+      double d;
+      if (!v.IsScalar() || !YAML::convert<double>::decode(v, d) || !(d > 0)) {
+        return graph::InvalidArgument(Where(path, v) + ": '" + key +
+                                      "' must be a positive number of seconds");
+      }
+      *out = d;
+      return graph::Status::Ok();
+    };
+    if (key == "model") {
+      GRAPH_RETURN_IF_ERROR(scalar(&p.model));
+    } else if (key == "model_digest") {
+      GRAPH_RETURN_IF_ERROR(scalar(&p.model_digest));
+    } else if (key == "devices") {
+      GRAPH_RETURN_IF_ERROR(scalar(&p.devices));
+    } else if (key == "devices_digest") {
+      GRAPH_RETURN_IF_ERROR(scalar(&p.devices_digest));
+    } else if (key == "method") {
+      GRAPH_RETURN_IF_ERROR(scalar(&p.method));
+    } else if (key == "measured_step_s") {
+      GRAPH_RETURN_IF_ERROR(seconds(&p.measured_step_s));
+    } else if (key == "simulated_step_s") {
+      GRAPH_RETURN_IF_ERROR(seconds(&p.simulated_step_s));
+    } else if (key == "search") {
+      if (!v.IsMap()) return graph::InvalidArgument(Where(path, v) + ": 'search' must be a map");
+      for (const auto& s : v) {
+        double d;
+        if (!s.second.IsScalar() || !YAML::convert<double>::decode(s.second, d)) {
+          return graph::InvalidArgument(Where(path, s.second) + ": search statistic '" +
+                                        s.first.as<std::string>() + "' must be a number");
+        }
+        p.search[s.first.as<std::string>()] = d;
+      }
+    } else if (key == "placement") {
+      if (!v.IsMap())
+        return graph::InvalidArgument(Where(path, v) +
+                                      ": 'placement' must map op names to devices");
+      std::unordered_set<std::string> seen;
+      for (const auto& op : v) {
+        std::string name = op.first.as<std::string>();
+        if (!op.second.IsScalar()) {
+          return graph::InvalidArgument(Where(path, op.second) + ": op '" + name +
+                                        "' must map to a device name");
+        }
+        if (!seen.insert(name).second) {
+          return graph::InvalidArgument(Where(path, op.first) + ": op '" + name +
+                                        "' is placed twice");
+        }
+        p.ops.emplace_back(std::move(name), op.second.as<std::string>());
+      }
+    } else {
+      return graph::InvalidArgument(Where(path, kv.first) + ": unknown key '" + key + "'");
+    }
+  }
+  if (p.ops.empty()) return graph::InvalidArgument(path + ": no 'placement' map of ops to devices");
+  return p;
+}
+
+}  // namespace
+
+std::string ModelDigest(const graph::Graph& g) {
+  return graph::Fnv1a64Hex(graph::SerializeGraphDef(g));
+}
+
+Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device) {
+  Placement p;
+  p.method = "single:" + device;
+  p.model_digest = ModelDigest(g);
+  for (const graph::Node& n : g.nodes()) p.ops.emplace_back(n.name, device);
+  return p;
+}
+
+graph::Result<Placement> ReadPlacement(const std::string& path) {
+  GRAPH_ASSIGN_OR_RETURN(std::string text, graph::ReadFile(path));
+  try {
+    return Parse(path, YAML::Load(text));
+  } catch (const YAML::Exception& e) {
+    std::string where = e.mark.is_null() ? path : path + ":" + std::to_string(e.mark.line + 1);
+    return graph::InvalidArgument(where + ": " + e.msg);
+  }
+}
+
+graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
+                                const cluster::Cluster& c, const std::string& source) {
+  if (!p.model_digest.empty() && p.model_digest != ModelDigest(g)) {
+    return graph::InvalidArgument(source + ": made for another model (digest " + p.model_digest +
+                                  ", this model's is " + ModelDigest(g) + ")");
+  }
+  if (!p.devices_digest.empty() && !c.digest.empty() && p.devices_digest != c.digest) {
+    return graph::InvalidArgument(source + ": made for another devices file (digest " +
+                                  p.devices_digest + ", " + c.source + "'s is " + c.digest + ")");
+  }
+  std::vector<std::string> unknown_ops, placed_ops;
+  std::set<std::string> unknown_devices;
+  std::vector<char> placed(g.size(), 0);
+  for (const auto& [op, device] : p.ops) {
+    graph::NodeId id = g.Find(op);
+    if (id < 0) {
+      unknown_ops.push_back(op);
+    } else {
+      placed[id] = 1;
+    }
+    if (c.IndexOf(device) < 0) unknown_devices.insert(device);
+  }
+  if (!unknown_ops.empty()) {
+    return graph::InvalidArgument(source + ": " + std::to_string(unknown_ops.size()) +
+                                  " placed op(s) are not in the model: " + Sample(unknown_ops));
+  }
+  if (!unknown_devices.empty()) {
+    std::string known;
+    for (const cluster::DeviceSpec& d : c.devices) known += (known.empty() ? "" : ", ") + d.name;
+    return graph::InvalidArgument(
+        source + ": device(s) " +
+        Sample(std::vector<std::string>(unknown_devices.begin(), unknown_devices.end())) +
+        " are not in " + c.source + " (it has " + known + ")");
+  }
+  std::vector<std::string> missing;
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    if (!placed[id]) missing.push_back(g.node(id).name);
+  }
+  if (!missing.empty()) {
+    return graph::InvalidArgument(source + ": " + std::to_string(missing.size()) +
+                                  " op(s) of the model have no device: " + Sample(missing));
+  }
+  return graph::Status::Ok();
+}
+
+std::vector<int> DeviceOfNode(const Placement& p, const graph::Graph& g,
+                              const cluster::Cluster& c) {
+  std::vector<int> out(g.size(), -1);
+  for (const auto& [op, device] : p.ops) {
+    graph::NodeId id = g.Find(op);
+    assert(id >= 0 && "DeviceOfNode needs a validated placement");
+    out[id] = c.IndexOf(device);
+  }
+  return out;
+}
+
+graph::Status WritePlacement(const std::string& path, const Placement& p) {
+  YAML::Emitter e;
+  e << YAML::Comment("written by planner; format: docs/file-formats.md") << YAML::BeginMap;
+  auto field = [&](const char* key, const std::string& v) {
+    if (!v.empty()) e << YAML::Key << key << YAML::Value << v;
+  };
+  field("model", p.model);
+  field("model_digest", p.model_digest);
+  field("devices", p.devices);
+  field("devices_digest", p.devices_digest);
+  field("method", p.method);
+  e.SetDoublePrecision(9);
+  if (p.measured_step_s) e << YAML::Key << "measured_step_s" << YAML::Value << *p.measured_step_s;
+  if (p.simulated_step_s)
+    e << YAML::Key << "simulated_step_s" << YAML::Value << *p.simulated_step_s;
+  if (!p.search.empty()) {
+    e << YAML::Key << "search" << YAML::Value << YAML::BeginMap;
+    for (const auto& [k, v] : p.search) e << YAML::Key << k << YAML::Value << v;
+    e << YAML::EndMap;
+  }
+  e << YAML::Key << "placement" << YAML::Value << YAML::BeginMap;
+  for (const auto& [op, device] : p.ops) e << YAML::Key << op << YAML::Value << device;
+  e << YAML::EndMap << YAML::EndMap;
+  if (!e.good())
+    return graph::Internal(path + ": cannot encode the placement: " + e.GetLastError());
+  return graph::WriteFileAtomic(path, std::string(e.c_str()) + "\n");
+}
+
+}  // namespace planner

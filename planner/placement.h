@@ -1,0 +1,57 @@
+// Placement files (YAML): which device runs each op of a model, and what
+// produced the placement (DESIGN.md section 4, docs/file-formats.md).
+//
+// A placement covers the nodes of the model file, the forward graph; the nodes a
+// training graph adds follow their colocation (gradients with the op they
+// differentiate, updates with their parameter).
+// Thread safety: value types and free functions.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster/devices.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+
+namespace planner {
+
+struct Placement {
+  std::string model;           // the model file it was made for
+  std::string model_digest;    // ModelDigest() of that model
+  std::string devices;         // the devices file
+  std::string devices_digest;  // cluster::Cluster::digest of that file
+  std::string method;          // what produced it: "single:cpu0", "expert", "search", ...
+  std::optional<double> measured_step_s;   // seconds per training step, measured
+  std::optional<double> simulated_step_s;  // seconds per training step, simulated
+  std::map<std::string, double> search;    // search statistics (iterations, seconds, ...)
+  std::vector<std::pair<std::string, std::string>> ops;  // op -> device, in file order
+};
+
+// Digest of a model's graph, independent of its file format (TF.js, .pb, .pbtxt
+// of the same graph agree): FNV-1a 64 of its binary GraphDef as we write it.
+std::string ModelDigest(const graph::Graph& g);
+
+// Every op of `g` on `device`.
+Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device);
+
+// Parses the file; checks syntax and types only.
+graph::Result<Placement> ReadPlacement(const std::string& path);
+
+// Checks `p` against the model and devices it is used with: every op placed once,
+// only ops of the model, only devices of the cluster, and (when the file has
+// them) matching digests. Every problem of a kind is counted and the first few
+// named in one line. `source` names the placement file in messages.
+graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
+                                const cluster::Cluster& c, const std::string& source);
+
+// The device index (into c.devices) of each node of `g`; `p` must be valid.
+std::vector<int> DeviceOfNode(const Placement& p, const graph::Graph& g, const cluster::Cluster& c);
+
+// Writes atomically, ops in graph order.
+graph::Status WritePlacement(const std::string& path, const Placement& p);
+
+}  // namespace planner
