@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -25,8 +26,9 @@ std::string Slurp(const std::string& path) {
 }
 
 RunResult Planner(const std::string& args) {
-  std::string dir = ::testing::TempDir();
-  std::string out = dir + "/cli_out", err = dir + "/cli_err";
+  // ctest runs test cases as parallel processes: capture files are per process.
+  std::string dir = ::testing::TempDir() + "/cli_" + std::to_string(::getpid());
+  std::string out = dir + "_out", err = dir + "_err";
   std::string cmd = std::string(PLANNER_BIN) + " " + args + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
   RunResult r;
