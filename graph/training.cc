@@ -55,18 +55,63 @@ Result<std::string> AddSyntheticLoss(const Graph& g, GraphBuilder& b,
       {{"T", MakeAttr(DType::kFloat)}, {"N", MakeAttr(static_cast<int64_t>(terms.size()))}});
 }
 
+std::string NodeOf(const std::string& input) {
+  size_t colon = input.rfind(':');
+  return input.substr(input[0] == '^' ? 1 : 0,
+                      colon == std::string::npos ? std::string::npos : colon - (input[0] == '^'));
+}
+
+// Rules emit gradients for every input; those for inputs no parameter depends on
+// (a first convolution's input images, say) are computed by nobody's request.
+// Removes added nodes that nothing reads, repeatedly, keeping updates and the loss.
+void PruneUnusedGradients(std::vector<NodeSpec>* nodes, int first_added) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < nodes->size(); ++i) index[(*nodes)[i].name] = i;
+  std::vector<int> readers(nodes->size(), 0);
+  for (const NodeSpec& s : *nodes) {
+    for (const std::string& in : s.inputs) {
+      auto it = index.find(NodeOf(in));
+      if (it != index.end()) ++readers[it->second];
+    }
+  }
+  auto keep = [&](const NodeSpec& s) {
+    return s.op == "ApplyGradientDescent" || s.op == "ApplyMomentum" ||
+           s.name.rfind("synthetic_loss", 0) == 0;
+  };
+  std::vector<char> dead(nodes->size(), 0);
+  std::vector<size_t> stack;
+  for (size_t i = first_added; i < nodes->size(); ++i) {
+    if (readers[i] == 0 && !keep((*nodes)[i])) stack.push_back(i);
+  }
+  while (!stack.empty()) {
+    size_t i = stack.back();
+    stack.pop_back();
+    if (dead[i]) continue;
+    dead[i] = 1;
+    for (const std::string& in : (*nodes)[i].inputs) {
+      auto it = index.find(NodeOf(in));
+      if (it == index.end()) continue;
+      size_t j = it->second;
+      if (--readers[j] == 0 && static_cast<int>(j) >= first_added && !keep((*nodes)[j])) {
+        stack.push_back(j);
+      }
+    }
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    if (dead[i]) continue;
+    if (w != i) (*nodes)[w] = std::move((*nodes)[i]);
+    ++w;
+  }
+  nodes->resize(w);
+}
+
 // Ops whose output may share storage with their first input (kernels return views).
 bool MayAlias(const std::string& op) {
   static const std::unordered_set<std::string> kOps = {
       "Identity", "StopGradient", "Snapshot", "Reshape", "Squeeze", "ExpandDims", "Transpose",
       "Slice",    "StridedSlice", "Unpack",   "Split",   "SplitV",  "BroadcastTo"};
   return kOps.count(op) > 0;
-}
-
-std::string NodeOf(const std::string& input) {
-  size_t colon = input.rfind(':');
-  return input.substr(input[0] == '^' ? 1 : 0,
-                      colon == std::string::npos ? std::string::npos : colon - (input[0] == '^'));
 }
 
 // An update overwrites its parameter in place, so it must run after every op
@@ -254,6 +299,7 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
     param_names.push_back(n.name);
   }
   out.nodes = b.Release();
+  PruneUnusedGradients(&out.nodes, g.size());
   // Classify the added nodes for reporting by their name scope.
   for (size_t i = g.size(); i < out.nodes.size(); ++i) {
     const std::string& name = out.nodes[i].name;

@@ -143,13 +143,12 @@ Status BiasAddGrad(KernelContext& c) {
 }
 
 // The elementwise gradients, with TensorFlow's operand orders.
-Status ReluGrad(KernelContext& c) {  // (dy, features)
-  c.outputs = {c.inputs[0] * (c.inputs[1] > 0).to(c.inputs[0].scalar_type())};
+Status ReluGrad(KernelContext& c) {  // (dy, features): one fused pass
+  c.outputs = {at::threshold_backward(c.inputs[0], c.inputs[1], 0)};
   return Status::Ok();
 }
-Status Relu6Grad(KernelContext& c) {  // (dy, features)
-  const at::Tensor& f = c.inputs[1];
-  c.outputs = {c.inputs[0] * ((f > 0) & (f < 6)).to(c.inputs[0].scalar_type())};
+Status Relu6Grad(KernelContext& c) {  // (dy, features): dy where 0 < features < 6
+  c.outputs = {at::hardtanh_backward(c.inputs[0], c.inputs[1], 0, 6)};
   return Status::Ok();
 }
 Status SigmoidGrad(KernelContext& c) {  // (y, dy)
@@ -199,8 +198,25 @@ graph::Node AsForward(const graph::Node& n, const char* op) {
 }
 
 Status MaxPoolGrad(KernelContext& c) {  // (orig_input, orig_output, grad)
+  const at::Tensor& x = c.inputs[0];
+  auto [kh, kw] = Spatial(c.node, "ksize", 1);
+  auto [sh, sw] = Spatial(c.node, "strides", 1);
+  if (x.dim() == 4) {
+    at::Tensor xn = ToNchw(c.node, x);
+    auto [pt, pb] = TfPads(c.node, 0, xn.size(2), kh, sh, 1);
+    auto [pl, pr] = TfPads(c.node, 1, xn.size(3), kw, sw, 1);
+    // PyTorch pads symmetrically and at most half a window; other cases take the
+    // general path below.
+    if (pt == pb && pl == pr && 2 * pt <= kh && 2 * pl <= kw) {
+      auto [y, indices] = at::max_pool2d_with_indices(xn, {kh, kw}, {sh, sw}, {pt, pl});
+      at::Tensor gx = at::max_pool2d_with_indices_backward(
+          ToNchw(c.node, c.inputs[2]), xn, {kh, kw}, {sh, sw}, {pt, pl}, {1, 1}, false, indices);
+      c.outputs = {FromNchw(c.node, gx)};
+      return Status::Ok();
+    }
+  }
   graph::Node f = AsForward(c.node, "MaxPool");
-  return Vjp(c, "MaxPool", f, {c.inputs[0]}, 0, c.inputs[2]);
+  return Vjp(c, "MaxPool", f, {x}, 0, c.inputs[2]);
 }
 
 Status AvgPoolGrad(KernelContext& c) {  // (orig_input_shape, grad)

@@ -129,8 +129,7 @@ TEST(TrainingTest, MomentumAddsAnAccumulatorPerParameter) {
 }
 
 TEST(TrainingTest, GradientOpsAreColocatedWithTheirForwardOp) {
-  Graph f = Forward(kMlp);
-  auto t = BuildTrainingGraph(f, {});
+  auto t = BuildTrainingGraph(Forward(kMlp), {});
   ASSERT_TRUE(t.ok());
   int checked = 0;
   for (const Node& n : t->graph.nodes()) {
@@ -138,7 +137,18 @@ TEST(TrainingTest, GradientOpsAreColocatedWithTheirForwardOp) {
     EXPECT_EQ(n.colocation, std::vector<std::string>{"mm"}) << n.name;
     ++checked;
   }
-  EXPECT_GE(checked, 2);  // one MatMul per operand
+  EXPECT_GE(checked, 1);
+}
+
+TEST(TrainingTest, GradientsNoParameterNeedsAreNotBuilt) {
+  // mm = MatMul(x, w): only w trains, so the MatMul giving x's gradient is pruned.
+  auto t = BuildTrainingGraph(Forward(kMlp), {});
+  ASSERT_TRUE(t.ok());
+  int matmuls = 0;
+  for (const Node& n : t->graph.nodes()) {
+    matmuls += n.op == "MatMul" && n.name.rfind("gradients/mm/", 0) == 0;
+  }
+  EXPECT_EQ(matmuls, 1);
 }
 
 TEST(TrainingTest, AllMatMulTransposesGiveOperandShapedGradients) {

@@ -1,0 +1,103 @@
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/device.h"
+
+namespace runtime {
+
+namespace {
+
+class CpuDevice : public Device {
+ public:
+  explicit CpuDevice(cluster::DeviceSpec spec) : spec_(std::move(spec)) {}
+  ~CpuDevice() override {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  graph::Status Start() {
+    long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+    for (int core : spec_.cores) {
+      if (core >= online) {
+        return graph::InvalidArgument("device '" + spec_.name + "' owns core " +
+                                      std::to_string(core) + " but this host has " +
+                                      std::to_string(online));
+      }
+    }
+    for (int i = 0; i < spec_.threads; ++i) {
+      workers_.emplace_back([this] { Loop(); });
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      for (int core : spec_.cores) CPU_SET(core, &set);
+      if (pthread_setaffinity_np(workers_.back().native_handle(), sizeof(set), &set) != 0) {
+        return graph::Internal("device '" + spec_.name + "': cannot pin its threads to its cores");
+      }
+    }
+    return graph::Status::Ok();
+  }
+
+  const cluster::DeviceSpec& spec() const override { return spec_; }
+
+  void Schedule(std::function<void()> fn) override {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      queue_.push_back(std::move(fn));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    for (;;) {
+      std::function<void()> fn;
+      {
+        std::unique_lock<std::mutex> l(mu_);
+        cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping
+        fn = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      fn();
+    }
+  }
+
+  cluster::DeviceSpec spec_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace
+
+graph::Result<std::unique_ptr<Device>> MakeDevice(const cluster::DeviceSpec& spec) {
+  switch (spec.kind) {
+    case cluster::DeviceKind::kCpu: {
+      auto d = std::make_unique<CpuDevice>(spec);
+      GRAPH_RETURN_IF_ERROR(d->Start());
+      return std::unique_ptr<Device>(std::move(d));
+    }
+    case cluster::DeviceKind::kCuda:
+      return graph::Unimplemented("device '" + spec.name +
+                                  "' is cuda, and this build's LibTorch has no CUDA (build with "
+                                  "-DTorch_DIR pointing at a CUDA LibTorch)");
+    case cluster::DeviceKind::kSim:
+      return graph::InvalidArgument("device '" + spec.name +
+                                    "' is simulated: it can be simulated, not executed on");
+  }
+  return graph::Internal("unknown device kind");
+}
+
+}  // namespace runtime

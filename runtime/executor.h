@@ -1,0 +1,82 @@
+// The dataflow executor: runs a placed graph on real devices the way TensorFlow's
+// executor does. Each device has its own workers; an op is scheduled on its
+// device when all its inputs (data and control) are done; a data edge between
+// devices becomes a transfer (a copy into the consumer's device, recorded on the
+// timeline); parameters live on the device of their node; a step ends when every
+// node has run. Per-device memory is accounted from output sizes (views of an
+// input count nothing) and freed after a tensor's last consumer; exceeding a
+// device's capacity ends the step as out-of-memory, naming device and bytes.
+//
+// Ownership: keeps a pointer to the graph, which must outlive it; copies the cluster.
+// Thread safety: one Run at a time.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cluster/devices.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+#include "runtime/device.h"
+
+namespace runtime {
+
+struct OpRecord {
+  graph::NodeId node;
+  int device;
+  double start_us, end_us;  // since the step started
+};
+
+struct TransferRecord {
+  graph::NodeId from_node;  // producer of the tensor
+  int src_device, dst_device;
+  int64_t bytes;
+  double start_us, end_us;
+};
+
+struct StepStats {
+  double seconds = 0;
+  std::vector<OpRecord> ops;
+  std::vector<TransferRecord> transfers;
+  std::vector<int64_t> peak_bytes;  // per device: parameters plus live tensors
+  std::vector<double> busy_us;      // per device: time spent in kernels and transfers
+};
+
+class Executor {
+ public:
+  // `device_of_node[i]` indexes cluster.devices. Fails before anything runs when
+  // an op has no kernel (all listed) or a device cannot be created here.
+  static graph::Result<std::unique_ptr<Executor>> Create(const graph::Graph& g,
+                                                         const cluster::Cluster& cluster,
+                                                         std::vector<int> device_of_node);
+  ~Executor();
+
+  graph::Status Run(const std::map<std::string, at::Tensor>& feeds,
+                    const std::vector<std::string>& fetches, std::vector<at::Tensor>* results,
+                    StepStats* stats = nullptr);
+
+  at::Tensor state(const std::string& node) const;
+  void set_state(const std::string& node, at::Tensor value);
+
+ private:
+  struct Step;
+  Executor(const graph::Graph& g, const cluster::Cluster& c, std::vector<int> device_of_node);
+  void Dispatch(Step* step, graph::NodeId id);
+  void Execute(Step* step, graph::NodeId id);
+  void Finish(Step* step, graph::NodeId id, std::vector<at::Tensor> outputs, graph::Status st);
+
+  const graph::Graph* g_;
+  cluster::Cluster cluster_;
+  std::vector<int> device_of_node_;
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::unordered_map<graph::NodeId, at::Tensor> state_;
+  std::vector<std::vector<std::pair<graph::NodeId, int>>> consumers_;  // (consumer, input slot)
+  std::vector<std::vector<graph::NodeId>> control_consumers_;
+};
+
+}  // namespace runtime

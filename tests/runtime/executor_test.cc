@@ -1,0 +1,147 @@
+#include "runtime/executor.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "graph/models.h"
+#include "graph/training.h"
+#include "runtime/reference_executor.h"
+
+namespace runtime {
+namespace {
+
+cluster::Cluster TwoCpus(const std::string& memory = "") {
+  std::string mem = memory.empty() ? "" : ", memory: " + memory;
+  auto c = cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]" + mem +
+                                         "}\n  - {name: cpu1, kind: cpu, cores: [1]}\n",
+                                     "two.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
+graph::TrainingGraph LeNet() {
+  auto fwd = graph::BuildLeNet({8, 1});
+  EXPECT_TRUE(fwd.ok());
+  auto t = graph::BuildTrainingGraph(*fwd, {});
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return std::move(t).value();
+}
+
+// Convolutions and their gradients on cpu0, everything else on cpu1.
+std::vector<int> SplitPlacement(const graph::Graph& g) {
+  std::vector<int> d(g.size());
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    const graph::Node& n = g.node(id);
+    const std::string& key = n.colocation.empty() ? n.name : n.colocation[0];
+    d[id] = key.find("conv") != std::string::npos ? 0 : 1;
+  }
+  return d;
+}
+
+std::map<std::string, at::Tensor> Feeds() {
+  auto gen = at::detail::createCPUGenerator(3);
+  return {{"images", at::rand({8, 28, 28, 1}, gen)},
+          {"labels", at::randint(0, 10, {8}, gen).to(at::kInt)}};
+}
+
+TEST(ExecutorTest, MatchesTheReferenceExecutorOnOneAndOnTwoDevices) {
+  graph::TrainingGraph t = LeNet();
+  cluster::Cluster c = TwoCpus();
+  auto ref = ReferenceExecutor::Create(t.graph);
+  ASSERT_TRUE(ref.ok());
+  std::vector<at::Tensor> expected;
+  ASSERT_TRUE(ref->Run(Feeds(), {t.loss}, &expected).ok());
+  const std::string param = t.graph.node(t.parameters[0]).name;
+  at::Tensor expected_param = ref->state(param);
+
+  for (const auto& placement : {std::vector<int>(t.graph.size(), 0), SplitPlacement(t.graph)}) {
+    auto ex = Executor::Create(t.graph, c, placement);
+    ASSERT_TRUE(ex.ok()) << ex.status().message();
+    std::vector<at::Tensor> got;
+    StepStats stats;
+    graph::Status st = (*ex)->Run(Feeds(), {t.loss}, &got, &stats);
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_TRUE(at::allclose(got[0], expected[0], 1e-6, 1e-6));
+    EXPECT_TRUE(at::allclose((*ex)->state(param), expected_param, 1e-6, 1e-6))
+        << "the update of " << param << " differs";
+  }
+}
+
+TEST(ExecutorTest, CrossDeviceEdgesBecomeTransfersAndEveryOpIsOnTheTimeline) {
+  graph::TrainingGraph t = LeNet();
+  auto one = Executor::Create(t.graph, TwoCpus(), std::vector<int>(t.graph.size(), 0));
+  auto two = Executor::Create(t.graph, TwoCpus(), SplitPlacement(t.graph));
+  ASSERT_TRUE(one.ok() && two.ok());
+  std::vector<at::Tensor> out;
+  StepStats a, b;
+  ASSERT_TRUE((*one)->Run(Feeds(), {t.loss}, &out, &a).ok());
+  ASSERT_TRUE((*two)->Run(Feeds(), {t.loss}, &out, &b).ok());
+  EXPECT_TRUE(a.transfers.empty());
+  ASSERT_FALSE(b.transfers.empty());
+  for (const TransferRecord& r : b.transfers) {
+    EXPECT_NE(r.src_device, r.dst_device);
+    EXPECT_GT(r.bytes, 0);
+    EXPECT_LE(r.start_us, r.end_us);
+  }
+  int computed = 0;
+  for (const graph::Node& n : t.graph.nodes()) {
+    computed += n.op != "Const" && n.op != "Placeholder" && n.op != "NoOp" && n.op != "VariableV2";
+  }
+  EXPECT_EQ(static_cast<int>(b.ops.size()), computed);
+  EXPECT_GT(b.busy_us[0], 0);
+  EXPECT_GT(b.busy_us[1], 0);
+  EXPECT_GT(b.peak_bytes[0], 0);
+}
+
+TEST(ExecutorTest, ExceedingADevicesMemoryIsAnOutOfMemoryResultNamingIt) {
+  graph::TrainingGraph t = LeNet();
+  // LeNet's parameters alone are about 247 KB; 300 KB cannot hold the activations too.
+  auto ex = Executor::Create(t.graph, TwoCpus("300KB"), std::vector<int>(t.graph.size(), 0));
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  std::vector<at::Tensor> out;
+  graph::Status st = (*ex)->Run(Feeds(), {t.loss}, &out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), graph::StatusCode::kOutOfMemory);
+  EXPECT_NE(st.message().find("device 'cpu0' is out of memory at node '"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("capacity 300000"), std::string::npos) << st.message();
+}
+
+TEST(ExecutorTest, AKernelErrorEndsTheStepWithoutHanging) {
+  graph::TrainingGraph t = LeNet();
+  auto ex = Executor::Create(t.graph, TwoCpus(), SplitPlacement(t.graph));
+  ASSERT_TRUE(ex.ok());
+  std::map<std::string, at::Tensor> feeds = Feeds();
+  feeds["images"] = at::rand({8, 27, 27, 1});  // wrong image size
+  std::vector<at::Tensor> out;
+  graph::Status st = (*ex)->Run(feeds, {t.loss}, &out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().find('\n'), std::string::npos);
+  // And the executor still works afterwards.
+  EXPECT_TRUE((*ex)->Run(Feeds(), {t.loss}, &out).ok());
+}
+
+TEST(ExecutorTest, UnfedPlaceholderIsAnError) {
+  graph::TrainingGraph t = LeNet();
+  auto ex = Executor::Create(t.graph, TwoCpus(), std::vector<int>(t.graph.size(), 1));
+  ASSERT_TRUE(ex.ok());
+  std::vector<at::Tensor> out;
+  graph::Status st = (*ex)->Run({{"images", at::rand({8, 28, 28, 1})}}, {t.loss}, &out);
+  EXPECT_EQ(st.message(), "placeholder 'labels' is not fed");
+}
+
+TEST(ExecutorTest, SimulatedAndCudaDevicesAreRefusedHere) {
+  graph::TrainingGraph t = LeNet();
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: k40, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: "
+      "288GB/s}\n  - {name: cpu0, kind: cpu, cores: [0]}\ndefault_link: {bandwidth: 10GB/s, "
+      "latency: 10us}\n",
+      "sim.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto ex = Executor::Create(t.graph, *c, std::vector<int>(t.graph.size(), 0));
+  ASSERT_FALSE(ex.ok());
+  EXPECT_NE(ex.status().message().find("device 'k40' is simulated"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace runtime
