@@ -10,6 +10,7 @@
 #include <ATen/core/grad_mode.h>
 
 #include "runtime/kernel.h"
+#include "runtime/window.h"
 
 namespace runtime {
 
@@ -24,52 +25,32 @@ std::vector<int64_t> Ints(const at::Tensor& t) {
 
 bool Nchw(const graph::Node& n) { return n.attr_string("data_format", "NHWC") == "NCHW"; }
 
-// (h, w) of a 4-entry attr in the node's layout.
-std::pair<int64_t, int64_t> Spatial(const graph::Node& n, const char* attr, int64_t dflt) {
-  const std::vector<int64_t>* v = n.attr_ints(attr);
-  if (!v || v->size() != 4) return {dflt, dflt};
-  return Nchw(n) ? std::make_pair((*v)[2], (*v)[3]) : std::make_pair((*v)[1], (*v)[2]);
-}
-
-// TensorFlow's padding of one spatial dimension: {before, after}.
-std::pair<int64_t, int64_t> TfPads(const graph::Node& n, int dim, int64_t in, int64_t k,
-                                   int64_t stride, int64_t dilation) {
-  std::string padding = n.attr_string("padding", "VALID");
-  if (padding == "SAME") {
-    int64_t out = (in + stride - 1) / stride;
-    int64_t total = std::max<int64_t>((out - 1) * stride + (k - 1) * dilation + 1 - in, 0);
-    return {total / 2, total - total / 2};
-  }
-  if (padding == "EXPLICIT") {
-    const std::vector<int64_t>* p = n.attr_ints("explicit_paddings");
-    int axis = Nchw(n) ? 2 + dim : 1 + dim;
-    if (p && p->size() == 8) return {(*p)[2 * axis], (*p)[2 * axis + 1]};
-  }
-  return {0, 0};
-}
-
 // Gradient of a 2-D (grouped) convolution with respect to its input or filter.
 // x and dy are NCHW views; w is OIHW. Asymmetric padding is applied explicitly.
 Status ConvBackprop(KernelContext& c, bool want_input, const std::vector<int64_t>& x_nchw_sizes,
                     const at::Tensor& x, const at::Tensor& w, const at::Tensor& dy, int64_t groups,
                     at::Tensor* result) {
-  auto [sh, sw] = Spatial(c.node, "strides", 1);
-  auto [dh, dw] = Spatial(c.node, "dilations", 1);
-  auto [pt, pb] = TfPads(c.node, 0, x_nchw_sizes[2], w.size(2), sh, dh);
-  auto [pl, pr] = TfPads(c.node, 1, x_nchw_sizes[3], w.size(3), sw, dw);
-  bool symmetric = pt == pb && pl == pr;
+  GRAPH_ASSIGN_OR_RETURN(Window win, ReadWindow(c, Nchw(c.node), {x_nchw_sizes[2], x_nchw_sizes[3]},
+                                                {w.size(2), w.size(3)}));
+  bool symmetric = win.before == win.after;
   std::vector<int64_t> padded = x_nchw_sizes;
-  padded[2] += pt + pb;
-  padded[3] += pl + pr;
+  padded[2] += win.before[0] + win.after[0];
+  padded[3] += win.before[1] + win.after[1];
   at::Tensor xin = x;
-  if (!want_input && !symmetric) xin = at::constant_pad_nd(x, {pl, pr, pt, pb});
+  if (!want_input && !symmetric) {
+    xin = at::constant_pad_nd(x, {win.before[1], win.after[1], win.before[0], win.after[0]});
+  }
   if (want_input) xin = at::empty(symmetric ? x_nchw_sizes : padded, dy.options());
-  std::vector<int64_t> pad = symmetric ? std::vector<int64_t>{pt, pl} : std::vector<int64_t>{0, 0};
-  auto grads = at::convolution_backward(dy, xin, w, c10::nullopt, {sh, sw}, pad, {dh, dw}, false,
-                                        {0, 0}, groups, {want_input, !want_input, false});
+  std::vector<int64_t> pad =
+      symmetric ? std::vector<int64_t>{win.before[0], win.before[1]} : std::vector<int64_t>{0, 0};
+  auto grads = at::convolution_backward(dy, xin, w, c10::nullopt, {win.stride[0], win.stride[1]},
+                                        pad, {win.dilation[0], win.dilation[1]}, false, {0, 0},
+                                        groups, {want_input, !want_input, false});
   if (want_input) {
     at::Tensor gi = std::get<0>(grads);
-    if (!symmetric) gi = gi.narrow(2, pt, x_nchw_sizes[2]).narrow(3, pl, x_nchw_sizes[3]);
+    if (!symmetric) {
+      gi = gi.narrow(2, win.before[0], x_nchw_sizes[2]).narrow(3, win.before[1], x_nchw_sizes[3]);
+    }
     *result = gi;
   } else {
     *result = std::get<1>(grads);
@@ -199,18 +180,18 @@ graph::Node AsForward(const graph::Node& n, const char* op) {
 
 Status MaxPoolGrad(KernelContext& c) {  // (orig_input, orig_output, grad)
   const at::Tensor& x = c.inputs[0];
-  auto [kh, kw] = Spatial(c.node, "ksize", 1);
-  auto [sh, sw] = Spatial(c.node, "strides", 1);
   if (x.dim() == 4) {
     at::Tensor xn = ToNchw(c.node, x);
-    auto [pt, pb] = TfPads(c.node, 0, xn.size(2), kh, sh, 1);
-    auto [pl, pr] = TfPads(c.node, 1, xn.size(3), kw, sw, 1);
+    GRAPH_ASSIGN_OR_RETURN(Pair k, SpatialAttr(c, "ksize", Nchw(c.node), true));
+    GRAPH_ASSIGN_OR_RETURN(Window w, ReadWindow(c, Nchw(c.node), {xn.size(2), xn.size(3)}, k));
     // PyTorch pads symmetrically and at most half a window; other cases take the
     // general path below.
-    if (pt == pb && pl == pr && 2 * pt <= kh && 2 * pl <= kw) {
-      auto [y, indices] = at::max_pool2d_with_indices(xn, {kh, kw}, {sh, sw}, {pt, pl});
+    if (w.before == w.after && 2 * w.before[0] <= k[0] && 2 * w.before[1] <= k[1]) {
+      auto [y, indices] = at::max_pool2d_with_indices(xn, {k[0], k[1]}, {w.stride[0], w.stride[1]},
+                                                      {w.before[0], w.before[1]});
       at::Tensor gx = at::max_pool2d_with_indices_backward(
-          ToNchw(c.node, c.inputs[2]), xn, {kh, kw}, {sh, sw}, {pt, pl}, {1, 1}, false, indices);
+          ToNchw(c.node, c.inputs[2]), xn, {k[0], k[1]}, {w.stride[0], w.stride[1]},
+          {w.before[0], w.before[1]}, {1, 1}, false, indices);
       c.outputs = {FromNchw(c.node, gx)};
       return Status::Ok();
     }

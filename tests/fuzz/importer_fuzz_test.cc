@@ -16,6 +16,7 @@
 #include "graph/proto/tf_graph.pb.h"
 #include "graph/shape_inference.h"
 #include "graph/summary.h"
+#include "tests/graph/test_util.h"
 
 namespace graph {
 namespace {
@@ -23,11 +24,6 @@ namespace {
 int Iterations() {
   const char* env = std::getenv("FUZZ_ITERATIONS");
   return env ? std::max(1, std::atoi(env)) : 1000;
-}
-
-std::vector<std::string> Models() {
-  return {"blazeface",     "emotion",           "facemesh-detection-short",
-          "mobilefacenet", "movenet-lightning", "selfie"};
 }
 
 // One random edit of the kinds that real corruption and hostile files produce.
@@ -189,14 +185,8 @@ TEST_P(ImporterFuzzTest, MutatedWeightFilesNeverCrash) {
   std::printf("%s: %d of %d mutated weight files imported\n", GetParam().c_str(), imported, n);
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedModels, ImporterFuzzTest, ::testing::ValuesIn(Models()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) {
-                             if (c == '-') c = '_';
-                           }
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(SharedModels, ImporterFuzzTest, ::testing::ValuesIn(testing::ModelNames()),
+                         testing::ParamName);
 
 }  // namespace
 }  // namespace graph

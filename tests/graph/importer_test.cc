@@ -77,13 +77,7 @@ TEST_P(RealModelTest, EveryNodeGetsStaticShapesAndNoOpIsUnknown) {
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, RealModelTest, ::testing::ValuesIn(ModelNames()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) {
-                             if (c == '-') c = '_';
-                           }
-                           return n;
-                         });
+                         testing::ParamName);
 
 }  // namespace
 }  // namespace graph

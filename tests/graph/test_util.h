@@ -21,6 +21,15 @@ inline std::vector<std::string> ModelNames() {
 
 inline std::string ModelJson(const std::string& name) { return ModelsDir() + "/" + name + ".json"; }
 
+// gtest names allow letters, digits and '_' only: "movenet-lightning" -> "movenet_lightning".
+inline std::string ParamName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  for (char& c : n) {
+    if (c == '-') c = '_';
+  }
+  return n;
+}
+
 // Parses a text GraphDef; fails the test on error.
 inline Graph FromText(const std::string& pbtxt) {
   auto g = ParseTextGraphDef(pbtxt, "test.pbtxt");

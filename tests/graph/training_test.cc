@@ -235,13 +235,7 @@ TEST_P(SharedModelTrainingTest, BuildsAShapeCheckedTrainingGraph) {
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, SharedModelTrainingTest,
-                         ::testing::ValuesIn(testing::ModelNames()), [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) {
-                             if (c == '-') c = '_';
-                           }
-                           return n;
-                         });
+                         ::testing::ValuesIn(testing::ModelNames()), testing::ParamName);
 
 }  // namespace
 }  // namespace graph
