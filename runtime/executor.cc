@@ -280,6 +280,8 @@ void Executor::Finish(Step* s, graph::NodeId id, std::vector<at::Tensor> outputs
     }
     if (--s->remaining == 0) s->done.notify_all();
   }
+  // The Step lives on Run's stack and may be gone once `remaining` reached zero;
+  // then `ready` is empty (every node has finished), so nothing below touches it.
   for (graph::NodeId r : ready) Dispatch(s, r);
 }
 
