@@ -207,6 +207,15 @@ NodeId Graph::Find(std::string_view name) const {
   return it == index_.end() ? -1 : it->second;
 }
 
+std::optional<TensorRef> Graph::FindTensor(std::string_view name) const {
+  std::string_view node;
+  int index = 0;
+  if (!ParseInputName(name, &node, &index)) return std::nullopt;
+  NodeId id = Find(node);
+  if (id < 0) return std::nullopt;
+  return TensorRef{id, index};
+}
+
 std::vector<int> Graph::ConsumerCounts() const {
   std::vector<int> counts(nodes_.size(), 0);
   for (const Node& n : nodes_) {

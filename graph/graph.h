@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -85,6 +86,9 @@ class Graph {
   int size() const { return static_cast<int>(nodes_.size()); }
   // -1 if no node has that name.
   NodeId Find(std::string_view name) const;
+  // The tensor a TensorFlow name ("node" or "node:k") refers to; nothing if the
+  // node does not exist or the name is malformed (the output may still not exist).
+  std::optional<TensorRef> FindTensor(std::string_view name) const;
   // Nodes ordered so every node comes after all of its (data and control) inputs.
   const std::vector<NodeId>& topological_order() const { return topo_; }
   // For each node, how many data edges leave it (all outputs together).

@@ -22,12 +22,6 @@ bool IsStateOp(const std::string& op) {
   return op == "Const" || op == "VariableV2" || op == "Variable";
 }
 
-std::string FirstLine(const char* what) {
-  std::string s(what);
-  size_t nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
-}
-
 int64_t Key(graph::NodeId node, int index) { return (static_cast<int64_t>(node) << 16) | index; }
 
 }  // namespace
@@ -195,15 +189,7 @@ void Executor::Execute(Step* s, graph::NodeId id) {
       st = ctx.Error("input " + std::to_string(i) + " was not produced");
     }
   }
-  if (st.ok()) {
-    try {
-      st = (*FindKernel(n.op))(ctx);
-    } catch (const c10::Error& e) {
-      st = ctx.Error(FirstLine(e.what_without_backtrace()));
-    } catch (const std::exception& e) {
-      st = ctx.Error(FirstLine(e.what()));
-    }
-  }
+  if (st.ok()) st = RunKernel(ctx);
   double end = s->Now();
   {
     std::lock_guard<std::mutex> l(s->mu);
@@ -298,13 +284,9 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
   }
   std::vector<graph::TensorRef> fetch_refs;
   for (const std::string& f : fetches) {
-    size_t colon = f.rfind(':');
-    bool indexed = colon != std::string::npos && colon + 1 < f.size() &&
-                   f.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
-                   f.size() - colon - 1 < 6;
-    graph::NodeId id = g_->Find(indexed ? f.substr(0, colon) : f);
-    if (id < 0) return graph::NotFound("fetch '" + f + "' is not an output of the graph");
-    fetch_refs.push_back({id, indexed ? std::stoi(f.substr(colon + 1)) : 0});
+    std::optional<graph::TensorRef> t = g_->FindTensor(f);
+    if (!t) return graph::NotFound("fetch '" + f + "' is not an output of the graph");
+    fetch_refs.push_back(*t);
   }
   s.pending.resize(n);
   s.values.resize(n);

@@ -44,6 +44,10 @@ struct KernelEntry {
 // The table: forward kernels (kernels_forward.cc) and gradient and update
 // kernels (kernels_grad.cc). nullptr when the op has no kernel.
 const KernelFn* FindKernel(const std::string& op);
+
+// Runs the node's kernel: the one place LibTorch exceptions are caught, turned
+// into a one-line error naming the node. The kernel must exist.
+graph::Status RunKernel(KernelContext& ctx);
 std::vector<std::string> KernelOps();
 
 // Each list ends with {nullptr, nullptr}.

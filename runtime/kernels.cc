@@ -31,6 +31,23 @@ const KernelFn* FindKernel(const std::string& op) {
   return it == Table().end() ? nullptr : &it->second;
 }
 
+graph::Status RunKernel(KernelContext& ctx) {
+  const KernelFn* fn = FindKernel(ctx.node.op);
+  assert(fn && "RunKernel of an op without a kernel: executors check before running");
+  // LibTorch's messages carry a backtrace after the first line.
+  auto first_line = [](const char* what) {
+    std::string s(what);
+    return s.substr(0, s.find('\n'));
+  };
+  try {
+    return (*fn)(ctx);
+  } catch (const c10::Error& e) {
+    return ctx.Error(first_line(e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    return ctx.Error(first_line(e.what()));
+  }
+}
+
 std::vector<std::string> KernelOps() {
   std::vector<std::string> ops;
   for (const auto& [op, fn] : Table()) ops.emplace_back(op);

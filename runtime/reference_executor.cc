@@ -3,7 +3,6 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
-#include <charconv>
 #include <cstring>
 #include <map>
 #include <set>
@@ -17,13 +16,6 @@ namespace {
 bool IsSource(const std::string& op) {
   return op == "Const" || op == "VariableV2" || op == "Variable" || op == "Placeholder" ||
          op == "PlaceholderWithDefault" || op == "NoOp";
-}
-
-// LibTorch's messages carry a backtrace after the first line.
-std::string FirstLine(const char* what) {
-  std::string s(what);
-  size_t nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
 }  // namespace
@@ -98,13 +90,7 @@ graph::Status ReferenceExecutor::RunNode(graph::NodeId id,
     }
     ctx.inputs.push_back(src[in.index]);
   }
-  try {
-    GRAPH_RETURN_IF_ERROR((*FindKernel(n.op))(ctx));
-  } catch (const c10::Error& e) {
-    return ctx.Error(FirstLine(e.what_without_backtrace()));
-  } catch (const std::exception& e) {
-    return ctx.Error(FirstLine(e.what()));
-  }
+  GRAPH_RETURN_IF_ERROR(RunKernel(ctx));
   values[id] = std::move(ctx.outputs);
   return graph::Status::Ok();
 }
@@ -141,21 +127,11 @@ graph::Status ReferenceExecutor::Run(const std::map<std::string, at::Tensor>& fe
   }
   results->clear();
   for (const std::string& f : fetches) {
-    size_t colon = f.rfind(':');
-    std::string name = f;
-    int index = 0;
-    if (colon != std::string::npos && colon + 1 < f.size() &&
-        f.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
-      name = f.substr(0, colon);
-      auto [p, ec] = std::from_chars(f.data() + colon + 1, f.data() + f.size(), index);
-      if (ec != std::errc())
-        return graph::NotFound("fetch '" + f + "' is not an output of the graph");
-    }
-    graph::NodeId id = g_->Find(name);
-    if (id < 0 || index >= static_cast<int>(values[id].size())) {
+    std::optional<graph::TensorRef> t = g_->FindTensor(f);
+    if (!t || t->index >= static_cast<int>(values[t->node].size())) {
       return graph::NotFound("fetch '" + f + "' is not an output of the graph");
     }
-    results->push_back(values[id][index]);
+    results->push_back(values[t->node][t->index]);
   }
   return graph::Status::Ok();
 }

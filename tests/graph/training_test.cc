@@ -110,7 +110,9 @@ TEST(TrainingTest, UpdatesAlsoWaitForReadersOfAliasesOfTheParameter) {
     for (NodeId id = 0; id < tg.size(); ++id) {
       if (tg.node(id).name == u.name) continue;
       for (const TensorRef& in : tg.node(id).inputs) {
-        if (in.node == a) EXPECT_TRUE(waits.count(id)) << tg.node(id).name << " reads " << alias;
+        if (in.node == a) {
+          EXPECT_TRUE(waits.count(id)) << tg.node(id).name << " reads " << alias;
+        }
       }
     }
   }
