@@ -39,40 +39,7 @@ std::string HumanCount(double v, const char* unit) {
   return buf;
 }
 
-std::string JsonEscape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
-
-std::string Quote(const std::string& s) { return "\"" + JsonEscape(s) + "\""; }
+std::string Quote(const std::string& s) { return JsonQuote(s); }
 
 std::string ShapeJson(const Shape& s) {
   if (!s.known_rank()) return "null";
@@ -104,6 +71,39 @@ std::string TensorListJson(const std::vector<TensorInfo>& v) {
 }
 
 }  // namespace
+
+std::string JsonQuote(const std::string& s) {
+  std::string out = "\"";
+  out.reserve(s.size() + 2);
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
 
 GraphSummary Summarize(const Graph& g, const InferenceReport& report,
                        const InferenceOptions& opts) {

@@ -57,4 +57,7 @@ GraphSummary Summarize(const Graph& g, const InferenceReport& report, const Infe
 std::string SummaryToText(const GraphSummary& s, const std::string& model);
 std::string SummaryToJson(const GraphSummary& s, const std::string& model);
 
+// `s` as a JSON string literal, quotes included.
+std::string JsonQuote(const std::string& s);
+
 }  // namespace graph

@@ -94,4 +94,15 @@ graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::stri
   return v;
 }
 
+graph::Result<int64_t> ParseIntInRange(const std::string& flag, const std::string& value,
+                                       int64_t lo, int64_t hi) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || p != value.data() + value.size() || v < lo || v > hi) {
+    return graph::InvalidArgument(flag + " must be an integer from " + std::to_string(lo) + " to " +
+                                  std::to_string(hi) + ", got '" + value + "'");
+  }
+  return v;
+}
+
 }  // namespace planner

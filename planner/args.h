@@ -51,5 +51,8 @@ std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** a
 
 // Parses a positive integer flag value; error names the flag.
 graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value);
+// Parses an integer flag value in [lo, hi]; error names the flag and the range.
+graph::Result<int64_t> ParseIntInRange(const std::string& flag, const std::string& value,
+                                       int64_t lo, int64_t hi);
 
 }  // namespace planner

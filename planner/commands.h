@@ -8,5 +8,6 @@ namespace planner {
 int InspectCommand(int argc, char** argv);
 int ImportCommand(int argc, char** argv);
 int DevicesCommand(int argc, char** argv);
+int MeasureCommand(int argc, char** argv);
 
 }  // namespace planner

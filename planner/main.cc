@@ -16,6 +16,7 @@ constexpr Subcommand kCommands[] = {
     {"inspect", planner::InspectCommand, "ops, parameters, FLOPs, memory, unsupported ops"},
     {"import", planner::ImportCommand, "convert a model to a binary GraphDef"},
     {"devices", planner::DevicesCommand, "validate and show a devices.yaml file"},
+    {"measure", planner::MeasureCommand, "time training steps of a placed model on real devices"},
 };
 
 void Usage(std::ostream& o) {

@@ -2,6 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cassert>
+#include <functional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -173,6 +176,53 @@ std::vector<int> DeviceOfNode(const Placement& p, const graph::Graph& g,
     assert(id >= 0 && "DeviceOfNode needs a validated placement");
     out[id] = c.IndexOf(device);
   }
+  return out;
+}
+
+std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph::Graph& forward,
+                                      const std::vector<int>& forward_device) {
+  assert(static_cast<int>(forward_device.size()) == forward.size());
+  std::vector<int> out(training.size(), -1);
+  for (graph::NodeId id = 0; id < training.size(); ++id) {
+    graph::NodeId f = forward.Find(training.node(id).name);
+    if (f >= 0) out[id] = forward_device[f];
+  }
+  // Colocation names a node of the training graph, itself perhaps colocated.
+  std::function<int(graph::NodeId, int)> colocated = [&](graph::NodeId id, int depth) {
+    if (out[id] >= 0 || depth > 8) return out[id];
+    for (const std::string& name : training.node(id).colocation) {
+      graph::NodeId target = training.Find(name);
+      if (target >= 0 && target != id && colocated(target, depth + 1) >= 0) {
+        return out[id] = out[target];
+      }
+    }
+    return -1;
+  };
+  for (graph::NodeId id = 0; id < training.size(); ++id) colocated(id, 0);
+  const std::vector<graph::NodeId>& topo = training.topological_order();
+  for (graph::NodeId id : topo) {
+    if (out[id] >= 0) continue;
+    for (const graph::TensorRef& in : training.node(id).inputs) {
+      if (out[in.node] >= 0) {
+        out[id] = out[in.node];
+        break;
+      }
+    }
+  }
+  std::vector<std::vector<graph::NodeId>> consumers(training.size());
+  for (graph::NodeId id = 0; id < training.size(); ++id) {
+    for (const graph::TensorRef& in : training.node(id).inputs) consumers[in.node].push_back(id);
+  }
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    if (out[*it] >= 0) continue;
+    for (graph::NodeId c : consumers[*it]) {
+      if (out[c] >= 0) {
+        out[*it] = out[c];
+        break;
+      }
+    }
+  }
+  for (int& d : out) d = std::max(d, 0);
   return out;
 }
 

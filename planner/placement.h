@@ -51,6 +51,15 @@ graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
 // The device index (into c.devices) of each node of `g`; `p` must be valid.
 std::vector<int> DeviceOfNode(const Placement& p, const graph::Graph& g, const cluster::Cluster& c);
 
+// Extends a placement of a forward graph to the training graph built from it.
+// Forward nodes keep their device; a node colocated with another (gradients
+// with the op they differentiate, updates and accumulators with their parameter)
+// takes that node's device; any other added node (the synthetic loss, the
+// gradient seed) takes the device of its first placed input, else of its first
+// placed consumer, else device 0. `forward_device` indexes forward's nodes.
+std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph::Graph& forward,
+                                      const std::vector<int>& forward_device);
+
 // Writes atomically, ops in graph order.
 graph::Status WritePlacement(const std::string& path, const Placement& p);
 

@@ -1,3 +1,4 @@
+#include <ATen/Parallel.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
@@ -59,6 +60,9 @@ class CpuDevice : public Device {
 
  private:
   void Loop() {
+    // OpenMP's thread count is per thread: without this, kernels on this worker
+    // would fork the default team (one per host core), all pinned to our cores.
+    at::init_num_threads();
     for (;;) {
       std::function<void()> fn;
       {

@@ -73,6 +73,26 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
     }
     used[d] = 1;
   }
+  // Every kernel is LibTorch code that runs on cpu devices, and would on cuda
+  // devices with a CUDA LibTorch; sim devices are models with no kernels at all.
+  std::map<std::string, int> misplaced;  // device -> ops placed there
+  std::string first;
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    const cluster::DeviceSpec& spec = cluster.devices[ex->device_of_node_[id]];
+    if (spec.kind != cluster::DeviceKind::kSim) continue;
+    if (misplaced[spec.name]++ == 0 && first.empty()) {
+      first = "'" + g.node(id).name + "' (" + g.node(id).op + ") on '" + spec.name + "'";
+    }
+  }
+  if (!misplaced.empty()) {
+    std::string list;
+    for (const auto& [name, count] : misplaced) {
+      list += (list.empty() ? "" : ", ") + std::to_string(count) + " on '" + name + "'";
+    }
+    return graph::InvalidArgument(
+        "the placement puts ops on simulated devices, which have no kernels (" + list + "; first " +
+        first + "): measure on cpu or cuda devices, or simulate instead");
+  }
   // Kernels run single-threaded inside a device's workers (see device.h). Both
   // ATen's intra-op pool and OpenBLAS's own pool (Debian's libopenblas0-pthread,
   // behind LibTorch's matrix products) are process-wide: left at several threads,

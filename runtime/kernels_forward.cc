@@ -266,26 +266,22 @@ Status Conv2DBackpropInput(KernelContext& c) {
     return c.Error("out_backprop is " + Str(c.inputs[2].sizes()) + " but the convolution gives " +
                    Str(w.out));
   }
-  // The unpadded transposed convolution spans the (out - 1) * stride + window
-  // padded positions the forward windows read; TF's result is positions
-  // [before, before + in) of it: cropped at the start, and at the end cropped by
-  // `tail` or, where windows never reached the input's end (negative tail),
-  // zero-filled. PyTorch's symmetric padding does the part of both crops that
-  // the two ends share.
-  Pair sym;
-  Int64s crop;
-  for (int i = 1; i >= 0; --i) {
-    const int64_t span = (w.out[i] - 1) * w.stride[i] + (f.size(i) - 1) * w.dilation[i] + 1;
-    const int64_t tail = span - w.before[i] - in[i];
-    sym[i] = std::max<int64_t>(0, std::min(w.before[i], tail));
-    crop.push_back(sym[i] - w.before[i]);
-    crop.push_back(sym[i] - tail);
+  // The gradient of the forward convolution with respect to its input: ATen's
+  // convolution_backward is about twice as fast here as the equivalent transposed
+  // convolution. It reads only the input's sizes, so the input is a broadcast
+  // scalar. PyTorch pads symmetrically: other padding runs on the explicitly
+  // padded input, whose padding is then cut off.
+  const bool symmetric = w.before == w.after;
+  Int64s x_sizes = {sizes[0], f.size(2), in[0], in[1]};
+  if (!symmetric) {
+    x_sizes[2] += w.before[0] + w.after[0];
+    x_sizes[3] += w.before[1] + w.after[1];
   }
-  at::Tensor y =
-      at::convolution(dy, HwioToOihw(f), c10::nullopt, w.stride, sym, w.dilation, true, {0, 0}, 1);
-  if (std::any_of(crop.begin(), crop.end(), [](int64_t p) { return p != 0; })) {
-    y = at::constant_pad_nd(y, crop, 0);
-  }
+  const Int64s pad = symmetric ? Int64s{w.before[0], w.before[1]} : Int64s{0, 0};
+  at::Tensor y = std::get<0>(at::convolution_backward(
+      dy, at::zeros({1, 1, 1, 1}, dy.options()).expand(x_sizes), HwioToOihw(f), c10::nullopt,
+      w.stride, pad, w.dilation, false, {0, 0}, 1, {true, false, false}));
+  if (!symmetric) y = y.narrow(2, w.before[0], in[0]).narrow(3, w.before[1], in[1]);
   c.outputs = {nchw ? y : NchwToNhwc(y)};
   return Status::Ok();
 }

@@ -9,44 +9,11 @@
 #include <sstream>
 
 #include "graph/file_util.h"
+#include "tests/planner/cli_util.h"
 
 namespace {
 
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-RunResult Planner(const std::string& args) {
-  // ctest runs test cases as parallel processes: capture files are per process.
-  std::string dir = ::testing::TempDir() + "/cli_" + std::to_string(::getpid());
-  std::string out = dir + "_out", err = dir + "_err";
-  std::string cmd = std::string(PLANNER_BIN) + " " + args + " >" + out + " 2>" + err;
-  int status = std::system(cmd.c_str());
-  RunResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = Slurp(out);
-  r.err = Slurp(err);
-  return r;
-}
-
-std::string Model(const std::string& name) {
-  return std::string(PLANNER_MODELS_DIR) + "/" + name + ".json";
-}
-
-int Lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using namespace planner::testing;
 
 TEST(PlannerCliTest, InspectShowsFullStaticShapesForEverySharedModel) {
   for (const char* m : {"blazeface", "emotion", "facemesh-detection-short", "mobilefacenet",

@@ -4,6 +4,8 @@
 
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
+#include "graph/shape_inference.h"
+#include "graph/training.h"
 
 namespace planner {
 namespace {
@@ -120,6 +122,76 @@ TEST(PlacementTest, BadYamlAndUnknownKeysAreOneLineErrors) {
       ReadPlacement(Write("seconds.yaml", "measured_step_s: -1\nplacement: {a: cpu0}\n"));
   ASSERT_FALSE(seconds.ok());
   EXPECT_NE(seconds.status().message().find("positive number of seconds"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace planner
+
+namespace planner {
+namespace {
+
+// x -> MatMul(w) -> Relu (output), and Neg (output): no loss node, so the
+// training graph adds a synthetic one reading both outputs.
+graph::Graph TwoOutputs() {
+  auto g = graph::ParseTextGraphDef(
+      "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } }"
+      "  attr { key: 'shape' value { shape { dim { size: 2 } dim { size: 3 } } } } }"
+      "node { name: 'w' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }"
+      "  attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 }"
+      "  dim { size: 2 } } float_val: 0.5 } } } }"
+      "node { name: 'm' op: 'MatMul' input: 'x' input: 'w' attr { key: 'T' value { type: DT_FLOAT "
+      "} } }"
+      "node { name: 'r' op: 'Relu' input: 'm' attr { key: 'T' value { type: DT_FLOAT } } }"
+      "node { name: 'n' op: 'Neg' input: 'm' attr { key: 'T' value { type: DT_FLOAT } } }",
+      "two_outputs.pbtxt");
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  graph::InferShapes(*g);
+  return std::move(g).value();
+}
+
+TEST(TrainingPlacementTest, ForwardOpsKeepTheirDeviceAndAddedOpsFollowWhatTheyBelongTo) {
+  graph::Graph fwd = TwoOutputs();
+  auto t = graph::BuildTrainingGraph(fwd, {"momentum", 0.1f, 0.9f, ""});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const graph::Graph& g = t->graph;
+  // x, w, m on cpu0; r on cpu1; n on cpu0.
+  std::vector<int> fwd_dev(fwd.size(), 0);
+  fwd_dev[fwd.Find("r")] = 1;
+  std::vector<int> d = TrainingDeviceOfNode(g, fwd, fwd_dev);
+  ASSERT_EQ(static_cast<int>(d.size()), g.size());
+  for (graph::NodeId id = 0; id < fwd.size(); ++id) {
+    EXPECT_EQ(d[g.Find(fwd.node(id).name)], fwd_dev[id]) << fwd.node(id).name;
+  }
+  int colocated = 0, loss_reading_r = 0;
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    const graph::Node& n = g.node(id);
+    if (fwd.Find(n.name) >= 0) continue;
+    if (!n.colocation.empty()) {  // gradients of r on cpu1; updates of w on cpu0
+      ++colocated;
+      EXPECT_EQ(d[id], d[g.Find(n.colocation[0])]) << n.name;
+    }
+    if (n.name.rfind("synthetic_loss/", 0) == 0 && !n.inputs.empty() &&
+        g.node(n.inputs[0].node).name == "r") {
+      ++loss_reading_r;
+      EXPECT_EQ(d[id], 1) << n.name << " reads r, which is on cpu1";
+    }
+  }
+  EXPECT_GT(colocated, 0);
+  EXPECT_EQ(loss_reading_r, 1);
+  // A constant with no inputs and no colocation sits with a consumer.
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    const graph::Node& n = g.node(id);
+    if (fwd.Find(n.name) >= 0 || !n.inputs.empty() || !n.colocation.empty()) continue;
+    bool with_a_consumer = false, consumed = false;
+    for (graph::NodeId c = 0; c < g.size(); ++c) {
+      for (const graph::TensorRef& in : g.node(c).inputs) {
+        if (in.node != id) continue;
+        consumed = true;
+        with_a_consumer |= d[c] == d[id];
+      }
+    }
+    EXPECT_TRUE(with_a_consumer || !consumed) << n.name;
+  }
 }
 
 }  // namespace

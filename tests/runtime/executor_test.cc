@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "graph/graphdef.h"
 #include "graph/models.h"
 #include "graph/training.h"
 #include "runtime/reference_executor.h"
@@ -130,7 +131,7 @@ TEST(ExecutorTest, UnfedPlaceholderIsAnError) {
   EXPECT_EQ(st.message(), "placeholder 'labels' is not fed");
 }
 
-TEST(ExecutorTest, SimulatedAndCudaDevicesAreRefusedHere) {
+TEST(ExecutorTest, OpsOnADeviceKindWithoutKernelsAreCountedAndTheFirstNamed) {
   graph::TrainingGraph t = LeNet();
   auto c = cluster::ParseDevicesYaml(
       "devices:\n  - {name: k40, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: "
@@ -138,9 +139,40 @@ TEST(ExecutorTest, SimulatedAndCudaDevicesAreRefusedHere) {
       "latency: 10us}\n",
       "sim.yaml");
   ASSERT_TRUE(c.ok()) << c.status().message();
+  std::vector<int> d(t.graph.size(), 1);
+  d[t.graph.Find("conv1/Conv2D")] = 0;
+  d[t.graph.Find("conv2/Conv2D")] = 0;
+  auto ex = Executor::Create(t.graph, *c, d);
+  ASSERT_FALSE(ex.ok());
+  EXPECT_NE(ex.status().message().find("puts ops on simulated devices, which have no kernels (2 "
+                                       "on 'k40'; first 'conv1/Conv2D' (Conv2D) on 'k40')"),
+            std::string::npos)
+      << ex.status().message();
+}
+
+TEST(ExecutorTest, CudaDeviceWithoutACudaBuildIsRefusedBeforeRunning) {
+  graph::TrainingGraph t = LeNet();
+  auto c =
+      cluster::ParseDevicesYaml("devices:\n  - {name: gpu0, kind: cuda, index: 0}\n", "gpu.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
   auto ex = Executor::Create(t.graph, *c, std::vector<int>(t.graph.size(), 0));
   ASSERT_FALSE(ex.ok());
-  EXPECT_NE(ex.status().message().find("device 'k40' is simulated"), std::string::npos);
+  EXPECT_NE(ex.status().message().find("device 'gpu0' is cuda"), std::string::npos)
+      << ex.status().message();
+}
+
+TEST(ExecutorTest, EveryOpWithoutAKernelIsListedBeforeAnythingRuns) {
+  auto g = graph::ParseTextGraphDef(
+      "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }"
+      "node { name: 'a' op: 'FancyOp' input: 'x' }"
+      "node { name: 'b' op: 'OtherOp' input: 'a' }"
+      "node { name: 'c' op: 'FancyOp' input: 'b' }",
+      "m.pbtxt");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  auto ex = Executor::Create(*g, TwoCpus(), std::vector<int>(g->size(), 0));
+  ASSERT_FALSE(ex.ok());
+  EXPECT_NE(ex.status().message().find("FancyOp"), std::string::npos) << ex.status().message();
+  EXPECT_NE(ex.status().message().find("OtherOp"), std::string::npos) << ex.status().message();
 }
 
 }  // namespace

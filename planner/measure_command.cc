@@ -1,0 +1,162 @@
+#include <cstdio>
+#include <iostream>
+
+#include "graph/file_util.h"
+#include "graph/summary.h"
+#include "graph/training.h"
+#include "planner/args.h"
+#include "planner/commands.h"
+#include "planner/model_loading.h"
+#include "planner/placement.h"
+#include "runtime/executor.h"
+#include "runtime/measure.h"
+
+namespace planner {
+
+namespace {
+const CommandSpec kSpec{
+    "measure",
+    "MODEL DEVICES [--placement P] [--steps N] [--warmup W] [--trace OUT.json] [--batch N]\n"
+    "       [--optimizer sgd|momentum] [--json]",
+    "Runs training steps (forward, backward, update) of MODEL placed on the devices of\n"
+    "DEVICES with the dataflow executor, and prints the step time (robust mean and\n"
+    "min/median/max of the timed steps), each device's busy time and peak memory, and\n"
+    "the transfers. The placement covers the model's ops; gradient and update ops follow\n"
+    "the op or parameter they belong to. Feeds are random (floats in [0, 1), integers 0).",
+    {"MODEL", "DEVICES"},
+    {{"--placement", "P", "placement file (default: every op on the first device)"},
+     {"--steps", "N", "timed steps (default 10)"},
+     {"--warmup", "W", "untimed steps before them (default 2)"},
+     {"--trace", "OUT", "write the median step's timeline as Chrome trace JSON"},
+     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},
+     {"--optimizer", "NAME", "sgd (default) or momentum"},
+     {"--json", "", "print the figures as one JSON object"}}};
+
+constexpr char kName[] = "planner measure: ";
+
+std::string Mib(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f MiB", bytes / 1048576.0);
+  return buf;
+}
+
+int Fail(const graph::Status& st) {
+  std::cerr << kName << st.message() << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int MeasureCommand(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  const std::string& model_path = args->positional()[0];
+  const std::string& devices_path = args->positional()[1];
+  runtime::MeasureOptions options;
+  int64_t batch = 1;
+  struct IntFlag {
+    const char* flag;
+    int64_t lo, hi;
+    int64_t value;
+  };
+  IntFlag flags[] = {{"--batch", 1, 1 << 20, batch},
+                     {"--steps", 1, 1000000, options.steps},
+                     {"--warmup", 0, 1000000, options.warmup}};
+  for (IntFlag& f : flags) {
+    if (!args->Has(f.flag)) continue;
+    auto v = ParseIntInRange(f.flag, args->Get(f.flag), f.lo, f.hi);
+    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
+    f.value = *v;
+  }
+  batch = flags[0].value;
+  options.steps = static_cast<int>(flags[1].value);
+  options.warmup = static_cast<int>(flags[2].value);
+  graph::TrainingOptions training_options;
+  training_options.optimizer = args->Get("--optimizer", "sgd");
+  if (training_options.optimizer != "sgd" && training_options.optimizer != "momentum") {
+    std::cerr << kName << "--optimizer must be sgd or momentum, not '" << training_options.optimizer
+              << "'\n";
+    return 2;
+  }
+
+  auto model = LoadModel(model_path, batch);
+  if (!model.ok()) return Fail(model.status());
+  auto cluster = cluster::LoadDevicesFile(devices_path);
+  if (!cluster.ok()) return Fail(cluster.status());
+  if (cluster->devices.empty()) return Fail(graph::InvalidArgument(devices_path + ": no devices"));
+  const graph::Graph& forward = model->graph;
+  std::vector<int> forward_device(forward.size(), 0);
+  std::string method = "single:" + cluster->devices[0].name;
+  if (args->Has("--placement")) {
+    const std::string path = args->Get("--placement");
+    auto p = ReadPlacement(path);
+    if (!p.ok()) return Fail(p.status());
+    graph::Status st = ValidatePlacement(*p, forward, *cluster, path);
+    if (!st.ok()) return Fail(st);
+    forward_device = DeviceOfNode(*p, forward, *cluster);
+    method = p->method.empty() ? path : p->method + " (" + path + ")";
+  }
+  auto training = graph::BuildTrainingGraph(forward, training_options, model->options);
+  if (!training.ok()) {
+    return Fail(
+        graph::Status(training.status().code(), model_path + ": " + training.status().message()));
+  }
+  const graph::Graph& g = training->graph;
+  std::vector<int> device_of_node = TrainingDeviceOfNode(g, forward, forward_device);
+  auto ex = runtime::Executor::Create(g, *cluster, device_of_node);
+  if (!ex.ok())
+    return Fail(graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
+  auto m = runtime::Measure(**ex, g, training->loss, options);
+  if (!m.ok())
+    return Fail(graph::Status(m.status().code(), model_path + ": " + m.status().message()));
+
+  if (args->Has("--trace")) {
+    const std::string path = args->Get("--trace");
+    graph::Status st =
+        graph::WriteFileAtomic(path, runtime::ChromeTrace(g, *cluster, m->median_step));
+    if (!st.ok()) return Fail(st);
+  }
+  std::vector<int> ops_on(cluster->devices.size(), 0);
+  for (int d : device_of_node) ++ops_on[d];
+  const runtime::StepTimeStats& t = m->time;
+  if (args->Has("--json")) {
+    std::printf(
+        "{\"model\":%s,\"devices\":%s,\"placement\":%s,\"training_nodes\":%d,\"forward_nodes\":%d,"
+        "\"steps\":%d,\"warmup\":%d,\"outliers\":%d,\"robust_mean_s\":%.9g,\"min_s\":%.9g,"
+        "\"median_s\":%.9g,\"max_s\":%.9g,\"transfers\":%d,\"transfer_bytes\":%lld,\"per_device\":"
+        "[",
+        graph::JsonQuote(model_path).c_str(), graph::JsonQuote(devices_path).c_str(),
+        graph::JsonQuote(method).c_str(), g.size(), forward.size(), t.n, options.warmup, t.outliers,
+        t.robust_mean_s, t.min_s, t.median_s, t.max_s, m->transfers,
+        static_cast<long long>(m->transfer_bytes));
+    for (size_t d = 0; d < cluster->devices.size(); ++d) {
+      std::printf("%s{\"name\":%s,\"ops\":%d,\"busy_s\":%.9g,\"peak_bytes\":%lld}", d ? "," : "",
+                  graph::JsonQuote(cluster->devices[d].name).c_str(), ops_on[d], m->busy_s[d],
+                  static_cast<long long>(m->peak_bytes[d]));
+    }
+    std::printf("]}\n");
+    return 0;
+  }
+  std::printf("%s on %s: training graph of %d nodes (%d forward), placement %s\n",
+              model_path.c_str(), devices_path.c_str(), g.size(), forward.size(), method.c_str());
+  std::printf(
+      "step time: robust mean %.3f ms over %d steps (%d outlier%s left out), min %.3f, median "
+      "%.3f, max %.3f ms; %d warm-up step%s\n",
+      t.robust_mean_s * 1e3, t.n, t.outliers, t.outliers == 1 ? "" : "s", t.min_s * 1e3,
+      t.median_s * 1e3, t.max_s * 1e3, options.warmup, options.warmup == 1 ? "" : "s");
+  std::printf("  %-12s %-5s %7s %10s %7s %14s %14s\n", "device", "kind", "ops", "busy ms", "busy %",
+              "peak memory", "capacity");
+  for (size_t d = 0; d < cluster->devices.size(); ++d) {
+    const cluster::DeviceSpec& spec = cluster->devices[d];
+    std::printf("  %-12s %-5s %7d %10.3f %6.1f%% %14s %14s\n", spec.name.c_str(),
+                cluster::DeviceKindName(spec.kind), ops_on[d], m->busy_s[d] * 1e3,
+                100 * m->busy_s[d] / t.robust_mean_s, Mib(m->peak_bytes[d]).c_str(),
+                spec.memory_bytes ? Mib(*spec.memory_bytes).c_str() : "-");
+  }
+  std::printf("transfers per step: %d, %s\n", m->transfers, Mib(m->transfer_bytes).c_str());
+  if (args->Has("--trace")) std::printf("trace: %s\n", args->Get("--trace").c_str());
+  return 0;
+}
+
+}  // namespace planner
