@@ -1,10 +1,13 @@
 // The executor's three figures, printed side by side from one run:
 //  (a) LeNet training step: our executor on one 1-core CPU device vs the same model
-//      as a plain torch::nn module with autograd and SGD+momentum, one thread;
+//      as a plain torch::nn module with autograd and SGD+momentum, one thread, on the
+//      same core, their steps interleaved;
 //  (b) per-op dispatch overhead on a chain of 10,000 tiny ops: executor time per op
 //      minus the same kernels called directly;
 //  (c) the two-branch model, one branch per 1-core CPU device vs all on one.
 //   executor_bench [--steps N] [--profile]
+#include <pthread.h>
+#include <sched.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -147,6 +150,15 @@ int main(int argc, char** argv) {
       graph::BuildTrainingGraph(*graph::BuildLeNet({64, 1}), {"momentum", 0.01f, 0.9f, ""});
   auto ex1 = runtime::Executor::Create(lenet->graph, c, std::vector<int>(lenet->graph.size(), 0));
   if (!ex1.ok()) return std::fprintf(stderr, "%s\n", ex1.status().message().c_str()), 1;
+  // torch::nn runs on this thread: pinned to cpu0's core, both use the same core.
+  cpu_set_t core0;
+  CPU_ZERO(&core0);
+  CPU_SET(c.devices[0].cores[0], &core0);
+  if (pthread_setaffinity_np(pthread_self(), sizeof(core0), &core0) != 0) {
+    std::fprintf(stderr, "executor_bench: cannot pin the main thread to core %d\n",
+                 c.devices[0].cores[0]);
+    return 1;
+  }
   TorchLeNetTrainer torch_lenet(64);
   std::vector<double> a =
       Interleaved({ExecutorStep(**ex1, lenet->loss, 64), [&] { torch_lenet.Step(); }}, steps);
@@ -210,12 +222,32 @@ int main(int argc, char** argv) {
   auto one_dev = runtime::Executor::Create(two->graph, c, std::vector<int>(two->graph.size(), 0));
   auto two_dev = runtime::Executor::Create(two->graph, c, split);
   if (!one_dev.ok() || !two_dev.ok()) return 1;
-  std::vector<double> c2 = Interleaved(
-      {ExecutorStep(**one_dev, two->loss, 64), ExecutorStep(**two_dev, two->loss, 64)}, steps);
-  const double t1 = c2[0], t2 = c2[1];
+  // On this shared VM the second core is at times not really there for a
+  // second or more: the speed-up is measured in 5 blocks of rounds, each shown.
+  std::vector<double> t1s, t2s, blocks;
+  for (int b = 0; b < 5; ++b) {
+    std::vector<double> c2 = Interleaved(
+        {ExecutorStep(**one_dev, two->loss, 64), ExecutorStep(**two_dev, two->loss, 64)}, steps);
+    t1s.push_back(c2[0]);
+    t2s.push_back(c2[1]);
+    blocks.push_back(c2[0] / c2[1]);
+  }
+  const double t1 = Median(t1s), t2 = Median(t2s);
+  std::string each;
+  for (double x : blocks) each += (each.empty() ? "" : " ") + std::to_string(x).substr(0, 4);
+  if (profile) {  // where the two-device step's time goes
+    for (int i = 0; i < 5; ++i) {
+      runtime::StepStats stats;
+      std::vector<at::Tensor> out;
+      (void)(*two_dev)->Run(Feeds(64), {two->loss}, &out, &stats);
+      std::printf("    two-device step %.2f ms: busy cpu0 %.2f ms, cpu1 %.2f ms, %zu transfers\n",
+                  stats.seconds * 1e3, stats.busy_us[0] / 1e3, stats.busy_us[1] / 1e3,
+                  stats.transfers.size());
+    }
+  }
   std::printf(
       "(c) two-branch step, batch 64: one 1-core device %.2f ms, one branch per 1-core "
-      "device %.2f ms, speed-up %.2fx (target >= 1.6)\n",
-      t1 * 1e3, t2 * 1e3, t1 / t2);
+      "device %.2f ms, speed-up %.2fx, median of 5 blocks (%s) (target >= 1.6)\n",
+      t1 * 1e3, t2 * 1e3, Median(blocks), each.c_str());
   return 0;
 }

@@ -182,18 +182,27 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
                            "Cast"}) {
       (*t)[op] = Free();
     }
-    for (const char* op :
-         {"Relu",        "Relu6",      "Elu",          "Selu",    "LeakyRelu", "Sigmoid",
-          "Tanh",        "Softplus",   "Softsign",     "Abs",     "Neg",       "Sqrt",
-          "Rsqrt",       "Square",     "Exp",          "Log",     "Log1p",     "Expm1",
-          "Floor",       "Ceil",       "Round",        "Rint",    "Sign",      "Reciprocal",
-          "Inv",         "Erf",        "Sin",          "Cos",     "Tan",       "Atan",
-          "LogicalNot",  "BiasAdd",    "BiasAddV1",    "Prelu",   "Add",       "AddV2",
-          "Sub",         "Mul",        "Div",          "RealDiv", "DivNoNan",  "FloorDiv",
-          "TruncateDiv", "FloorMod",   "Mod",          "Maximum", "Minimum",   "Pow",
-          "Atan2",       "LogicalAnd", "LogicalOr",    "Equal",   "NotEqual",  "Less",
-          "LessEqual",   "Greater",    "GreaterEqual", "Select",  "SelectV2",  "Cumsum",
-          "Cumprod",     "MaxPoolGrad"}) {
+    for (const char* op : {"Relu",        "Relu6",       "Elu",
+                           "Selu",        "LeakyRelu",   "Sigmoid",
+                           "Tanh",        "Softplus",    "Softsign",
+                           "Abs",         "Neg",         "Sqrt",
+                           "Rsqrt",       "Square",      "Exp",
+                           "Log",         "Log1p",       "Expm1",
+                           "Floor",       "Ceil",        "Round",
+                           "Rint",        "Sign",        "Reciprocal",
+                           "Inv",         "Erf",         "Sin",
+                           "Cos",         "Tan",         "Atan",
+                           "LogicalNot",  "BiasAdd",     "BiasAddV1",
+                           "Prelu",       "Add",         "AddV2",
+                           "Sub",         "Mul",         "Div",
+                           "RealDiv",     "DivNoNan",    "FloorDiv",
+                           "TruncateDiv", "FloorMod",    "Mod",
+                           "Maximum",     "Minimum",     "Pow",
+                           "Atan2",       "LogicalAnd",  "LogicalOr",
+                           "Equal",       "NotEqual",    "Less",
+                           "LessEqual",   "Greater",     "GreaterEqual",
+                           "Select",      "SelectV2",    "Cumsum",
+                           "Cumprod",     "MaxPoolGrad", "_MaxPoolGradWithIndices"}) {
       (*t)[op] = PerOutput(1);
     }
     (*t)["SquaredDifference"] = PerOutput(2);
@@ -234,6 +243,7 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
       (*t)[op] = MatMulFlops;
     }
     (*t)["MaxPool"] = PoolFlops;
+    (*t)["_MaxPoolWithIndices"] = PoolFlops;
     (*t)["AvgPool"] = PoolFlops;
     (*t)["AvgPoolGrad"] = PoolGradFlops;
     (*t)["AddN"] = AddNFlops;

@@ -77,6 +77,7 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"Cumsum", UnaryRule},
       {"Cumprod", UnaryRule},
       {"MaxPoolGrad", UnaryRule},
+      {"_MaxPoolGradWithIndices", UnaryRule},
       // binary elementwise with broadcasting
       {"Add", BinaryRule},
       {"AddV2", BinaryRule},
@@ -121,6 +122,7 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"DepthwiseConv2dNativeBackpropFilter", ShapeFromValueRule<1>},
       {"AvgPoolGrad", ShapeFromValueRule<0>},
       {"MaxPool", PoolRule},
+      {"_MaxPoolWithIndices", PoolWithIndicesRule},
       {"AvgPool", PoolRule},
       {"MatMul", MatMulRule},
       {"_FusedMatMul", MatMulRule},

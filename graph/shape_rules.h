@@ -95,6 +95,8 @@ Result<int> NormalizeAxis(int64_t axis, int rank);
 Status ConvRule(InferenceContext& c);
 Status DepthwiseConvRule(InferenceContext& c);
 Status PoolRule(InferenceContext& c);
+// _MaxPoolWithIndices: MaxPool's output, and int64 indices of the same shape.
+Status PoolWithIndicesRule(InferenceContext& c);
 Status MatMulRule(InferenceContext& c);
 Status BatchMatMulRule(InferenceContext& c);
 Status FusedBatchNormRule(InferenceContext& c);

@@ -137,6 +137,12 @@ Status PoolRule(InferenceContext& c) {
   return Status::Ok();
 }
 
+Status PoolWithIndicesRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(PoolRule(c));
+  c.set_output(1, DType::kInt64, c.out_shapes[0]);
+  return Status::Ok();
+}
+
 Status MatMulRule(InferenceContext& c) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
   const Shape& a = c.in(0);

@@ -113,8 +113,8 @@ int MeasureCommand(int argc, char** argv) {
 
   if (args->Has("--trace")) {
     const std::string path = args->Get("--trace");
-    graph::Status st =
-        graph::WriteFileAtomic(path, runtime::ChromeTrace(g, *cluster, m->median_step));
+    graph::Status st = graph::WriteFileAtomic(
+        path, runtime::ChromeTrace((*ex)->graph(), *cluster, m->median_step));
     if (!st.ok()) return Fail(st);
   }
   std::vector<int> ops_on(cluster->devices.size(), 0);

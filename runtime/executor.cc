@@ -11,6 +11,7 @@
 
 #include "runtime/kernel.h"
 #include "runtime/reference_executor.h"
+#include "runtime/rewrite.h"
 
 namespace runtime {
 
@@ -50,7 +51,7 @@ struct Executor::Step {
 };
 
 Executor::Executor(const graph::Graph& g, const cluster::Cluster& c, std::vector<int> d)
-    : g_(&g), cluster_(c), device_of_node_(std::move(d)) {}
+    : g_(RewriteForExecution(g)), cluster_(c), device_of_node_(std::move(d)) {}
 
 Executor::~Executor() = default;
 
@@ -116,7 +117,7 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
   ex->consumers_.resize(g.size());
   ex->control_consumers_.resize(g.size());
   for (graph::NodeId id = 0; id < g.size(); ++id) {
-    const graph::Node& n = g.node(id);
+    const graph::Node& n = ex->g_.node(id);  // inputs as rewritten
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       ex->consumers_[n.inputs[i].node].push_back({id, static_cast<int>(i)});
     }
@@ -126,18 +127,18 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
 }
 
 at::Tensor Executor::state(const std::string& node) const {
-  auto it = state_.find(g_->Find(node));
+  auto it = state_.find(g_.Find(node));
   return it == state_.end() ? at::Tensor() : it->second;
 }
 
 void Executor::set_state(const std::string& node, at::Tensor value) {
-  graph::NodeId id = g_->Find(node);
+  graph::NodeId id = g_.Find(node);
   assert(id >= 0 && "set_state of a node that does not exist");
   state_[id] = std::move(value);
 }
 
 void Executor::Dispatch(Step* s, graph::NodeId id) {
-  const graph::Node& n = g_->node(id);
+  const graph::Node& n = g_.node(id);
   if (IsStateOp(n.op)) {
     Finish(s, id, {state_.at(id)}, graph::Status::Ok());
   } else if (n.op == "Placeholder") {
@@ -159,7 +160,7 @@ void Executor::Dispatch(Step* s, graph::NodeId id) {
 }
 
 void Executor::Execute(Step* s, graph::NodeId id) {
-  const graph::Node& n = g_->node(id);
+  const graph::Node& n = g_.node(id);
   const int dev = device_of_node_[id];
   KernelContext ctx{n, {}, {}};
   {
@@ -233,7 +234,7 @@ void Executor::Execute(Step* s, graph::NodeId id) {
 
 void Executor::Finish(Step* s, graph::NodeId id, std::vector<at::Tensor> outputs,
                       graph::Status st) {
-  const graph::Node& n = g_->node(id);
+  const graph::Node& n = g_.node(id);
   const bool scheduled = !IsStateOp(n.op) && n.op != "Placeholder" && n.op != "NoOp";
   std::vector<graph::NodeId> ready;
   {
@@ -295,16 +296,15 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
                             const std::vector<std::string>& fetches,
                             std::vector<at::Tensor>* results, StepStats* stats) {
   at::NoGradGuard no_grad;
-  const int n = g_->size();
+  const int n = g_.size();
   Step s;
   s.feeds = feeds;
   for (const auto& [name, t] : feeds) {
-    if (g_->Find(name) < 0)
-      return graph::NotFound("feed '" + name + "' is not a node of the graph");
+    if (g_.Find(name) < 0) return graph::NotFound("feed '" + name + "' is not a node of the graph");
   }
   std::vector<graph::TensorRef> fetch_refs;
   for (const std::string& f : fetches) {
-    std::optional<graph::TensorRef> t = g_->FindTensor(f);
+    std::optional<graph::TensorRef> t = g_.FindTensor(f);
     if (!t) return graph::NotFound("fetch '" + f + "' is not an output of the graph");
     fetch_refs.push_back(*t);
   }
@@ -315,7 +315,7 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
   s.live.assign(devices_.size(), 0);
   s.busy.assign(devices_.size(), 0);
   for (graph::NodeId id = 0; id < n; ++id) {
-    const graph::Node& node = g_->node(id);
+    const graph::Node& node = g_.node(id);
     s.pending[id] = static_cast<int>(node.inputs.size() + node.control_inputs.size());
     for (const graph::TensorRef& in : node.inputs) {
       if (static_cast<int>(s.uses[in.node].size()) <= in.index)

@@ -7,7 +7,10 @@
 // input count nothing) and freed after a tensor's last consumer; exceeding a
 // device's capacity ends the step as out-of-memory, naming device and bytes.
 //
-// Ownership: keeps a pointer to the graph, which must outlive it; copies the cluster.
+// The graph runs as rewritten by RewriteForExecution (rewrite.h): same node ids
+// and names, cheaper ops.
+//
+// Ownership: copies the graph (rewritten) and the cluster.
 // Thread safety: one Run at a time.
 #pragma once
 
@@ -61,6 +64,8 @@ class Executor {
                     StepStats* stats = nullptr);
 
   at::Tensor state(const std::string& node) const;
+  // The graph as it runs: node ids and names are the given graph's.
+  const graph::Graph& graph() const { return g_; }
   void set_state(const std::string& node, at::Tensor value);
 
  private:
@@ -70,7 +75,7 @@ class Executor {
   void Execute(Step* step, graph::NodeId id);
   void Finish(Step* step, graph::NodeId id, std::vector<at::Tensor> outputs, graph::Status st);
 
-  const graph::Graph* g_;
+  graph::Graph g_;
   cluster::Cluster cluster_;
   std::vector<int> device_of_node_;
   std::vector<std::unique_ptr<Device>> devices_;

@@ -200,6 +200,63 @@ Status MaxPoolGrad(KernelContext& c) {  // (orig_input, orig_output, grad)
   return Vjp(c, "MaxPool", f, {x}, 0, c.inputs[2]);
 }
 
+// The pair the executor runs in place of MaxPool and MaxPoolGrad when the
+// gradient reads the pool's own input and output (runtime/rewrite.h): the pool
+// keeps the position of each maximum, so its gradient scatters instead of
+// searching every window again, as PyTorch does. The indices are PyTorch's:
+// positions in the NCHW plane of the (padded) input, laid out like the output.
+struct PoolGeometry {
+  Pair k, pad;  // pad: PyTorch's symmetric padding, applied by the pool itself
+  Window w;
+  bool explicit_pad;  // TF's padding is applied to the input first, pad is zero
+};
+
+graph::Result<PoolGeometry> MaxPoolGeometry(const KernelContext& c, const at::Tensor& x_nchw) {
+  PoolGeometry g;
+  GRAPH_ASSIGN_OR_RETURN(g.k, SpatialAttr(c, "ksize", Nchw(c.node), true));
+  GRAPH_ASSIGN_OR_RETURN(g.w, ReadWindow(c, Nchw(c.node), {x_nchw.size(2), x_nchw.size(3)}, g.k));
+  // PyTorch pads symmetrically and at most half a window.
+  g.explicit_pad =
+      g.w.before != g.w.after || 2 * g.w.before[0] > g.k[0] || 2 * g.w.before[1] > g.k[1];
+  g.pad = g.explicit_pad ? Pair{0, 0} : g.w.before;
+  return g;
+}
+
+Status MaxPoolWithIndices(KernelContext& c) {  // (x) -> (y, indices)
+  if (c.inputs.size() != 1 || c.inputs[0].dim() != 4) return c.Error("needs one 4-D input");
+  at::Tensor x = ToNchw(c.node, c.inputs[0]);
+  GRAPH_ASSIGN_OR_RETURN(PoolGeometry g, MaxPoolGeometry(c, x));
+  if (g.explicit_pad) {
+    x = at::constant_pad_nd(x, {g.w.before[1], g.w.after[1], g.w.before[0], g.w.after[0]},
+                            -INFINITY);
+  }
+  auto [y, indices] = at::max_pool2d_with_indices(
+      x, {g.k[0], g.k[1]}, {g.w.stride[0], g.w.stride[1]}, {g.pad[0], g.pad[1]});
+  c.outputs = {FromNchw(c.node, y), FromNchw(c.node, indices)};
+  return Status::Ok();
+}
+
+Status MaxPoolGradWithIndices(KernelContext& c) {  // (orig_input, grad, indices)
+  if (c.inputs.size() != 3 || c.inputs[0].dim() != 4) return c.Error("needs a 4-D input");
+  const at::Tensor x = ToNchw(c.node, c.inputs[0]);
+  GRAPH_ASSIGN_OR_RETURN(PoolGeometry g, MaxPoolGeometry(c, x));
+  // The backward reads only the input's sizes (and memory format).
+  at::Tensor self = x;
+  if (g.explicit_pad) {
+    self = at::empty({x.size(0), x.size(1), x.size(2) + g.w.before[0] + g.w.after[0],
+                      x.size(3) + g.w.before[1] + g.w.after[1]},
+                     x.options());
+  }
+  at::Tensor gx = at::max_pool2d_with_indices_backward(
+      ToNchw(c.node, c.inputs[1]), self, {g.k[0], g.k[1]}, {g.w.stride[0], g.w.stride[1]},
+      {g.pad[0], g.pad[1]}, {1, 1}, false, ToNchw(c.node, c.inputs[2]));
+  if (g.explicit_pad) {
+    gx = gx.narrow(2, g.w.before[0], x.size(2)).narrow(3, g.w.before[1], x.size(3));
+  }
+  c.outputs = {FromNchw(c.node, gx)};
+  return Status::Ok();
+}
+
 Status AvgPoolGrad(KernelContext& c) {  // (orig_input_shape, grad)
   std::vector<int64_t> shape = Ints(c.inputs[0]);
   graph::Node f = AsForward(c.node, "AvgPool");
@@ -263,6 +320,8 @@ const KernelEntry kGradKernels[] = {
     {"SqrtGrad", SqrtGrad},
     {"RsqrtGrad", RsqrtGrad},
     {"MaxPoolGrad", MaxPoolGrad},
+    {"_MaxPoolWithIndices", MaxPoolWithIndices},
+    {"_MaxPoolGradWithIndices", MaxPoolGradWithIndices},
     {"AvgPoolGrad", AvgPoolGrad},
     {"ResizeBilinearGrad", ResizeBilinearGrad},
     {"StridedSliceGrad", StridedSliceGrad},
