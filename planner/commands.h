@@ -9,5 +9,7 @@ int InspectCommand(int argc, char** argv);
 int ImportCommand(int argc, char** argv);
 int DevicesCommand(int argc, char** argv);
 int MeasureCommand(int argc, char** argv);
+int ProfileCommand(int argc, char** argv);
+int SimulateCommand(int argc, char** argv);
 
 }  // namespace planner

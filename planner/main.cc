@@ -17,6 +17,8 @@ constexpr Subcommand kCommands[] = {
     {"import", planner::ImportCommand, "convert a model to a binary GraphDef"},
     {"devices", planner::DevicesCommand, "validate and show a devices.yaml file"},
     {"measure", planner::MeasureCommand, "time training steps of a placed model on real devices"},
+    {"profile", planner::ProfileCommand, "measure op and link costs on the real devices"},
+    {"simulate", planner::SimulateCommand, "predict a placed model's step time and memory"},
 };
 
 void Usage(std::ostream& o) {

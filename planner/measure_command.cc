@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 #include "graph/file_util.h"
 #include "graph/summary.h"
@@ -55,55 +56,25 @@ int MeasureCommand(int argc, char** argv) {
   const std::string& devices_path = args->positional()[1];
   runtime::MeasureOptions options;
   int64_t batch = 1;
-  struct IntFlag {
-    const char* flag;
-    int64_t lo, hi;
-    int64_t value;
-  };
-  IntFlag flags[] = {{"--batch", 1, 1 << 20, batch},
-                     {"--steps", 1, 1000000, options.steps},
-                     {"--warmup", 0, 1000000, options.warmup}};
-  for (IntFlag& f : flags) {
-    if (!args->Has(f.flag)) continue;
-    auto v = ParseIntInRange(f.flag, args->Get(f.flag), f.lo, f.hi);
-    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
-    f.value = *v;
-  }
-  batch = flags[0].value;
-  options.steps = static_cast<int>(flags[1].value);
-  options.warmup = static_cast<int>(flags[2].value);
   graph::TrainingOptions training_options;
-  training_options.optimizer = args->Get("--optimizer", "sgd");
-  if (training_options.optimizer != "sgd" && training_options.optimizer != "momentum") {
-    std::cerr << kName << "--optimizer must be sgd or momentum, not '" << training_options.optimizer
-              << "'\n";
-    return 2;
+  if (!ParseTrainingFlags(*args, kName, &batch, &training_options)) return 2;
+  for (auto [flag, lo, target] :
+       {std::tuple<const char*, int, int*>{"--steps", 1, &options.steps},
+        std::tuple<const char*, int, int*>{"--warmup", 0, &options.warmup}}) {
+    if (!args->Has(flag)) continue;
+    auto v = ParseIntInRange(flag, args->Get(flag), lo, 1000000);
+    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
+    *target = static_cast<int>(*v);
   }
-
-  auto model = LoadModel(model_path, batch);
-  if (!model.ok()) return Fail(model.status());
-  auto cluster = cluster::LoadDevicesFile(devices_path);
-  if (!cluster.ok()) return Fail(cluster.status());
-  if (cluster->devices.empty()) return Fail(graph::InvalidArgument(devices_path + ": no devices"));
-  const graph::Graph& forward = model->graph;
-  std::vector<int> forward_device(forward.size(), 0);
-  std::string method = "single:" + cluster->devices[0].name;
-  if (args->Has("--placement")) {
-    const std::string path = args->Get("--placement");
-    auto p = ReadPlacement(path);
-    if (!p.ok()) return Fail(p.status());
-    graph::Status st = ValidatePlacement(*p, forward, *cluster, path);
-    if (!st.ok()) return Fail(st);
-    forward_device = DeviceOfNode(*p, forward, *cluster);
-    method = p->method.empty() ? path : p->method + " (" + path + ")";
-  }
-  auto training = graph::BuildTrainingGraph(forward, training_options, model->options);
-  if (!training.ok()) {
-    return Fail(
-        graph::Status(training.status().code(), model_path + ": " + training.status().message()));
-  }
+  auto setup = LoadPlacedTraining(model_path, devices_path, args->Get("--placement"), batch,
+                                  training_options);
+  if (!setup.ok()) return Fail(setup.status());
+  const cluster::Cluster* cluster = &setup->cluster;
+  const graph::Graph& forward = setup->model.graph;
+  const graph::TrainingGraph* training = &setup->training;
   const graph::Graph& g = training->graph;
-  std::vector<int> device_of_node = TrainingDeviceOfNode(g, forward, forward_device);
+  const std::vector<int>& device_of_node = setup->device_of_node;
+  const std::string& method = setup->method;
   auto ex = runtime::Executor::Create(g, *cluster, device_of_node);
   if (!ex.ok())
     return Fail(graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));

@@ -212,21 +212,20 @@ void Executor::Execute(Step* s, graph::NodeId id) {
   }
   if (st.ok()) st = RunKernel(ctx);
   double end = s->Now();
-  {
-    std::lock_guard<std::mutex> l(s->mu);
-    s->ops.push_back({id, dev, start, end});
-    s->busy[dev] += end - start;
-  }
   // Outputs that are views of an input occupy no new memory.
   std::vector<int64_t> bytes(ctx.outputs.size(), 0);
+  int64_t total = 0;
   for (size_t k = 0; k < ctx.outputs.size(); ++k) {
     const at::Tensor& out = ctx.outputs[k];
-    bool alias = false;
+    bool alias = !out.defined();
     for (const at::Tensor& in : ctx.inputs) alias |= in.defined() && out.is_alias_of(in);
     if (!alias) bytes[k] = static_cast<int64_t>(out.nbytes());
+    total += bytes[k];
   }
   {
     std::lock_guard<std::mutex> l(s->mu);
+    s->ops.push_back({id, dev, start, end, total});
+    s->busy[dev] += end - start;
     s->bytes[id] = std::move(bytes);
   }
   Finish(s, id, std::move(ctx.outputs), st);

@@ -26,29 +26,9 @@
 #include "graph/graph.h"
 #include "graph/status.h"
 #include "runtime/device.h"
+#include "runtime/timeline.h"
 
 namespace runtime {
-
-struct OpRecord {
-  graph::NodeId node;
-  int device;
-  double start_us, end_us;  // since the step started
-};
-
-struct TransferRecord {
-  graph::NodeId from_node;  // producer of the tensor
-  int src_device, dst_device;
-  int64_t bytes;
-  double start_us, end_us;
-};
-
-struct StepStats {
-  double seconds = 0;
-  std::vector<OpRecord> ops;
-  std::vector<TransferRecord> transfers;
-  std::vector<int64_t> peak_bytes;  // per device: parameters plus live tensors
-  std::vector<double> busy_us;      // per device: time spent in kernels and transfers
-};
 
 class Executor {
  public:

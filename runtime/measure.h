@@ -58,9 +58,4 @@ graph::Result<std::map<std::string, at::Tensor>> RandomFeeds(const graph::Graph&
 graph::Result<Measurement> Measure(Executor& ex, const graph::Graph& g, const std::string& fetch,
                                    const MeasureOptions& options);
 
-// The step as Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one
-// process, one row per device (more where a multi-threaded device ran ops at the
-// same time), ops and transfers as complete events in microseconds.
-std::string ChromeTrace(const graph::Graph& g, const cluster::Cluster& c, const StepStats& step);
-
 }  // namespace runtime

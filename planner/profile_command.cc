@@ -1,0 +1,84 @@
+#include <cstdio>
+#include <iostream>
+#include <tuple>
+
+#include "planner/args.h"
+#include "planner/commands.h"
+#include "planner/model_loading.h"
+#include "runtime/profiler.h"
+
+namespace planner {
+
+namespace {
+const CommandSpec kSpec{
+    "profile",
+    "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--batch N] [--optimizer sgd|momentum]",
+    "Measures, on each real device of DEVICES, the time of every distinct op signature (type,\n"
+    "input shapes, attributes) of MODEL's training step, forward and gradient, and fits each\n"
+    "link between real devices as latency + bytes/bandwidth. PROFILE is read first when it\n"
+    "exists: signatures and links already in it are reused, not measured again (profiling a\n"
+    "model twice costs nothing the second time), and it is written back atomically.\n"
+    "Format: docs/file-formats.md.",
+    {"MODEL", "DEVICES"},
+    {{"-o", "PROFILE", "profile file to extend (required)"},
+     {"--steps", "N", "timed steps per device (default 5)"},
+     {"--warmup", "W", "untimed steps first (default 2)"},
+     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},
+     {"--optimizer", "NAME", "sgd (default) or momentum"}}};
+
+constexpr char kName[] = "planner profile: ";
+}  // namespace
+
+int ProfileCommand(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  if (args->Get("-o").empty()) return std::cerr << kName << "-o PROFILE is required\n", 2;
+  runtime::ProfileOptions options;
+  int64_t batch = 1;
+  graph::TrainingOptions training;
+  if (!ParseTrainingFlags(*args, kName, &batch, &training)) return 2;
+  for (auto [flag, lo, target] :
+       {std::tuple<const char*, int, int*>{"--steps", 1, &options.steps},
+        std::tuple<const char*, int, int*>{"--warmup", 0, &options.warmup}}) {
+    if (!args->Has(flag)) continue;
+    auto v = ParseIntInRange(flag, args->Get(flag), lo, 100000);
+    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
+    *target = static_cast<int>(*v);
+  }
+  const std::string out = args->Get("-o");
+  auto setup =
+      LoadPlacedTraining(args->positional()[0], args->positional()[1], "", batch, training);
+  if (!setup.ok()) return std::cerr << kName << setup.status().message() << "\n", 1;
+  runtime::Profile profile;
+  auto existing = runtime::ReadProfile(out);
+  if (existing.ok()) {
+    profile = std::move(existing).value();
+  } else if (existing.status().code() != graph::StatusCode::kNotFound) {
+    return std::cerr << kName << existing.status().message() << "\n", 1;
+  }
+  runtime::ProfileReport report;
+  graph::Status st = runtime::ProfileGraph(setup->training.graph, setup->training.loss,
+                                           setup->cluster, options, &profile, &report);
+  if (!st.ok()) return std::cerr << kName << st.message() << "\n", 1;
+  st = runtime::WriteProfile(out, profile);
+  if (!st.ok()) return std::cerr << kName << st.message() << "\n", 1;
+  std::string measured, reused;
+  for (const std::string& d : report.measured) measured += (measured.empty() ? "" : ", ") + d;
+  for (const std::string& d : report.reused) reused += (reused.empty() ? "" : ", ") + d;
+  std::printf("%s: %d op signatures; measured on: %s; already profiled on: %s; %d new entries\n",
+              args->positional()[0].c_str(), report.signatures,
+              measured.empty() ? "none" : measured.c_str(),
+              reused.empty() ? "none" : reused.c_str(), report.new_signatures);
+  for (const auto& [pair, link] : profile.links) {
+    std::printf("  link %s -> %s: latency %.2f us, bandwidth %.3g GB/s\n", pair.first.c_str(),
+                pair.second.c_str(), link.latency_s * 1e6, link.bandwidth_bytes_per_s / 1e9);
+  }
+  for (const auto& [device, s] : profile.dispatch_s) {
+    std::printf("  %s: executor time per op outside kernels %.2f us\n", device.c_str(), s * 1e6);
+  }
+  std::printf("wrote %s (%d link(s) measured now)\n", out.c_str(), report.links_measured);
+  return 0;
+}
+
+}  // namespace planner

@@ -1,0 +1,125 @@
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <tuple>
+
+#include "graph/file_util.h"
+#include "planner/args.h"
+#include "planner/commands.h"
+#include "planner/model_loading.h"
+#include "runtime/executor.h"
+#include "runtime/measure.h"
+#include "runtime/simulator.h"
+
+namespace planner {
+
+namespace {
+const CommandSpec kSpec{
+    "simulate",
+    "MODEL DEVICES [--placement P] [--profile PROFILE] [--check] [--trace OUT.json]\n"
+    "       [--batch N] [--optimizer sgd|momentum] [--steps N]",
+    "Predicts the training step of MODEL placed on DEVICES: step time, each device's busy\n"
+    "time and peak memory, transfers, and out-of-memory. Op times come from PROFILE (planner\n"
+    "profile) where it has them, else from a roofline estimate on the device's figures (the\n"
+    "count of estimated ops is printed). --check also measures the placement on the real\n"
+    "devices (planner measure) and prints the simulator's error. Without --placement every\n"
+    "op is on the first device.",
+    {"MODEL", "DEVICES"},
+    {{"--placement", "P", "placement file (default: every op on the first device)"},
+     {"--profile", "PROFILE", "profiled op and link costs (planner profile)"},
+     {"--check", "", "also measure on the real devices and print the error"},
+     {"--trace", "OUT", "write the predicted timeline as Chrome trace JSON"},
+     {"--steps", "N", "timed steps of --check (default 10)"},
+     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},
+     {"--optimizer", "NAME", "sgd (default) or momentum"}}};
+
+constexpr char kName[] = "planner simulate: ";
+
+std::string Mib(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f MiB", bytes / 1048576.0);
+  return buf;
+}
+
+int Fail(const graph::Status& st) {
+  std::cerr << kName << st.message() << "\n";
+  return 1;
+}
+}  // namespace
+
+int SimulateCommand(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  int64_t batch = 1;
+  graph::TrainingOptions training;
+  if (!ParseTrainingFlags(*args, kName, &batch, &training)) return 2;
+  runtime::MeasureOptions measure;
+  if (args->Has("--steps")) {
+    auto v = ParseIntInRange("--steps", args->Get("--steps"), 1, 1000000);
+    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
+    measure.steps = static_cast<int>(*v);
+  }
+  const std::string& model_path = args->positional()[0];
+  auto setup = LoadPlacedTraining(model_path, args->positional()[1], args->Get("--placement"),
+                                  batch, training);
+  if (!setup.ok()) return Fail(setup.status());
+  runtime::Profile profile;
+  const bool have_profile = args->Has("--profile");
+  if (have_profile) {
+    auto p = runtime::ReadProfile(args->Get("--profile"));
+    if (!p.ok()) return Fail(p.status());
+    profile = std::move(p).value();
+  }
+  const graph::Graph& g = setup->training.graph;
+  const cluster::Cluster& c = setup->cluster;
+  auto sim = runtime::Simulator::Create(g, c, have_profile ? &profile : nullptr);
+  if (!sim.ok())
+    return Fail(graph::Status(sim.status().code(), model_path + ": " + sim.status().message()));
+  runtime::SimResult r = sim->Run(setup->device_of_node, g.Find(setup->training.loss));
+  std::printf("%s on %s: training graph of %d nodes, placement %s\n", model_path.c_str(),
+              c.source.c_str(), g.size(), setup->method.c_str());
+  if (r.status.code() == graph::StatusCode::kOutOfMemory) {
+    std::printf("simulated: out of memory: %s\n", r.status.message().c_str());
+    return 0;  // a prediction, not a failure of the command
+  }
+  if (!r.status.ok()) return Fail(r.status);
+  int scheduled = static_cast<int>(r.step.ops.size());
+  std::printf("simulated step time: %.3f ms (%d of %d ops estimated, the rest profiled)\n",
+              r.step.seconds * 1e3, r.estimated_ops, scheduled);
+  std::vector<int> ops_on(c.devices.size(), 0);
+  for (int d : setup->device_of_node) ++ops_on[d];
+  std::printf("  %-12s %-5s %7s %10s %14s %14s\n", "device", "kind", "ops", "busy ms",
+              "peak memory", "capacity");
+  for (size_t d = 0; d < c.devices.size(); ++d) {
+    const cluster::DeviceSpec& spec = c.devices[d];
+    std::printf("  %-12s %-5s %7d %10.3f %14s %14s\n", spec.name.c_str(),
+                cluster::DeviceKindName(spec.kind), ops_on[d], r.step.busy_us[d] / 1e3,
+                Mib(r.step.peak_bytes[d]).c_str(),
+                spec.memory_bytes ? Mib(*spec.memory_bytes).c_str() : "-");
+  }
+  int64_t transfer_bytes = 0;
+  for (const runtime::TransferRecord& t : r.step.transfers) transfer_bytes += t.bytes;
+  std::printf("transfers per step: %zu, %s\n", r.step.transfers.size(),
+              Mib(transfer_bytes).c_str());
+  if (args->Has("--trace")) {
+    graph::Status st =
+        graph::WriteFileAtomic(args->Get("--trace"), runtime::ChromeTrace(sim->graph(), c, r.step));
+    if (!st.ok()) return Fail(st);
+    std::printf("trace: %s\n", args->Get("--trace").c_str());
+  }
+  if (args->Has("--check")) {
+    auto ex = runtime::Executor::Create(g, c, setup->device_of_node);
+    if (!ex.ok())
+      return Fail(graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
+    auto m = runtime::Measure(**ex, g, setup->training.loss, measure);
+    if (!m.ok())
+      return Fail(graph::Status(m.status().code(), model_path + ": " + m.status().message()));
+    const double real = m->time.robust_mean_s;
+    std::printf("measured step time: %.3f ms (robust mean of %d steps); simulator error %+.1f%%\n",
+                real * 1e3, m->time.n, 100 * (r.step.seconds - real) / real);
+  }
+  return 0;
+}
+
+}  // namespace planner

@@ -1,0 +1,123 @@
+#include "runtime/profile.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "graph/file_util.h"
+
+namespace runtime {
+
+namespace {
+
+constexpr char kHeader[] = "# planner profile v1";
+
+std::vector<std::string> SplitTabs(const std::string& line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t tab = line.find('\t', start);
+    out.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+    if (tab == std::string::npos) return out;
+    start = tab + 1;
+  }
+}
+
+bool ParseDouble(const std::string& s, double* v) {
+  char* end = nullptr;
+  *v = std::strtod(s.c_str(), &end);
+  return !s.empty() && end == s.c_str() + s.size() && std::isfinite(*v) && *v >= 0;
+}
+
+bool ParseInt(const std::string& s, int64_t* v) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+  return !s.empty() && ec == std::errc() && p == s.data() + s.size() && *v >= 0;
+}
+
+std::string Num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+const OpTiming* Profile::Find(const std::string& device, const std::string& signature) const {
+  auto d = ops.find(device);
+  if (d == ops.end()) return nullptr;
+  auto s = d->second.find(signature);
+  return s == d->second.end() ? nullptr : &s->second;
+}
+
+const LinkFit* Profile::Link(const std::string& src, const std::string& dst) const {
+  auto it = links.find({src, dst});
+  return it == links.end() ? nullptr : &it->second;
+}
+
+graph::Result<Profile> ReadProfile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
+    return graph::NotFound(path + ": no such file");
+  }
+  GRAPH_ASSIGN_OR_RETURN(std::string text, graph::ReadFile(path));
+  Profile p;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    const std::string where = path + ":" + std::to_string(n) + ": ";
+    if (n == 1) {
+      if (line != kHeader) {
+        return graph::InvalidArgument(where + "not a planner profile (expected '" + kHeader + "')");
+      }
+      continue;
+    }
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f = SplitTabs(line);
+    double a = 0, b = 0;
+    int64_t i = 0, j = 0;
+    if (f[0] == "op" && f.size() == 6 && !f[1].empty() && ParseDouble(f[2], &a) &&
+        ParseInt(f[3], &i) && ParseInt(f[4], &j) && !f[5].empty()) {
+      p.ops[f[1]][f[5]] = {a, i, static_cast<int>(std::min<int64_t>(j, 1 << 30))};
+    } else if (f[0] == "dispatch" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
+      p.dispatch_s[f[1]] = a;
+    } else if (f[0] == "link" && f.size() == 6 && !f[1].empty() && !f[2].empty() &&
+               ParseDouble(f[3], &a) && ParseDouble(f[4], &b) && b > 0 && ParseInt(f[5], &j)) {
+      p.links[{f[1], f[2]}] = {a, b, static_cast<int>(std::min<int64_t>(j, 1 << 30))};
+    } else {
+      return graph::InvalidArgument(where +
+                                    "malformed record (expected 'op', 'dispatch' or "
+                                    "'link' with its tab-separated fields)");
+    }
+  }
+  if (n == 0) return graph::InvalidArgument(path + ": empty file, not a planner profile");
+  return p;
+}
+
+graph::Status WriteProfile(const std::string& path, const Profile& p) {
+  std::string out = std::string(kHeader) + "\n";
+  out += "# op<TAB>device<TAB>mean seconds<TAB>output bytes<TAB>samples<TAB>signature\n";
+  out +=
+      "# dispatch<TAB>device<TAB>seconds per op; link<TAB>src<TAB>dst<TAB>latency "
+      "s<TAB>bytes/s<TAB>samples\n";
+  for (const auto& [device, s] : p.dispatch_s) out += "dispatch\t" + device + "\t" + Num(s) + "\n";
+  for (const auto& [pair, l] : p.links) {
+    out += "link\t" + pair.first + "\t" + pair.second + "\t" + Num(l.latency_s) + "\t" +
+           Num(l.bandwidth_bytes_per_s) + "\t" + std::to_string(l.samples) + "\n";
+  }
+  for (const auto& [device, sigs] : p.ops) {
+    for (const auto& [sig, t] : sigs) {
+      out += "op\t" + device + "\t" + Num(t.seconds) + "\t" + std::to_string(t.output_bytes) +
+             "\t" + std::to_string(t.samples) + "\t" + sig + "\n";
+    }
+  }
+  return graph::WriteFileAtomic(path, out);
+}
+
+}  // namespace runtime

@@ -1,0 +1,49 @@
+// Profiles: measured costs on real devices, what `planner profile` writes and
+// the simulator reads. Per device: the mean time of every op signature
+// (graph/signature.h) and the bytes its outputs newly occupy (views occupy none),
+// and the executor's per-op dispatch time; per ordered device pair: a link fit
+// (latency + bytes / bandwidth). Keyed by device name, so a profile serves every
+// model run on the same devices file.
+//
+// File: tab-separated text, one record per line (docs/file-formats.md).
+// Thread safety: value types and free functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "graph/status.h"
+
+namespace runtime {
+
+struct OpTiming {
+  double seconds = 0;        // mean kernel time (samples over 3x the median left out)
+  int64_t output_bytes = 0;  // bytes its outputs newly occupy
+  int samples = 0;
+};
+
+struct LinkFit {
+  double latency_s = 0;
+  double bandwidth_bytes_per_s = 0;
+  int samples = 0;
+};
+
+struct Profile {
+  // device -> signature -> timing
+  std::map<std::string, std::map<std::string, OpTiming>> ops;
+  // device -> seconds the executor spends per scheduled op outside its kernel
+  std::map<std::string, double> dispatch_s;
+  std::map<std::pair<std::string, std::string>, LinkFit> links;  // (src, dst)
+
+  const OpTiming* Find(const std::string& device, const std::string& signature) const;
+  const LinkFit* Link(const std::string& src, const std::string& dst) const;
+};
+
+// A missing file is NotFound (callers start an empty profile); anything
+// malformed is InvalidArgument naming the file and line.
+graph::Result<Profile> ReadProfile(const std::string& path);
+graph::Status WriteProfile(const std::string& path, const Profile& p);  // atomically
+
+}  // namespace runtime

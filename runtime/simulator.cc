@@ -1,0 +1,396 @@
+#include "runtime/simulator.h"
+
+#include <algorithm>
+#include <cassert>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <unordered_map>
+
+#include "graph/cost.h"
+#include "graph/signature.h"
+#include "runtime/rewrite.h"
+
+namespace runtime {
+
+namespace {
+
+bool IsStateOp(const std::string& op) {
+  return op == "Const" || op == "VariableV2" || op == "Variable";
+}
+
+// Ops whose kernels return views of an input (or the updated variable): their
+// outputs occupy no new memory. Used where the profile does not say.
+bool IsViewOp(const std::string& op) {
+  static const char* kViews[] = {"Identity",      "StopGradient",   "Reshape",
+                                 "Squeeze",       "ExpandDims",     "ApplyGradientDescent",
+                                 "ApplyMomentum", "PreventGradient"};
+  for (const char* v : kViews) {
+    if (op == v) return true;
+  }
+  return false;
+}
+
+struct Rates {
+  double flops_per_s = 0, bytes_per_s = 0;  // 0: unknown
+  bool ok() const { return flops_per_s > 0 && bytes_per_s > 0; }
+};
+
+constexpr double kNoTime = -1;  // neither profiled nor estimable on that device
+
+double Roofline(const graph::OpCost& c, const Rates& r) {
+  const double bytes = static_cast<double>(c.bytes_read + c.bytes_written);
+  return std::max(c.flops / r.flops_per_s, bytes / r.bytes_per_s);
+}
+
+}  // namespace
+
+graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster::Cluster& c,
+                                           const Profile* profile) {
+  Simulator s;
+  s.g_ = RewriteForExecution(g);
+  s.cluster_ = c;
+  const graph::Graph& rg = s.g_;
+  const int n = rg.size(), nd = static_cast<int>(c.devices.size());
+  if (nd == 0) return graph::InvalidArgument(c.source + ": no devices");
+  if (nd > 255) return graph::InvalidArgument(c.source + ": more than 255 devices");
+  const std::vector<graph::OpCost> costs = graph::ComputeCosts(rg);
+  std::vector<std::string> sig(n);
+  s.scheduled_.assign(n, 0);
+  s.out_bytes_.resize(n);
+  s.state_bytes_.assign(n, 0);
+  for (graph::NodeId id = 0; id < n; ++id) {
+    const graph::Node& node = rg.node(id);
+    const bool state = IsStateOp(node.op);
+    s.scheduled_[id] = !state && node.op != "Placeholder" && node.op != "NoOp";
+    if (state) {
+      s.state_bytes_[id] = std::max<int64_t>(0, graph::OutputBytes(node, 0));
+      s.out_bytes_[id].assign(node.num_outputs(), 0);  // resident, counted once
+      continue;
+    }
+    for (int k = 0; k < node.num_outputs(); ++k) {
+      s.out_bytes_[id].push_back(std::max<int64_t>(0, graph::OutputBytes(node, k)));
+    }
+    if (s.scheduled_[id]) sig[id] = graph::OpSignature(rg, id);
+  }
+  // Views: as profiled (any device), else by op type.
+  for (graph::NodeId id = 0; id < n; ++id) {
+    if (!s.scheduled_[id]) continue;
+    bool view = IsViewOp(rg.node(id).op);
+    if (profile) {
+      for (const cluster::DeviceSpec& d : c.devices) {
+        if (const OpTiming* t = profile->Find(d.name, sig[id])) {
+          view = t->output_bytes == 0;
+          break;
+        }
+      }
+    }
+    if (view) std::fill(s.out_bytes_[id].begin(), s.out_bytes_[id].end(), 0);
+  }
+  s.op_s_.assign(nd, std::vector<double>(n, 0));
+  s.estimated_.assign(nd, std::vector<char>(n, 0));
+  s.dispatch_s_.assign(nd, 0);
+  for (int d = 0; d < nd; ++d) {
+    const cluster::DeviceSpec& spec = c.devices[d];
+    Rates rates;
+    if (spec.peak_flops && spec.memory_bandwidth) {
+      rates = {*spec.peak_flops, *spec.memory_bandwidth};
+    } else if (profile) {
+      // Effective rates of this device, fitted to its profiled ops of this graph:
+      // compute-bound ops (>= 1 FLOP per byte) for FLOP/s, the others for bytes/s.
+      double flops = 0, flop_s = 0, bytes = 0, byte_s = 0;
+      for (graph::NodeId id = 0; id < n; ++id) {
+        if (!s.scheduled_[id] || !costs[id].known) continue;
+        const OpTiming* t = profile->Find(spec.name, sig[id]);
+        if (!t || t->seconds <= 0) continue;
+        const double b = static_cast<double>(costs[id].bytes_read + costs[id].bytes_written);
+        if (costs[id].flops >= b) {
+          flops += costs[id].flops;
+          flop_s += t->seconds;
+        } else {
+          bytes += b;
+          byte_s += t->seconds;
+        }
+      }
+      if (flop_s > 0 && byte_s > 0) rates = {flops / flop_s, bytes / byte_s};
+    }
+    if (profile) {
+      auto it = profile->dispatch_s.find(spec.name);
+      if (it != profile->dispatch_s.end()) s.dispatch_s_[d] = it->second;
+    }
+    for (graph::NodeId id = 0; id < n; ++id) {
+      if (!s.scheduled_[id]) continue;
+      const OpTiming* t = profile ? profile->Find(spec.name, sig[id]) : nullptr;
+      if (t) {
+        s.op_s_[d][id] = t->seconds;
+      } else if (rates.ok()) {  // without a FLOP rule or shapes: the bytes we know, if any
+        graph::OpCost cost = costs[id];
+        if (!cost.known) cost.flops = 0;
+        s.op_s_[d][id] = Roofline(cost, rates);
+        s.estimated_[d][id] = 1;
+      } else {
+        s.op_s_[d][id] = kNoTime;
+      }
+    }
+  }
+  s.links_.assign(nd, std::vector<LinkFit>(nd));
+  s.consumer_copies_.assign(nd * nd, 0);
+  for (int a = 0; a < nd; ++a) {
+    for (int b = 0; b < nd; ++b) {
+      if (a == b) continue;
+      const LinkFit* fit = profile ? profile->Link(c.devices[a].name, c.devices[b].name) : nullptr;
+      if (fit) {
+        s.links_[a][b] = *fit;
+      } else if (std::optional<cluster::LinkSpec> l = c.Link(a, b)) {
+        s.links_[a][b] = {l->latency_s, l->bandwidth_bytes_per_s, 0};
+      }
+      s.consumer_copies_[a * nd + b] = c.devices[a].kind == cluster::DeviceKind::kCpu &&
+                                       c.devices[b].kind == cluster::DeviceKind::kCpu;
+    }
+  }
+  s.consumers_.resize(n);
+  s.control_consumers_.resize(n);
+  for (graph::NodeId id = 0; id < n; ++id) {
+    const graph::Node& node = rg.node(id);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      s.consumers_[node.inputs[i].node].push_back({id, static_cast<int>(i)});
+    }
+    for (graph::NodeId p : node.control_inputs) s.control_consumers_[p].push_back(id);
+  }
+  return s;
+}
+
+double Simulator::TransferSeconds(int src, int dst, int64_t bytes) const {
+  const LinkFit& l = links_[src][dst];
+  return l.latency_s + static_cast<double>(bytes) / l.bandwidth_bytes_per_s;
+}
+
+SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId fetch) const {
+  const graph::Graph& g = g_;
+  const int n = g.size(), nd = static_cast<int>(cluster_.devices.size());
+  assert(static_cast<int>(device_of_node.size()) == n);
+  SimResult r;
+  const std::vector<int>& dev = device_of_node;
+  std::vector<int> no_time(nd, 0);
+  std::string example;
+  for (graph::NodeId id = 0; id < n; ++id) {
+    assert(dev[id] >= 0 && dev[id] < nd);
+    if (op_s_[dev[id]][id] == kNoTime && no_time[dev[id]]++ == 0 && example.empty()) {
+      example = "'" + cluster_.devices[dev[id]].name + "' has no profiled time for node '" +
+                g.node(id).name + "' (" + g.node(id).op + ")";
+    }
+  }
+  if (!example.empty()) {
+    int total = 0;
+    for (int k : no_time) total += k;
+    r.status = graph::InvalidArgument(
+        "device " + example + " and no peak_flops/memory_bandwidth to estimate it (" +
+        std::to_string(total) + " op(s) so placed): run planner profile on these devices");
+    return r;
+  }
+  for (graph::NodeId id = 0; id < n; ++id) {
+    for (const graph::TensorRef& in : g.node(id).inputs) {
+      const int a = dev[in.node], b = dev[id];
+      if (a != b && links_[a][b].bandwidth_bytes_per_s <= 0) {
+        r.status = graph::InvalidArgument(
+            "no link from '" + cluster_.devices[a].name + "' to '" + cluster_.devices[b].name +
+            "' (node '" + g.node(id).name + "' reads '" + g.node(in.node).name +
+            "'): give one in the devices file or run planner profile");
+        return r;
+      }
+    }
+  }
+
+  std::vector<int> pending(n);
+  std::vector<std::vector<int>> uses(n);
+  for (graph::NodeId id = 0; id < n; ++id) {
+    const graph::Node& node = g.node(id);
+    pending[id] = static_cast<int>(node.inputs.size() + node.control_inputs.size());
+    uses[id].assign(out_bytes_[id].size(), 0);
+  }
+  for (graph::NodeId id = 0; id < n; ++id) {
+    for (const graph::TensorRef& in : g.node(id).inputs) {
+      if (in.index < static_cast<int>(uses[in.node].size())) ++uses[in.node][in.index];
+    }
+  }
+  if (fetch >= 0 && !uses[fetch].empty()) ++uses[fetch][0];
+
+  std::vector<int64_t> live(nd, 0);
+  for (graph::NodeId id = 0; id < n; ++id) live[dev[id]] += state_bytes_[id];
+  std::vector<int64_t> peak = live;
+  std::vector<double> busy(nd, 0);
+  std::vector<int> free_workers(nd);
+  for (int d = 0; d < nd; ++d) {
+    const cluster::DeviceSpec& spec = cluster_.devices[d];
+    free_workers[d] = spec.kind == cluster::DeviceKind::kCpu ? std::max(1, spec.threads) : 1;
+  }
+  std::vector<std::deque<graph::NodeId>> queue(nd);
+  // Copies of an output on another device: key -> bytes (for release) and, for
+  // links that send eagerly, the time the copy arrives.
+  auto key = [](graph::NodeId node, int index, int d) {
+    return (static_cast<uint64_t>(node) << 24) | (static_cast<uint64_t>(index) << 8) |
+           static_cast<uint64_t>(d);
+  };
+  std::unordered_map<uint64_t, int64_t> copies;  // key -> bytes, while live
+  std::unordered_map<uint64_t, double> arrival;  // key -> when an eager send arrives
+  std::vector<double> link_free(nd * nd, 0);
+
+  struct Event {
+    double t;
+    uint64_t seq;
+    graph::NodeId node;
+    bool edge;  // true: an input of `node` arrived; false: `node` finished
+    bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  uint64_t seq = 0;
+  std::vector<double> op_end(n, 0);
+  int remaining = n;
+  double now = 0;
+
+  auto start = [&](graph::NodeId id, double t) {
+    const int d = dev[id];
+    --free_workers[d];
+    double clock = t + dispatch_s_[d];
+    const graph::Node& node = g.node(id);
+    for (const graph::TensorRef& in : node.inputs) {  // the executor's copies
+      const int src = dev[in.node];
+      if (src == d || !consumer_copies_[src * nd + d]) continue;
+      const uint64_t k = key(in.node, in.index, d);
+      if (copies.count(k)) continue;
+      const int64_t bytes = out_bytes_[in.node].empty() ? 0 : out_bytes_[in.node][in.index];
+      const int64_t size =
+          bytes > 0 ? bytes : std::max<int64_t>(0, graph::OutputBytes(g.node(in.node), in.index));
+      const double s = TransferSeconds(src, d, size);
+      r.step.transfers.push_back({in.node, src, d, size, clock * 1e6, (clock + s) * 1e6});
+      copies[k] = size;
+      live[d] += size;
+      peak[d] = std::max(peak[d], live[d]);
+      busy[d] += s;
+      clock += s;
+    }
+    const double end = clock + op_s_[d][id];
+    busy[d] += op_s_[d][id];
+    int64_t total = 0;
+    for (int64_t b : out_bytes_[id]) total += b;
+    r.step.ops.push_back({id, d, clock * 1e6, end * 1e6, total});
+    r.estimated_ops += estimated_[d][id];
+    events.push({end, seq++, id, false});
+  };
+
+  std::vector<graph::NodeId> ready;
+  auto make_ready = [&](graph::NodeId id) {
+    if (--pending[id] == 0) ready.push_back(id);
+  };
+
+  // Finishes `id` at time t; returns false on out-of-memory.
+  std::function<bool(graph::NodeId, double)> finish = [&](graph::NodeId id, double t) {
+    const int d = dev[id];
+    const graph::Node& node = g.node(id);
+    op_end[id] = t;
+    --remaining;
+    for (int64_t b : out_bytes_[id]) live[d] += b;
+    peak[d] = std::max(peak[d], live[d]);
+    const cluster::DeviceSpec& spec = cluster_.devices[d];
+    if (spec.memory_bytes && live[d] > *spec.memory_bytes) {
+      r.status = graph::Status(graph::StatusCode::kOutOfMemory,
+                               "device '" + spec.name + "' is out of memory at node '" + node.name +
+                                   "': " + std::to_string(live[d]) + " bytes live, capacity " +
+                                   std::to_string(*spec.memory_bytes));
+      return false;
+    }
+    for (size_t k = 0; k < uses[id].size(); ++k) {
+      if (uses[id][k] == 0) live[d] -= out_bytes_[id][k];
+    }
+    for (const graph::TensorRef& in : node.inputs) {
+      if (in.index >= static_cast<int>(uses[in.node].size())) continue;
+      if (--uses[in.node][in.index] > 0) continue;
+      live[dev[in.node]] -= out_bytes_[in.node][in.index];
+      for (int other = 0; other < nd; ++other) {
+        auto c = copies.find(key(in.node, in.index, other));
+        if (c == copies.end()) continue;
+        live[other] -= c->second;
+        copies.erase(c);
+      }
+    }
+    // Eager sends: one transfer per output and receiving device.
+    for (const auto& [consumer, slot] : consumers_[id]) {
+      const int cd = dev[consumer];
+      if (cd == d || consumer_copies_[d * nd + cd]) {
+        make_ready(consumer);
+        continue;
+      }
+      const int index = g.node(consumer).inputs[slot].index;
+      const uint64_t k = key(id, index, cd);
+      auto [it, first] = arrival.emplace(k, 0.0);
+      if (first) {  // sent once; later consumers there wait for the same copy
+        const int64_t size = std::max<int64_t>(0, graph::OutputBytes(node, index));
+        double& lf = link_free[d * nd + cd];
+        const double s0 = std::max(t, lf);
+        it->second = s0 + TransferSeconds(d, cd, size);
+        lf = it->second;
+        r.step.transfers.push_back({id, d, cd, size, s0 * 1e6, it->second * 1e6});
+        copies[k] = size;
+        live[cd] += size;
+        peak[cd] = std::max(peak[cd], live[cd]);
+      }
+      events.push({it->second, seq++, consumer, true});
+    }
+    for (graph::NodeId c : control_consumers_[id]) make_ready(c);
+    return true;
+  };
+
+  // Nodes that became ready at time t: state, feeds and NoOp finish at once (and
+  // may make more ready); the others join their device's queue.
+  auto dispatch_ready = [&](double t) -> bool {
+    while (!ready.empty()) {
+      graph::NodeId id = ready.back();
+      ready.pop_back();
+      if (!scheduled_[id]) {
+        if (!finish(id, t)) return false;
+        continue;
+      }
+      const int d = dev[id];
+      queue[d].push_back(id);
+    }
+    for (int d = 0; d < nd; ++d) {
+      while (free_workers[d] > 0 && !queue[d].empty()) {
+        graph::NodeId id = queue[d].front();
+        queue[d].pop_front();
+        start(id, t);
+      }
+    }
+    return true;
+  };
+
+  for (graph::NodeId id = 0; id < n; ++id) {
+    if (pending[id] == 0) ready.push_back(id);
+  }
+  std::reverse(ready.begin(), ready.end());  // dispatch roots in id order
+  bool ok = dispatch_ready(0);
+  while (ok && !events.empty()) {
+    Event e = events.top();
+    events.pop();
+    now = e.t;
+    if (e.edge) {
+      make_ready(e.node);
+    } else {
+      ++free_workers[dev[e.node]];
+      ok = finish(e.node, now);
+    }
+    if (ok) {
+      std::reverse(ready.begin(), ready.end());
+      ok = dispatch_ready(now);
+    }
+  }
+  if (!r.status.ok()) return r;
+  assert(remaining == 0 && "every node runs in an acyclic graph");
+  (void)remaining;
+  r.step.seconds = now;
+  r.step.peak_bytes = peak;
+  r.step.busy_us.resize(nd);
+  for (int d = 0; d < nd; ++d) r.step.busy_us[d] = busy[d] * 1e6;
+  return r;
+}
+
+}  // namespace runtime

@@ -1,0 +1,75 @@
+// The simulator: predicts a placed training step's time, timeline and per-device
+// peak memory without running it, by replaying the dataflow executor's policy
+// (executor.h) over predicted op and transfer times.
+//
+// Op times: the profiled median for the device and op signature where the
+// profile has it; otherwise a roofline estimate, max(FLOPs / peak FLOP/s, bytes /
+// memory bandwidth), from the device's figures (sim devices always have them) or
+// from rates fitted to the device's profiled ops; such ops are counted as
+// estimated. Transfers: between two real cpu devices the consumer's worker
+// copies the tensor before its kernel, as the executor does, at the profiled
+// link fit (else the devices file's link); any other pair sends it over its link
+// as soon as it is produced, one transfer at a time per direction (contention),
+// at latency + bytes / bandwidth. Memory: the executor's accounting (parameters
+// resident, outputs from their op's end to their last reader, copies on the
+// reading device, views free); exceeding a capacity ends the step as
+// out-of-memory. Details and measured error: docs/simulator.md.
+//
+// Ownership: copies the graph (as rewritten for execution), the cluster and the
+// costs. Thread safety: Run is const and may run concurrently.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cluster/devices.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+#include "runtime/profile.h"
+#include "runtime/timeline.h"
+
+namespace runtime {
+
+struct SimResult {
+  graph::Status status;   // ok, or kOutOfMemory naming the device, node and bytes
+  StepStats step;         // the predicted timeline, seconds, peak bytes and busy time
+  int estimated_ops = 0;  // scheduled ops whose time is a roofline estimate
+};
+
+class Simulator {
+ public:
+  // `g` is a training graph with shapes inferred. `profile` may be null.
+  static graph::Result<Simulator> Create(const graph::Graph& g, const cluster::Cluster& c,
+                                         const Profile* profile);
+
+  // `device_of_node[i]` indexes the cluster's devices; `fetch` (the loss) stays live.
+  // An InvalidArgument status when an op is placed on a device that can give it
+  // no time (a real device with neither a profile entry nor figures), or two
+  // devices that exchange a tensor have no link.
+  SimResult Run(const std::vector<int>& device_of_node, graph::NodeId fetch = -1) const;
+
+  const graph::Graph& graph() const { return g_; }
+  // Predicted kernel time of node `id` on device `d` (negative: none can be
+  // given), and whether it is estimated.
+  double OpSeconds(graph::NodeId id, int d) const { return op_s_[d][id]; }
+  bool Estimated(graph::NodeId id, int d) const { return estimated_[d][id]; }
+
+ private:
+  Simulator() = default;
+  double TransferSeconds(int src, int dst, int64_t bytes) const;
+
+  graph::Graph g_;
+  cluster::Cluster cluster_;
+  std::vector<std::vector<double>> op_s_;        // [device][node]
+  std::vector<std::vector<char>> estimated_;     // [device][node]
+  std::vector<double> dispatch_s_;               // [device] per scheduled op
+  std::vector<std::vector<int64_t>> out_bytes_;  // [node][output] bytes accounted
+  std::vector<int64_t> state_bytes_;             // [node] resident bytes of state nodes
+  std::vector<char> scheduled_;                  // [node] runs on a worker (not state/feed/NoOp)
+  std::vector<std::vector<std::pair<graph::NodeId, int>>> consumers_;  // (consumer, slot)
+  std::vector<std::vector<graph::NodeId>> control_consumers_;
+  std::vector<std::vector<LinkFit>> links_;  // [src][dst]; bandwidth 0: none
+  std::vector<char> consumer_copies_;        // [src * n + dst]: the executor's cpu copies
+};
+
+}  // namespace runtime

@@ -1,0 +1,63 @@
+#include "runtime/profile.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "graph/file_util.h"
+
+namespace runtime {
+namespace {
+
+std::string Temp(const std::string& name) {
+  return ::testing::TempDir() + "/profile_" + std::to_string(::getpid()) + "_" + name;
+}
+
+TEST(ProfileTest, WrittenFileReadsBackTheSame) {
+  Profile p;
+  p.ops["cpu0"]["Relu|float32[2,3]|T=float32"] = {1.5e-6, 24, 10};
+  p.ops["cpu1"]["MatMul|float32[2,3],float32[3,4]|T=float32"] = {3e-5, 0, 4};
+  p.dispatch_s["cpu0"] = 2.5e-6;
+  p.links[{"cpu0", "cpu1"}] = {1e-6, 3e10, 5};
+  std::string path = Temp("roundtrip.prof");
+  ASSERT_TRUE(WriteProfile(path, p).ok());
+  auto back = ReadProfile(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const OpTiming* t = back->Find("cpu0", "Relu|float32[2,3]|T=float32");
+  ASSERT_NE(t, nullptr);
+  EXPECT_DOUBLE_EQ(t->seconds, 1.5e-6);
+  EXPECT_EQ(t->output_bytes, 24);
+  EXPECT_EQ(t->samples, 10);
+  EXPECT_EQ(back->Find("cpu1", "Relu|float32[2,3]|T=float32"), nullptr);
+  EXPECT_DOUBLE_EQ(back->dispatch_s.at("cpu0"), 2.5e-6);
+  const LinkFit* l = back->Link("cpu0", "cpu1");
+  ASSERT_NE(l, nullptr);
+  EXPECT_DOUBLE_EQ(l->bandwidth_bytes_per_s, 3e10);
+  EXPECT_EQ(back->Link("cpu1", "cpu0"), nullptr);
+}
+
+TEST(ProfileTest, MissingFileIsNotFound) {
+  auto p = ReadProfile("/nonexistent/x.prof");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), graph::StatusCode::kNotFound);
+  EXPECT_EQ(p.status().message(), "/nonexistent/x.prof: no such file");
+}
+
+TEST(ProfileTest, MalformedRecordsNameTheFileAndLine) {
+  std::string path = Temp("bad.prof");
+  ASSERT_TRUE(
+      graph::WriteFileAtomic(path, "# planner profile v1\nop\tcpu0\tfast\t0\t1\tRelu\n").ok());
+  auto p = ReadProfile(path);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message().rfind(path + ":2: malformed record", 0), 0u)
+      << p.status().message();
+  ASSERT_TRUE(graph::WriteFileAtomic(path, "devices:\n  - cpu0\n").ok());
+  p = ReadProfile(path);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message().rfind(path + ":1: not a planner profile", 0), 0u)
+      << p.status().message();
+  ASSERT_TRUE(graph::WriteFileAtomic(path, "# planner profile v1\nlink\ta\tb\t0\t0\t1\n").ok());
+  EXPECT_FALSE(ReadProfile(path).ok()) << "a zero bandwidth is malformed";
+}
+
+}  // namespace
+}  // namespace runtime

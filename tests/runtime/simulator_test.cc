@@ -1,0 +1,189 @@
+#include "runtime/simulator.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "graph/cost.h"
+#include "graph/graphdef.h"
+#include "graph/models.h"
+#include "graph/shape_inference.h"
+#include "graph/signature.h"
+#include "graph/training.h"
+#include "runtime/executor.h"
+#include "runtime/measure.h"
+
+namespace runtime {
+namespace {
+
+cluster::Cluster Cpus(const std::string& memory = "") {
+  std::string mem = memory.empty() ? "" : ", memory: " + memory;
+  auto c = cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]" + mem +
+                                         "}\n  - {name: cpu1, kind: cpu, cores: [1]}\n",
+                                     "two.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
+cluster::Cluster Sims(const std::string& bandwidth = "16MB/s") {
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: g0, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
+      "100GB/s}\n  - {name: g1, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
+      "100GB/s}\ndefault_link: {bandwidth: " +
+          bandwidth + ", latency: 1us}\n",
+      "sims.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
+// x [4,4] float; then `body` (nodes reading x).
+graph::Graph Graph(const std::string& body) {
+  auto g = graph::ParseTextGraphDef(
+      "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } attr { "
+      "key: 'shape' value { shape { dim { size: 4 } dim { size: 4 } } } } }" +
+          body,
+      "g.pbtxt");
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  graph::InferShapes(*g);
+  return std::move(g).value();
+}
+
+std::string Unary(const std::string& name, const std::string& op, const std::string& in) {
+  return "node { name: '" + name + "' op: '" + op + "' input: '" + in +
+         "' attr { key: 'T' value { type: DT_FLOAT } } }";
+}
+
+// Every scheduled op of `g` takes `seconds` on each named device.
+Profile Uniform(const graph::Graph& g, const std::vector<std::string>& devices, double seconds) {
+  Profile p;
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    const std::string& op = g.node(id).op;
+    if (op == "Placeholder" || op == "Const" || op == "VariableV2" || op == "NoOp") continue;
+    for (const std::string& d : devices) {
+      p.ops[d][graph::OpSignature(g, id)] = {seconds, 64, 1};
+    }
+  }
+  return p;
+}
+
+TEST(SimulatorTest, AChainOnOneDeviceTakesTheSumOfItsOpsAndDispatch) {
+  graph::Graph g =
+      Graph(Unary("a", "Relu", "x") + Unary("b", "Relu", "a") + Unary("c", "Relu", "b"));
+  Profile p = Uniform(g, {"cpu0"}, 10e-6);
+  p.dispatch_s["cpu0"] = 1e-6;
+  auto sim = Simulator::Create(g, Cpus(), &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  SimResult r = sim->Run(std::vector<int>(g.size(), 0));
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_NEAR(r.step.seconds, 33e-6, 1e-12);
+  EXPECT_EQ(r.estimated_ops, 0);
+  EXPECT_EQ(r.step.ops.size(), 3u);
+}
+
+TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
+  graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
+                         "node { name: 'c' op: 'AddV2' input: 'a' input: 'b' attr { key: 'T' "
+                         "value { type: DT_FLOAT } } }");
+  Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
+  p.links[{"cpu0", "cpu1"}] = {1e-6, 16e6, 1};  // 64 bytes: 1 + 4 us
+  p.links[{"cpu1", "cpu0"}] = {1e-6, 16e6, 1};
+  auto sim = Simulator::Create(g, Cpus(), &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  std::vector<int> d = {0, 0, 1, 0};  // x, a, c on cpu0; b on cpu1
+  SimResult r = sim->Run(d);
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  // b: copy x (5 us) then 10 us, ends at 15; c: copy b (5 us) then 10 us: 30 us.
+  EXPECT_NEAR(r.step.seconds, 30e-6, 1e-12);
+  ASSERT_EQ(r.step.transfers.size(), 2u);
+  EXPECT_EQ(r.step.transfers[0].bytes, 64);
+}
+
+TEST(SimulatorTest, EagerSendsShareTheLinkOneAtATime) {
+  // a and b on g0 both feed c on g1. 64 bytes at 1.6 MB/s plus 1 us: 41 us a send.
+  graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
+                         "node { name: 'c' op: 'AddV2' input: 'a' input: 'b' attr { key: 'T' "
+                         "value { type: DT_FLOAT } } }");
+  Profile p = Uniform(g, {"g0", "g1"}, 10e-6);
+  auto sim = Simulator::Create(g, Sims("1.6MB/s"), &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  SimResult r = sim->Run({0, 0, 0, 1});
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  // a ends at 10 and is sent 10..51; b ends at 20 but waits for the link: 51..92;
+  // c runs 92..102. Without contention it would end at 71.
+  ASSERT_EQ(r.step.transfers.size(), 2u);
+  EXPECT_NEAR(r.step.transfers[1].start_us, 51, 1e-6);
+  EXPECT_NEAR(r.step.seconds, 102e-6, 1e-12);
+}
+
+TEST(SimulatorTest, UnprofiledOpsOnASimDeviceAreRooflineEstimates) {
+  graph::Graph g = Graph(
+      "node { name: 'w' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: "
+      "'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } dim { size: 4 } } "
+      "float_val: 1 } } } }"
+      "node { name: 'm' op: 'MatMul' input: 'x' input: 'w' attr { key: 'T' value { type: "
+      "DT_FLOAT } } }");
+  auto sim = Simulator::Create(g, Sims(), nullptr);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  const graph::OpCost c = graph::ComputeCosts(g)[g.Find("m")];
+  const double expected =
+      std::max(c.flops / 1e12, static_cast<double>(c.bytes_read + c.bytes_written) / 100e9);
+  EXPECT_NEAR(sim->OpSeconds(g.Find("m"), 0), expected, 1e-15);
+  EXPECT_TRUE(sim->Estimated(g.Find("m"), 0));
+  SimResult r = sim->Run(std::vector<int>(g.size(), 0));
+  EXPECT_EQ(r.estimated_ops, 1);
+}
+
+TEST(SimulatorTest, OpOnARealDeviceWithoutProfileOrFiguresIsAnErrorNamingIt) {
+  graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Relu", "a"));
+  auto sim = Simulator::Create(g, Cpus(), nullptr);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  SimResult r = sim->Run({0, 1, 1});
+  EXPECT_EQ(r.status.message(),
+            "device 'cpu1' has no profiled time for node 'a' (Relu) and no "
+            "peak_flops/memory_bandwidth to estimate it (2 op(s) so placed): run planner "
+            "profile on these devices");
+}
+
+graph::TrainingGraph LeNet() {
+  auto fwd = graph::BuildLeNet({8, 1});
+  EXPECT_TRUE(fwd.ok());
+  auto t = graph::BuildTrainingGraph(*fwd, {});
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return std::move(t).value();
+}
+
+TEST(SimulatorTest, PeakMemoryOnOneDeviceIsTheExecutorsExactly) {
+  graph::TrainingGraph t = LeNet();
+  cluster::Cluster c = Cpus();
+  auto ex = Executor::Create(t.graph, c, std::vector<int>(t.graph.size(), 0));
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  auto m = Measure(**ex, t.graph, t.loss, {0, 1, 1});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  // As planner profile records them: which ops' outputs are views.
+  Profile p;
+  for (const OpRecord& op : m->median_step.ops) {
+    p.ops["cpu0"][graph::OpSignature((*ex)->graph(), op.node)] = {1e-6, op.bytes, 1};
+  }
+  auto sim = Simulator::Create(t.graph, c, &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  SimResult r = sim->Run(std::vector<int>(t.graph.size(), 0), t.graph.Find(t.loss));
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_EQ(r.step.peak_bytes[0], m->peak_bytes[0]);
+}
+
+TEST(SimulatorTest, ExceedingACapacityIsAnOutOfMemoryResultNamingTheDevice) {
+  graph::TrainingGraph t = LeNet();
+  cluster::Cluster c = Cpus("300KB");
+  auto ex = Executor::Create(t.graph, c, std::vector<int>(t.graph.size(), 0));
+  ASSERT_TRUE(ex.ok());
+  Profile p = Uniform((*ex)->graph(), {"cpu0"}, 1e-6);
+  auto sim = Simulator::Create(t.graph, c, &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  SimResult r = sim->Run(std::vector<int>(t.graph.size(), 0), t.graph.Find(t.loss));
+  EXPECT_EQ(r.status.code(), graph::StatusCode::kOutOfMemory);
+  EXPECT_NE(r.status.message().find("device 'cpu0' is out of memory at node '"), std::string::npos)
+      << r.status.message();
+  EXPECT_NE(r.status.message().find("capacity 300000"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace runtime
