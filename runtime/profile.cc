@@ -87,13 +87,18 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
       p.ops[f[1]][f[5]] = {a, i, static_cast<int>(std::min<int64_t>(j, 1 << 30))};
     } else if (f[0] == "dispatch" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
       p.dispatch_s[f[1]] = a;
+    } else if (f[0] == "slowdown" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a) &&
+               a > 0) {
+      p.slowdown[f[1]] = a;
+    } else if (f[0] == "wakeup" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
+      p.wakeup_s[f[1]] = a;
     } else if (f[0] == "link" && f.size() == 6 && !f[1].empty() && !f[2].empty() &&
                ParseDouble(f[3], &a) && ParseDouble(f[4], &b) && b > 0 && ParseInt(f[5], &j)) {
       p.links[{f[1], f[2]}] = {a, b, static_cast<int>(std::min<int64_t>(j, 1 << 30))};
     } else {
       return graph::InvalidArgument(where +
-                                    "malformed record (expected 'op', 'dispatch' or "
-                                    "'link' with its tab-separated fields)");
+                                    "malformed record (expected 'op', 'dispatch', 'slowdown', "
+                                    "'wakeup' or 'link' with its tab-separated fields)");
     }
   }
   if (n == 0) return graph::InvalidArgument(path + ": empty file, not a planner profile");
@@ -104,9 +109,12 @@ graph::Status WriteProfile(const std::string& path, const Profile& p) {
   std::string out = std::string(kHeader) + "\n";
   out += "# op<TAB>device<TAB>mean seconds<TAB>output bytes<TAB>samples<TAB>signature\n";
   out +=
-      "# dispatch<TAB>device<TAB>seconds per op; link<TAB>src<TAB>dst<TAB>latency "
-      "s<TAB>bytes/s<TAB>samples\n";
+      "# dispatch<TAB>device<TAB>seconds per op; slowdown<TAB>device<TAB>factor; "
+      "wakeup<TAB>device<TAB>seconds; "
+      "link<TAB>src<TAB>dst<TAB>latency s<TAB>bytes/s<TAB>samples\n";
   for (const auto& [device, s] : p.dispatch_s) out += "dispatch\t" + device + "\t" + Num(s) + "\n";
+  for (const auto& [device, f] : p.slowdown) out += "slowdown\t" + device + "\t" + Num(f) + "\n";
+  for (const auto& [device, w] : p.wakeup_s) out += "wakeup\t" + device + "\t" + Num(w) + "\n";
   for (const auto& [pair, l] : p.links) {
     out += "link\t" + pair.first + "\t" + pair.second + "\t" + Num(l.latency_s) + "\t" +
            Num(l.bandwidth_bytes_per_s) + "\t" + std::to_string(l.samples) + "\n";

@@ -35,6 +35,12 @@ struct Profile {
   std::map<std::string, std::map<std::string, OpTiming>> ops;
   // device -> seconds the executor spends per scheduled op outside its kernel
   std::map<std::string, double> dispatch_s;
+  // device -> factor on its kernel times while another cpu device of the same
+  // host runs kernels too (shared caches and memory bandwidth); 1 when absent
+  std::map<std::string, double> slowdown;
+  // device -> seconds from another device handing it an op to its idle worker
+  // starting it (a thread wake-up)
+  std::map<std::string, double> wakeup_s;
   std::map<std::pair<std::string, std::string>, LinkFit> links;  // (src, dst)
 
   const OpTiming* Find(const std::string& device, const std::string& signature) const;

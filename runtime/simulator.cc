@@ -90,6 +90,8 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   s.op_s_.assign(nd, std::vector<double>(n, 0));
   s.estimated_.assign(nd, std::vector<char>(n, 0));
   s.dispatch_s_.assign(nd, 0);
+  s.slowdown_.assign(nd, 1);
+  s.wakeup_s_.assign(nd, 0);
   for (int d = 0; d < nd; ++d) {
     const cluster::DeviceSpec& spec = c.devices[d];
     Rates rates;
@@ -117,6 +119,12 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
     if (profile) {
       auto it = profile->dispatch_s.find(spec.name);
       if (it != profile->dispatch_s.end()) s.dispatch_s_[d] = it->second;
+      auto w = profile->wakeup_s.find(spec.name);
+      if (w != profile->wakeup_s.end()) s.wakeup_s_[d] = w->second;
+      auto f = profile->slowdown.find(spec.name);
+      if (f != profile->slowdown.end() && spec.kind == cluster::DeviceKind::kCpu) {
+        s.slowdown_[d] = f->second;
+      }
     }
     for (graph::NodeId id = 0; id < n; ++id) {
       if (!s.scheduled_[id]) continue;
@@ -234,6 +242,7 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
   std::unordered_map<uint64_t, int64_t> copies;  // key -> bytes, while live
   std::unordered_map<uint64_t, double> arrival;  // key -> when an eager send arrives
   std::vector<double> link_free(nd * nd, 0);
+  std::vector<double> running_until(nd, 0);  // when each device's last started kernel ends
 
   struct Event {
     double t;
@@ -248,10 +257,11 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
   int remaining = n;
   double now = 0;
 
-  auto start = [&](graph::NodeId id, double t) {
+  // `woken`: the op was handed to an idle worker by another thread.
+  auto start = [&](graph::NodeId id, double t, bool woken) {
     const int d = dev[id];
     --free_workers[d];
-    double clock = t + dispatch_s_[d];
+    double clock = t + dispatch_s_[d] + (woken ? wakeup_s_[d] : 0);
     const graph::Node& node = g.node(id);
     for (const graph::TensorRef& in : node.inputs) {  // the executor's copies
       const int src = dev[in.node];
@@ -269,8 +279,19 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
       busy[d] += s;
       clock += s;
     }
-    const double end = clock + op_s_[d][id];
-    busy[d] += op_s_[d][id];
+    double kernel = op_s_[d][id];
+    if (slowdown_[d] != 1) {
+      for (int other = 0; other < nd; ++other) {
+        if (other != d && running_until[other] > clock &&
+            cluster_.devices[other].kind == cluster::DeviceKind::kCpu) {
+          kernel *= slowdown_[d];
+          break;
+        }
+      }
+    }
+    const double end = clock + kernel;
+    running_until[d] = std::max(running_until[d], end);
+    busy[d] += kernel;
     int64_t total = 0;
     for (int64_t b : out_bytes_[id]) total += b;
     r.step.ops.push_back({id, d, clock * 1e6, end * 1e6, total});
@@ -342,7 +363,9 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
 
   // Nodes that became ready at time t: state, feeds and NoOp finish at once (and
   // may make more ready); the others join their device's queue.
-  auto dispatch_ready = [&](double t) -> bool {
+  // `self`: the device whose worker just finished an op and takes the next one
+  // from its queue without waking (-1: none).
+  auto dispatch_ready = [&](double t, int self) -> bool {
     while (!ready.empty()) {
       graph::NodeId id = ready.back();
       ready.pop_back();
@@ -357,7 +380,7 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
       while (free_workers[d] > 0 && !queue[d].empty()) {
         graph::NodeId id = queue[d].front();
         queue[d].pop_front();
-        start(id, t);
+        start(id, t, d != self);
       }
     }
     return true;
@@ -367,7 +390,7 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     if (pending[id] == 0) ready.push_back(id);
   }
   std::reverse(ready.begin(), ready.end());  // dispatch roots in id order
-  bool ok = dispatch_ready(0);
+  bool ok = dispatch_ready(0, -1);           // the caller's thread hands out the roots
   while (ok && !events.empty()) {
     Event e = events.top();
     events.pop();
@@ -380,7 +403,7 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     }
     if (ok) {
       std::reverse(ready.begin(), ready.end());
-      ok = dispatch_ready(now);
+      ok = dispatch_ready(now, e.edge ? -1 : dev[e.node]);
     }
   }
   if (!r.status.ok()) return r;

@@ -6,13 +6,15 @@
 // profile has it; otherwise a roofline estimate, max(FLOPs / peak FLOP/s, bytes /
 // memory bandwidth), from the device's figures (sim devices always have them) or
 // from rates fitted to the device's profiled ops; such ops are counted as
-// estimated. Transfers: between two real cpu devices the consumer's worker
-// copies the tensor before its kernel, as the executor does, at the profiled
-// link fit (else the devices file's link); any other pair sends it over its link
-// as soon as it is produced, one transfer at a time per direction (contention),
-// at latency + bytes / bandwidth. Memory: the executor's accounting (parameters
-// resident, outputs from their op's end to their last reader, copies on the
-// reading device, views free); exceeding a capacity ends the step as
+// estimated. A cpu device's kernel that starts while another cpu device of the
+// host is running one takes its profiled slowdown factor longer (they share
+// caches and memory bandwidth), and an op handed to an idle worker by another
+// device starts after the profiled wake-up time. Transfers: between two real cpu devices the
+// consumer's worker copies the tensor before its kernel, as the executor does, at the profiled link
+// fit (else the devices file's link); any other pair sends it over its link as soon as it is
+// produced, one transfer at a time per direction (contention), at latency + bytes / bandwidth.
+// Memory: the executor's accounting (parameters resident, outputs from their op's end to their last
+// reader, copies on the reading device, views free); exceeding a capacity ends the step as
 // out-of-memory. Details and measured error: docs/simulator.md.
 //
 // Ownership: copies the graph (as rewritten for execution), the cluster and the
@@ -60,9 +62,11 @@ class Simulator {
 
   graph::Graph g_;
   cluster::Cluster cluster_;
-  std::vector<std::vector<double>> op_s_;        // [device][node]
-  std::vector<std::vector<char>> estimated_;     // [device][node]
-  std::vector<double> dispatch_s_;               // [device] per scheduled op
+  std::vector<std::vector<double>> op_s_;     // [device][node]
+  std::vector<std::vector<char>> estimated_;  // [device][node]
+  std::vector<double> dispatch_s_;            // [device] per scheduled op
+  std::vector<double> wakeup_s_;  // [device] from a hand-off to its idle worker starting
+  std::vector<double> slowdown_;  // [device] kernel factor while a cpu of the same host runs
   std::vector<std::vector<int64_t>> out_bytes_;  // [node][output] bytes accounted
   std::vector<int64_t> state_bytes_;             // [node] resident bytes of state nodes
   std::vector<char> scheduled_;                  // [node] runs on a worker (not state/feed/NoOp)
