@@ -1,6 +1,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <tuple>
 
 #include "graph/file_util.h"
@@ -73,6 +74,22 @@ int SimulateCommand(int argc, char** argv) {
   }
   const graph::Graph& g = setup->training.graph;
   const cluster::Cluster& c = setup->cluster;
+  // --check measures before simulating: the measurement then runs in the same
+  // state as planner measure's, untouched by the simulator's work.
+  std::optional<double> real;
+  int real_steps = 0;
+  if (args->Has("--check")) {
+    auto ex = runtime::Executor::Create(g, c, setup->device_of_node);
+    if (!ex.ok()) {
+      return Fail(graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
+    }
+    auto m = runtime::Measure(**ex, g, setup->training.loss, measure);
+    if (!m.ok()) {
+      return Fail(graph::Status(m.status().code(), model_path + ": " + m.status().message()));
+    }
+    real = m->time.robust_mean_s;
+    real_steps = m->time.n;
+  }
   auto sim = runtime::Simulator::Create(g, c, have_profile ? &profile : nullptr);
   if (!sim.ok())
     return Fail(graph::Status(sim.status().code(), model_path + ": " + sim.status().message()));
@@ -108,16 +125,9 @@ int SimulateCommand(int argc, char** argv) {
     if (!st.ok()) return Fail(st);
     std::printf("trace: %s\n", args->Get("--trace").c_str());
   }
-  if (args->Has("--check")) {
-    auto ex = runtime::Executor::Create(g, c, setup->device_of_node);
-    if (!ex.ok())
-      return Fail(graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
-    auto m = runtime::Measure(**ex, g, setup->training.loss, measure);
-    if (!m.ok())
-      return Fail(graph::Status(m.status().code(), model_path + ": " + m.status().message()));
-    const double real = m->time.robust_mean_s;
+  if (real) {
     std::printf("measured step time: %.3f ms (robust mean of %d steps); simulator error %+.1f%%\n",
-                real * 1e3, m->time.n, 100 * (r.step.seconds - real) / real);
+                *real * 1e3, real_steps, 100 * (r.step.seconds - *real) / *real);
   }
   return 0;
 }

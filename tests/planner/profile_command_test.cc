@@ -1,0 +1,47 @@
+// `planner profile` (and a simulation from its profile), the real binary on real files.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "graph/file_util.h"
+#include "tests/planner/cli_util.h"
+
+namespace {
+
+using namespace planner::testing;
+
+TEST(ProfileCommandTest, SecondProfileOfAModelMeasuresNothingAndSimulateUsesIt) {
+  const std::string prof = ::testing::TempDir() + "/cmd_" + std::to_string(::getpid()) + ".prof";
+  std::remove(prof.c_str());
+  const std::string args = Model("emotion") + " " + Config("local-2cpu") + " -o " + prof;
+  RunResult first = Planner("profile --steps 1 --warmup 0 " + args);
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.out.find("measured on: cpu0, cpu1; already profiled on: none"), std::string::npos)
+      << first.out;
+  EXPECT_NE(first.out.find("2 link(s) measured now"), std::string::npos) << first.out;
+  RunResult second = Planner("profile --steps 1 --warmup 0 " + args);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.out.find("measured on: none; already profiled on: cpu0, cpu1; 0 new entries"),
+            std::string::npos)
+      << second.out;
+  EXPECT_NE(second.out.find("0 link(s) measured now"), std::string::npos) << second.out;
+
+  RunResult sim = Planner("simulate --check --steps 2 --profile " + prof + " " + Model("emotion") +
+                          " " + Config("local-2cpu"));
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  EXPECT_NE(sim.out.find("(0 of "), std::string::npos) << "every op profiled: " << sim.out;
+  EXPECT_NE(sim.out.find("simulator error"), std::string::npos) << sim.out;
+}
+
+TEST(ProfileCommandTest, ACorruptProfileIsAOneLineErrorNamingIt) {
+  const std::string prof = ::testing::TempDir() + "/bad_" + std::to_string(::getpid()) + ".prof";
+  ASSERT_TRUE(graph::WriteFileAtomic(prof, "not a profile\n").ok());
+  RunResult r =
+      Planner("simulate --profile " + prof + " " + Model("emotion") + " " + Config("local-2cpu"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(prof + ":1: not a planner profile"), std::string::npos) << r.err;
+}
+
+}  // namespace

@@ -1,0 +1,42 @@
+// `planner simulate`, the real binary on the shared models and shipped configs.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "graph/file_util.h"
+#include "tests/planner/cli_util.h"
+
+namespace {
+
+using namespace planner::testing;
+
+TEST(SimulateCommandTest, SimulatedDevicesNeedNoProfileAndTheirOpsAreEstimated) {
+  RunResult r = Planner("simulate --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("simulated step time"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(0 of "), std::string::npos) << "roofline ops are counted: " << r.out;
+}
+
+TEST(SimulateCommandTest, RealDevicesWithoutAProfileAreAOneLineError) {
+  RunResult r = Planner("simulate " + Model("emotion") + " " + Config("local-2cpu"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("run planner profile"), std::string::npos) << r.err;
+}
+
+TEST(SimulateCommandTest, OutOfMemoryIsAPredictionNotAFailure) {
+  const std::string d = ::testing::TempDir() + "/simsmall_" + std::to_string(::getpid()) + ".yaml";
+  ASSERT_TRUE(
+      graph::WriteFileAtomic(d,
+                             "devices:\n  - {name: g0, kind: sim, simulates: gpu, peak_flops: 1T, "
+                             "memory_bandwidth: 100GB/s, memory: 1MB}\n")
+          .ok());
+  RunResult r = Planner("simulate " + Model("emotion") + " " + d);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("simulated: out of memory: device 'g0' is out of memory at node '"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
