@@ -219,6 +219,7 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
       (*t)[op] = PerInput(1);
     }
     (*t)["EuclideanNorm"] = PerInput(2);
+    (*t)["UnsortedSegmentSum"] = PerInput(1);  // one add per data element
     (*t)["L2Loss"] = PerInput(2);
     (*t)["SoftmaxCrossEntropyWithLogits"] = PerInput(6);
     (*t)["SparseSoftmaxCrossEntropyWithLogits"] = PerInput(6);
@@ -276,6 +277,19 @@ bool IsTrainableParameter(const Node& n) {
   return n.op == "Const" && n.num_outputs() == 1 && IsFloating(n.output_dtypes[0]);
 }
 
+std::vector<char> TrainableParameters(const Graph& g) {
+  bool variables = false;
+  for (const Node& n : g.nodes()) {
+    variables |= n.op == "VariableV2" || n.op == "Variable" || n.op == "VarHandleOp";
+  }
+  std::vector<char> out(g.size(), 0);
+  for (NodeId id = 0; id < g.size(); ++id) {
+    const Node& n = g.node(id);
+    out[id] = IsTrainableParameter(n) && (!variables || n.op != "Const");
+  }
+  return out;
+}
+
 int64_t OutputBytes(const Node& n, int index) {
   if (index >= n.num_outputs()) return -1;
   int64_t elems = n.output_shapes[index].NumElements();
@@ -287,6 +301,7 @@ int64_t OutputBytes(const Node& n, int index) {
 
 std::vector<OpCost> ComputeCosts(const Graph& g) {
   const auto& table = FlopTable();
+  const std::vector<char> trainable = TrainableParameters(g);
   std::vector<OpCost> costs(g.size());
   for (NodeId id = 0; id < g.size(); ++id) {
     const Node& n = g.node(id);
@@ -302,7 +317,7 @@ std::vector<OpCost> ComputeCosts(const Graph& g) {
         c.known = false;
       } else {
         if (__builtin_add_overflow(c.bytes_read, b, &c.bytes_read)) c.known = false;
-        if (IsTrainableParameter(src) && __builtin_add_overflow(c.param_bytes, b, &c.param_bytes)) {
+        if (trainable[in.node] && __builtin_add_overflow(c.param_bytes, b, &c.param_bytes)) {
           c.known = false;
         }
       }
@@ -315,7 +330,7 @@ std::vector<OpCost> ComputeCosts(const Graph& g) {
         if (__builtin_add_overflow(c.bytes_written, b, &c.bytes_written)) c.known = false;
       }
     }
-    if (IsTrainableParameter(n)) c.param_bytes = c.bytes_written;
+    if (trainable[id]) c.param_bytes = c.bytes_written;
     auto rule = table.find(n.op);
     if (rule == table.end()) {
       c.known = false;

@@ -26,6 +26,12 @@ struct OpCost {
 // variables (what training updates once gradients are added).
 bool IsTrainableParameter(const Node& n);
 
+// The trainable parameters of `g`, per node: in a graph with variables (a TF1
+// training graph) only the variables, as in TensorFlow, so its constants (a
+// forget bias, a zero state) stay constant; in a graph without any (a frozen or
+// converted inference graph) its floating-point constants too.
+std::vector<char> TrainableParameters(const Graph& g);
+
 // Bytes of one output; -1 when its shape or dtype size is unknown.
 int64_t OutputBytes(const Node& n, int index);
 

@@ -430,6 +430,45 @@ Status UnpackGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
+// Split(axis, value): the output gradients concatenated (zeros where an output
+// gets none).
+Status SplitGradient(GradContext& c, std::vector<std::string>* dx) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < c.dy.size(); ++i) {
+    parts.push_back(!c.dy[i].empty()
+                        ? c.dy[i]
+                        : c.b.Add("ZerosLike", "zeros", {c.y(static_cast<int>(i))}, T(c)));
+  }
+  parts.push_back(c.x(0));
+  AttrMap attrs = T(c);
+  attrs["N"] = MakeAttr(static_cast<int64_t>(parts.size() - 1));
+  attrs["Tidx"] = MakeAttr(DType::kInt32);
+  (*dx)[1] = c.b.Add("ConcatV2", "concat", parts, attrs);
+  return Status::Ok();
+}
+
+// GatherV2(params, indices, axis 0): TF's IndexedSlices made dense, as TF does
+// when the gradient meets a dense op: the rows of dy summed into their indices.
+Status GatherV2Gradient(GradContext& c, std::vector<std::string>* dx) {
+  const Tensor* axis = c.x_const(2);
+  if (axis == nullptr || axis->ToInt64s() != std::vector<int64_t>{0} ||
+      c.node().attr_int("batch_dims", 0) != 0) {
+    return c.Error("gradient only for a constant axis 0 and batch_dims 0");
+  }
+  const Shape& params = c.x_shape(0);
+  if (!params.known_rank() || params.rank() < 1 || params.dim(0) < 0) {
+    return c.Error("gradient needs the static size of params' first dimension");
+  }
+  const DType tindices = c.node().attr_type("Tindices", DType::kInt32);
+  AttrMap attrs = {{"T", MakeAttr(c.node().attr_type("Tparams", DType::kFloat))},
+                   {"Tindices", MakeAttr(tindices)},
+                   {"Tnumsegments", MakeAttr(DType::kInt32)}};
+  (*dx)[0] = c.b.Add(
+      "UnsortedSegmentSum", "UnsortedSegmentSum",
+      {c.dy[0], c.x(1), c.b.IntConst("num_segments", {params.dim(0)}, /*scalar=*/true)}, attrs);
+  return Status::Ok();
+}
+
 Status StridedSliceGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] = c.b.Add("StridedSliceGrad", "StridedSliceGrad",
                      {c.b.IntConst("shape", c.x_shape(0).dims()), c.x(1), c.x(2), c.x(3), c.dy[0]},
@@ -458,6 +497,8 @@ const std::unordered_map<std::string_view, GradFn>& GradTable() {
       {"Identity", PassThrough},
       {"Snapshot", PassThrough},
       {"StopGradient", NoGradient},
+      {"Split", SplitGradient},
+      {"GatherV2", GatherV2Gradient},
       {"Reshape", ReshapeLike},
       {"Squeeze", ReshapeLike},
       {"ExpandDims", ReshapeLike},

@@ -165,6 +165,7 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"Fill", FillRule},
       {"Range", RangeRule},
       {"Gather", GatherRule},
+      {"UnsortedSegmentSum", UnsortedSegmentSumRule},
       {"GatherV2", GatherRule},
       {"GatherNd", GatherNdRule},
       {"Sum", ReductionRule},

@@ -111,6 +111,9 @@ Status ApplyUpdateRule(InferenceContext& c);
 
 // elementwise and source rules (shape_rules_array.cc)
 Status UnaryRule(InferenceContext& c);
+// UnsortedSegmentSum(data, segment_ids, num_segments): [num_segments] + data's
+// dimensions after those of segment_ids.
+Status UnsortedSegmentSumRule(InferenceContext& c);
 Status BinaryRule(InferenceContext& c);
 Status CompareRule(InferenceContext& c);
 Status AddNRule(InferenceContext& c);

@@ -975,6 +975,24 @@ Status RangeRule(InferenceContext& c) {
   return Status::Ok();
 }
 
+Status UnsortedSegmentSumRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(3));
+  const Shape& data = c.in(0);
+  const Shape& ids = c.in(1);
+  DType t = c.t_attr();
+  auto n = c.ints(2);
+  if (!data.known_rank() || !ids.known_rank() || !n || n->size() != 1) {
+    c.set_output(0, t, Shape());
+    return Status::Ok();
+  }
+  if (ids.rank() > data.rank()) return c.Error("segment_ids has a higher rank than data");
+  if ((*n)[0] < 0) return c.Error("num_segments must not be negative");
+  std::vector<int64_t> dims = {(*n)[0]};
+  dims.insert(dims.end(), data.dims().begin() + ids.rank(), data.dims().end());
+  c.set_output(0, t, Shape(dims));
+  return Status::Ok();
+}
+
 Status GatherRule(InferenceContext& c) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
   const Shape& params = c.in(0);

@@ -120,13 +120,14 @@ GraphSummary Summarize(const Graph& g, const InferenceReport& report,
       if (in.index < static_cast<int>(uses[in.node].size())) ++uses[in.node][in.index];
     }
   }
+  const std::vector<char> trainable = TrainableParameters(g);
   for (NodeId id = 0; id < g.size(); ++id) {
     const Node& n = g.node(id);
     ++s.op_histogram[n.op];
     const OpCost& c = costs[id];
     if (!c.known) s.unknown_cost_nodes.push_back(Label(n));
     s.forward_flops += c.flops;
-    if (IsTrainableParameter(n)) {
+    if (trainable[id]) {
       ++s.parameter_tensors;
       if (n.num_outputs() > 0 && n.output_shapes[0].NumElements() >= 0) {
         Accumulate(&s.parameters, n.output_shapes[0].NumElements());

@@ -170,13 +170,14 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
   out.counts.forward_nodes = g.size();
 
   // 1. Which nodes lie downstream of a parameter along floating edges.
+  const std::vector<char> trainable = TrainableParameters(g);
   std::vector<char> from_param(g.size(), 0);
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     bool any_float_out = false;
     for (int i = 0; i < n.num_outputs(); ++i) any_float_out |= FloatOutput(n, i);
     if (!any_float_out) continue;
-    if (IsTrainableParameter(n)) {
+    if (trainable[id]) {
       from_param[id] = 1;
       continue;
     }
@@ -231,7 +232,7 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     NodeId id = *it;
     const Node& n = g.node(id);
-    if (!from_param[id] || grads[id].empty() || IsTrainableParameter(n)) continue;
+    if (!from_param[id] || grads[id].empty() || trainable[id]) continue;
     b.SetScope("gradients/" + n.name + "/", n.name, n.requested_device);
     GradContext c{g, id, std::vector<std::string>(n.num_outputs()), b};
     bool any = false;
@@ -273,7 +274,7 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
   std::vector<std::string> param_names;
   for (NodeId id = 0; id < g.size(); ++id) {
     const Node& n = g.node(id);
-    if (!IsTrainableParameter(n)) continue;
+    if (!trainable[id]) continue;
     b.SetScope("gradients/" + n.name + "/", n.name, n.requested_device);
     std::string grad = summed(id, 0);
     if (grad.empty()) {

@@ -11,5 +11,6 @@ int DevicesCommand(int argc, char** argv);
 int MeasureCommand(int argc, char** argv);
 int ProfileCommand(int argc, char** argv);
 int SimulateCommand(int argc, char** argv);
+int ZooCommand(int argc, char** argv);
 
 }  // namespace planner

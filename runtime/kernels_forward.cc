@@ -465,6 +465,73 @@ Status ConcatV2(KernelContext& c) {
   return Status::Ok();
 }
 
+// Split(axis, value): num_split equal parts.
+Status Split(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  GRAPH_ASSIGN_OR_RETURN(int64_t axis, Int(c, 0));
+  const at::Tensor& x = c.inputs[1];
+  GRAPH_RETURN_IF_ERROR(Axis(c, x.dim(), &axis));
+  const int64_t n = c.node.attr_int("num_split", 0);
+  if (n < 1 || x.size(axis) % n != 0) {
+    return c.Error("num_split " + std::to_string(n) + " does not divide dimension " +
+                   std::to_string(x.size(axis)));
+  }
+  c.outputs = x.split(x.size(axis) / n, axis);
+  return Status::Ok();
+}
+
+// GatherV2(params, indices, axis), batch_dims 0: TF rejects out-of-range indices
+// on CPU, and so do we.
+Status GatherV2(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 3));
+  const at::Tensor &params = c.inputs[0], &indices = c.inputs[1];
+  GRAPH_ASSIGN_OR_RETURN(int64_t axis, Int(c, 2));
+  GRAPH_RETURN_IF_ERROR(Axis(c, params.dim(), &axis));
+  if (!IsInt(indices)) return c.Error("indices must be integers");
+  if (c.node.attr_int("batch_dims", 0) != 0) return c.Error("batch_dims other than 0");
+  const at::Tensor flat = indices.reshape({-1}).to(at::kLong);
+  if (flat.numel() > 0 &&
+      ((flat < 0).any().item<bool>() || (flat >= params.size(axis)).any().item<bool>())) {
+    return c.Error("an index is out of range [0, " + std::to_string(params.size(axis)) + ")");
+  }
+  Int64s shape(params.sizes().begin(), params.sizes().begin() + axis);
+  shape.insert(shape.end(), indices.sizes().begin(), indices.sizes().end());
+  shape.insert(shape.end(), params.sizes().begin() + axis + 1, params.sizes().end());
+  c.outputs = {at::index_select(params, axis, flat).reshape(shape)};
+  return Status::Ok();
+}
+
+// UnsortedSegmentSum(data, segment_ids, num_segments): negative ids are dropped,
+// as in TF; ids >= num_segments are an error.
+Status UnsortedSegmentSum(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 3));
+  const at::Tensor &data = c.inputs[0], &ids = c.inputs[1];
+  GRAPH_ASSIGN_OR_RETURN(int64_t n, Int(c, 2));
+  if (!IsInt(ids)) return c.Error("segment_ids must be integers");
+  if (n < 0 || ids.dim() > data.dim() ||
+      !std::equal(ids.sizes().begin(), ids.sizes().end(), data.sizes().begin())) {
+    return c.Error("segment_ids " + Str(ids.sizes()) + " must be a prefix of data " +
+                   Str(data.sizes()) + " and num_segments >= 0");
+  }
+  at::Tensor flat = ids.reshape({-1}).to(at::kLong);
+  if (flat.numel() > 0 && (flat >= n).any().item<bool>()) {
+    return c.Error("a segment id is >= num_segments " + std::to_string(n));
+  }
+  Int64s rest(data.sizes().begin() + ids.dim(), data.sizes().end());
+  Int64s out_shape = {n};
+  out_shape.insert(out_shape.end(), rest.begin(), rest.end());
+  at::Tensor values = data.reshape({flat.numel(), -1});
+  const at::Tensor keep = flat >= 0;
+  if (!keep.all().item<bool>()) {
+    values = values.index({keep});
+    flat = flat.index({keep});
+  }
+  at::Tensor out = at::zeros({n, values.size(1)}, data.options());
+  out.index_add_(0, flat, values);
+  c.outputs = {out.reshape(out_shape)};
+  return Status::Ok();
+}
+
 Status Pack(KernelContext& c) {
   if (c.inputs.empty()) return c.Error("expects at least one input");
   GRAPH_RETURN_IF_ERROR(SameShapes(c, c.inputs));
@@ -809,6 +876,9 @@ const KernelEntry kForwardKernels[] = {
     {"ConcatV2", ConcatV2},
     {"Pack", Pack},
     {"Unpack", Unpack},
+    {"Split", Split},
+    {"GatherV2", GatherV2},
+    {"UnsortedSegmentSum", UnsortedSegmentSum},
     {"StridedSlice", StridedSlice},
     {"Slice", Slice},
     {"GatherNd", GatherNd},

@@ -73,5 +73,17 @@ TEST(CostTest, FloatConstantsAreParametersIntegerConstantsAreNot) {
   EXPECT_FALSE(IsTrainableParameter(g.node(g.Find("s"))));
 }
 
+TEST(CostTest, WithVariablesOnlyTheVariablesAreTrainable) {
+  const std::string var =
+      "node { name: 'v' op: 'VariableV2' attr { key: 'dtype' value { type: DT_FLOAT } } attr { "
+      "key: 'shape' value { shape { dim { size: 2 } } } } }";
+  Graph with = Inferred(FloatConst("w", {2, 2}) + var);
+  std::vector<char> t = TrainableParameters(with);
+  EXPECT_TRUE(t[with.Find("v")]);
+  EXPECT_FALSE(t[with.Find("w")]) << "a constant of a graph with variables stays constant";
+  Graph without = Inferred(FloatConst("w", {2, 2}));
+  EXPECT_TRUE(TrainableParameters(without)[without.Find("w")]);
+}
+
 }  // namespace
 }  // namespace graph

@@ -157,6 +157,18 @@ std::vector<Case> Cases() {
            N("r", "ResizeBilinear", {"m", "size"}, A("half_pixel_centers", "b: true")) +
            N("r2", "ResizeBilinear", {"m", "size"}) +
            N("r3", "ResizeBilinear", {"m", "size"}, A("align_corners", "b: true"))},
+      {"Embedding",
+       {"GatherV2", "Split"},
+       X({2, 3, 4}) + W("w", {6, 4}) + I("ax0", {0}, true) + I("ax2", {2}, true) +
+           "node { name: 'ids' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } attr "
+           "{ key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } dim { "
+           "size: 3 } } int_val: 0 int_val: 2 int_val: 2 int_val: 5 int_val: 1 int_val: 0 } } } "
+           "}\n" +
+           N("g", "GatherV2", {"w", "ids", "ax0"},
+             A("Tparams", "type: DT_FLOAT") + A("Tindices", "type: DT_INT32") +
+                 A("Taxis", "type: DT_INT32")) +
+           N("m", "Mul", {"g", "x"}) + N("sp", "Split", {"ax2", "m"}, A("num_split", "i: 2")) +
+           N("y", "Mul", {"sp", "sp:1"})},
       {"CrossEntropy",
        {"SparseSoftmaxCrossEntropyWithLogits", "Mean"},
        X({5, 6}) + W("w", {6, 4}) + I("labels", {0, 3, 1, 2, 3}) + I("ax", {0}) +

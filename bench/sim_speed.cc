@@ -1,0 +1,100 @@
+// Simulation speed and the paper machine's memory limits, on the NMT models at
+// the zoo's default (paper) sizes and configs/k40-paper-{2,4,8}gpu.yaml:
+//  - the time of one Simulator::Run of NMT-8 placed layer-wise on 8 simulated
+//    K40s (median of 21; target <= 50 ms);
+//  - for NMT-2/4/8: everything on one K40 vs. a layer per GPU (encoder and decoder
+//    layer l on GPU l mod n; embeddings with the first layer, attention and
+//    softmax with the last): simulated step time or out-of-memory, and peak memory.
+//   sim_speed [--configs DIR]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "cluster/devices.h"
+#include "graph/shape_inference.h"
+#include "graph/training.h"
+#include "graph/zoo.h"
+#include "planner/placement.h"
+#include "runtime/simulator.h"
+
+namespace {
+
+// The layer of a forward node of the nmt model: -1 for the first, -2 for the last.
+int Layer(const std::string& name, int64_t layers) {
+  for (const char* prefix : {"encoder/cell_", "decoder/cell_"}) {
+    if (name.rfind(prefix, 0) == 0) return std::atoi(name.c_str() + std::string(prefix).size());
+  }
+  if (name.rfind("encoder/", 0) == 0 || name.rfind("decoder/embedding", 0) == 0 ||
+      name == "source_ids" || name == "target_ids" || name.rfind("axis_", 0) == 0) {
+    return 0;
+  }
+  return static_cast<int>(layers - 1);  // attention, softmax, loss, labels
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string configs = "configs";
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--configs") configs = argv[++i];
+  }
+  for (int64_t layers : {2, 4, 8}) {
+    auto c =
+        cluster::LoadDevicesFile(configs + "/k40-paper-" + std::to_string(layers) + "gpu.yaml");
+    if (!c.ok()) return std::fprintf(stderr, "%s\n", c.status().message().c_str()), 1;
+    graph::ZooOptions o;
+    o.layers = layers;
+    auto fwd = graph::BuildZooModel("nmt", o);
+    if (!fwd.ok()) return std::fprintf(stderr, "%s\n", fwd.status().message().c_str()), 1;
+    graph::InferShapes(*fwd);
+    auto t = graph::BuildTrainingGraph(*fwd, {});
+    if (!t.ok()) return std::fprintf(stderr, "%s\n", t.status().message().c_str()), 1;
+    auto t0 = std::chrono::steady_clock::now();
+    auto sim = runtime::Simulator::Create(t->graph, *c, nullptr);
+    if (!sim.ok()) return std::fprintf(stderr, "%s\n", sim.status().message().c_str()), 1;
+    const double create_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const graph::NodeId loss = t->graph.Find(t->loss);
+
+    // Device 0 is the CPU; GPUs are 1..n.
+    std::vector<int> one_gpu_fwd(fwd->size(), 1), layer_fwd(fwd->size());
+    for (graph::NodeId id = 0; id < fwd->size(); ++id) {
+      layer_fwd[id] = 1 + Layer(fwd->node(id).name, layers) % static_cast<int>(layers);
+    }
+    for (auto [name, fwd_dev] :
+         {std::pair<const char*, std::vector<int>*>{"all on gpu0", &one_gpu_fwd},
+          {"a layer per GPU", &layer_fwd}}) {
+      std::vector<int> d = planner::TrainingDeviceOfNode(t->graph, *fwd, *fwd_dev);
+      runtime::SimResult r = sim->Run(d, loss);
+      int64_t peak = 0;
+      for (int64_t p : r.step.peak_bytes) peak = std::max(peak, p);
+      if (r.status.code() == graph::StatusCode::kOutOfMemory) {
+        std::printf("NMT-%lld, %s: out of memory (%s)\n", static_cast<long long>(layers), name,
+                    r.status.message().c_str());
+      } else if (!r.status.ok()) {
+        return std::fprintf(stderr, "%s\n", r.status.message().c_str()), 1;
+      } else {
+        std::printf("NMT-%lld, %s: %.1f ms a step, largest device peak %.2f GiB of 12 GiB\n",
+                    static_cast<long long>(layers), name, r.step.seconds * 1e3,
+                    peak / 1073741824.0);
+      }
+    }
+    if (layers == 8) {
+      std::vector<int> d = planner::TrainingDeviceOfNode(t->graph, *fwd, layer_fwd);
+      std::vector<double> times;
+      for (int i = 0; i < 21; ++i) {
+        auto s0 = std::chrono::steady_clock::now();
+        runtime::SimResult r = sim->Run(d, loss);
+        times.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
+      }
+      std::sort(times.begin(), times.end());
+      std::printf(
+          "NMT-8 training graph (%d nodes) on 8 simulated K40s: one simulation %.1f ms median "
+          "(min %.1f, max %.1f; target <= 50 ms); Simulator::Create once %.0f ms\n",
+          t->graph.size(), times[10] * 1e3, times[0] * 1e3, times[20] * 1e3, create_s * 1e3);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,282 @@
+#include "graph/zoo.h"
+
+#include <algorithm>
+
+#include "graph/model_builder.h"
+#include "graph/models.h"
+
+namespace graph {
+
+namespace {
+
+struct Defaults {
+  int64_t batch, layers, hidden, vocab, steps;
+};
+
+// docs/zoo.md gives the source of each figure.
+constexpr Defaults kRnnlm = {64, 2, 2048, 40000, 20};
+constexpr Defaults kNmt = {64, 2, 1024, 40000, 40};
+
+constexpr int64_t kMax = int64_t{1} << 20;
+
+Status Check(const std::string& model, const char* what, int64_t v, int64_t max = kMax) {
+  if (v < 1 || v > max) {
+    return InvalidArgument(model + ": " + what + " must be in [1, " + std::to_string(max) +
+                           "], got " + std::to_string(v));
+  }
+  return Status::Ok();
+}
+
+Result<Defaults> Resolve(const std::string& model, const Defaults& d, const ZooOptions& o) {
+  Defaults r = {o.batch ? o.batch : d.batch, o.layers ? o.layers : d.layers,
+                o.hidden ? o.hidden : d.hidden, o.vocab ? o.vocab : d.vocab,
+                o.steps ? o.steps : d.steps};
+  GRAPH_RETURN_IF_ERROR(Check(model, "batch", r.batch));
+  GRAPH_RETURN_IF_ERROR(Check(model, "layers", r.layers, 64));
+  GRAPH_RETURN_IF_ERROR(Check(model, "hidden", r.hidden, 1 << 16));
+  GRAPH_RETURN_IF_ERROR(Check(model, "vocab", r.vocab));
+  GRAPH_RETURN_IF_ERROR(Check(model, "steps", r.steps, 1024));
+  return r;
+}
+
+std::string Out(const std::string& node, int i) {
+  return i == 0 ? node : node + ":" + std::to_string(i);
+}
+
+// Graph-building helpers for the recurrent models.
+class Rnn {
+ public:
+  explicit Rnn(ModelBuilder& b) : b_(b) {
+    axis1_ = b_.Int32ScalarConst("axis_1", 1);
+    axis0_ = b_.Int32ScalarConst("axis_0", 0);
+  }
+
+  struct State {
+    std::string c, h;
+  };
+
+  // One LSTM layer's variables: kernel [in + hidden, 4 hidden], bias [4 hidden].
+  struct Layer {
+    std::string kernel, bias, forget_bias;
+    int64_t hidden;
+  };
+  Layer MakeLayer(const std::string& scope, int64_t in, int64_t hidden) {
+    return {b_.Variable(scope + "/kernel", {in + hidden, 4 * hidden}),
+            b_.Variable(scope + "/bias", {4 * hidden}),
+            b_.FloatScalarConst(scope + "/forget_bias", 1.0f), hidden};
+  }
+
+  // TF1's BasicLSTMCell: gates i, j, f, o from one MatMul of [x, h].
+  State Cell(const std::string& scope, const Layer& l, const std::string& x, const State& s) {
+    std::string concat = b_.Op(scope + "/concat", "ConcatV2", {x, s.h, axis1_},
+                               {{"N", MakeAttr(int64_t{2})}, {"Tidx", MakeAttr(DType::kInt32)}});
+    std::string mm = b_.Op(scope + "/MatMul", "MatMul", {concat, l.kernel},
+                           {{"transpose_a", MakeAttr(false)}, {"transpose_b", MakeAttr(false)}});
+    std::string gates =
+        b_.Op(scope + "/BiasAdd", "BiasAdd", {mm, l.bias}, {{"data_format", Str("NHWC")}});
+    std::string split =
+        b_.Op(scope + "/split", "Split", {axis1_, gates}, {{"num_split", MakeAttr(int64_t{4})}});
+    std::string f = b_.Op(scope + "/add", "AddV2", {Out(split, 2), l.forget_bias}, {});
+    std::string keep =
+        b_.Op(scope + "/mul", "Mul", {s.c, b_.Op(scope + "/Sigmoid", "Sigmoid", {f}, {})}, {});
+    std::string write = b_.Op(scope + "/mul_1", "Mul",
+                              {b_.Op(scope + "/Sigmoid_1", "Sigmoid", {split}, {}),
+                               b_.Op(scope + "/Tanh", "Tanh", {Out(split, 1)}, {})},
+                              {});
+    std::string c = b_.Op(scope + "/add_1", "AddV2", {keep, write}, {});
+    std::string h = b_.Op(scope + "/mul_2", "Mul",
+                          {b_.Op(scope + "/Tanh_1", "Tanh", {c}, {}),
+                           b_.Op(scope + "/Sigmoid_2", "Sigmoid", {Out(split, 3)}, {})},
+                          {});
+    return {c, h};
+  }
+
+  // tf.zeros([batch, hidden]) as TF1 folds it: Fill of a shape with 0.
+  std::string Zeros(const std::string& name, int64_t batch, int64_t hidden) {
+    return b_.Op(name, "Fill",
+                 {b_.Int32Const(name + "/shape", {batch, hidden}),
+                  b_.FloatScalarConst(name + "/value", 0.0f)},
+                 {{"index_type", MakeAttr(DType::kInt32)}});
+  }
+
+  // Embedding lookup of ids [batch, steps] unstacked over time: steps x [batch, dim].
+  std::vector<std::string> Embed(const std::string& scope, const std::string& ids, int64_t vocab,
+                                 int64_t dim, int64_t steps) {
+    std::string table = b_.Variable(scope + "/embedding", {vocab, dim});
+    std::string e = b_.Add(scope + "/embedding_lookup", "GatherV2", {table, ids, axis0_},
+                           {{"Tparams", MakeAttr(DType::kFloat)},
+                            {"Tindices", MakeAttr(DType::kInt32)},
+                            {"Taxis", MakeAttr(DType::kInt32)},
+                            {"batch_dims", MakeAttr(int64_t{0})}});
+    std::string un = b_.Op(scope + "/unstack", "Unpack", {e},
+                           {{"num", MakeAttr(steps)}, {"axis", MakeAttr(int64_t{1})}});
+    std::vector<std::string> out;
+    for (int64_t t = 0; t < steps; ++t) out.push_back(Out(un, static_cast<int>(t)));
+    return out;
+  }
+
+  // Outputs of every step stacked to [batch * steps, dim], projected to the
+  // vocabulary, and the mean cross-entropy against labels [batch, steps]: TF's
+  // PTB language model's loss. Returns the loss node.
+  std::string SequenceLoss(const std::string& scope, const std::vector<std::string>& outputs,
+                           const std::string& labels, int64_t dim, int64_t vocab) {
+    const int64_t steps = static_cast<int64_t>(outputs.size());
+    std::vector<std::string> in = outputs;
+    in.push_back(axis1_);
+    std::string concat =
+        b_.Op(scope + "/concat", "ConcatV2", in,
+              {{"N", MakeAttr(steps)}, {"Tidx", MakeAttr(DType::kInt32)}});  // [B, T * dim]
+    std::string flat = b_.Flatten(scope + "/Reshape", concat, dim);          // [B * T, dim]
+    std::string w = b_.Variable(scope + "/softmax_w", {dim, vocab});
+    std::string bias = b_.Variable(scope + "/softmax_b", {vocab});
+    std::string logits =
+        b_.Op(scope + "/MatMul", "MatMul", {flat, w},
+              {{"transpose_a", MakeAttr(false)}, {"transpose_b", MakeAttr(false)}});
+    logits = b_.Op(scope + "/logits", "BiasAdd", {logits, bias}, {{"data_format", Str("NHWC")}});
+    std::string flat_labels = b_.Add(
+        scope + "/Reshape_1", "Reshape", {labels, b_.Int32Const(scope + "/Reshape_1/shape", {-1})},
+        {{"T", MakeAttr(DType::kInt32)}, {"Tshape", MakeAttr(DType::kInt32)}});
+    std::string xent = b_.Op(scope + "/xent", "SparseSoftmaxCrossEntropyWithLogits",
+                             {logits, flat_labels}, {{"Tlabels", MakeAttr(DType::kInt32)}});
+    return b_.Op("loss", "Mean", {xent, b_.Int32Const("loss/reduction_indices", {0})},
+                 {{"Tidx", MakeAttr(DType::kInt32)}, {"keep_dims", MakeAttr(false)}});
+  }
+
+  const std::string& axis1() const { return axis1_; }
+
+ private:
+  ModelBuilder& b_;
+  std::string axis1_, axis0_;
+};
+
+// A multi-layer LSTM language model (Zaremba et al. style, as TF's PTB example):
+// embedding, `layers` LSTMs unrolled over `steps`, softmax over the vocabulary.
+Result<Graph> BuildRnnlm(const ZooOptions& o) {
+  GRAPH_ASSIGN_OR_RETURN(Defaults d, Resolve("rnnlm", kRnnlm, o));
+  ModelBuilder b(1);
+  Rnn rnn(b);
+  std::string ids = b.Placeholder("input_ids", DType::kInt32, {d.batch, d.steps});
+  std::string labels = b.Placeholder("labels", DType::kInt32, {d.batch, d.steps});
+  std::vector<std::string> x = rnn.Embed("rnnlm", ids, d.vocab, d.hidden, d.steps);
+  for (int64_t l = 0; l < d.layers; ++l) {
+    const std::string scope = "rnnlm/rnn/cell_" + std::to_string(l);
+    Rnn::Layer layer = rnn.MakeLayer(scope, d.hidden, d.hidden);
+    std::string zeros = rnn.Zeros(scope + "/zeros", d.batch, d.hidden);
+    Rnn::State s{zeros, zeros};
+    for (int64_t t = 0; t < d.steps; ++t) {
+      s = rnn.Cell(scope + "/t_" + std::to_string(t), layer, x[t], s);
+      x[t] = s.h;
+    }
+  }
+  rnn.SequenceLoss("rnnlm/softmax", x, labels, d.hidden, d.vocab);
+  return Graph::Create(b.Release(), "rnnlm");
+}
+
+// An LSTM encoder-decoder with attention (as GNMT and TF's NMT tutorial build
+// it): `layers` encoder LSTMs over the source, `layers` decoder LSTMs over the
+// target (teacher forcing), Bahdanau attention of the top decoder layer over the
+// top encoder outputs at every target step, softmax over the target vocabulary.
+// The attention's weighted sum is written as Mul + Sum over the source axis
+// (TF's Bahdanau score is exactly that; its context is the same sum written as a
+// batched matmul, which has no gradient rule here yet).
+Result<Graph> BuildNmt(const ZooOptions& o) {
+  GRAPH_ASSIGN_OR_RETURN(Defaults d, Resolve("nmt", kNmt, o));
+  ModelBuilder b(1);
+  Rnn rnn(b);
+  const int64_t H = d.hidden;
+  std::string src = b.Placeholder("source_ids", DType::kInt32, {d.batch, d.steps});
+  std::string tgt = b.Placeholder("target_ids", DType::kInt32, {d.batch, d.steps});
+  std::string labels = b.Placeholder("labels", DType::kInt32, {d.batch, d.steps});
+
+  // Encoder.
+  std::vector<std::string> x = rnn.Embed("encoder", src, d.vocab, H, d.steps);
+  std::vector<Rnn::State> final_states;
+  for (int64_t l = 0; l < d.layers; ++l) {
+    const std::string scope = "encoder/cell_" + std::to_string(l);
+    Rnn::Layer layer = rnn.MakeLayer(scope, H, H);
+    std::string zeros = rnn.Zeros(scope + "/zeros", d.batch, H);
+    Rnn::State s{zeros, zeros};
+    for (int64_t t = 0; t < d.steps; ++t) {
+      s = rnn.Cell(scope + "/t_" + std::to_string(t), layer, x[t], s);
+      x[t] = s.h;
+    }
+    final_states.push_back(s);
+  }
+  // Memory [batch, steps, H] and its keys (memory_layer).
+  std::string memory = b.Op("attention/memory", "Pack", x,
+                            {{"N", MakeAttr(d.steps)}, {"axis", MakeAttr(int64_t{1})}});
+  std::string keys = b.Flatten("attention/memory_flat", memory, H);
+  keys = b.Op("attention/keys_flat", "MatMul", {keys, b.Variable("attention/memory_layer", {H, H})},
+              {{"transpose_a", MakeAttr(false)}, {"transpose_b", MakeAttr(false)}});
+  keys = b.Add("attention/keys", "Reshape",
+               {keys, b.Int32Const("attention/keys/shape", {d.batch, d.steps, H})},
+               {{"T", MakeAttr(DType::kFloat)}, {"Tshape", MakeAttr(DType::kInt32)}});
+  std::string query_w = b.Variable("attention/query_layer", {H, H});
+  std::string v = b.Variable("attention/v", {H});
+  std::string wc = b.Variable("attention/output_layer", {2 * H, H});
+  std::string axis2 = b.Int32ScalarConst("attention/axis_2", 2);
+  std::string axis_src = b.Int32Const("attention/source_axis", {1});
+
+  // Decoder, initialised with the encoder's final states.
+  std::vector<std::string> y = rnn.Embed("decoder", tgt, d.vocab, H, d.steps);
+  std::vector<Rnn::Layer> layers;
+  std::vector<Rnn::State> s = final_states;
+  for (int64_t l = 0; l < d.layers; ++l) {
+    layers.push_back(rnn.MakeLayer("decoder/cell_" + std::to_string(l), H, H));
+  }
+  std::vector<std::string> outputs;
+  for (int64_t t = 0; t < d.steps; ++t) {
+    const std::string step = "/t_" + std::to_string(t);
+    std::string in = y[t];
+    for (int64_t l = 0; l < d.layers; ++l) {
+      s[l] = rnn.Cell("decoder/cell_" + std::to_string(l) + step, layers[l], in, s[l]);
+      in = s[l].h;
+    }
+    const std::string a = "attention" + step;
+    std::string q = b.Op(a + "/query", "MatMul", {in, query_w},
+                         {{"transpose_a", MakeAttr(false)}, {"transpose_b", MakeAttr(false)}});
+    q = b.Op(a + "/ExpandDims", "ExpandDims", {q, rnn.axis1()},
+             {{"Tdim", MakeAttr(DType::kInt32)}});
+    std::string score = b.Op(a + "/Tanh", "Tanh", {b.Op(a + "/add", "AddV2", {keys, q}, {})}, {});
+    score = b.Op(a + "/mul", "Mul", {v, score}, {});
+    score = b.Op(a + "/score", "Sum", {score, b.Int32Const(a + "/score/axis", {2})},
+                 {{"Tidx", MakeAttr(DType::kInt32)}, {"keep_dims", MakeAttr(false)}});
+    std::string align = b.Op(a + "/alignments", "Softmax", {score}, {});  // [B, T]
+    std::string weighted = b.Op(a + "/weighted", "Mul",
+                                {memory, b.Op(a + "/ExpandDims_1", "ExpandDims", {align, axis2},
+                                              {{"Tdim", MakeAttr(DType::kInt32)}})},
+                                {});
+    std::string context = b.Op(a + "/context", "Sum", {weighted, axis_src},
+                               {{"Tidx", MakeAttr(DType::kInt32)}, {"keep_dims", MakeAttr(false)}});
+    std::string cat = b.Op(a + "/concat", "ConcatV2", {in, context, rnn.axis1()},
+                           {{"N", MakeAttr(int64_t{2})}, {"Tidx", MakeAttr(DType::kInt32)}});
+    std::string att = b.Op(a + "/output", "MatMul", {cat, wc},
+                           {{"transpose_a", MakeAttr(false)}, {"transpose_b", MakeAttr(false)}});
+    outputs.push_back(b.Op(a + "/Tanh_1", "Tanh", {att}, {}));
+  }
+  rnn.SequenceLoss("decoder/softmax", outputs, labels, H, d.vocab);
+  return Graph::Create(b.Release(), "nmt");
+}
+
+}  // namespace
+
+std::vector<std::string> ZooModels() { return {"rnnlm", "nmt", "mlp", "lenet", "two_branch"}; }
+
+Result<Graph> BuildZooModel(const std::string& name, const ZooOptions& o) {
+  if (name == "rnnlm") return BuildRnnlm(o);
+  if (name == "nmt") return BuildNmt(o);
+  if (o.layers || o.hidden || o.vocab || o.steps) {
+    if (name == "mlp" || name == "lenet" || name == "two_branch") {
+      return InvalidArgument(name + ": only --batch applies to the small models");
+    }
+  }
+  const int64_t batch = o.batch ? o.batch : 64;
+  if (name == "mlp") return BuildMlp({batch, {256, 256}, 1});
+  if (name == "lenet") return BuildLeNet({batch, 1});
+  if (name == "two_branch") return BuildTwoBranch({batch, {512, 512}, 1});
+  std::string known;
+  for (const std::string& m : ZooModels()) known += (known.empty() ? "" : ", ") + m;
+  return InvalidArgument("unknown zoo model '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace graph

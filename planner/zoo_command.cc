@@ -1,0 +1,58 @@
+#include <cstdio>
+#include <iostream>
+
+#include "graph/file_util.h"
+#include "graph/graphdef.h"
+#include "graph/zoo.h"
+#include "planner/args.h"
+#include "planner/commands.h"
+
+namespace planner {
+
+namespace {
+const CommandSpec kSpec{
+    "zoo",
+    "NAME -o OUT.pb [--batch N] [--layers L] [--hidden H] [--vocab V] [--steps T]",
+    "Writes a benchmark model as a binary GraphDef with a scalar 'loss': rnnlm (multi-layer\n"
+    "LSTM language model), nmt (LSTM encoder-decoder with attention), or the small models\n"
+    "mlp, lenet, two_branch. Recurrent cells are unrolled over time at TensorFlow\n"
+    "granularity; weights are TF1 variables. Defaults and their sources: docs/zoo.md.",
+    {"NAME"},
+    {{"-o", "OUT", "output file (required), written atomically"},
+     {"--batch", "N", "examples per step"},
+     {"--layers", "L", "LSTM layers (nmt: each of encoder and decoder)"},
+     {"--hidden", "H", "LSTM units"},
+     {"--vocab", "V", "vocabulary size"},
+     {"--steps", "T", "time steps unrolled"}}};
+
+constexpr char kName[] = "planner zoo: ";
+}  // namespace
+
+int ZooCommand(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  if (args->Get("-o").empty()) return std::cerr << kName << "-o OUT.pb is required\n", 2;
+  graph::ZooOptions o;
+  for (auto [flag, target] : {std::pair<const char*, int64_t*>{"--batch", &o.batch},
+                              {"--layers", &o.layers},
+                              {"--hidden", &o.hidden},
+                              {"--vocab", &o.vocab},
+                              {"--steps", &o.steps}}) {
+    if (!args->Has(flag)) continue;
+    auto v = ParsePositiveInt(flag, args->Get(flag));
+    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
+    *target = *v;
+  }
+  auto g = graph::BuildZooModel(args->positional()[0], o);
+  if (!g.ok()) return std::cerr << kName << g.status().message() << "\n", 1;
+  graph::Status st = graph::WriteFileAtomic(args->Get("-o"), graph::SerializeGraphDef(*g));
+  if (!st.ok()) return std::cerr << kName << st.message() << "\n", 1;
+  std::printf(
+      "wrote %s: %s, %d nodes (forward graph; planner inspect shows the training "
+      "graph's count)\n",
+      args->Get("-o").c_str(), args->positional()[0].c_str(), g->size());
+  return 0;
+}
+
+}  // namespace planner

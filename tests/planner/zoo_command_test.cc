@@ -1,0 +1,50 @@
+// `planner zoo`: the real binary writes models that every other command reads.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "tests/planner/cli_util.h"
+
+namespace {
+
+using namespace planner::testing;
+
+std::string Temp(const std::string& name) {
+  return ::testing::TempDir() + "/zoo_" + std::to_string(::getpid()) + "_" + name;
+}
+
+TEST(ZooCommandTest, SmallRecurrentModelsRunAFullTrainingStep) {
+  for (const char* m : {"rnnlm", "nmt"}) {
+    const std::string pb = Temp(std::string(m) + ".pb");
+    RunResult w = Planner(std::string("zoo ") + m +
+                          " --batch 2 --hidden 16 --vocab 30 --steps 3 --layers 2 -o " + pb);
+    ASSERT_EQ(w.code, 0) << w.err;
+    RunResult one = Planner("measure --steps 1 --warmup 0 " + pb + " " + Config("local-2cpu"));
+    EXPECT_EQ(one.code, 0) << m << ": " << one.err;
+    RunResult inspect = Planner("inspect --json " + pb);
+    ASSERT_EQ(inspect.code, 0) << inspect.err;
+  }
+}
+
+TEST(ZooCommandTest, PaperSizedNmtIsInspectedWithItsTrainingGraphCount) {
+  const std::string pb = Temp("nmt8.pb");
+  RunResult w = Planner("zoo nmt --layers 8 -o " + pb);
+  ASSERT_EQ(w.code, 0) << w.err;
+  RunResult r = Planner("inspect " + pb);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("training graph"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unsupported ops (0): none"), std::string::npos) << r.out;
+}
+
+TEST(ZooCommandTest, BadNamesAndFlagsAreOneLineErrors) {
+  RunResult unknown = Planner("zoo alexnet -o " + Temp("x.pb"));
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_EQ(Lines(unknown.err), 1) << unknown.err;
+  EXPECT_NE(unknown.err.find("unknown zoo model 'alexnet'"), std::string::npos);
+  RunResult no_out = Planner("zoo rnnlm");
+  EXPECT_EQ(no_out.code, 2);
+  RunResult bad = Planner("zoo rnnlm --hidden 0 -o " + Temp("y.pb"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "planner zoo: --hidden must be a positive integer, got '0'\n");
+}
+
+}  // namespace
