@@ -245,6 +245,26 @@ Status BiasAddGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
+// Training-mode batch norm: TF's FusedBatchNormGrad of the same version, fed the
+// forward op's saved statistics (reserve spaces). Its statistics outputs get no
+// gradient (TF's rule ignores them too).
+Status FusedBatchNormGradient(GradContext& c, std::vector<std::string>* dx) {
+  if (!c.node().attr_bool("is_training", true)) {
+    return c.Error("gradient only in training mode (is_training)");
+  }
+  const std::string op = c.node().op == "FusedBatchNormV3"   ? "FusedBatchNormGradV3"
+                         : c.node().op == "FusedBatchNormV2" ? "FusedBatchNormGradV2"
+                                                             : "FusedBatchNormGrad";
+  std::vector<std::string> in = {c.dy[0], c.x(0), c.x(1), c.y(3), c.y(4)};
+  if (op == "FusedBatchNormGradV3") in.push_back(c.y(5));
+  AttrMap attrs = With(c, {"T", "U", "epsilon", "data_format", "is_training"});
+  std::string g = c.b.Add(op, op, in, attrs);
+  (*dx)[0] = g;
+  (*dx)[1] = g + ":1";
+  (*dx)[2] = g + ":2";
+  return Status::Ok();
+}
+
 Status MatMulGradient(GradContext& c, std::vector<std::string>* dx) {
   bool ta = c.node().attr_bool("transpose_a", false), tb = c.node().attr_bool("transpose_b", false);
   auto mm = [&](const std::string& a, const std::string& b, bool t_a, bool t_b) {
@@ -498,6 +518,9 @@ const std::unordered_map<std::string_view, GradFn>& GradTable() {
       {"Snapshot", PassThrough},
       {"StopGradient", NoGradient},
       {"Split", SplitGradient},
+      {"FusedBatchNorm", FusedBatchNormGradient},
+      {"FusedBatchNormV2", FusedBatchNormGradient},
+      {"FusedBatchNormV3", FusedBatchNormGradient},
       {"GatherV2", GatherV2Gradient},
       {"Reshape", ReshapeLike},
       {"Squeeze", ReshapeLike},

@@ -258,13 +258,119 @@ Result<Graph> BuildNmt(const ZooOptions& o) {
   return Graph::Create(b.Release(), "nmt");
 }
 
+// Convolution helpers for the CNNs: Conv2D (no bias) + FusedBatchNormV3
+// (training) [+ Relu], as tf.layers / Keras write a conv-bn-relu unit.
+class Cnn {
+ public:
+  explicit Cnn(ModelBuilder& b) : b_(b) {}
+
+  std::string ConvBn(const std::string& scope, const std::string& x, int64_t k, int64_t in,
+                     int64_t out, int64_t stride, bool relu, const char* padding = "SAME") {
+    std::string w = b_.Variable(scope + "/kernel", {k, k, in, out});
+    std::string conv = b_.Op(scope + "/Conv2D", "Conv2D", {x, w},
+                             {{"data_format", Str("NHWC")},
+                              {"dilations", Ints({1, 1, 1, 1})},
+                              {"padding", Str(padding)},
+                              {"strides", Ints({1, stride, stride, 1})},
+                              {"use_cudnn_on_gpu", MakeAttr(true)}});
+    std::string bn =
+        b_.Op(scope + "/FusedBatchNormV3", "FusedBatchNormV3",
+              {conv, b_.Variable(scope + "/gamma", {out}), b_.Variable(scope + "/beta", {out}),
+               b_.Variable(scope + "/moving_mean", {out}),
+               b_.Variable(scope + "/moving_variance", {out})},
+              {{"U", MakeAttr(DType::kFloat)},
+               {"data_format", Str("NHWC")},
+               {"epsilon", MakeAttr(1.001e-5f)},
+               {"is_training", MakeAttr(true)}});
+    return relu ? b_.Op(scope + "/Relu", "Relu", {bn}, {}) : bn;
+  }
+
+  std::string Pool(const std::string& name, const char* op, const std::string& x, int64_t k,
+                   int64_t stride, const char* padding) {
+    return b_.Op(name, op, {x},
+                 {{"data_format", Str("NHWC")},
+                  {"ksize", Ints({1, k, k, 1})},
+                  {"padding", Str(padding)},
+                  {"strides", Ints({1, stride, stride, 1})}});
+  }
+
+  // Global average pool, a dense layer to `classes`, and the mean cross-entropy.
+  void Head(const std::string& x, int64_t channels, int64_t classes, const std::string& labels) {
+    std::string pooled = b_.Op("head/avg_pool", "Mean", {x, b_.Int32Const("head/axes", {1, 2})},
+                               {{"Tidx", MakeAttr(DType::kInt32)}, {"keep_dims", MakeAttr(false)}});
+    std::string mm =
+        b_.Op("head/MatMul", "MatMul", {pooled, b_.Variable("head/kernel", {channels, classes})},
+              {{"transpose_a", MakeAttr(false)}, {"transpose_b", MakeAttr(false)}});
+    std::string logits = b_.Op("logits", "BiasAdd", {mm, b_.Variable("head/bias", {classes})},
+                               {{"data_format", Str("NHWC")}});
+    std::string xent = b_.Op("xent", "SparseSoftmaxCrossEntropyWithLogits", {logits, labels},
+                             {{"Tlabels", MakeAttr(DType::kInt32)}});
+    b_.Op("loss", "Mean", {xent, b_.Int32Const("loss/reduction_indices", {0})},
+          {{"Tidx", MakeAttr(DType::kInt32)}, {"keep_dims", MakeAttr(false)}});
+  }
+
+ private:
+  ModelBuilder& b_;
+};
+
+struct ImageDefaults {
+  int64_t batch, side, classes;
+};
+constexpr ImageDefaults kResnet = {128, 224, 1000};
+
+// ResNet (He et al. 2016) with bottleneck blocks, v1: conv-bn-relu units, a
+// projection shortcut at the first block of each stage. `layers` picks the depth
+// (50, 101 or 152; the Hierarchical Planner paper uses 152).
+Result<Graph> BuildResnet(const ZooOptions& o) {
+  const int64_t batch = o.batch ? o.batch : kResnet.batch;
+  const int64_t depth = o.layers ? o.layers : 152;
+  GRAPH_RETURN_IF_ERROR(Check("resnet", "batch", batch));
+  if (o.hidden || o.vocab || o.steps) {
+    return InvalidArgument("resnet: only --batch and --layers (50, 101, 152) apply");
+  }
+  std::vector<int64_t> blocks;
+  if (depth == 50) blocks = {3, 4, 6, 3};
+  if (depth == 101) blocks = {3, 4, 23, 3};
+  if (depth == 152) blocks = {3, 8, 36, 3};
+  if (blocks.empty()) {
+    return InvalidArgument("resnet: --layers must be 50, 101 or 152, got " + std::to_string(depth));
+  }
+  ModelBuilder b(1);
+  Cnn cnn(b);
+  std::string x = b.Placeholder("images", DType::kFloat, {batch, kResnet.side, kResnet.side, 3});
+  std::string labels = b.Placeholder("labels", DType::kInt32, {batch});
+  x = cnn.ConvBn("conv1", x, 7, 3, 64, 2, true);
+  x = cnn.Pool("pool1", "MaxPool", x, 3, 2, "SAME");
+  int64_t in = 64;
+  for (size_t stage = 0; stage < blocks.size(); ++stage) {
+    const int64_t width = 64 << stage, out = 4 * width;
+    for (int64_t blk = 0; blk < blocks[stage]; ++blk) {
+      const std::string scope =
+          "stage" + std::to_string(stage + 2) + "/block" + std::to_string(blk + 1);
+      const int64_t stride = blk == 0 && stage > 0 ? 2 : 1;
+      std::string shortcut =
+          blk == 0 ? cnn.ConvBn(scope + "/shortcut", x, 1, in, out, stride, false) : x;
+      std::string y = cnn.ConvBn(scope + "/conv1", x, 1, in, width, stride, true);
+      y = cnn.ConvBn(scope + "/conv2", y, 3, width, width, 1, true);
+      y = cnn.ConvBn(scope + "/conv3", y, 1, width, out, 1, false);
+      x = b.Op(scope + "/Relu", "Relu", {b.Op(scope + "/add", "AddV2", {shortcut, y}, {})}, {});
+      in = out;
+    }
+  }
+  cnn.Head(x, in, kResnet.classes, labels);
+  return Graph::Create(b.Release(), "resnet");
+}
+
 }  // namespace
 
-std::vector<std::string> ZooModels() { return {"rnnlm", "nmt", "mlp", "lenet", "two_branch"}; }
+std::vector<std::string> ZooModels() {
+  return {"resnet", "rnnlm", "nmt", "mlp", "lenet", "two_branch"};
+}
 
 Result<Graph> BuildZooModel(const std::string& name, const ZooOptions& o) {
   if (name == "rnnlm") return BuildRnnlm(o);
   if (name == "nmt") return BuildNmt(o);
+  if (name == "resnet") return BuildResnet(o);
   if (o.layers || o.hidden || o.vocab || o.steps) {
     if (name == "mlp" || name == "lenet" || name == "two_branch") {
       return InvalidArgument(name + ": only --batch applies to the small models");

@@ -1,8 +1,9 @@
 // The benchmark models of the device-placement papers, built in code at
 // TensorFlow granularity (what `planner zoo` writes): recurrent cells unrolled
 // over time into MatMul/BiasAdd/Split/Sigmoid/Tanh/Mul/AddV2 nodes, as TF1's
-// BasicLSTMCell writes them, with weights as TF1 variables (VariableV2 read
-// through Identity; no values in the file) and a scalar float "loss".
+// BasicLSTMCell writes them; CNNs as Conv2D + FusedBatchNormV3 + Relu units;
+// weights as TF1 variables (VariableV2 read through Identity; no values in the
+// file) and a scalar float "loss".
 //
 // Sizes (hidden units, vocabulary, sequence length) default to the papers'
 // (docs/zoo.md says which and where from); every one can be overridden.
@@ -21,13 +22,14 @@ namespace graph {
 // 0 means the model's default.
 struct ZooOptions {
   int64_t batch = 0;   // examples per step
-  int64_t layers = 0;  // LSTM layers (rnnlm; nmt: of the encoder and of the decoder)
+  int64_t layers = 0;  // LSTM layers (rnnlm; nmt: of the encoder and of the decoder);
+                       // resnet: depth, 50, 101 or 152
   int64_t hidden = 0;  // LSTM units
   int64_t vocab = 0;   // words
   int64_t steps = 0;   // time steps unrolled (nmt: of the source and of the target)
 };
 
-// "rnnlm", "nmt", and the small models "mlp", "lenet", "two_branch".
+// "resnet", "rnnlm", "nmt", and the small models "mlp", "lenet", "two_branch".
 std::vector<std::string> ZooModels();
 
 // Unknown names and out-of-range sizes are InvalidArgument naming the model.

@@ -158,6 +158,46 @@ Status BiasAdd(KernelContext& c) {
   return Status::Ok();
 }
 
+// FusedBatchNorm/V2/V3(x, scale, offset, mean, variance). Training: normalises
+// by the batch's statistics and outputs them (batch_variance Bessel-corrected, as
+// TF does; reserve_space_1/2 the mean and the biased variance the gradient
+// needs); inference: by the given mean and variance.
+Status FusedBatchNorm(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 5));
+  GRAPH_ASSIGN_OR_RETURN(bool nchw, IsNchw(c));
+  if (c.inputs[0].dim() != 4) return c.Error("input must be 4-D");
+  const at::Tensor x = nchw ? c.inputs[0] : NhwcToNchw(c.inputs[0]);
+  const int64_t channels = x.size(1);
+  for (int i = 1; i < 3; ++i) {
+    if (c.inputs[i].dim() != 1 || c.inputs[i].size(0) != channels) {
+      return c.Error("scale and offset must have " + std::to_string(channels) + " elements");
+    }
+  }
+  const double eps = c.node.attr_float("epsilon", 1e-4f);
+  const bool training = c.node.attr_bool("is_training", true);
+  at::Tensor y, mean, var;
+  if (training) {
+    auto [out, save_mean, save_invstd] = at::native_batch_norm(
+        x, c.inputs[1], c.inputs[2], c10::nullopt, c10::nullopt, true, 0.0, eps);
+    y = out;
+    mean = save_mean;
+    var = save_invstd.pow(-2) - eps;  // biased batch variance
+  } else {
+    if (c.inputs[3].numel() != channels || c.inputs[4].numel() != channels) {
+      return c.Error("inference needs a mean and a variance of " + std::to_string(channels));
+    }
+    y = std::get<0>(at::native_batch_norm(x, c.inputs[1], c.inputs[2], c.inputs[3], c.inputs[4],
+                                          false, 0.0, eps));
+    mean = c.inputs[3];
+    var = c.inputs[4];
+  }
+  const double n = static_cast<double>(x.numel() / channels);
+  at::Tensor batch_var = training && n > 1 ? var * (n / (n - 1)) : var;
+  c.outputs = {nchw ? y : NchwToNhwc(y), mean, batch_var, mean, var};
+  if (c.node.op == "FusedBatchNormV3") c.outputs.push_back(at::zeros({channels}, x.options()));
+  return Status::Ok();
+}
+
 // ---- Matrix products ----
 
 Status MatMul(KernelContext& c) {
@@ -856,6 +896,9 @@ const KernelEntry kForwardKernels[] = {
     {"SelectV2", SelectV2},
     {"AddN", AddN},
     {"BiasAdd", BiasAdd},
+    {"FusedBatchNorm", FusedBatchNorm},
+    {"FusedBatchNormV2", FusedBatchNorm},
+    {"FusedBatchNormV3", FusedBatchNorm},
     {"MatMul", MatMul},
     {"BatchMatMulV2", BatchMatMulV2},
     {"Conv2D", Conv<false>},

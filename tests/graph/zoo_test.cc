@@ -43,7 +43,8 @@ TEST_P(ZooModelTest, HasFullStaticShapesALossAndATrainingGraph) {
   auto t = BuildTrainingGraph(*g, {});
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_FALSE(t->synthetic_loss);
-  EXPECT_EQ(t->counts.unused_parameters, 0);
+  // Only batch norm's moving statistics get no gradient (TF does not train them).
+  EXPECT_EQ(t->counts.unused_parameters, 2 * Ops(*g)["FusedBatchNormV3"]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooModelTest, ::testing::ValuesIn(ZooModels()));
@@ -77,11 +78,29 @@ TEST(ZooTest, NmtGrowsWithItsLayers) {
   }
 }
 
+TEST(ZooTest, ResnetDepthsHaveTheirBottleneckBlocks) {
+  for (auto [depth, blocks] : {std::pair<int64_t, int>{50, 16}, {101, 33}, {152, 50}}) {
+    ZooOptions o;
+    o.batch = 2;
+    o.layers = depth;
+    auto g = BuildZooModel("resnet", o);
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    std::map<std::string, int> ops = Ops(*g);
+    // Three convolutions a block, a shortcut in each of 4 stages, and the stem.
+    EXPECT_EQ(ops["Conv2D"], 3 * blocks + 4 + 1) << depth;
+    EXPECT_EQ(ops["AddV2"], blocks) << depth;
+  }
+  ZooOptions bad;
+  bad.layers = 34;
+  EXPECT_EQ(BuildZooModel("resnet", bad).status().message(),
+            "resnet: --layers must be 50, 101 or 152, got 34");
+}
+
 TEST(ZooTest, UnknownNamesAndBadSizesAreErrorsNamingTheModel) {
   auto unknown = BuildZooModel("alexnet", {});
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().message(),
-            "unknown zoo model 'alexnet' (known: rnnlm, nmt, mlp, lenet, two_branch)");
+            "unknown zoo model 'alexnet' (known: resnet, rnnlm, nmt, mlp, lenet, two_branch)");
   ZooOptions o;
   o.steps = 5000;
   auto big = BuildZooModel("nmt", o);

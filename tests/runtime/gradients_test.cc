@@ -169,6 +169,15 @@ std::vector<Case> Cases() {
                  A("Taxis", "type: DT_INT32")) +
            N("m", "Mul", {"g", "x"}) + N("sp", "Split", {"ax2", "m"}, A("num_split", "i: 2")) +
            N("y", "Mul", {"sp", "sp:1"})},
+      {"BatchNorm",
+       {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
+       X({2, 3, 3, 4}) + W("scale", {4}) + W("offset", {4}) + W("mean", {4}) + W("var", {4}) +
+           N("bn", "FusedBatchNormV3", {"x", "scale", "offset", "mean", "var"},
+             A("epsilon", "f: 0.001") + A("is_training", "b: true") + A("U", "type: DT_FLOAT")) +
+           N("bn1", "FusedBatchNorm", {"bn", "scale", "offset", "mean", "var"},
+             A("epsilon", "f: 0.01") + A("is_training", "b: true")) +
+           N("y", "FusedBatchNormV2", {"bn1", "scale", "offset", "mean", "var"},
+             A("epsilon", "f: 0.001") + A("is_training", "b: true") + A("U", "type: DT_FLOAT"))},
       {"CrossEntropy",
        {"SparseSoftmaxCrossEntropyWithLogits", "Mean"},
        X({5, 6}) + W("w", {6, 4}) + I("labels", {0, 3, 1, 2, 3}) + I("ax", {0}) +
