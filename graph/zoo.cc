@@ -266,7 +266,12 @@ class Cnn {
 
   std::string ConvBn(const std::string& scope, const std::string& x, int64_t k, int64_t in,
                      int64_t out, int64_t stride, bool relu, const char* padding = "SAME") {
-    std::string w = b_.Variable(scope + "/kernel", {k, k, in, out});
+    return ConvBn(scope, x, k, k, in, out, stride, relu, padding);
+  }
+  // A kh x kw kernel (Inception's factorised 1x7 / 7x1 and 1x3 / 3x1).
+  std::string ConvBn(const std::string& scope, const std::string& x, int64_t kh, int64_t kw,
+                     int64_t in, int64_t out, int64_t stride, bool relu, const char* padding) {
+    std::string w = b_.Variable(scope + "/kernel", {kh, kw, in, out});
     std::string conv = b_.Op(scope + "/Conv2D", "Conv2D", {x, w},
                              {{"data_format", Str("NHWC")},
                               {"dilations", Ints({1, 1, 1, 1})},
@@ -317,6 +322,98 @@ struct ImageDefaults {
   int64_t batch, side, classes;
 };
 constexpr ImageDefaults kResnet = {128, 224, 1000};
+constexpr ImageDefaults kInception = {32, 299, 1000};
+
+// Inception-V3 (Szegedy et al. 2016) as Keras' InceptionV3 builds it: the stem,
+// three 35x35 blocks, a reduction, four 17x17 blocks with factorised 1x7/7x1
+// convolutions, a reduction, two 8x8 blocks with 1x3/3x1 splits, global average
+// pool and a 1000-way dense layer. Every convolution is conv-bn-relu (batch norm
+// with a learned scale; Keras leaves the scale out).
+Result<Graph> BuildInceptionV3(const ZooOptions& o) {
+  const int64_t batch = o.batch ? o.batch : kInception.batch;
+  GRAPH_RETURN_IF_ERROR(Check("inception_v3", "batch", batch));
+  if (o.layers || o.hidden || o.vocab || o.steps) {
+    return InvalidArgument("inception_v3: only --batch applies");
+  }
+  ModelBuilder b(1);
+  Cnn cnn(b);
+  int n = 0;  // conv-bn-relu units, named as Keras does: conv2d_<n>
+  auto unit = [&](const std::string& x, int64_t in, int64_t out, int64_t kh, int64_t kw,
+                  int64_t stride = 1, const char* padding = "SAME") {
+    return cnn.ConvBn("conv2d_" + std::to_string(++n), x, kh, kw, in, out, stride, true, padding);
+  };
+  auto concat = [&](const std::string& name, const std::vector<std::string>& parts) {
+    std::vector<std::string> in = parts;
+    in.push_back(b.Int32ScalarConst(name + "/axis", 3));
+    return b.Op(
+        name, "ConcatV2", in,
+        {{"N", MakeAttr(static_cast<int64_t>(parts.size()))}, {"Tidx", MakeAttr(DType::kInt32)}});
+  };
+  std::string x =
+      b.Placeholder("images", DType::kFloat, {batch, kInception.side, kInception.side, 3});
+  std::string labels = b.Placeholder("labels", DType::kInt32, {batch});
+  x = unit(x, 3, 32, 3, 3, 2, "VALID");
+  x = unit(x, 32, 32, 3, 3, 1, "VALID");
+  x = unit(x, 32, 64, 3, 3);
+  x = cnn.Pool("max_pooling2d_1", "MaxPool", x, 3, 2, "VALID");
+  x = unit(x, 64, 80, 1, 1, 1, "VALID");
+  x = unit(x, 80, 192, 3, 3, 1, "VALID");
+  x = cnn.Pool("max_pooling2d_2", "MaxPool", x, 3, 2, "VALID");
+  int64_t c = 192;
+  // mixed0..2: 35 x 35.
+  for (int m = 0; m < 3; ++m) {
+    const std::string name = "mixed" + std::to_string(m);
+    const int64_t pool_out = m == 0 ? 32 : 64;
+    std::string b1 = unit(x, c, 64, 1, 1);
+    std::string b5 = unit(unit(x, c, 48, 1, 1), 48, 64, 5, 5);
+    std::string b3 = unit(unit(unit(x, c, 64, 1, 1), 64, 96, 3, 3), 96, 96, 3, 3);
+    std::string bp =
+        unit(cnn.Pool(name + "/avg_pool", "AvgPool", x, 3, 1, "SAME"), c, pool_out, 1, 1);
+    x = concat(name, {b1, b5, b3, bp});
+    c = 64 + 64 + 96 + pool_out;
+  }
+  {  // mixed3: reduction to 17 x 17.
+    std::string b3 = unit(x, c, 384, 3, 3, 2, "VALID");
+    std::string bd = unit(unit(unit(x, c, 64, 1, 1), 64, 96, 3, 3), 96, 96, 3, 3, 2, "VALID");
+    std::string bp = cnn.Pool("mixed3/max_pool", "MaxPool", x, 3, 2, "VALID");
+    x = concat("mixed3", {b3, bd, bp});
+    c = 384 + 96 + c;
+  }
+  // mixed4..7: 17 x 17 x 768 with factorised 7x7 convolutions.
+  for (int m = 4; m < 8; ++m) {
+    const std::string name = "mixed" + std::to_string(m);
+    const int64_t w = m == 4 ? 128 : m == 7 ? 192 : 160;
+    std::string b1 = unit(x, c, 192, 1, 1);
+    std::string b7 = unit(unit(unit(x, c, w, 1, 1), w, w, 1, 7), w, 192, 7, 1);
+    std::string bd = unit(x, c, w, 1, 1);
+    bd = unit(unit(unit(unit(bd, w, w, 7, 1), w, w, 1, 7), w, w, 7, 1), w, 192, 1, 7);
+    std::string bp = unit(cnn.Pool(name + "/avg_pool", "AvgPool", x, 3, 1, "SAME"), c, 192, 1, 1);
+    x = concat(name, {b1, b7, bd, bp});
+    c = 768;
+  }
+  {  // mixed8: reduction to 8 x 8.
+    std::string b3 = unit(unit(x, c, 192, 1, 1), 192, 320, 3, 3, 2, "VALID");
+    std::string b7 = unit(unit(unit(x, c, 192, 1, 1), 192, 192, 1, 7), 192, 192, 7, 1);
+    b7 = unit(b7, 192, 192, 3, 3, 2, "VALID");
+    std::string bp = cnn.Pool("mixed8/max_pool", "MaxPool", x, 3, 2, "VALID");
+    x = concat("mixed8", {b3, b7, bp});
+    c = 320 + 192 + c;
+  }
+  // mixed9, mixed10: 8 x 8 x 2048 with 1x3 / 3x1 splits.
+  for (int m = 9; m < 11; ++m) {
+    const std::string name = "mixed" + std::to_string(m);
+    std::string b1 = unit(x, c, 320, 1, 1);
+    std::string b3 = unit(x, c, 384, 1, 1);
+    b3 = concat(name + "_0", {unit(b3, 384, 384, 1, 3), unit(b3, 384, 384, 3, 1)});
+    std::string bd = unit(unit(x, c, 448, 1, 1), 448, 384, 3, 3);
+    bd = concat(name + "_1", {unit(bd, 384, 384, 1, 3), unit(bd, 384, 384, 3, 1)});
+    std::string bp = unit(cnn.Pool(name + "/avg_pool", "AvgPool", x, 3, 1, "SAME"), c, 192, 1, 1);
+    x = concat(name, {b1, b3, bd, bp});
+    c = 320 + 768 + 768 + 192;
+  }
+  cnn.Head(x, c, kInception.classes, labels);
+  return Graph::Create(b.Release(), "inception_v3");
+}
 
 // ResNet (He et al. 2016) with bottleneck blocks, v1: conv-bn-relu units, a
 // projection shortcut at the first block of each stage. `layers` picks the depth
@@ -364,13 +461,14 @@ Result<Graph> BuildResnet(const ZooOptions& o) {
 }  // namespace
 
 std::vector<std::string> ZooModels() {
-  return {"resnet", "rnnlm", "nmt", "mlp", "lenet", "two_branch"};
+  return {"inception_v3", "resnet", "rnnlm", "nmt", "mlp", "lenet", "two_branch"};
 }
 
 Result<Graph> BuildZooModel(const std::string& name, const ZooOptions& o) {
   if (name == "rnnlm") return BuildRnnlm(o);
   if (name == "nmt") return BuildNmt(o);
   if (name == "resnet") return BuildResnet(o);
+  if (name == "inception_v3") return BuildInceptionV3(o);
   if (o.layers || o.hidden || o.vocab || o.steps) {
     if (name == "mlp" || name == "lenet" || name == "two_branch") {
       return InvalidArgument(name + ": only --batch applies to the small models");

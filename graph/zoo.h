@@ -29,7 +29,8 @@ struct ZooOptions {
   int64_t steps = 0;   // time steps unrolled (nmt: of the source and of the target)
 };
 
-// "resnet", "rnnlm", "nmt", and the small models "mlp", "lenet", "two_branch".
+// "inception_v3", "resnet", "rnnlm", "nmt", and the small models "mlp", "lenet",
+// "two_branch".
 std::vector<std::string> ZooModels();
 
 // Unknown names and out-of-range sizes are InvalidArgument naming the model.

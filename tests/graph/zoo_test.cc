@@ -96,11 +96,27 @@ TEST(ZooTest, ResnetDepthsHaveTheirBottleneckBlocks) {
             "resnet: --layers must be 50, 101 or 152, got 34");
 }
 
+TEST(ZooTest, InceptionV3EndsAt8x8x2048From94ConvolutionUnits) {
+  ZooOptions o;
+  o.batch = 1;
+  auto g = BuildZooModel("inception_v3", o);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  InferShapes(*g);
+  EXPECT_EQ(Ops(*g)["Conv2D"], 94);  // as in Keras' InceptionV3
+  const Node& last = g->node(g->Find("mixed10"));
+  EXPECT_EQ(last.output_shapes[0].dims(), (std::vector<int64_t>{1, 8, 8, 2048}));
+  EXPECT_EQ(g->node(g->Find("mixed2")).output_shapes[0].dims(),
+            (std::vector<int64_t>{1, 35, 35, 288}));
+  EXPECT_EQ(g->node(g->Find("mixed7")).output_shapes[0].dims(),
+            (std::vector<int64_t>{1, 17, 17, 768}));
+}
+
 TEST(ZooTest, UnknownNamesAndBadSizesAreErrorsNamingTheModel) {
   auto unknown = BuildZooModel("alexnet", {});
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().message(),
-            "unknown zoo model 'alexnet' (known: resnet, rnnlm, nmt, mlp, lenet, two_branch)");
+            "unknown zoo model 'alexnet' (known: inception_v3, resnet, rnnlm, nmt, mlp, lenet, "
+            "two_branch)");
   ZooOptions o;
   o.steps = 5000;
   auto big = BuildZooModel("nmt", o);
