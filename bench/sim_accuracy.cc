@@ -1,6 +1,6 @@
 // The simulator's error against real runs, on the local two-CPU-device config:
-// for 4 models (LeNet and the two-branch model from the zoo, two shared TF.js
-// models) and 8 placements each (both single-device placements, two layer-wise
+// for 6 models (from the zoo LeNet, the two-branch model, and the paper's RNNLM
+// and NMT at a small size; two shared TF.js models) and 8 placements each (both single-device placements, two layer-wise
 // splits, per-branch or a four-chunk layer-wise split, three random), the
 // measured step time next to the simulated one, then the median absolute error
 // and Kendall's tau over all placements.
@@ -23,7 +23,9 @@
 
 #include "cluster/devices.h"
 #include "graph/models.h"
+#include "graph/shape_inference.h"
 #include "graph/training.h"
+#include "graph/zoo.h"
 #include "planner/model_loading.h"
 #include "planner/placement.h"
 #include "runtime/executor.h"
@@ -128,6 +130,19 @@ int main(int argc, char** argv) {
   std::vector<Model> models;
   models.push_back({"lenet (zoo, batch 32)", *graph::BuildLeNet({32, 1}), {}});
   models.push_back({"two_branch (zoo, batch 32)", *graph::BuildTwoBranch({32, {256, 256}, 1}), {}});
+  for (const char* m : {"rnnlm", "nmt"}) {  // the paper's recurrent models, small
+    graph::ZooOptions o;
+    o.batch = 8;
+    o.hidden = 128;
+    o.vocab = 1000;
+    o.steps = 8;
+    o.layers = 2;
+    auto g = graph::BuildZooModel(m, o);
+    if (!g.ok()) return std::fprintf(stderr, "%s\n", g.status().message().c_str()), 1;
+    graph::InferenceOptions inference;
+    graph::InferShapes(*g, inference);
+    models.push_back({std::string(m) + " (zoo, batch 8, 2x128)", std::move(g).value(), inference});
+  }
   for (const char* m : {"emotion", "facemesh-detection-short"}) {
     auto loaded = planner::LoadModel(models_dir + "/" + m + ".json", 1);
     if (!loaded.ok()) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
