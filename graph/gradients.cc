@@ -290,6 +290,40 @@ Status MatMulGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
+// BatchMatMulV2/V3 with equal batch dimensions (real values: adjoint is the
+// transpose): TF's rule, the MatMul one per batch. Broadcast batches would need
+// their gradients summed over the broadcast axes; refused until a model needs it.
+Status BatchMatMulGradient(GradContext& c, std::vector<std::string>* dx) {
+  const Shape &sa = c.x_shape(0), &sb = c.x_shape(1);
+  if (!sa.known_rank() || !sb.known_rank() || sa.rank() != sb.rank() ||
+      !std::equal(sa.dims().begin(), sa.dims().end() - 2, sb.dims().begin())) {
+    return c.Error("gradient only for operands with equal batch dimensions, got " + sa.ToString() +
+                   " and " + sb.ToString());
+  }
+  const bool ta = c.node().attr_bool("adj_x", false), tb = c.node().attr_bool("adj_y", false);
+  auto mm = [&](const std::string& a, const std::string& b, bool t_a, bool t_b) {
+    AttrMap attrs = T(c);
+    attrs["adj_x"] = MakeAttr(t_a);
+    attrs["adj_y"] = MakeAttr(t_b);
+    return c.b.Add("BatchMatMulV2", "BatchMatMulV2", {a, b}, attrs);
+  };
+  const std::string &a = c.x(0), &b = c.x(1), &g = c.dy[0];
+  if (!ta && !tb) {
+    (*dx)[0] = mm(g, b, false, true);
+    (*dx)[1] = mm(a, g, true, false);
+  } else if (!ta && tb) {
+    (*dx)[0] = mm(g, b, false, false);
+    (*dx)[1] = mm(g, a, true, false);
+  } else if (ta && !tb) {
+    (*dx)[0] = mm(b, g, false, true);
+    (*dx)[1] = mm(a, g, false, false);
+  } else {
+    (*dx)[0] = mm(b, g, true, true);
+    (*dx)[1] = mm(g, a, true, true);
+  }
+  return Status::Ok();
+}
+
 const std::initializer_list<const char*> kConvAttrs = {"strides", "padding", "explicit_paddings",
                                                        "dilations", "data_format"};
 
@@ -518,6 +552,8 @@ const std::unordered_map<std::string_view, GradFn>& GradTable() {
       {"Snapshot", PassThrough},
       {"StopGradient", NoGradient},
       {"Split", SplitGradient},
+      {"BatchMatMulV2", BatchMatMulGradient},
+      {"BatchMatMulV3", BatchMatMulGradient},
       {"FusedBatchNorm", FusedBatchNormGradient},
       {"FusedBatchNormV2", FusedBatchNormGradient},
       {"FusedBatchNormV3", FusedBatchNormGradient},

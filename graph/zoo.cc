@@ -176,9 +176,8 @@ Result<Graph> BuildRnnlm(const ZooOptions& o) {
 // it): `layers` encoder LSTMs over the source, `layers` decoder LSTMs over the
 // target (teacher forcing), Bahdanau attention of the top decoder layer over the
 // top encoder outputs at every target step, softmax over the target vocabulary.
-// The attention's weighted sum is written as Mul + Sum over the source axis
-// (TF's Bahdanau score is exactly that; its context is the same sum written as a
-// batched matmul, which has no gradient rule here yet).
+// The score is TF's Bahdanau score (Sum of v * Tanh(keys + query)); the context
+// is TF's batched matmul of the alignments with the memory.
 Result<Graph> BuildNmt(const ZooOptions& o) {
   GRAPH_ASSIGN_OR_RETURN(Defaults d, Resolve("nmt", kNmt, o));
   ModelBuilder b(1);
@@ -214,8 +213,6 @@ Result<Graph> BuildNmt(const ZooOptions& o) {
   std::string query_w = b.Variable("attention/query_layer", {H, H});
   std::string v = b.Variable("attention/v", {H});
   std::string wc = b.Variable("attention/output_layer", {2 * H, H});
-  std::string axis2 = b.Int32ScalarConst("attention/axis_2", 2);
-  std::string axis_src = b.Int32Const("attention/source_axis", {1});
 
   // Decoder, initialised with the encoder's final states.
   std::vector<std::string> y = rnn.Embed("decoder", tgt, d.vocab, H, d.steps);
@@ -242,12 +239,13 @@ Result<Graph> BuildNmt(const ZooOptions& o) {
     score = b.Op(a + "/score", "Sum", {score, b.Int32Const(a + "/score/axis", {2})},
                  {{"Tidx", MakeAttr(DType::kInt32)}, {"keep_dims", MakeAttr(false)}});
     std::string align = b.Op(a + "/alignments", "Softmax", {score}, {});  // [B, T]
-    std::string weighted = b.Op(a + "/weighted", "Mul",
-                                {memory, b.Op(a + "/ExpandDims_1", "ExpandDims", {align, axis2},
-                                              {{"Tdim", MakeAttr(DType::kInt32)}})},
-                                {});
-    std::string context = b.Op(a + "/context", "Sum", {weighted, axis_src},
-                               {{"Tidx", MakeAttr(DType::kInt32)}, {"keep_dims", MakeAttr(false)}});
+    // TF's _compute_attention: matmul(expand_dims(alignments, 1), values), squeezed.
+    std::string context = b.Op(a + "/MatMul", "BatchMatMulV2",
+                               {b.Op(a + "/ExpandDims_1", "ExpandDims", {align, rnn.axis1()},
+                                     {{"Tdim", MakeAttr(DType::kInt32)}}),
+                                memory},
+                               {{"adj_x", MakeAttr(false)}, {"adj_y", MakeAttr(false)}});
+    context = b.Op(a + "/context", "Squeeze", {context}, {{"squeeze_dims", Ints({1})}});
     std::string cat = b.Op(a + "/concat", "ConcatV2", {in, context, rnn.axis1()},
                            {{"N", MakeAttr(int64_t{2})}, {"Tidx", MakeAttr(DType::kInt32)}});
     std::string att = b.Op(a + "/output", "MatMul", {cat, wc},

@@ -901,6 +901,7 @@ const KernelEntry kForwardKernels[] = {
     {"FusedBatchNormV3", FusedBatchNorm},
     {"MatMul", MatMul},
     {"BatchMatMulV2", BatchMatMulV2},
+    {"BatchMatMulV3", BatchMatMulV2},
     {"Conv2D", Conv<false>},
     {"_FusedConv2D", Conv<false>},
     {"DepthwiseConv2dNative", Conv<true>},

@@ -178,6 +178,14 @@ std::vector<Case> Cases() {
              A("epsilon", "f: 0.01") + A("is_training", "b: true")) +
            N("y", "FusedBatchNormV2", {"bn1", "scale", "offset", "mean", "var"},
              A("epsilon", "f: 0.001") + A("is_training", "b: true") + A("U", "type: DT_FLOAT"))},
+      {"BatchMatMul",
+       {"BatchMatMulV2", "BatchMatMulV3"},
+       X({2, 3, 4}) + W("w", {2, 4, 5}) + W("v", {2, 3, 5}) + N("m", "BatchMatMulV2", {"x", "w"}) +
+           N("m2", "BatchMatMulV2", {"m", "v"}, A("adj_y", "b: true")) +
+           N("m3", "BatchMatMulV3", {"m2", "m"},
+             A("adj_x", "b: true") + A("Ta", "type: DT_FLOAT") + A("Tb", "type: DT_FLOAT") +
+                 A("Tout", "type: DT_FLOAT")) +
+           N("y", "BatchMatMulV2", {"m3", "m2"}, A("adj_x", "b: true") + A("adj_y", "b: true"))},
       {"CrossEntropy",
        {"SparseSoftmaxCrossEntropyWithLogits", "Mean"},
        X({5, 6}) + W("w", {6, 4}) + I("labels", {0, 3, 1, 2, 3}) + I("ax", {0}) +
