@@ -241,3 +241,24 @@ INSTANTIATE_TEST_SUITE_P(SharedModels, SharedModelTrainingTest,
 
 }  // namespace
 }  // namespace graph
+
+namespace graph {
+namespace {
+
+TEST(TrainingTest, BroadcastBatchMatMulGradientIsRefusedWithAMessage) {
+  Graph g = testing::FromText(R"(
+node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } }
+       attr { key: 'shape' value { shape { dim { size: 2 } dim { size: 3 } dim { size: 4 } } } } }
+node { name: 'w' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+       attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } dim { size: 5 } } float_val: 0.1 } } } }
+node { name: 'y' op: 'BatchMatMulV2' input: 'x' input: 'w' attr { key: 'T' value { type: DT_FLOAT } } }
+)");
+  auto t = BuildTrainingGraph(g, {});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("gradient only for operands with equal batch dimensions"),
+            std::string::npos)
+      << t.status().message();
+}
+
+}  // namespace
+}  // namespace graph
