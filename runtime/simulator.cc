@@ -253,7 +253,6 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
   };
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
   uint64_t seq = 0;
-  std::vector<double> op_end(n, 0);
   int remaining = n;
   double now = 0;
 
@@ -308,7 +307,6 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
   std::function<bool(graph::NodeId, double)> finish = [&](graph::NodeId id, double t) {
     const int d = dev[id];
     const graph::Node& node = g.node(id);
-    op_end[id] = t;
     --remaining;
     for (int64_t b : out_bytes_[id]) live[d] += b;
     peak[d] = std::max(peak[d], live[d]);
