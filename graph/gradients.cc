@@ -265,13 +265,16 @@ Status FusedBatchNormGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
-Status MatMulGradient(GradContext& c, std::vector<std::string>* dx) {
-  bool ta = c.node().attr_bool("transpose_a", false), tb = c.node().attr_bool("transpose_b", false);
+// The gradients of a product a x b (each operand maybe transposed by its attr):
+// TensorFlow's rule, written with the same op.
+Status ProductGradient(GradContext& c, std::vector<std::string>* dx, const char* op,
+                       const char* attr_a, const char* attr_b) {
+  const bool ta = c.node().attr_bool(attr_a, false), tb = c.node().attr_bool(attr_b, false);
   auto mm = [&](const std::string& a, const std::string& b, bool t_a, bool t_b) {
     AttrMap attrs = T(c);
-    attrs["transpose_a"] = MakeAttr(t_a);
-    attrs["transpose_b"] = MakeAttr(t_b);
-    return c.b.Add("MatMul", "MatMul", {a, b}, attrs);
+    attrs[attr_a] = MakeAttr(t_a);
+    attrs[attr_b] = MakeAttr(t_b);
+    return c.b.Add(op, op, {a, b}, attrs);
   };
   const std::string &a = c.x(0), &b = c.x(1), &g = c.dy[0];
   if (!ta && !tb) {
@@ -290,38 +293,21 @@ Status MatMulGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
+Status MatMulGradient(GradContext& c, std::vector<std::string>* dx) {
+  return ProductGradient(c, dx, "MatMul", "transpose_a", "transpose_b");
+}
+
 // BatchMatMulV2/V3 with equal batch dimensions (real values: adjoint is the
-// transpose): TF's rule, the MatMul one per batch. Broadcast batches would need
-// their gradients summed over the broadcast axes; refused until a model needs it.
+// transpose), the MatMul rule per batch. Broadcast batches would need their
+// gradients summed over the broadcast axes; refused until a model needs it.
 Status BatchMatMulGradient(GradContext& c, std::vector<std::string>* dx) {
   const Shape &sa = c.x_shape(0), &sb = c.x_shape(1);
-  if (!sa.known_rank() || !sb.known_rank() || sa.rank() != sb.rank() ||
+  if (!sa.known_rank() || !sb.known_rank() || sa.rank() < 2 || sa.rank() != sb.rank() ||
       !std::equal(sa.dims().begin(), sa.dims().end() - 2, sb.dims().begin())) {
     return c.Error("gradient only for operands with equal batch dimensions, got " + sa.ToString() +
                    " and " + sb.ToString());
   }
-  const bool ta = c.node().attr_bool("adj_x", false), tb = c.node().attr_bool("adj_y", false);
-  auto mm = [&](const std::string& a, const std::string& b, bool t_a, bool t_b) {
-    AttrMap attrs = T(c);
-    attrs["adj_x"] = MakeAttr(t_a);
-    attrs["adj_y"] = MakeAttr(t_b);
-    return c.b.Add("BatchMatMulV2", "BatchMatMulV2", {a, b}, attrs);
-  };
-  const std::string &a = c.x(0), &b = c.x(1), &g = c.dy[0];
-  if (!ta && !tb) {
-    (*dx)[0] = mm(g, b, false, true);
-    (*dx)[1] = mm(a, g, true, false);
-  } else if (!ta && tb) {
-    (*dx)[0] = mm(g, b, false, false);
-    (*dx)[1] = mm(g, a, true, false);
-  } else if (ta && !tb) {
-    (*dx)[0] = mm(b, g, false, true);
-    (*dx)[1] = mm(a, g, false, false);
-  } else {
-    (*dx)[0] = mm(b, g, true, true);
-    (*dx)[1] = mm(g, a, true, true);
-  }
-  return Status::Ok();
+  return ProductGradient(c, dx, "BatchMatMulV2", "adj_x", "adj_y");
 }
 
 const std::initializer_list<const char*> kConvAttrs = {"strides", "padding", "explicit_paddings",

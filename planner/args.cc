@@ -1,6 +1,7 @@
 #include "planner/args.h"
 
 #include <charconv>
+#include <cstdio>
 #include <iostream>
 
 namespace planner {
@@ -83,6 +84,17 @@ std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** a
     return std::nullopt;
   }
   return std::move(args).value();
+}
+
+int ReportError(const char* command_prefix, const graph::Status& st) {
+  std::cerr << command_prefix << st.message() << "\n";
+  return 1;
+}
+
+std::string FormatMib(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f MiB", static_cast<double>(bytes) / 1048576.0);
+  return buf;
 }
 
 graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value) {

@@ -49,6 +49,13 @@ std::string HelpText(const CommandSpec& spec);
 std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** argv,
                                      int* exit_code);
 
+// Prints "<command_prefix><message>" on stderr; returns 1, a command's exit
+// status for bad input.
+int ReportError(const char* command_prefix, const graph::Status& st);
+
+// "12.34 MiB", for command output.
+std::string FormatMib(int64_t bytes);
+
 // Parses a positive integer flag value; error names the flag.
 graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value);
 // Parses an integer flag value in [lo, hi]; error names the flag and the range.

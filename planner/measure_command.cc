@@ -35,16 +35,7 @@ const CommandSpec kSpec{
 
 constexpr char kName[] = "planner measure: ";
 
-std::string Mib(int64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f MiB", bytes / 1048576.0);
-  return buf;
-}
-
-int Fail(const graph::Status& st) {
-  std::cerr << kName << st.message() << "\n";
-  return 1;
-}
+int Fail(const graph::Status& st) { return ReportError(kName, st); }
 
 }  // namespace
 
@@ -122,10 +113,10 @@ int MeasureCommand(int argc, char** argv) {
     const cluster::DeviceSpec& spec = cluster->devices[d];
     std::printf("  %-12s %-5s %7d %10.3f %6.1f%% %14s %14s\n", spec.name.c_str(),
                 cluster::DeviceKindName(spec.kind), ops_on[d], m->busy_s[d] * 1e3,
-                100 * m->busy_s[d] / t.robust_mean_s, Mib(m->peak_bytes[d]).c_str(),
-                spec.memory_bytes ? Mib(*spec.memory_bytes).c_str() : "-");
+                100 * m->busy_s[d] / t.robust_mean_s, FormatMib(m->peak_bytes[d]).c_str(),
+                spec.memory_bytes ? FormatMib(*spec.memory_bytes).c_str() : "-");
   }
-  std::printf("transfers per step: %d, %s\n", m->transfers, Mib(m->transfer_bytes).c_str());
+  std::printf("transfers per step: %d, %s\n", m->transfers, FormatMib(m->transfer_bytes).c_str());
   if (args->Has("--trace")) std::printf("trace: %s\n", args->Get("--trace").c_str());
   return 0;
 }

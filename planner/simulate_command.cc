@@ -36,16 +36,7 @@ const CommandSpec kSpec{
 
 constexpr char kName[] = "planner simulate: ";
 
-std::string Mib(int64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f MiB", bytes / 1048576.0);
-  return buf;
-}
-
-int Fail(const graph::Status& st) {
-  std::cerr << kName << st.message() << "\n";
-  return 1;
-}
+int Fail(const graph::Status& st) { return ReportError(kName, st); }
 }  // namespace
 
 int SimulateCommand(int argc, char** argv) {
@@ -112,13 +103,13 @@ int SimulateCommand(int argc, char** argv) {
     const cluster::DeviceSpec& spec = c.devices[d];
     std::printf("  %-12s %-5s %7d %10.3f %14s %14s\n", spec.name.c_str(),
                 cluster::DeviceKindName(spec.kind), ops_on[d], r.step.busy_us[d] / 1e3,
-                Mib(r.step.peak_bytes[d]).c_str(),
-                spec.memory_bytes ? Mib(*spec.memory_bytes).c_str() : "-");
+                FormatMib(r.step.peak_bytes[d]).c_str(),
+                spec.memory_bytes ? FormatMib(*spec.memory_bytes).c_str() : "-");
   }
   int64_t transfer_bytes = 0;
   for (const runtime::TransferRecord& t : r.step.transfers) transfer_bytes += t.bytes;
   std::printf("transfers per step: %zu, %s\n", r.step.transfers.size(),
-              Mib(transfer_bytes).c_str());
+              FormatMib(transfer_bytes).c_str());
   if (args->Has("--trace")) {
     graph::Status st =
         graph::WriteFileAtomic(args->Get("--trace"), runtime::ChromeTrace(sim->graph(), c, r.step));

@@ -19,10 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool IsStateOp(const std::string& op) {
-  return op == "Const" || op == "VariableV2" || op == "Variable";
-}
-
 int64_t Key(graph::NodeId node, int index) { return (static_cast<int64_t>(node) << 16) | index; }
 
 }  // namespace
@@ -234,7 +230,7 @@ void Executor::Execute(Step* s, graph::NodeId id) {
 void Executor::Finish(Step* s, graph::NodeId id, std::vector<at::Tensor> outputs,
                       graph::Status st) {
   const graph::Node& n = g_.node(id);
-  const bool scheduled = !IsStateOp(n.op) && n.op != "Placeholder" && n.op != "NoOp";
+  const bool scheduled = RunsKernel(n.op);
   std::vector<graph::NodeId> ready;
   {
     std::lock_guard<std::mutex> l(s->mu);

@@ -50,6 +50,12 @@ const KernelFn* FindKernel(const std::string& op);
 graph::Status RunKernel(KernelContext& ctx);
 std::vector<std::string> KernelOps();
 
+// Ops the executors handle themselves, without a kernel: state (Const and
+// variables, whose value lives across steps), Placeholder (fed) and NoOp.
+bool IsStateOp(const std::string& op);
+// Every other op: it runs a kernel on its device's worker, is timed and costs.
+bool RunsKernel(const std::string& op);
+
 // Each list ends with {nullptr, nullptr}.
 extern const KernelEntry kForwardKernels[];
 extern const KernelEntry kGradKernels[];

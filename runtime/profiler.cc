@@ -14,6 +14,7 @@
 #include "graph/signature.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
+#include "runtime/kernel.h"
 #include "runtime/measure.h"
 
 namespace runtime {
@@ -26,11 +27,6 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-bool Scheduled(const graph::Node& n) {
-  return n.op != "Const" && n.op != "VariableV2" && n.op != "Variable" && n.op != "Placeholder" &&
-         n.op != "NoOp";
-}
-
 graph::Status ProfileOps(const graph::Graph& g, const std::string& fetch, const cluster::Cluster& c,
                          int d, const ProfileOptions& o, Profile* profile, ProfileReport* report) {
   const cluster::DeviceSpec& spec = c.devices[d];
@@ -39,7 +35,7 @@ graph::Status ProfileOps(const graph::Graph& g, const std::string& fetch, const 
   std::vector<std::string> sig(rg.size());
   std::set<std::string> all, missing;
   for (graph::NodeId id = 0; id < rg.size(); ++id) {
-    if (!Scheduled(rg.node(id))) continue;
+    if (!RunsKernel(rg.node(id).op)) continue;
     sig[id] = graph::OpSignature(rg, id);
     all.insert(sig[id]);
     if (!profile->Find(spec.name, sig[id])) missing.insert(sig[id]);

@@ -9,15 +9,12 @@
 
 #include "graph/cost.h"
 #include "graph/signature.h"
+#include "runtime/kernel.h"
 #include "runtime/rewrite.h"
 
 namespace runtime {
 
 namespace {
-
-bool IsStateOp(const std::string& op) {
-  return op == "Const" || op == "VariableV2" || op == "Variable";
-}
 
 // Ops whose kernels return views of an input (or the updated variable): their
 // outputs occupy no new memory. Used where the profile does not say.
@@ -62,7 +59,7 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   for (graph::NodeId id = 0; id < n; ++id) {
     const graph::Node& node = rg.node(id);
     const bool state = IsStateOp(node.op);
-    s.scheduled_[id] = !state && node.op != "Placeholder" && node.op != "NoOp";
+    s.scheduled_[id] = RunsKernel(node.op);
     if (state) {
       s.state_bytes_[id] = std::max<int64_t>(0, graph::OutputBytes(node, 0));
       s.out_bytes_[id].assign(node.num_outputs(), 0);  // resident, counted once

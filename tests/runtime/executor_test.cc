@@ -7,26 +7,13 @@
 #include "graph/models.h"
 #include "graph/training.h"
 #include "runtime/reference_executor.h"
+#include "tests/runtime/test_util.h"
 
 namespace runtime {
 namespace {
 
-cluster::Cluster TwoCpus(const std::string& memory = "") {
-  std::string mem = memory.empty() ? "" : ", memory: " + memory;
-  auto c = cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]" + mem +
-                                         "}\n  - {name: cpu1, kind: cpu, cores: [1]}\n",
-                                     "two.yaml");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return std::move(c).value();
-}
-
-graph::TrainingGraph LeNet() {
-  auto fwd = graph::BuildLeNet({8, 1});
-  EXPECT_TRUE(fwd.ok());
-  auto t = graph::BuildTrainingGraph(*fwd, {});
-  EXPECT_TRUE(t.ok()) << t.status().message();
-  return std::move(t).value();
-}
+using testing::LeNet;
+using testing::TwoCpus;
 
 // Convolutions and their gradients on cpu0, everything else on cpu1.
 std::vector<int> SplitPlacement(const graph::Graph& g) {

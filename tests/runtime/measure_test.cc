@@ -7,25 +7,15 @@
 
 #include "graph/models.h"
 #include "graph/training.h"
+#include "tests/runtime/test_util.h"
 
 namespace runtime {
 namespace {
 
-cluster::Cluster TwoCpus(const std::string& memory = "") {
-  std::string mem = memory.empty() ? "" : ", memory: " + memory;
-  auto c = cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]" + mem +
-                                         "}\n  - {name: cpu1, kind: cpu, cores: [1]}\n",
-                                     "two.yaml");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return std::move(c).value();
-}
+using testing::TwoCpus;
 
 graph::TrainingGraph TwoBranch() {
-  auto fwd = graph::BuildTwoBranch({4, {16, 16}, 1});
-  EXPECT_TRUE(fwd.ok());
-  auto t = graph::BuildTrainingGraph(*fwd, {});
-  EXPECT_TRUE(t.ok()) << t.status().message();
-  return std::move(t).value();
+  return testing::Training(graph::BuildTwoBranch({4, {16, 16}, 1}));
 }
 
 // Branch b (and everything colocated with it) on cpu1.

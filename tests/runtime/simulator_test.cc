@@ -10,19 +10,15 @@
 #include "graph/signature.h"
 #include "graph/training.h"
 #include "runtime/executor.h"
+#include "runtime/kernel.h"
 #include "runtime/measure.h"
+#include "tests/runtime/test_util.h"
 
 namespace runtime {
 namespace {
 
-cluster::Cluster Cpus(const std::string& memory = "") {
-  std::string mem = memory.empty() ? "" : ", memory: " + memory;
-  auto c = cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]" + mem +
-                                         "}\n  - {name: cpu1, kind: cpu, cores: [1]}\n",
-                                     "two.yaml");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return std::move(c).value();
-}
+using testing::LeNet;
+using testing::TwoCpus;
 
 cluster::Cluster Sims(const std::string& bandwidth = "16MB/s") {
   auto c = cluster::ParseDevicesYaml(
@@ -56,8 +52,7 @@ std::string Unary(const std::string& name, const std::string& op, const std::str
 Profile Uniform(const graph::Graph& g, const std::vector<std::string>& devices, double seconds) {
   Profile p;
   for (graph::NodeId id = 0; id < g.size(); ++id) {
-    const std::string& op = g.node(id).op;
-    if (op == "Placeholder" || op == "Const" || op == "VariableV2" || op == "NoOp") continue;
+    if (!RunsKernel(g.node(id).op)) continue;
     for (const std::string& d : devices) {
       p.ops[d][graph::OpSignature(g, id)] = {seconds, 64, 1};
     }
@@ -70,7 +65,7 @@ TEST(SimulatorTest, AChainOnOneDeviceTakesTheSumOfItsOpsAndDispatch) {
       Graph(Unary("a", "Relu", "x") + Unary("b", "Relu", "a") + Unary("c", "Relu", "b"));
   Profile p = Uniform(g, {"cpu0"}, 10e-6);
   p.dispatch_s["cpu0"] = 1e-6;
-  auto sim = Simulator::Create(g, Cpus(), &p);
+  auto sim = Simulator::Create(g, TwoCpus(), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   SimResult r = sim->Run(std::vector<int>(g.size(), 0));
   ASSERT_TRUE(r.status.ok()) << r.status.message();
@@ -86,7 +81,7 @@ TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
   Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
   p.links[{"cpu0", "cpu1"}] = {1e-6, 16e6, 1};  // 64 bytes: 1 + 4 us
   p.links[{"cpu1", "cpu0"}] = {1e-6, 16e6, 1};
-  auto sim = Simulator::Create(g, Cpus(), &p);
+  auto sim = Simulator::Create(g, TwoCpus(), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   std::vector<int> d = {0, 0, 1, 0};  // x, a, c on cpu0; b on cpu1
   SimResult r = sim->Run(d);
@@ -134,7 +129,7 @@ TEST(SimulatorTest, UnprofiledOpsOnASimDeviceAreRooflineEstimates) {
 
 TEST(SimulatorTest, OpOnARealDeviceWithoutProfileOrFiguresIsAnErrorNamingIt) {
   graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Relu", "a"));
-  auto sim = Simulator::Create(g, Cpus(), nullptr);
+  auto sim = Simulator::Create(g, TwoCpus(), nullptr);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   SimResult r = sim->Run({0, 1, 1});
   EXPECT_EQ(r.status.message(),
@@ -143,17 +138,9 @@ TEST(SimulatorTest, OpOnARealDeviceWithoutProfileOrFiguresIsAnErrorNamingIt) {
             "profile on these devices");
 }
 
-graph::TrainingGraph LeNet() {
-  auto fwd = graph::BuildLeNet({8, 1});
-  EXPECT_TRUE(fwd.ok());
-  auto t = graph::BuildTrainingGraph(*fwd, {});
-  EXPECT_TRUE(t.ok()) << t.status().message();
-  return std::move(t).value();
-}
-
 TEST(SimulatorTest, PeakMemoryOnOneDeviceIsTheExecutorsExactly) {
   graph::TrainingGraph t = LeNet();
-  cluster::Cluster c = Cpus();
+  cluster::Cluster c = TwoCpus();
   auto ex = Executor::Create(t.graph, c, std::vector<int>(t.graph.size(), 0));
   ASSERT_TRUE(ex.ok()) << ex.status().message();
   auto m = Measure(**ex, t.graph, t.loss, {0, 1, 1});
@@ -172,7 +159,7 @@ TEST(SimulatorTest, PeakMemoryOnOneDeviceIsTheExecutorsExactly) {
 
 TEST(SimulatorTest, ExceedingACapacityIsAnOutOfMemoryResultNamingTheDevice) {
   graph::TrainingGraph t = LeNet();
-  cluster::Cluster c = Cpus("300KB");
+  cluster::Cluster c = TwoCpus("300KB");
   auto ex = Executor::Create(t.graph, c, std::vector<int>(t.graph.size(), 0));
   ASSERT_TRUE(ex.ok());
   Profile p = Uniform((*ex)->graph(), {"cpu0"}, 1e-6);

@@ -1,0 +1,36 @@
+// Helpers shared by the runtime tests: the local two-CPU-device cluster and
+// small training graphs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cluster/devices.h"
+#include "graph/models.h"
+#include "graph/training.h"
+
+namespace runtime::testing {
+
+// Two 1-core cpu devices, cpu0 on core 0 (with `memory` capacity if given) and
+// cpu1 on core 1.
+inline cluster::Cluster TwoCpus(const std::string& memory = "") {
+  std::string mem = memory.empty() ? "" : ", memory: " + memory;
+  auto c = cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]" + mem +
+                                         "}\n  - {name: cpu1, kind: cpu, cores: [1]}\n",
+                                     "two.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
+// The training graph (SGD) of a forward model built in code.
+inline graph::TrainingGraph Training(graph::Result<graph::Graph> forward) {
+  EXPECT_TRUE(forward.ok()) << forward.status().message();
+  auto t = graph::BuildTrainingGraph(*forward, {});
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return std::move(t).value();
+}
+
+inline graph::TrainingGraph LeNet() { return Training(graph::BuildLeNet({8, 1})); }
+
+}  // namespace runtime::testing
