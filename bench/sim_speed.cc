@@ -2,9 +2,10 @@
 // the zoo's default (paper) sizes and configs/k40-paper-{2,4,8}gpu.yaml:
 //  - the time of one Simulator::Run of NMT-8 placed layer-wise on 8 simulated
 //    K40s (median of 21; target <= 50 ms);
-//  - for NMT-2/4/8: everything on one K40 vs. a layer per GPU (encoder and decoder
-//    layer l on GPU l mod n; embeddings with the first layer, attention and
-//    softmax with the last): simulated step time or out-of-memory, and peak memory.
+//  - for NMT-2/4/8: everything on one K40 vs. a layer per GPU (the expert baseline,
+//    planner/baselines.h: encoder and decoder layer l on GPU l, embeddings with the
+//    first layer, attention and softmax with the last): simulated step time or
+//    out-of-memory, and peak memory.
 //   sim_speed [--configs DIR]
 #include <algorithm>
 #include <chrono>
@@ -15,24 +16,9 @@
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
+#include "planner/baselines.h"
 #include "planner/placement.h"
 #include "runtime/simulator.h"
-
-namespace {
-
-// The layer of a forward node of the nmt model: -1 for the first, -2 for the last.
-int Layer(const std::string& name, int64_t layers) {
-  for (const char* prefix : {"encoder/cell_", "decoder/cell_"}) {
-    if (name.rfind(prefix, 0) == 0) return std::atoi(name.c_str() + std::string(prefix).size());
-  }
-  if (name.rfind("encoder/", 0) == 0 || name.rfind("decoder/embedding", 0) == 0 ||
-      name == "source_ids" || name == "target_ids" || name.rfind("axis_", 0) == 0) {
-    return 0;
-  }
-  return static_cast<int>(layers - 1);  // attention, softmax, loss, labels
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   std::string configs = "configs";
@@ -58,10 +44,8 @@ int main(int argc, char** argv) {
     const graph::NodeId loss = t->graph.Find(t->loss);
 
     // Device 0 is the CPU; GPUs are 1..n.
-    std::vector<int> one_gpu_fwd(fwd->size(), 1), layer_fwd(fwd->size());
-    for (graph::NodeId id = 0; id < fwd->size(); ++id) {
-      layer_fwd[id] = 1 + Layer(fwd->node(id).name, layers) % static_cast<int>(layers);
-    }
+    std::vector<int> one_gpu_fwd(fwd->size(), 1);
+    std::vector<int> layer_fwd = planner::ExpertPlacement(*fwd, *c).device_of_node;
     for (auto [name, fwd_dev] :
          {std::pair<const char*, std::vector<int>*>{"all on gpu0", &one_gpu_fwd},
           {"a layer per GPU", &layer_fwd}}) {

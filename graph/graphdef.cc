@@ -1,6 +1,8 @@
 #include "graph/graphdef.h"
 
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
@@ -351,7 +353,17 @@ Result<Graph> ParseJsonGraphDef(const std::string& json, const std::string& sour
 }
 
 std::string SerializeGraphDef(const Graph& g, const GraphDefWriteOptions& opts) {
-  return GraphToProto(g, opts.devices).SerializeAsString();
+  // Deterministic: protobuf writes map fields (NodeDef.attr) in an order that
+  // varies between processes otherwise, and model digests hash these bytes.
+  const tensorflow::GraphDef proto = GraphToProto(g, opts.devices);
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    proto.SerializeToCodedStream(&coded);
+  }
+  return out;
 }
 
 std::string GraphDefToText(const Graph& g, const GraphDefWriteOptions& opts) {

@@ -1,6 +1,7 @@
 #include "planner/args.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -115,6 +116,18 @@ graph::Result<int64_t> ParseIntInRange(const std::string& flag, const std::strin
                                   std::to_string(hi) + ", got '" + value + "'");
   }
   return v;
+}
+
+graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::string& value) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  const std::string unit(p, value.data() + value.size());
+  double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (ec != std::errc() || scale == 0 || !(v > 0) || !std::isfinite(v * scale)) {
+    return graph::InvalidArgument(
+        flag + " must be a positive duration such as 90s, 15m or 2h, got '" + value + "'");
+  }
+  return v * scale;
 }
 
 }  // namespace planner

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs, builds, and runs the planner on a small default: inspects a real
 # TensorFlow.js model, converts it to a binary GraphDef, shows the local
-# two-CPU-device configuration, and measures the model's training step there
-# (with a Chrome trace in out/trace.json). MODEL and DEVICES may be given as arguments.
+# two-CPU-device configuration, measures the model's training step there (with a
+# Chrome trace in out/trace.json), then runs the main job, `planner search`: on
+# that model and those devices with measured rewards, and on the paper's RNNLM on
+# its Haswell + 2 K40 machine with simulated ones. Outputs (placements, curves,
+# pictures, placed GraphDefs) go to out/. MODEL and DEVICES may be given as arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODEL=${1:-../shared/models/tfjs/movenet-lightning.json}
@@ -15,3 +18,8 @@ build/planner/planner import "$MODEL" -o out/model.pb
 build/planner/planner inspect out/model.pb --json >/dev/null && echo "out/model.pb re-imports"
 build/planner/planner devices "$DEVICES"
 build/planner/planner measure "$MODEL" "$DEVICES" --trace out/trace.json
+build/planner/planner search "$MODEL" "$DEVICES" --reward real --iterations 10 \
+  -o out/placement.yaml --csv out/curve.csv --svg out/search.svg --export-graphdef out/placed.pb
+build/planner/planner zoo rnnlm -o out/rnnlm.pb
+build/planner/planner search out/rnnlm.pb configs/k40-paper-2gpu.yaml --budget 60s --refine 30s \
+  -o out/rnnlm-placement.yaml --csv out/rnnlm-curve.csv --svg out/rnnlm-search.svg

@@ -35,6 +35,18 @@ TEST(GraphDefTest, BinaryRoundTripPreservesTheGraph) {
   EXPECT_EQ(back->producer_version(), 1205);
 }
 
+TEST(GraphDefTest, SerializationIsDeterministic) {
+  // Model digests hash these bytes: protobuf's map order (NodeDef.attr) must not
+  // leak into them. Each call builds a fresh proto, whose maps may iterate
+  // differently unless the writer asks for deterministic output.
+  Graph g = FromText(kSmall);
+  const std::string first = SerializeGraphDef(g);
+  for (int i = 0; i < 50; ++i) {
+    Graph copy = FromText(kSmall);
+    ASSERT_EQ(SerializeGraphDef(copy), first) << "call " << i;
+  }
+}
+
 TEST(GraphDefTest, TextRoundTripPreservesTheGraph) {
   Graph g = FromText(kSmall);
   auto back = ParseTextGraphDef(GraphDefToText(g), "rt.pbtxt");

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The paper's table, in simulation: for each benchmark of Mirhoseini et al.
+# (ICLR 2018, Table 1) on the paper's machine (configs/k40-paper-Ngpu.yaml),
+# the baselines, the best placement of the policy's search within BUDGET, the
+# result after the hill climb (--refine 60s) and its improvement over the best
+# baseline, the paper's improvement, and the search time at which the result
+# was found.
+#   bench/search_paper.sh [BUDGET] [OUTDIR]     (default 15m, build/search_paper)
+# Run from the repository root after scripts/build.sh. Logs, placements, curves
+# (CSV) and pictures (SVG) are left in OUTDIR.
+set -euo pipefail
+budget=${1:-15m}
+out=${2:-build/search_paper}
+planner=${PLANNER:-build/planner/planner}
+mkdir -p "$out"
+# name | zoo arguments | GPUs | the paper's improvement over the best baseline
+rows=(
+  "inception_v3|inception_v3|2|16.3%"
+  "resnet|resnet|2|-"
+  "rnnlm|rnnlm|2|-"
+  "nmt2|nmt --layers 2|2|60.6%"
+  "nmt4|nmt --layers 4|4|53.7%"
+  "nmt8|nmt --layers 8|8|no worse than expert"
+)
+table="$out/table.txt"
+printf "%-13s %-5s %-26s %-12s %-26s %-12s %-12s %-22s %s\n" model gpus "best baseline" expert \
+  "policy's best" "+ refine" improvement "paper" "found at (s)" >"$table"
+for row in "${rows[@]}"; do
+  IFS='|' read -r name zoo gpus paper <<<"$row"
+  # shellcheck disable=SC2086
+  "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
+  log="$out/$name.log"
+  "$planner" search "$out/$name.pb" "configs/k40-paper-${gpus}gpu.yaml" --budget "$budget" \
+    --seed 1 -o "$out/$name.yaml" --csv "$out/$name.csv" --svg "$out/$name.svg" >"$log"
+  best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4" "$5)}' "$log")
+  expert=$(awk '$1=="expert"{print ($2=="out" ? "OOM" : $2" "$3)}' "$log")
+  policy=$(awk '/^policy search:/{print $4" "$5" "$6}' "$log")
+  ours=$(awk '/^  best found/{print $4" "$5}' "$log")
+  improvement=$(grep -o '[-0-9.]*% faster' "$log" | head -1 | cut -d' ' -f1 || true)
+  found=$(grep -o 'at [0-9.]* s)' "$log" | head -1 | tr -dc '0-9.' || true)
+  printf "%-13s %-5s %-26s %-12s %-26s %-12s %-12s %-22s %s\n" "$name" "$gpus" "$best_baseline" \
+    "$expert" "$policy" "$ours" "${improvement:-0%}" "$paper" "${found:-0 (a baseline)}" >>"$table"
+  tail -1 "$table"
+done
+echo
+cat "$table"

@@ -1,0 +1,71 @@
+// The Hierarchical Planner's policy (Mirhoseini et al., ICLR 2018, section 2):
+// a feed-forward Grouper that samples a group for every op of the forward graph,
+// and a sequence-to-sequence Placer that reads the groups' embeddings with a
+// bidirectional LSTM and, with attention over them, samples one device per
+// group. Every op then runs on its group's device; the training graph's added
+// ops follow their forward op (planner::TrainingDeviceOfNode).
+//
+// Op features (fixed per graph): an embedding of the op type; its first
+// output's shape (up to 4 dims, log-scaled) and output bytes and FLOPs (log);
+// its position in topological order; its in- and out-degree; the mean of its
+// producers' numeric features (adjacency). Group embeddings (per sampled
+// grouping, not differentiated): the group's op-type histogram, its summed
+// output bytes, FLOPs and op count, and its edge counts to and from every other
+// group (adjacency). Sizes and sources: planner/search_options.h.
+//
+// Ownership: a torch module; copies what it needs of the graph. Thread safety:
+// none; one thread samples and trains it.
+#pragma once
+
+#include <ATen/core/Generator.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
+
+#include <vector>
+
+#include "graph/graph.h"
+#include "planner/search_options.h"
+
+namespace planner {
+
+struct PolicySample {
+  at::Tensor log_prob;                         // [k]: log p(grouping) + log p(devices_j)
+  std::vector<int> group_of_op;                // the one grouping, per forward node
+  std::vector<std::vector<int>> device_of_op;  // [k][forward node]
+};
+
+class HierarchicalPolicyImpl : public torch::nn::Module {
+ public:
+  // `forward` has shapes inferred; the policy places its nodes on `num_devices`.
+  HierarchicalPolicyImpl(const graph::Graph& forward, int num_devices, const SearchOptions& o);
+
+  // Samples one grouping and k device assignments of it. `noise` is the std of
+  // the exploration noise added to the Placer's logits, relative to their mean
+  // magnitude (0: none). Gradients flow into log_prob.
+  PolicySample Sample(int k, double noise, at::Generator& gen);
+
+  int num_groups() const { return groups_; }
+  int num_devices() const { return devices_; }
+
+ private:
+  int ops_, groups_, devices_, types_;
+  SearchOptions o_;
+  at::Tensor type_ids_;             // [ops] int64
+  at::Tensor type_hot_;             // [ops, types] one-hot
+  at::Tensor features_;             // [ops, F]
+  at::Tensor sizes_;                // [ops, 3]: log bytes, log flops, 1 (for group sums)
+  at::Tensor edge_src_, edge_dst_;  // [edges] int64
+  torch::nn::Embedding type_embedding_{nullptr};
+  torch::nn::Linear grouper_hidden_{nullptr}, grouper_out_{nullptr};
+  torch::nn::Linear group_in_{nullptr};
+  torch::nn::LSTM encoder_{nullptr};
+  torch::nn::LSTMCell decoder_{nullptr};
+  torch::nn::Embedding device_embedding_{nullptr};
+  torch::nn::Linear attend_keys_{nullptr}, attend_query_{nullptr}, attend_v_{nullptr};
+  torch::nn::Linear device_out_{nullptr};
+};
+TORCH_MODULE(HierarchicalPolicy);
+
+}  // namespace planner

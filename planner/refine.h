@@ -1,0 +1,47 @@
+// Local search after the policy: a hill climb over the model's name scopes on
+// a deterministic reward source (the simulator).
+//
+// The REINFORCE search samples whole placements and rarely finds the structured
+// splits (a layer here, a time step there) that pay on a machine with fast
+// links; a hill climb from the best placement found supplies them cheaply. The
+// units it moves are the model's name scopes, in topological order of their
+// first node;
+// a move puts every node of one unit on one other device, and is kept when the
+// step is faster. Units are every scope prefix, coarse ones first ("decoder",
+// then "decoder/cell_1", then "decoder/cell_1/t_5"); a node without a scope is
+// its own unit. Sweeps repeat until one keeps nothing or the time is up.
+// Its result is reported apart from the policy's (method "search+refine").
+//
+// Thread safety: Refine evaluates one unit's candidate moves on several threads
+// when the reward source is concurrent; the caller's flag `stop` is read between
+// units.
+#pragma once
+
+#include <csignal>
+#include <vector>
+
+#include "graph/graph.h"
+#include "planner/reward.h"
+
+namespace planner {
+
+struct RefineOptions {
+  double budget_s = 60;  // wall-clock seconds at most
+};
+
+struct RefineResult {
+  std::vector<int> device_of_node;  // of the forward graph
+  double step_s = 0;
+  int units = 0;      // name scopes moved as one
+  int evaluated = 0;  // candidate placements evaluated
+  int kept = 0;       // moves kept
+  int sweeps = 0;     // full passes over the units (the last may be partial)
+  double seconds = 0;
+};
+
+// Starts from `start` (which ran in `start_s` seconds per step).
+RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSource& reward,
+                    const std::vector<int>& start, double start_s, const RefineOptions& options,
+                    const volatile std::sig_atomic_t* stop);
+
+}  // namespace planner

@@ -1,0 +1,69 @@
+// Reward sources: what one training step of a placed model costs, behind one
+// interface (DESIGN.md section 6). The search asks a source for the step time of
+// a placement of the forward graph; the source extends it to the training graph
+// (planner::TrainingDeviceOfNode) and either simulates it (`sim`, runtime::
+// Simulator) or runs it on the real devices (`real`, runtime::Executor). The
+// fleet of workers is a third source, in a later issue.
+//
+// Ownership: a source keeps pointers to the graphs, cluster and profile it was
+// made from; they must outlive it. Thread safety: Evaluate of the sim source may
+// run concurrently; the real source runs one placement at a time (it owns the
+// devices while it measures) and must not be shared between threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster/devices.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+#include "graph/training.h"
+
+namespace runtime {
+struct Profile;
+struct StepStats;
+}  // namespace runtime
+
+namespace planner {
+
+struct Evaluation {
+  // ok; kOutOfMemory (device, node and bytes named) or another failure of the
+  // placement: the search charges it its failing cost.
+  graph::Status status;
+  double step_s = 0;      // seconds per training step when ok
+  int estimated_ops = 0;  // sim: ops whose time is a roofline estimate
+};
+
+class RewardSource {
+ public:
+  virtual ~RewardSource() = default;
+  virtual const char* name() const = 0;  // "sim", "real"
+  // `forward_device[i]` indexes the cluster's devices for forward node i.
+  virtual Evaluation Evaluate(const std::vector<int>& forward_device) const = 0;
+  // The predicted or measured timeline of one step, for reports; `stats` is
+  // filled when the placement runs.
+  virtual Evaluation Timeline(const std::vector<int>& forward_device,
+                              runtime::StepStats* stats) const = 0;
+  // The graph the timeline's node ids index (the training graph as executed).
+  virtual const graph::Graph& executed_graph() const = 0;
+  // True when every op of the placement runs in the same process at once, so
+  // evaluations may be spread over threads (sim); false for real devices.
+  virtual bool concurrent() const = 0;
+};
+
+struct RewardContext {
+  const graph::Graph* forward = nullptr;
+  const graph::TrainingGraph* training = nullptr;
+  const cluster::Cluster* cluster = nullptr;
+  const runtime::Profile* profile = nullptr;  // sim: may be null (roofline only)
+  int warmup = 2;                             // real: untimed steps per placement
+  int steps = 5;                              // real: timed steps per placement
+};
+
+// "sim" or "real"; an unknown name, a real source over sim devices, or a graph
+// the source cannot run is a one-line error.
+graph::Result<std::unique_ptr<RewardSource>> MakeRewardSource(const std::string& name,
+                                                              const RewardContext& context);
+
+}  // namespace planner

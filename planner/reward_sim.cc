@@ -1,0 +1,52 @@
+// The `sim` reward source: runtime::Simulator's predicted step time.
+#include "planner/placement.h"
+#include "planner/reward.h"
+#include "runtime/simulator.h"
+
+namespace planner {
+
+namespace {
+
+class SimReward : public RewardSource {
+ public:
+  SimReward(const RewardContext& c, runtime::Simulator sim)
+      : c_(c), sim_(std::move(sim)), loss_(sim_.graph().Find(c.training->loss)) {}
+  const char* name() const override { return "sim"; }
+  bool concurrent() const override { return true; }
+  const graph::Graph& executed_graph() const override { return sim_.graph(); }
+
+  Evaluation Evaluate(const std::vector<int>& forward_device) const override {
+    return Timeline(forward_device, nullptr);
+  }
+
+  Evaluation Timeline(const std::vector<int>& forward_device,
+                      runtime::StepStats* stats) const override {
+    runtime::SimResult r =
+        sim_.Run(TrainingDeviceOfNode(c_.training->graph, *c_.forward, forward_device), loss_);
+    Evaluation e{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops};
+    if (stats) *stats = std::move(r.step);
+    return e;
+  }
+
+ private:
+  RewardContext c_;
+  runtime::Simulator sim_;
+  graph::NodeId loss_;
+};
+
+}  // namespace
+
+graph::Result<std::unique_ptr<RewardSource>> MakeSimReward(const RewardContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(runtime::Simulator sim,
+                         runtime::Simulator::Create(c.training->graph, *c.cluster, c.profile));
+  auto source = std::make_unique<SimReward>(c, std::move(sim));
+  // Every op must get a time on every device (a real device needs a profile):
+  // found now, once, rather than as a failure of every sampled placement.
+  for (size_t d = 0; d < c.cluster->devices.size(); ++d) {
+    Evaluation e = source->Evaluate(std::vector<int>(c.forward->size(), static_cast<int>(d)));
+    if (!e.status.ok() && e.status.code() != graph::StatusCode::kOutOfMemory) return e.status;
+  }
+  return std::unique_ptr<RewardSource>(std::move(source));
+}
+
+}  // namespace planner

@@ -1,0 +1,263 @@
+#include "planner/search.h"
+
+// clip_grad.h uses torch::Tensor without including its declaration.
+// clang-format off
+#include <torch/types.h>
+#include <torch/nn/utils/clip_grad.h>
+// clang-format on
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/optim/adam.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+#include <torch/utils.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "planner/policy.h"
+
+namespace planner {
+
+struct Search::Impl {
+  Impl(const graph::Graph& forward, int num_devices, const SearchOptions& options, uint64_t seed)
+      : o(options),
+        num_ops(forward.size()),
+        policy((torch::manual_seed(seed), HierarchicalPolicy(forward, num_devices, options))),
+        adam(policy->parameters(), torch::optim::AdamOptions(options.learning_rate)),
+        gen(at::make_generator<at::CPUGeneratorImpl>(seed)) {}
+
+  double LearningRate() const {
+    if (iteration < o.lr_decay_start) return o.learning_rate;
+    return o.learning_rate *
+           std::pow(o.lr_decay, (iteration - o.lr_decay_start) / o.lr_decay_every);
+  }
+  double Cost(const Evaluation& e) const {
+    return std::sqrt(e.status.ok() ? e.step_s : o.failing_step_s);
+  }
+
+  SearchOptions o;
+  int num_ops;
+  HierarchicalPolicy policy;
+  torch::optim::Adam adam;
+  at::Generator gen;
+  int iteration = 0;
+  bool have_baseline = false;
+  double baseline = 0;
+  double elapsed_s = 0;
+  std::optional<BestPlacement> best;
+};
+
+graph::Result<std::unique_ptr<Search>> Search::Create(const graph::Graph& forward, int num_devices,
+                                                      const SearchOptions& o, uint64_t seed) {
+  if (num_devices < 1) return graph::InvalidArgument("a search needs at least one device");
+  if (forward.size() == 0) return graph::InvalidArgument("the model has no ops to place");
+  try {
+    at::set_num_threads(o.threads);
+    return std::unique_ptr<Search>(
+        new Search(std::make_unique<Impl>(forward, num_devices, o, seed)));
+  } catch (const c10::Error& e) {
+    return graph::Internal(std::string("policy: ") + e.what_without_backtrace());
+  }
+}
+
+Search::Search(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Search::~Search() = default;
+
+const std::optional<BestPlacement>& Search::best() const { return impl_->best; }
+int Search::iterations() const { return impl_->iteration; }
+double Search::elapsed_s() const { return impl_->elapsed_s; }
+
+bool Search::Offer(const std::string& method, const std::vector<int>& device_of_node,
+                   const Evaluation& e, int iteration) {
+  if (!e.status.ok()) return false;
+  if (impl_->best && impl_->best->step_s <= e.step_s) return false;
+  impl_->best = BestPlacement{method, e.step_s, device_of_node, iteration, impl_->elapsed_s};
+  return true;
+}
+
+SearchIteration Search::Step(const RewardSource& reward) {
+  Impl& s = *impl_;
+  const auto start = std::chrono::steady_clock::now();
+  const int k = s.o.placer_samples;
+  const double noise = s.iteration < s.o.logit_noise_until ? s.o.logit_noise : 0.0;
+  PolicySample sample = s.policy->Sample(k, noise, s.gen);
+
+  SearchIteration it;
+  it.evaluations.resize(k);
+  if (reward.concurrent() && k > 1) {
+    const int threads =
+        std::max(1, std::min<int>(k, static_cast<int>(std::thread::hardware_concurrency())));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        for (int j = t; j < k; j += threads)
+          it.evaluations[j] = reward.Evaluate(sample.device_of_op[j]);
+      });
+    }
+    for (std::thread& th : pool) th.join();
+  } else {
+    for (int j = 0; j < k; ++j) it.evaluations[j] = reward.Evaluate(sample.device_of_op[j]);
+  }
+
+  std::vector<float> costs(k);
+  double mean = 0;
+  for (int j = 0; j < k; ++j) mean += costs[j] = static_cast<float>(s.Cost(it.evaluations[j]));
+  mean /= k;
+  if (!s.have_baseline) {
+    s.baseline = mean;
+    s.have_baseline = true;
+  }
+  // REINFORCE with the baseline before this update's costs enter it.
+  at::Tensor advantage = at::tensor(costs) - static_cast<float>(s.baseline);
+  at::Tensor loss = (advantage * sample.log_prob).mean();
+  const double lr = s.LearningRate();
+  for (auto& group : s.adam.param_groups()) {
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  }
+  s.adam.zero_grad();
+  loss.backward();
+  torch::nn::utils::clip_grad_norm_(s.policy->parameters(), s.o.grad_clip);
+  s.adam.step();
+  s.baseline = s.o.baseline_decay * s.baseline + (1 - s.o.baseline_decay) * mean;
+  ++s.iteration;
+  s.elapsed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  it.iteration = s.iteration;
+  it.mean_cost = mean;
+  it.baseline = s.baseline;
+  it.learning_rate = lr;
+  for (int j = 0; j < k; ++j) {
+    if (Offer("search", sample.device_of_op[j], it.evaluations[j], s.iteration)) it.improved = true;
+  }
+  it.placements = std::move(sample.device_of_op);
+  return it;
+}
+
+namespace {
+
+at::Tensor IntsTensor(const std::vector<int>& v) {
+  return at::tensor(std::vector<int64_t>(v.begin(), v.end()), at::kLong);
+}
+
+}  // namespace
+
+graph::Status Search::Save(const std::string& path, const SearchIdentity& id) const {
+  const Impl& s = *impl_;
+  const std::string tmp = path + ".tmp";
+  try {
+    torch::serialize::OutputArchive root, policy, adam;
+    s.policy->save(policy);
+    s.adam.save(adam);
+    root.write("policy", policy);
+    root.write("adam", adam);
+    root.write("model_digest", c10::IValue(id.model_digest));
+    root.write("devices_digest", c10::IValue(id.devices_digest));
+    root.write("reward", c10::IValue(id.reward));
+    root.write("num_ops", c10::IValue(static_cast<int64_t>(s.num_ops)));
+    root.write("num_groups", c10::IValue(static_cast<int64_t>(s.policy->num_groups())));
+    root.write("num_devices", c10::IValue(static_cast<int64_t>(s.policy->num_devices())));
+    root.write("iteration", c10::IValue(static_cast<int64_t>(s.iteration)));
+    root.write("have_baseline", c10::IValue(s.have_baseline));
+    root.write("baseline", c10::IValue(s.baseline));
+    root.write("elapsed_s", c10::IValue(s.elapsed_s));
+    root.write("generator", s.gen.get_state());
+    root.write("have_best", c10::IValue(s.best.has_value()));
+    if (s.best) {
+      root.write("best_method", c10::IValue(s.best->method));
+      root.write("best_step_s", c10::IValue(s.best->step_s));
+      root.write("best_iteration", c10::IValue(static_cast<int64_t>(s.best->iteration)));
+      root.write("best_found_at_s", c10::IValue(s.best->found_at_s));
+      root.write("best_devices", IntsTensor(s.best->device_of_node));
+    }
+    root.save_to(tmp);
+  } catch (const c10::Error& e) {
+    std::remove(tmp.c_str());
+    return graph::IoError(path + ": cannot write the checkpoint: " + e.what_without_backtrace());
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return graph::IoError(path + ": cannot write the checkpoint");
+  }
+  return graph::Status::Ok();
+}
+
+graph::Status Search::Load(const std::string& path, const SearchIdentity& id) {
+  Impl& s = *impl_;
+  try {
+    torch::serialize::InputArchive root;
+    root.load_from(path);
+    c10::IValue v;
+    auto str = [&](const char* key) {
+      root.read(key, v);
+      return v.toStringRef();
+    };
+    auto integer = [&](const char* key) {
+      root.read(key, v);
+      return v.toInt();
+    };
+    auto mismatch = [&](const std::string& what, const std::string& theirs,
+                        const std::string& ours) {
+      return graph::InvalidArgument(path + ": a checkpoint of another " + what + " (" + theirs +
+                                    ", this search has " + ours + ")");
+    };
+    if (std::string m = str("model_digest"); m != id.model_digest)
+      return mismatch("model", "digest " + m, id.model_digest);
+    if (std::string d = str("devices_digest"); d != id.devices_digest)
+      return mismatch("devices file", "digest " + d, id.devices_digest);
+    if (std::string r = str("reward"); r != id.reward)
+      return mismatch("reward source", "--reward " + r, "--reward " + id.reward);
+    const int64_t groups = integer("num_groups"), devices = integer("num_devices");
+    if (groups != s.policy->num_groups() || devices != s.policy->num_devices() ||
+        integer("num_ops") != s.num_ops) {
+      return mismatch("policy shape", std::to_string(groups) + " groups",
+                      std::to_string(s.policy->num_groups()) + " (see --config)");
+    }
+    torch::serialize::InputArchive policy, adam;
+    root.read("policy", policy);
+    root.read("adam", adam);
+    s.policy->load(policy);
+    s.adam.load(adam);
+    s.iteration = static_cast<int>(integer("iteration"));
+    root.read("have_baseline", v);
+    s.have_baseline = v.toBool();
+    root.read("baseline", v);
+    s.baseline = v.toDouble();
+    root.read("elapsed_s", v);
+    s.elapsed_s = v.toDouble();
+    at::Tensor state;
+    root.read("generator", state);
+    s.gen.set_state(state);
+    root.read("have_best", v);
+    s.best.reset();
+    if (v.toBool()) {
+      BestPlacement b;
+      b.method = str("best_method");
+      root.read("best_step_s", v);
+      b.step_s = v.toDouble();
+      b.iteration = static_cast<int>(integer("best_iteration"));
+      root.read("best_found_at_s", v);
+      b.found_at_s = v.toDouble();
+      at::Tensor devices_t;
+      root.read("best_devices", devices_t);
+      if (devices_t.dim() != 1 || devices_t.size(0) != s.num_ops)
+        return graph::InvalidArgument(path + ": a corrupt checkpoint (best placement)");
+      devices_t = devices_t.to(at::kLong).contiguous();
+      const int64_t* p = devices_t.data_ptr<int64_t>();
+      for (int64_t i = 0; i < s.num_ops; ++i) {
+        if (p[i] < 0 || p[i] >= devices)
+          return graph::InvalidArgument(path + ": a corrupt checkpoint (device index)");
+        b.device_of_node.push_back(static_cast<int>(p[i]));
+      }
+      s.best = std::move(b);
+    }
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
+    return graph::InvalidArgument(path + ": not a readable search checkpoint: " + what);
+  }
+  return graph::Status::Ok();
+}
+
+}  // namespace planner

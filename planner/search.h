@@ -1,0 +1,83 @@
+// The search: REINFORCE on the Hierarchical Planner's policy (planner/policy.h),
+// as published (Mirhoseini et al., ICLR 2018, section 2, with TensorFlow's
+// grappler/hierarchical_controller.py where the paper is silent).
+//
+// One Step samples one grouping and k device assignments, asks the reward
+// source for each placement's step time, and updates the policy on
+// cost = sqrt(step time) (a failed placement costs sqrt(failing_step_s)) minus
+// an exponential moving average baseline, with Adam and global-norm gradient
+// clipping. The best placement seen (baselines offered by the caller included)
+// is kept. Save/Load checkpoint everything a resumed search needs: the policy,
+// Adam's state, the baseline, the random generator, the best placement and the
+// caller's identification of the model, devices and reward.
+//
+// Ownership: owns the policy (LibTorch, hidden here). Thread safety: none; Step
+// may spread a concurrent reward source's evaluations over threads itself.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/status.h"
+#include "planner/reward.h"
+#include "planner/search_options.h"
+
+namespace planner {
+
+struct SearchIteration {
+  int iteration = 0;                         // policy updates done, this one included
+  std::vector<std::vector<int>> placements;  // [k][forward node] -> device
+  std::vector<Evaluation> evaluations;       // [k]
+  double mean_cost = 0;                      // mean sqrt(seconds) of the k placements
+  double baseline = 0;                       // the moving average after this update
+  double learning_rate = 0;
+  bool improved = false;  // a sample beat the best so far
+};
+
+struct BestPlacement {
+  std::string method;               // "search", or the baseline's ("single:gpu0", "expert")
+  double step_s = 0;                // its reward source's step time
+  std::vector<int> device_of_node;  // of the forward graph
+  int iteration = 0;                // the update that found it (0: a baseline)
+  double found_at_s = 0;            // search time when it was found
+};
+
+// What a checkpoint was made for; a resume must match it.
+struct SearchIdentity {
+  std::string model_digest;
+  std::string devices_digest;
+  std::string reward;  // "sim" or "real"
+};
+
+class Search {
+ public:
+  // `forward` has shapes inferred; placements index `num_devices` devices.
+  static graph::Result<std::unique_ptr<Search>> Create(const graph::Graph& forward, int num_devices,
+                                                       const SearchOptions& o, uint64_t seed);
+  ~Search();
+
+  SearchIteration Step(const RewardSource& reward);
+
+  // Keeps `device_of_node` as the best if it is faster than the best so far.
+  bool Offer(const std::string& method, const std::vector<int>& device_of_node, const Evaluation& e,
+             int iteration);
+  const std::optional<BestPlacement>& best() const;
+  int iterations() const;
+  double elapsed_s() const;  // time spent in Step, accumulated over resumed runs
+
+  // Atomic write of a checkpoint; Load refuses one of another model, devices
+  // file, reward source or policy shape, naming what differs.
+  graph::Status Save(const std::string& path, const SearchIdentity& id) const;
+  graph::Status Load(const std::string& path, const SearchIdentity& id);
+
+ private:
+  struct Impl;
+  explicit Search(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace planner

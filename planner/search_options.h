@@ -1,0 +1,49 @@
+// Hyper-parameters of the Hierarchical Planner's search (policy and REINFORCE),
+// and the YAML file that sets them (configs/search.yaml; every default and its
+// source is documented there and in docs/search.md).
+// Thread safety: value types and free functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "graph/status.h"
+
+namespace planner {
+
+struct SearchOptions {
+  // Policy. Sources: Mirhoseini et al. 2018 (ICLR) section 3 and TensorFlow's
+  // grappler/hierarchical_controller.py (hierarchical_controller_hparams).
+  int num_groups = 0;          // 0: min(256, 20 x devices), as TensorFlow's controller
+  int type_embedding = 16;     // op-type embedding width (ours; TF feeds op types one-hot)
+  int grouper_hidden = 64;     // TF grouping_hidden_size
+  int placer_hidden = 512;     // TF hidden_size: the encoder is a bi-LSTM of 256 per direction
+  int attention = 256;         // Placer attention width (ours)
+  int device_embedding = 16;   // Placer's embedding of the previous group's device (ours)
+  double temperature = 10.0;   // paper T: logits are divided by it before the tanh
+  double tanh_constant = 5.0;  // paper C: logits = C * tanh(logits / T)
+
+  // REINFORCE.
+  int grouper_samples = 1;        // paper m
+  int placer_samples = 4;         // paper k: placements per policy update
+  double learning_rate = 0.1;     // paper and TF: Adam
+  double lr_decay = 0.95;         // TF lr_dec: multiplied in every lr_decay_every updates...
+  int lr_decay_every = 50;        // TF lr_num_steps
+  int lr_decay_start = 400;       // ...from this update on (TF start_decay_step)
+  double grad_clip = 1.0;         // paper and TF grad_bound: global L2 norm
+  double baseline_decay = 0.9;    // TF bl_dec: exponential moving average of the cost
+  double failing_step_s = 100.0;  // TF failing_signal: the step time charged to a failed placement
+  double logit_noise = 0.5;     // TF: std of noise on the Placer's logits (x their mean |logit|)...
+  int logit_noise_until = 750;  // ...for the first updates (TF stop_noise_step)
+  int threads = 1;              // intra-op threads of the policy's LibTorch calls
+};
+
+// Parses a search config (YAML map of the fields above); unknown keys and values
+// of the wrong type or out of range are one-line errors naming the file and line.
+graph::Result<SearchOptions> ParseSearchConfig(const std::string& text, const std::string& source);
+graph::Result<SearchOptions> ReadSearchConfig(const std::string& path);
+
+// The number of groups the Grouper uses for `num_devices` devices.
+int NumGroups(const SearchOptions& o, int num_devices);
+
+}  // namespace planner

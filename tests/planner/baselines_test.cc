@@ -1,0 +1,74 @@
+#include "planner/baselines.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/planner/search_test_util.h"
+
+namespace planner {
+namespace {
+
+using testing::SimCluster;
+using testing::SmallRnnlm;
+using testing::Zoo;
+
+int DeviceOf(const graph::Graph& g, const BaselinePlacement& p, const std::string& name) {
+  graph::NodeId id = g.Find(name);
+  EXPECT_GE(id, 0) << name;
+  return id < 0 ? -1 : p.device_of_node[id];
+}
+
+TEST(BaselinesTest, OneSingleDevicePlacementPerDeviceThenTheExpert) {
+  testing::Problem p = SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);
+  std::vector<BaselinePlacement> b = Baselines(p.forward, c);
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b[0].method, "single:cpu0");
+  EXPECT_EQ(b[2].method, "single:gpu1");
+  for (int d : b[2].device_of_node) EXPECT_EQ(d, 2);
+  EXPECT_EQ(b[3].method, "expert");
+}
+
+TEST(BaselinesTest, ExpertPutsALayerPerGpuAndTheSoftmaxWithTheLast) {
+  testing::Problem p = SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);  // devices: cpu0, gpu0 (1), gpu1 (2)
+  BaselinePlacement e = ExpertPlacement(p.forward, c);
+  const graph::Graph& g = p.forward;
+  EXPECT_EQ(DeviceOf(g, e, "rnnlm/rnn/cell_0/kernel"), 1);
+  EXPECT_EQ(DeviceOf(g, e, "rnnlm/rnn/cell_1/kernel"), 2);
+  EXPECT_EQ(DeviceOf(g, e, "rnnlm/embedding"), 1);
+  EXPECT_EQ(DeviceOf(g, e, "rnnlm/softmax/MatMul"), 2);
+  EXPECT_EQ(DeviceOf(g, e, "rnnlm/softmax/softmax_w"), 2) << "a weight lives with its reader";
+  EXPECT_EQ(DeviceOf(g, e, "loss"), 2);
+  for (int d : e.device_of_node) EXPECT_NE(d, 0) << "the expert leaves the CPU out";
+}
+
+TEST(BaselinesTest, MoreGpusThanLayersSpreadsLayersInOrder) {
+  testing::Problem p = Zoo("rnnlm", {4, 4, 16, 50, 2});
+  cluster::Cluster c = SimCluster(2);
+  BaselinePlacement e = ExpertPlacement(p.forward, c);
+  EXPECT_EQ(DeviceOf(p.forward, e, "rnnlm/rnn/cell_1/kernel"), 1);
+  EXPECT_EQ(DeviceOf(p.forward, e, "rnnlm/rnn/cell_2/kernel"), 2);
+}
+
+TEST(BaselinesTest, ModelsWithoutLayersGoOnTheFirstGpu) {
+  testing::Problem p = Zoo("lenet");
+  BaselinePlacement e = ExpertPlacement(p.forward, SimCluster(2));
+  for (int d : e.device_of_node) EXPECT_EQ(d, 1);
+}
+
+TEST(BaselinesTest, WithoutAcceleratorsTheExpertUsesEveryDevice) {
+  testing::Problem p = SmallRnnlm();
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: a, kind: sim, simulates: cpu, peak_flops: 1T, memory_bandwidth: "
+      "1GB/s}\n"
+      "  - {name: b, kind: sim, simulates: cpu, peak_flops: 1T, memory_bandwidth: 1GB/s}\n"
+      "default_link: {bandwidth: 1GB/s, latency: 1us}\n",
+      "cpus.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  BaselinePlacement e = ExpertPlacement(p.forward, *c);
+  EXPECT_EQ(DeviceOf(p.forward, e, "rnnlm/rnn/cell_0/kernel"), 0);
+  EXPECT_EQ(DeviceOf(p.forward, e, "rnnlm/rnn/cell_1/kernel"), 1);
+}
+
+}  // namespace
+}  // namespace planner

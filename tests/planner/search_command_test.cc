@@ -1,0 +1,218 @@
+// `planner search`, the real binary: outputs, bad input, signals, resume.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "graph/file_util.h"
+#include "tests/planner/cli_util.h"
+
+namespace {
+
+using namespace planner::testing;
+
+std::string Temp(const std::string& name) {
+  return ::testing::TempDir() + "/search_" + std::to_string(::getpid()) + "_" + name;
+}
+
+// A small RNNLM from the zoo, written once per test process.
+std::string SmallRnnlm() {
+  static const std::string path = [] {
+    std::string p = Temp("rnnlm.pb");
+    RunResult r =
+        Planner("zoo rnnlm --batch 4 --layers 2 --hidden 32 --vocab 100 --steps 3 -o " + p);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return p;
+  }();
+  return path;
+}
+
+const std::string kFast = " --iterations 6 --config " + std::string(PLANNER_CONFIGS_DIR) +
+                          "/../tests/planner/search_small.yaml";
+
+TEST(SearchCommandTest, WritesPlacementCurvePictureAndGraphDef) {
+  const std::string out = Temp("p.yaml"), csv = Temp("c.csv"), svg = Temp("r.svg"),
+                    pb = Temp("placed.pb");
+  RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kFast + " -o " +
+                        out + " --csv " + csv + " --svg " + svg + " --export-graphdef " + pb);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("baselines:\n  single:cpu0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  expert "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("best found"), std::string::npos) << r.out;
+  // The placement is valid for the model and devices: simulate accepts it.
+  RunResult sim =
+      Planner("simulate " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --placement " + out);
+  EXPECT_EQ(sim.code, 0) << sim.err;
+  EXPECT_EQ(Lines(Slurp(csv)), 7) << "a header and one row per update";
+  const std::string picture = Slurp(svg);
+  EXPECT_EQ(picture.rfind("<svg", 0), 0u);
+  EXPECT_NE(picture.find("</svg>"), std::string::npos);
+  EXPECT_NE(picture.find(">gpu1<"), std::string::npos) << "a timeline row per device";
+  // The exported GraphDef carries TensorFlow device strings.
+  RunResult text = Planner("import " + pb + " --text -o " + Temp("placed.pbtxt"));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(Slurp(Temp("placed.pbtxt")).find("device: \"/job:localhost/replica:0/task:0/device:"),
+            std::string::npos);
+  for (const std::string& f : {out, out + ".ckpt", csv, svg, pb, Temp("placed.pbtxt")})
+    std::remove(f.c_str());
+}
+
+TEST(SearchCommandTest, SameSeedGivesTheSameCurve) {
+  auto curve = [&](const std::string& csv) {
+    RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kFast +
+                          " --seed 3 --csv " + csv);
+    EXPECT_EQ(r.code, 0) << r.err;
+    // Drop the elapsed-time column.
+    std::string s = Slurp(csv), kept;
+    size_t pos = 0;
+    while (pos < s.size()) {
+      size_t nl = s.find('\n', pos);
+      std::string line = s.substr(pos, nl - pos);
+      size_t a = line.find(','), b = line.find(',', a + 1);
+      kept += line.substr(0, a) + line.substr(b) + "\n";
+      pos = nl + 1;
+    }
+    std::remove(csv.c_str());
+    return kept;
+  };
+  EXPECT_EQ(curve(Temp("a.csv")), curve(Temp("b.csv")));
+}
+
+TEST(SearchCommandTest, OneDeviceIsSaidAndWritten) {
+  const std::string devices = Temp("one.yaml"), out = Temp("one_p.yaml");
+  ASSERT_TRUE(graph::WriteFileAtomic(devices,
+                                     "devices:\n  - {name: g0, kind: sim, simulates: gpu, "
+                                     "peak_flops: 1T, memory_bandwidth: 100GB/s}\n")
+                  .ok());
+  RunResult r = Planner("search " + SmallRnnlm() + " " + devices + " -o " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("has one device, 'g0': every op runs on it and there is nothing to search"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(Slurp(out).find("method: baseline single:g0"), std::string::npos) << Slurp(out);
+  std::remove(devices.c_str());
+  std::remove(out.c_str());
+}
+
+TEST(SearchCommandTest, UnwritableOutputIsAOneLineErrorBeforeAnyWork) {
+  RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
+                        " -o /nonexistent/dir/p.yaml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/dir/p.yaml: cannot write -o output"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(SearchCommandTest, ResumeOfAnotherModelIsRefused) {
+  const std::string out = Temp("r.yaml");
+  RunResult first =
+      Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kFast + " -o " + out);
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string other = Temp("lenet.pb");
+  ASSERT_EQ(Planner("zoo lenet -o " + other).code, 0);
+  RunResult r = Planner("search " + other + " " + Config("k40-paper-2gpu") + kFast + " --resume " +
+                        out + ".ckpt");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(out + ".ckpt: a checkpoint of another model"), std::string::npos) << r.err;
+  // The same model resumes and goes on counting.
+  RunResult again = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
+                            " --iterations 8 --config " + std::string(PLANNER_CONFIGS_DIR) +
+                            "/../tests/planner/search_small.yaml --resume " + out + ".ckpt");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.out.find("resumed " + out + ".ckpt: 6 updates done"), std::string::npos)
+      << again.out;
+  EXPECT_NE(again.out.find("8 updates"), std::string::npos) << again.out;
+  for (const std::string& f : {out, out + ".ckpt", other}) std::remove(f.c_str());
+}
+
+TEST(SearchCommandTest, WhenNothingFitsTheSearchFailsWithOneLine) {
+  const std::string devices = Temp("tiny.yaml");
+  ASSERT_TRUE(graph::WriteFileAtomic(devices,
+                                     "devices:\n"
+                                     "  - {name: g0, kind: sim, simulates: gpu, peak_flops: 1T, "
+                                     "memory_bandwidth: 100GB/s, memory: 1KiB}\n"
+                                     "  - {name: g1, kind: sim, simulates: gpu, peak_flops: 1T, "
+                                     "memory_bandwidth: 100GB/s, memory: 1KiB}\n"
+                                     "default_link: {bandwidth: 10GB/s, latency: 10us}\n")
+                  .ok());
+  RunResult r = Planner("search " + SmallRnnlm() + " " + devices + kFast);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("no placement ran (every baseline and sample failed; device 'g0' is out of "
+                       "memory"),
+            std::string::npos)
+      << r.err;
+  std::remove(devices.c_str());
+}
+
+TEST(SearchCommandTest, BadFlagsAreUsageErrors) {
+  for (const char* flags : {"--reward fleet", "--budget 5x", "--iterations -1", "--seed x"}) {
+    RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " " + flags);
+    EXPECT_EQ(r.code, 2) << flags;
+    EXPECT_EQ(Lines(r.err), 1) << flags << ": " << r.err;
+  }
+}
+
+TEST(SearchCommandTest, RealRewardsNeedRealDevices) {
+  RunResult r =
+      Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --reward real");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("'cpu0' is a sim device (use --reward sim)"), std::string::npos) << r.err;
+}
+
+TEST(SearchCommandTest, SimRewardsOnRealDevicesNeedAProfile) {
+  RunResult r = Planner("search " + SmallRnnlm() + " " + Config("local-2cpu"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("planner profile"), std::string::npos) << r.err;
+}
+
+TEST(SearchCommandTest, RealRewardSearchOnLocalCpusReMeasuresTheResult) {
+  const std::string model = Temp("two_branch.pb");
+  ASSERT_EQ(Planner("zoo two_branch -o " + model).code, 0);
+  RunResult r = Planner("search " + model + " " + Config("local-2cpu") +
+                        " --reward real --iterations 3 --steps 2 --config " +
+                        std::string(PLANNER_CONFIGS_DIR) + "/../tests/planner/search_small.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("reward real"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("best found"), std::string::npos) << r.out;
+  std::remove(model.c_str());
+}
+
+TEST(SearchCommandTest, SigtermLeavesValidFiles) {
+  const std::string out = Temp("sig.yaml"), csv = Temp("sig.csv");
+  const std::string cmd = std::string(PLANNER_BIN) + " search " + SmallRnnlm() + " " +
+                          Config("k40-paper-2gpu") + " --budget 10m --config " +
+                          PLANNER_CONFIGS_DIR + "/../tests/planner/search_small.yaml -o " + out +
+                          " --csv " + csv;
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the search has written its first placement, then stop it.
+  for (int i = 0; i < 600 && Slurp(out).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  RunResult sim =
+      Planner("simulate " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --placement " + out);
+  EXPECT_EQ(sim.code, 0) << sim.err;
+  EXPECT_EQ(Slurp(out + ".ckpt").empty(), false) << "the checkpoint is written on the way out";
+  for (const std::string& f : {out, out + ".ckpt", csv}) std::remove(f.c_str());
+}
+
+}  // namespace

@@ -1,0 +1,79 @@
+#include "planner/search_options.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/file_util.h"
+
+namespace planner {
+namespace {
+
+TEST(SearchOptionsTest, ShippedConfigStatesTheCompiledDefaults) {
+  auto o = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  const SearchOptions d;
+  EXPECT_EQ(o->num_groups, d.num_groups);
+  EXPECT_EQ(o->type_embedding, d.type_embedding);
+  EXPECT_EQ(o->grouper_hidden, d.grouper_hidden);
+  EXPECT_EQ(o->placer_hidden, d.placer_hidden);
+  EXPECT_EQ(o->attention, d.attention);
+  EXPECT_EQ(o->device_embedding, d.device_embedding);
+  EXPECT_EQ(o->temperature, d.temperature);
+  EXPECT_EQ(o->tanh_constant, d.tanh_constant);
+  EXPECT_EQ(o->grouper_samples, d.grouper_samples);
+  EXPECT_EQ(o->placer_samples, d.placer_samples);
+  EXPECT_EQ(o->learning_rate, d.learning_rate);
+  EXPECT_EQ(o->lr_decay, d.lr_decay);
+  EXPECT_EQ(o->lr_decay_every, d.lr_decay_every);
+  EXPECT_EQ(o->lr_decay_start, d.lr_decay_start);
+  EXPECT_EQ(o->grad_clip, d.grad_clip);
+  EXPECT_EQ(o->baseline_decay, d.baseline_decay);
+  EXPECT_EQ(o->failing_step_s, d.failing_step_s);
+  EXPECT_EQ(o->logit_noise, d.logit_noise);
+  EXPECT_EQ(o->logit_noise_until, d.logit_noise_until);
+  EXPECT_EQ(o->threads, d.threads);
+}
+
+TEST(SearchOptionsTest, ValuesOverrideDefaults) {
+  auto o = ParseSearchConfig("learning_rate: 0.01\nplacer_samples: 8\n", "s.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->learning_rate, 0.01);
+  EXPECT_EQ(o->placer_samples, 8);
+  EXPECT_EQ(o->grad_clip, SearchOptions().grad_clip);
+}
+
+TEST(SearchOptionsTest, UnknownKeyNamesFileAndLine) {
+  auto o = ParseSearchConfig("learning_rate: 0.01\nlearning_rat: 3\n", "s.yaml");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(), "s.yaml:2: unknown key 'learning_rat'");
+}
+
+TEST(SearchOptionsTest, OutOfRangeAndWrongTypesAreRefused) {
+  EXPECT_FALSE(ParseSearchConfig("placer_samples: 0\n", "s.yaml").ok());
+  EXPECT_FALSE(ParseSearchConfig("learning_rate: fast\n", "s.yaml").ok());
+  EXPECT_FALSE(ParseSearchConfig("baseline_decay: 1.5\n", "s.yaml").ok());
+  EXPECT_FALSE(ParseSearchConfig("placer_hidden: 511\n", "s.yaml").ok());
+  auto o = ParseSearchConfig("temperature: [1, 2]\n", "s.yaml");
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("s.yaml:1: 'temperature' must be a number"),
+            std::string::npos)
+      << o.status().message();
+}
+
+TEST(SearchOptionsTest, BadYamlIsOneLineNamingTheFile) {
+  auto o = ParseSearchConfig("learning_rate: [0.1\n", "s.yaml");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message().rfind("s.yaml:", 0), 0u) << o.status().message();
+  EXPECT_EQ(o.status().message().find('\n'), std::string::npos);
+}
+
+TEST(SearchOptionsTest, GroupsFollowTensorFlowsRule) {
+  SearchOptions o;
+  EXPECT_EQ(NumGroups(o, 3), 60);
+  EXPECT_EQ(NumGroups(o, 9), 180);
+  EXPECT_EQ(NumGroups(o, 20), 256);
+  o.num_groups = 7;
+  EXPECT_EQ(NumGroups(o, 20), 7);
+}
+
+}  // namespace
+}  // namespace planner

@@ -1,0 +1,148 @@
+#include "planner/search.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "graph/file_util.h"
+#include "tests/planner/search_test_util.h"
+
+namespace planner {
+namespace {
+
+using testing::SmallPolicy;
+
+struct Fixture : testing::SimProblem {
+  std::unique_ptr<Search> NewSearch(uint64_t seed, SearchOptions o = SmallPolicy()) {
+    auto s = Search::Create(p.forward, static_cast<int>(c.devices.size()), o, seed);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return std::move(s).value();
+  }
+};
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid());
+}
+
+TEST(SearchTest, UpdatesLowerTheMeanCostWhenOneDeviceIsFarSlower) {
+  // The modelled CPU is 40x slower than the GPUs: REINFORCE must learn to avoid it.
+  Fixture f;
+  auto search = f.NewSearch(1);
+  double first = 0, last = 0;
+  const int updates = 40;
+  for (int i = 0; i < updates; ++i) {
+    SearchIteration it = search->Step(*f.reward);
+    if (i < 5) first += it.mean_cost / 5;
+    if (i >= updates - 5) last += it.mean_cost / 5;
+  }
+  EXPECT_LT(last, 0.8 * first) << "first five updates' mean cost " << first << ", last five "
+                               << last;
+  ASSERT_TRUE(search->best());
+  EXPECT_EQ(search->iterations(), updates);
+}
+
+TEST(SearchTest, CostIsTheSquareRootOfTheStepTime) {
+  Fixture f;
+  auto search = f.NewSearch(2);
+  SearchIteration it = search->Step(*f.reward);
+  double mean = 0;
+  for (const Evaluation& e : it.evaluations) {
+    ASSERT_TRUE(e.status.ok()) << e.status.message();
+    mean += std::sqrt(e.step_s) / it.evaluations.size();
+  }
+  EXPECT_NEAR(it.mean_cost, mean, 1e-6);
+}
+
+TEST(SearchTest, FailedPlacementsAreChargedTheFailingCost) {
+  // GPUs of 1 KiB: any placement using one is out of memory.
+  testing::Problem p = testing::SmallRnnlm();
+  cluster::Cluster c = testing::SimCluster(2, "1KiB");
+  auto reward = MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
+  ASSERT_TRUE(reward.ok()) << reward.status().message();
+  SearchOptions o = SmallPolicy();
+  o.failing_step_s = 64;
+  auto search = Search::Create(p.forward, 3, o, 3);
+  ASSERT_TRUE(search.ok());
+  SearchIteration it = (*search)->Step(**reward);
+  double expected = 0;
+  for (const Evaluation& e : it.evaluations) {
+    EXPECT_EQ(e.status.code(), graph::StatusCode::kOutOfMemory) << e.status.message();
+    expected += 8.0 / it.evaluations.size();
+  }
+  EXPECT_NEAR(it.mean_cost, expected, 1e-9);
+  EXPECT_FALSE((*search)->best()) << "a failed placement is never the best";
+}
+
+TEST(SearchTest, BestKeepsTheFastestOffered) {
+  Fixture f;
+  auto search = f.NewSearch(4);
+  std::vector<int> a(f.p.forward.size(), 1), b(f.p.forward.size(), 0);
+  EXPECT_TRUE(search->Offer("single:gpu0", a, {graph::Status::Ok(), 2.0}, 0));
+  EXPECT_FALSE(search->Offer("single:cpu0", b, {graph::Status::Ok(), 3.0}, 0));
+  EXPECT_FALSE(search->Offer("oom", b, {graph::Status(graph::StatusCode::kOutOfMemory, "x")}, 0));
+  EXPECT_EQ(search->best()->method, "single:gpu0");
+  EXPECT_EQ(search->best()->step_s, 2.0);
+}
+
+TEST(SearchTest, SameSeedRepeatsTheSearchExactly) {
+  Fixture f;
+  auto a = f.NewSearch(9), b = f.NewSearch(9);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(a->Step(*f.reward).placements, b->Step(*f.reward).placements) << "update " << i;
+  }
+}
+
+TEST(SearchTest, ResumedSearchContinuesExactlyWhereItStopped) {
+  Fixture f;
+  const SearchIdentity id{"m", "d", "sim"};
+  const std::string path = TempPath("resume.ckpt");
+  auto original = f.NewSearch(5);
+  for (int i = 0; i < 3; ++i) original->Step(*f.reward);
+  ASSERT_TRUE(original->Save(path, id).ok());
+  auto resumed = f.NewSearch(99);  // another seed: everything must come from the file
+  graph::Status st = resumed->Load(path, id);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(resumed->iterations(), 3);
+  ASSERT_TRUE(resumed->best());
+  EXPECT_EQ(resumed->best()->device_of_node, original->best()->device_of_node);
+  for (int i = 0; i < 2; ++i) {
+    SearchIteration x = original->Step(*f.reward), y = resumed->Step(*f.reward);
+    EXPECT_EQ(x.placements, y.placements) << "update " << x.iteration;
+    EXPECT_DOUBLE_EQ(x.baseline, y.baseline);
+  }
+  std::remove(path.c_str());
+}
+
+TEST(SearchTest, CheckpointOfAnotherModelDevicesOrRewardIsRefused) {
+  Fixture f;
+  const std::string path = TempPath("other.ckpt");
+  auto s = f.NewSearch(6);
+  s->Step(*f.reward);
+  ASSERT_TRUE(s->Save(path, {"m", "d", "sim"}).ok());
+  graph::Status model = f.NewSearch(6)->Load(path, {"other", "d", "sim"});
+  EXPECT_EQ(model.message(),
+            path + ": a checkpoint of another model (digest m, this search has other)");
+  EXPECT_FALSE(f.NewSearch(6)->Load(path, {"m", "e", "sim"}).ok());
+  EXPECT_FALSE(f.NewSearch(6)->Load(path, {"m", "d", "real"}).ok());
+  SearchOptions wide = SmallPolicy();
+  wide.num_groups = 9;
+  graph::Status shape = f.NewSearch(6, wide)->Load(path, {"m", "d", "sim"});
+  EXPECT_NE(shape.message().find("policy shape"), std::string::npos) << shape.message();
+  std::remove(path.c_str());
+}
+
+TEST(SearchTest, CorruptOrMissingCheckpointIsAOneLineError) {
+  Fixture f;
+  const std::string path = TempPath("corrupt.ckpt");
+  ASSERT_TRUE(graph::WriteFileAtomic(path, "not a checkpoint").ok());
+  graph::Status st = f.NewSearch(1)->Load(path, {"m", "d", "sim"});
+  EXPECT_EQ(st.message().rfind(path + ": not a readable search checkpoint", 0), 0u) << st.message();
+  EXPECT_EQ(st.message().find('\n'), std::string::npos);
+  std::remove(path.c_str());
+  EXPECT_FALSE(f.NewSearch(1)->Load(path, {"m", "d", "sim"}).ok());
+}
+
+}  // namespace
+}  // namespace planner

@@ -1,0 +1,72 @@
+// Small problems for the search's unit tests: zoo models with their training
+// graphs, and modelled (sim) clusters that need no profile.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cluster/devices.h"
+#include "graph/shape_inference.h"
+#include "graph/training.h"
+#include "graph/zoo.h"
+#include "planner/reward.h"
+#include "planner/search_options.h"
+
+namespace planner::testing {
+
+struct Problem {
+  graph::Graph forward;
+  graph::TrainingGraph training;
+};
+
+inline Problem Zoo(const std::string& name, graph::ZooOptions o = {}) {
+  auto g = graph::BuildZooModel(name, o);
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  graph::InferShapes(*g);
+  auto t = graph::BuildTrainingGraph(*g, {});
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return {std::move(g).value(), std::move(t).value()};
+}
+
+// A small RNNLM: 2 layers, so the expert has layers to place.
+inline Problem SmallRnnlm() { return Zoo("rnnlm", {4, 2, 32, 100, 3}); }
+
+// One modelled CPU (40x slower than a GPU) and `gpus` modelled GPUs of `gpu_memory`.
+inline cluster::Cluster SimCluster(int gpus, const std::string& gpu_memory = "12GiB") {
+  std::string y =
+      "devices:\n  - {name: cpu0, kind: sim, simulates: cpu, peak_flops: 100G, "
+      "memory_bandwidth: 20GB/s}\n";
+  for (int i = 0; i < gpus; ++i) {
+    y += "  - {name: gpu" + std::to_string(i) +
+         ", kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, memory: " +
+         gpu_memory + "}\n";
+  }
+  y += "default_link: {bandwidth: 16GB/s, latency: 10us}\n";
+  auto c = cluster::ParseDevicesYaml(y, "test-sim.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
+// The policy at a size that samples and trains in milliseconds.
+inline SearchOptions SmallPolicy() {
+  SearchOptions o;
+  o.placer_hidden = 32;
+  o.attention = 16;
+  o.num_groups = 8;
+  return o;
+}
+
+// The small RNNLM on a CPU and two GPUs, with the simulator as its reward source.
+struct SimProblem {
+  Problem p = SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);
+  std::unique_ptr<RewardSource> reward;
+  SimProblem() {
+    auto r = MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    reward = std::move(r).value();
+  }
+};
+
+}  // namespace planner::testing
