@@ -396,7 +396,7 @@ int SearchCommand(int argc, char** argv) {
   // The best of many noisy measurements is biased low (it is the luckiest), so
   // with real rewards the found placement and the best baseline are measured
   // again, interleaved, and the faster of the two by median is the result.
-  if (reward_name == "real" && best.iteration > 0 && best_baseline_s) {
+  if (reward_name == "real" && best.iteration > 0 && best_baseline_s && !g_stop) {
     std::vector<double> found_s, baseline_s;
     for (int round = 0; round < 3; ++round) {
       Evaluation a = (*reward)->Evaluate(best.device_of_node);
@@ -451,7 +451,7 @@ int SearchCommand(int argc, char** argv) {
   // With simulated rewards on real devices, the result is measured for real.
   bool all_real = true;
   for (const cluster::DeviceSpec& d : c.devices) all_real &= d.kind != cluster::DeviceKind::kSim;
-  if (reward_name == "sim" && all_real) {
+  if (reward_name == "sim" && all_real && !g_stop) {
     auto real =
         MakeRewardSource("real", RewardContext{&forward, &setup->training, &c, nullptr, 2, 10});
     if (real.ok()) {

@@ -3,7 +3,7 @@
 # TensorFlow.js model, converts it to a binary GraphDef, shows the local
 # two-CPU-device configuration, measures the model's training step there (with a
 # Chrome trace in out/trace.json), then runs the main job, `planner search`: on
-# that model and those devices with measured rewards, and on the paper's RNNLM on
+# that model and those devices with measured rewards, and on the paper's 2-layer NMT on
 # its Haswell + 2 K40 machine with simulated ones. Outputs (placements, curves,
 # pictures, placed GraphDefs) go to out/. MODEL and DEVICES may be given as arguments.
 set -euo pipefail
@@ -20,6 +20,6 @@ build/planner/planner devices "$DEVICES"
 build/planner/planner measure "$MODEL" "$DEVICES" --trace out/trace.json
 build/planner/planner search "$MODEL" "$DEVICES" --reward real --iterations 10 \
   -o out/placement.yaml --csv out/curve.csv --svg out/search.svg --export-graphdef out/placed.pb
-build/planner/planner zoo rnnlm -o out/rnnlm.pb
-build/planner/planner search out/rnnlm.pb configs/k40-paper-2gpu.yaml --budget 60s --refine 30s \
-  -o out/rnnlm-placement.yaml --csv out/rnnlm-curve.csv --svg out/rnnlm-search.svg
+build/planner/planner zoo nmt --layers 2 -o out/nmt2.pb
+build/planner/planner search out/nmt2.pb configs/k40-paper-2gpu.yaml --budget 60s --refine 30s \
+  -o out/nmt2-placement.yaml --csv out/nmt2-curve.csv --svg out/nmt2-search.svg
