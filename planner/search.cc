@@ -78,6 +78,19 @@ bool Search::Offer(const std::string& method, const std::vector<int>& device_of_
 }
 
 SearchIteration Search::Step(const RewardSource& reward) {
+  try {
+    return StepOrThrow(reward);
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
+    SearchIteration it;
+    it.status =
+        graph::Internal("policy update " + std::to_string(impl_->iteration + 1) + ": " + what);
+    return it;
+  }
+}
+
+SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   Impl& s = *impl_;
   const auto start = std::chrono::steady_clock::now();
   const int k = s.o.placer_samples;

@@ -29,6 +29,9 @@
 namespace planner {
 
 struct SearchIteration {
+  // ok, or a failure of the policy itself (LibTorch refused an update, e.g. on
+  // non-finite values): the search cannot go on, and the rest is unset.
+  graph::Status status;
   int iteration = 0;                         // policy updates done, this one included
   std::vector<std::vector<int>> placements;  // [k][forward node] -> device
   std::vector<Evaluation> evaluations;       // [k]
@@ -77,6 +80,7 @@ class Search {
  private:
   struct Impl;
   explicit Search(std::unique_ptr<Impl> impl);
+  SearchIteration StepOrThrow(const RewardSource& reward);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -307,6 +307,7 @@ int SearchCommand(int argc, char** argv) {
     if (iterations && search.iterations() >= *iterations) break;
     if (budget_s && search.elapsed_s() >= *budget_s) break;
     SearchIteration it = search.Step(**reward);
+    if (failure = it.status; !failure.ok()) break;
     double sum = 0, min = 0;
     int ran = 0;
     for (const Evaluation& e : it.evaluations) {
