@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <unordered_map>
 
 namespace planner {
@@ -41,11 +40,6 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
   }
 
   RefineResult r{start, start_s, static_cast<int>(units.size())};
-  const int threads =
-      reward.concurrent()
-          ? std::max(1, std::min<int>(num_devices - 1,
-                                      static_cast<int>(std::thread::hardware_concurrency())))
-          : 1;
   bool improved = true;
   while (improved && elapsed() < options.budget_s && !(stop && *stop)) {
     improved = false;
@@ -59,23 +53,11 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
         for (graph::NodeId id : unit) all_there &= r.device_of_node[id] == d;
         if (!all_there) targets.push_back(d);
       }
-      std::vector<Evaluation> results(targets.size());
-      auto evaluate = [&](size_t j) {
-        std::vector<int> candidate = r.device_of_node;
-        for (graph::NodeId id : unit) candidate[id] = targets[j];
-        results[j] = reward.Evaluate(candidate);
-      };
-      if (threads > 1 && targets.size() > 1) {
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t) {
-          pool.emplace_back([&, t] {
-            for (size_t j = t; j < targets.size(); j += threads) evaluate(j);
-          });
-        }
-        for (std::thread& th : pool) th.join();
-      } else {
-        for (size_t j = 0; j < targets.size(); ++j) evaluate(j);
+      std::vector<std::vector<int>> candidates(targets.size(), r.device_of_node);
+      for (size_t j = 0; j < targets.size(); ++j) {
+        for (graph::NodeId id : unit) candidates[j][id] = targets[j];
       }
+      const std::vector<Evaluation> results = EvaluateAll(reward, candidates);
       r.evaluated += static_cast<int>(targets.size());
       int best = -1;
       for (size_t j = 0; j < targets.size(); ++j) {
@@ -85,7 +67,7 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
         }
       }
       if (best >= 0) {
-        for (graph::NodeId id : unit) r.device_of_node[id] = targets[best];
+        r.device_of_node = std::move(candidates[best]);
         r.step_s = results[best].step_s;
         ++r.kept;
         improved = true;

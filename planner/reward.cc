@@ -1,10 +1,35 @@
 #include "planner/reward.h"
 
+#include <algorithm>
+#include <thread>
+
 namespace planner {
 
 // Backends, in sibling files.
 graph::Result<std::unique_ptr<RewardSource>> MakeSimReward(const RewardContext& context);
 graph::Result<std::unique_ptr<RewardSource>> MakeRealReward(const RewardContext& context);
+
+std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
+                                    const std::vector<std::vector<int>>& placements) {
+  const int n = static_cast<int>(placements.size());
+  std::vector<Evaluation> results(n);
+  const int threads =
+      reward.concurrent()
+          ? std::min<int>(n, std::max(1, static_cast<int>(std::thread::hardware_concurrency())))
+          : 1;
+  if (threads <= 1) {
+    for (int j = 0; j < n; ++j) results[j] = reward.Evaluate(placements[j]);
+    return results;
+  }
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (int j = t; j < n; j += threads) results[j] = reward.Evaluate(placements[j]);
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  return results;
+}
 
 graph::Result<std::unique_ptr<RewardSource>> MakeRewardSource(const std::string& name,
                                                               const RewardContext& context) {

@@ -61,6 +61,11 @@ struct RewardContext {
   int steps = 5;                              // real: timed steps per placement
 };
 
+// Evaluates each placement, on as many threads as there are cores (at most one
+// per placement) when the source is concurrent, else one after another.
+std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
+                                    const std::vector<std::vector<int>>& placements);
+
 // "sim" or "real"; an unknown name, a real source over sim devices, or a graph
 // the source cannot run is a one-line error.
 graph::Result<std::unique_ptr<RewardSource>> MakeRewardSource(const std::string& name,

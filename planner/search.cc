@@ -14,11 +14,21 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <thread>
 
 #include "planner/policy.h"
 
 namespace planner {
+
+namespace {
+
+// The first line of a LibTorch error, without its backtrace.
+std::string TorchMessage(const c10::Error& e) {
+  std::string what = e.what_without_backtrace();
+  if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
+  return what;
+}
+
+}  // namespace
 
 struct Search::Impl {
   Impl(const graph::Graph& forward, int num_devices, const SearchOptions& options, uint64_t seed)
@@ -58,7 +68,7 @@ graph::Result<std::unique_ptr<Search>> Search::Create(const graph::Graph& forwar
     return std::unique_ptr<Search>(
         new Search(std::make_unique<Impl>(forward, num_devices, o, seed)));
   } catch (const c10::Error& e) {
-    return graph::Internal(std::string("policy: ") + e.what_without_backtrace());
+    return graph::Internal("policy: " + TorchMessage(e));
   }
 }
 
@@ -81,11 +91,9 @@ SearchIteration Search::Step(const RewardSource& reward) {
   try {
     return StepOrThrow(reward);
   } catch (const c10::Error& e) {
-    std::string what = e.what_without_backtrace();
-    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
     SearchIteration it;
-    it.status =
-        graph::Internal("policy update " + std::to_string(impl_->iteration + 1) + ": " + what);
+    it.status = graph::Internal("policy update " + std::to_string(impl_->iteration + 1) + ": " +
+                                TorchMessage(e));
     return it;
   }
 }
@@ -98,21 +106,7 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   PolicySample sample = s.policy->Sample(k, noise, s.gen);
 
   SearchIteration it;
-  it.evaluations.resize(k);
-  if (reward.concurrent() && k > 1) {
-    const int threads =
-        std::max(1, std::min<int>(k, static_cast<int>(std::thread::hardware_concurrency())));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        for (int j = t; j < k; j += threads)
-          it.evaluations[j] = reward.Evaluate(sample.device_of_op[j]);
-      });
-    }
-    for (std::thread& th : pool) th.join();
-  } else {
-    for (int j = 0; j < k; ++j) it.evaluations[j] = reward.Evaluate(sample.device_of_op[j]);
-  }
+  it.evaluations = EvaluateAll(reward, sample.device_of_op);
 
   std::vector<float> costs(k);
   double mean = 0;
@@ -187,7 +181,7 @@ graph::Status Search::Save(const std::string& path, const SearchIdentity& id) co
     root.save_to(tmp);
   } catch (const c10::Error& e) {
     std::remove(tmp.c_str());
-    return graph::IoError(path + ": cannot write the checkpoint: " + e.what_without_backtrace());
+    return graph::IoError(path + ": cannot write the checkpoint: " + TorchMessage(e));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
@@ -266,9 +260,7 @@ graph::Status Search::Load(const std::string& path, const SearchIdentity& id) {
       s.best = std::move(b);
     }
   } catch (const c10::Error& e) {
-    std::string what = e.what_without_backtrace();
-    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
-    return graph::InvalidArgument(path + ": not a readable search checkpoint: " + what);
+    return graph::InvalidArgument(path + ": not a readable search checkpoint: " + TorchMessage(e));
   }
   return graph::Status::Ok();
 }

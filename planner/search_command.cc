@@ -73,6 +73,27 @@ int Fail(const graph::Status& st) { return ReportError(kName, st); }
 volatile std::sig_atomic_t g_stop = 0;
 extern "C" void OnStopSignal(int) { g_stop = 1; }
 
+// While alive, SIGINT and SIGTERM set g_stop instead of ending the process; the
+// previous handlers come back after, so a signal then ends it.
+class StopOnSignals {
+ public:
+  StopOnSignals() {
+    g_stop = 0;
+    old_int_ = std::signal(SIGINT, OnStopSignal);
+    old_term_ = std::signal(SIGTERM, OnStopSignal);
+  }
+  ~StopOnSignals() {
+    std::signal(SIGINT, old_int_);
+    std::signal(SIGTERM, old_term_);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  void (*old_int_)(int) = nullptr;
+  void (*old_term_)(int) = nullptr;
+};
+
 // Refuses an output path whose directory does not exist or is not writable,
 // before any work is done.
 graph::Status CheckWritable(const std::string& flag, const std::string& path) {
@@ -225,6 +246,16 @@ int SearchCommand(int argc, char** argv) {
     return p;
   };
 
+  auto export_graphdef = [&](const std::vector<int>& device_of_node) -> graph::Status {
+    if (!args->Has("--export-graphdef")) return graph::Status::Ok();
+    graph::GraphDefWriteOptions w;
+    for (int d : device_of_node) w.devices.push_back(c.devices[d].TfDeviceString());
+    GRAPH_RETURN_IF_ERROR(graph::WriteFileAtomic(args->Get("--export-graphdef"),
+                                                 graph::SerializeGraphDef(forward, w)));
+    std::printf("graphdef: %s\n", args->Get("--export-graphdef").c_str());
+    return graph::Status::Ok();
+  };
+
   // One device: nothing to choose.
   if (num_devices == 1) {
     std::vector<int> all(forward.size(), 0);
@@ -240,13 +271,7 @@ int SearchCommand(int argc, char** argv) {
       if (graph::Status st = WritePlacement(out_path, p); !st.ok()) return Fail(st);
       std::printf("placement: %s\n", out_path.c_str());
     }
-    if (args->Has("--export-graphdef")) {
-      graph::GraphDefWriteOptions w;
-      w.devices.assign(forward.size(), c.devices[0].TfDeviceString());
-      graph::Status st = graph::WriteFileAtomic(args->Get("--export-graphdef"),
-                                                graph::SerializeGraphDef(forward, w));
-      if (!st.ok()) return Fail(st);
-    }
+    if (graph::Status st = export_graphdef(all); !st.ok()) return Fail(st);
     return 0;
   }
 
@@ -295,9 +320,8 @@ int SearchCommand(int argc, char** argv) {
              "rate\n";
   }
 
-  g_stop = 0;
-  auto old_int = std::signal(SIGINT, OnStopSignal);
-  auto old_term = std::signal(SIGTERM, OnStopSignal);
+  // Through the search and the hill climb.
+  std::optional<StopOnSignals> stop_on_signals(std::in_place);
   using Clock = std::chrono::steady_clock;
   auto last_print = Clock::now() - std::chrono::seconds(10);
   auto last_checkpoint = Clock::now();
@@ -355,8 +379,6 @@ int SearchCommand(int argc, char** argv) {
       last_checkpoint = now;
     }
   }
-  std::signal(SIGINT, old_int);
-  std::signal(SIGTERM, old_term);
   if (g_stop)
     std::printf("stopped by a signal after %d updates; files are complete\n", search.iterations());
   if (!failure.ok()) return Fail(failure);
@@ -375,12 +397,8 @@ int SearchCommand(int argc, char** argv) {
   std::printf("policy search: best %s (%s) after %d updates, %.1f s\n", Ms(best.step_s).c_str(),
               best.method.c_str(), search.iterations(), search.elapsed_s());
   if (reward_name == "sim" && refine_s > 0 && !g_stop) {
-    std::signal(SIGINT, OnStopSignal);
-    std::signal(SIGTERM, OnStopSignal);
     RefineResult r = Refine(forward, num_devices, **reward, best.device_of_node, best.step_s,
                             RefineOptions{refine_s}, &g_stop);
-    std::signal(SIGINT, old_int);
-    std::signal(SIGTERM, old_term);
     std::printf("refine: %d name scopes, %d moves tried, %d kept in %d sweeps, %.1f s: %s -> %s\n",
                 r.units, r.evaluated, r.kept, r.sweeps, r.seconds, Ms(best.step_s).c_str(),
                 Ms(r.step_s).c_str());
@@ -394,6 +412,7 @@ int SearchCommand(int argc, char** argv) {
       }
     }
   }
+  stop_on_signals.reset();
   // The best of many noisy measurements is biased low (it is the luckiest), so
   // with real rewards the found placement and the best baseline are measured
   // again, interleaved, and the faster of the two by median is the result.
@@ -465,16 +484,7 @@ int SearchCommand(int argc, char** argv) {
       }
     }
   }
-  if (args->Has("--export-graphdef")) {
-    graph::GraphDefWriteOptions w;
-    for (graph::NodeId i = 0; i < forward.size(); ++i) {
-      w.devices.push_back(c.devices[best.device_of_node[i]].TfDeviceString());
-    }
-    graph::Status st = graph::WriteFileAtomic(args->Get("--export-graphdef"),
-                                              graph::SerializeGraphDef(forward, w));
-    if (!st.ok()) return Fail(st);
-    std::printf("graphdef: %s\n", args->Get("--export-graphdef").c_str());
-  }
+  if (graph::Status st = export_graphdef(best.device_of_node); !st.ok()) return Fail(st);
   if (args->Has("--svg")) {
     const std::string title = model_path + " on " + devices_path + ": " + best.method + " " +
                               Ms(best.step_s) + " (" + reward_name + ")";
