@@ -179,16 +179,13 @@ std::vector<int> DeviceOfNode(const Placement& p, const graph::Graph& g,
   return out;
 }
 
-std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph::Graph& forward,
-                                      const std::vector<int>& forward_device) {
-  assert(static_cast<int>(forward_device.size()) == forward.size());
-  std::vector<int> out(training.size(), -1);
-  for (graph::NodeId id = 0; id < training.size(); ++id) {
-    graph::NodeId f = forward.Find(training.node(id).name);
-    if (f >= 0) out[id] = forward_device[f];
-  }
+std::vector<graph::NodeId> ForwardSourceOfNode(const graph::Graph& training,
+                                               const graph::Graph& forward) {
+  std::vector<graph::NodeId> out(training.size(), -1);
+  for (graph::NodeId id = 0; id < training.size(); ++id)
+    out[id] = forward.Find(training.node(id).name);
   // Colocation names a node of the training graph, itself perhaps colocated.
-  std::function<int(graph::NodeId, int)> colocated = [&](graph::NodeId id, int depth) {
+  std::function<graph::NodeId(graph::NodeId, int)> colocated = [&](graph::NodeId id, int depth) {
     if (out[id] >= 0 || depth > 8) return out[id];
     for (const std::string& name : training.node(id).colocation) {
       graph::NodeId target = training.Find(name);
@@ -196,7 +193,7 @@ std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph:
         return out[id] = out[target];
       }
     }
-    return -1;
+    return graph::NodeId{-1};
   };
   for (graph::NodeId id = 0; id < training.size(); ++id) colocated(id, 0);
   const std::vector<graph::NodeId>& topo = training.topological_order();
@@ -222,8 +219,22 @@ std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph:
       }
     }
   }
-  for (int& d : out) d = std::max(d, 0);
   return out;
+}
+
+std::vector<int> DeviceOfSources(const std::vector<graph::NodeId>& source,
+                                 const std::vector<int>& forward_device) {
+  std::vector<int> out(source.size(), 0);
+  for (size_t id = 0; id < source.size(); ++id) {
+    if (source[id] >= 0) out[id] = forward_device[source[id]];
+  }
+  return out;
+}
+
+std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph::Graph& forward,
+                                      const std::vector<int>& forward_device) {
+  assert(static_cast<int>(forward_device.size()) == forward.size());
+  return DeviceOfSources(ForwardSourceOfNode(training, forward), forward_device);
 }
 
 graph::Status WritePlacement(const std::string& path, const Placement& p) {

@@ -60,6 +60,14 @@ std::vector<int> DeviceOfNode(const Placement& p, const graph::Graph& g, const c
 std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph::Graph& forward,
                                       const std::vector<int>& forward_device);
 
+// The same in two halves, for callers that extend many placements: which
+// forward node each training node takes its device from (-1: device 0), which
+// depends on the graphs only; and the devices that gives for one placement.
+std::vector<graph::NodeId> ForwardSourceOfNode(const graph::Graph& training,
+                                               const graph::Graph& forward);
+std::vector<int> DeviceOfSources(const std::vector<graph::NodeId>& source,
+                                 const std::vector<int>& forward_device);
+
 // Writes atomically, ops in graph order.
 graph::Status WritePlacement(const std::string& path, const Placement& p);
 

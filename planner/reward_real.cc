@@ -13,7 +13,9 @@ namespace {
 class RealReward : public RewardSource {
  public:
   explicit RealReward(const RewardContext& c)
-      : c_(c), executed_(runtime::RewriteForExecution(c.training->graph)) {}
+      : c_(c),
+        executed_(runtime::RewriteForExecution(c.training->graph)),
+        source_(ForwardSourceOfNode(c.training->graph, *c.forward)) {}
   const char* name() const override { return "real"; }
   bool concurrent() const override { return false; }
   const graph::Graph& executed_graph() const override { return executed_; }
@@ -25,8 +27,7 @@ class RealReward : public RewardSource {
   Evaluation Timeline(const std::vector<int>& forward_device,
                       runtime::StepStats* stats) const override {
     const graph::Graph& g = c_.training->graph;
-    auto ex = runtime::Executor::Create(g, *c_.cluster,
-                                        TrainingDeviceOfNode(g, *c_.forward, forward_device));
+    auto ex = runtime::Executor::Create(g, *c_.cluster, DeviceOfSources(source_, forward_device));
     if (!ex.ok()) return {ex.status()};
     runtime::MeasureOptions o;
     o.warmup = c_.warmup;
@@ -39,7 +40,8 @@ class RealReward : public RewardSource {
 
  private:
   RewardContext c_;
-  graph::Graph executed_;  // as the executor rewrites it (node ids kept), for timelines
+  graph::Graph executed_;              // as the executor rewrites it (node ids kept), for timelines
+  std::vector<graph::NodeId> source_;  // ForwardSourceOfNode, once
 };
 
 }  // namespace

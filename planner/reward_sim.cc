@@ -10,7 +10,10 @@ namespace {
 class SimReward : public RewardSource {
  public:
   SimReward(const RewardContext& c, runtime::Simulator sim)
-      : c_(c), sim_(std::move(sim)), loss_(sim_.graph().Find(c.training->loss)) {}
+      : c_(c),
+        sim_(std::move(sim)),
+        loss_(sim_.graph().Find(c.training->loss)),
+        source_(ForwardSourceOfNode(c.training->graph, *c.forward)) {}
   const char* name() const override { return "sim"; }
   bool concurrent() const override { return true; }
   const graph::Graph& executed_graph() const override { return sim_.graph(); }
@@ -21,8 +24,7 @@ class SimReward : public RewardSource {
 
   Evaluation Timeline(const std::vector<int>& forward_device,
                       runtime::StepStats* stats) const override {
-    runtime::SimResult r =
-        sim_.Run(TrainingDeviceOfNode(c_.training->graph, *c_.forward, forward_device), loss_);
+    runtime::SimResult r = sim_.Run(DeviceOfSources(source_, forward_device), loss_);
     Evaluation e{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops};
     if (stats) *stats = std::move(r.step);
     return e;
@@ -32,6 +34,7 @@ class SimReward : public RewardSource {
   RewardContext c_;
   runtime::Simulator sim_;
   graph::NodeId loss_;
+  std::vector<graph::NodeId> source_;  // ForwardSourceOfNode, once
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <cstdio>
 
 #include "planner/policy.h"
+#include "runtime/threads.h"
 
 namespace planner {
 
@@ -64,7 +65,7 @@ graph::Result<std::unique_ptr<Search>> Search::Create(const graph::Graph& forwar
   if (num_devices < 1) return graph::InvalidArgument("a search needs at least one device");
   if (forward.size() == 0) return graph::InvalidArgument("the model has no ops to place");
   try {
-    at::set_num_threads(o.threads);
+    runtime::SetKernelThreads(o.threads);
     return std::unique_ptr<Search>(
         new Search(std::make_unique<Impl>(forward, num_devices, o, seed)));
   } catch (const c10::Error& e) {

@@ -35,7 +35,7 @@ struct SearchOptions {
   double failing_step_s = 100.0;  // TF failing_signal: the step time charged to a failed placement
   double logit_noise = 0.5;     // TF: std of noise on the Placer's logits (x their mean |logit|)...
   int logit_noise_until = 750;  // ...for the first updates (TF stop_noise_step)
-  int threads = 1;              // intra-op threads of the policy's LibTorch calls
+  int threads = 1;              // threads of the policy's LibTorch calls (ATen and OpenBLAS pools)
 };
 
 // Parses a search config (YAML map of the fields above); unknown keys and values

@@ -1,9 +1,7 @@
 #include "runtime/executor.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
-#include <dlfcn.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +10,7 @@
 #include "runtime/kernel.h"
 #include "runtime/reference_executor.h"
 #include "runtime/rewrite.h"
+#include "runtime/threads.h"
 
 namespace runtime {
 
@@ -90,15 +89,10 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
         "the placement puts ops on simulated devices, which have no kernels (" + list + "; first " +
         first + "): measure on cpu or cuda devices, or simulate instead");
   }
-  // Kernels run single-threaded inside a device's workers (see device.h). Both
-  // ATen's intra-op pool and OpenBLAS's own pool (Debian's libopenblas0-pthread,
-  // behind LibTorch's matrix products) are process-wide: left at several threads,
-  // every device's matmuls would share and fight over them.
-  at::set_num_threads(1);
-  using SetThreads = void (*)(int);
-  if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
-    fn(1);
-  }
+  // Kernels run single-threaded inside a device's workers (see device.h); the
+  // process-wide pools left at several threads would be shared and fought over
+  // by every device's matmuls.
+  SetKernelThreads(1);
   for (size_t d = 0; d < cluster.devices.size(); ++d) {
     if (!used[d]) {
       ex->devices_.emplace_back();

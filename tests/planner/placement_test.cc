@@ -194,5 +194,28 @@ TEST(TrainingPlacementTest, ForwardOpsKeepTheirDeviceAndAddedOpsFollowWhatTheyBe
   }
 }
 
+TEST(TrainingPlacementTest, SourcesNameTheForwardOpEachNodeFollowsWhateverThePlacement) {
+  graph::Graph fwd = TwoOutputs();
+  auto t = graph::BuildTrainingGraph(fwd, {"momentum", 0.1f, 0.9f, ""});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const graph::Graph& g = t->graph;
+  const std::vector<graph::NodeId> source = ForwardSourceOfNode(g, fwd);
+  ASSERT_EQ(static_cast<int>(source.size()), g.size());
+  for (graph::NodeId id = 0; id < fwd.size(); ++id) {
+    EXPECT_EQ(source[g.Find(fwd.node(id).name)], id) << fwd.node(id).name;
+  }
+  // One table serves every placement: each forward op alone on device 1
+  // moves exactly the training nodes whose source it is.
+  for (graph::NodeId moved = 0; moved < fwd.size(); ++moved) {
+    std::vector<int> fwd_dev(fwd.size(), 0);
+    fwd_dev[moved] = 1;
+    const std::vector<int> d = DeviceOfSources(source, fwd_dev);
+    EXPECT_EQ(d, TrainingDeviceOfNode(g, fwd, fwd_dev)) << fwd.node(moved).name;
+    for (graph::NodeId id = 0; id < g.size(); ++id) {
+      EXPECT_EQ(d[id], source[id] == moved ? 1 : 0) << g.node(id).name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace planner
