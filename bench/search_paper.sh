@@ -5,12 +5,16 @@
 # result after the hill climb (--refine 60s) and its improvement over the best
 # baseline, the paper's improvement, and the search time at which the result
 # was found.
-#   bench/search_paper.sh [BUDGET] [OUTDIR]     (default 15m, build/search_paper)
+#   bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG]
+# (defaults 15m, build/search_paper, and the compiled search settings; CONFIG is
+# a search config such as configs/search-warm.yaml)
 # Run from the repository root after scripts/build.sh. Logs, placements, curves
 # (CSV) and pictures (SVG) are left in OUTDIR.
 set -euo pipefail
 budget=${1:-15m}
 out=${2:-build/search_paper}
+config=()
+if [[ -n "${3:-}" ]]; then config=(--config "$3"); fi
 planner=${PLANNER:-build/planner/planner}
 mkdir -p "$out"
 # name | zoo arguments | GPUs | the paper's improvement over the best baseline
@@ -31,7 +35,7 @@ for row in "${rows[@]}"; do
   "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
   log="$out/$name.log"
   "$planner" search "$out/$name.pb" "configs/k40-paper-${gpus}gpu.yaml" --budget "$budget" \
-    --seed 1 -o "$out/$name.yaml" --csv "$out/$name.csv" --svg "$out/$name.svg" >"$log"
+    "${config[@]}" --seed 1 -o "$out/$name.yaml" --csv "$out/$name.csv" --svg "$out/$name.svg" >"$log"
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4" "$5)}' "$log")
   expert=$(awk '$1=="expert"{print ($2=="out" ? "OOM" : $2" "$3)}' "$log")
   policy=$(awk '/^policy search:/{print $4" "$5" "$6}' "$log")

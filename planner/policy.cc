@@ -6,7 +6,9 @@
 #include <torch/utils.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "graph/cost.h"
@@ -16,6 +18,85 @@ namespace planner {
 namespace {
 constexpr int kShapeDims = 4;
 constexpr int kOwnFeatures = kShapeDims + 5;  // shape, bytes, flops, position, in/out degree
+constexpr int kScopeVocabulary = 128;         // most frequent scopes, then one "other" id
+constexpr int kScopeNumbers = 3;              // indices read from the first 3 scope components
+
+// The name scopes of the ops, after the prefix every op shares (a TF.js graph
+// wraps all in one scope). Each op gets the ids of its depth-1 and depth-2
+// scopes ("decoder", "decoder/cell_1"; 0: none or rare) and the trailing
+// integers of its first scope components ("cell_1", "t_5"), each divided by
+// its largest value in the graph, so that layers and time steps are visible.
+struct Scopes {
+  std::vector<int64_t> depth1, depth2;
+  std::vector<float> numbers;  // [ops * kScopeNumbers]
+  int vocabulary = 1;
+};
+
+std::vector<std::string> ScopeOf(const std::string& name) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t slash; (slash = name.find('/', start)) != std::string::npos; start = slash + 1) {
+    parts.push_back(name.substr(start, slash - start));
+  }
+  return parts;  // the last component is the op's own name, not a scope
+}
+
+float TrailingNumber(const std::string& part) {
+  size_t i = part.size();
+  while (i > 0 && std::isdigit(static_cast<unsigned char>(part[i - 1]))) --i;
+  if (i == part.size() || (i > 0 && part[i - 1] != '_')) return 0.0f;
+  return static_cast<float>(std::atof(part.c_str() + i));
+}
+
+Scopes ReadScopes(const graph::Graph& g) {
+  const int ops = g.size();
+  std::vector<std::vector<std::string>> scope(ops);
+  for (graph::NodeId i = 0; i < ops; ++i) scope[i] = ScopeOf(g.node(i).name);
+  size_t common = ops > 0 ? scope[0].size() : 0;
+  for (graph::NodeId i = 1; i < ops; ++i) {
+    size_t k = 0;
+    while (k < common && k < scope[i].size() && scope[i][k] == scope[0][k]) ++k;
+    common = k;
+  }
+  Scopes s;
+  std::vector<std::string> key1(ops), key2(ops);
+  std::map<std::string, int> count;
+  s.numbers.assign(static_cast<size_t>(ops) * kScopeNumbers, 0.0f);
+  std::vector<float> largest(kScopeNumbers, 0.0f);
+  for (graph::NodeId i = 0; i < ops; ++i) {
+    const std::vector<std::string>& p = scope[i];
+    if (p.size() > common) key1[i] = p[common];
+    if (p.size() > common + 1) key2[i] = p[common] + "/" + p[common + 1];
+    if (!key1[i].empty()) ++count[key1[i]];
+    if (!key2[i].empty()) ++count[key2[i]];
+    for (int d = 0; d < kScopeNumbers && common + d < p.size(); ++d) {
+      float v = TrailingNumber(p[common + d]);
+      s.numbers[static_cast<size_t>(i) * kScopeNumbers + d] = v;
+      largest[d] = std::max(largest[d], v);
+    }
+  }
+  for (size_t j = 0; j < s.numbers.size(); ++j) {
+    if (largest[j % kScopeNumbers] > 0) s.numbers[j] /= largest[j % kScopeNumbers];
+  }
+  std::vector<std::pair<int, std::string>> ranked;
+  for (const auto& kv : count) ranked.emplace_back(-kv.second, kv.first);
+  std::sort(ranked.begin(), ranked.end());
+  std::map<std::string, int64_t> id;
+  for (const auto& r : ranked) {
+    if (static_cast<int>(id.size()) + 1 >= kScopeVocabulary) break;
+    id.emplace(r.second, static_cast<int64_t>(id.size()) + 1);
+  }
+  s.vocabulary = static_cast<int>(id.size()) + 1;
+  s.depth1.resize(ops);
+  s.depth2.resize(ops);
+  for (graph::NodeId i = 0; i < ops; ++i) {
+    auto a = id.find(key1[i]), b = id.find(key2[i]);
+    s.depth1[i] = a == id.end() ? 0 : a->second;
+    s.depth2[i] = b == id.end() ? 0 : b->second;
+  }
+  return s;
+}
+
 }  // namespace
 
 HierarchicalPolicyImpl::HierarchicalPolicyImpl(const graph::Graph& g, int num_devices,
@@ -81,6 +162,39 @@ HierarchicalPolicyImpl::HierarchicalPolicyImpl(const graph::Graph& g, int num_de
   features_ = at::cat({at::tensor(own, f32).view({ops_, kOwnFeatures}),
                        at::tensor(mean_in, f32).view({ops_, kOwnFeatures})},
                       1);
+  int grouper_in = o.type_embedding + 2 * kOwnFeatures;
+  int group_features = types_ + 3;
+  if (o.scope_embedding > 0) {
+    Scopes sc = ReadScopes(g);
+    scopes_ = sc.vocabulary;
+    scope1_ = at::tensor(sc.depth1, i64);
+    scope2_ = at::tensor(sc.depth2, i64);
+    features_ = at::cat({features_, at::tensor(sc.numbers, f32).view({ops_, kScopeNumbers})}, 1);
+    scope_hot_ = (at::one_hot(scope1_, scopes_) + at::one_hot(scope2_, scopes_)).to(at::kFloat);
+    scope_embedding_ =
+        register_module("scope_embedding", torch::nn::Embedding(scopes_, o.scope_embedding));
+    grouper_in += kScopeNumbers + 2 * o.scope_embedding;
+    group_features += scopes_;
+  }
+  // Ops in structural order: by the topological position at which their
+  // depth-2 scope first appears, then by their own (a layer's time steps in
+  // order, layer after layer); topological order alone without scopes.
+  {
+    std::vector<int> key(ops_);
+    std::map<int64_t, int> first;
+    std::vector<int64_t> scope2 =
+        o.scope_embedding > 0
+            ? std::vector<int64_t>(scope2_.data_ptr<int64_t>(), scope2_.data_ptr<int64_t>() + ops_)
+            : std::vector<int64_t>(ops_, 0);
+    for (int p = 0; p < ops_; ++p) {
+      const int i = g.topological_order()[p];
+      const int64_t sc = scope2[i];
+      key[i] = sc == 0 ? p : first.emplace(sc, p).first->second;
+    }
+    structure_order_ = g.topological_order();
+    std::stable_sort(structure_order_.begin(), structure_order_.end(),
+                     [&](int a, int b) { return key[a] < key[b]; });
+  }
   sizes_ = at::tensor(sizes, f32).view({ops_, 3});
   edge_src_ = at::tensor(src, i64);
   edge_dst_ = at::tensor(dst, i64);
@@ -88,10 +202,10 @@ HierarchicalPolicyImpl::HierarchicalPolicyImpl(const graph::Graph& g, int num_de
   const int H = o.placer_hidden;
   type_embedding_ =
       register_module("type_embedding", torch::nn::Embedding(types_, o.type_embedding));
-  grouper_hidden_ = register_module(
-      "grouper_hidden", torch::nn::Linear(o.type_embedding + 2 * kOwnFeatures, o.grouper_hidden));
+  grouper_hidden_ =
+      register_module("grouper_hidden", torch::nn::Linear(grouper_in, o.grouper_hidden));
   grouper_out_ = register_module("grouper_out", torch::nn::Linear(o.grouper_hidden, groups_));
-  group_in_ = register_module("group_in", torch::nn::Linear(types_ + 3 + 2 * groups_, H / 2));
+  group_in_ = register_module("group_in", torch::nn::Linear(group_features + 2 * groups_, H / 2));
   encoder_ = register_module(
       "encoder", torch::nn::LSTM(torch::nn::LSTMOptions(H / 2, H / 2).bidirectional(true)));
   device_embedding_ =
@@ -105,26 +219,39 @@ HierarchicalPolicyImpl::HierarchicalPolicyImpl(const graph::Graph& g, int num_de
   device_out_ = register_module("device_out", torch::nn::Linear(2 * H, devices_));
 }
 
+at::Tensor HierarchicalPolicyImpl::GroupEmbeddings(const at::Tensor& groups) {
+  torch::NoGradGuard no_grad;
+  const int G = groups_;
+  at::Tensor hist = at::zeros({G, types_}).index_add_(0, groups, type_hot_);
+  at::Tensor sums = at::zeros({G, 3}).index_add_(0, groups, sizes_);
+  at::Tensor flat = groups.index_select(0, edge_src_) * G + groups.index_select(0, edge_dst_);
+  at::Tensor adj = at::zeros({G * G}).index_add_(0, flat, at::ones({flat.size(0)})).view({G, G});
+  std::vector<at::Tensor> parts = {at::log1p(hist), at::log1p(sums)};
+  if (scopes_ > 0) {
+    parts.push_back(at::log1p(at::zeros({G, scopes_}).index_add_(0, groups, scope_hot_)));
+  }
+  parts.push_back(at::log1p(adj) / 5);
+  parts.push_back(at::log1p(adj.t()) / 5);
+  return at::cat(parts, 1);
+}
+
+at::Tensor HierarchicalPolicyImpl::GrouperInput() {
+  if (scopes_ == 0) return at::cat({type_embedding_(type_ids_), features_}, 1);
+  return at::cat(
+      {type_embedding_(type_ids_), scope_embedding_(scope1_), scope_embedding_(scope2_), features_},
+      1);
+}
+
 PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& gen) {
   const int G = groups_;
   // Grouper: a group per op.
-  at::Tensor x = at::cat({type_embedding_(type_ids_), features_}, 1);
-  at::Tensor group_logp = at::log_softmax(grouper_out_(at::relu(grouper_hidden_(x))), 1);
+  at::Tensor group_logp =
+      at::log_softmax(grouper_out_(at::relu(grouper_hidden_(GrouperInput()))), 1);
   at::Tensor groups =
       at::multinomial(group_logp.detach().exp(), 1, /*replacement=*/true, gen).squeeze(1);
   at::Tensor log_prob_groups = group_logp.gather(1, groups.unsqueeze(1)).sum();
 
-  // Group embeddings from the sampled grouping.
-  at::Tensor embedding;
-  {
-    torch::NoGradGuard no_grad;
-    at::Tensor hist = at::zeros({G, types_}).index_add_(0, groups, type_hot_);
-    at::Tensor sums = at::zeros({G, 3}).index_add_(0, groups, sizes_);
-    at::Tensor flat = groups.index_select(0, edge_src_) * G + groups.index_select(0, edge_dst_);
-    at::Tensor adj = at::zeros({G * G}).index_add_(0, flat, at::ones({flat.size(0)})).view({G, G});
-    embedding =
-        at::cat({at::log1p(hist), at::log1p(sums), at::log1p(adj) / 5, at::log1p(adj.t()) / 5}, 1);
-  }
+  at::Tensor embedding = GroupEmbeddings(groups);
 
   // Placer: encode the groups, decode a device per group with attention.
   const int H = o_.placer_hidden;
@@ -167,6 +294,131 @@ PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& 
     for (int i = 0; i < ops_; ++i) s.device_of_op[j][i] = static_cast<int>(dp[j * G + gp[i]]);
   }
   return s;
+}
+
+std::vector<int> HierarchicalPolicyImpl::GroupsFollowing(const std::vector<int>& device_of_op,
+                                                         std::vector<int>* device_of_group) const {
+  // Each device gets groups in proportion to its ops (largest remainders; one
+  // at least if it has any), and cuts its ops in structural order into them.
+  std::vector<int> count(devices_, 0);
+  for (int d : device_of_op) ++count[d];
+  std::vector<int> share(devices_, 0);
+  int used = 0;
+  std::vector<std::pair<double, int>> remainder;
+  for (int d = 0; d < devices_; ++d) {
+    if (count[d] == 0) continue;
+    const double exact = static_cast<double>(groups_) * count[d] / ops_;
+    share[d] = std::max(1, static_cast<int>(exact));
+    used += share[d];
+    remainder.emplace_back(-(exact - static_cast<int>(exact)), d);
+  }
+  std::sort(remainder.begin(), remainder.end());
+  for (size_t j = 0; used < groups_; j = (j + 1) % remainder.size(), ++used) {
+    ++share[remainder[j].second];
+  }
+  while (used > groups_) {  // more devices with ops than groups, or rounding up
+    const int d = static_cast<int>(std::max_element(share.begin(), share.end()) - share.begin());
+    --share[d];
+    --used;
+  }
+  std::vector<int> first_group(devices_, 0), seen(devices_, 0);
+  device_of_group->assign(groups_, 0);
+  for (int d = 0, next = 0; d < devices_; ++d) {
+    first_group[d] = next;
+    for (int j = 0; j < share[d]; ++j) (*device_of_group)[next + j] = d;
+    next += share[d];
+  }
+  std::vector<int> group_of_op(ops_, 0);
+  for (int i : structure_order_) {
+    const int d = device_of_op[i];
+    const int chunk = std::max(1, share[d]);
+    group_of_op[i] = first_group[d] + std::min(chunk - 1, seen[d]++ * chunk / count[d]);
+  }
+  return group_of_op;
+}
+
+std::vector<int> HierarchicalPolicyImpl::SampleGroups(at::Generator& gen) {
+  torch::NoGradGuard no_grad;
+  at::Tensor p = at::softmax(grouper_out_(at::relu(grouper_hidden_(GrouperInput()))), 1);
+  at::Tensor groups = at::multinomial(p, 1, /*replacement=*/true, gen).squeeze(1).contiguous();
+  const int64_t* g = groups.data_ptr<int64_t>();
+  return std::vector<int>(g, g + ops_);
+}
+
+std::vector<int> HierarchicalPolicyImpl::MajorityDevices(
+    const std::vector<int>& group_of_op, const std::vector<int>& device_of_op) const {
+  std::vector<std::vector<int>> count(groups_, std::vector<int>(devices_, 0));
+  std::vector<int> total(devices_, 0);
+  for (int i = 0; i < ops_; ++i) {
+    ++count[group_of_op[i]][device_of_op[i]];
+    ++total[device_of_op[i]];
+  }
+  const int busiest =
+      static_cast<int>(std::max_element(total.begin(), total.end()) - total.begin());
+  std::vector<int> device(groups_);
+  for (int g = 0; g < groups_; ++g) {
+    const auto top = std::max_element(count[g].begin(), count[g].end());
+    device[g] = *top == 0 ? busiest : static_cast<int>(top - count[g].begin());
+  }
+  return device;
+}
+
+at::Tensor HierarchicalPolicyImpl::GrouperImitationLoss(const std::vector<int>& group_of_op) {
+  at::Tensor groups = at::tensor(std::vector<int64_t>(group_of_op.begin(), group_of_op.end()));
+  at::Tensor group_logp =
+      at::log_softmax(grouper_out_(at::relu(grouper_hidden_(GrouperInput()))), 1);
+  return -group_logp.gather(1, groups.unsqueeze(1)).mean();
+}
+
+at::Tensor HierarchicalPolicyImpl::PlacerImitationLoss(const std::vector<int>& group_of_op,
+                                                       const std::vector<int>& device_of_group) {
+  at::Tensor groups = at::tensor(std::vector<int64_t>(group_of_op.begin(), group_of_op.end()));
+  at::Tensor devices =
+      at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()));
+  const int H = o_.placer_hidden;
+  at::Tensor encoded =
+      std::get<0>(encoder_(at::relu(group_in_(GroupEmbeddings(groups))).unsqueeze(1))).squeeze(1);
+  at::Tensor keys = attend_keys_(encoded);
+  at::Tensor h = at::zeros({1, H}), c = at::zeros({1, H}), context = at::zeros({1, H});
+  at::Tensor previous = at::zeros({1, o_.device_embedding});
+  at::Tensor loss = at::zeros({});
+  for (int step = 0; step < groups_; ++step) {
+    std::tie(h, c) = decoder_(at::cat({previous, context}, 1), std::make_tuple(h, c));
+    at::Tensor score =
+        attend_v_(at::tanh(keys.unsqueeze(0) + attend_query_(h).unsqueeze(1))).squeeze(2);
+    context = at::softmax(score, 1).matmul(encoded);
+    at::Tensor logits = device_out_(at::cat({h, context}, 1));
+    logits = o_.tanh_constant * at::tanh(logits / o_.temperature);
+    at::Tensor target = devices.slice(0, step, step + 1);
+    loss = loss - at::log_softmax(logits, 1).gather(1, target.unsqueeze(1)).sum();
+    previous = device_embedding_(target);
+  }
+  return loss / groups_;
+}
+
+namespace {
+bool IsGrouperParameter(const std::string& name) {
+  for (const char* prefix : {"type_embedding.", "scope_embedding.", "grouper_"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
+std::vector<at::Tensor> HierarchicalPolicyImpl::GrouperParameters() const {
+  std::vector<at::Tensor> p;
+  for (const auto& kv : named_parameters()) {
+    if (IsGrouperParameter(kv.key())) p.push_back(kv.value());
+  }
+  return p;
+}
+
+std::vector<at::Tensor> HierarchicalPolicyImpl::PlacerParameters() const {
+  std::vector<at::Tensor> p;
+  for (const auto& kv : named_parameters()) {
+    if (!IsGrouperParameter(kv.key())) p.push_back(kv.value());
+  }
+  return p;
 }
 
 }  // namespace planner

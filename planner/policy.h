@@ -46,17 +46,48 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   // magnitude (0: none). Gradients flow into log_prob.
   PolicySample Sample(int k, double noise, at::Generator& gen);
 
+  // A grouping that follows `device_of_op` (every group on one device; each
+  // device's ops cut in structural order, scope by scope, into groups in
+  // proportion to their number), and each group's device.
+  std::vector<int> GroupsFollowing(const std::vector<int>& device_of_op,
+                                   std::vector<int>* device_of_group) const;
+
+  // Cross-entropies against a given grouping and device per group, for warm
+  // starts: the Grouper's, the mean over ops of -log p(group); the Placer's,
+  // the mean over groups of -log p(device), fed the given grouping and devices
+  // (teacher forcing). Each has gradients only into its own parameters.
+  at::Tensor GrouperImitationLoss(const std::vector<int>& group_of_op);
+  at::Tensor PlacerImitationLoss(const std::vector<int>& group_of_op,
+                                 const std::vector<int>& device_of_group);
+  // A grouping sampled from the Grouper, without gradients.
+  std::vector<int> SampleGroups(at::Generator& gen);
+  // Each group's device by majority of its ops in `device_of_op` (ties: the
+  // lower device; an empty group: the device with most ops).
+  std::vector<int> MajorityDevices(const std::vector<int>& group_of_op,
+                                   const std::vector<int>& device_of_op) const;
+
+  std::vector<at::Tensor> GrouperParameters() const;
+  std::vector<at::Tensor> PlacerParameters() const;
+
   int num_groups() const { return groups_; }
   int num_devices() const { return devices_; }
 
  private:
+  at::Tensor GrouperInput();
+  at::Tensor GroupEmbeddings(const at::Tensor& groups);  // [G, group features], no gradient
+
   int ops_, groups_, devices_, types_;
+  int scopes_ = 0;                    // scope vocabulary; 0: scope features off
+  std::vector<int> structure_order_;  // ops by first appearance of their scope, then topology
   SearchOptions o_;
   at::Tensor type_ids_;             // [ops] int64
   at::Tensor type_hot_;             // [ops, types] one-hot
   at::Tensor features_;             // [ops, F]
   at::Tensor sizes_;                // [ops, 3]: log bytes, log flops, 1 (for group sums)
   at::Tensor edge_src_, edge_dst_;  // [edges] int64
+  at::Tensor scope1_, scope2_;      // [ops] int64: depth-1 and depth-2 scope ids
+  at::Tensor scope_hot_;            // [ops, scopes]: both ids, one-hot summed
+  torch::nn::Embedding scope_embedding_{nullptr};
   torch::nn::Embedding type_embedding_{nullptr};
   torch::nn::Linear grouper_hidden_{nullptr}, grouper_out_{nullptr};
   torch::nn::Linear group_in_{nullptr};

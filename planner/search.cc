@@ -7,6 +7,7 @@
 // clang-format on
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/optim/adam.h>
+#include <torch/optim/sgd.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 #include <torch/utils.h>
@@ -29,6 +30,17 @@ std::string TorchMessage(const c10::Error& e) {
   return what;
 }
 
+// The policy's optimizer, by SearchOptions::policy_optimizer (validated by the
+// config parser).
+std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const std::string& name,
+                                                       std::vector<at::Tensor> params, double lr) {
+  if (name == "sgd") {
+    return std::make_unique<torch::optim::SGD>(std::move(params), torch::optim::SGDOptions(lr));
+  }
+  TORCH_CHECK(name == "adam", "unknown policy optimizer '", name, "'");
+  return std::make_unique<torch::optim::Adam>(std::move(params), torch::optim::AdamOptions(lr));
+}
+
 }  // namespace
 
 struct Search::Impl {
@@ -36,7 +48,8 @@ struct Search::Impl {
       : o(options),
         num_ops(forward.size()),
         policy((torch::manual_seed(seed), HierarchicalPolicy(forward, num_devices, options))),
-        adam(policy->parameters(), torch::optim::AdamOptions(options.learning_rate)),
+        optimizer(
+            MakeOptimizer(options.policy_optimizer, policy->parameters(), options.learning_rate)),
         gen(at::make_generator<at::CPUGeneratorImpl>(seed)) {}
 
   double LearningRate() const {
@@ -51,7 +64,7 @@ struct Search::Impl {
   SearchOptions o;
   int num_ops;
   HierarchicalPolicy policy;
-  torch::optim::Adam adam;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
   at::Generator gen;
   int iteration = 0;
   bool have_baseline = false;
@@ -99,6 +112,57 @@ SearchIteration Search::Step(const RewardSource& reward) {
   }
 }
 
+WarmStartResult Search::WarmStart(const std::vector<int>& device_of_node) {
+  try {
+    return WarmStartOrThrow(device_of_node);
+  } catch (const c10::Error& e) {
+    WarmStartResult r;
+    r.status = graph::Internal("policy warm start: " + TorchMessage(e));
+    return r;
+  }
+}
+
+WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node) {
+  Impl& s = *impl_;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<int> device_of_group;
+  const std::vector<int> groups = s.policy->GroupsFollowing(device_of_node, &device_of_group);
+  // Each network with its own Adam and rate: the Placer's wide layers saturate
+  // the tanh of its logits at rates the small Grouper needs (docs/search.md).
+  auto fit = [&](std::vector<at::Tensor> params, double lr, const auto& loss_of, int* steps,
+                 double* loss) {
+    torch::optim::Adam adam(params, torch::optim::AdamOptions(lr));
+    while (true) {
+      at::Tensor loss_t = loss_of();
+      *loss = loss_t.item<double>();
+      if (*loss < s.o.warm_start_loss || *steps >= s.o.warm_start_steps) break;
+      adam.zero_grad();
+      loss_t.backward();
+      torch::nn::utils::clip_grad_norm_(params, s.o.grad_clip);
+      adam.step();
+      ++*steps;
+    }
+  };
+  WarmStartResult r;
+  fit(
+      s.policy->GrouperParameters(), s.o.warm_start_grouper_lr,
+      [&] { return s.policy->GrouperImitationLoss(groups); }, &r.grouper_steps, &r.grouper_loss);
+  // The Placer learns on groupings the trained Grouper samples, a fresh one per
+  // step, to place each group where most of its ops go: fitted to the ideal
+  // grouping alone, it misplaced whole groups when a sample moved a few ops.
+  fit(
+      s.policy->PlacerParameters(), s.o.warm_start_placer_lr,
+      [&] {
+        const std::vector<int> sampled = s.policy->SampleGroups(s.gen);
+        return s.policy->PlacerImitationLoss(sampled,
+                                             s.policy->MajorityDevices(sampled, device_of_node));
+      },
+      &r.placer_steps, &r.placer_loss);
+  s.policy->zero_grad();
+  s.elapsed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
 SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   Impl& s = *impl_;
   const auto start = std::chrono::steady_clock::now();
@@ -121,13 +185,11 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   at::Tensor advantage = at::tensor(costs) - static_cast<float>(s.baseline);
   at::Tensor loss = (advantage * sample.log_prob).mean();
   const double lr = s.LearningRate();
-  for (auto& group : s.adam.param_groups()) {
-    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-  }
-  s.adam.zero_grad();
+  for (auto& group : s.optimizer->param_groups()) group.options().set_lr(lr);
+  s.optimizer->zero_grad();
   loss.backward();
-  torch::nn::utils::clip_grad_norm_(s.policy->parameters(), s.o.grad_clip);
-  s.adam.step();
+  const double grad_norm = torch::nn::utils::clip_grad_norm_(s.policy->parameters(), s.o.grad_clip);
+  s.optimizer->step();
   s.baseline = s.o.baseline_decay * s.baseline + (1 - s.o.baseline_decay) * mean;
   ++s.iteration;
   s.elapsed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -136,6 +198,7 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   it.mean_cost = mean;
   it.baseline = s.baseline;
   it.learning_rate = lr;
+  it.grad_norm = grad_norm;
   for (int j = 0; j < k; ++j) {
     if (Offer("search", sample.device_of_op[j], it.evaluations[j], s.iteration)) it.improved = true;
   }
@@ -155,11 +218,12 @@ graph::Status Search::Save(const std::string& path, const SearchIdentity& id) co
   const Impl& s = *impl_;
   const std::string tmp = path + ".tmp";
   try {
-    torch::serialize::OutputArchive root, policy, adam;
+    torch::serialize::OutputArchive root, policy, optimizer;
     s.policy->save(policy);
-    s.adam.save(adam);
+    s.optimizer->save(optimizer);
     root.write("policy", policy);
-    root.write("adam", adam);
+    root.write("policy_optimizer", c10::IValue(s.o.policy_optimizer));
+    root.write("optimizer", optimizer);
     root.write("model_digest", c10::IValue(id.model_digest));
     root.write("devices_digest", c10::IValue(id.devices_digest));
     root.write("reward", c10::IValue(id.reward));
@@ -222,11 +286,18 @@ graph::Status Search::Load(const std::string& path, const SearchIdentity& id) {
       return mismatch("policy shape", std::to_string(groups) + " groups",
                       std::to_string(s.policy->num_groups()) + " (see --config)");
     }
-    torch::serialize::InputArchive policy, adam;
+    // Checkpoints from before the policy_optimizer option hold Adam's state
+    // under "adam".
+    const bool named = root.try_read("policy_optimizer", v);
+    const std::string kind = named ? v.toStringRef() : "adam";
+    if (kind != s.o.policy_optimizer) {
+      return mismatch("policy optimizer", kind, s.o.policy_optimizer + " (see --config)");
+    }
+    torch::serialize::InputArchive policy, optimizer;
     root.read("policy", policy);
-    root.read("adam", adam);
+    root.read(named ? "optimizer" : "adam", optimizer);
     s.policy->load(policy);
-    s.adam.load(adam);
+    s.optimizer->load(optimizer);
     s.iteration = static_cast<int>(integer("iteration"));
     root.read("have_baseline", v);
     s.have_baseline = v.toBool();

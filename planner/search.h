@@ -38,6 +38,7 @@ struct SearchIteration {
   double mean_cost = 0;                      // mean sqrt(seconds) of the k placements
   double baseline = 0;                       // the moving average after this update
   double learning_rate = 0;
+  double grad_norm = 0;   // the gradient's global L2 norm before clipping
   bool improved = false;  // a sample beat the best so far
 };
 
@@ -56,6 +57,12 @@ struct SearchIdentity {
   std::string reward;  // "sim" or "real"
 };
 
+struct WarmStartResult {
+  graph::Status status;  // ok, or LibTorch refused a step (the search cannot go on)
+  int grouper_steps = 0, placer_steps = 0;   // Adam steps taken
+  double grouper_loss = 0, placer_loss = 0;  // the last cross-entropies, nats per decision
+};
+
 class Search {
  public:
   // `forward` has shapes inferred; placements index `num_devices` devices.
@@ -64,6 +71,14 @@ class Search {
   ~Search();
 
   SearchIteration Step(const RewardSource& reward);
+
+  // Trains the policy by cross-entropy to propose `device_of_node` (a grouping
+  // that follows it, HierarchicalPolicy::GroupsFollowing, and its devices),
+  // the Grouper and the Placer each for SearchOptions::warm_start_steps at most,
+  // stopping once its loss is below warm_start_loss. REINFORCE then explores
+  // around that placement. Its time
+  // counts in elapsed_s(); a checkpoint keeps its effect.
+  WarmStartResult WarmStart(const std::vector<int>& device_of_node);
 
   // Keeps `device_of_node` as the best if it is faster than the best so far.
   bool Offer(const std::string& method, const std::vector<int>& device_of_node, const Evaluation& e,
@@ -81,6 +96,7 @@ class Search {
   struct Impl;
   explicit Search(std::unique_ptr<Impl> impl);
   SearchIteration StepOrThrow(const RewardSource& reward);
+  WarmStartResult WarmStartOrThrow(const std::vector<int>& device_of_node);
   std::unique_ptr<Impl> impl_;
 };
 

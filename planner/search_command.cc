@@ -309,6 +309,16 @@ int SearchCommand(int argc, char** argv) {
   };
   if (graph::Status st = write_best(); !st.ok()) return Fail(st);
 
+  if (!resumed && options.warm_start_steps > 0 && best_baseline_s) {
+    WarmStartResult w = search.WarmStart(best_baseline_devices);
+    if (!w.status.ok()) return Fail(w.status);
+    std::printf(
+        "warm start from %s: cross-entropy %.3f (Grouper, %d steps), %.3f (Placer, %d steps), "
+        "%.1f s\n",
+        best_baseline.c_str(), w.grouper_loss, w.grouper_steps, w.placer_loss, w.placer_steps,
+        search.elapsed_s());
+  }
+
   std::ofstream csv;
   if (args->Has("--csv")) {
     const std::string path = args->Get("--csv");
@@ -317,7 +327,7 @@ int SearchCommand(int argc, char** argv) {
     if (!csv) return Fail(graph::IoError(path + ": cannot write --csv output"));
     if (!append)
       csv << "iteration,elapsed_s,mean_step_s,min_step_s,failed,best_step_s,baseline_cost,learning_"
-             "rate\n";
+             "rate,grad_norm\n";
   }
 
   // Through the search and the hill climb.
@@ -346,8 +356,9 @@ int SearchCommand(int argc, char** argv) {
     curve.push_back({it.iteration, mean, best});
     if (csv.is_open()) {
       char row[256];
-      std::snprintf(row, sizeof row, "%d,%.3f,%.9g,%.9g,%d,%.9g,%.6g,%.6g\n", it.iteration,
-                    search.elapsed_s(), mean, min, failed, best, it.baseline, it.learning_rate);
+      std::snprintf(row, sizeof row, "%d,%.3f,%.9g,%.9g,%d,%.9g,%.6g,%.6g,%.6g\n", it.iteration,
+                    search.elapsed_s(), mean, min, failed, best, it.baseline, it.learning_rate,
+                    it.grad_norm);
       csv << row << std::flush;
     }
     if (it.improved) {

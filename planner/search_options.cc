@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <vector>
 
 #include "graph/file_util.h"
 
@@ -37,11 +38,13 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
       {"placer_hidden", {&o.placer_hidden, 2, 8192}},
       {"attention", {&o.attention, 1, 8192}},
       {"device_embedding", {&o.device_embedding, 1, 1024}},
+      {"scope_embedding", {&o.scope_embedding, 0, 1024}},
       {"grouper_samples", {&o.grouper_samples, 1, 1}},
       {"placer_samples", {&o.placer_samples, 1, 1024}},
       {"lr_decay_every", {&o.lr_decay_every, 1, 1 << 30}},
       {"lr_decay_start", {&o.lr_decay_start, 0, 1 << 30}},
       {"logit_noise_until", {&o.logit_noise_until, 0, 1 << 30}},
+      {"warm_start_steps", {&o.warm_start_steps, 0, 1 << 20}},
       {"threads", {&o.threads, 1, 256}},
   };
   const std::map<std::string, RealField> reals = {
@@ -53,6 +56,16 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
       {"baseline_decay", {&o.baseline_decay, 0, 1}},
       {"failing_step_s", {&o.failing_step_s, 1e-9, 1e9}},
       {"logit_noise", {&o.logit_noise, 0, 1e6}},
+      {"warm_start_grouper_lr", {&o.warm_start_grouper_lr, 1e-12, 10}},
+      {"warm_start_placer_lr", {&o.warm_start_placer_lr, 1e-12, 10}},
+      {"warm_start_loss", {&o.warm_start_loss, 0, 1e6}},
+  };
+  struct NameField {
+    std::string* v;
+    std::vector<std::string> allowed;
+  };
+  const std::map<std::string, NameField> names = {
+      {"policy_optimizer", {&o.policy_optimizer, {"adam", "sgd"}}},
   };
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
@@ -76,6 +89,16 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
                                       range);
       }
       *jt->second.v = x;
+    } else if (auto nt = names.find(key); nt != names.end()) {
+      const std::vector<std::string>& allowed = nt->second.allowed;
+      std::string x;
+      if (!v.IsScalar() || (x = v.as<std::string>(),
+                            std::find(allowed.begin(), allowed.end(), x) == allowed.end())) {
+        std::string list;
+        for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        return graph::InvalidArgument(Where(source, v) + ": '" + key + "' must be one of " + list);
+      }
+      *nt->second.v = x;
     } else {
       return graph::InvalidArgument(Where(source, kv.first) + ": unknown key '" + key + "'");
     }

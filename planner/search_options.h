@@ -20,6 +20,7 @@ struct SearchOptions {
   int placer_hidden = 512;     // TF hidden_size: the encoder is a bi-LSTM of 256 per direction
   int attention = 256;         // Placer attention width (ours)
   int device_embedding = 16;   // Placer's embedding of the previous group's device (ours)
+  int scope_embedding = 0;     // ours: width of the name-scope embeddings (0: the paper's features)
   double temperature = 10.0;   // paper T: logits are divided by it before the tanh
   double tanh_constant = 5.0;  // paper C: logits = C * tanh(logits / T)
 
@@ -36,6 +37,20 @@ struct SearchOptions {
   double logit_noise = 0.5;     // TF: std of noise on the Placer's logits (x their mean |logit|)...
   int logit_noise_until = 750;  // ...for the first updates (TF stop_noise_step)
   int threads = 1;              // threads of the policy's LibTorch calls (ATen and OpenBLAS pools)
+  // The policy's optimizer (not the model's, --optimizer): "adam" (paper and TF),
+  // or "sgd" (ours: p -= lr * clipped gradient). After a
+  // warm start, Adam's first steps move every parameter by the full rate however
+  // small the gradient, and walk the policy away from the placement it learned;
+  // SGD's steps are as small as REINFORCE's gradient (docs/search.md).
+  std::string policy_optimizer = "adam";
+
+  // Warm start (ours): before REINFORCE, train the policy by cross-entropy to
+  // propose the best baseline (Search::WarmStart), so that it searches around
+  // it instead of starting from uniform random placements.
+  int warm_start_steps = 0;             // Adam steps per network at most (0: no warm start)...
+  double warm_start_loss = 0.01;        // ...or until its cross-entropy (nats/decision) is below
+  double warm_start_grouper_lr = 0.1;   // Adam's rate for the Grouper
+  double warm_start_placer_lr = 0.001;  // and for the Placer
 };
 
 // Parses a search config (YAML map of the fields above); unknown keys and values

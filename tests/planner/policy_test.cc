@@ -66,5 +66,85 @@ TEST(PolicyTest, SameSeedSamplesTheSamePlacements) {
   EXPECT_EQ(sample(), sample());
 }
 
+// A placement of the small RNNLM's ops on 3 devices that no grouping of the
+// policy's own would make: contiguous runs in node order, of uneven lengths.
+std::vector<int> Runs(int ops) {
+  std::vector<int> d(ops);
+  for (int i = 0; i < ops; ++i) d[i] = i < ops / 2 ? 0 : (i < ops * 5 / 6 ? 2 : 1);
+  return d;
+}
+
+TEST(PolicyTest, GroupingFollowingAPlacementKeepsEachGroupOnOneDevice) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  const std::vector<int> placement = Runs(p.forward.size());
+  std::vector<int> device_of_group;
+  const std::vector<int> group_of_op = policy->GroupsFollowing(placement, &device_of_group);
+  ASSERT_EQ(group_of_op.size(), placement.size());
+  ASSERT_EQ(device_of_group.size(), 8u);
+  std::vector<int> ops_of_group(8, 0);
+  for (size_t i = 0; i < placement.size(); ++i) {
+    ASSERT_TRUE(group_of_op[i] >= 0 && group_of_op[i] < 8) << group_of_op[i];
+    EXPECT_EQ(device_of_group[group_of_op[i]], placement[i]) << "op " << i;
+    ++ops_of_group[group_of_op[i]];
+  }
+  for (int g = 0; g < 8; ++g) EXPECT_GT(ops_of_group[g], 0) << "group " << g << " is empty";
+}
+
+TEST(PolicyTest, GroupingFollowingAPlacementGivesDevicesGroupsInProportionToTheirOps) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  const std::vector<int> placement = Runs(p.forward.size());  // 1/2, 1/6 and 1/3 of the ops
+  std::vector<int> device_of_group;
+  policy->GroupsFollowing(placement, &device_of_group);
+  std::vector<int> groups(3, 0);
+  for (int d : device_of_group) ++groups[d];
+  EXPECT_EQ(groups, (std::vector<int>{4, 1, 3}));  // 8 groups: 4, 1.33 and 2.67
+}
+
+TEST(PolicyTest, ImitationLossesTrainOnlyTheirOwnNetwork) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  std::vector<int> device_of_group;
+  const std::vector<int> groups = policy->GroupsFollowing(Runs(p.forward.size()), &device_of_group);
+  auto touched = [&](at::Tensor loss) {
+    policy->zero_grad();
+    EXPECT_GT(loss.item<double>(), 0.0);
+    loss.backward();
+    std::vector<at::Tensor> with_gradient;
+    for (const at::Tensor& t : policy->parameters()) {
+      if (t.grad().defined() && t.grad().abs().sum().item<double>() > 0) with_gradient.push_back(t);
+    }
+    return with_gradient;
+  };
+  auto same = [](const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_same(b[i])) return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(same(touched(policy->GrouperImitationLoss(groups)), policy->GrouperParameters()));
+  EXPECT_TRUE(same(touched(policy->PlacerImitationLoss(groups, device_of_group)),
+                   policy->PlacerParameters()));
+  EXPECT_EQ(policy->GrouperParameters().size() + policy->PlacerParameters().size(),
+            policy->parameters().size());
+}
+
+TEST(PolicyTest, ScopeFeaturesAreAddedOnlyWhenAsked) {
+  testing::Problem p = testing::SmallRnnlm();
+  SearchOptions paper = SmallPolicy(), ours = SmallPolicy();
+  paper.scope_embedding = 0;
+  ours.scope_embedding = 4;
+  HierarchicalPolicy without(p.forward, 2, paper), with(p.forward, 2, ours);
+  EXPECT_EQ(without->named_parameters().find("scope_embedding.weight"), nullptr);
+  const at::Tensor* table = with->named_parameters().find("scope_embedding.weight");
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->size(1), 4);
+  EXPECT_GT(table->size(0), 2) << "the RNNLM's layers are scopes of their own";
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
+  EXPECT_EQ(without->Sample(2, 0.0, gen).device_of_op.size(), 2u);
+}
+
 }  // namespace
 }  // namespace planner

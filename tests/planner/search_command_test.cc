@@ -131,6 +131,26 @@ TEST(SearchCommandTest, ResumeOfAnotherModelIsRefused) {
   for (const std::string& f : {out, out + ".ckpt", other}) std::remove(f.c_str());
 }
 
+TEST(SearchCommandTest, WarmStartFitsTheBestBaselineOnceAndNotOnResume) {
+  const std::string config = Temp("warm.yaml"), out = Temp("w.yaml");
+  ASSERT_TRUE(graph::WriteFileAtomic(config,
+                                     Slurp(std::string(PLANNER_CONFIGS_DIR) +
+                                           "/../tests/planner/search_small.yaml") +
+                                         "warm_start_steps: 50\nscope_embedding: 4\n"
+                                         "policy_optimizer: sgd\n")
+                  .ok());
+  const std::string args =
+      "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --config " + config;
+  RunResult r = Planner(args + " --iterations 2 -o " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("warm start from single:gpu0: cross-entropy "), std::string::npos) << r.out;
+  RunResult again = Planner(args + " --iterations 3 --resume " + out + ".ckpt");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.out.find("warm start"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("3 updates"), std::string::npos) << again.out;
+  for (const std::string& f : {config, out, out + ".ckpt"}) std::remove(f.c_str());
+}
+
 TEST(SearchCommandTest, WhenNothingFitsTheSearchFailsWithOneLine) {
   const std::string devices = Temp("tiny.yaml");
   ASSERT_TRUE(graph::WriteFileAtomic(devices,

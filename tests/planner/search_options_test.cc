@@ -31,6 +31,30 @@ TEST(SearchOptionsTest, ShippedConfigStatesTheCompiledDefaults) {
   EXPECT_EQ(o->logit_noise, d.logit_noise);
   EXPECT_EQ(o->logit_noise_until, d.logit_noise_until);
   EXPECT_EQ(o->threads, d.threads);
+  EXPECT_EQ(o->scope_embedding, d.scope_embedding);
+  EXPECT_EQ(o->policy_optimizer, d.policy_optimizer);
+  EXPECT_EQ(o->warm_start_steps, d.warm_start_steps);
+  EXPECT_EQ(o->warm_start_loss, d.warm_start_loss);
+  EXPECT_EQ(o->warm_start_grouper_lr, d.warm_start_grouper_lr);
+  EXPECT_EQ(o->warm_start_placer_lr, d.warm_start_placer_lr);
+}
+
+TEST(SearchOptionsTest, ShippedWarmConfigWarmStartsWithScopesAndSgd) {
+  auto o = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search-warm.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_GT(o->warm_start_steps, 0);
+  EXPECT_GT(o->scope_embedding, 0);
+  EXPECT_EQ(o->policy_optimizer, "sgd");
+}
+
+TEST(SearchOptionsTest, PolicyOptimizerIsOneOfItsNames) {
+  auto sgd = ParseSearchConfig("policy_optimizer: sgd\n", "s.yaml");
+  ASSERT_TRUE(sgd.ok()) << sgd.status().message();
+  EXPECT_EQ(sgd->policy_optimizer, "sgd");
+  auto bad = ParseSearchConfig("\npolicy_optimizer: rmsprop\n", "s.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "s.yaml:2: 'policy_optimizer' must be one of adam, sgd");
+  EXPECT_FALSE(ParseSearchConfig("policy_optimizer: [adam]\n", "s.yaml").ok());
 }
 
 TEST(SearchOptionsTest, ValuesOverrideDefaults) {

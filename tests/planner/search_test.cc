@@ -133,6 +133,74 @@ TEST(SearchTest, CheckpointOfAnotherModelDevicesOrRewardIsRefused) {
   std::remove(path.c_str());
 }
 
+TEST(SearchTest, CheckpointOfAnotherPolicyOptimizerIsRefused) {
+  Fixture f;
+  const std::string path = TempPath("optimizer.ckpt");
+  auto s = f.NewSearch(6);
+  s->Step(*f.reward);
+  ASSERT_TRUE(s->Save(path, {"m", "d", "sim"}).ok());
+  SearchOptions sgd = SmallPolicy();
+  sgd.policy_optimizer = "sgd";
+  graph::Status st = f.NewSearch(6, sgd)->Load(path, {"m", "d", "sim"});
+  EXPECT_EQ(st.message(), path +
+                              ": a checkpoint of another policy optimizer (adam, this search has "
+                              "sgd (see --config))");
+  std::remove(path.c_str());
+}
+
+TEST(SearchTest, SgdSearchResumesExactlyAndLearnsToAvoidTheSlowDevice) {
+  Fixture f;
+  SearchOptions o = SmallPolicy();
+  o.policy_optimizer = "sgd";
+  o.learning_rate = 30;
+  const SearchIdentity id{"m", "d", "sim"};
+  const std::string path = TempPath("sgd.ckpt");
+  auto original = f.NewSearch(5, o);
+  double first = 0, last = 0;
+  for (int i = 0; i < 40; ++i) {
+    SearchIteration it = original->Step(*f.reward);
+    if (i < 5) first += it.mean_cost / 5;
+    if (i >= 35) last += it.mean_cost / 5;
+  }
+  EXPECT_LT(last, 0.8 * first) << "first five updates' mean cost " << first << ", last five "
+                               << last;
+  ASSERT_TRUE(original->Save(path, id).ok());
+  auto resumed = f.NewSearch(99, o);
+  ASSERT_TRUE(resumed->Load(path, id).ok());
+  for (int i = 0; i < 2; ++i) {
+    SearchIteration x = original->Step(*f.reward), y = resumed->Step(*f.reward);
+    EXPECT_EQ(x.placements, y.placements) << "update " << x.iteration;
+  }
+  std::remove(path.c_str());
+}
+
+TEST(SearchTest, WarmStartMakesThePolicyProposeTheGivenPlacement) {
+  Fixture f;
+  SearchOptions o = SmallPolicy();
+  o.warm_start_steps = 1000;
+  o.scope_embedding = 8;  // as configs/search-warm.yaml
+  o.logit_noise = 0;
+  auto search = f.NewSearch(7, o);
+  // The expert's kind of placement: the first half of the ops (in node order)
+  // on gpu0, the rest on gpu1.
+  const int ops = f.p.forward.size();
+  std::vector<int> target(ops);
+  for (int i = 0; i < ops; ++i) target[i] = i < ops / 2 ? 1 : 2;
+  WarmStartResult w = search->WarmStart(target);
+  ASSERT_TRUE(w.status.ok()) << w.status.message();
+  EXPECT_LT(w.grouper_loss, 0.05);
+  EXPECT_LT(w.placer_loss, o.warm_start_loss);
+  EXPECT_GT(w.grouper_steps + w.placer_steps, 0);
+  EXPECT_GT(search->elapsed_s(), 0.0) << "the warm start's time is search time";
+  SearchIteration it = search->Step(*f.reward);
+  ASSERT_TRUE(it.status.ok()) << it.status.message();
+  for (const std::vector<int>& placement : it.placements) {
+    int same = 0;
+    for (int i = 0; i < ops; ++i) same += placement[i] == target[i];
+    EXPECT_GE(same, ops * 9 / 10) << "of " << ops << " ops";
+  }
+}
+
 TEST(SearchTest, CorruptOrMissingCheckpointIsAOneLineError) {
   Fixture f;
   const std::string path = TempPath("corrupt.ckpt");
