@@ -324,7 +324,9 @@ std::vector<int> HierarchicalPolicyImpl::GroupsFollowing(const std::vector<int>&
   std::vector<int> first_group(devices_, 0), seen(devices_, 0);
   device_of_group->assign(groups_, 0);
   for (int d = 0, next = 0; d < devices_; ++d) {
-    first_group[d] = next;
+    // With more devices holding ops than groups, a device left without a group
+    // shares the last one; its ops still get a group, if not a device of their own.
+    first_group[d] = std::min(next, groups_ - 1);
     for (int j = 0; j < share[d]; ++j) (*device_of_group)[next + j] = d;
     next += share[d];
   }

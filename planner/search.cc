@@ -208,6 +208,32 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
 
 namespace {
 
+// Each parameter's name and sizes ("grouper_out.weight 40x64"), one per line:
+// what a checkpoint's policy must match, whichever option changed it.
+std::string ParameterShapes(const HierarchicalPolicy& policy) {
+  std::string shapes;
+  for (const auto& kv : policy->named_parameters()) {
+    shapes += kv.key() + " ";
+    for (int64_t d = 0; d < kv.value().dim(); ++d) {
+      shapes += (d ? "x" : "") + std::to_string(kv.value().size(d));
+    }
+    shapes += "\n";
+  }
+  return shapes;
+}
+
+// The first line of `a` that `b` does not have at the same place.
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  size_t pos = 0;
+  while (pos < a.size()) {
+    const size_t nl = a.find('\n', pos);
+    const std::string line = a.substr(pos, nl - pos);
+    if (b.compare(pos, line.size() + 1, line + "\n") != 0) return line;
+    pos = nl + 1;
+  }
+  return "(fewer parameters)";
+}
+
 at::Tensor IntsTensor(const std::vector<int>& v) {
   return at::tensor(std::vector<int64_t>(v.begin(), v.end()), at::kLong);
 }
@@ -229,6 +255,7 @@ graph::Status Search::Save(const std::string& path, const SearchIdentity& id) co
     root.write("reward", c10::IValue(id.reward));
     root.write("num_ops", c10::IValue(static_cast<int64_t>(s.num_ops)));
     root.write("num_groups", c10::IValue(static_cast<int64_t>(s.policy->num_groups())));
+    root.write("parameter_shapes", c10::IValue(ParameterShapes(s.policy)));
     root.write("num_devices", c10::IValue(static_cast<int64_t>(s.policy->num_devices())));
     root.write("iteration", c10::IValue(static_cast<int64_t>(s.iteration)));
     root.write("have_baseline", c10::IValue(s.have_baseline));
@@ -285,6 +312,13 @@ graph::Status Search::Load(const std::string& path, const SearchIdentity& id) {
         integer("num_ops") != s.num_ops) {
       return mismatch("policy shape", std::to_string(groups) + " groups",
                       std::to_string(s.policy->num_groups()) + " (see --config)");
+    }
+    if (root.try_read("parameter_shapes", v)) {
+      const std::string theirs = v.toStringRef(), ours = ParameterShapes(s.policy);
+      if (theirs != ours) {
+        return mismatch("policy shape", FirstDifference(theirs, ours),
+                        FirstDifference(ours, theirs) + " (see --config)");
+      }
     }
     // Checkpoints from before the policy_optimizer option hold Adam's state
     // under "adam".

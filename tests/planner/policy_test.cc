@@ -102,6 +102,19 @@ TEST(PolicyTest, GroupingFollowingAPlacementGivesDevicesGroupsInProportionToThei
   EXPECT_EQ(groups, (std::vector<int>{4, 1, 3}));  // 8 groups: 4, 1.33 and 2.67
 }
 
+TEST(PolicyTest, GroupingFollowingMoreDevicesThanGroupsStillGroupsEveryOp) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 10, SmallPolicy());  // 8 groups
+  std::vector<int> placement(p.forward.size());
+  for (size_t i = 0; i < placement.size(); ++i) placement[i] = static_cast<int>(i % 10);
+  std::vector<int> device_of_group;
+  const std::vector<int> group_of_op = policy->GroupsFollowing(placement, &device_of_group);
+  for (int g : group_of_op) EXPECT_TRUE(g >= 0 && g < 8) << g;
+  const std::vector<int> majority = policy->MajorityDevices(group_of_op, placement);
+  ASSERT_EQ(majority.size(), 8u);
+  for (int d : majority) EXPECT_TRUE(d >= 0 && d < 10) << d;
+}
+
 TEST(PolicyTest, ImitationLossesTrainOnlyTheirOwnNetwork) {
   testing::Problem p = testing::SmallRnnlm();
   HierarchicalPolicy policy(p.forward, 3, SmallPolicy());

@@ -130,6 +130,13 @@ TEST(SearchTest, CheckpointOfAnotherModelDevicesOrRewardIsRefused) {
   wide.num_groups = 9;
   graph::Status shape = f.NewSearch(6, wide)->Load(path, {"m", "d", "sim"});
   EXPECT_NE(shape.message().find("policy shape"), std::string::npos) << shape.message();
+  SearchOptions scopes = SmallPolicy();
+  scopes.scope_embedding = 4;  // the same groups, other parameters
+  graph::Status features = f.NewSearch(6, scopes)->Load(path, {"m", "d", "sim"});
+  EXPECT_EQ(features.message().rfind(path + ": a checkpoint of another policy shape (", 0), 0u)
+      << features.message();
+  EXPECT_NE(features.message().find("(see --config)"), std::string::npos) << features.message();
+  EXPECT_EQ(features.message().find('\n'), std::string::npos) << features.message();
   std::remove(path.c_str());
 }
 
