@@ -127,10 +127,12 @@ WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node)
   const auto start = std::chrono::steady_clock::now();
   std::vector<int> device_of_group;
   const std::vector<int> groups = s.policy->GroupsFollowing(device_of_node, &device_of_group);
-  // Each network with its own Adam and rate: the Placer's wide layers saturate
+  // Each network with its own Adam and rate, until its loss is below
+  // warm_start_loss or for warm_start_steps: the Placer's wide layers saturate
   // the tanh of its logits at rates the small Grouper needs (docs/search.md).
   auto fit = [&](std::vector<at::Tensor> params, double lr, const auto& loss_of, int* steps,
-                 double* loss) {
+                 double* loss, double* seconds) {
+    const auto fit_start = std::chrono::steady_clock::now();
     torch::optim::Adam adam(params, torch::optim::AdamOptions(lr));
     while (true) {
       at::Tensor loss_t = loss_of();
@@ -142,14 +144,17 @@ WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node)
       adam.step();
       ++*steps;
     }
+    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start).count();
   };
   WarmStartResult r;
   fit(
       s.policy->GrouperParameters(), s.o.warm_start_grouper_lr,
-      [&] { return s.policy->GrouperImitationLoss(groups); }, &r.grouper_steps, &r.grouper_loss);
-  // The Placer learns on groupings the trained Grouper samples, a fresh one per
-  // step, to place each group where most of its ops go: fitted to the ideal
-  // grouping alone, it misplaced whole groups when a sample moved a few ops.
+      [&] { return s.policy->GrouperImitationLoss(groups); }, &r.grouper_steps, &r.grouper_loss,
+      &r.grouper_s);
+  // The Placer learns on groupings the fitted Grouper samples, a fresh one per
+  // step, each group labelled with the device most of its ops have: fitted to
+  // the target grouping alone, it misplaced whole groups when a sample moved a
+  // few ops (docs/search.md).
   fit(
       s.policy->PlacerParameters(), s.o.warm_start_placer_lr,
       [&] {
@@ -157,7 +162,7 @@ WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node)
         return s.policy->PlacerImitationLoss(sampled,
                                              s.policy->MajorityDevices(sampled, device_of_node));
       },
-      &r.placer_steps, &r.placer_loss);
+      &r.placer_steps, &r.placer_loss, &r.placer_s);
   s.policy->zero_grad();
   s.elapsed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

@@ -313,10 +313,10 @@ int SearchCommand(int argc, char** argv) {
     WarmStartResult w = search.WarmStart(best_baseline_devices);
     if (!w.status.ok()) return Fail(w.status);
     std::printf(
-        "warm start from %s: cross-entropy %.3f (Grouper, %d steps), %.3f (Placer, %d steps), "
-        "%.1f s\n",
-        best_baseline.c_str(), w.grouper_loss, w.grouper_steps, w.placer_loss, w.placer_steps,
-        search.elapsed_s());
+        "warm start from %s: cross-entropy %.3f (Grouper, %d steps, %.1f s), %.3f (Placer, %d "
+        "steps, %.1f s)\n",
+        best_baseline.c_str(), w.grouper_loss, w.grouper_steps, w.grouper_s, w.placer_loss,
+        w.placer_steps, w.placer_s);
   }
 
   std::ofstream csv;
