@@ -3,8 +3,9 @@
 # (ICLR 2018, Table 1) on the paper's machine (configs/k40-paper-Ngpu.yaml),
 # the baselines, the best placement of the policy's search within BUDGET, the
 # result after the hill climb (--refine 60s) and its improvement over the best
-# baseline, the paper's improvement, and the search time at which the result
-# was found.
+# baseline, the paper's improvement, the search time at which the result
+# was found, and the simulator's lower bound on any placement's step time with
+# the largest improvement it leaves (runtime/simulator.h).
 #   bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG]
 # (defaults 15m, build/search_paper, and the compiled search settings; CONFIG is
 # a search config such as configs/search-warm.yaml)
@@ -27,8 +28,9 @@ rows=(
   "nmt8|nmt --layers 8|8|no worse than expert"
 )
 table="$out/table.txt"
-printf "%-13s %-5s %-26s %-12s %-26s %-12s %-12s %-22s %s\n" model gpus "best baseline" expert \
-  "policy's best" "+ refine" improvement "paper" "found at (s)" >"$table"
+printf "%-13s %-5s %-26s %-12s %-26s %-12s %-12s %-22s %-14s %-26s\n" model gpus "best baseline" \
+  expert "policy's best" "+ refine" improvement "paper" "found at (s)" \
+  "lower bound (at most)" >"$table"
 for row in "${rows[@]}"; do
   IFS='|' read -r name zoo gpus paper <<<"$row"
   # shellcheck disable=SC2086
@@ -42,8 +44,12 @@ for row in "${rows[@]}"; do
   ours=$(awk '/^  best found/{print $4" "$5}' "$log")
   improvement=$(grep -o '[-0-9.]*% faster' "$log" | head -1 | cut -d' ' -f1 || true)
   found=$(grep -o 'at [0-9.]* s)' "$log" | head -1 | tr -dc '0-9.' || true)
-  printf "%-13s %-5s %-26s %-12s %-26s %-12s %-12s %-22s %s\n" "$name" "$gpus" "$best_baseline" \
-    "$expert" "$policy" "$ours" "${improvement:-0%}" "$paper" "${found:-0 (a baseline)}" >>"$table"
+  # The simulator's lower bound on any placement, and the improvement it allows.
+  bound=$(awk '/^  lower bound /{print $3" "$4}' "$log" | tr -d ':')
+  most=$(grep -o 'at most [-0-9.]*%' "$log" | head -1 | cut -d' ' -f3 || true)
+  printf "%-13s %-5s %-26s %-12s %-26s %-12s %-12s %-22s %-14s %-26s\n" "$name" "$gpus" \
+    "$best_baseline" "$expert" "$policy" "$ours" "${improvement:-0%}" "$paper" \
+    "${found:-0 (a baseline)}" "$bound (${most:--})" >>"$table"
   tail -1 "$table"
 done
 echo

@@ -47,6 +47,9 @@ class RewardSource {
                               runtime::StepStats* stats) const = 0;
   // The graph the timeline's node ids index (the training graph as executed).
   virtual const graph::Graph& executed_graph() const = 0;
+  // A step time no placement can beat on these devices (the larger of the
+  // simulator's dependency and work bounds); 0 when the source knows none (real).
+  virtual double LowerBoundSeconds() const = 0;
   // True when every op of the placement runs in the same process at once, so
   // evaluations may be spread over threads (sim); false for real devices.
   virtual bool concurrent() const = 0;

@@ -18,6 +18,7 @@ class RealReward : public RewardSource {
         source_(ForwardSourceOfNode(c.training->graph, *c.forward)) {}
   const char* name() const override { return "real"; }
   bool concurrent() const override { return false; }
+  double LowerBoundSeconds() const override { return 0; }
   const graph::Graph& executed_graph() const override { return executed_; }
 
   Evaluation Evaluate(const std::vector<int>& forward_device) const override {

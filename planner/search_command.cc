@@ -472,6 +472,14 @@ int SearchCommand(int argc, char** argv) {
                 100 * (1 - best.step_s / *best_baseline_s));
   }
   std::printf("\n");
+  if (const double bound = (*reward)->LowerBoundSeconds(); bound > 0) {
+    std::printf("  lower bound    %s: no placement on these devices is faster", Ms(bound).c_str());
+    if (best_baseline_s) {
+      std::printf(" (at most %.1f%% faster than the best baseline)",
+                  100 * (1 - bound / *best_baseline_s));
+    }
+    std::printf("\n");
+  }
   if (final_eval.estimated_ops > 0) {
     std::printf("  %d of its ops' times are roofline estimates (no profile entry)\n",
                 final_eval.estimated_ops);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -95,6 +96,12 @@ int SimulateCommand(int argc, char** argv) {
   int scheduled = static_cast<int>(r.step.ops.size());
   std::printf("simulated step time: %.3f ms (%d of %d ops estimated, the rest profiled)\n",
               r.step.seconds * 1e3, r.estimated_ops, scheduled);
+  const double chain_s = sim->DependencyBoundSeconds(), work_s = sim->WorkBoundSeconds();
+  std::printf(
+      "lower bound: %.3f ms, no placement on these devices is faster (dependency chain %.3f ms: "
+      "the longest chain of ops, each at its fastest device's time; work %.3f ms: the busiest "
+      "device in the best split of divisible work)\n",
+      std::max(chain_s, work_s) * 1e3, chain_s * 1e3, work_s * 1e3);
   std::vector<int> ops_on(c.devices.size(), 0);
   for (int d : setup->device_of_node) ++ops_on[d];
   std::printf("  %-12s %-5s %7s %10s %14s %14s\n", "device", "kind", "ops", "busy ms",

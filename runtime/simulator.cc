@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <unordered_map>
 
@@ -168,6 +170,67 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
 double Simulator::TransferSeconds(int src, int dst, int64_t bytes) const {
   const LinkFit& l = links_[src][dst];
   return l.latency_s + static_cast<double>(bytes) / l.bandwidth_bytes_per_s;
+}
+
+double Simulator::DependencyBoundSeconds() const {
+  std::vector<double> done(g_.size(), 0.0);
+  double bound = 0;
+  for (graph::NodeId id : g_.topological_order()) {
+    const graph::Node& node = g_.node(id);
+    double start = 0;
+    for (const graph::TensorRef& in : node.inputs) start = std::max(start, done[in.node]);
+    for (graph::NodeId p : node.control_inputs) start = std::max(start, done[p]);
+    double fastest = 0;
+    if (scheduled_[id]) {
+      fastest = std::numeric_limits<double>::infinity();
+      for (const std::vector<double>& on_device : op_s_) {
+        if (on_device[id] != kNoTime) fastest = std::min(fastest, on_device[id]);
+      }
+      if (std::isinf(fastest)) fastest = 0;  // no device can run it: Run refuses every placement
+    }
+    done[id] = start + fastest;
+    bound = std::max(bound, done[id]);
+  }
+  return bound;
+}
+
+double Simulator::WorkBoundSeconds(int iterations) const {
+  // For device weights w (w >= 0, sum 1) and any split with busiest device at T,
+  // T >= sum_d w_d load_d >= sum_ops min_d w_d t(op, d) =: L(w); the best w gives
+  // the relaxation's optimum (LP duality). Ascend L: the devices that would get
+  // the most work at w get more weight.
+  const int nd = static_cast<int>(op_s_.size());
+  std::vector<graph::NodeId> ops;
+  for (graph::NodeId id = 0; id < g_.size(); ++id) {
+    if (scheduled_[id]) ops.push_back(id);
+  }
+  std::vector<double> w(nd, 1.0 / nd), load(nd);
+  double best = 0, step = 1.0;
+  for (int it = 0; it < iterations; ++it) {
+    std::fill(load.begin(), load.end(), 0.0);
+    double bound = 0;
+    for (graph::NodeId id : ops) {
+      int arg = -1;
+      double low = std::numeric_limits<double>::infinity();
+      for (int d = 0; d < nd; ++d) {
+        if (op_s_[d][id] != kNoTime && w[d] * op_s_[d][id] < low) {
+          low = w[d] * op_s_[d][id];
+          arg = d;
+        }
+      }
+      if (arg < 0) continue;  // no device can run it
+      bound += low;
+      load[arg] += op_s_[arg][id];
+    }
+    best = std::max(best, bound);
+    const double most = *std::max_element(load.begin(), load.end());
+    if (most <= 0) break;
+    double sum = 0;
+    for (int d = 0; d < nd; ++d) sum += w[d] *= std::exp(step * (load[d] / most - 0.5));
+    for (double& x : w) x /= sum;
+    step *= 0.99;
+  }
+  return best;
 }
 
 SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId fetch) const {

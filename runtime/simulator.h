@@ -50,6 +50,16 @@ class Simulator {
   // devices that exchange a tensor have no link.
   SimResult Run(const std::vector<int>& device_of_node, graph::NodeId fetch = -1) const;
 
+  // A lower bound on the step time of every placement on these devices: the
+  // longest chain of dependent ops, each at its fastest device's kernel time,
+  // with no transfers, dispatch, wake-ups or contention (all of which only add).
+  double DependencyBoundSeconds() const;
+  // Another: the busiest device's kernel time in the best split of the ops'
+  // work over the devices, ops divisible (the fractional relaxation), found from
+  // below by exponentiated-gradient ascent on its dual (any iterate is a valid
+  // bound; `iterations` only tightens it).
+  double WorkBoundSeconds(int iterations = 300) const;
+
   const graph::Graph& graph() const { return g_; }
   // Predicted kernel time of node `id` on device `d` (negative: none can be
   // given), and whether it is estimated.

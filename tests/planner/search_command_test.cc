@@ -43,6 +43,7 @@ TEST(SearchCommandTest, WritesPlacementCurvePictureAndGraphDef) {
   EXPECT_NE(r.out.find("baselines:\n  single:cpu0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  expert "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("best found"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  lower bound    "), std::string::npos) << r.out;
   // The placement is valid for the model and devices: simulate accepts it.
   RunResult sim =
       Planner("simulate " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --placement " + out);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "graph/file_util.h"
 #include "tests/planner/cli_util.h"
@@ -16,6 +17,19 @@ TEST(SimulateCommandTest, SimulatedDevicesNeedNoProfileAndTheirOpsAreEstimated) 
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("simulated step time"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("(0 of "), std::string::npos) << "roofline ops are counted: " << r.out;
+}
+
+TEST(SimulateCommandTest, LowerBoundIsPrintedAndNotAboveTheStepTime) {
+  RunResult r = Planner("simulate --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t step = r.out.find("simulated step time: "), bound = r.out.find("lower bound: ");
+  ASSERT_NE(step, std::string::npos) << r.out;
+  ASSERT_NE(bound, std::string::npos) << r.out;
+  const double step_ms = std::atof(r.out.c_str() + step + 21);
+  const double bound_ms = std::atof(r.out.c_str() + bound + 13);
+  EXPECT_GT(bound_ms, 0.0) << r.out;
+  EXPECT_LE(bound_ms, step_ms) << r.out;
+  EXPECT_NE(r.out.find("dependency chain "), std::string::npos) << r.out;
 }
 
 TEST(SimulateCommandTest, RealDevicesWithoutAProfileAreAOneLineError) {

@@ -74,6 +74,53 @@ TEST(SimulatorTest, AChainOnOneDeviceTakesTheSumOfItsOpsAndDispatch) {
   EXPECT_EQ(r.step.ops.size(), 3u);
 }
 
+TEST(SimulatorTest, DependencyBoundIsTheLongestChainAtEachOpsFastestDevice) {
+  // x -> a -> b -> c and x -> d -> c; every op 5 us on g1, 10 us on g0.
+  graph::Graph g =
+      Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "a") + Unary("d", "Relu", "x") +
+            "node { name: 'c' op: 'AddV2' input: 'b' input: 'd' attr { key: 'T' "
+            "value { type: DT_FLOAT } } }");
+  Profile p = Uniform(g, {"g0"}, 10e-6);
+  Profile fast = Uniform(g, {"g1"}, 5e-6);
+  p.ops["g1"] = fast.ops["g1"];
+  auto sim = Simulator::Create(g, Sims(), &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  EXPECT_NEAR(sim->DependencyBoundSeconds(), 15e-6, 1e-12);  // a, b, c at 5 us
+  // No placement beats it (the best takes 20 us: one device runs one op at a time).
+  const int n = g.size();
+  for (int mask = 0; mask < (1 << n); ++mask) {
+    std::vector<int> d(n);
+    for (int i = 0; i < n; ++i) d[i] = (mask >> i) & 1;
+    SimResult r = sim->Run(d);
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_GE(r.step.seconds, sim->DependencyBoundSeconds() - 1e-12) << "placement " << mask;
+  }
+}
+
+TEST(SimulatorTest, WorkBoundIsTheBestFractionalSplitOfTheOpsOverDevices) {
+  // Four independent ops, 10 us each on g0 and 30 us on g1: the best split of
+  // divisible work puts 3 ops' worth on g0 and 1 on g1, 30 us each.
+  graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
+                         Unary("c", "Relu", "x") + Unary("d", "Neg", "x"));
+  Profile p = Uniform(g, {"g0"}, 10e-6);
+  Profile slow = Uniform(g, {"g1"}, 30e-6);
+  p.ops["g1"] = slow.ops["g1"];
+  auto sim = Simulator::Create(g, Sims(), &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  const double bound = sim->WorkBoundSeconds();
+  EXPECT_LE(bound, 30e-6 + 1e-12);
+  EXPECT_GT(bound, 0.97 * 30e-6) << "the ascent stops short of the optimum";
+  EXPECT_NEAR(sim->DependencyBoundSeconds(), 10e-6, 1e-12);
+  const int n = g.size();
+  for (int mask = 0; mask < (1 << n); ++mask) {
+    std::vector<int> d(n);
+    for (int i = 0; i < n; ++i) d[i] = (mask >> i) & 1;
+    SimResult r = sim->Run(d);
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_GE(r.step.seconds, bound) << "placement " << mask;
+  }
+}
+
 TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
   graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
                          "node { name: 'c' op: 'AddV2' input: 'a' input: 'b' attr { key: 'T' "
