@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <unordered_map>
 
 namespace planner {
@@ -40,38 +41,67 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
   }
 
   RefineResult r{start, start_s, static_cast<int>(units.size())};
-  bool improved = true;
-  while (improved && elapsed() < options.budget_s && !(stop && *stop)) {
-    improved = false;
-    ++r.sweeps;
-    for (const std::vector<graph::NodeId>& unit : units) {
-      if (elapsed() >= options.budget_s || (stop && *stop)) break;
-      // Candidates: the whole unit on each device it is not already all on.
-      std::vector<int> targets;
-      for (int d = 0; d < num_devices; ++d) {
-        bool all_there = true;
-        for (graph::NodeId id : unit) all_there &= r.device_of_node[id] == d;
-        if (!all_there) targets.push_back(d);
-      }
-      std::vector<std::vector<int>> candidates(targets.size(), r.device_of_node);
-      for (size_t j = 0; j < targets.size(); ++j) {
-        for (graph::NodeId id : unit) candidates[j][id] = targets[j];
-      }
-      const std::vector<Evaluation> results = EvaluateAll(reward, candidates);
-      r.evaluated += static_cast<int>(targets.size());
-      int best = -1;
-      for (size_t j = 0; j < targets.size(); ++j) {
-        if (results[j].status.ok() && results[j].step_s < r.step_s * (1 - 1e-9) &&
-            (best < 0 || results[j].step_s < results[best].step_s)) {
-          best = static_cast<int>(j);
+  auto out_of_time = [&] { return elapsed() >= options.budget_s || (stop && *stop); };
+  // Sweeps over the units from (current, current_s) until one keeps nothing.
+  auto climb = [&](std::vector<int>& current, double& current_s) {
+    bool improved = true;
+    while (improved && !out_of_time()) {
+      improved = false;
+      ++r.sweeps;
+      for (const std::vector<graph::NodeId>& unit : units) {
+        if (out_of_time()) break;
+        // Candidates: the whole unit on each device it is not already all on.
+        std::vector<int> targets;
+        for (int d = 0; d < num_devices; ++d) {
+          bool all_there = true;
+          for (graph::NodeId id : unit) all_there &= current[id] == d;
+          if (!all_there) targets.push_back(d);
+        }
+        std::vector<std::vector<int>> candidates(targets.size(), current);
+        for (size_t j = 0; j < targets.size(); ++j) {
+          for (graph::NodeId id : unit) candidates[j][id] = targets[j];
+        }
+        const std::vector<Evaluation> results = EvaluateAll(reward, candidates);
+        r.evaluated += static_cast<int>(targets.size());
+        int best = -1;
+        for (size_t j = 0; j < targets.size(); ++j) {
+          if (results[j].status.ok() && results[j].step_s < current_s * (1 - 1e-9) &&
+              (best < 0 || results[j].step_s < results[best].step_s)) {
+            best = static_cast<int>(j);
+          }
+        }
+        if (best >= 0) {
+          current = std::move(candidates[best]);
+          current_s = results[best].step_s;
+          ++r.kept;
+          improved = true;
         }
       }
-      if (best >= 0) {
-        r.device_of_node = std::move(candidates[best]);
-        r.step_s = results[best].step_s;
-        ++r.kept;
-        improved = true;
-      }
+    }
+  };
+  climb(r.device_of_node, r.step_s);
+  std::mt19937_64 rng(options.seed);
+  int fruitless = 0;
+  while (r.kicks < options.kicks && fruitless < options.patience && num_devices > 1 &&
+         !units.empty() && !out_of_time()) {
+    ++r.kicks;
+    std::vector<int> current = r.device_of_node;
+    for (int k = 0; k < options.kick_units; ++k) {
+      const auto& unit = units[std::uniform_int_distribution<size_t>(0, units.size() - 1)(rng)];
+      const int d = std::uniform_int_distribution<int>(0, num_devices - 1)(rng);
+      for (graph::NodeId id : unit) current[id] = d;
+    }
+    const Evaluation e = reward.Evaluate(current);
+    ++r.evaluated;
+    ++fruitless;
+    if (!e.status.ok()) continue;  // out of memory, say: kick again
+    double current_s = e.step_s;
+    climb(current, current_s);
+    if (current_s < r.step_s * (1 - 1e-9)) {
+      r.device_of_node = std::move(current);
+      r.step_s = current_s;
+      ++r.kicks_kept;
+      fruitless = 0;
     }
   }
   r.seconds = elapsed();

@@ -408,12 +408,17 @@ int SearchCommand(int argc, char** argv) {
   std::printf("policy search: best %s (%s) after %d updates, %.1f s\n", Ms(best.step_s).c_str(),
               best.method.c_str(), search.iterations(), search.elapsed_s());
   if (reward_name == "sim" && refine_s > 0 && !g_stop) {
-    RefineResult r = Refine(forward, num_devices, **reward, best.device_of_node, best.step_s,
-                            RefineOptions{refine_s}, &g_stop);
-    std::printf("refine: %d name scopes, %d moves tried, %d kept in %d sweeps, %.1f s: %s -> %s\n",
-                r.units, r.evaluated, r.kept, r.sweeps, r.seconds, Ms(best.step_s).c_str(),
-                Ms(r.step_s).c_str());
-    if (r.kept > 0) {
+    RefineOptions refine;
+    refine.budget_s = refine_s;
+    refine.seed = seed;
+    RefineResult r =
+        Refine(forward, num_devices, **reward, best.device_of_node, best.step_s, refine, &g_stop);
+    std::printf(
+        "refine: %d name scopes, %d moves tried, %d kept in %d sweeps, %d kicks (%d kept), %.1f "
+        "s: %s -> %s\n",
+        r.units, r.evaluated, r.kept, r.sweeps, r.kicks, r.kicks_kept, r.seconds,
+        Ms(best.step_s).c_str(), Ms(r.step_s).c_str());
+    if (r.step_s < best.step_s) {
       best = BestPlacement{best.method + "+refine", r.step_s, r.device_of_node, search.iterations(),
                            search.elapsed_s() + r.seconds};
       if (!out_path.empty()) {

@@ -31,8 +31,8 @@ std::string SmallRnnlm() {
   return path;
 }
 
-const std::string kFast = " --iterations 6 --config " + std::string(PLANNER_CONFIGS_DIR) +
-                          "/../tests/planner/search_small.yaml";
+const std::string kFast = " --iterations 6 --refine 1s --config " +
+                          std::string(PLANNER_CONFIGS_DIR) + "/../tests/planner/search_small.yaml";
 
 TEST(SearchCommandTest, WritesPlacementCurvePictureAndGraphDef) {
   const std::string out = Temp("p.yaml"), csv = Temp("c.csv"), svg = Temp("r.svg"),
@@ -134,14 +134,13 @@ TEST(SearchCommandTest, ResumeOfAnotherModelIsRefused) {
 
 TEST(SearchCommandTest, WarmStartFitsTheBestBaselineOnceAndNotOnResume) {
   const std::string config = Temp("warm.yaml"), out = Temp("w.yaml");
-  ASSERT_TRUE(graph::WriteFileAtomic(config,
-                                     Slurp(std::string(PLANNER_CONFIGS_DIR) +
-                                           "/../tests/planner/search_small.yaml") +
-                                         "warm_start_steps: 50\nscope_embedding: 4\n"
-                                         "policy_optimizer: sgd\n")
+  ASSERT_TRUE(graph::WriteFileAtomic(config, Slurp(std::string(PLANNER_CONFIGS_DIR) +
+                                                   "/../tests/planner/search_small.yaml") +
+                                                 "warm_start_steps: 50\nscope_embedding: 4\n"
+                                                 "policy_optimizer: sgd\n")
                   .ok());
   const std::string args =
-      "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --config " + config;
+      "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --refine 1s --config " + config;
   RunResult r = Planner(args + " --iterations 2 -o " + out);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("warm start from single:gpu0: cross-entropy "), std::string::npos) << r.out;
