@@ -74,6 +74,18 @@ TEST(SimulatorTest, AChainOnOneDeviceTakesTheSumOfItsOpsAndDispatch) {
   EXPECT_EQ(r.step.ops.size(), 3u);
 }
 
+// Every placement of the graph's nodes on two devices simulates in `bound` or more.
+void ExpectNoPlacementBelow(const Simulator& sim, double bound) {
+  const int n = sim.graph().size();
+  for (int mask = 0; mask < (1 << n); ++mask) {
+    std::vector<int> d(n);
+    for (int i = 0; i < n; ++i) d[i] = (mask >> i) & 1;
+    SimResult r = sim.Run(d);
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_GE(r.step.seconds, bound) << "placement " << mask;
+  }
+}
+
 TEST(SimulatorTest, DependencyBoundIsTheLongestChainAtEachOpsFastestDevice) {
   // x -> a -> b -> c and x -> d -> c; every op 5 us on g1, 10 us on g0.
   graph::Graph g =
@@ -87,14 +99,7 @@ TEST(SimulatorTest, DependencyBoundIsTheLongestChainAtEachOpsFastestDevice) {
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   EXPECT_NEAR(sim->DependencyBoundSeconds(), 15e-6, 1e-12);  // a, b, c at 5 us
   // No placement beats it (the best takes 20 us: one device runs one op at a time).
-  const int n = g.size();
-  for (int mask = 0; mask < (1 << n); ++mask) {
-    std::vector<int> d(n);
-    for (int i = 0; i < n; ++i) d[i] = (mask >> i) & 1;
-    SimResult r = sim->Run(d);
-    ASSERT_TRUE(r.status.ok()) << r.status.message();
-    EXPECT_GE(r.step.seconds, sim->DependencyBoundSeconds() - 1e-12) << "placement " << mask;
-  }
+  ExpectNoPlacementBelow(*sim, sim->DependencyBoundSeconds() - 1e-12);
 }
 
 TEST(SimulatorTest, WorkBoundIsTheBestFractionalSplitOfTheOpsOverDevices) {
@@ -111,14 +116,7 @@ TEST(SimulatorTest, WorkBoundIsTheBestFractionalSplitOfTheOpsOverDevices) {
   EXPECT_LE(bound, 30e-6 + 1e-12);
   EXPECT_GT(bound, 0.97 * 30e-6) << "the ascent stops short of the optimum";
   EXPECT_NEAR(sim->DependencyBoundSeconds(), 10e-6, 1e-12);
-  const int n = g.size();
-  for (int mask = 0; mask < (1 << n); ++mask) {
-    std::vector<int> d(n);
-    for (int i = 0; i < n; ++i) d[i] = (mask >> i) & 1;
-    SimResult r = sim->Run(d);
-    ASSERT_TRUE(r.status.ok()) << r.status.message();
-    EXPECT_GE(r.step.seconds, bound) << "placement " << mask;
-  }
+  ExpectNoPlacementBelow(*sim, bound);
 }
 
 TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
