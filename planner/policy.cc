@@ -242,34 +242,49 @@ at::Tensor HierarchicalPolicyImpl::GrouperInput() {
       1);
 }
 
+at::Tensor HierarchicalPolicyImpl::GrouperLogits() {
+  return grouper_out_(at::relu(grouper_hidden_(GrouperInput())));
+}
+
+std::pair<at::Tensor, at::Tensor> HierarchicalPolicyImpl::Encode(const at::Tensor& groups) {
+  at::Tensor encoded =
+      std::get<0>(encoder_(at::relu(group_in_(GroupEmbeddings(groups))).unsqueeze(1))).squeeze(1);
+  return {encoded, attend_keys_(encoded)};
+}
+
+HierarchicalPolicyImpl::DecoderState HierarchicalPolicyImpl::StartDecoder(int batch) const {
+  const int H = o_.placer_hidden;
+  return {at::zeros({batch, H}), at::zeros({batch, H}), at::zeros({batch, H}),
+          at::zeros({batch, o_.device_embedding})};
+}
+
+at::Tensor HierarchicalPolicyImpl::DecodeStep(const at::Tensor& encoded, const at::Tensor& keys,
+                                              DecoderState* st) {
+  std::tie(st->h, st->c) =
+      decoder_(at::cat({st->previous, st->context}, 1), std::make_tuple(st->h, st->c));
+  at::Tensor score = attend_v_(at::tanh(keys.unsqueeze(0) + attend_query_(st->h).unsqueeze(1)))
+                         .squeeze(2);  // [batch, G]
+  st->context = at::softmax(score, 1).matmul(encoded);
+  at::Tensor logits = device_out_(at::cat({st->h, st->context}, 1));
+  return o_.tanh_constant * at::tanh(logits / o_.temperature);
+}
+
 PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& gen) {
   const int G = groups_;
   // Grouper: a group per op.
-  at::Tensor group_logp =
-      at::log_softmax(grouper_out_(at::relu(grouper_hidden_(GrouperInput()))), 1);
+  at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
   at::Tensor groups =
       at::multinomial(group_logp.detach().exp(), 1, /*replacement=*/true, gen).squeeze(1);
   at::Tensor log_prob_groups = group_logp.gather(1, groups.unsqueeze(1)).sum();
 
-  at::Tensor embedding = GroupEmbeddings(groups);
-
   // Placer: encode the groups, decode a device per group with attention.
-  const int H = o_.placer_hidden;
-  at::Tensor encoded =
-      std::get<0>(encoder_(at::relu(group_in_(embedding)).unsqueeze(1))).squeeze(1);
-  at::Tensor keys = attend_keys_(encoded);  // [G, A]
-  at::Tensor h = at::zeros({k, H}), c = at::zeros({k, H}), context = at::zeros({k, H});
-  at::Tensor previous = at::zeros({k, o_.device_embedding});
+  auto [encoded, keys] = Encode(groups);
+  DecoderState st = StartDecoder(k);
   at::Tensor log_prob = log_prob_groups.expand({k});
   std::vector<at::Tensor> chosen;
   chosen.reserve(G);
   for (int step = 0; step < G; ++step) {
-    std::tie(h, c) = decoder_(at::cat({previous, context}, 1), std::make_tuple(h, c));
-    at::Tensor score = attend_v_(at::tanh(keys.unsqueeze(0) + attend_query_(h).unsqueeze(1)))
-                           .squeeze(2);  // [k, G]
-    context = at::softmax(score, 1).matmul(encoded);
-    at::Tensor logits = device_out_(at::cat({h, context}, 1));
-    logits = o_.tanh_constant * at::tanh(logits / o_.temperature);
+    at::Tensor logits = DecodeStep(encoded, keys, &st);
     if (noise > 0) {
       at::Tensor scale = logits.detach().abs().mean() * noise;
       logits =
@@ -278,7 +293,7 @@ PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& 
     at::Tensor logp = at::log_softmax(logits, 1);
     at::Tensor d = at::multinomial(logp.detach().exp(), 1, true, gen);  // [k, 1]
     log_prob = log_prob + logp.gather(1, d).squeeze(1);
-    previous = device_embedding_(d.squeeze(1));
+    st.previous = device_embedding_(d.squeeze(1));
     chosen.push_back(d.squeeze(1));
   }
 
@@ -341,7 +356,7 @@ std::vector<int> HierarchicalPolicyImpl::GroupsFollowing(const std::vector<int>&
 
 std::vector<int> HierarchicalPolicyImpl::SampleGroups(at::Generator& gen) {
   torch::NoGradGuard no_grad;
-  at::Tensor p = at::softmax(grouper_out_(at::relu(grouper_hidden_(GrouperInput()))), 1);
+  at::Tensor p = at::softmax(GrouperLogits(), 1);
   at::Tensor groups = at::multinomial(p, 1, /*replacement=*/true, gen).squeeze(1).contiguous();
   const int64_t* g = groups.data_ptr<int64_t>();
   return std::vector<int>(g, g + ops_);
@@ -367,8 +382,7 @@ std::vector<int> HierarchicalPolicyImpl::MajorityDevices(
 
 at::Tensor HierarchicalPolicyImpl::GrouperImitationLoss(const std::vector<int>& group_of_op) {
   at::Tensor groups = at::tensor(std::vector<int64_t>(group_of_op.begin(), group_of_op.end()));
-  at::Tensor group_logp =
-      at::log_softmax(grouper_out_(at::relu(grouper_hidden_(GrouperInput()))), 1);
+  at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
   return -group_logp.gather(1, groups.unsqueeze(1)).mean();
 }
 
@@ -377,23 +391,14 @@ at::Tensor HierarchicalPolicyImpl::PlacerImitationLoss(const std::vector<int>& g
   at::Tensor groups = at::tensor(std::vector<int64_t>(group_of_op.begin(), group_of_op.end()));
   at::Tensor devices =
       at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()));
-  const int H = o_.placer_hidden;
-  at::Tensor encoded =
-      std::get<0>(encoder_(at::relu(group_in_(GroupEmbeddings(groups))).unsqueeze(1))).squeeze(1);
-  at::Tensor keys = attend_keys_(encoded);
-  at::Tensor h = at::zeros({1, H}), c = at::zeros({1, H}), context = at::zeros({1, H});
-  at::Tensor previous = at::zeros({1, o_.device_embedding});
+  auto [encoded, keys] = Encode(groups);
+  DecoderState st = StartDecoder(1);
   at::Tensor loss = at::zeros({});
   for (int step = 0; step < groups_; ++step) {
-    std::tie(h, c) = decoder_(at::cat({previous, context}, 1), std::make_tuple(h, c));
-    at::Tensor score =
-        attend_v_(at::tanh(keys.unsqueeze(0) + attend_query_(h).unsqueeze(1))).squeeze(2);
-    context = at::softmax(score, 1).matmul(encoded);
-    at::Tensor logits = device_out_(at::cat({h, context}, 1));
-    logits = o_.tanh_constant * at::tanh(logits / o_.temperature);
+    at::Tensor logits = DecodeStep(encoded, keys, &st);
     at::Tensor target = devices.slice(0, step, step + 1);
     loss = loss - at::log_softmax(logits, 1).gather(1, target.unsqueeze(1)).sum();
-    previous = device_embedding_(target);
+    st.previous = device_embedding_(target);
   }
   return loss / groups_;
 }

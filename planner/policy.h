@@ -23,6 +23,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/rnn.h>
 
+#include <utility>
 #include <vector>
 
 #include "graph/graph.h"
@@ -73,8 +74,21 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   int num_devices() const { return devices_; }
 
  private:
+  // The Placer's decoder state, for a batch of placements decoded together.
+  struct DecoderState {
+    at::Tensor h, c, context;  // [batch, placer_hidden]
+    at::Tensor previous;       // [batch, device_embedding]: the last group's device
+  };
+
   at::Tensor GrouperInput();
+  at::Tensor GrouperLogits();                            // [ops, groups]
   at::Tensor GroupEmbeddings(const at::Tensor& groups);  // [G, group features], no gradient
+  // A grouping's encoder outputs [G, H] and attention keys [G, attention].
+  std::pair<at::Tensor, at::Tensor> Encode(const at::Tensor& groups);
+  DecoderState StartDecoder(int batch) const;
+  // One group's step: advances `st` (not `previous`, which the caller sets to
+  // the chosen device) and returns the device logits C * tanh(logits / T).
+  at::Tensor DecodeStep(const at::Tensor& encoded, const at::Tensor& keys, DecoderState* st);
 
   int ops_, groups_, devices_, types_;
   int scopes_ = 0;                    // scope vocabulary; 0: scope features off

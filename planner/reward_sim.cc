@@ -15,11 +15,12 @@ class SimReward : public RewardSource {
       : c_(c),
         sim_(std::move(sim)),
         loss_(sim_.graph().Find(c.training->loss)),
-        source_(ForwardSourceOfNode(c.training->graph, *c.forward)),
-        bound_s_(std::max(sim_.DependencyBoundSeconds(), sim_.WorkBoundSeconds())) {}
+        source_(ForwardSourceOfNode(c.training->graph, *c.forward)) {}
   const char* name() const override { return "sim"; }
   bool concurrent() const override { return true; }
-  double LowerBoundSeconds() const override { return bound_s_; }
+  double LowerBoundSeconds() const override {
+    return std::max(sim_.DependencyBoundSeconds(), sim_.WorkBoundSeconds());
+  }
   const graph::Graph& executed_graph() const override { return sim_.graph(); }
 
   Evaluation Evaluate(const std::vector<int>& forward_device) const override {
@@ -39,7 +40,6 @@ class SimReward : public RewardSource {
   runtime::Simulator sim_;
   graph::NodeId loss_;
   std::vector<graph::NodeId> source_;  // ForwardSourceOfNode, once
-  double bound_s_;
 };
 
 }  // namespace
