@@ -2,13 +2,14 @@
 # The paper's table, in simulation: for each benchmark of Mirhoseini et al.
 # (ICLR 2018, Table 1) on the paper's machine (configs/k40-paper-Ngpu.yaml),
 # the baselines, the best placement of the policy's search within BUDGET, the
-# result after the hill climb (--refine 60s) and its improvement over the best
+# result after the refinement (--refine REFINE) and its improvement over the best
 # baseline, the paper's improvement, the search time at which the result
 # was found, and the simulator's lower bound on any placement's step time with
 # the largest improvement it leaves (runtime/simulator.h).
-#   bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG]
-# (defaults 15m, build/search_paper, and the compiled search settings; CONFIG is
-# a search config such as configs/search-warm.yaml)
+#   [MODELS="nmt4 nmt8"] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
+# (defaults 15m, build/search_paper, the compiled search settings, and 60s;
+# CONFIG is a search config such as configs/search-warm.yaml, "" for none;
+# MODELS picks rows by name, all six by default)
 # Run from the repository root after scripts/build.sh. Logs, placements, curves
 # (CSV) and pictures (SVG) are left in OUTDIR.
 set -euo pipefail
@@ -16,6 +17,7 @@ budget=${1:-15m}
 out=${2:-build/search_paper}
 config=()
 if [[ -n "${3:-}" ]]; then config=(--config "$3"); fi
+refine=${4:-60s}
 planner=${PLANNER:-build/planner/planner}
 mkdir -p "$out"
 # name | zoo arguments | GPUs | the paper's improvement over the best baseline
@@ -33,11 +35,12 @@ printf "%-13s %-5s %-26s %-12s %-26s %-12s %-12s %-22s %-14s %-26s\n" model gpus
   "lower bound (at most)" >"$table"
 for row in "${rows[@]}"; do
   IFS='|' read -r name zoo gpus paper <<<"$row"
+  if [[ -n "${MODELS:-}" && " $MODELS " != *" $name "* ]]; then continue; fi
   # shellcheck disable=SC2086
   "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
   log="$out/$name.log"
   "$planner" search "$out/$name.pb" "configs/k40-paper-${gpus}gpu.yaml" --budget "$budget" \
-    "${config[@]}" --seed 1 -o "$out/$name.yaml" --csv "$out/$name.csv" --svg "$out/$name.svg" >"$log"
+    --refine "$refine" "${config[@]}" --seed 1 -o "$out/$name.yaml" --csv "$out/$name.csv" --svg "$out/$name.svg" >"$log"
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4" "$5)}' "$log")
   expert=$(awk '$1=="expert"{print ($2=="out" ? "OOM" : $2" "$3)}' "$log")
   policy=$(awk '/^policy search:/{print $4" "$5" "$6}' "$log")

@@ -5,6 +5,9 @@
 #include <random>
 #include <unordered_map>
 
+#include "planner/placement.h"
+#include "runtime/timeline.h"
+
 namespace planner {
 
 RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSource& reward,
@@ -42,7 +45,67 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
 
   RefineResult r{start, start_s, static_cast<int>(units.size())};
   auto out_of_time = [&] { return elapsed() >= options.budget_s || (stop && *stop); };
-  // Sweeps over the units from (current, current_s) until one keeps nothing.
+
+  // Moves `unit` to whichever other device makes (current, current_s) fastest,
+  // if any does; true when it moved.
+  auto try_unit = [&](const std::vector<graph::NodeId>& unit, std::vector<int>& current,
+                      double& current_s) {
+    std::vector<int> targets;
+    for (int d = 0; d < num_devices; ++d) {
+      bool all_there = true;
+      for (graph::NodeId id : unit) all_there &= current[id] == d;
+      if (!all_there) targets.push_back(d);
+    }
+    std::vector<std::vector<int>> candidates(targets.size(), current);
+    for (size_t j = 0; j < targets.size(); ++j) {
+      for (graph::NodeId id : unit) candidates[j][id] = targets[j];
+    }
+    const std::vector<Evaluation> results = EvaluateAll(reward, candidates);
+    r.evaluated += static_cast<int>(targets.size());
+    int best = -1;
+    for (size_t j = 0; j < targets.size(); ++j) {
+      if (results[j].status.ok() && results[j].step_s < current_s * (1 - 1e-9) &&
+          (best < 0 || results[j].step_s < results[best].step_s)) {
+        best = static_cast<int>(j);
+      }
+    }
+    if (best < 0) return false;
+    current = std::move(candidates[best]);
+    current_s = results[best].step_s;
+    ++r.kept;
+    return true;
+  };
+
+  // Single forward ops where the critical path of (current) waits: one that
+  // queued for its busy device, and each end of an input from another device.
+  // Scopes move an op only with all its neighbours.
+  const graph::Graph& executed = reward.executed_graph();
+  const std::vector<graph::NodeId> source = ForwardSourceOfNode(executed, forward);
+  auto critical_units = [&](const std::vector<int>& current) {
+    std::vector<std::vector<graph::NodeId>> out;
+    runtime::StepStats step;
+    if (!reward.Timeline(current, &step).status.ok()) return out;
+    const std::vector<runtime::CriticalOp> path = runtime::CriticalPath(executed, step);
+    std::vector<char> added(forward.size(), 0);
+    auto add = [&](graph::NodeId executed_node) {
+      const graph::NodeId f = source[executed_node];
+      if (f >= 0 && !added[f]) {
+        added[f] = 1;
+        out.push_back({f});
+      }
+    };
+    for (size_t k = 0; k < path.size(); ++k) {  // latest first
+      if (path[k].waited_for_device) add(path[k].node);
+      if (path[k].input_transferred) {
+        add(path[k].node);
+        if (k + 1 < path.size()) add(path[k + 1].node);
+      }
+    }
+    return out;
+  };
+
+  // Sweeps over the units from (current, current_s), then over the critical
+  // path's ops when the units keep nothing, until neither keeps anything.
   auto climb = [&](std::vector<int>& current, double& current_s) {
     bool improved = true;
     while (improved && !out_of_time()) {
@@ -50,30 +113,14 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
       ++r.sweeps;
       for (const std::vector<graph::NodeId>& unit : units) {
         if (out_of_time()) break;
-        // Candidates: the whole unit on each device it is not already all on.
-        std::vector<int> targets;
-        for (int d = 0; d < num_devices; ++d) {
-          bool all_there = true;
-          for (graph::NodeId id : unit) all_there &= current[id] == d;
-          if (!all_there) targets.push_back(d);
-        }
-        std::vector<std::vector<int>> candidates(targets.size(), current);
-        for (size_t j = 0; j < targets.size(); ++j) {
-          for (graph::NodeId id : unit) candidates[j][id] = targets[j];
-        }
-        const std::vector<Evaluation> results = EvaluateAll(reward, candidates);
-        r.evaluated += static_cast<int>(targets.size());
-        int best = -1;
-        for (size_t j = 0; j < targets.size(); ++j) {
-          if (results[j].status.ok() && results[j].step_s < current_s * (1 - 1e-9) &&
-              (best < 0 || results[j].step_s < results[best].step_s)) {
-            best = static_cast<int>(j);
-          }
-        }
-        if (best >= 0) {
-          current = std::move(candidates[best]);
-          current_s = results[best].step_s;
-          ++r.kept;
+        improved |= try_unit(unit, current, current_s);
+      }
+      if (improved || out_of_time() || !options.critical_path) continue;
+      for (const std::vector<graph::NodeId>& unit : critical_units(current)) {
+        if (out_of_time()) break;
+        ++r.critical_tried;
+        if (try_unit(unit, current, current_s)) {
+          ++r.critical_kept;
           improved = true;
         }
       }

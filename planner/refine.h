@@ -9,13 +9,16 @@
 // a move puts every node of one unit on one other device, and is kept when the
 // step is faster. Units are every scope prefix, coarse ones first ("decoder",
 // then "decoder/cell_1", then "decoder/cell_1/t_5"); a node without a scope is
-// its own unit. Sweeps repeat until one keeps nothing. Then, while time is
-// left, the climb restarts from the best placement with a few random units
-// moved to random devices (a kick: iterated local search), and a climb that
-// ends faster than the best becomes the best, until `patience` kicks in a row
-// found nothing. The climb alone converged within
-// 0-27 s of its 60 on the paper's models, stuck where no single unit's move
-// helps. Its result is reported apart from the policy's (method "search+refine").
+// its own unit. When a sweep over them keeps nothing, single ops of the step's
+// critical path (runtime::CriticalPath) are tried where it waits: an op that
+// queued for its busy device, and each end of an input from another device. A
+// scope moves an op only with all its neighbours: a reshape queued behind a long
+// kernel of its own scope cannot leave it otherwise. Sweeps repeat until neither
+// keeps anything. Then, while time is left, the climb restarts from the best
+// placement with a few random units moved to random devices (a kick: iterated
+// local search), and a climb that ends faster than the best becomes the best,
+// until `patience` kicks in a row found nothing. Its result is reported apart from the policy's (method
+// "search+refine").
 //
 // Thread safety: Refine evaluates one unit's candidate moves on several threads
 // when the reward source is concurrent; the caller's flag `stop` is read between
@@ -32,22 +35,25 @@
 namespace planner {
 
 struct RefineOptions {
-  double budget_s = 60;  // wall-clock seconds at most
-  int kicks = 1 << 30;   // restarts from a kicked best at most (0: the climb alone)...
-  int patience = 500;    // ...ending after this many in a row found nothing faster
-  int kick_units = 3;    // units a kick moves
-  uint64_t seed = 1;     // of the kicks' choices
+  double budget_s = 60;       // wall-clock seconds at most
+  int kicks = 1 << 30;        // restarts from a kicked best at most (0: the climb alone)...
+  int patience = 500;         // ...ending after this many in a row found nothing faster
+  int kick_units = 3;         // units a kick moves
+  bool critical_path = true;  // also try single ops of the critical path (false: scopes only)
+  uint64_t seed = 1;          // of the kicks' choices
 };
 
 struct RefineResult {
   std::vector<int> device_of_node;  // of the forward graph
   double step_s = 0;
-  int units = 0;       // name scopes moved as one
-  int evaluated = 0;   // candidate placements evaluated
-  int kept = 0;        // moves kept
-  int sweeps = 0;      // full passes over the units (the last may be partial)
-  int kicks = 0;       // restarts from a kicked best
-  int kicks_kept = 0;  // of which ended faster than the best before them
+  int units = 0;           // name scopes moved as one
+  int evaluated = 0;       // candidate placements evaluated
+  int kept = 0;            // moves kept
+  int critical_tried = 0;  // single ops of the critical path tried...
+  int critical_kept = 0;   // ...and moved
+  int sweeps = 0;          // full passes over the units (the last may be partial)
+  int kicks = 0;           // restarts from a kicked best
+  int kicks_kept = 0;      // of which ended faster than the best before them
   double seconds = 0;
 };
 

@@ -414,10 +414,10 @@ int SearchCommand(int argc, char** argv) {
     RefineResult r =
         Refine(forward, num_devices, **reward, best.device_of_node, best.step_s, refine, &g_stop);
     std::printf(
-        "refine: %d name scopes, %d moves tried, %d kept in %d sweeps, %d kicks (%d kept), %.1f "
-        "s: %s -> %s\n",
-        r.units, r.evaluated, r.kept, r.sweeps, r.kicks, r.kicks_kept, r.seconds,
-        Ms(best.step_s).c_str(), Ms(r.step_s).c_str());
+        "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
+        "ops moved), %d kicks (%d kept), %.1f s: %s -> %s\n",
+        r.units, r.evaluated, r.kept, r.sweeps, r.critical_kept, r.critical_tried, r.kicks,
+        r.kicks_kept, r.seconds, Ms(best.step_s).c_str(), Ms(r.step_s).c_str());
     if (r.step_s < best.step_s) {
       best = BestPlacement{best.method + "+refine", r.step_s, r.device_of_node, search.iterations(),
                            search.elapsed_s() + r.seconds};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unordered_set>
 
 #include "graph/summary.h"
 
@@ -58,6 +59,105 @@ std::string ChromeTrace(const graph::Graph& g, const cluster::Cluster& c, const 
     }
   }
   return out + "]}\n";
+}
+
+std::vector<CriticalOp> CriticalPath(const graph::Graph& g, const StepStats& step) {
+  const int n = g.size();
+  std::vector<const OpRecord*> record(n, nullptr);
+  for (const OpRecord& r : step.ops) record[r.node] = &r;
+  // When each node's outputs were there on its own device: its record's end, or
+  // for a node without one, when its last input was.
+  std::vector<double> done(n, 0.0);
+  for (graph::NodeId id : g.topological_order()) {
+    if (record[id]) {
+      done[id] = record[id]->end_us;
+      continue;
+    }
+    for (const graph::TensorRef& in : g.node(id).inputs)
+      done[id] = std::max(done[id], done[in.node]);
+    for (graph::NodeId p : g.node(id).control_inputs) done[id] = std::max(done[id], done[p]);
+  }
+  // Per producer, (receiving device, arrival) of each of its transfers.
+  std::vector<std::vector<std::pair<int, double>>> arrivals(n);
+  for (const TransferRecord& t : step.transfers)
+    arrivals[t.from_node].push_back({t.dst_device, t.end_us});
+  // Each device's ops by end time, for the op before one on its device.
+  std::vector<std::vector<const OpRecord*>> by_device;
+  for (const OpRecord& r : step.ops) {
+    if (static_cast<int>(by_device.size()) <= r.device) by_device.resize(r.device + 1);
+    by_device[r.device].push_back(&r);
+  }
+  for (auto& ops : by_device) {
+    std::sort(ops.begin(), ops.end(),
+              [](const OpRecord* a, const OpRecord* b) { return a->end_us < b->end_us; });
+  }
+  // The op on `device` that ended last at or before `t`, other than `self`.
+  auto before_on_device = [&](int device, double t, const OpRecord* self) -> const OpRecord* {
+    const std::vector<const OpRecord*>& ops = by_device[device];
+    auto it = std::upper_bound(ops.begin(), ops.end(), t + 1e-6,
+                               [](double v, const OpRecord* r) { return v < r->end_us; });
+    while (it != ops.begin()) {
+      --it;
+      if (*it != self) return *it;
+    }
+    return nullptr;
+  };
+
+  std::vector<CriticalOp> path;
+  const OpRecord* cur = nullptr;
+  for (const OpRecord& r : step.ops) {
+    if (!cur || r.end_us > cur->end_us) cur = &r;
+  }
+  std::vector<char> seen(n, 0);
+  while (cur && !seen[cur->node]) {
+    seen[cur->node] = 1;
+    CriticalOp link{cur->node, cur->device};
+    // The input that was there last on cur's device, passing through nodes
+    // without a record.
+    graph::NodeId last = -1;
+    double ready = 0;
+    bool transferred = false;
+    std::vector<graph::NodeId> inputs;
+    std::unordered_set<graph::NodeId> expanded;
+    auto add_inputs = [&](graph::NodeId id) {
+      if (!expanded.insert(id).second) return;
+      for (const graph::TensorRef& in : g.node(id).inputs) inputs.push_back(in.node);
+      for (graph::NodeId p : g.node(id).control_inputs) inputs.push_back(p);
+    };
+    add_inputs(cur->node);
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const graph::NodeId p = inputs[k];
+      if (!record[p]) {
+        add_inputs(p);
+        continue;
+      }
+      double at = done[p];
+      const bool moved = record[p]->device != cur->device;
+      if (moved) {  // the copy's arrival, where the timeline has it
+        for (const auto& [device, end] : arrivals[p]) {
+          if (device == cur->device && end <= cur->start_us + 1e-6) at = std::max(at, end);
+        }
+      }
+      if (last < 0 || at > ready) {
+        last = p;
+        ready = at;
+        transferred = moved;
+      }
+    }
+    const OpRecord* prev = before_on_device(cur->device, cur->start_us, cur);
+    // A gap of more than a nanosecond between the inputs' arrival and the start,
+    // filled by the device's previous op: the op queued for its device.
+    if (prev && cur->start_us > ready + 1e-3 && prev->end_us > ready + 1e-3) {
+      link.waited_for_device = true;
+      path.push_back(link);
+      cur = prev;
+      continue;
+    }
+    link.input_transferred = last >= 0 && transferred;
+    path.push_back(link);
+    cur = last >= 0 ? record[last] : nullptr;
+  }
+  return path;
 }
 
 }  // namespace runtime

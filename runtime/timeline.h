@@ -35,6 +35,22 @@ struct StepStats {
   std::vector<double> busy_us;      // per device: time spent in kernels and transfers
 };
 
+// One op of a step's critical path, and what it waited for last.
+struct CriticalOp {
+  graph::NodeId node;
+  int device = 0;
+  bool waited_for_device = false;  // started after its inputs were there: its device was busy
+  bool input_transferred = false;  // the input it waited for came from another device
+};
+
+// The chain of ops that set the step's length, latest first: from the op that
+// ended last, each link goes to what its op waited for last, the op before it on
+// its device when it started later than its inputs were there, else the producer
+// of the input (data or control) that arrived last. Nodes without a record (state,
+// feeds, NoOps: they take no time) are passed through to their own inputs. `g` is
+// the graph the records' node ids refer to. Empty when the step has no ops.
+std::vector<CriticalOp> CriticalPath(const graph::Graph& g, const StepStats& step);
+
 // The step as Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one
 // process, one row per device (more where a device ran ops at the same time),
 // ops and transfers as complete events in microseconds. Op names and types are
