@@ -11,6 +11,7 @@
 #include "planner/placement.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
+#include "runtime/timeline.h"
 
 namespace planner {
 
@@ -117,6 +118,10 @@ int MeasureCommand(int argc, char** argv) {
                 spec.memory_bytes ? FormatMib(*spec.memory_bytes).c_str() : "-");
   }
   std::printf("transfers per step: %d, %s\n", m->transfers, FormatMib(m->transfer_bytes).c_str());
+  std::printf(
+      "median step's %s\n",
+      runtime::CriticalPathSummary(*cluster, runtime::CriticalPath((*ex)->graph(), m->median_step))
+          .c_str());
   if (args->Has("--trace")) std::printf("trace: %s\n", args->Get("--trace").c_str());
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "runtime/executor.h"
 #include "runtime/measure.h"
 #include "runtime/simulator.h"
+#include "runtime/timeline.h"
 
 namespace planner {
 
@@ -117,6 +118,8 @@ int SimulateCommand(int argc, char** argv) {
   for (const runtime::TransferRecord& t : r.step.transfers) transfer_bytes += t.bytes;
   std::printf("transfers per step: %zu, %s\n", r.step.transfers.size(),
               FormatMib(transfer_bytes).c_str());
+  std::printf("%s\n",
+              runtime::CriticalPathSummary(c, runtime::CriticalPath(sim->graph(), r.step)).c_str());
   if (args->Has("--trace")) {
     graph::Status st =
         graph::WriteFileAtomic(args->Get("--trace"), runtime::ChromeTrace(sim->graph(), c, r.step));

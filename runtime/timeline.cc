@@ -111,7 +111,7 @@ std::vector<CriticalOp> CriticalPath(const graph::Graph& g, const StepStats& ste
   std::vector<char> seen(n, 0);
   while (cur && !seen[cur->node]) {
     seen[cur->node] = 1;
-    CriticalOp link{cur->node, cur->device};
+    CriticalOp link{cur->node, cur->device, cur->start_us, cur->end_us};
     // The input that was there last on cur's device, passing through nodes
     // without a record.
     graph::NodeId last = -1;
@@ -144,6 +144,7 @@ std::vector<CriticalOp> CriticalPath(const graph::Graph& g, const StepStats& ste
         transferred = moved;
       }
     }
+    link.ready_us = ready;
     const OpRecord* prev = before_on_device(cur->device, cur->start_us, cur);
     // A gap of more than a nanosecond between the inputs' arrival and the start,
     // filled by the device's previous op: the op queued for its device.
@@ -158,6 +159,29 @@ std::vector<CriticalOp> CriticalPath(const graph::Graph& g, const StepStats& ste
     cur = last >= 0 ? record[last] : nullptr;
   }
   return path;
+}
+
+std::string CriticalPathSummary(const cluster::Cluster& c, const std::vector<CriticalOp>& path) {
+  std::vector<double> kernel_us(c.devices.size(), 0);
+  double gaps_us = path.empty() ? 0 : path.back().start_us;
+  int queued = 0;
+  for (size_t k = 0; k < path.size(); ++k) {
+    kernel_us[path[k].device] += path[k].end_us - path[k].start_us;
+    if (k + 1 < path.size()) gaps_us += std::max(0.0, path[k].start_us - path[k + 1].end_us);
+    queued += path[k].waited_for_device;
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "critical path: %zu ops (%d of them queued for their busy device):", path.size(),
+                queued);
+  std::string out = buf;
+  for (size_t d = 0; d < c.devices.size(); ++d) {
+    if (kernel_us[d] <= 0) continue;
+    std::snprintf(buf, sizeof buf, " %s %.3f ms,", c.devices[d].name.c_str(), kernel_us[d] / 1e3);
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, " between them %.3f ms", gaps_us / 1e3);
+  return out + buf;
 }
 
 }  // namespace runtime

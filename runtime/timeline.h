@@ -39,6 +39,8 @@ struct StepStats {
 struct CriticalOp {
   graph::NodeId node;
   int device = 0;
+  double start_us = 0, end_us = 0;
+  double ready_us = 0;             // when its last input was there (0 for none)
   bool waited_for_device = false;  // started after its inputs were there: its device was busy
   bool input_transferred = false;  // the input it waited for came from another device
 };
@@ -50,6 +52,12 @@ struct CriticalOp {
 // feeds, NoOps: they take no time) are passed through to their own inputs. `g` is
 // the graph the records' node ids refer to. Empty when the step has no ops.
 std::vector<CriticalOp> CriticalPath(const graph::Graph& g, const StepStats& step);
+
+// One line: "critical path: N ops (Q of them queued for their busy device):
+// cpu0 X ms, gpu0 Y ms, between them Z ms", the path's kernel time per device
+// and the gaps between its ops (transfers, latency, dispatch); the parts add up
+// to the path's length, the step's end.
+std::string CriticalPathSummary(const cluster::Cluster& c, const std::vector<CriticalOp>& path);
 
 // The step as Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev): one
 // process, one row per device (more where a device ran ops at the same time),

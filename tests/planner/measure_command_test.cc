@@ -56,7 +56,8 @@ TEST(MeasureCommandTest, PrintsStepTimesPerDeviceFiguresAndWritesATrace) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* key :
        {"training graph of", "placement single:cpu0", "robust mean", "over 3 steps", "min",
-        "median", "max", "1 warm-up step", "busy ms", "peak memory", "transfers per step: 0"}) {
+        "median", "max", "1 warm-up step", "busy ms", "peak memory", "transfers per step: 0",
+        "median step's critical path: ", " cpu0 "}) {
     EXPECT_NE(r.out.find(key), std::string::npos) << key << "\n" << r.out;
   }
   std::string json = Slurp(trace);

@@ -32,6 +32,24 @@ TEST(SimulateCommandTest, LowerBoundIsPrintedAndNotAboveTheStepTime) {
   EXPECT_NE(r.out.find("dependency chain "), std::string::npos) << r.out;
 }
 
+TEST(SimulateCommandTest, CriticalPathPartsAddUpToTheStepTime) {
+  RunResult r = Planner("simulate --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t step = r.out.find("simulated step time: "), path = r.out.find("critical path: ");
+  ASSERT_NE(step, std::string::npos) << r.out;
+  ASSERT_NE(path, std::string::npos) << r.out;
+  const double step_ms = std::atof(r.out.c_str() + step + 21);
+  // "critical path: N ops (...): gpu0 X ms, between them Y ms": every part in ms.
+  const std::string line = r.out.substr(path, r.out.find('\n', path) - path);
+  double sum_ms = 0;
+  for (size_t at = line.find(" ms"); at != std::string::npos; at = line.find(" ms", at + 1)) {
+    const size_t number = line.rfind(' ', at - 1) + 1;
+    sum_ms += std::atof(line.c_str() + number);
+  }
+  EXPECT_NEAR(sum_ms, step_ms, 0.01 + 1e-4 * step_ms) << line;
+  EXPECT_NE(line.find("cpu0 "), std::string::npos) << "every op is on the first device: " << line;
+}
+
 TEST(SimulateCommandTest, RealDevicesWithoutAProfileAreAOneLineError) {
   RunResult r = Planner("simulate " + Model("emotion") + " " + Config("local-2cpu"));
   EXPECT_EQ(r.code, 1);

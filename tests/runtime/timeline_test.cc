@@ -59,6 +59,8 @@ TEST(CriticalPathTest, GoesToTheDevicesPreviousOpWhenAnOpQueued) {
   std::vector<CriticalOp> path = CriticalPath(g, s);
   EXPECT_EQ(Names(g, path), (std::vector<std::string>{"y", "z", "x"}));
   EXPECT_TRUE(path[0].waited_for_device);
+  EXPECT_DOUBLE_EQ(path[0].ready_us, 5);
+  EXPECT_DOUBLE_EQ(path[0].start_us, 20);
   EXPECT_TRUE(path[1].waited_for_device) << "z needs no input, but x held the device until 5";
   EXPECT_FALSE(path[2].waited_for_device);
 }
@@ -74,6 +76,7 @@ TEST(CriticalPathTest, MarksAnInputThatCameFromAnotherDevice) {
   EXPECT_EQ(Names(g, path), (std::vector<std::string>{"b", "a"}));
   EXPECT_TRUE(path[0].input_transferred);
   EXPECT_EQ(path[0].device, 1);
+  EXPECT_DOUBLE_EQ(path[0].ready_us, 12) << "when the copy arrived";
   EXPECT_EQ(path[1].device, 0);
   EXPECT_FALSE(path[0].waited_for_device) << "the copy, not the device, was last";
 }
