@@ -17,8 +17,8 @@
 // keeps anything. Then, while time is left, the climb restarts from the best
 // placement with a few random units moved to random devices (a kick: iterated
 // local search), and a climb that ends faster than the best becomes the best,
-// until `patience` kicks in a row found nothing. Its result is reported apart from the policy's (method
-// "search+refine").
+// until `patience` kicks in a row found nothing. Its result is reported apart
+// from the policy's (method "search+refine").
 //
 // Thread safety: Refine evaluates one unit's candidate moves on several threads
 // when the reward source is concurrent; the caller's flag `stop` is read between
