@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -12,33 +13,44 @@ namespace {
 
 using namespace planner::testing;
 
+// `planner simulate` of emotion on the paper's 2-GPU machine (every op on the
+// first device), run once for the tests that read its output.
+const RunResult& EmotionOnK40s() {
+  static const RunResult r =
+      Planner("simulate --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  return r;
+}
+
+// The number right after `key` in `out`, or NaN (failing the test) without it.
+double NumberAfter(const std::string& out, const std::string& key) {
+  const size_t at = out.find(key);
+  EXPECT_NE(at, std::string::npos) << key << " in\n" << out;
+  return at == std::string::npos ? std::nan("") : std::atof(out.c_str() + at + key.size());
+}
+
 TEST(SimulateCommandTest, SimulatedDevicesNeedNoProfileAndTheirOpsAreEstimated) {
-  RunResult r = Planner("simulate --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  const RunResult& r = EmotionOnK40s();
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("simulated step time"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("(0 of "), std::string::npos) << "roofline ops are counted: " << r.out;
 }
 
 TEST(SimulateCommandTest, LowerBoundIsPrintedAndNotAboveTheStepTime) {
-  RunResult r = Planner("simulate --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  const RunResult& r = EmotionOnK40s();
   ASSERT_EQ(r.code, 0) << r.err;
-  const size_t step = r.out.find("simulated step time: "), bound = r.out.find("lower bound: ");
-  ASSERT_NE(step, std::string::npos) << r.out;
-  ASSERT_NE(bound, std::string::npos) << r.out;
-  const double step_ms = std::atof(r.out.c_str() + step + 21);
-  const double bound_ms = std::atof(r.out.c_str() + bound + 13);
+  const double step_ms = NumberAfter(r.out, "simulated step time: ");
+  const double bound_ms = NumberAfter(r.out, "lower bound: ");
   EXPECT_GT(bound_ms, 0.0) << r.out;
   EXPECT_LE(bound_ms, step_ms) << r.out;
   EXPECT_NE(r.out.find("dependency chain "), std::string::npos) << r.out;
 }
 
 TEST(SimulateCommandTest, CriticalPathPartsAddUpToTheStepTime) {
-  RunResult r = Planner("simulate --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  const RunResult& r = EmotionOnK40s();
   ASSERT_EQ(r.code, 0) << r.err;
-  const size_t step = r.out.find("simulated step time: "), path = r.out.find("critical path: ");
-  ASSERT_NE(step, std::string::npos) << r.out;
+  const double step_ms = NumberAfter(r.out, "simulated step time: ");
+  const size_t path = r.out.find("critical path: ");
   ASSERT_NE(path, std::string::npos) << r.out;
-  const double step_ms = std::atof(r.out.c_str() + step + 21);
   // "critical path: N ops (...): gpu0 X ms, between them Y ms": every part in ms.
   const std::string line = r.out.substr(path, r.out.find('\n', path) - path);
   double sum_ms = 0;
