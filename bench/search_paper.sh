@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The paper's table, in simulation: for each benchmark of Mirhoseini et al.
 # (ICLR 2018, Table 1) on the paper's machine (configs/k40-paper-Ngpu.yaml),
-# the baselines, the best placement of the policy's search within BUDGET, the
-# result after the refinement (--refine REFINE) and its improvement over the best
-# baseline, the paper's improvement, the search time at which the result
-# was found, and the simulator's lower bound on any placement's step time with
+# the baselines (the best, the expert's, earliest-task-first's), the best placement
+# of the policy's search within BUDGET, the result after the refinement (--refine
+# REFINE) and its improvement over the best baseline and over the paper's kind of
+# baselines (single devices and the expert), the paper's improvement, the search
+# time at which the result was found, and the simulator's lower bound on any placement's step time with
 # the largest improvement it leaves (runtime/simulator.h).
 #   [MODELS="nmt4 nmt8"] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
@@ -30,9 +31,9 @@ rows=(
   "nmt8|nmt --layers 8|8|no worse than expert"
 )
 table="$out/table.txt"
-printf "%-13s %-5s %-26s %-12s %-26s %-12s %-12s %-22s %-14s %-26s\n" model gpus "best baseline" \
-  expert "policy's best" "+ refine" improvement "paper" "found at (s)" \
-  "lower bound (at most)" >"$table"
+fmt="%-13s %-5s %-26s %-12s %-12s %-26s %-12s %-12s %-14s %-22s %-14s %-26s\n"
+printf "$fmt" model gpus "best baseline" expert etf "policy's best" "+ refine" improvement \
+  "paper's set" "paper" "found at (s)" "lower bound (at most)" >"$table"
 for row in "${rows[@]}"; do
   IFS='|' read -r name zoo gpus paper <<<"$row"
   if [[ -n "${MODELS:-}" && " $MODELS " != *" $name "* ]]; then continue; fi
@@ -43,16 +44,23 @@ for row in "${rows[@]}"; do
     --refine "$refine" "${config[@]}" --seed 1 -o "$out/$name.yaml" --csv "$out/$name.csv" --svg "$out/$name.svg" >"$log"
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4" "$5)}' "$log")
   expert=$(awk '$1=="expert"{print ($2=="out" ? "OOM" : $2" "$3)}' "$log")
+  etf=$(awk '$1=="etf"{print ($2=="out" ? "OOM" : $2=="skipped:" ? "skipped" : $2" "$3)}' "$log")
   policy=$(awk '/^policy search:/{print $4" "$5" "$6}' "$log")
   ours=$(awk '/^  best found/{print $4" "$5}' "$log")
   improvement=$(grep -o '[-0-9.]*% faster' "$log" | head -1 | cut -d' ' -f1 || true)
+  # Against the baselines of ours the paper also ran (each single device and the
+  # expert), leaving out etf, which it did not run.
+  paper_set=$(awk -v ours="${ours%% *}" '
+    ($1 ~ /^single:/ || $1=="expert") && $3=="ms" && (best=="" || $2+0 < best) {best=$2+0}
+    END {if (best != "" && ours != "") printf "%.1f%%", 100 * (1 - ours / best)}' "$log")
   found=$(grep -o 'at [0-9.]* s)' "$log" | head -1 | tr -dc '0-9.' || true)
   # The simulator's lower bound on any placement, and the improvement it allows.
   bound=$(awk '/^  lower bound /{print $3" "$4}' "$log" | tr -d ':')
   most=$(grep -o 'at most [-0-9.]*%' "$log" | head -1 | cut -d' ' -f3 || true)
-  printf "%-13s %-5s %-26s %-12s %-26s %-12s %-12s %-22s %-14s %-26s\n" "$name" "$gpus" \
-    "$best_baseline" "$expert" "$policy" "$ours" "${improvement:-0%}" "$paper" \
-    "${found:-0 (a baseline)}" "$bound (${most:--})" >>"$table"
+  # shellcheck disable=SC2059
+  printf "$fmt" "$name" "$gpus" "$best_baseline" "$expert" "$etf" "$policy" "$ours" \
+    "${improvement:-0%}" "${paper_set:--}" "$paper" "${found:-0 (a baseline)}" \
+    "$bound (${most:--})" >>"$table"
   tail -1 "$table"
 done
 echo

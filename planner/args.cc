@@ -1,5 +1,7 @@
 #include "planner/args.h"
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -96,6 +98,24 @@ std::string FormatMib(int64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.2f MiB", static_cast<double>(bytes) / 1048576.0);
   return buf;
+}
+
+std::string FormatMs(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f ms", seconds * 1e3);
+  return buf;
+}
+
+graph::Status CheckOutputWritable(const std::string& flag, const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  if (access(dir.c_str(), W_OK) != 0) {
+    return graph::IoError(path + ": cannot write " + flag + " output (directory '" + dir +
+                          "' is missing or not writable)");
+  }
+  return graph::Status::Ok();
 }
 
 graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value) {

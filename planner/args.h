@@ -55,6 +55,12 @@ int ReportError(const char* command_prefix, const graph::Status& st);
 
 // "12.34 MiB", for command output.
 std::string FormatMib(int64_t bytes);
+// "12.345 ms" from seconds, for command output.
+std::string FormatMs(double seconds);
+
+// Refuses an output path whose directory is missing or not writable, so that a
+// command fails before its work rather than after; the error names `flag`.
+graph::Status CheckOutputWritable(const std::string& flag, const std::string& path);
 
 // Parses a positive integer flag value; error names the flag.
 graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value);

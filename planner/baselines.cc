@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "planner/list_schedule.h"
+
 namespace planner {
 
 namespace {
@@ -97,14 +99,32 @@ BaselinePlacement ExpertPlacement(const graph::Graph& forward, const cluster::Cl
   return p;
 }
 
-std::vector<BaselinePlacement> Baselines(const graph::Graph& forward, const cluster::Cluster& c) {
-  std::vector<BaselinePlacement> out;
-  for (size_t d = 0; d < c.devices.size(); ++d) {
-    out.push_back(
-        {"single:" + c.devices[d].name, std::vector<int>(forward.size(), static_cast<int>(d))});
-  }
-  out.push_back(ExpertPlacement(forward, c));
+std::vector<std::string> BaselineMethods(const cluster::Cluster& c) {
+  std::vector<std::string> out;
+  for (const cluster::DeviceSpec& d : c.devices) out.push_back("single:" + d.name);
+  out.push_back("expert");
+  out.push_back("etf");
   return out;
+}
+
+graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
+                                              const graph::Graph& forward,
+                                              const cluster::Cluster& c,
+                                              const runtime::Simulator* costs) {
+  if (method.rfind("single:", 0) == 0) {
+    const int d = c.IndexOf(method.substr(7));
+    if (d >= 0) return BaselinePlacement{method, std::vector<int>(forward.size(), d)};
+  } else if (method == "expert") {
+    return ExpertPlacement(forward, c);
+  } else if (method == "etf") {
+    if (!costs) return graph::InvalidArgument("etf needs op costs (a simulator of the step)");
+    GRAPH_ASSIGN_OR_RETURN(ListSchedule s, EarliestTaskFirst(forward, *costs, c));
+    return BaselinePlacement{method, std::move(s.device_of_node)};
+  }
+  std::string names;
+  for (const std::string& m : BaselineMethods(c)) names += (names.empty() ? "" : ", ") + m;
+  return graph::InvalidArgument("unknown baseline method '" + method + "' (methods on " + c.source +
+                                ": " + names + ")");
 }
 
 }  // namespace planner

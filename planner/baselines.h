@@ -1,7 +1,8 @@
 // The simple placements a search must beat (DESIGN.md section 6): every op on
-// one device, for each device, and the human expert's rule of the paper
+// one device, for each device; the human expert's rule of the paper
 // (Mirhoseini et al. 2017/2018): recurrent models a layer per device, CNNs on
-// one GPU.
+// one GPU; and earliest-task-first list scheduling on the simulator's costs
+// (planner/list_schedule.h). Chosen by name through MakeBaseline.
 //
 // The expert rule reads layers from op names: an op in a scope "cell_<l>",
 // "layer_<l>" or "lstm_<l>" belongs to layer l (the zoo's RNNLM and NMT name
@@ -19,16 +20,30 @@
 
 #include "cluster/devices.h"
 #include "graph/graph.h"
+#include "graph/status.h"
+
+namespace runtime {
+class Simulator;
+}  // namespace runtime
 
 namespace planner {
 
 struct BaselinePlacement {
-  std::string method;               // "single:gpu0", "expert"
+  std::string method;               // "single:gpu0", "expert", "etf"
   std::vector<int> device_of_node;  // of the forward graph's nodes, indexes c.devices
 };
 
-// Single-device placements, one per device in file order, then the expert's.
-std::vector<BaselinePlacement> Baselines(const graph::Graph& forward, const cluster::Cluster& c);
+// The baselines' names on `c`, in the order the search runs them:
+// "single:<device>" for each device, "expert", "etf".
+std::vector<std::string> BaselineMethods(const cluster::Cluster& c);
+
+// The placement of one method. "etf" needs `costs` (a simulator of the training
+// graph built from `forward` on `c`); without them, or when they cannot time an
+// op, it is an error saying why. An unknown name is an error listing the names.
+graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
+                                              const graph::Graph& forward,
+                                              const cluster::Cluster& c,
+                                              const runtime::Simulator* costs);
 
 // The expert's placement alone.
 BaselinePlacement ExpertPlacement(const graph::Graph& forward, const cluster::Cluster& c);

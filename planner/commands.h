@@ -12,6 +12,7 @@ int MeasureCommand(int argc, char** argv);
 int ProfileCommand(int argc, char** argv);
 int SimulateCommand(int argc, char** argv);
 int ZooCommand(int argc, char** argv);
+int BaselineCommand(int argc, char** argv);
 int SearchCommand(int argc, char** argv);
 
 }  // namespace planner

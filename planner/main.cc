@@ -19,6 +19,7 @@ constexpr Subcommand kCommands[] = {
     {"measure", planner::MeasureCommand, "time training steps of a placed model on real devices"},
     {"profile", planner::ProfileCommand, "measure op and link costs on the real devices"},
     {"simulate", planner::SimulateCommand, "predict a placed model's step time and memory"},
+    {"baseline", planner::BaselineCommand, "place by a simple rule: one device, expert, etf"},
     {"search", planner::SearchCommand, "learn a placement: the Hierarchical Planner (REINFORCE)"},
     {"zoo", planner::ZooCommand, "write a benchmark model (rnnlm, nmt, small models)"},
 };

@@ -265,4 +265,12 @@ graph::Status WritePlacement(const std::string& path, const Placement& p) {
   return graph::WriteFileAtomic(path, std::string(e.c_str()) + "\n");
 }
 
+graph::Status WritePlacedGraphDef(const std::string& path, const graph::Graph& forward,
+                                  const cluster::Cluster& c,
+                                  const std::vector<int>& device_of_node) {
+  graph::GraphDefWriteOptions w;
+  for (int d : device_of_node) w.devices.push_back(c.devices[d].TfDeviceString());
+  return graph::WriteFileAtomic(path, graph::SerializeGraphDef(forward, w));
+}
+
 }  // namespace planner

@@ -71,4 +71,11 @@ std::vector<int> DeviceOfSources(const std::vector<graph::NodeId>& source,
 // Writes atomically, ops in graph order.
 graph::Status WritePlacement(const std::string& path, const Placement& p);
 
+// Writes `forward` as a binary GraphDef whose NodeDef.device fields are the
+// TensorFlow device strings of its placement (`device_of_node` indexes
+// c.devices), atomically: what a TensorFlow trainer imports.
+graph::Status WritePlacedGraphDef(const std::string& path, const graph::Graph& forward,
+                                  const cluster::Cluster& c,
+                                  const std::vector<int>& device_of_node);
+
 }  // namespace planner

@@ -1,6 +1,7 @@
 #include "planner/reward.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 namespace planner {
@@ -8,6 +9,16 @@ namespace planner {
 // Backends, in sibling files.
 graph::Result<std::unique_ptr<RewardSource>> MakeSimReward(const RewardContext& context);
 graph::Result<std::unique_ptr<RewardSource>> MakeRealReward(const RewardContext& context);
+
+std::string DescribeEvaluation(const Evaluation& e) {
+  if (!e.status.ok()) {
+    return (e.status.code() == graph::StatusCode::kOutOfMemory ? "out of memory: " : "failed: ") +
+           e.status.message();
+  }
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f ms", e.step_s * 1e3);
+  return b;
+}
 
 std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
                                     const std::vector<std::vector<int>>& placements) {

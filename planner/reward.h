@@ -64,6 +64,9 @@ struct RewardContext {
   int steps = 5;                              // real: timed steps per placement
 };
 
+// "12.345 ms", or "out of memory: ..." / "failed: ..." with the reason.
+std::string DescribeEvaluation(const Evaluation& e);
+
 // Evaluates each placement, on as many threads as there are cores (at most one
 // per placement) when the source is concurrent, else one after another.
 std::vector<Evaluation> EvaluateAll(const RewardSource& reward,

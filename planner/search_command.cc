@@ -1,7 +1,5 @@
 // `planner search`: the main job. Baselines first, then the Hierarchical
 // Planner's REINFORCE search, with every output written atomically as it goes.
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,6 +23,7 @@
 #include "planner/search.h"
 #include "runtime/kernel.h"
 #include "runtime/profile.h"
+#include "runtime/simulator.h"
 #include "runtime/timeline.h"
 
 namespace planner {
@@ -38,8 +37,9 @@ const CommandSpec kSpec{
     "       [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb] [--steps N]\n"
     "       [--batch N] [--optimizer sgd|momentum]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
-    "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, and\n"
-    "the expert's layer-per-device rule) run first through the same reward source; the best\n"
+    "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
+    "expert's layer-per-device rule, and earliest-task-first list scheduling: planner baseline)\n"
+    "run first through the same reward source; the best\n"
     "placement so far is written to PLACEMENT at every improvement. Rewards come from the\n"
     "simulator (--reward sim, with PROFILE's costs where it has them) or from running each\n"
     "placement on the real devices (--reward real). Stops after --iterations policy updates,\n"
@@ -93,34 +93,6 @@ class StopOnSignals {
   void (*old_int_)(int) = nullptr;
   void (*old_term_)(int) = nullptr;
 };
-
-// Refuses an output path whose directory does not exist or is not writable,
-// before any work is done.
-graph::Status CheckWritable(const std::string& flag, const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "."
-                          : slash == 0               ? "/"
-                                                     : path.substr(0, slash);
-  if (access(dir.c_str(), W_OK) != 0) {
-    return graph::IoError(path + ": cannot write " + flag + " output (directory '" + dir +
-                          "' is missing or not writable)");
-  }
-  return graph::Status::Ok();
-}
-
-std::string Ms(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3f ms", s * 1e3);
-  return b;
-}
-
-std::string Describe(const Evaluation& e) {
-  if (!e.status.ok()) {
-    return (e.status.code() == graph::StatusCode::kOutOfMemory ? "out of memory: " : "failed: ") +
-           e.status.message();
-  }
-  return Ms(e.step_s);
-}
 
 }  // namespace
 
@@ -180,7 +152,7 @@ int SearchCommand(int argc, char** argv) {
   if (checkpoint_path.empty() && !out_path.empty()) checkpoint_path = out_path + ".ckpt";
   for (const char* flag : {"-o", "--csv", "--svg", "--export-graphdef", "--checkpoint"}) {
     if (args->Has(flag)) {
-      if (graph::Status st = CheckWritable(flag, args->Get(flag)); !st.ok()) return Fail(st);
+      if (graph::Status st = CheckOutputWritable(flag, args->Get(flag)); !st.ok()) return Fail(st);
     }
   }
 
@@ -248,10 +220,8 @@ int SearchCommand(int argc, char** argv) {
 
   auto export_graphdef = [&](const std::vector<int>& device_of_node) -> graph::Status {
     if (!args->Has("--export-graphdef")) return graph::Status::Ok();
-    graph::GraphDefWriteOptions w;
-    for (int d : device_of_node) w.devices.push_back(c.devices[d].TfDeviceString());
-    GRAPH_RETURN_IF_ERROR(graph::WriteFileAtomic(args->Get("--export-graphdef"),
-                                                 graph::SerializeGraphDef(forward, w)));
+    GRAPH_RETURN_IF_ERROR(
+        WritePlacedGraphDef(args->Get("--export-graphdef"), forward, c, device_of_node));
     std::printf("graphdef: %s\n", args->Get("--export-graphdef").c_str());
     return graph::Status::Ok();
   };
@@ -263,7 +233,7 @@ int SearchCommand(int argc, char** argv) {
     std::printf(
         "%s has one device, '%s': every op runs on it and there is nothing to search "
         "(step %s)\n",
-        devices_path.c_str(), c.devices[0].name.c_str(), Describe(e).c_str());
+        devices_path.c_str(), c.devices[0].name.c_str(), DescribeEvaluation(e).c_str());
     if (!out_path.empty()) {
       BestPlacement b{"single:" + c.devices[0].name, e.status.ok() ? e.step_s : 0, all, 0};
       Placement p = make_placement(b, 0, 0);
@@ -291,9 +261,18 @@ int SearchCommand(int argc, char** argv) {
   std::vector<int> best_baseline_devices;
   graph::Status first_failure = graph::Status::Ok();
   std::printf("baselines:\n");
-  for (const BaselinePlacement& b : Baselines(forward, c)) {
+  // The list scheduler's costs: the simulator's (with PROFILE's where given).
+  auto costs = runtime::Simulator::Create(setup->training.graph, c, context.profile);
+  if (!costs.ok()) return Fail(costs.status());
+  for (const std::string& method : BaselineMethods(c)) {
+    auto made = MakeBaseline(method, forward, c, &*costs);
+    if (!made.ok()) {
+      std::printf("  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
+      continue;
+    }
+    const BaselinePlacement& b = *made;
     Evaluation e = (*reward)->Evaluate(b.device_of_node);
-    std::printf("  %-16s %s\n", b.method.c_str(), Describe(e).c_str());
+    std::printf("  %-16s %s\n", b.method.c_str(), DescribeEvaluation(e).c_str());
     if (e.status.ok() && (!best_baseline_s || e.step_s < *best_baseline_s)) {
       best_baseline_s = e.step_s;
       best_baseline = b.method;
@@ -378,9 +357,9 @@ int SearchCommand(int argc, char** argv) {
               " s";
       }
       const std::string best_text =
-          search.best() ? Ms(best) + " (" + search.best()->method + ")" : "none yet";
+          search.best() ? FormatMs(best) + " (" + search.best()->method + ")" : "none yet";
       std::printf("update %d: best %s, mean %s, %d failed, elapsed %.0f s%s\n", it.iteration,
-                  best_text.c_str(), ran ? Ms(mean).c_str() : "-", failed, search.elapsed_s(),
+                  best_text.c_str(), ran ? FormatMs(mean).c_str() : "-", failed, search.elapsed_s(),
                   eta.c_str());
       std::fflush(stdout);
       last_print = now;
@@ -405,8 +384,9 @@ int SearchCommand(int argc, char** argv) {
   }
 
   BestPlacement best = *search.best();
-  std::printf("policy search: best %s (%s) after %d updates, %.1f s\n", Ms(best.step_s).c_str(),
-              best.method.c_str(), search.iterations(), search.elapsed_s());
+  std::printf("policy search: best %s (%s) after %d updates, %.1f s\n",
+              FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
+              search.elapsed_s());
   if (reward_name == "sim" && refine_s > 0 && !g_stop) {
     RefineOptions refine;
     refine.budget_s = refine_s;
@@ -417,7 +397,7 @@ int SearchCommand(int argc, char** argv) {
         "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
         "ops moved), %d kicks (%d kept), %.1f s: %s -> %s\n",
         r.units, r.evaluated, r.kept, r.sweeps, r.critical_kept, r.critical_tried, r.kicks,
-        r.kicks_kept, r.seconds, Ms(best.step_s).c_str(), Ms(r.step_s).c_str());
+        r.kicks_kept, r.seconds, FormatMs(best.step_s).c_str(), FormatMs(r.step_s).c_str());
     if (r.step_s < best.step_s) {
       best = BestPlacement{best.method + "+refine", r.step_s, r.device_of_node, search.iterations(),
                            search.elapsed_s() + r.seconds};
@@ -446,8 +426,8 @@ int SearchCommand(int argc, char** argv) {
     };
     if (!found_s.empty() && !baseline_s.empty()) {
       const double f = median(found_s), b = median(baseline_s);
-      std::printf("re-measured, 3 interleaved runs each: found %s, %s %s\n", Ms(f).c_str(),
-                  best_baseline.c_str(), Ms(b).c_str());
+      std::printf("re-measured, 3 interleaved runs each: found %s, %s %s\n", FormatMs(f).c_str(),
+                  best_baseline.c_str(), FormatMs(b).c_str());
       best_baseline_s = b;
       if (f < b) {
         best.step_s = f;
@@ -466,11 +446,12 @@ int SearchCommand(int argc, char** argv) {
   std::printf("\nresult (%s rewards, %d updates, %.1f s of search):\n", reward_name.c_str(),
               search.iterations(), search.elapsed_s());
   if (best_baseline_s) {
-    std::printf("  best baseline  %-16s %s\n", best_baseline.c_str(), Ms(*best_baseline_s).c_str());
+    std::printf("  best baseline  %-16s %s\n", best_baseline.c_str(),
+                FormatMs(*best_baseline_s).c_str());
   } else {
     std::printf("  best baseline  none ran\n");
   }
-  std::printf("  best found     %-16s %s", best.method.c_str(), Ms(best.step_s).c_str());
+  std::printf("  best found     %-16s %s", best.method.c_str(), FormatMs(best.step_s).c_str());
   if (best.iteration > 0) std::printf(" (update %d, at %.1f s)", best.iteration, best.found_at_s);
   if (best_baseline_s) {
     std::printf(", %.1f%% faster than the best baseline",
@@ -478,7 +459,8 @@ int SearchCommand(int argc, char** argv) {
   }
   std::printf("\n");
   if (const double bound = (*reward)->LowerBoundSeconds(); bound > 0) {
-    std::printf("  lower bound    %s: no placement on these devices is faster", Ms(bound).c_str());
+    std::printf("  lower bound    %s: no placement on these devices is faster",
+                FormatMs(bound).c_str());
     if (best_baseline_s) {
       std::printf(" (at most %.1f%% faster than the best baseline)",
                   100 * (1 - bound / *best_baseline_s));
@@ -502,16 +484,16 @@ int SearchCommand(int argc, char** argv) {
       Evaluation m = (*real)->Evaluate(best.device_of_node);
       if (m.status.ok()) {
         std::printf("  measured       %s on the real devices; simulator error %+.1f%%\n",
-                    Ms(m.step_s).c_str(), 100 * (best.step_s - m.step_s) / m.step_s);
+                    FormatMs(m.step_s).c_str(), 100 * (best.step_s - m.step_s) / m.step_s);
       } else {
-        std::printf("  measured       %s\n", Describe(m).c_str());
+        std::printf("  measured       %s\n", DescribeEvaluation(m).c_str());
       }
     }
   }
   if (graph::Status st = export_graphdef(best.device_of_node); !st.ok()) return Fail(st);
   if (args->Has("--svg")) {
     const std::string title = model_path + " on " + devices_path + ": " + best.method + " " +
-                              Ms(best.step_s) + " (" + reward_name + ")";
+                              FormatMs(best.step_s) + " (" + reward_name + ")";
     graph::Status st = graph::WriteFileAtomic(
         args->Get("--svg"), SearchReportSvg(title, curve, best_baseline_s.value_or(best.step_s),
                                             (*reward)->executed_graph(), c, timeline));

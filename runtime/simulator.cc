@@ -167,8 +167,15 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   return s;
 }
 
+int64_t Simulator::NodeBytes(graph::NodeId id) const {
+  int64_t total = state_bytes_[id];
+  for (int64_t b : out_bytes_[id]) total += b;
+  return total;
+}
+
 double Simulator::TransferSeconds(int src, int dst, int64_t bytes) const {
   const LinkFit& l = links_[src][dst];
+  if (l.bandwidth_bytes_per_s <= 0) return std::numeric_limits<double>::infinity();
   return l.latency_s + static_cast<double>(bytes) / l.bandwidth_bytes_per_s;
 }
 

@@ -65,10 +65,17 @@ class Simulator {
   // given), and whether it is estimated.
   double OpSeconds(graph::NodeId id, int d) const { return op_s_[d][id]; }
   bool Estimated(graph::NodeId id, int d) const { return estimated_[d][id]; }
+  // Whether node `id` runs a kernel (false: state, feeds, NoOps, which take no time).
+  bool Scheduled(graph::NodeId id) const { return scheduled_[id] != 0; }
+  // Bytes node `id` keeps on its device: a parameter's or constant's resident
+  // tensor, else its outputs as the memory accounting counts them (views: 0).
+  int64_t NodeBytes(graph::NodeId id) const;
+  // Latency + bytes / bandwidth of the link from `src` to `dst`; infinite when
+  // the devices have none.
+  double TransferSeconds(int src, int dst, int64_t bytes) const;
 
  private:
   Simulator() = default;
-  double TransferSeconds(int src, int dst, int64_t bytes) const;
 
   graph::Graph g_;
   cluster::Cluster cluster_;

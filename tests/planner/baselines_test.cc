@@ -17,15 +17,40 @@ int DeviceOf(const graph::Graph& g, const BaselinePlacement& p, const std::strin
   return id < 0 ? -1 : p.device_of_node[id];
 }
 
-TEST(BaselinesTest, OneSingleDevicePlacementPerDeviceThenTheExpert) {
+TEST(BaselinesTest, MethodsAreEachDeviceThenTheExpertThenEtf) {
+  cluster::Cluster c = SimCluster(2);
+  EXPECT_EQ(BaselineMethods(c), (std::vector<std::string>{"single:cpu0", "single:gpu0",
+                                                          "single:gpu1", "expert", "etf"}));
+}
+
+TEST(BaselinesTest, MakeBaselinePlacesEveryOpOnTheNamedDevice) {
   testing::Problem p = SmallRnnlm();
   cluster::Cluster c = SimCluster(2);
-  std::vector<BaselinePlacement> b = Baselines(p.forward, c);
-  ASSERT_EQ(b.size(), 4u);
-  EXPECT_EQ(b[0].method, "single:cpu0");
-  EXPECT_EQ(b[2].method, "single:gpu1");
-  for (int d : b[2].device_of_node) EXPECT_EQ(d, 2);
-  EXPECT_EQ(b[3].method, "expert");
+  auto b = MakeBaseline("single:gpu1", p.forward, c, nullptr);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->method, "single:gpu1");
+  ASSERT_EQ(static_cast<int>(b->device_of_node.size()), p.forward.size());
+  for (int d : b->device_of_node) EXPECT_EQ(d, 2);
+}
+
+TEST(BaselinesTest, AnUnknownMethodOrDeviceIsAnErrorListingTheMethods) {
+  testing::Problem p = SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);
+  for (const char* bad : {"scotch", "single:gpu7", "single:"}) {
+    auto b = MakeBaseline(bad, p.forward, c, nullptr);
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_NE(b.status().message().find(std::string("'") + bad + "'"), std::string::npos);
+    EXPECT_NE(b.status().message().find("single:cpu0, single:gpu0, single:gpu1, expert, etf"),
+              std::string::npos)
+        << b.status().message();
+  }
+}
+
+TEST(BaselinesTest, EtfWithoutCostsIsAnError) {
+  testing::Problem p = SmallRnnlm();
+  auto b = MakeBaseline("etf", p.forward, SimCluster(2), nullptr);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("costs"), std::string::npos) << b.status().message();
 }
 
 TEST(BaselinesTest, ExpertPutsALayerPerGpuAndTheSoftmaxWithTheLast) {

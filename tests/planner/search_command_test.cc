@@ -10,13 +10,14 @@
 
 #include "graph/file_util.h"
 #include "tests/planner/cli_util.h"
+#include "tests/scratch_dir.h"
 
 namespace {
 
 using namespace planner::testing;
 
 std::string Temp(const std::string& name) {
-  return ::testing::TempDir() + "/search_" + std::to_string(::getpid()) + "_" + name;
+  return planner_test::ScratchDir() + "/search_" + std::to_string(::getpid()) + "_" + name;
 }
 
 // A small RNNLM from the zoo, written once per test process.
@@ -42,6 +43,7 @@ TEST(SearchCommandTest, WritesPlacementCurvePictureAndGraphDef) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("baselines:\n  single:cpu0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  expert "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  etf "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("best found"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  lower bound    "), std::string::npos) << r.out;
   // The placement is valid for the model and devices: simulate accepts it.

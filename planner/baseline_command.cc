@@ -1,0 +1,159 @@
+// `planner baseline`: the simple placements a search is judged against, each
+// through the same reward source as the search, and written as placement files.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#include "planner/args.h"
+#include "planner/baselines.h"
+#include "planner/commands.h"
+#include "planner/model_loading.h"
+#include "planner/placement.h"
+#include "planner/reward.h"
+#include "runtime/profile.h"
+#include "runtime/simulator.h"
+
+namespace planner {
+
+namespace {
+
+const CommandSpec kSpec{
+    "baseline",
+    "MODEL DEVICES [--method NAME] [-o PLACEMENT] [--reward sim|real] [--profile PROFILE]\n"
+    "       [--export-graphdef PLACED.pb] [--steps N] [--batch N] [--optimizer sgd|momentum]",
+    "Places MODEL on DEVICES by a simple rule and prints its training step time from the\n"
+    "simulator (--reward sim, the default) or measured on the real devices (--reward real).\n"
+    "Methods: single:DEVICE (every op on DEVICE), expert (a layer per GPU for recurrent\n"
+    "models, one GPU otherwise), etf (earliest-task-first list scheduling on the simulator's\n"
+    "op and transfer costs, memory-aware), and all (each of them; the default). -o writes the\n"
+    "method's placement, with all the fastest one's.",
+    {"MODEL", "DEVICES"},
+    {{"--method", "NAME", "single:DEVICE, expert, etf or all (default all)"},
+     {"-o", "PLACEMENT", "write the placement (YAML)"},
+     {"--reward", "NAME", "sim (default) or real"},
+     {"--profile", "PROFILE", "op and link costs for the simulator and etf (planner profile)"},
+     {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
+     {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
+     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},
+     {"--optimizer", "NAME", "sgd (default) or momentum"}}};
+
+constexpr char kName[] = "planner baseline: ";
+
+int Fail(const graph::Status& st) { return ReportError(kName, st); }
+
+}  // namespace
+
+int BaselineCommand(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  auto usage = [](const graph::Status& st) {
+    return std::cerr << kName << st.message() << "\n", 2;
+  };
+  int64_t batch = 1;
+  graph::TrainingOptions training;
+  if (!ParseTrainingFlags(*args, kName, &batch, &training)) return 2;
+  const std::string reward_name = args->Get("--reward", "sim");
+  if (reward_name != "sim" && reward_name != "real") {
+    return usage(graph::InvalidArgument("--reward must be sim or real, not '" + reward_name + "'"));
+  }
+  int steps = 5;
+  if (args->Has("--steps")) {
+    auto v = ParseIntInRange("--steps", args->Get("--steps"), 1, 10000);
+    if (!v.ok()) return usage(v.status());
+    steps = static_cast<int>(*v);
+  }
+  for (const char* flag : {"-o", "--export-graphdef"}) {
+    if (args->Has(flag)) {
+      if (graph::Status st = CheckOutputWritable(flag, args->Get(flag)); !st.ok()) return Fail(st);
+    }
+  }
+  const std::string model_path = args->positional()[0];
+  const std::string devices_path = args->positional()[1];
+  auto setup = LoadPlacedTraining(model_path, devices_path, "", batch, training);
+  if (!setup.ok()) return Fail(setup.status());
+  const graph::Graph& forward = setup->model.graph;
+  const cluster::Cluster& c = setup->cluster;
+
+  const std::string method = args->Get("--method", "all");
+  std::vector<std::string> methods = BaselineMethods(c);
+  if (method != "all") {
+    // An unknown name fails here, before the reward source's work.
+    if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
+      return usage(MakeBaseline(method, forward, c, nullptr).status());
+    }
+    methods = {method};
+  }
+
+  runtime::Profile profile;
+  if (args->Has("--profile")) {
+    auto p = runtime::ReadProfile(args->Get("--profile"));
+    if (!p.ok()) return Fail(p.status());
+    profile = std::move(p).value();
+  }
+  const runtime::Profile* profile_ptr = args->Has("--profile") ? &profile : nullptr;
+  RewardContext context{&forward, &setup->training, &c, profile_ptr, 2, steps};
+  auto reward = MakeRewardSource(reward_name, context);
+  if (!reward.ok()) return Fail(reward.status());
+  // The list scheduler's costs: the simulator's, as the sim reward has them.
+  auto costs = runtime::Simulator::Create(setup->training.graph, c, profile_ptr);
+  if (!costs.ok()) return Fail(costs.status());
+
+  std::printf("%s on %s: %d ops to place (training graph of %d nodes), reward %s\n",
+              model_path.c_str(), devices_path.c_str(), forward.size(),
+              setup->training.graph.size(), reward_name.c_str());
+  std::optional<BaselinePlacement> best;
+  double best_s = 0;
+  graph::Status first_failure = graph::Status::Ok();
+  for (const std::string& m : methods) {
+    auto b = MakeBaseline(m, forward, c, &*costs);
+    if (!b.ok()) {
+      std::printf("  %-16s skipped: %s\n", m.c_str(), b.status().message().c_str());
+      if (first_failure.ok()) first_failure = b.status();
+      continue;
+    }
+    Evaluation e = (*reward)->Evaluate(b->device_of_node);
+    std::printf("  %-16s %s\n", m.c_str(), DescribeEvaluation(e).c_str());
+    std::fflush(stdout);
+    if (!e.status.ok()) {
+      if (first_failure.ok()) first_failure = e.status;
+      continue;
+    }
+    if (!best || e.step_s < best_s) {
+      best = std::move(b).value();
+      best_s = e.step_s;
+    }
+  }
+  if (!best) {
+    return Fail(graph::Status(first_failure.code(), model_path + " on " + devices_path +
+                                                        ": no baseline ran (" +
+                                                        first_failure.message() + ")"));
+  }
+  if (methods.size() > 1) {
+    std::printf("best: %s, %s\n", best->method.c_str(), FormatMs(best_s).c_str());
+  }
+  if (args->Has("-o")) {
+    Placement p;
+    p.model = model_path;
+    p.model_digest = ModelDigest(forward);
+    p.devices = devices_path;
+    p.devices_digest = c.digest;
+    p.method = "baseline " + best->method;
+    (reward_name == "sim" ? p.simulated_step_s : p.measured_step_s) = best_s;
+    for (graph::NodeId i = 0; i < forward.size(); ++i) {
+      p.ops.emplace_back(forward.node(i).name, c.devices[best->device_of_node[i]].name);
+    }
+    if (graph::Status st = WritePlacement(args->Get("-o"), p); !st.ok()) return Fail(st);
+    std::printf("placement: %s\n", args->Get("-o").c_str());
+  }
+  if (args->Has("--export-graphdef")) {
+    graph::Status st =
+        WritePlacedGraphDef(args->Get("--export-graphdef"), forward, c, best->device_of_node);
+    if (!st.ok()) return Fail(st);
+    std::printf("graphdef: %s\n", args->Get("--export-graphdef").c_str());
+  }
+  return 0;
+}
+
+}  // namespace planner

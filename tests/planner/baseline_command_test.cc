@@ -1,0 +1,84 @@
+// `planner baseline`, the real binary on the shared models and shipped configs.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "tests/planner/cli_util.h"
+#include "tests/scratch_dir.h"
+
+namespace {
+
+using namespace planner::testing;
+
+// The number right after `key` in `out`, or NaN (failing the test) without it.
+double NumberAfter(const std::string& out, const std::string& key) {
+  const size_t at = out.find(key);
+  EXPECT_NE(at, std::string::npos) << key << " in\n" << out;
+  return at == std::string::npos ? std::nan("") : std::atof(out.c_str() + at + key.size());
+}
+
+std::string Temp(const std::string& name) {
+  return planner_test::ScratchDir() + "/baseline_" + std::to_string(::getpid()) + "_" + name;
+}
+
+TEST(BaselineCommandTest, EveryMethodPrintsItsStepAndTheFastestIsNamed) {
+  RunResult r = Planner("baseline --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  double fastest = 1e300;
+  for (const char* m : {"single:cpu0", "single:gpu0", "single:gpu1", "expert", "etf"}) {
+    const double ms = NumberAfter(r.out, std::string("  ") + m);
+    EXPECT_GT(ms, 0) << m;
+    fastest = std::min(fastest, ms);
+  }
+  const size_t best = r.out.find("best: ");
+  ASSERT_NE(best, std::string::npos) << r.out;
+  EXPECT_NEAR(NumberAfter(r.out.substr(r.out.find(", ", best)), ", "), fastest, 1e-3) << r.out;
+}
+
+TEST(BaselineCommandTest, TheWrittenPlacementSimulatesToThePrintedTime) {
+  const std::string out = Temp("etf.yaml");
+  RunResult r = Planner("baseline --batch 32 --method etf -o " + out + " " + Model("emotion") +
+                        " " + Config("k40-paper-2gpu"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const double printed = NumberAfter(r.out, "  etf");
+  EXPECT_EQ(r.out.find("best: "), std::string::npos) << "one method, no summary: " << r.out;
+  EXPECT_NE(Slurp(out).find("method: baseline etf"), std::string::npos);
+  RunResult s = Planner("simulate --batch 32 --placement " + out + " " + Model("emotion") + " " +
+                        Config("k40-paper-2gpu"));
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_NEAR(NumberAfter(s.out, "simulated step time: "), printed, 1e-3) << s.out;
+  std::remove(out.c_str());
+}
+
+TEST(BaselineCommandTest, AnUnknownMethodIsAUsageErrorListingTheMethods) {
+  RunResult r =
+      Planner("baseline --method metis " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("unknown baseline method 'metis'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("single:cpu0, single:gpu0, single:gpu1, expert, etf"), std::string::npos)
+      << r.err;
+}
+
+TEST(BaselineCommandTest, AnUnwritableOutputFailsBeforeAnyWork) {
+  RunResult r = Planner("baseline -o /nonexistent/dir/p.yaml " + Model("emotion") + " " +
+                        Config("k40-paper-2gpu"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/dir/p.yaml: cannot write -o output"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(BaselineCommandTest, RealDevicesWithoutAProfileMeasureTheRulesAndSkipEtfSayingWhy) {
+  RunResult r =
+      Planner("baseline --reward real --steps 1 " + Model("emotion") + " " + Config("local-2cpu"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_GT(NumberAfter(r.out, "  single:cpu1"), 0);
+  EXPECT_NE(r.out.find("  etf              skipped: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("planner profile"), std::string::npos) << r.out;
+}
+
+}  // namespace
