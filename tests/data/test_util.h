@@ -12,6 +12,7 @@
 
 #include "graph/file_util.h"
 #include "graph/status.h"
+#include "tests/scratch_dir.h"
 
 namespace data::testing {
 
@@ -54,7 +55,7 @@ inline ::testing::AssertionResult FailsWith(const graph::Status& st, const std::
 
 // A new empty directory under the test temp dir.
 inline std::string ScratchDir() {
-  std::string tmpl = ::testing::TempDir() + "/data_test_XXXXXX";
+  std::string tmpl = planner_test::ScratchDir() + "/data_test_XXXXXX";
   EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
   return tmpl;
 }

@@ -17,6 +17,7 @@
 #include "graph/shape_inference.h"
 #include "graph/summary.h"
 #include "tests/graph/test_util.h"
+#include "tests/scratch_dir.h"
 
 namespace graph {
 namespace {
@@ -170,7 +171,7 @@ TEST_P(ImporterFuzzTest, MutatedWeightFilesNeverCrash) {
   auto json = ReadFile(JsonPath());
   auto bin = ReadFile(std::string(PLANNER_MODELS_DIR) + "/" + GetParam() + ".bin");
   ASSERT_TRUE(json.ok() && bin.ok());
-  std::string dir = ::testing::TempDir() + "/fuzz_" + GetParam();
+  std::string dir = planner_test::ScratchDir() + "/fuzz_" + GetParam();
   ::mkdir(dir.c_str(), 0755);
   std::string path = dir + "/" + GetParam() + ".json";
   ASSERT_TRUE(WriteFileAtomic(path, *json).ok());

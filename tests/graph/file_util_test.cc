@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tests/scratch_dir.h"
+
 namespace graph {
 namespace {
 
 TEST(FileUtilTest, AtomicWriteThenReadReturnsTheSameBytes) {
-  std::string path = ::testing::TempDir() + "/file_util_roundtrip";
+  std::string path = planner_test::ScratchDir() + "/file_util_roundtrip";
   std::string data("a\0b\xff", 4);
   ASSERT_TRUE(WriteFileAtomic(path, data).ok());
   auto back = ReadFile(path);
@@ -25,7 +27,7 @@ TEST(FileUtilTest, MissingFileErrorNamesThePath) {
 }
 
 TEST(FileUtilTest, DirectoryIsNotReadAsAFile) {
-  auto r = ReadFile(::testing::TempDir());
+  auto r = ReadFile(planner_test::ScratchDir());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("not a regular file"), std::string::npos);
 }
@@ -38,7 +40,7 @@ TEST(FileUtilTest, UnwritableDirectoryFailsNamingThePath) {
 
 TEST(FileUtilTest, FailedRenameLeavesNoTemporaryFile) {
   // Renaming a file over a non-empty directory fails after the data is written.
-  std::string dir = ::testing::TempDir() + "/rename_target";
+  std::string dir = planner_test::ScratchDir() + "/rename_target";
   ::mkdir(dir.c_str(), 0755);
   ASSERT_TRUE(WriteFileAtomic(dir + "/keep", "x").ok());
   Status st = WriteFileAtomic(dir, "data");

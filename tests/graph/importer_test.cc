@@ -6,6 +6,7 @@
 #include "graph/graphdef.h"
 #include "graph/shape_inference.h"
 #include "test_util.h"
+#include "tests/scratch_dir.h"
 
 namespace graph {
 namespace {
@@ -52,7 +53,7 @@ class RealModelTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(RealModelTest, ImportsConvertsAndReimportsToAnIdenticalGraph) {
   auto g = ImportModel(ModelJson(GetParam()));
   ASSERT_TRUE(g.ok()) << g.status().message();
-  std::string path = ::testing::TempDir() + "/" + GetParam() + ".pb";
+  std::string path = planner_test::ScratchDir() + "/" + GetParam() + ".pb";
   ASSERT_TRUE(WriteFileAtomic(path, SerializeGraphDef(*g)).ok());
   auto back = ImportModel(path);
   ASSERT_TRUE(back.ok()) << back.status().message();

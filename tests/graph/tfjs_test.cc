@@ -7,6 +7,7 @@
 #include "graph/file_util.h"
 #include "graph/importer.h"
 #include "test_util.h"
+#include "tests/scratch_dir.h"
 
 namespace graph {
 namespace {
@@ -16,7 +17,7 @@ using testing::ModelJson;
 // A temporary TF.js model: model.json text plus weight bytes in weights.bin.
 class TfjsDir {
  public:
-  explicit TfjsDir(const std::string& name) : dir_(::testing::TempDir() + "/tfjs_" + name) {
+  explicit TfjsDir(const std::string& name) : dir_(planner_test::ScratchDir() + "/tfjs_" + name) {
     ::mkdir(dir_.c_str(), 0755);
   }
   std::string Write(const std::string& json, const std::string& bin) {

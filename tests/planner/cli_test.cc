@@ -10,6 +10,7 @@
 
 #include "graph/file_util.h"
 #include "tests/planner/cli_util.h"
+#include "tests/scratch_dir.h"
 
 namespace {
 
@@ -48,7 +49,7 @@ TEST(PlannerCliTest, BatchFlagSetsTheFreeBatchDimension) {
 }
 
 TEST(PlannerCliTest, ImportWritesABinaryGraphDefThatReimports) {
-  std::string out = ::testing::TempDir() + "/selfie.pb";
+  std::string out = planner_test::ScratchDir() + "/selfie.pb";
   RunResult r = Planner("import " + Model("selfie") + " -o " + out);
   ASSERT_EQ(r.code, 0) << r.err;
   RunResult again = Planner("inspect --json " + out);
@@ -56,13 +57,13 @@ TEST(PlannerCliTest, ImportWritesABinaryGraphDefThatReimports) {
   EXPECT_NE(again.out.find("\"nodes\":361"), std::string::npos);
   EXPECT_NE(again.out.find("\"unknown_shape_nodes\":[]"), std::string::npos);
   // The text form too.
-  std::string txt = ::testing::TempDir() + "/selfie.pbtxt";
+  std::string txt = planner_test::ScratchDir() + "/selfie.pbtxt";
   ASSERT_EQ(Planner("import --text " + out + " -o " + txt).code, 0);
   EXPECT_EQ(Planner("inspect " + txt).code, 0);
 }
 
 TEST(PlannerCliTest, CorruptModelExitsNonZeroWithOneLineNamingTheFile) {
-  std::string path = ::testing::TempDir() + "/corrupt.pb";
+  std::string path = planner_test::ScratchDir() + "/corrupt.pb";
   ASSERT_TRUE(graph::WriteFileAtomic(path, std::string("\x0a\xff\xff\xff\x0f garbage", 14)).ok());
   RunResult r = Planner("inspect " + path);
   EXPECT_EQ(r.code, 1);
@@ -72,7 +73,7 @@ TEST(PlannerCliTest, CorruptModelExitsNonZeroWithOneLineNamingTheFile) {
 
 TEST(PlannerCliTest, TruncatedTfjsJsonExitsNonZeroWithOneLine) {
   std::string json = Slurp(Model("blazeface"));
-  std::string dir = ::testing::TempDir() + "/truncated_tfjs";
+  std::string dir = planner_test::ScratchDir() + "/truncated_tfjs";
   ::mkdir(dir.c_str(), 0755);
   ASSERT_TRUE(graph::WriteFileAtomic(dir + "/model.json", json.substr(0, json.size() / 3)).ok());
   RunResult r = Planner("inspect " + dir + "/model.json");
@@ -126,7 +127,7 @@ TEST(PlannerCliTest, DevicesShowsAShippedConfig) {
 }
 
 TEST(PlannerCliTest, BadDevicesYamlExitsNonZeroWithOneLineNamingTheFile) {
-  std::string path = ::testing::TempDir() + "/bad_devices.yaml";
+  std::string path = planner_test::ScratchDir() + "/bad_devices.yaml";
   ASSERT_TRUE(graph::WriteFileAtomic(path, "devices:\n  - name: a\n    kind: tpu\n").ok());
   RunResult r = Planner("devices " + path);
   EXPECT_EQ(r.code, 1);

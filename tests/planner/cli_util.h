@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/scratch_dir.h"
+
 namespace planner::testing {
 
 struct RunResult {
@@ -28,7 +30,7 @@ inline std::string Slurp(const std::string& path) {
 
 inline RunResult Planner(const std::string& args) {
   // ctest runs test cases as parallel processes: capture files are per process.
-  std::string dir = ::testing::TempDir() + "/cli_" + std::to_string(::getpid());
+  std::string dir = planner_test::ScratchDir() + "/cli_" + std::to_string(::getpid());
   std::string out = dir + "_out", err = dir + "_err";
   std::string cmd = std::string(PLANNER_BIN) + " " + args + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());

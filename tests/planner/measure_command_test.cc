@@ -6,13 +6,14 @@
 #include "graph/importer.h"
 #include "graph/test_util.h"  // tests/graph
 #include "tests/planner/cli_util.h"
+#include "tests/scratch_dir.h"
 
 namespace {
 
 using namespace planner::testing;
 
 std::string Temp(const std::string& name) {
-  return ::testing::TempDir() + "/measure_" + std::to_string(::getpid()) + "_" + name;
+  return planner_test::ScratchDir() + "/measure_" + std::to_string(::getpid()) + "_" + name;
 }
 
 // The model's ops in file order, the first half on cpu0 and the rest on cpu1.

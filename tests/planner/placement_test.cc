@@ -6,6 +6,7 @@
 #include "graph/graphdef.h"
 #include "graph/shape_inference.h"
 #include "graph/training.h"
+#include "tests/scratch_dir.h"
 
 namespace planner {
 namespace {
@@ -30,7 +31,7 @@ cluster::Cluster Devices() {
 }
 
 std::string Write(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + "/" + name;
+  std::string path = planner_test::ScratchDir() + "/" + name;
   EXPECT_TRUE(graph::WriteFileAtomic(path, text).ok());
   return path;
 }
@@ -43,7 +44,7 @@ TEST(PlacementTest, WrittenFileReadsBackTheSame) {
   p.devices_digest = Devices().digest;
   p.measured_step_s = 0.0125;
   p.search = {{"iterations", 40}, {"seconds", 12.5}};
-  std::string path = ::testing::TempDir() + "/roundtrip.yaml";
+  std::string path = planner_test::ScratchDir() + "/roundtrip.yaml";
   ASSERT_TRUE(WritePlacement(path, p).ok());
   auto back = ReadPlacement(path);
   ASSERT_TRUE(back.ok()) << back.status().message();
@@ -110,7 +111,7 @@ TEST(PlacementTest, OpPlacedTwiceIsAnErrorWithItsLine) {
 TEST(PlacementTest, BadYamlAndUnknownKeysAreOneLineErrors) {
   auto bad = ReadPlacement(Write("bad.yaml", "placement: [a: b\n"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message().rfind(::testing::TempDir() + "/bad.yaml:", 0), 0u);
+  EXPECT_EQ(bad.status().message().rfind(planner_test::ScratchDir() + "/bad.yaml:", 0), 0u);
   EXPECT_EQ(bad.status().message().find('\n'), std::string::npos);
   auto unknown = ReadPlacement(Write("unknown.yaml", "placment:\n  a: cpu0\n"));
   ASSERT_FALSE(unknown.ok());

@@ -6,13 +6,15 @@
 
 #include "graph/file_util.h"
 #include "tests/planner/cli_util.h"
+#include "tests/scratch_dir.h"
 
 namespace {
 
 using namespace planner::testing;
 
 TEST(ProfileCommandTest, SecondProfileOfAModelMeasuresNothingAndSimulateUsesIt) {
-  const std::string prof = ::testing::TempDir() + "/cmd_" + std::to_string(::getpid()) + ".prof";
+  const std::string prof =
+      planner_test::ScratchDir() + "/cmd_" + std::to_string(::getpid()) + ".prof";
   std::remove(prof.c_str());
   const std::string args = Model("emotion") + " " + Config("local-2cpu") + " -o " + prof;
   RunResult first = Planner("profile --steps 1 --warmup 0 " + args);
@@ -35,7 +37,8 @@ TEST(ProfileCommandTest, SecondProfileOfAModelMeasuresNothingAndSimulateUsesIt) 
 }
 
 TEST(ProfileCommandTest, ACorruptProfileIsAOneLineErrorNamingIt) {
-  const std::string prof = ::testing::TempDir() + "/bad_" + std::to_string(::getpid()) + ".prof";
+  const std::string prof =
+      planner_test::ScratchDir() + "/bad_" + std::to_string(::getpid()) + ".prof";
   ASSERT_TRUE(graph::WriteFileAtomic(prof, "not a profile\n").ok());
   RunResult r =
       Planner("simulate --profile " + prof + " " + Model("emotion") + " " + Config("local-2cpu"));

@@ -8,6 +8,7 @@
 
 #include "graph/file_util.h"
 #include "tests/planner/search_test_util.h"
+#include "tests/scratch_dir.h"
 
 namespace planner {
 namespace {
@@ -23,7 +24,7 @@ struct Fixture : testing::SimProblem {
 };
 
 std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid());
+  return planner_test::ScratchDir() + "/" + name + "_" + std::to_string(::getpid());
 }
 
 TEST(SearchTest, UpdatesLowerTheMeanCostWhenOneDeviceIsFarSlower) {

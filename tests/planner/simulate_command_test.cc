@@ -8,6 +8,7 @@
 
 #include "graph/file_util.h"
 #include "tests/planner/cli_util.h"
+#include "tests/scratch_dir.h"
 
 namespace {
 
@@ -70,7 +71,8 @@ TEST(SimulateCommandTest, RealDevicesWithoutAProfileAreAOneLineError) {
 }
 
 TEST(SimulateCommandTest, OutOfMemoryIsAPredictionNotAFailure) {
-  const std::string d = ::testing::TempDir() + "/simsmall_" + std::to_string(::getpid()) + ".yaml";
+  const std::string d =
+      planner_test::ScratchDir() + "/simsmall_" + std::to_string(::getpid()) + ".yaml";
   ASSERT_TRUE(
       graph::WriteFileAtomic(d,
                              "devices:\n  - {name: g0, kind: sim, simulates: gpu, peak_flops: 1T, "

@@ -3,13 +3,14 @@
 #include <unistd.h>
 
 #include "tests/planner/cli_util.h"
+#include "tests/scratch_dir.h"
 
 namespace {
 
 using namespace planner::testing;
 
 std::string Temp(const std::string& name) {
-  return ::testing::TempDir() + "/zoo_" + std::to_string(::getpid()) + "_" + name;
+  return planner_test::ScratchDir() + "/zoo_" + std::to_string(::getpid()) + "_" + name;
 }
 
 TEST(ZooCommandTest, SmallRecurrentModelsRunAFullTrainingStep) {

@@ -4,12 +4,13 @@
 #include <unistd.h>
 
 #include "graph/file_util.h"
+#include "tests/scratch_dir.h"
 
 namespace runtime {
 namespace {
 
 std::string Temp(const std::string& name) {
-  return ::testing::TempDir() + "/profile_" + std::to_string(::getpid()) + "_" + name;
+  return planner_test::ScratchDir() + "/profile_" + std::to_string(::getpid()) + "_" + name;
 }
 
 TEST(ProfileTest, WrittenFileReadsBackTheSame) {
