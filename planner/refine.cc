@@ -1,7 +1,9 @@
 #include "planner/refine.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
+#include <optional>
 #include <random>
 #include <unordered_map>
 
@@ -153,6 +155,57 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
   }
   r.seconds = elapsed();
   return r;
+}
+
+MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
+                                  const RewardSource& reward,
+                                  const std::vector<RefineStart>& starts,
+                                  const RefineOptions& options,
+                                  const volatile std::sig_atomic_t* stop) {
+  assert(!starts.empty());
+  if (starts.size() == 1) {
+    return {Refine(forward, num_devices, reward, starts[0].device_of_node, starts[0].step_s,
+                   options, stop),
+            0};
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  RefineOptions trial = options;
+  trial.kicks = 0;
+  trial.budget_s = options.budget_s / (2.0 * static_cast<double>(starts.size()));
+  MultiStartResult out;
+  RefineResult total;
+  auto add = [&](const RefineResult& r) {
+    total.units = r.units;
+    total.evaluated += r.evaluated;
+    total.kept += r.kept;
+    total.critical_tried += r.critical_tried;
+    total.critical_kept += r.critical_kept;
+    total.sweeps += r.sweeps;
+    total.kicks += r.kicks;
+    total.kicks_kept += r.kicks_kept;
+  };
+  std::optional<RefineResult> best;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    RefineResult r = Refine(forward, num_devices, reward, starts[i].device_of_node,
+                            starts[i].step_s, trial, stop);
+    add(r);
+    if (!best || r.step_s < best->step_s) {
+      best = std::move(r);
+      out.chosen = static_cast<int>(i);
+    }
+  }
+  RefineOptions rest = options;
+  rest.budget_s =
+      std::max(0.0, options.budget_s - std::chrono::duration<double>(Clock::now() - t0).count());
+  RefineResult r =
+      Refine(forward, num_devices, reward, best->device_of_node, best->step_s, rest, stop);
+  add(r);
+  total.device_of_node = std::move(r.device_of_node);
+  total.step_s = r.step_s;
+  total.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  out.refine = std::move(total);
+  return out;
 }
 
 }  // namespace planner

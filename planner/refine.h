@@ -27,6 +27,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -61,5 +62,28 @@ struct RefineResult {
 RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSource& reward,
                     const std::vector<int>& start, double start_s, const RefineOptions& options,
                     const volatile std::sig_atomic_t* stop);
+
+// A placement to climb from, and its step time.
+struct RefineStart {
+  std::string method;               // what produced it ("search", "expert", "etf")
+  std::vector<int> device_of_node;  // of the forward graph
+  double step_s = 0;
+};
+
+struct MultiStartResult {
+  RefineResult refine;  // counters summed over every climb; seconds in all
+  int chosen = 0;       // index of the start the result grew from
+};
+
+// The best of several starts is not always the best to climb from: a climb
+// over name scopes goes far from a placement made of whole scopes (a layer per
+// GPU) and little from one scattered op by op, even a faster one. So each start
+// gets a climb of budget_s / (2 x starts) (no kicks), and the best result of
+// those goes on with Refine for the rest of the budget. One start: Refine.
+MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
+                                  const RewardSource& reward,
+                                  const std::vector<RefineStart>& starts,
+                                  const RefineOptions& options,
+                                  const volatile std::sig_atomic_t* stop);
 
 }  // namespace planner

@@ -260,6 +260,7 @@ int SearchCommand(int argc, char** argv) {
   std::string best_baseline;
   std::vector<int> best_baseline_devices;
   graph::Status first_failure = graph::Status::Ok();
+  std::vector<RefineStart> baselines_ran;
   std::printf("baselines:\n");
   // The list scheduler's costs: the simulator's (with PROFILE's where given).
   auto costs = runtime::Simulator::Create(setup->training.graph, c, context.profile);
@@ -273,6 +274,7 @@ int SearchCommand(int argc, char** argv) {
     const BaselinePlacement& b = *made;
     Evaluation e = (*reward)->Evaluate(b.device_of_node);
     std::printf("  %-16s %s\n", b.method.c_str(), DescribeEvaluation(e).c_str());
+    if (e.status.ok()) baselines_ran.push_back({b.method, b.device_of_node, e.step_s});
     if (e.status.ok() && (!best_baseline_s || e.step_s < *best_baseline_s)) {
       best_baseline_s = e.step_s;
       best_baseline = b.method;
@@ -391,16 +393,35 @@ int SearchCommand(int argc, char** argv) {
     RefineOptions refine;
     refine.budget_s = refine_s;
     refine.seed = seed;
-    RefineResult r =
-        Refine(forward, num_devices, **reward, best.device_of_node, best.step_s, refine, &g_stop);
+    // Climb from the best so far and from the next fastest baselines that differ
+    // from it (refine.h says why the fastest start is not always the best one).
+    constexpr size_t kRefineStarts = 3;
+    std::vector<RefineStart> starts{{best.method, best.device_of_node, best.step_s}};
+    std::sort(baselines_ran.begin(), baselines_ran.end(),
+              [](const RefineStart& a, const RefineStart& b) { return a.step_s < b.step_s; });
+    for (const RefineStart& b : baselines_ran) {
+      if (starts.size() >= kRefineStarts) break;
+      const bool seen = std::any_of(starts.begin(), starts.end(), [&](const RefineStart& s) {
+        return s.device_of_node == b.device_of_node;
+      });
+      if (!seen) starts.push_back(b);
+    }
+    MultiStartResult m = RefineFromStarts(forward, num_devices, **reward, starts, refine, &g_stop);
+    const RefineResult& r = m.refine;
+    std::string from;
+    for (size_t i = 0; i < starts.size(); ++i) {
+      from += (i ? ", " : "") + starts[i].method + " " + FormatMs(starts[i].step_s);
+    }
+    std::printf("refine: from %zu start(s) (%s), continued from %s\n", starts.size(), from.c_str(),
+                starts[m.chosen].method.c_str());
     std::printf(
         "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
         "ops moved), %d kicks (%d kept), %.1f s: %s -> %s\n",
         r.units, r.evaluated, r.kept, r.sweeps, r.critical_kept, r.critical_tried, r.kicks,
         r.kicks_kept, r.seconds, FormatMs(best.step_s).c_str(), FormatMs(r.step_s).c_str());
     if (r.step_s < best.step_s) {
-      best = BestPlacement{best.method + "+refine", r.step_s, r.device_of_node, search.iterations(),
-                           search.elapsed_s() + r.seconds};
+      best = BestPlacement{starts[m.chosen].method + "+refine", r.step_s, r.device_of_node,
+                           search.iterations(), search.elapsed_s() + r.seconds};
       if (!out_path.empty()) {
         graph::Status st = WritePlacement(
             out_path, make_placement(best, search.elapsed_s() + r.seconds, search.iterations()));

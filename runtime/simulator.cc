@@ -157,12 +157,24 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   }
   s.consumers_.resize(n);
   s.control_consumers_.resize(n);
+  s.out_offset_.assign(n + 1, 0);
+  s.base_pending_.assign(n, 0);
   for (graph::NodeId id = 0; id < n; ++id) {
     const graph::Node& node = rg.node(id);
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       s.consumers_[node.inputs[i].node].push_back({id, static_cast<int>(i)});
     }
     for (graph::NodeId p : node.control_inputs) s.control_consumers_[p].push_back(id);
+    s.out_offset_[id + 1] = s.out_offset_[id] + static_cast<int>(s.out_bytes_[id].size());
+    s.base_pending_[id] = static_cast<int>(node.inputs.size() + node.control_inputs.size());
+  }
+  s.base_uses_.assign(s.out_offset_[n], 0);
+  for (graph::NodeId id = 0; id < n; ++id) {
+    for (const graph::TensorRef& in : rg.node(id).inputs) {
+      if (in.index < s.out_offset_[in.node + 1] - s.out_offset_[in.node]) {
+        ++s.base_uses_[s.out_offset_[in.node] + in.index];
+      }
+    }
   }
   return s;
 }
@@ -276,19 +288,10 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     }
   }
 
-  std::vector<int> pending(n);
-  std::vector<std::vector<int>> uses(n);
-  for (graph::NodeId id = 0; id < n; ++id) {
-    const graph::Node& node = g.node(id);
-    pending[id] = static_cast<int>(node.inputs.size() + node.control_inputs.size());
-    uses[id].assign(out_bytes_[id].size(), 0);
-  }
-  for (graph::NodeId id = 0; id < n; ++id) {
-    for (const graph::TensorRef& in : g.node(id).inputs) {
-      if (in.index < static_cast<int>(uses[in.node].size())) ++uses[in.node][in.index];
-    }
-  }
-  if (fetch >= 0 && !uses[fetch].empty()) ++uses[fetch][0];
+  std::vector<int> pending = base_pending_;
+  std::vector<int> uses = base_uses_;  // readers left, per output (out_offset_)
+  auto outputs = [&](graph::NodeId id) { return out_offset_[id + 1] - out_offset_[id]; };
+  if (fetch >= 0 && outputs(fetch) > 0) ++uses[out_offset_[fetch]];
 
   std::vector<int64_t> live(nd, 0);
   for (graph::NodeId id = 0; id < n; ++id) live[dev[id]] += state_bytes_[id];
@@ -306,6 +309,7 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     return (static_cast<uint64_t>(node) << 24) | (static_cast<uint64_t>(index) << 8) |
            static_cast<uint64_t>(d);
   };
+  r.step.ops.reserve(n);
   std::unordered_map<uint64_t, int64_t> copies;  // key -> bytes, while live
   std::unordered_map<uint64_t, double> arrival;  // key -> when an eager send arrives
   std::vector<double> link_free(nd * nd, 0);
@@ -385,12 +389,12 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
                                    std::to_string(*spec.memory_bytes));
       return false;
     }
-    for (size_t k = 0; k < uses[id].size(); ++k) {
-      if (uses[id][k] == 0) live[d] -= out_bytes_[id][k];
+    for (int k = 0; k < outputs(id); ++k) {
+      if (uses[out_offset_[id] + k] == 0) live[d] -= out_bytes_[id][k];
     }
     for (const graph::TensorRef& in : node.inputs) {
-      if (in.index >= static_cast<int>(uses[in.node].size())) continue;
-      if (--uses[in.node][in.index] > 0) continue;
+      if (in.index >= outputs(in.node)) continue;
+      if (--uses[out_offset_[in.node] + in.index] > 0) continue;
       live[dev[in.node]] -= out_bytes_[in.node][in.index];
       for (int other = 0; other < nd; ++other) {
         auto c = copies.find(key(in.node, in.index, other));

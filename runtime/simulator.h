@@ -85,8 +85,12 @@ class Simulator {
   std::vector<double> wakeup_s_;  // [device] from a hand-off to its idle worker starting
   std::vector<double> slowdown_;  // [device] kernel factor while a cpu of the same host runs
   std::vector<std::vector<int64_t>> out_bytes_;  // [node][output] bytes accounted
-  std::vector<int64_t> state_bytes_;             // [node] resident bytes of state nodes
-  std::vector<char> scheduled_;                  // [node] runs on a worker (not state/feed/NoOp)
+  // Per-run counters start from these copies (one allocation each, not one per node).
+  std::vector<int> out_offset_;    // [node] index of its first output in `base_uses_`; [n]: total
+  std::vector<int> base_uses_;     // [output] data inputs that read it
+  std::vector<int> base_pending_;  // [node] data and control inputs
+  std::vector<int64_t> state_bytes_;  // [node] resident bytes of state nodes
+  std::vector<char> scheduled_;       // [node] runs on a worker (not state/feed/NoOp)
   std::vector<std::vector<std::pair<graph::NodeId, int>>> consumers_;  // (consumer, slot)
   std::vector<std::vector<graph::NodeId>> control_consumers_;
   std::vector<std::vector<LinkFit>> links_;  // [src][dst]; bandwidth 0: none

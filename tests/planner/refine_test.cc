@@ -158,5 +158,37 @@ TEST(RefineTest, MovesASingleOpWhereTheCriticalPathQueues) {
   EXPECT_EQ(without.critical_tried, 0);
 }
 
+TEST(RefineTest, SeveralStartsEndNoSlowerThanTheFastestAndReportTheTrueTime) {
+  Fixture f;
+  std::vector<RefineStart> starts;
+  for (int d : {0, 1, 2}) {  // every op on the CPU, then on each GPU
+    std::vector<int> all(f.p.forward.size(), d);
+    Evaluation e = f.reward->Evaluate(all);
+    ASSERT_TRUE(e.status.ok()) << e.status.message();
+    starts.push_back({"single:" + std::to_string(d), all, e.step_s});
+  }
+  MultiStartResult m = RefineFromStarts(f.p.forward, 3, *f.reward, starts, ClimbOnly(), nullptr);
+  ASSERT_GE(m.chosen, 0);
+  ASSERT_LT(m.chosen, 3);
+  EXPECT_LE(m.refine.step_s, std::min({starts[0].step_s, starts[1].step_s, starts[2].step_s}));
+  EXPECT_DOUBLE_EQ(f.reward->Evaluate(m.refine.device_of_node).step_s, m.refine.step_s);
+  // Four climbs: one from each start, and the chosen one's continuation.
+  RefineResult one = Refine(f.p.forward, 3, *f.reward, starts[0].device_of_node, starts[0].step_s,
+                            ClimbOnly(), nullptr);
+  EXPECT_GT(m.refine.evaluated, one.evaluated);
+}
+
+TEST(RefineTest, OneStartIsThePlainClimb) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 1);
+  Evaluation e = f.reward->Evaluate(start);
+  RefineResult plain = Refine(f.p.forward, 3, *f.reward, start, e.step_s, ClimbOnly(), nullptr);
+  MultiStartResult m = RefineFromStarts(f.p.forward, 3, *f.reward,
+                                        {{"single:gpu0", start, e.step_s}}, ClimbOnly(), nullptr);
+  EXPECT_EQ(m.chosen, 0);
+  EXPECT_EQ(m.refine.device_of_node, plain.device_of_node);
+  EXPECT_EQ(m.refine.evaluated, plain.evaluated);
+}
+
 }  // namespace
 }  // namespace planner
