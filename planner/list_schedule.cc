@@ -1,7 +1,6 @@
 #include "planner/list_schedule.h"
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <limits>
 #include <unordered_set>

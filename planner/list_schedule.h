@@ -2,11 +2,14 @@
 // beat (DESIGN.md section 6; Baechi, Jeon et al., SoCC 2020, runs them as m-ETF
 // and friends).
 //
-// Earliest task first (ETF; Hwang, Chow, Anger and Lee, SIAM J. Comput. 1989):
-// the training step is scheduled op by op; at each step, of all ops whose inputs
-// are done and all devices that may run them, the pair that can start earliest
-// is scheduled (ties: the op with the longest path still after it), counting a
-// transfer (latency + bytes / bandwidth) for every input made on another device.
+// Earliest task first (ETF; Hwang, Chow, Anger and Lee, SIAM J. Comput. 1989),
+// with one change: the training step is scheduled op by op, and at each step,
+// of all ops whose inputs are done and all devices that may run them, the pair
+// that can *finish* earliest is scheduled (ties: the op with the longest path
+// still after it), counting a transfer (latency + bytes / bandwidth) for every
+// input made on another device. Hwang et al. take the pair that can *start*
+// earliest, which on a machine with a slow CPU among its devices hands the CPU
+// every op that is ready while the GPUs are busy (docs/search.md has the figure).
 // Op and transfer times are the simulator's (runtime::Simulator: profiled where
 // it has them, else its roofline). The decision is a forward op's: the nodes the
 // training graph adds follow it (planner::ForwardSourceOfNode), so an op's
