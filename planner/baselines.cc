@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "planner/list_schedule.h"
+#include "planner/metis_partition.h"
 
 namespace planner {
 
@@ -38,7 +39,7 @@ bool IsAccelerator(const cluster::DeviceSpec& d) {
 
 }  // namespace
 
-BaselinePlacement ExpertPlacement(const graph::Graph& forward, const cluster::Cluster& c) {
+std::vector<int> Accelerators(const cluster::Cluster& c) {
   std::vector<int> accel;
   for (size_t d = 0; d < c.devices.size(); ++d) {
     if (IsAccelerator(c.devices[d])) accel.push_back(static_cast<int>(d));
@@ -46,6 +47,11 @@ BaselinePlacement ExpertPlacement(const graph::Graph& forward, const cluster::Cl
   if (accel.empty()) {
     for (size_t d = 0; d < c.devices.size(); ++d) accel.push_back(static_cast<int>(d));
   }
+  return accel;
+}
+
+BaselinePlacement ExpertPlacement(const graph::Graph& forward, const cluster::Cluster& c) {
+  const std::vector<int> accel = Accelerators(c);
   const int n = forward.size();
   std::vector<int> layer(n, -1);
   int max_layer = -1;
@@ -104,6 +110,7 @@ std::vector<std::string> BaselineMethods(const cluster::Cluster& c) {
   for (const cluster::DeviceSpec& d : c.devices) out.push_back("single:" + d.name);
   out.push_back("expert");
   out.push_back("etf");
+  out.push_back("metis");
   return out;
 }
 
@@ -120,6 +127,10 @@ graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
     if (!costs) return graph::InvalidArgument("etf needs op costs (a simulator of the step)");
     GRAPH_ASSIGN_OR_RETURN(ListSchedule s, EarliestTaskFirst(forward, *costs, c));
     return BaselinePlacement{method, std::move(s.device_of_node)};
+  } else if (method == "metis") {
+    if (!costs) return graph::InvalidArgument("metis needs op costs (a simulator of the step)");
+    GRAPH_ASSIGN_OR_RETURN(std::vector<int> d, MetisPlacement(forward, *costs, c));
+    return BaselinePlacement{method, std::move(d)};
   }
   std::string names;
   for (const std::string& m : BaselineMethods(c)) names += (names.empty() ? "" : ", ") + m;

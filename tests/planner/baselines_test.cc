@@ -17,10 +17,11 @@ int DeviceOf(const graph::Graph& g, const BaselinePlacement& p, const std::strin
   return id < 0 ? -1 : p.device_of_node[id];
 }
 
-TEST(BaselinesTest, MethodsAreEachDeviceThenTheExpertThenEtf) {
+TEST(BaselinesTest, MethodsAreEachDeviceThenTheExpertThenEtfAndMetis) {
   cluster::Cluster c = SimCluster(2);
-  EXPECT_EQ(BaselineMethods(c), (std::vector<std::string>{"single:cpu0", "single:gpu0",
-                                                          "single:gpu1", "expert", "etf"}));
+  EXPECT_EQ(BaselineMethods(c),
+            (std::vector<std::string>{"single:cpu0", "single:gpu0", "single:gpu1", "expert", "etf",
+                                      "metis"}));
 }
 
 TEST(BaselinesTest, MakeBaselinePlacesEveryOpOnTheNamedDevice) {
@@ -40,17 +41,20 @@ TEST(BaselinesTest, AnUnknownMethodOrDeviceIsAnErrorListingTheMethods) {
     auto b = MakeBaseline(bad, p.forward, c, nullptr);
     ASSERT_FALSE(b.ok()) << bad;
     EXPECT_NE(b.status().message().find(std::string("'") + bad + "'"), std::string::npos);
-    EXPECT_NE(b.status().message().find("single:cpu0, single:gpu0, single:gpu1, expert, etf"),
-              std::string::npos)
+    EXPECT_NE(
+        b.status().message().find("single:cpu0, single:gpu0, single:gpu1, expert, etf, metis"),
+        std::string::npos)
         << b.status().message();
   }
 }
 
-TEST(BaselinesTest, EtfWithoutCostsIsAnError) {
+TEST(BaselinesTest, EtfAndMetisWithoutCostsAreErrors) {
   testing::Problem p = SmallRnnlm();
-  auto b = MakeBaseline("etf", p.forward, SimCluster(2), nullptr);
-  ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.status().message().find("costs"), std::string::npos) << b.status().message();
+  for (const char* m : {"etf", "metis"}) {
+    auto b = MakeBaseline(m, p.forward, SimCluster(2), nullptr);
+    ASSERT_FALSE(b.ok()) << m;
+    EXPECT_NE(b.status().message().find("costs"), std::string::npos) << b.status().message();
+  }
 }
 
 TEST(BaselinesTest, ExpertPutsALayerPerGpuAndTheSoftmaxWithTheLast) {

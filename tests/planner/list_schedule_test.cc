@@ -52,7 +52,9 @@ TEST(ListScheduleTest, AChainStaysOffTheSlowCpu) {
   auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   for (graph::NodeId id = 0; id < p.forward.size(); ++id) {
-    if (sim.Scheduled(id)) EXPECT_NE(s->device_of_node[id], 0) << p.forward.node(id).name;
+    if (sim.Scheduled(id)) {
+      EXPECT_NE(s->device_of_node[id], 0) << p.forward.node(id).name;
+    }
   }
 }
 

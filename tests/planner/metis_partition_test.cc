@@ -1,0 +1,99 @@
+#include "planner/metis_partition.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "graph/cost.h"
+#include "planner/placement.h"
+#include "tests/planner/search_test_util.h"
+
+namespace planner {
+namespace {
+
+using testing::Problem;
+using testing::SimCluster;
+using testing::Zoo;
+
+runtime::Simulator Costs(const Problem& p, const cluster::Cluster& c) {
+  auto sim = runtime::Simulator::Create(p.training.graph, c, nullptr);
+  EXPECT_TRUE(sim.ok()) << sim.status().message();
+  return std::move(sim).value();
+}
+
+// Kernel seconds of the training step on each device under a forward placement.
+std::vector<double> WorkPerDevice(const Problem& p, const runtime::Simulator& sim,
+                                  const std::vector<int>& fwd, int devices) {
+  std::vector<double> work(devices, 0);
+  const std::vector<int> d = TrainingDeviceOfNode(sim.graph(), p.forward, fwd);
+  for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
+    if (sim.Scheduled(id)) work[d[id]] += sim.OpSeconds(id, d[id]);
+  }
+  return work;
+}
+
+TEST(MetisPartitionTest, SplitsTheStepOverTheGpusWithBalancedKernelTime) {
+  Problem p = Zoo("rnnlm", {16, 2, 256, 1000, 8});
+  cluster::Cluster c = SimCluster(2);  // cpu0, gpu0, gpu1
+  runtime::Simulator sim = Costs(p, c);
+  auto placed = MetisPlacement(p.forward, sim, c);
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  EXPECT_EQ(std::count(placed->begin(), placed->end(), 0), 0) << "nothing on the CPU";
+  const std::vector<double> work = WorkPerDevice(p, sim, *placed, 3);
+  ASSERT_GT(work[1], 0);
+  ASSERT_GT(work[2], 0);
+  EXPECT_LT(std::max(work[1], work[2]) / std::min(work[1], work[2]), 1.15)
+      << work[1] << " s against " << work[2] << " s";
+}
+
+TEST(MetisPartitionTest, CutsFewerBytesThanAnAlternatingSplit) {
+  Problem p = Zoo("rnnlm", {16, 2, 256, 1000, 8});
+  cluster::Cluster c = SimCluster(2);
+  runtime::Simulator sim = Costs(p, c);
+  auto placed = MetisPlacement(p.forward, sim, c);
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  std::vector<int> alternating(p.forward.size());
+  for (size_t i = 0; i < alternating.size(); ++i) alternating[i] = 1 + static_cast<int>(i % 2);
+  auto cut = [&](const std::vector<int>& fwd) {
+    const std::vector<int> d = TrainingDeviceOfNode(sim.graph(), p.forward, fwd);
+    int64_t bytes = 0;
+    for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
+      for (const graph::TensorRef& in : sim.graph().node(id).inputs) {
+        if (d[in.node] != d[id]) bytes += graph::OutputBytes(sim.graph().node(in.node), in.index);
+      }
+    }
+    return bytes;
+  };
+  EXPECT_LT(cut(*placed), cut(alternating) / 4);
+}
+
+TEST(MetisPartitionTest, OneGpuTakesEverythingAndRunsRepeat) {
+  Problem p = testing::SmallRnnlm();
+  cluster::Cluster one = SimCluster(1);
+  runtime::Simulator sim = Costs(p, one);
+  auto placed = MetisPlacement(p.forward, sim, one);
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  EXPECT_EQ(std::count(placed->begin(), placed->end(), 1), p.forward.size());
+  cluster::Cluster two = SimCluster(2);
+  runtime::Simulator sim2 = Costs(p, two);
+  EXPECT_EQ(MetisPlacement(p.forward, sim2, two).value(),
+            MetisPlacement(p.forward, sim2, two).value());
+}
+
+TEST(MetisPartitionTest, RealDevicesWithoutAProfileAreAnErrorNamingTheDevice) {
+  Problem p = Zoo("mlp");
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: cpu1, kind: cpu, cores: "
+      "[1]}\n",
+      "two-cpus.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  runtime::Simulator sim = Costs(p, *c);
+  auto placed = MetisPlacement(p.forward, sim, *c);
+  ASSERT_FALSE(placed.ok());
+  EXPECT_NE(placed.status().message().find("two-cpus.yaml: device 'cpu0' cannot give op '"),
+            std::string::npos)
+      << placed.status().message();
+}
+
+}  // namespace
+}  // namespace planner
