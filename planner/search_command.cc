@@ -38,7 +38,7 @@ const CommandSpec kSpec{
     "       [--batch N] [--optimizer sgd|momentum]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
-    "expert's layer-per-device rule, and earliest-task-first list scheduling: planner baseline)\n"
+    "expert's layer-per-device rule, etf list scheduling and metis min-cut: planner baseline)\n"
     "run first through the same reward source; the best\n"
     "placement so far is written to PLACEMENT at every improvement. Rewards come from the\n"
     "simulator (--reward sim, with PROFILE's costs where it has them) or from running each\n"
