@@ -98,8 +98,8 @@ int BaselineCommand(int argc, char** argv) {
   RewardContext context{&forward, &setup->training, &c, profile_ptr, 2, steps};
   auto reward = MakeRewardSource(reward_name, context);
   if (!reward.ok()) return Fail(reward.status());
-  // The list scheduler's costs: the simulator's, as the sim reward has them.
-  auto costs = runtime::Simulator::Create(setup->training.graph, c, profile_ptr);
+  std::optional<runtime::Simulator> own_costs;
+  auto costs = PlanningCosts(**reward, context, &own_costs);
   if (!costs.ok()) return Fail(costs.status());
 
   std::printf("%s on %s: %d ops to place (training graph of %d nodes), reward %s\n",
@@ -109,7 +109,7 @@ int BaselineCommand(int argc, char** argv) {
   double best_s = 0;
   graph::Status first_failure = graph::Status::Ok();
   for (const std::string& m : methods) {
-    auto b = MakeBaseline(m, forward, c, &*costs);
+    auto b = MakeBaseline(m, forward, c, *costs);
     if (!b.ok()) {
       std::printf("  %-16s skipped: %s\n", m.c_str(), b.status().message().c_str());
       if (first_failure.ok()) first_failure = b.status();
@@ -136,16 +136,9 @@ int BaselineCommand(int argc, char** argv) {
     std::printf("best: %s, %s\n", best->method.c_str(), FormatMs(best_s).c_str());
   }
   if (args->Has("-o")) {
-    Placement p;
-    p.model = model_path;
-    p.model_digest = ModelDigest(forward);
-    p.devices = devices_path;
-    p.devices_digest = c.digest;
-    p.method = "baseline " + best->method;
+    Placement p = MakePlacement(model_path, forward, ModelDigest(forward), devices_path, c,
+                                "baseline " + best->method, best->device_of_node);
     (reward_name == "sim" ? p.simulated_step_s : p.measured_step_s) = best_s;
-    for (graph::NodeId i = 0; i < forward.size(); ++i) {
-      p.ops.emplace_back(forward.node(i).name, c.devices[best->device_of_node[i]].name);
-    }
     if (graph::Status st = WritePlacement(args->Get("-o"), p); !st.ok()) return Fail(st);
     std::printf("placement: %s\n", args->Get("-o").c_str());
   }

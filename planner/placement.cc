@@ -113,6 +113,22 @@ Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device
   return p;
 }
 
+Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
+                        const std::string& model_digest, const std::string& devices_path,
+                        const cluster::Cluster& c, const std::string& method,
+                        const std::vector<int>& device_of_node) {
+  Placement p;
+  p.model = model_path;
+  p.model_digest = model_digest;
+  p.devices = devices_path;
+  p.devices_digest = c.digest;
+  p.method = method;
+  for (graph::NodeId i = 0; i < g.size(); ++i) {
+    p.ops.emplace_back(g.node(i).name, c.devices[device_of_node[i]].name);
+  }
+  return p;
+}
+
 graph::Result<Placement> ReadPlacement(const std::string& path) {
   GRAPH_ASSIGN_OR_RETURN(std::string text, graph::ReadFile(path));
   try {

@@ -38,6 +38,15 @@ std::string ModelDigest(const graph::Graph& g);
 // Every op of `g` on `device`.
 Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device);
 
+// A placement of `g` on `c` (`device_of_node` indexes c.devices) made by `method`,
+// naming the model and devices files it is for; `model_digest` is ModelDigest(g),
+// which callers that write many placements of one graph compute once. Step
+// times and search statistics are the caller's to fill.
+Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
+                        const std::string& model_digest, const std::string& devices_path,
+                        const cluster::Cluster& c, const std::string& method,
+                        const std::vector<int>& device_of_node);
+
 // Parses the file; checks syntax and types only.
 graph::Result<Placement> ReadPlacement(const std::string& path);
 

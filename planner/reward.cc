@@ -4,11 +4,24 @@
 #include <cstdio>
 #include <thread>
 
+#include "runtime/simulator.h"
+
 namespace planner {
 
 // Backends, in sibling files.
 graph::Result<std::unique_ptr<RewardSource>> MakeSimReward(const RewardContext& context);
 graph::Result<std::unique_ptr<RewardSource>> MakeRealReward(const RewardContext& context);
+
+graph::Result<const runtime::Simulator*> PlanningCosts(const RewardSource& reward,
+                                                       const RewardContext& context,
+                                                       std::optional<runtime::Simulator>* made) {
+  if (const runtime::Simulator* own = reward.simulator()) return own;
+  GRAPH_ASSIGN_OR_RETURN(
+      runtime::Simulator sim,
+      runtime::Simulator::Create(context.training->graph, *context.cluster, context.profile));
+  made->emplace(std::move(sim));
+  return &**made;
+}
 
 std::string DescribeEvaluation(const Evaluation& e) {
   if (!e.status.ok()) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "graph/training.h"
 
 namespace runtime {
+class Simulator;
 struct Profile;
 struct StepStats;
 }  // namespace runtime
@@ -50,6 +52,8 @@ class RewardSource {
   // A step time no placement can beat on these devices (the larger of the
   // simulator's dependency and work bounds); 0 when the source knows none (real).
   virtual double LowerBoundSeconds() const = 0;
+  // The simulator behind the source (sim), or null (real).
+  virtual const runtime::Simulator* simulator() const { return nullptr; }
   // True when every op of the placement runs in the same process at once, so
   // evaluations may be spread over threads (sim); false for real devices.
   virtual bool concurrent() const = 0;
@@ -63,6 +67,13 @@ struct RewardContext {
   int warmup = 2;                             // real: untimed steps per placement
   int steps = 5;                              // real: timed steps per placement
 };
+
+// Op and transfer costs for the baselines that plan on them (etf, metis): the
+// source's own simulator when it has one, else one made from `context` and kept
+// in `*made`.
+graph::Result<const runtime::Simulator*> PlanningCosts(const RewardSource& reward,
+                                                       const RewardContext& context,
+                                                       std::optional<runtime::Simulator>* made);
 
 // "12.345 ms", or "out of memory: ..." / "failed: ..." with the reason.
 std::string DescribeEvaluation(const Evaluation& e);

@@ -22,6 +22,7 @@ class SimReward : public RewardSource {
     return std::max(sim_.DependencyBoundSeconds(), sim_.WorkBoundSeconds());
   }
   const graph::Graph& executed_graph() const override { return sim_.graph(); }
+  const runtime::Simulator* simulator() const override { return &sim_; }
 
   Evaluation Evaluate(const std::vector<int>& forward_device) const override {
     return Timeline(forward_device, nullptr);

@@ -199,22 +199,15 @@ int SearchCommand(int argc, char** argv) {
 
   const SearchIdentity identity{ModelDigest(forward), c.digest, reward_name};
   auto make_placement = [&](const BestPlacement& b, double seconds, int iters) {
-    Placement p;
-    p.model = model_path;
-    p.model_digest = identity.model_digest;
-    p.devices = devices_path;
-    p.devices_digest = c.digest;
-    p.method = b.method.rfind("search", 0) == 0 || b.method.find("+refine") != std::string::npos
-                   ? b.method
-                   : "baseline " + b.method;
+    const bool searched =
+        b.method.rfind("search", 0) == 0 || b.method.find("+refine") != std::string::npos;
+    Placement p = MakePlacement(model_path, forward, identity.model_digest, devices_path, c,
+                                searched ? b.method : "baseline " + b.method, b.device_of_node);
     (reward_name == "sim" ? p.simulated_step_s : p.measured_step_s) = b.step_s;
     p.search = {{"iterations", iters},
                 {"seconds", std::round(seconds * 10) / 10},
                 {"found_at_iteration", b.iteration},
                 {"found_at_seconds", std::round(b.found_at_s * 10) / 10}};
-    for (graph::NodeId i = 0; i < forward.size(); ++i) {
-      p.ops.emplace_back(forward.node(i).name, c.devices[b.device_of_node[i]].name);
-    }
     return p;
   };
 
@@ -262,11 +255,11 @@ int SearchCommand(int argc, char** argv) {
   graph::Status first_failure = graph::Status::Ok();
   std::vector<RefineStart> baselines_ran;
   std::printf("baselines:\n");
-  // The list scheduler's costs: the simulator's (with PROFILE's where given).
-  auto costs = runtime::Simulator::Create(setup->training.graph, c, context.profile);
+  std::optional<runtime::Simulator> own_costs;
+  auto costs = PlanningCosts(**reward, context, &own_costs);
   if (!costs.ok()) return Fail(costs.status());
   for (const std::string& method : BaselineMethods(c)) {
-    auto made = MakeBaseline(method, forward, c, &*costs);
+    auto made = MakeBaseline(method, forward, c, *costs);
     if (!made.ok()) {
       std::printf("  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
       continue;

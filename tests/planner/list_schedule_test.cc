@@ -12,12 +12,6 @@ using testing::Problem;
 using testing::SimCluster;
 using testing::Zoo;
 
-runtime::Simulator Costs(const Problem& p, const cluster::Cluster& c) {
-  auto sim = runtime::Simulator::Create(p.training.graph, c, nullptr);
-  EXPECT_TRUE(sim.ok()) << sim.status().message();
-  return std::move(sim).value();
-}
-
 // The simulated step of a forward placement, or a negative number when it fails.
 double Simulate(const Problem& p, const runtime::Simulator& sim, const std::vector<int>& fwd) {
   runtime::SimResult r = sim.Run(TrainingDeviceOfNode(p.training.graph, p.forward, fwd),
@@ -32,7 +26,7 @@ int OpsOn(const std::vector<int>& device_of_node, int d) {
 TEST(ListScheduleTest, TwoIndependentBranchesRunOnTwoGpusFasterThanOne) {
   Problem p = Zoo("two_branch");
   cluster::Cluster c = SimCluster(2);  // cpu0, gpu0, gpu1
-  runtime::Simulator sim = Costs(p, c);
+  runtime::Simulator sim = testing::SimCosts(p, c);
   auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_GT(OpsOn(s->device_of_node, 1), 0);
@@ -48,7 +42,7 @@ TEST(ListScheduleTest, AChainStaysOffTheSlowCpu) {
   // op's earliest finish is on a GPU, 40x faster than the modelled CPU.
   Problem p = Zoo("mlp");
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = Costs(p, c);
+  runtime::Simulator sim = testing::SimCosts(p, c);
   auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   for (graph::NodeId id = 0; id < p.forward.size(); ++id) {
@@ -70,7 +64,7 @@ TEST(ListScheduleTest, AGpuWithoutRoomGetsOnlyWhatFits) {
       "default_link: {bandwidth: 16GB/s, latency: 10us}\n";
   auto c = cluster::ParseDevicesYaml(y, "tiny-gpu0.yaml");
   ASSERT_TRUE(c.ok()) << c.status().message();
-  runtime::Simulator sim = Costs(p, *c);
+  runtime::Simulator sim = testing::SimCosts(p, *c);
   auto s = EarliestTaskFirst(p.forward, sim, *c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   const std::vector<int> training = TrainingDeviceOfNode(sim.graph(), p.forward, s->device_of_node);
@@ -89,7 +83,7 @@ TEST(ListScheduleTest, AGpuWithoutRoomGetsOnlyWhatFits) {
 TEST(ListScheduleTest, ItsOwnMakespanRespectsTheDependencyBound) {
   Problem p = testing::SmallRnnlm();
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = Costs(p, c);
+  runtime::Simulator sim = testing::SimCosts(p, c);
   auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_GE(s->predicted_s, sim.DependencyBoundSeconds() * (1 - 1e-9));
@@ -100,13 +94,9 @@ TEST(ListScheduleTest, ItsOwnMakespanRespectsTheDependencyBound) {
 
 TEST(ListScheduleTest, RealDevicesWithoutAProfileAreAnErrorNamingAnOp) {
   Problem p = Zoo("mlp");
-  auto c = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: cpu1, kind: cpu, cores: "
-      "[1]}\n",
-      "two-cpus.yaml");
-  ASSERT_TRUE(c.ok()) << c.status().message();
-  runtime::Simulator sim = Costs(p, *c);
-  auto s = EarliestTaskFirst(p.forward, sim, *c);
+  const cluster::Cluster c = testing::UnprofiledCpus();
+  runtime::Simulator sim = testing::SimCosts(p, c);
+  auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("two-cpus.yaml: no device can give op '"), std::string::npos)
       << s.status().message();

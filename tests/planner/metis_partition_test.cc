@@ -15,12 +15,6 @@ using testing::Problem;
 using testing::SimCluster;
 using testing::Zoo;
 
-runtime::Simulator Costs(const Problem& p, const cluster::Cluster& c) {
-  auto sim = runtime::Simulator::Create(p.training.graph, c, nullptr);
-  EXPECT_TRUE(sim.ok()) << sim.status().message();
-  return std::move(sim).value();
-}
-
 // Kernel seconds of the training step on each device under a forward placement.
 std::vector<double> WorkPerDevice(const Problem& p, const runtime::Simulator& sim,
                                   const std::vector<int>& fwd, int devices) {
@@ -35,7 +29,7 @@ std::vector<double> WorkPerDevice(const Problem& p, const runtime::Simulator& si
 TEST(MetisPartitionTest, SplitsTheStepOverTheGpusWithBalancedKernelTime) {
   Problem p = Zoo("rnnlm", {16, 2, 256, 1000, 8});
   cluster::Cluster c = SimCluster(2);  // cpu0, gpu0, gpu1
-  runtime::Simulator sim = Costs(p, c);
+  runtime::Simulator sim = testing::SimCosts(p, c);
   auto placed = MetisPlacement(p.forward, sim, c);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   EXPECT_EQ(std::count(placed->begin(), placed->end(), 0), 0) << "nothing on the CPU";
@@ -49,7 +43,7 @@ TEST(MetisPartitionTest, SplitsTheStepOverTheGpusWithBalancedKernelTime) {
 TEST(MetisPartitionTest, CutsFewerBytesThanAnAlternatingSplit) {
   Problem p = Zoo("rnnlm", {16, 2, 256, 1000, 8});
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = Costs(p, c);
+  runtime::Simulator sim = testing::SimCosts(p, c);
   auto placed = MetisPlacement(p.forward, sim, c);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   std::vector<int> alternating(p.forward.size());
@@ -70,25 +64,21 @@ TEST(MetisPartitionTest, CutsFewerBytesThanAnAlternatingSplit) {
 TEST(MetisPartitionTest, OneGpuTakesEverythingAndRunsRepeat) {
   Problem p = testing::SmallRnnlm();
   cluster::Cluster one = SimCluster(1);
-  runtime::Simulator sim = Costs(p, one);
+  runtime::Simulator sim = testing::SimCosts(p, one);
   auto placed = MetisPlacement(p.forward, sim, one);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   EXPECT_EQ(std::count(placed->begin(), placed->end(), 1), p.forward.size());
   cluster::Cluster two = SimCluster(2);
-  runtime::Simulator sim2 = Costs(p, two);
+  runtime::Simulator sim2 = testing::SimCosts(p, two);
   EXPECT_EQ(MetisPlacement(p.forward, sim2, two).value(),
             MetisPlacement(p.forward, sim2, two).value());
 }
 
 TEST(MetisPartitionTest, RealDevicesWithoutAProfileAreAnErrorNamingTheDevice) {
   Problem p = Zoo("mlp");
-  auto c = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: cpu1, kind: cpu, cores: "
-      "[1]}\n",
-      "two-cpus.yaml");
-  ASSERT_TRUE(c.ok()) << c.status().message();
-  runtime::Simulator sim = Costs(p, *c);
-  auto placed = MetisPlacement(p.forward, sim, *c);
+  const cluster::Cluster c = testing::UnprofiledCpus();
+  runtime::Simulator sim = testing::SimCosts(p, c);
+  auto placed = MetisPlacement(p.forward, sim, c);
   ASSERT_FALSE(placed.ok());
   EXPECT_NE(placed.status().message().find("two-cpus.yaml: device 'cpu0' cannot give op '"),
             std::string::npos)

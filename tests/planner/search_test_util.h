@@ -12,6 +12,7 @@
 #include "graph/zoo.h"
 #include "planner/reward.h"
 #include "planner/search_options.h"
+#include "runtime/simulator.h"
 
 namespace planner::testing {
 
@@ -44,6 +45,23 @@ inline cluster::Cluster SimCluster(int gpus, const std::string& gpu_memory = "12
   }
   y += "default_link: {bandwidth: 16GB/s, latency: 10us}\n";
   auto c = cluster::ParseDevicesYaml(y, "test-sim.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
+// The simulator of a problem's training step on `c`: op and transfer costs.
+inline runtime::Simulator SimCosts(const Problem& p, const cluster::Cluster& c) {
+  auto sim = runtime::Simulator::Create(p.training.graph, c, nullptr);
+  EXPECT_TRUE(sim.ok()) << sim.status().message();
+  return std::move(sim).value();
+}
+
+// Two real single-core CPU devices without links or a profile: nothing can time an op.
+inline cluster::Cluster UnprofiledCpus() {
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: cpu1, kind: cpu, cores: "
+      "[1]}\n",
+      "two-cpus.yaml");
   EXPECT_TRUE(c.ok()) << c.status().message();
   return std::move(c).value();
 }
