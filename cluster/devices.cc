@@ -56,6 +56,26 @@ std::optional<LinkSpec> Cluster::Link(int a, int b) const {
   return default_link;
 }
 
+bool Cluster::Interchangeable(int a, int b) const {
+  if (a == b) return true;
+  const DeviceSpec& x = devices[a];
+  const DeviceSpec& y = devices[b];
+  if (x.kind != DeviceKind::kSim || y.kind != DeviceKind::kSim) return false;
+  if (x.simulates != y.simulates || x.memory_bytes != y.memory_bytes ||
+      x.peak_flops != y.peak_flops || x.memory_bandwidth != y.memory_bandwidth) {
+    return false;
+  }
+  auto same = [](const std::optional<LinkSpec>& l, const std::optional<LinkSpec>& m) {
+    if (l.has_value() != m.has_value()) return false;
+    return !l ||
+           (l->bandwidth_bytes_per_s == m->bandwidth_bytes_per_s && l->latency_s == m->latency_s);
+  };
+  for (int k = 0; k < static_cast<int>(devices.size()); ++k) {
+    if (k != a && k != b && !same(Link(a, k), Link(b, k))) return false;
+  }
+  return true;
+}
+
 namespace {
 
 const char* TypeName(const YAML::Node& node) {

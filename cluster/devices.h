@@ -70,6 +70,11 @@ struct Cluster {
   // The explicit link between devices a and b (either order), else default_link,
   // else nullopt: a transfer over a link the file leaves open must be measured.
   std::optional<LinkSpec> Link(int a, int b) const;
+  // True when swapping devices a and b in any placement cannot change what the
+  // simulator predicts for it: both are sims of the same kind with the same
+  // figures and memory, and each has the same link to every third device. Real
+  // devices never are (a profile or the host can tell them apart).
+  bool Interchangeable(int a, int b) const;
 };
 
 // Parses devices.yaml text; source_name prefixes every error message and becomes

@@ -27,14 +27,15 @@ const CommandSpec kSpec{
     "Methods: single:DEVICE (every op on DEVICE), expert (a layer per GPU for recurrent\n"
     "models, one GPU otherwise), etf (earliest-task-first list scheduling on the simulator's\n"
     "op and transfer costs, memory-aware), metis (METIS's min-cut partition over the GPUs),\n"
-    "and all (each of them; the default). -o writes the method's placement, with all the\n"
+    "scotch (Scotch's static mapping onto every device, weighted by speed) and all (each of\n"
+    "them; the default). -o writes the method's placement, with all the\n"
     "fastest one's.",
     {"MODEL", "DEVICES"},
-    {{"--method", "NAME", "single:DEVICE, expert, etf, metis or all (default all)"},
+    {{"--method", "NAME", "single:DEVICE, expert, etf, metis, scotch or all (default all)"},
      {"-o", "PLACEMENT", "write the placement (YAML)"},
      {"--reward", "NAME", "sim (default) or real"},
      {"--profile", "PROFILE",
-      "op and link costs for the simulator, etf and metis (planner profile)"},
+      "op and link costs for the simulator, etf, metis and scotch (planner profile)"},
      {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
      {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
      {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},

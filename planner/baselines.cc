@@ -6,6 +6,7 @@
 
 #include "planner/list_schedule.h"
 #include "planner/metis_partition.h"
+#include "planner/scotch_mapping.h"
 
 namespace planner {
 
@@ -111,6 +112,7 @@ std::vector<std::string> BaselineMethods(const cluster::Cluster& c) {
   out.push_back("expert");
   out.push_back("etf");
   out.push_back("metis");
+  out.push_back("scotch");
   return out;
 }
 
@@ -130,6 +132,10 @@ graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
   } else if (method == "metis") {
     if (!costs) return graph::InvalidArgument("metis needs op costs (a simulator of the step)");
     GRAPH_ASSIGN_OR_RETURN(std::vector<int> d, MetisPlacement(forward, *costs, c));
+    return BaselinePlacement{method, std::move(d)};
+  } else if (method == "scotch") {
+    if (!costs) return graph::InvalidArgument("scotch needs op costs (a simulator of the step)");
+    GRAPH_ASSIGN_OR_RETURN(std::vector<int> d, ScotchPlacement(forward, *costs, c));
     return BaselinePlacement{method, std::move(d)};
   }
   std::string names;

@@ -2,8 +2,9 @@
 // one device, for each device; the human expert's rule of the paper
 // (Mirhoseini et al. 2017/2018): recurrent models a layer per device, CNNs on
 // one GPU; earliest-task-first list scheduling on the simulator's costs
-// (planner/list_schedule.h); and METIS's min-cut partition over the GPUs
-// (planner/metis_partition.h). Chosen by name through MakeBaseline.
+// (planner/list_schedule.h); METIS's min-cut partition over the GPUs
+// (planner/metis_partition.h); and Scotch's static mapping onto every device
+// (planner/scotch_mapping.h). Chosen by name through MakeBaseline.
 //
 // The expert rule reads layers from op names: an op in a scope "cell_<l>",
 // "layer_<l>" or "lstm_<l>" belongs to layer l (the zoo's RNNLM and NMT name
@@ -30,17 +31,17 @@ class Simulator;
 namespace planner {
 
 struct BaselinePlacement {
-  std::string method;               // "single:gpu0", "expert", "etf", "metis"
+  std::string method;               // "single:gpu0", "expert", "etf", "metis", "scotch"
   std::vector<int> device_of_node;  // of the forward graph's nodes, indexes c.devices
 };
 
 // The baselines' names on `c`, in the order the search runs them:
-// "single:<device>" for each device, "expert", "etf", "metis".
+// "single:<device>" for each device, "expert", "etf", "metis", "scotch".
 std::vector<std::string> BaselineMethods(const cluster::Cluster& c);
 
-// The placement of one method. "etf" and "metis" need `costs` (a simulator of the training
-// graph built from `forward` on `c`); without them, or when they cannot time an
-// op, it is an error saying why. An unknown name is an error listing the names.
+// The placement of one method. "etf", "metis" and "scotch" need `costs` (a simulator of the
+// training graph built from `forward` on `c`); without them, or when they cannot time an op, it is
+// an error saying why. An unknown name is an error listing the names.
 graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
                                               const graph::Graph& forward,
                                               const cluster::Cluster& c,

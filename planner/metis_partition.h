@@ -2,13 +2,10 @@
 // k-way partition of the training step into one part per accelerator, each part
 // holding about the same kernel time, with the least transfer time between them.
 //
-// Vertices are the forward graph's ops, each with the nodes the training graph
-// adds for it (planner::ForwardSourceOfNode), weighted by their kernel time on
-// the first accelerator (microseconds, at least 1); an edge joins two ops when a
-// tensor passes between their nodes, weighted by that tensor's transfer time
-// between the first two accelerators (microseconds, at least 1). Times are the
-// simulator's. Part p goes to accelerator p (gpu-like devices; with none, every
-// device). METIS knows neither memory nor order: a partition can leave one GPU
+// The graph is planner/partition_graph.h's: forward ops with their training
+// nodes, kernel time on the first accelerator, transfer time over the link
+// between the first two. Part p goes to accelerator p (gpu-like devices; with
+// none, every device). METIS knows neither memory nor order: a partition can leave one GPU
 // idle while the other works, and the reward source reports what it costs.
 // This file is the one adapter to libmetis.
 //

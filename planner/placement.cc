@@ -289,4 +289,27 @@ graph::Status WritePlacedGraphDef(const std::string& path, const graph::Graph& f
   return graph::WriteFileAtomic(path, graph::SerializeGraphDef(forward, w));
 }
 
+std::vector<int> CanonicalDevices(const std::vector<int>& device_of_node,
+                                  const cluster::Cluster& c) {
+  const int k = static_cast<int>(c.devices.size());
+  // The members of each device's class, in index order.
+  std::vector<std::vector<int>> members(k);
+  for (int a = 0; a < k; ++a) {
+    for (int b = 0; b < k; ++b) {
+      if (c.Interchangeable(a, b)) members[a].push_back(b);
+    }
+  }
+  std::vector<int> rename(k, -1), used(k, 0);  // used: per class leader, names given
+  std::vector<int> out(device_of_node.size());
+  for (size_t i = 0; i < device_of_node.size(); ++i) {
+    const int d = device_of_node[i];
+    if (rename[d] < 0) {
+      const int leader = members[d].front();
+      rename[d] = members[d][used[leader]++];
+    }
+    out[i] = rename[d];
+  }
+  return out;
+}
+
 }  // namespace planner

@@ -77,6 +77,12 @@ std::vector<graph::NodeId> ForwardSourceOfNode(const graph::Graph& training,
 std::vector<int> DeviceOfSources(const std::vector<graph::NodeId>& source,
                                  const std::vector<int>& forward_device);
 
+// `device_of_node` with each set of interchangeable devices
+// (cluster::Cluster::Interchangeable) renumbered in order of first use, so two
+// placements that differ only by swapping identical GPUs compare equal.
+std::vector<int> CanonicalDevices(const std::vector<int>& device_of_node,
+                                  const cluster::Cluster& c);
+
 // Writes atomically, ops in graph order.
 graph::Status WritePlacement(const std::string& path, const Placement& p);
 

@@ -68,7 +68,7 @@ struct RewardContext {
   int steps = 5;                              // real: timed steps per placement
 };
 
-// Op and transfer costs for the baselines that plan on them (etf, metis): the
+// Op and transfer costs for the baselines that plan on them (etf, metis, scotch): the
 // source's own simulator when it has one, else one made from `context` and kept
 // in `*made`.
 graph::Result<const runtime::Simulator*> PlanningCosts(const RewardSource& reward,

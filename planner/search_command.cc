@@ -38,8 +38,8 @@ const CommandSpec kSpec{
     "       [--batch N] [--optimizer sgd|momentum]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
-    "expert's layer-per-device rule, etf list scheduling and metis min-cut: planner baseline)\n"
-    "run first through the same reward source; the best\n"
+    "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
+    "planner baseline) run first through the same reward source; the best\n"
     "placement so far is written to PLACEMENT at every improvement. Rewards come from the\n"
     "simulator (--reward sim, with PROFILE's costs where it has them) or from running each\n"
     "placement on the real devices (--reward real). Stops after --iterations policy updates,\n"
@@ -387,17 +387,20 @@ int SearchCommand(int argc, char** argv) {
     refine.budget_s = refine_s;
     refine.seed = seed;
     // Climb from the best so far and from the next fastest baselines that differ
-    // from it (refine.h says why the fastest start is not always the best one).
+    // from it (refine.h says why the fastest start is not always the best one),
+    // counting a placement that only swaps identical GPUs as the same start.
     constexpr size_t kRefineStarts = 3;
     std::vector<RefineStart> starts{{best.method, best.device_of_node, best.step_s}};
-    std::sort(baselines_ran.begin(), baselines_ran.end(),
-              [](const RefineStart& a, const RefineStart& b) { return a.step_s < b.step_s; });
+    std::vector<std::vector<int>> canonical{CanonicalDevices(best.device_of_node, c)};
+    std::stable_sort(
+        baselines_ran.begin(), baselines_ran.end(),
+        [](const RefineStart& a, const RefineStart& b) { return a.step_s < b.step_s; });
     for (const RefineStart& b : baselines_ran) {
       if (starts.size() >= kRefineStarts) break;
-      const bool seen = std::any_of(starts.begin(), starts.end(), [&](const RefineStart& s) {
-        return s.device_of_node == b.device_of_node;
-      });
-      if (!seen) starts.push_back(b);
+      std::vector<int> form = CanonicalDevices(b.device_of_node, c);
+      if (std::find(canonical.begin(), canonical.end(), form) != canonical.end()) continue;
+      canonical.push_back(std::move(form));
+      starts.push_back(b);
     }
     MultiStartResult m = RefineFromStarts(forward, num_devices, **reward, starts, refine, &g_stop);
     const RefineResult& r = m.refine;

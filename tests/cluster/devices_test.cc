@@ -106,6 +106,35 @@ TEST(DevicesTest, LinkIsAbsentWithoutExplicitOrDefaultLink) {
   EXPECT_FALSE(cluster.Link(0, 1).has_value());
 }
 
+TEST(DevicesTest, IdenticalSimsWithTheSameLinksAreInterchangeable) {
+  const Cluster cluster = ParseOk(R"(devices:
+  - {name: cpu0, kind: sim, simulates: cpu, peak_flops: 1T, memory_bandwidth: 50GB/s}
+  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, memory: 12GiB}
+  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, memory: 12GiB}
+  - {name: gpu2, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, memory: 12GiB}
+  - {name: gpu3, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, memory: 6GiB}
+  - {name: gpu4, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, memory: 12GiB}
+default_link: {bandwidth: 12GB/s, latency: 10us}
+links:
+  - {between: [cpu0, gpu4], bandwidth: 6GB/s, latency: 10us}
+)");
+  EXPECT_TRUE(cluster.Interchangeable(1, 2));
+  EXPECT_TRUE(cluster.Interchangeable(2, 1));
+  EXPECT_TRUE(cluster.Interchangeable(1, 1));
+  EXPECT_FALSE(cluster.Interchangeable(0, 1)) << "a cpu and a gpu";
+  EXPECT_TRUE(cluster.Interchangeable(1, 3));
+  EXPECT_FALSE(cluster.Interchangeable(1, 4)) << "less memory";
+  EXPECT_FALSE(cluster.Interchangeable(1, 5)) << "a slower link to the cpu";
+}
+
+TEST(DevicesTest, RealDevicesAreNeverInterchangeable) {
+  const Cluster cluster = ParseOk(R"(devices:
+  - {name: cpu0, kind: cpu, cores: [0]}
+  - {name: cpu1, kind: cpu, cores: [1]}
+)");
+  EXPECT_FALSE(cluster.Interchangeable(0, 1));
+}
+
 TEST(DevicesTest, FindAndIndexOfLocateByName) {
   const Cluster cluster = ParseOk(kFullExample);
   EXPECT_EQ(cluster.IndexOf("gpu0"), 1);

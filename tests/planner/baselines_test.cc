@@ -17,11 +17,11 @@ int DeviceOf(const graph::Graph& g, const BaselinePlacement& p, const std::strin
   return id < 0 ? -1 : p.device_of_node[id];
 }
 
-TEST(BaselinesTest, MethodsAreEachDeviceThenTheExpertThenEtfAndMetis) {
+TEST(BaselinesTest, MethodsAreEachDeviceThenTheExpertThenEtfMetisAndScotch) {
   cluster::Cluster c = SimCluster(2);
   EXPECT_EQ(BaselineMethods(c),
             (std::vector<std::string>{"single:cpu0", "single:gpu0", "single:gpu1", "expert", "etf",
-                                      "metis"}));
+                                      "metis", "scotch"}));
 }
 
 TEST(BaselinesTest, MakeBaselinePlacesEveryOpOnTheNamedDevice) {
@@ -37,20 +37,20 @@ TEST(BaselinesTest, MakeBaselinePlacesEveryOpOnTheNamedDevice) {
 TEST(BaselinesTest, AnUnknownMethodOrDeviceIsAnErrorListingTheMethods) {
   testing::Problem p = SmallRnnlm();
   cluster::Cluster c = SimCluster(2);
-  for (const char* bad : {"scotch", "single:gpu7", "single:"}) {
+  for (const char* bad : {"mincut", "single:gpu7", "single:"}) {
     auto b = MakeBaseline(bad, p.forward, c, nullptr);
     ASSERT_FALSE(b.ok()) << bad;
     EXPECT_NE(b.status().message().find(std::string("'") + bad + "'"), std::string::npos);
-    EXPECT_NE(
-        b.status().message().find("single:cpu0, single:gpu0, single:gpu1, expert, etf, metis"),
-        std::string::npos)
+    EXPECT_NE(b.status().message().find(
+                  "single:cpu0, single:gpu0, single:gpu1, expert, etf, metis, scotch"),
+              std::string::npos)
         << b.status().message();
   }
 }
 
-TEST(BaselinesTest, EtfAndMetisWithoutCostsAreErrors) {
+TEST(BaselinesTest, EtfMetisAndScotchWithoutCostsAreErrors) {
   testing::Problem p = SmallRnnlm();
-  for (const char* m : {"etf", "metis"}) {
+  for (const char* m : {"etf", "metis", "scotch"}) {
     auto b = MakeBaseline(m, p.forward, SimCluster(2), nullptr);
     ASSERT_FALSE(b.ok()) << m;
     EXPECT_NE(b.status().message().find("costs"), std::string::npos) << b.status().message();

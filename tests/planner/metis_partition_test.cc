@@ -15,17 +15,6 @@ using testing::Problem;
 using testing::SimCluster;
 using testing::Zoo;
 
-// Kernel seconds of the training step on each device under a forward placement.
-std::vector<double> WorkPerDevice(const Problem& p, const runtime::Simulator& sim,
-                                  const std::vector<int>& fwd, int devices) {
-  std::vector<double> work(devices, 0);
-  const std::vector<int> d = TrainingDeviceOfNode(sim.graph(), p.forward, fwd);
-  for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
-    if (sim.Scheduled(id)) work[d[id]] += sim.OpSeconds(id, d[id]);
-  }
-  return work;
-}
-
 TEST(MetisPartitionTest, SplitsTheStepOverTheGpusWithBalancedKernelTime) {
   Problem p = Zoo("rnnlm", {16, 2, 256, 1000, 8});
   cluster::Cluster c = SimCluster(2);  // cpu0, gpu0, gpu1
@@ -33,7 +22,7 @@ TEST(MetisPartitionTest, SplitsTheStepOverTheGpusWithBalancedKernelTime) {
   auto placed = MetisPlacement(p.forward, sim, c);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   EXPECT_EQ(std::count(placed->begin(), placed->end(), 0), 0) << "nothing on the CPU";
-  const std::vector<double> work = WorkPerDevice(p, sim, *placed, 3);
+  const std::vector<double> work = testing::KernelSecondsPerDevice(p, sim, *placed, 3);
   ASSERT_GT(work[1], 0);
   ASSERT_GT(work[2], 0);
   EXPECT_LT(std::max(work[1], work[2]) / std::min(work[1], work[2]), 1.15)

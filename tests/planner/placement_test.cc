@@ -218,5 +218,26 @@ TEST(TrainingPlacementTest, SourcesNameTheForwardOpEachNodeFollowsWhateverThePla
   }
 }
 
+TEST(CanonicalDevicesTest, PlacementsThatSwapIdenticalGpusCompareEqual) {
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n"
+      "  - {name: cpu0, kind: sim, simulates: cpu, peak_flops: 1T, memory_bandwidth: 50GB/s}\n"
+      "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s}\n"
+      "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s}\n"
+      "  - {name: gpu2, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s}\n"
+      "default_link: {bandwidth: 12GB/s, latency: 10us}\n",
+      "sims.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(CanonicalDevices({2, 2, 0, 3}, *c), (std::vector<int>{1, 1, 0, 2}));
+  EXPECT_EQ(CanonicalDevices({3, 3, 0, 1}, *c), CanonicalDevices({2, 2, 0, 3}, *c));
+  EXPECT_EQ(CanonicalDevices(std::vector<int>(5, 3), *c), std::vector<int>(5, 1));
+  EXPECT_NE(CanonicalDevices({1, 2, 0}, *c), CanonicalDevices({1, 1, 0}, *c));
+  EXPECT_NE(CanonicalDevices({1, 0}, *c), CanonicalDevices({0, 1}, *c)) << "the cpu is no gpu";
+}
+
+TEST(CanonicalDevicesTest, RealDevicesKeepTheirNumbers) {
+  EXPECT_EQ(CanonicalDevices({1, 1, 0}, Devices()), (std::vector<int>{1, 1, 0}));
+}
+
 }  // namespace
 }  // namespace planner

@@ -10,6 +10,7 @@
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
+#include "planner/placement.h"
 #include "planner/reward.h"
 #include "planner/search_options.h"
 #include "runtime/simulator.h"
@@ -54,6 +55,19 @@ inline runtime::Simulator SimCosts(const Problem& p, const cluster::Cluster& c) 
   auto sim = runtime::Simulator::Create(p.training.graph, c, nullptr);
   EXPECT_TRUE(sim.ok()) << sim.status().message();
   return std::move(sim).value();
+}
+
+// Kernel seconds of the training step on each of `devices` under a forward
+// placement, each node timed on the device it is placed on.
+inline std::vector<double> KernelSecondsPerDevice(const Problem& p, const runtime::Simulator& sim,
+                                                  const std::vector<int>& forward_device,
+                                                  int devices) {
+  std::vector<double> work(devices, 0);
+  const std::vector<int> d = TrainingDeviceOfNode(sim.graph(), p.forward, forward_device);
+  for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
+    if (sim.Scheduled(id)) work[d[id]] += sim.OpSeconds(id, d[id]);
+  }
+  return work;
 }
 
 // Two real single-core CPU devices without links or a profile: nothing can time an op.

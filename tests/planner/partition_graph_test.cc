@@ -1,0 +1,89 @@
+#include "planner/partition_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "planner/placement.h"
+#include "tests/planner/search_test_util.h"
+
+namespace planner {
+namespace {
+
+using testing::Problem;
+using testing::SimCluster;
+
+TEST(PartitionGraphTest, VerticesCarryTheKernelTimeOfTheirTrainingNodes) {
+  Problem p = testing::SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);
+  runtime::Simulator sim = testing::SimCosts(p, c);
+  auto pg = BuildPartitionGraph(p.forward, sim, c, 1, 1, 2);
+  ASSERT_TRUE(pg.ok()) << pg.status().message();
+  ASSERT_EQ(static_cast<int>(pg->work.size()), p.forward.size());
+  double step = 0, vertices = 0;
+  const std::vector<graph::NodeId> source = ForwardSourceOfNode(sim.graph(), p.forward);
+  for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
+    if (source[id] >= 0 && sim.Scheduled(id)) step += sim.OpSeconds(id, 1);
+  }
+  for (double w : pg->work) vertices += w;
+  EXPECT_GT(step, 0);
+  EXPECT_NEAR(vertices, step, 1e-9 * step);
+  // A gradient's time lands on its forward op: the softmax MatMul's vertex
+  // weighs more than the forward MatMul alone.
+  const graph::NodeId matmul = p.forward.Find("rnnlm/softmax/MatMul");
+  ASSERT_GE(matmul, 0);
+  EXPECT_GT(pg->work[matmul], sim.OpSeconds(sim.graph().Find("rnnlm/softmax/MatMul"), 1));
+}
+
+TEST(PartitionGraphTest, EdgesAreSymmetricAndTimedOnTheGivenLink) {
+  Problem p = testing::SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);
+  runtime::Simulator sim = testing::SimCosts(p, c);
+  auto pg = BuildPartitionGraph(p.forward, sim, c, 1, 1, 2);
+  ASSERT_TRUE(pg.ok()) << pg.status().message();
+  int edges = 0;
+  for (int v = 0; v < static_cast<int>(pg->edges.size()); ++v) {
+    for (const auto& [u, s] : pg->edges[v]) {
+      EXPECT_NE(u, v) << "no self-loops";
+      ASSERT_EQ(pg->edges[u].count(v), 1u) << v << " -> " << u;
+      EXPECT_DOUBLE_EQ(pg->edges[u].at(v), s);
+      // Every edge moves at least one tensor, so it costs at least the link's latency.
+      EXPECT_GE(s, 10e-6 - 1e-12);
+      ++edges;
+    }
+  }
+  EXPECT_GT(edges, 0);
+}
+
+TEST(PartitionGraphTest, CsrListsEveryEdgeWithWeightsInProportionAndAtLeastOne) {
+  PartitionGraph g;
+  g.work = {0.0, 1e-9, 1.0, 3.0};
+  g.edges = {{{1, 1e-6}}, {{0, 1e-6}, {2, 3e-3}}, {{1, 3e-3}}, {}};
+  const Csr csr = ToCsr(g);
+  EXPECT_EQ(csr.xadj, (std::vector<int32_t>{0, 1, 3, 4, 4}));
+  EXPECT_EQ(csr.adjncy, (std::vector<int32_t>{1, 0, 2, 1}));
+  ASSERT_EQ(csr.adjwgt.size(), 4u);
+  EXPECT_EQ(csr.adjwgt[0], csr.adjwgt[1]) << "both directions weigh the same";
+  EXPECT_NEAR(static_cast<double>(csr.adjwgt[2]) / csr.adjwgt[0], 3000, 1);
+  // Zero work and a nanosecond both become 1; the rest keep their proportion,
+  // and the total is about 2^24.
+  ASSERT_EQ(csr.vwgt.size(), 4u);
+  EXPECT_EQ(csr.vwgt[0], 1);
+  EXPECT_EQ(csr.vwgt[1], 1);
+  EXPECT_NEAR(static_cast<double>(csr.vwgt[3]) / csr.vwgt[2], 3, 1e-6);
+  EXPECT_NEAR(csr.vwgt[2] + csr.vwgt[3], 1 << 24, 2);
+}
+
+TEST(PartitionGraphTest, ADeviceWithoutTimesIsAnErrorNamingIt) {
+  Problem p = testing::Zoo("mlp");
+  const cluster::Cluster c = testing::UnprofiledCpus();
+  runtime::Simulator sim = testing::SimCosts(p, c);
+  auto pg = BuildPartitionGraph(p.forward, sim, c, 1, 0, 1);
+  ASSERT_FALSE(pg.ok());
+  EXPECT_NE(pg.status().message().find("two-cpus.yaml: device 'cpu1' cannot give op '"),
+            std::string::npos)
+      << pg.status().message();
+}
+
+}  // namespace
+}  // namespace planner
