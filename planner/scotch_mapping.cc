@@ -111,8 +111,7 @@ graph::Result<std::vector<int>> ScotchPlacement(const graph::Graph& forward,
   Csr csr = ToCsr(pg);
   static_assert(sizeof(SCOTCH_Num) == sizeof(int32_t), "Debian's scotch.h has 32-bit numbers");
 
-  // Capacity: speed relative to the fastest device (a device with no work at all is as fast as
-  // any).
+  // Capacity: speed relative to the fastest device (1 for all when the step has no work).
   const double fastest = *std::min_element(step.begin(), step.end());
   std::vector<SCOTCH_Num> capacity(k);
   for (int d = 0; d < k; ++d) {
