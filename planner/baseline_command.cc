@@ -117,7 +117,7 @@ int BaselineCommand(int argc, char** argv) {
       continue;
     }
     Evaluation e = (*reward)->Evaluate(b->device_of_node);
-    std::printf("  %-16s %s\n", m.c_str(), DescribeEvaluation(e).c_str());
+    std::printf("%s\n", DescribeBaseline(*b, e).c_str());
     std::fflush(stdout);
     if (!e.status.ok()) {
       if (first_failure.ok()) first_failure = e.status;

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <string_view>
 
 #include "planner/list_schedule.h"
 #include "planner/metis_partition.h"
+#include "planner/reward.h"
 #include "planner/scotch_mapping.h"
 
 namespace planner {
@@ -116,10 +119,11 @@ std::vector<std::string> BaselineMethods(const cluster::Cluster& c) {
   return out;
 }
 
-graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
-                                              const graph::Graph& forward,
-                                              const cluster::Cluster& c,
-                                              const runtime::Simulator* costs) {
+namespace {
+
+graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const graph::Graph& forward,
+                                             const cluster::Cluster& c,
+                                             const runtime::Simulator* costs) {
   if (method.rfind("single:", 0) == 0) {
     const int d = c.IndexOf(method.substr(7));
     if (d >= 0) return BaselinePlacement{method, std::vector<int>(forward.size(), d)};
@@ -142,6 +146,28 @@ graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
   for (const std::string& m : BaselineMethods(c)) names += (names.empty() ? "" : ", ") + m;
   return graph::InvalidArgument("unknown baseline method '" + method + "' (methods on " + c.source +
                                 ": " + names + ")");
+}
+
+}  // namespace
+
+graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
+                                              const graph::Graph& forward,
+                                              const cluster::Cluster& c,
+                                              const runtime::Simulator* costs) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto made = MakeUntimed(method, forward, c, costs);
+  if (made.ok()) {
+    made->planning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return made;
+}
+
+std::string DescribeBaseline(const BaselinePlacement& b, const Evaluation& e) {
+  std::string out = "  " + b.method;
+  out.resize(std::max<size_t>(out.size(), 18), ' ');  // the method column, 16 wide
+  char planned[48];
+  std::snprintf(planned, sizeof planned, " (planned in %.2f s)", b.planning_s);
+  return out + " " + DescribeEvaluation(e) + planned;
 }
 
 }  // namespace planner

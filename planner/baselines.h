@@ -33,7 +33,10 @@ namespace planner {
 struct BaselinePlacement {
   std::string method;               // "single:gpu0", "expert", "etf", "metis", "scotch"
   std::vector<int> device_of_node;  // of the forward graph's nodes, indexes c.devices
+  double planning_s = 0;            // wall seconds MakeBaseline took to make it
 };
+
+struct Evaluation;
 
 // The baselines' names on `c`, in the order the search runs them:
 // "single:<device>" for each device, "expert", "etf", "metis", "scotch".
@@ -46,6 +49,10 @@ graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
                                               const graph::Graph& forward,
                                               const cluster::Cluster& c,
                                               const runtime::Simulator* costs);
+
+// A baseline's line in the logs of `planner baseline` and `planner search`:
+// "  etf              260.832 ms (planned in 0.41 s)", or the evaluation's failure.
+std::string DescribeBaseline(const BaselinePlacement& b, const Evaluation& e);
 
 // The devices the expert and METIS place on: the gpu-like ones (cuda, sims of a
 // gpu), in file order; with none, every device.

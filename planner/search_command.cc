@@ -266,7 +266,7 @@ int SearchCommand(int argc, char** argv) {
     }
     const BaselinePlacement& b = *made;
     Evaluation e = (*reward)->Evaluate(b.device_of_node);
-    std::printf("  %-16s %s\n", b.method.c_str(), DescribeEvaluation(e).c_str());
+    std::printf("%s\n", DescribeBaseline(b, e).c_str());
     if (e.status.ok()) baselines_ran.push_back({b.method, b.device_of_node, e.step_s});
     if (e.status.ok() && (!best_baseline_s || e.step_s < *best_baseline_s)) {
       best_baseline_s = e.step_s;

@@ -31,6 +31,10 @@ TEST(BaselineCommandTest, EveryMethodPrintsItsStepAndTheFastestIsNamed) {
        {"single:cpu0", "single:gpu0", "single:gpu1", "expert", "etf", "metis", "scotch"}) {
     const double ms = NumberAfter(r.out, std::string("  ") + m);
     EXPECT_GT(ms, 0) << m;
+    const size_t line = r.out.find(std::string("  ") + m);
+    EXPECT_NE(r.out.substr(line, r.out.find('\n', line) - line).find(" ms (planned in "),
+              std::string::npos)
+        << m << ": " << r.out;
     fastest = std::min(fastest, ms);
   }
   const size_t best = r.out.find("best: ");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "planner/reward.h"
 #include "tests/planner/search_test_util.h"
 
 namespace planner {
@@ -97,6 +98,28 @@ TEST(BaselinesTest, WithoutAcceleratorsTheExpertUsesEveryDevice) {
   BaselinePlacement e = ExpertPlacement(p.forward, *c);
   EXPECT_EQ(DeviceOf(p.forward, e, "rnnlm/rnn/cell_0/kernel"), 0);
   EXPECT_EQ(DeviceOf(p.forward, e, "rnnlm/rnn/cell_1/kernel"), 1);
+}
+
+TEST(BaselinesTest, ALogLineNamesTheMethodItsStepAndItsPlanningTime) {
+  BaselinePlacement b{"etf", {}, 0.4123};
+  Evaluation ok{graph::Status::Ok(), 0.2608};
+  EXPECT_EQ(DescribeBaseline(b, ok), "  etf              260.800 ms (planned in 0.41 s)");
+  Evaluation oom{graph::Status(graph::StatusCode::kOutOfMemory, "device 'gpu0' is full"), 0};
+  EXPECT_EQ(DescribeBaseline(b, oom),
+            "  etf              out of memory: device 'gpu0' is full (planned in 0.41 s)");
+  BaselinePlacement long_name{"single:a_device_with_a_long_name", {}, 0};
+  EXPECT_EQ(DescribeBaseline(long_name, ok),
+            "  single:a_device_with_a_long_name 260.800 ms (planned in 0.00 s)");
+}
+
+TEST(BaselinesTest, MakeBaselineTimesItsPlanning) {
+  testing::Problem p = SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);
+  runtime::Simulator sim = testing::SimCosts(p, c);
+  auto b = MakeBaseline("etf", p.forward, c, &sim);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_GT(b->planning_s, 0);
+  EXPECT_LT(b->planning_s, 60);
 }
 
 }  // namespace
