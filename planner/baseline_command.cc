@@ -58,9 +58,7 @@ int BaselineCommand(int argc, char** argv) {
   graph::TrainingOptions training;
   if (!ParseTrainingFlags(*args, kName, &batch, &training)) return 2;
   const std::string reward_name = args->Get("--reward", "sim");
-  if (reward_name != "sim" && reward_name != "real") {
-    return usage(graph::InvalidArgument("--reward must be sim or real, not '" + reward_name + "'"));
-  }
+  if (graph::Status st = CheckRewardName(reward_name); !st.ok()) return usage(st);
   int steps = 5;
   if (args->Has("--steps")) {
     auto v = ParseIntInRange("--steps", args->Get("--steps"), 1, 10000);
@@ -89,13 +87,9 @@ int BaselineCommand(int argc, char** argv) {
     methods = {method};
   }
 
-  runtime::Profile profile;
-  if (args->Has("--profile")) {
-    auto p = runtime::ReadProfile(args->Get("--profile"));
-    if (!p.ok()) return Fail(p.status());
-    profile = std::move(p).value();
-  }
-  const runtime::Profile* profile_ptr = args->Has("--profile") ? &profile : nullptr;
+  auto profile = ProfileFlag(*args);
+  if (!profile.ok()) return Fail(profile.status());
+  const runtime::Profile* profile_ptr = *profile ? &**profile : nullptr;
   RewardContext context{&forward, &setup->training, &c, profile_ptr, 2, steps};
   auto reward = MakeRewardSource(reward_name, context);
   if (!reward.ok()) return Fail(reward.status());

@@ -42,6 +42,12 @@ graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,
                         std::move(device_of_node), method};
 }
 
+graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args) {
+  if (!args.Has("--profile")) return std::optional<runtime::Profile>();
+  GRAPH_ASSIGN_OR_RETURN(runtime::Profile p, runtime::ReadProfile(args.Get("--profile")));
+  return std::optional<runtime::Profile>(std::move(p));
+}
+
 bool ParseTrainingFlags(const Args& args, const char* command_prefix, int64_t* batch,
                         graph::TrainingOptions* options) {
   if (args.Has("--batch")) {

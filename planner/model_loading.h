@@ -2,6 +2,7 @@
 // that takes a MODEL argument.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "graph/status.h"
 #include "graph/summary.h"
 #include "graph/training.h"
+#include "runtime/profile.h"
 
 namespace planner {
 
@@ -42,6 +44,10 @@ graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,
 class Args;
 bool ParseTrainingFlags(const Args& args, const char* command_prefix, int64_t* batch,
                         graph::TrainingOptions* options);
+
+// The profile named by --profile, read from its file; nullopt without the flag.
+// An unreadable or malformed file is an error naming it.
+graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args);
 
 // Everything `planner inspect` reports: the model's summary and the op counts of
 // its training graph (or why none could be built).

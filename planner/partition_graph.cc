@@ -19,7 +19,30 @@ int32_t Weight(double seconds, double total) {
       std::clamp(std::llround(seconds / total * kTotalUnits), 1LL, 1LL << 24));
 }
 
+graph::Status NoTime(const cluster::Cluster& c, int device, const std::string& op) {
+  return graph::InvalidArgument(c.source + ": device '" + c.devices[device].name +
+                                "' cannot give op '" + op +
+                                "' a time (a real device needs a profile: planner profile)");
+}
+
 }  // namespace
+
+graph::Result<std::vector<double>> StepKernelSeconds(const graph::Graph& forward,
+                                                     const runtime::Simulator& costs,
+                                                     const cluster::Cluster& c) {
+  const graph::Graph& g = costs.graph();
+  const std::vector<graph::NodeId> source = ForwardSourceOfNode(g, forward);
+  std::vector<double> total(c.devices.size(), 0);
+  for (int d = 0; d < static_cast<int>(c.devices.size()); ++d) {
+    for (graph::NodeId id = 0; id < g.size(); ++id) {
+      if (source[id] < 0 || !costs.Scheduled(id)) continue;
+      const double s = costs.OpSeconds(id, d);
+      if (s < 0) return NoTime(c, d, g.node(id).name);
+      total[d] += s;
+    }
+  }
+  return total;
+}
 
 graph::Result<PartitionGraph> BuildPartitionGraph(const graph::Graph& forward,
                                                   const runtime::Simulator& costs,
@@ -32,11 +55,7 @@ graph::Result<PartitionGraph> BuildPartitionGraph(const graph::Graph& forward,
   for (graph::NodeId id = 0; id < g.size(); ++id) {
     if (source[id] < 0 || !costs.Scheduled(id)) continue;
     const double s = costs.OpSeconds(id, work_device);
-    if (s < 0) {
-      return graph::InvalidArgument(c.source + ": device '" + c.devices[work_device].name +
-                                    "' cannot give op '" + g.node(id).name +
-                                    "' a time (a real device needs a profile: planner profile)");
-    }
+    if (s < 0) return NoTime(c, work_device, g.node(id).name);
     out.work[source[id]] += s;
   }
   for (graph::NodeId id = 0; id < g.size(); ++id) {

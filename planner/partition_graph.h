@@ -37,6 +37,12 @@ graph::Result<PartitionGraph> BuildPartitionGraph(const graph::Graph& forward,
                                                   const cluster::Cluster& c, int work_device,
                                                   int link_src, int link_dst);
 
+// Each device's kernel seconds for the whole step (the nodes of the forward ops,
+// every op on that device), with the same error as BuildPartitionGraph.
+graph::Result<std::vector<double>> StepKernelSeconds(const graph::Graph& forward,
+                                                     const runtime::Simulator& costs,
+                                                     const cluster::Cluster& c);
+
 // Compressed sparse rows, both directions of every edge listed, no self-loops:
 // the input format METIS and Scotch share.
 struct Csr {

@@ -55,12 +55,16 @@ std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
   return results;
 }
 
-graph::Result<std::unique_ptr<RewardSource>> MakeRewardSource(const std::string& name,
-                                                              const RewardContext& context) {
-  if (name == "sim") return MakeSimReward(context);
-  if (name == "real") return MakeRealReward(context);
+graph::Status CheckRewardName(const std::string& name) {
+  if (name == "sim" || name == "real") return graph::Status::Ok();
   return graph::InvalidArgument("--reward must be sim or real, not '" + name +
                                 "' (the fleet comes in a later issue)");
+}
+
+graph::Result<std::unique_ptr<RewardSource>> MakeRewardSource(const std::string& name,
+                                                              const RewardContext& context) {
+  GRAPH_RETURN_IF_ERROR(CheckRewardName(name));
+  return name == "sim" ? MakeSimReward(context) : MakeRealReward(context);
 }
 
 }  // namespace planner

@@ -68,6 +68,10 @@ struct RewardContext {
   int steps = 5;                              // real: timed steps per placement
 };
 
+// Ok for a reward source's name ("sim", "real"), else the usage error that
+// MakeRewardSource gives: commands check it before loading anything.
+graph::Status CheckRewardName(const std::string& name);
+
 // Op and transfer costs for the baselines that plan on them (etf, metis, scotch): the
 // source's own simulator when it has one, else one made from `context` and kept
 // in `*made`.

@@ -14,7 +14,6 @@
 
 #include "planner/baselines.h"
 #include "planner/partition_graph.h"
-#include "planner/placement.h"
 
 namespace {
 
@@ -47,28 +46,6 @@ namespace {
 constexpr double kCapacityScale = 1000;
 // Allowed load imbalance against capacity (Scotch's kbalval).
 constexpr double kImbalance = 0.05;
-
-// Each device's total kernel seconds for the step's scheduled nodes.
-graph::Result<std::vector<double>> StepSecondsPerDevice(const graph::Graph& forward,
-                                                        const runtime::Simulator& costs,
-                                                        const cluster::Cluster& c) {
-  const graph::Graph& g = costs.graph();
-  const std::vector<graph::NodeId> source = ForwardSourceOfNode(g, forward);
-  std::vector<double> total(c.devices.size(), 0);
-  for (size_t d = 0; d < c.devices.size(); ++d) {
-    for (graph::NodeId id = 0; id < g.size(); ++id) {
-      if (source[id] < 0 || !costs.Scheduled(id)) continue;
-      const double s = costs.OpSeconds(id, static_cast<int>(d));
-      if (s < 0) {
-        return graph::InvalidArgument(c.source + ": device '" + c.devices[d].name +
-                                      "' cannot give op '" + g.node(id).name +
-                                      "' a time (a real device needs a profile: planner profile)");
-      }
-      total[d] += s;
-    }
-  }
-  return total;
-}
 
 graph::Status ScotchError(const char* call, int n) {
   std::string why = g_scotch_message.empty() ? "no reason given" : g_scotch_message;
@@ -103,7 +80,7 @@ graph::Result<std::vector<int>> ScotchPlacement(const graph::Graph& forward,
   const int k = static_cast<int>(c.devices.size());
   std::vector<int> out(n, accel[0]);
   if (k == 1 || n < 2) return out;
-  GRAPH_ASSIGN_OR_RETURN(std::vector<double> step, StepSecondsPerDevice(forward, costs, c));
+  GRAPH_ASSIGN_OR_RETURN(std::vector<double> step, StepKernelSeconds(forward, costs, c));
   const int link_src = accel.size() > 1 ? accel[0] : 0;
   const int link_dst = accel.size() > 1 ? accel[1] : 1;
   GRAPH_ASSIGN_OR_RETURN(PartitionGraph pg,

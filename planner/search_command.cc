@@ -107,10 +107,7 @@ int SearchCommand(int argc, char** argv) {
   graph::TrainingOptions training;
   if (!ParseTrainingFlags(*args, kName, &batch, &training)) return 2;
   const std::string reward_name = args->Get("--reward", "sim");
-  if (reward_name != "sim" && reward_name != "real") {
-    return usage(graph::InvalidArgument("--reward must be sim or real, not '" + reward_name +
-                                        "' (the fleet comes in a later issue)"));
-  }
+  if (graph::Status st = CheckRewardName(reward_name); !st.ok()) return usage(st);
   std::optional<int64_t> iterations;
   std::optional<double> budget_s;
   uint64_t seed = 1;
@@ -169,14 +166,10 @@ int SearchCommand(int argc, char** argv) {
   const graph::Graph& forward = setup->model.graph;
   const cluster::Cluster& c = setup->cluster;
   const int num_devices = static_cast<int>(c.devices.size());
-  runtime::Profile profile;
-  if (args->Has("--profile")) {
-    auto p = runtime::ReadProfile(args->Get("--profile"));
-    if (!p.ok()) return Fail(p.status());
-    profile = std::move(p).value();
-  }
-  RewardContext context{
-      &forward, &setup->training, &c, args->Has("--profile") ? &profile : nullptr, 2, steps};
+  auto profile = ProfileFlag(*args);
+  if (!profile.ok()) return Fail(profile.status());
+  const runtime::Profile* profile_ptr = *profile ? &**profile : nullptr;
+  RewardContext context{&forward, &setup->training, &c, profile_ptr, 2, steps};
   auto reward = MakeRewardSource(reward_name, context);
   if (!reward.ok()) return Fail(reward.status());
   std::printf("%s on %s: %d ops to place (training graph of %d nodes), %d devices, reward %s\n",

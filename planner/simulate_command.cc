@@ -58,13 +58,8 @@ int SimulateCommand(int argc, char** argv) {
   auto setup = LoadPlacedTraining(model_path, args->positional()[1], args->Get("--placement"),
                                   batch, training);
   if (!setup.ok()) return Fail(setup.status());
-  runtime::Profile profile;
-  const bool have_profile = args->Has("--profile");
-  if (have_profile) {
-    auto p = runtime::ReadProfile(args->Get("--profile"));
-    if (!p.ok()) return Fail(p.status());
-    profile = std::move(p).value();
-  }
+  auto profile = ProfileFlag(*args);
+  if (!profile.ok()) return Fail(profile.status());
   const graph::Graph& g = setup->training.graph;
   const cluster::Cluster& c = setup->cluster;
   // --check measures before simulating: the measurement then runs in the same
@@ -83,7 +78,7 @@ int SimulateCommand(int argc, char** argv) {
     real = m->time.robust_mean_s;
     real_steps = m->time.n;
   }
-  auto sim = runtime::Simulator::Create(g, c, have_profile ? &profile : nullptr);
+  auto sim = runtime::Simulator::Create(g, c, *profile ? &**profile : nullptr);
   if (!sim.ok())
     return Fail(graph::Status(sim.status().code(), model_path + ": " + sim.status().message()));
   runtime::SimResult r = sim->Run(setup->device_of_node, g.Find(setup->training.loss));

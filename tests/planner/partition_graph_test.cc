@@ -74,6 +74,22 @@ TEST(PartitionGraphTest, CsrListsEveryEdgeWithWeightsInProportionAndAtLeastOne) 
   EXPECT_NEAR(csr.vwgt[2] + csr.vwgt[3], 1 << 24, 2);
 }
 
+TEST(PartitionGraphTest, StepKernelSecondsTimesTheWholeStepOnEachDevice) {
+  Problem p = testing::SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);  // cpu0 (40x slower), gpu0, gpu1
+  runtime::Simulator sim = testing::SimCosts(p, c);
+  auto step = StepKernelSeconds(p.forward, sim, c);
+  ASSERT_TRUE(step.ok()) << step.status().message();
+  ASSERT_EQ(step->size(), 3u);
+  auto pg = BuildPartitionGraph(p.forward, sim, c, 1, 1, 2);
+  ASSERT_TRUE(pg.ok()) << pg.status().message();
+  double vertices = 0;
+  for (double w : pg->work) vertices += w;
+  EXPECT_NEAR((*step)[1], vertices, 1e-9 * vertices) << "the vertices hold the step's time";
+  EXPECT_DOUBLE_EQ((*step)[1], (*step)[2]) << "identical GPUs";
+  EXPECT_GT((*step)[0], 5 * (*step)[1]) << "the modelled CPU is slower";
+}
+
 TEST(PartitionGraphTest, ADeviceWithoutTimesIsAnErrorNamingIt) {
   Problem p = testing::Zoo("mlp");
   const cluster::Cluster c = testing::UnprofiledCpus();
@@ -83,6 +99,11 @@ TEST(PartitionGraphTest, ADeviceWithoutTimesIsAnErrorNamingIt) {
   EXPECT_NE(pg.status().message().find("two-cpus.yaml: device 'cpu1' cannot give op '"),
             std::string::npos)
       << pg.status().message();
+  auto step = StepKernelSeconds(p.forward, sim, c);
+  ASSERT_FALSE(step.ok());
+  EXPECT_NE(step.status().message().find("two-cpus.yaml: device 'cpu0' cannot give op '"),
+            std::string::npos)
+      << step.status().message();
 }
 
 }  // namespace
