@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdint>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <queue>
-#include <unordered_map>
 
 #include "graph/cost.h"
 #include "graph/signature.h"
@@ -36,6 +35,30 @@ struct Rates {
 };
 
 constexpr double kNoTime = -1;  // neither profiled nor estimable on that device
+
+// The copies of one run, per (copy slot, device), in a flat array that outlives
+// the run: an entry counts only if it carries the run's stamp, so a run starts
+// without clearing megabytes (NMT-8 on 9 devices: 270,000 entries). An entry's
+// fields are read together, so they sit together.
+struct CopyEntry {
+  uint32_t held = 0;   // == run: a copy is live on that device...
+  uint32_t sent = 0;   // == run: an eager send there is under way...
+  double arrival = 0;  // ...and arrives then (kept after the copy is released)
+  int64_t bytes = 0;   // what the live copy occupies
+};
+
+struct CopyTable {
+  std::vector<CopyEntry> entries;
+  uint32_t run = 0;
+
+  void Begin(size_t size) {
+    if (entries.size() < size) entries.resize(size);
+    if (++run == 0) {  // the stamps wrapped: forget every old one
+      std::fill(entries.begin(), entries.end(), CopyEntry{});
+      run = 1;
+    }
+  }
+};
 
 double Roofline(const graph::OpCost& c, const Rates& r) {
   const double bytes = static_cast<double>(c.bytes_read + c.bytes_written);
@@ -155,25 +178,66 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
                                        c.devices[b].kind == cluster::DeviceKind::kCpu;
     }
   }
-  s.consumers_.resize(n);
-  s.control_consumers_.resize(n);
   s.out_offset_.assign(n + 1, 0);
   s.base_pending_.assign(n, 0);
+  s.in_offset_.assign(n + 1, 0);
+  s.use_offset_.assign(n + 1, 0);
+  s.ctrl_offset_.assign(n + 1, 0);
+  s.out_total_.assign(n, 0);
   for (graph::NodeId id = 0; id < n; ++id) {
     const graph::Node& node = rg.node(id);
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      s.consumers_[node.inputs[i].node].push_back({id, static_cast<int>(i)});
+    s.in_offset_[id + 1] = s.in_offset_[id] + static_cast<int>(node.inputs.size());
+    for (const graph::TensorRef& in : node.inputs) {
+      s.in_.push_back(in);
+      ++s.use_offset_[in.node + 1];
     }
-    for (graph::NodeId p : node.control_inputs) s.control_consumers_[p].push_back(id);
+    for (graph::NodeId p : node.control_inputs) ++s.ctrl_offset_[p + 1];
     s.out_offset_[id + 1] = s.out_offset_[id] + static_cast<int>(s.out_bytes_[id].size());
+    for (int64_t b : s.out_bytes_[id]) {
+      s.out_flat_.push_back(b);
+      s.out_total_[id] += b;
+    }
     s.base_pending_[id] = static_cast<int>(node.inputs.size() + node.control_inputs.size());
   }
-  s.base_uses_.assign(s.out_offset_[n], 0);
   for (graph::NodeId id = 0; id < n; ++id) {
+    s.use_offset_[id + 1] += s.use_offset_[id];
+    s.ctrl_offset_[id + 1] += s.ctrl_offset_[id];
+  }
+  s.use_.resize(s.use_offset_[n]);
+  s.ctrl_.resize(s.ctrl_offset_[n]);
+  {
+    std::vector<int> next_use(s.use_offset_.begin(), s.use_offset_.end() - 1);
+    std::vector<int> next_ctrl(s.ctrl_offset_.begin(), s.ctrl_offset_.end() - 1);
+    for (graph::NodeId id = 0; id < n; ++id) {  // readers in id order, as the executor wakes them
+      const graph::Node& node = rg.node(id);
+      for (const graph::TensorRef& in : node.inputs) s.use_[next_use[in.node]++] = {id, in.index};
+      for (graph::NodeId p : node.control_inputs) s.ctrl_[next_ctrl[p]++] = id;
+    }
+  }
+  s.base_uses_.assign(s.out_offset_[n], 0);
+  std::vector<int> slots(n, 0);
+  for (graph::NodeId id = 0; id < n; ++id) {
+    slots[id] = std::max(slots[id], static_cast<int>(s.out_bytes_[id].size()));
     for (const graph::TensorRef& in : rg.node(id).inputs) {
+      slots[in.node] = std::max(slots[in.node], in.index + 1);
       if (in.index < s.out_offset_[in.node + 1] - s.out_offset_[in.node]) {
         ++s.base_uses_[s.out_offset_[in.node] + in.index];
       }
+    }
+  }
+  s.slot_offset_.assign(n + 1, 0);
+  for (graph::NodeId id = 0; id < n; ++id) s.slot_offset_[id + 1] = s.slot_offset_[id] + slots[id];
+  s.copy_bytes_.resize(s.slot_offset_[n]);
+  s.send_bytes_.resize(s.slot_offset_[n]);
+  for (graph::NodeId id = 0; id < n; ++id) {
+    for (int k = 0; k < slots[id]; ++k) {
+      // An executor copy occupies what the output is accounted at; a view's
+      // copy (accounted 0) is a real tensor of the view's shape.
+      const int64_t logical = std::max<int64_t>(0, graph::OutputBytes(rg.node(id), k));
+      const int64_t accounted =
+          k < static_cast<int>(s.out_bytes_[id].size()) ? s.out_bytes_[id][k] : 0;
+      s.copy_bytes_[s.slot_offset_[id] + k] = accounted > 0 ? accounted : logical;
+      s.send_bytes_[s.slot_offset_[id] + k] = logical;
     }
   }
   return s;
@@ -276,7 +340,8 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     return r;
   }
   for (graph::NodeId id = 0; id < n; ++id) {
-    for (const graph::TensorRef& in : g.node(id).inputs) {
+    for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {
+      const graph::TensorRef& in = in_[e];
       const int a = dev[in.node], b = dev[id];
       if (a != b && links_[a][b].bandwidth_bytes_per_s <= 0) {
         r.status = graph::InvalidArgument(
@@ -303,15 +368,18 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     free_workers[d] = spec.kind == cluster::DeviceKind::kCpu ? std::max(1, spec.threads) : 1;
   }
   std::vector<std::deque<graph::NodeId>> queue(nd);
-  // Copies of an output on another device: key -> bytes (for release) and, for
-  // links that send eagerly, the time the copy arrives.
-  auto key = [](graph::NodeId node, int index, int d) {
-    return (static_cast<uint64_t>(node) << 24) | (static_cast<uint64_t>(index) << 8) |
-           static_cast<uint64_t>(d);
-  };
   r.step.ops.reserve(n);
-  std::unordered_map<uint64_t, int64_t> copies;  // key -> bytes, while live
-  std::unordered_map<uint64_t, double> arrival;  // key -> when an eager send arrives
+  // Copies of an output on another device: bytes (for release) and, for links
+  // that send eagerly, the time the copy arrives.
+  thread_local CopyTable table;
+  table.Begin(static_cast<size_t>(slot_offset_[n]) * nd);
+  const uint32_t run = table.run;
+  auto entry = [&](graph::NodeId node, int index, int d) {
+    return static_cast<size_t>(slot_offset_[node] + index) * nd + d;
+  };
+  // Whether any device got a copy of a slot this run: most never do, and
+  // testing this small array spares the table's cache misses when they die.
+  std::vector<char> copied(slot_offset_[n], 0);
   std::vector<double> link_free(nd * nd, 0);
   std::vector<double> running_until(nd, 0);  // when each device's last started kernel ends
 
@@ -332,18 +400,18 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     const int d = dev[id];
     --free_workers[d];
     double clock = t + dispatch_s_[d] + (woken ? wakeup_s_[d] : 0);
-    const graph::Node& node = g.node(id);
-    for (const graph::TensorRef& in : node.inputs) {  // the executor's copies
+    for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {  // the executor's copies
+      const graph::TensorRef& in = in_[e];
       const int src = dev[in.node];
       if (src == d || !consumer_copies_[src * nd + d]) continue;
-      const uint64_t k = key(in.node, in.index, d);
-      if (copies.count(k)) continue;
-      const int64_t bytes = out_bytes_[in.node].empty() ? 0 : out_bytes_[in.node][in.index];
-      const int64_t size =
-          bytes > 0 ? bytes : std::max<int64_t>(0, graph::OutputBytes(g.node(in.node), in.index));
+      CopyEntry& copy = table.entries[entry(in.node, in.index, d)];
+      if (copy.held == run) continue;
+      const int64_t size = copy_bytes_[slot_offset_[in.node] + in.index];
       const double s = TransferSeconds(src, d, size);
       r.step.transfers.push_back({in.node, src, d, size, clock * 1e6, (clock + s) * 1e6});
-      copies[k] = size;
+      copy.held = run;
+      copy.bytes = size;
+      copied[slot_offset_[in.node] + in.index] = 1;
       live[d] += size;
       peak[d] = std::max(peak[d], live[d]);
       busy[d] += s;
@@ -362,9 +430,7 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     const double end = clock + kernel;
     running_until[d] = std::max(running_until[d], end);
     busy[d] += kernel;
-    int64_t total = 0;
-    for (int64_t b : out_bytes_[id]) total += b;
-    r.step.ops.push_back({id, d, clock * 1e6, end * 1e6, total});
+    r.step.ops.push_back({id, d, clock * 1e6, end * 1e6, out_total_[id]});
     r.estimated_ops += estimated_[d][id];
     events.push({end, seq++, id, false});
   };
@@ -375,58 +441,62 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
   };
 
   // Finishes `id` at time t; returns false on out-of-memory.
-  std::function<bool(graph::NodeId, double)> finish = [&](graph::NodeId id, double t) {
+  auto finish = [&](graph::NodeId id, double t) -> bool {
     const int d = dev[id];
-    const graph::Node& node = g.node(id);
     --remaining;
-    for (int64_t b : out_bytes_[id]) live[d] += b;
+    live[d] += out_total_[id];
     peak[d] = std::max(peak[d], live[d]);
     const cluster::DeviceSpec& spec = cluster_.devices[d];
     if (spec.memory_bytes && live[d] > *spec.memory_bytes) {
       r.status = graph::Status(graph::StatusCode::kOutOfMemory,
-                               "device '" + spec.name + "' is out of memory at node '" + node.name +
-                                   "': " + std::to_string(live[d]) + " bytes live, capacity " +
-                                   std::to_string(*spec.memory_bytes));
+                               "device '" + spec.name + "' is out of memory at node '" +
+                                   g.node(id).name + "': " + std::to_string(live[d]) +
+                                   " bytes live, capacity " + std::to_string(*spec.memory_bytes));
       return false;
     }
     for (int k = 0; k < outputs(id); ++k) {
-      if (uses[out_offset_[id] + k] == 0) live[d] -= out_bytes_[id][k];
+      if (uses[out_offset_[id] + k] == 0) live[d] -= out_flat_[out_offset_[id] + k];
     }
-    for (const graph::TensorRef& in : node.inputs) {
+    for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {
+      const graph::TensorRef& in = in_[e];
       if (in.index >= outputs(in.node)) continue;
       if (--uses[out_offset_[in.node] + in.index] > 0) continue;
-      live[dev[in.node]] -= out_bytes_[in.node][in.index];
+      live[dev[in.node]] -= out_flat_[out_offset_[in.node] + in.index];
+      if (!copied[slot_offset_[in.node] + in.index]) continue;
+      CopyEntry* copies = &table.entries[entry(in.node, in.index, 0)];
       for (int other = 0; other < nd; ++other) {
-        auto c = copies.find(key(in.node, in.index, other));
-        if (c == copies.end()) continue;
-        live[other] -= c->second;
-        copies.erase(c);
+        if (copies[other].held != run) continue;
+        live[other] -= copies[other].bytes;
+        copies[other].held = 0;
       }
     }
     // Eager sends: one transfer per output and receiving device.
-    for (const auto& [consumer, slot] : consumers_[id]) {
+    for (int u = use_offset_[id]; u < use_offset_[id + 1]; ++u) {
+      const graph::NodeId consumer = use_[u].node;
+      const int index = use_[u].index;
       const int cd = dev[consumer];
       if (cd == d || consumer_copies_[d * nd + cd]) {
         make_ready(consumer);
         continue;
       }
-      const int index = g.node(consumer).inputs[slot].index;
-      const uint64_t k = key(id, index, cd);
-      auto [it, first] = arrival.emplace(k, 0.0);
-      if (first) {  // sent once; later consumers there wait for the same copy
-        const int64_t size = std::max<int64_t>(0, graph::OutputBytes(node, index));
+      CopyEntry& copy = table.entries[entry(id, index, cd)];
+      if (copy.sent != run) {  // sent once; later consumers there wait for the same copy
+        copy.sent = run;
+        const int64_t size = send_bytes_[slot_offset_[id] + index];
         double& lf = link_free[d * nd + cd];
         const double s0 = std::max(t, lf);
-        it->second = s0 + TransferSeconds(d, cd, size);
-        lf = it->second;
-        r.step.transfers.push_back({id, d, cd, size, s0 * 1e6, it->second * 1e6});
-        copies[k] = size;
+        copy.arrival = s0 + TransferSeconds(d, cd, size);
+        lf = copy.arrival;
+        r.step.transfers.push_back({id, d, cd, size, s0 * 1e6, copy.arrival * 1e6});
+        copy.held = run;
+        copy.bytes = size;
+        copied[slot_offset_[id] + index] = 1;
         live[cd] += size;
         peak[cd] = std::max(peak[cd], live[cd]);
       }
-      events.push({it->second, seq++, consumer, true});
+      events.push({copy.arrival, seq++, consumer, true});
     }
-    for (graph::NodeId c : control_consumers_[id]) make_ready(c);
+    for (int u = ctrl_offset_[id]; u < ctrl_offset_[id + 1]; ++u) make_ready(ctrl_[u]);
     return true;
   };
 

@@ -18,7 +18,8 @@
 // out-of-memory. Details and measured error: docs/simulator.md.
 //
 // Ownership: copies the graph (as rewritten for execution), the cluster and the
-// costs. Thread safety: Run is const and may run concurrently.
+// costs. Thread safety: Run is const and may run concurrently; each thread keeps
+// one scratch table of the copies in flight, reused by its later runs.
 #pragma once
 
 #include <string>
@@ -91,8 +92,22 @@ class Simulator {
   std::vector<int> base_pending_;  // [node] data and control inputs
   std::vector<int64_t> state_bytes_;  // [node] resident bytes of state nodes
   std::vector<char> scheduled_;       // [node] runs on a worker (not state/feed/NoOp)
-  std::vector<std::vector<std::pair<graph::NodeId, int>>> consumers_;  // (consumer, slot)
-  std::vector<std::vector<graph::NodeId>> control_consumers_;
+  // Copies of a tensor on other devices are tracked per copy slot: a node's
+  // outputs, and any higher output index a consumer reads.
+  std::vector<int> slot_offset_;     // [node] its first copy slot; [n]: total
+  std::vector<int64_t> copy_bytes_;  // [slot] what an executor copy occupies
+  std::vector<int64_t> send_bytes_;  // [slot] what an eager send moves
+  // The edges and output sizes Run walks for every node, in flat arrays (CSR):
+  // reaching them through each Node's own vectors was most of Run's time, in
+  // cache misses.
+  std::vector<int> in_offset_;               // [node] its first data input in `in_`; [n]: total
+  std::vector<graph::TensorRef> in_;         // every node's data inputs, in order
+  std::vector<int> use_offset_;              // [node] its first reader in `use_`; [n]: total
+  std::vector<graph::TensorRef> use_;        // (reader, output index it reads), readers in id order
+  std::vector<int> ctrl_offset_;             // [node] its first control consumer in `ctrl_`
+  std::vector<graph::NodeId> ctrl_;          // control consumers
+  std::vector<int64_t> out_flat_;            // [output] out_bytes_, flat (out_offset_)
+  std::vector<int64_t> out_total_;           // [node] its outputs' bytes, summed
   std::vector<std::vector<LinkFit>> links_;  // [src][dst]; bandwidth 0: none
   std::vector<char> consumer_copies_;        // [src * n + dst]: the executor's cpu copies
 };

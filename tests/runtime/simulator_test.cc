@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "graph/cost.h"
 #include "graph/graphdef.h"
 #include "graph/models.h"
@@ -215,6 +217,50 @@ TEST(SimulatorTest, ExceedingACapacityIsAnOutOfMemoryResultNamingTheDevice) {
   EXPECT_NE(r.status.message().find("device 'cpu0' is out of memory at node '"), std::string::npos)
       << r.status.message();
   EXPECT_NE(r.status.message().find("capacity 300000"), std::string::npos);
+}
+
+TEST(SimulatorTest, ARunIsIndependentOfTheRunsBeforeIt) {
+  // Run keeps a run's copies in a per-thread table that it never clears: runs
+  // of other placements and of another simulator, one of them ending early out
+  // of memory with copies live, must leave nothing the next run sees.
+  graph::TrainingGraph t = LeNet();
+  const graph::NodeId loss = t.graph.Find(t.loss);
+  const int n = t.graph.size();
+  std::vector<int> alternating(n), thirds(n);
+  for (int i = 0; i < n; ++i) {
+    alternating[i] = i % 2;
+    thirds[i] = i % 3 == 0;
+  }
+  auto sim = Simulator::Create(t.graph, Sims("1GB/s"), nullptr);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  const SimResult first = sim->Run(alternating, loss);
+  ASSERT_TRUE(first.status.ok()) << first.status.message();
+  ASSERT_FALSE(first.step.transfers.empty());
+
+  EXPECT_TRUE(sim->Run(thirds, loss).status.ok());
+  auto small = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: g0, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
+      "100GB/s}\n  - {name: g1, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
+      "100GB/s, memory: 200KB}\ndefault_link: {bandwidth: 1GB/s, latency: 1us}\n",
+      "small.yaml");
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  auto cramped = Simulator::Create(t.graph, *small, nullptr);
+  ASSERT_TRUE(cramped.ok()) << cramped.status().message();
+  EXPECT_EQ(cramped->Run(alternating, loss).status.code(), graph::StatusCode::kOutOfMemory);
+
+  auto same = [&](const SimResult& r) {
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_EQ(r.step.seconds, first.step.seconds);
+    EXPECT_EQ(r.step.peak_bytes, first.step.peak_bytes);
+    ASSERT_EQ(r.step.transfers.size(), first.step.transfers.size());
+    for (size_t i = 0; i < r.step.transfers.size(); ++i) {
+      EXPECT_EQ(r.step.transfers[i].end_us, first.step.transfers[i].end_us);
+    }
+  };
+  same(sim->Run(alternating, loss));
+  SimResult elsewhere;
+  std::thread([&] { elsewhere = sim->Run(alternating, loss); }).join();
+  same(elsewhere);
 }
 
 }  // namespace
