@@ -22,12 +22,14 @@ namespace {
 using testing::LeNet;
 using testing::TwoCpus;
 
-cluster::Cluster Sims(const std::string& bandwidth = "16MB/s") {
+// Two simulated GPUs; g1 holds `g1_memory` at most (empty: unbounded).
+cluster::Cluster Sims(const std::string& bandwidth = "16MB/s", const std::string& g1_memory = "") {
   auto c = cluster::ParseDevicesYaml(
       "devices:\n  - {name: g0, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
       "100GB/s}\n  - {name: g1, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
-      "100GB/s}\ndefault_link: {bandwidth: " +
-          bandwidth + ", latency: 1us}\n",
+      "100GB/s" +
+          (g1_memory.empty() ? "" : ", memory: " + g1_memory) +
+          "}\ndefault_link: {bandwidth: " + bandwidth + ", latency: 1us}\n",
       "sims.yaml");
   EXPECT_TRUE(c.ok()) << c.status().message();
   return std::move(c).value();
@@ -238,13 +240,7 @@ TEST(SimulatorTest, ARunIsIndependentOfTheRunsBeforeIt) {
   ASSERT_FALSE(first.step.transfers.empty());
 
   EXPECT_TRUE(sim->Run(thirds, loss).status.ok());
-  auto small = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: g0, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
-      "100GB/s}\n  - {name: g1, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
-      "100GB/s, memory: 200KB}\ndefault_link: {bandwidth: 1GB/s, latency: 1us}\n",
-      "small.yaml");
-  ASSERT_TRUE(small.ok()) << small.status().message();
-  auto cramped = Simulator::Create(t.graph, *small, nullptr);
+  auto cramped = Simulator::Create(t.graph, Sims("1GB/s", "200KB"), nullptr);
   ASSERT_TRUE(cramped.ok()) << cramped.status().message();
   EXPECT_EQ(cramped->Run(alternating, loss).status.code(), graph::StatusCode::kOutOfMemory);
 
