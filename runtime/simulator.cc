@@ -79,7 +79,8 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   const std::vector<graph::OpCost> costs = graph::ComputeCosts(rg);
   std::vector<std::string> sig(n);
   s.scheduled_.assign(n, 0);
-  s.out_bytes_.resize(n);
+  // [node][output] bytes accounted; flattened into out_flat_ below.
+  std::vector<std::vector<int64_t>> out_bytes(n);
   s.state_bytes_.assign(n, 0);
   for (graph::NodeId id = 0; id < n; ++id) {
     const graph::Node& node = rg.node(id);
@@ -87,11 +88,11 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
     s.scheduled_[id] = RunsKernel(node.op);
     if (state) {
       s.state_bytes_[id] = std::max<int64_t>(0, graph::OutputBytes(node, 0));
-      s.out_bytes_[id].assign(node.num_outputs(), 0);  // resident, counted once
+      out_bytes[id].assign(node.num_outputs(), 0);  // resident, counted once
       continue;
     }
     for (int k = 0; k < node.num_outputs(); ++k) {
-      s.out_bytes_[id].push_back(std::max<int64_t>(0, graph::OutputBytes(node, k)));
+      out_bytes[id].push_back(std::max<int64_t>(0, graph::OutputBytes(node, k)));
     }
     if (s.scheduled_[id]) sig[id] = graph::OpSignature(rg, id);
   }
@@ -107,7 +108,7 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
         }
       }
     }
-    if (view) std::fill(s.out_bytes_[id].begin(), s.out_bytes_[id].end(), 0);
+    if (view) std::fill(out_bytes[id].begin(), out_bytes[id].end(), 0);
   }
   s.op_s_.assign(nd, std::vector<double>(n, 0));
   s.estimated_.assign(nd, std::vector<char>(n, 0));
@@ -192,8 +193,8 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
       ++s.use_offset_[in.node + 1];
     }
     for (graph::NodeId p : node.control_inputs) ++s.ctrl_offset_[p + 1];
-    s.out_offset_[id + 1] = s.out_offset_[id] + static_cast<int>(s.out_bytes_[id].size());
-    for (int64_t b : s.out_bytes_[id]) {
+    s.out_offset_[id + 1] = s.out_offset_[id] + static_cast<int>(out_bytes[id].size());
+    for (int64_t b : out_bytes[id]) {
       s.out_flat_.push_back(b);
       s.out_total_[id] += b;
     }
@@ -217,7 +218,7 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   s.base_uses_.assign(s.out_offset_[n], 0);
   std::vector<int> slots(n, 0);
   for (graph::NodeId id = 0; id < n; ++id) {
-    slots[id] = std::max(slots[id], static_cast<int>(s.out_bytes_[id].size()));
+    slots[id] = std::max(slots[id], static_cast<int>(out_bytes[id].size()));
     for (const graph::TensorRef& in : rg.node(id).inputs) {
       slots[in.node] = std::max(slots[in.node], in.index + 1);
       if (in.index < s.out_offset_[in.node + 1] - s.out_offset_[in.node]) {
@@ -234,8 +235,7 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
       // An executor copy occupies what the output is accounted at; a view's
       // copy (accounted 0) is a real tensor of the view's shape.
       const int64_t logical = std::max<int64_t>(0, graph::OutputBytes(rg.node(id), k));
-      const int64_t accounted =
-          k < static_cast<int>(s.out_bytes_[id].size()) ? s.out_bytes_[id][k] : 0;
+      const int64_t accounted = k < static_cast<int>(out_bytes[id].size()) ? out_bytes[id][k] : 0;
       s.copy_bytes_[s.slot_offset_[id] + k] = accounted > 0 ? accounted : logical;
       s.send_bytes_[s.slot_offset_[id] + k] = logical;
     }
@@ -243,11 +243,7 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   return s;
 }
 
-int64_t Simulator::NodeBytes(graph::NodeId id) const {
-  int64_t total = state_bytes_[id];
-  for (int64_t b : out_bytes_[id]) total += b;
-  return total;
-}
+int64_t Simulator::NodeBytes(graph::NodeId id) const { return state_bytes_[id] + out_total_[id]; }
 
 double Simulator::TransferSeconds(int src, int dst, int64_t bytes) const {
   const LinkFit& l = links_[src][dst];

@@ -85,7 +85,6 @@ class Simulator {
   std::vector<double> dispatch_s_;            // [device] per scheduled op
   std::vector<double> wakeup_s_;  // [device] from a hand-off to its idle worker starting
   std::vector<double> slowdown_;  // [device] kernel factor while a cpu of the same host runs
-  std::vector<std::vector<int64_t>> out_bytes_;  // [node][output] bytes accounted
   // Per-run counters start from these copies (one allocation each, not one per node).
   std::vector<int> out_offset_;    // [node] index of its first output in `base_uses_`; [n]: total
   std::vector<int> base_uses_;     // [output] data inputs that read it
@@ -106,7 +105,7 @@ class Simulator {
   std::vector<graph::TensorRef> use_;        // (reader, output index it reads), readers in id order
   std::vector<int> ctrl_offset_;             // [node] its first control consumer in `ctrl_`
   std::vector<graph::NodeId> ctrl_;          // control consumers
-  std::vector<int64_t> out_flat_;            // [output] out_bytes_, flat (out_offset_)
+  std::vector<int64_t> out_flat_;            // [output] bytes accounted (at out_offset_)
   std::vector<int64_t> out_total_;           // [node] its outputs' bytes, summed
   std::vector<std::vector<LinkFit>> links_;  // [src][dst]; bandwidth 0: none
   std::vector<char> consumer_copies_;        // [src * n + dst]: the executor's cpu copies
