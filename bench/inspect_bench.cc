@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   int64_t training_nodes = 0;
   for (int r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    auto s = planner::InspectModel(path, 1);
+    auto s = planner::InspectModel(path, {});
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.status().message().c_str());
       return 1;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real-reward searches on this machine: for every model in ../shared/models/tfjs
+# Real-reward searches on this machine: for every model in models/tfjs
 # and the zoo's two-branch model (parallel branches), `planner search --reward
 # real` on configs/local-2cpu.yaml for N policy updates, then the table of the
 # best single-device baseline against the found placement, both re-measured at
@@ -13,7 +13,7 @@ planner=${PLANNER:-build/planner/planner}
 mkdir -p "$out"
 "$planner" zoo two_branch -o "$out/two_branch.pb" >/dev/null
 models=("$out/two_branch.pb")
-for m in ../shared/models/tfjs/*.json; do models+=("$m"); done
+for m in models/tfjs/*.json; do models+=("$m"); done
 table="$out/table.txt"
 printf "%-24s %-26s %-30s %s\n" model "best baseline" "found (method)" "found / baseline" >"$table"
 for m in "${models[@]}"; do

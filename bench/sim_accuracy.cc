@@ -1,8 +1,8 @@
 // The simulator's error against real runs, on the local two-CPU-device config:
 // for 6 models (from the zoo LeNet, the two-branch model, and the paper's RNNLM
-// and NMT at a small size; two shared TF.js models) and 8 placements each (both single-device placements, two layer-wise
-// splits, per-branch or a four-chunk layer-wise split, three random), the
-// measured step time next to the simulated one, then the median absolute error
+// and NMT at a small size; two TF.js models of models/tfjs) and 8 placements each (both
+// single-device placements, two layer-wise splits, per-branch or a four-chunk layer-wise split,
+// three random), the measured step time next to the simulated one, then the median absolute error
 // and Kendall's tau over all placements.
 //
 // Protocol: the machine is shared and its speed drifts over seconds, so profiling
@@ -115,7 +115,7 @@ std::vector<std::pair<std::string, std::vector<int>>> Placements(const graph::Gr
 
 int main(int argc, char** argv) {
   int rounds = 7;
-  std::string models_dir = "../shared/models/tfjs";
+  std::string models_dir = "models/tfjs";  // run from the repository root
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--rounds" && i + 1 < argc) rounds = std::max(3, std::atoi(argv[++i]));
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
     models.push_back({std::string(m) + " (zoo, batch 8, 2x128)", std::move(g).value(), inference});
   }
   for (const char* m : {"emotion", "facemesh-detection-short"}) {
-    auto loaded = planner::LoadModel(models_dir + "/" + m + ".json", 1);
+    auto loaded = planner::LoadModel(models_dir + "/" + m + ".json", {});
     if (!loaded.ok()) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
     models.push_back({std::string(m) + " (tfjs)", loaded->graph, loaded->options});
   }

@@ -1,9 +1,13 @@
 #include "graph/cost.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string_view>
 #include <unordered_map>
+
+#include "graph/einsum.h"
 
 namespace graph {
 
@@ -127,6 +131,34 @@ double TopKFlops(const CostView& v) {
   return n < 0 || k < 1 ? -1.0 : static_cast<double>(n) * std::log2(static_cast<double>(k) + 1);
 }
 
+// 2 FLOPs (multiply, add) per point of the product space: every subscript of
+// the equation, each at its size (one operand: one add per input element).
+double EinsumFlops(const CostView& v) {
+  auto eq = ParseEinsum(v.node.attr_string("equation", ""));
+  if (!eq.ok() || eq->inputs.size() != v.in.size()) return -1;
+  std::map<char, int64_t> size;
+  double ellipsis = 1;
+  for (size_t k = 0; k < v.in.size(); ++k) {
+    const Shape& s = *v.in[k];
+    const std::string& t = eq->inputs[k];
+    if (!s.FullyDefined()) return -1;
+    const int extra = s.rank() - static_cast<int>(t.size()) + 1;
+    int d = 0;
+    for (char ch : t) {
+      if (ch == '.') {
+        double e = 1;
+        for (int i = 0; i < extra; ++i) e *= static_cast<double>(s.dim(d++));
+        ellipsis = std::max(ellipsis, e);
+      } else {
+        size[ch] = std::max(size[ch], s.dim(d++));
+      }
+    }
+  }
+  double points = ellipsis;
+  for (const auto& [ch, n] : size) points *= static_cast<double>(n);
+  return (v.in.size() > 1 ? 2.0 : 1.0) * points;
+}
+
 // The one table of FLOP rules.
 const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
   static const auto* table = [] {
@@ -174,6 +206,9 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
                            "OnesLike",
                            "BroadcastTo",
                            "DepthToSpace",
+                           "SpaceToBatchND",
+                           "BatchToSpaceND",
+                           "SparseToDense",
                            "SpaceToDepth",
                            "OneHot",
                            "AssignVariableOp",
@@ -182,27 +217,22 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
                            "Cast"}) {
       (*t)[op] = Free();
     }
-    for (const char* op : {"Relu",        "Relu6",       "Elu",
-                           "Selu",        "LeakyRelu",   "Sigmoid",
-                           "Tanh",        "Softplus",    "Softsign",
-                           "Abs",         "Neg",         "Sqrt",
-                           "Rsqrt",       "Square",      "Exp",
-                           "Log",         "Log1p",       "Expm1",
-                           "Floor",       "Ceil",        "Round",
-                           "Rint",        "Sign",        "Reciprocal",
-                           "Inv",         "Erf",         "Sin",
-                           "Cos",         "Tan",         "Atan",
-                           "LogicalNot",  "BiasAdd",     "BiasAddV1",
-                           "Prelu",       "Add",         "AddV2",
-                           "Sub",         "Mul",         "Div",
-                           "RealDiv",     "DivNoNan",    "FloorDiv",
-                           "TruncateDiv", "FloorMod",    "Mod",
-                           "Maximum",     "Minimum",     "Pow",
-                           "Atan2",       "LogicalAnd",  "LogicalOr",
-                           "Equal",       "NotEqual",    "Less",
-                           "LessEqual",   "Greater",     "GreaterEqual",
-                           "Select",      "SelectV2",    "Cumsum",
-                           "Cumprod",     "MaxPoolGrad", "_MaxPoolGradWithIndices"}) {
+    for (const char* op : {"Relu",      "Relu6",        "Elu",         "Selu",
+                           "LeakyRelu", "Sigmoid",      "Tanh",        "Softplus",
+                           "Softsign",  "Abs",          "Neg",         "Sqrt",
+                           "Rsqrt",     "Square",       "Exp",         "Log",
+                           "Log1p",     "Expm1",        "Floor",       "Ceil",
+                           "Round",     "Rint",         "Sign",        "Reciprocal",
+                           "Inv",       "Erf",          "Sin",         "Cos",
+                           "Tan",       "Atan",         "LogicalNot",  "BiasAdd",
+                           "BiasAddV1", "Prelu",        "Add",         "AddV2",
+                           "Sub",       "Mul",          "Div",         "RealDiv",
+                           "DivNoNan",  "FloorDiv",     "TruncateDiv", "FloorMod",
+                           "Mod",       "TruncateMod",  "Maximum",     "Minimum",
+                           "Pow",       "Atan2",        "LogicalAnd",  "LogicalOr",
+                           "Equal",     "NotEqual",     "Less",        "LessEqual",
+                           "Greater",   "GreaterEqual", "Select",      "SelectV2",
+                           "Cumsum",    "Cumprod",      "MaxPoolGrad", "_MaxPoolGradWithIndices"}) {
       (*t)[op] = PerOutput(1);
     }
     (*t)["SquaredDifference"] = PerOutput(2);
@@ -256,6 +286,15 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
     (*t)["TanhGrad"] = PerOutput(3);     // dy * (1 - y^2)
     (*t)["SqrtGrad"] = PerOutput(2);     // dy * 0.5 / y
     (*t)["RsqrtGrad"] = PerOutput(4);    // dy * -0.5 * y^3
+    for (const char* op : {"EluGrad", "SeluGrad", "LeakyReluGrad", "SoftsignGrad"}) {
+      (*t)[op] = PerOutput(2);
+    }
+    (*t)["SoftplusGrad"] = PerOutput(5);    // dy * sigmoid(x)
+    (*t)["ReciprocalGrad"] = PerOutput(3);  // -dy * y^2
+    (*t)["InvGrad"] = PerOutput(3);
+    (*t)["MirrorPadGrad"] = PerInput(1);
+    (*t)["ResizeNearestNeighborGrad"] = PerInput(1);
+    (*t)["Einsum"] = EinsumFlops;
     (*t)["BiasAddGrad"] = PerInput(1);
     (*t)["ResizeBilinearGrad"] = PerInput(8);
     (*t)["StridedSliceGrad"] = Free();

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "graph/gradient_rules.h"
+
 namespace graph {
 
 // ---- GraphBuilder ----------------------------------------------------------------
@@ -66,33 +68,33 @@ const Shape& GradContext::x_shape(int i) const {
 }
 
 const Tensor* GradContext::x_const(int i) const {
-  const Node& src = g.node(node().inputs[i].node);
-  if (src.op != "Const") return nullptr;
-  const AttrValue* v = src.attr("value");
-  return v ? v->get<Tensor>() : nullptr;
+  const TensorRef& in = node().inputs[i];
+  const Node& src = g.node(in.node);
+  if (src.op == "Const") {
+    const AttrValue* v = src.attr("value");
+    return v ? v->get<Tensor>() : nullptr;
+  }
+  const bool known =
+      in.index < static_cast<int>(src.output_values.size()) && src.output_values[in.index].valid();
+  return known ? &src.output_values[in.index] : nullptr;
 }
 
 Status GradContext::Error(const std::string& msg) const {
   return InvalidArgument("gradient of node '" + node().name + "' (" + node().op + "): " + msg);
 }
 
-namespace {
-
-AttrMap T(const GradContext& c) {
+AttrMap TAttr(const GradContext& c) {
   return {{"T", MakeAttr(c.node().attr_type("T", DType::kFloat))}};
 }
 
-// Copies the named attributes of the forward node (strides, padding, ...).
-AttrMap With(const GradContext& c, std::initializer_list<const char*> keys) {
-  AttrMap a = T(c);
+AttrMap WithAttrs(const GradContext& c, std::initializer_list<const char*> keys) {
+  AttrMap a = TAttr(c);
   for (const char* k : keys) {
     if (const AttrValue* v = c.node().attr(k)) a[k] = *v;
   }
   return a;
 }
 
-// Sums a gradient of shape `from` down to `to` over the axes NumPy-style
-// broadcasting expanded, then restores `to`'s exact shape.
 std::string ReduceTo(GradContext& c, const std::string& grad, const Shape& from, const Shape& to) {
   if (from == to) return grad;
   std::vector<int64_t> axes;
@@ -106,12 +108,55 @@ std::string ReduceTo(GradContext& c, const std::string& grad, const Shape& from,
     sum = c.b.Add("Sum", "Sum", {grad, c.b.IntConst("axes", axes)},
                   {{"T", MakeAttr(DType::kFloat)}, {"keep_dims", MakeAttr(false)}});
   }
-  return c.b.Add("Reshape", "Reshape", {sum, c.b.IntConst("shape", to.dims())}, T(c));
+  return c.b.Add("Reshape", "Reshape", {sum, c.b.IntConst("shape", to.dims())}, TAttr(c));
 }
 
 std::string ReshapeTo(GradContext& c, const std::string& grad, const Shape& s) {
-  return c.b.Add("Reshape", "Reshape", {grad, c.b.IntConst("shape", s.dims())}, T(c));
+  return c.b.Add("Reshape", "Reshape", {grad, c.b.IntConst("shape", s.dims())}, TAttr(c));
 }
+
+std::string ZerosLike(GradContext& c, const std::string& like) {
+  return c.b.Add("ZerosLike", "zeros", {like}, TAttr(c));
+}
+
+std::string ConcatOutputGradients(GradContext& c, const std::string& axis) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < c.dy.size(); ++i) {
+    parts.push_back(!c.dy[i].empty() ? c.dy[i] : ZerosLike(c, c.y(static_cast<int>(i))));
+  }
+  parts.push_back(axis);
+  AttrMap attrs = TAttr(c);
+  attrs["N"] = MakeAttr(static_cast<int64_t>(parts.size() - 1));
+  attrs["Tidx"] = MakeAttr(DType::kInt32);
+  return c.b.Add("ConcatV2", "concat", parts, attrs);
+}
+
+void ProductGradient(GradContext& c, const std::string& g, std::vector<std::string>* dx,
+                     const char* op, const char* attr_a, const char* attr_b) {
+  const bool ta = c.node().attr_bool(attr_a, false), tb = c.node().attr_bool(attr_b, false);
+  auto mm = [&](const std::string& a, const std::string& b, bool t_a, bool t_b) {
+    AttrMap attrs = TAttr(c);
+    attrs[attr_a] = MakeAttr(t_a);
+    attrs[attr_b] = MakeAttr(t_b);
+    return c.b.Add(op, op, {a, b}, attrs);
+  };
+  const std::string a = c.x(0), b = c.x(1);
+  if (!ta && !tb) {
+    (*dx)[0] = mm(g, b, false, true);
+    (*dx)[1] = mm(a, g, true, false);
+  } else if (!ta && tb) {
+    (*dx)[0] = mm(g, b, false, false);
+    (*dx)[1] = mm(g, a, true, false);
+  } else if (ta && !tb) {
+    (*dx)[0] = mm(b, g, false, true);
+    (*dx)[1] = mm(a, g, false, false);
+  } else {
+    (*dx)[0] = mm(b, g, true, true);
+    (*dx)[1] = mm(g, a, true, true);
+  }
+}
+
+namespace {
 
 // ---- rules -----------------------------------------------------------------------
 
@@ -133,7 +178,7 @@ Status UnaryGradOp(GradContext& c, std::vector<std::string>* dx) {
   // (dy, features) for Relu/Relu6.
   std::vector<std::string> in = kOutputFirst ? std::vector<std::string>{c.y(), c.dy[0]}
                                              : std::vector<std::string>{c.dy[0], c.y()};
-  (*dx)[0] = c.b.Add(kOp, kOp, in, T(c));
+  (*dx)[0] = c.b.Add(kOp, kOp, in, TAttr(c));
   return Status::Ok();
 }
 constexpr char kSigmoidGrad[] = "SigmoidGrad";
@@ -143,34 +188,34 @@ constexpr char kRsqrtGrad[] = "RsqrtGrad";
 constexpr char kReluGrad[] = "ReluGrad";
 
 Status Relu6Gradient(GradContext& c, std::vector<std::string>* dx) {
-  (*dx)[0] = c.b.Add("Relu6Grad", "Relu6Grad", {c.dy[0], c.x(0)}, T(c));
+  (*dx)[0] = c.b.Add("Relu6Grad", "Relu6Grad", {c.dy[0], c.x(0)}, TAttr(c));
   return Status::Ok();
 }
 
 Status NegGradient(GradContext& c, std::vector<std::string>* dx) {
-  (*dx)[0] = c.b.Add("Neg", "Neg", {c.dy[0]}, T(c));
+  (*dx)[0] = c.b.Add("Neg", "Neg", {c.dy[0]}, TAttr(c));
   return Status::Ok();
 }
 
 Status AbsGradient(GradContext& c, std::vector<std::string>* dx) {
-  std::string sign = c.b.Add("Sign", "Sign", {c.x(0)}, T(c));
-  (*dx)[0] = c.b.Add("Mul", "Mul", {c.dy[0], sign}, T(c));
+  std::string sign = c.b.Add("Sign", "Sign", {c.x(0)}, TAttr(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {c.dy[0], sign}, TAttr(c));
   return Status::Ok();
 }
 
 Status SquareGradient(GradContext& c, std::vector<std::string>* dx) {
-  std::string two_x = c.b.Add("Mul", "Mul", {c.x(0), c.b.FloatConst("two", 2.0f)}, T(c));
-  (*dx)[0] = c.b.Add("Mul", "Mul", {c.dy[0], two_x}, T(c));
+  std::string two_x = c.b.Add("Mul", "Mul", {c.x(0), c.b.FloatConst("two", 2.0f)}, TAttr(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {c.dy[0], two_x}, TAttr(c));
   return Status::Ok();
 }
 
 Status ExpGradient(GradContext& c, std::vector<std::string>* dx) {
-  (*dx)[0] = c.b.Add("Mul", "Mul", {c.dy[0], c.y()}, T(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {c.dy[0], c.y()}, TAttr(c));
   return Status::Ok();
 }
 
 Status LogGradient(GradContext& c, std::vector<std::string>* dx) {
-  (*dx)[0] = c.b.Add("RealDiv", "RealDiv", {c.dy[0], c.x(0)}, T(c));
+  (*dx)[0] = c.b.Add("RealDiv", "RealDiv", {c.dy[0], c.x(0)}, TAttr(c));
   return Status::Ok();
 }
 
@@ -191,24 +236,26 @@ Status AddGradient(GradContext& c, std::vector<std::string>* dx) {
 
 Status SubGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] = ReduceTo(c, c.dy[0], c.y_shape(), c.x_shape(0));
-  std::string neg = c.b.Add("Neg", "Neg", {c.dy[0]}, T(c));
+  std::string neg = c.b.Add("Neg", "Neg", {c.dy[0]}, TAttr(c));
   (*dx)[1] = ReduceTo(c, neg, c.y_shape(), c.x_shape(1));
   return Status::Ok();
 }
 
 Status MulGradient(GradContext& c, std::vector<std::string>* dx) {
-  (*dx)[0] = ReduceTo(c, c.b.Add("Mul", "Mul", {c.dy[0], c.x(1)}, T(c)), c.y_shape(), c.x_shape(0));
-  (*dx)[1] = ReduceTo(c, c.b.Add("Mul", "Mul", {c.x(0), c.dy[0]}, T(c)), c.y_shape(), c.x_shape(1));
+  (*dx)[0] =
+      ReduceTo(c, c.b.Add("Mul", "Mul", {c.dy[0], c.x(1)}, TAttr(c)), c.y_shape(), c.x_shape(0));
+  (*dx)[1] =
+      ReduceTo(c, c.b.Add("Mul", "Mul", {c.x(0), c.dy[0]}, TAttr(c)), c.y_shape(), c.x_shape(1));
   return Status::Ok();
 }
 
 Status DivGradient(GradContext& c, std::vector<std::string>* dx) {
-  std::string da = c.b.Add("RealDiv", "RealDiv", {c.dy[0], c.x(1)}, T(c));
-  std::string num = c.b.Add("Mul", "Mul", {c.dy[0], c.x(0)}, T(c));
-  std::string den = c.b.Add("Square", "Square", {c.x(1)}, T(c));
-  std::string q = c.b.Add("RealDiv", "RealDiv", {num, den}, T(c));
+  std::string da = c.b.Add("RealDiv", "RealDiv", {c.dy[0], c.x(1)}, TAttr(c));
+  std::string num = c.b.Add("Mul", "Mul", {c.dy[0], c.x(0)}, TAttr(c));
+  std::string den = c.b.Add("Square", "Square", {c.x(1)}, TAttr(c));
+  std::string q = c.b.Add("RealDiv", "RealDiv", {num, den}, TAttr(c));
   (*dx)[0] = ReduceTo(c, da, c.y_shape(), c.x_shape(0));
-  (*dx)[1] = ReduceTo(c, c.b.Add("Neg", "Neg", {q}, T(c)), c.y_shape(), c.x_shape(1));
+  (*dx)[1] = ReduceTo(c, c.b.Add("Neg", "Neg", {q}, TAttr(c)), c.y_shape(), c.x_shape(1));
   return Status::Ok();
 }
 
@@ -216,21 +263,22 @@ Status DivGradient(GradContext& c, std::vector<std::string>* dx) {
 // on ties, as TensorFlow does).
 template <bool kMax>
 Status MinMaxGradient(GradContext& c, std::vector<std::string>* dx) {
-  std::string mask = c.b.Add(kMax ? "GreaterEqual" : "LessEqual", "mask", {c.x(0), c.x(1)}, T(c));
-  std::string zeros = c.b.Add("ZerosLike", "zeros", {c.dy[0]}, T(c));
-  std::string a = c.b.Add("SelectV2", "SelectV2", {mask, c.dy[0], zeros}, T(c));
-  std::string b = c.b.Add("SelectV2", "SelectV2", {mask, zeros, c.dy[0]}, T(c));
+  std::string mask =
+      c.b.Add(kMax ? "GreaterEqual" : "LessEqual", "mask", {c.x(0), c.x(1)}, TAttr(c));
+  std::string zeros = c.b.Add("ZerosLike", "zeros", {c.dy[0]}, TAttr(c));
+  std::string a = c.b.Add("SelectV2", "SelectV2", {mask, c.dy[0], zeros}, TAttr(c));
+  std::string b = c.b.Add("SelectV2", "SelectV2", {mask, zeros, c.dy[0]}, TAttr(c));
   (*dx)[0] = ReduceTo(c, a, c.y_shape(), c.x_shape(0));
   (*dx)[1] = ReduceTo(c, b, c.y_shape(), c.x_shape(1));
   return Status::Ok();
 }
 
 Status SquaredDifferenceGradient(GradContext& c, std::vector<std::string>* dx) {
-  std::string diff = c.b.Add("Sub", "Sub", {c.x(0), c.x(1)}, T(c));
-  std::string two = c.b.Add("Mul", "Mul", {diff, c.b.FloatConst("two", 2.0f)}, T(c));
-  std::string g = c.b.Add("Mul", "Mul", {c.dy[0], two}, T(c));
+  std::string diff = c.b.Add("Sub", "Sub", {c.x(0), c.x(1)}, TAttr(c));
+  std::string two = c.b.Add("Mul", "Mul", {diff, c.b.FloatConst("two", 2.0f)}, TAttr(c));
+  std::string g = c.b.Add("Mul", "Mul", {c.dy[0], two}, TAttr(c));
   (*dx)[0] = ReduceTo(c, g, c.y_shape(), c.x_shape(0));
-  (*dx)[1] = ReduceTo(c, c.b.Add("Neg", "Neg", {g}, T(c)), c.y_shape(), c.x_shape(1));
+  (*dx)[1] = ReduceTo(c, c.b.Add("Neg", "Neg", {g}, TAttr(c)), c.y_shape(), c.x_shape(1));
   return Status::Ok();
 }
 
@@ -241,7 +289,7 @@ Status AddNGradient(GradContext& c, std::vector<std::string>* dx) {
 
 Status BiasAddGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] = c.dy[0];
-  (*dx)[1] = c.b.Add("BiasAddGrad", "BiasAddGrad", {c.dy[0]}, With(c, {"data_format"}));
+  (*dx)[1] = c.b.Add("BiasAddGrad", "BiasAddGrad", {c.dy[0]}, WithAttrs(c, {"data_format"}));
   return Status::Ok();
 }
 
@@ -257,7 +305,7 @@ Status FusedBatchNormGradient(GradContext& c, std::vector<std::string>* dx) {
                                                              : "FusedBatchNormGrad";
   std::vector<std::string> in = {c.dy[0], c.x(0), c.x(1), c.y(3), c.y(4)};
   if (op == "FusedBatchNormGradV3") in.push_back(c.y(5));
-  AttrMap attrs = With(c, {"T", "U", "epsilon", "data_format", "is_training"});
+  AttrMap attrs = WithAttrs(c, {"T", "U", "epsilon", "data_format", "is_training"});
   std::string g = c.b.Add(op, op, in, attrs);
   (*dx)[0] = g;
   (*dx)[1] = g + ":1";
@@ -265,49 +313,30 @@ Status FusedBatchNormGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
-// The gradients of a product a x b (each operand maybe transposed by its attr):
-// TensorFlow's rule, written with the same op.
-Status ProductGradient(GradContext& c, std::vector<std::string>* dx, const char* op,
-                       const char* attr_a, const char* attr_b) {
-  const bool ta = c.node().attr_bool(attr_a, false), tb = c.node().attr_bool(attr_b, false);
-  auto mm = [&](const std::string& a, const std::string& b, bool t_a, bool t_b) {
-    AttrMap attrs = T(c);
-    attrs[attr_a] = MakeAttr(t_a);
-    attrs[attr_b] = MakeAttr(t_b);
-    return c.b.Add(op, op, {a, b}, attrs);
-  };
-  const std::string &a = c.x(0), &b = c.x(1), &g = c.dy[0];
-  if (!ta && !tb) {
-    (*dx)[0] = mm(g, b, false, true);
-    (*dx)[1] = mm(a, g, true, false);
-  } else if (!ta && tb) {
-    (*dx)[0] = mm(g, b, false, false);
-    (*dx)[1] = mm(g, a, true, false);
-  } else if (ta && !tb) {
-    (*dx)[0] = mm(b, g, false, true);
-    (*dx)[1] = mm(a, g, false, false);
-  } else {
-    (*dx)[0] = mm(b, g, true, true);
-    (*dx)[1] = mm(g, a, true, true);
-  }
+Status MatMulGradient(GradContext& c, std::vector<std::string>* dx) {
+  ProductGradient(c, c.dy[0], dx, "MatMul", "transpose_a", "transpose_b");
   return Status::Ok();
 }
 
-Status MatMulGradient(GradContext& c, std::vector<std::string>* dx) {
-  return ProductGradient(c, dx, "MatMul", "transpose_a", "transpose_b");
-}
-
-// BatchMatMulV2/V3 with equal batch dimensions (real values: adjoint is the
-// transpose), the MatMul rule per batch. Broadcast batches would need their
-// gradients summed over the broadcast axes; refused until a model needs it.
+// BatchMatMulV2/V3 (real values: the adjoint is the transpose): the MatMul rule
+// per batch; where a batch dimension was broadcast, the gradient is summed over
+// it (TensorFlow's _BatchMatMulV2Grad).
 Status BatchMatMulGradient(GradContext& c, std::vector<std::string>* dx) {
-  const Shape &sa = c.x_shape(0), &sb = c.x_shape(1);
-  if (!sa.known_rank() || !sb.known_rank() || sa.rank() < 2 || sa.rank() != sb.rank() ||
-      !std::equal(sa.dims().begin(), sa.dims().end() - 2, sb.dims().begin())) {
-    return c.Error("gradient only for operands with equal batch dimensions, got " + sa.ToString() +
+  const Shape &sa = c.x_shape(0), &sb = c.x_shape(1), &sy = c.y_shape();
+  if (!sa.FullyDefined() || !sb.FullyDefined() || !sy.FullyDefined() || sa.rank() < 2 ||
+      sb.rank() < 2) {
+    return c.Error("gradient needs static operand shapes of rank >= 2, got " + sa.ToString() +
                    " and " + sb.ToString());
   }
-  return ProductGradient(c, dx, "BatchMatMulV2", "adj_x", "adj_y");
+  ProductGradient(c, c.dy[0], dx, "BatchMatMulV2", "adj_x", "adj_y");
+  // Each product has the output's batch dimensions and its operand's matrix.
+  for (int i = 0; i < 2; ++i) {
+    const Shape& s = i == 0 ? sa : sb;
+    std::vector<int64_t> full(sy.dims().begin(), sy.dims().end() - 2);
+    full.insert(full.end(), s.dims().end() - 2, s.dims().end());
+    (*dx)[i] = ReduceTo(c, (*dx)[i], Shape(full), s);
+  }
+  return Status::Ok();
 }
 
 const std::initializer_list<const char*> kConvAttrs = {"strides", "padding", "explicit_paddings",
@@ -317,39 +346,32 @@ const std::initializer_list<const char*> kConvAttrs = {"strides", "padding", "ex
 template <bool kDepthwise>
 Status ConvGradient(GradContext& c, std::vector<std::string>* dx) {
   std::string g = c.dy[0];
-  std::vector<std::string> fused;
-  if (const AttrValue* f = c.node().attr("fused_ops")) {
-    if (const AttrList* l = f->get<AttrList>()) fused = l->s;
-  }
-  bool has_bias = !fused.empty() && fused[0] == "BiasAdd";
-  if (!fused.empty() && !has_bias) return c.Error("fused op '" + fused[0] + "' has no gradient");
-  if (fused.size() > 2) return c.Error("more than one fused activation");
-  if (fused.size() == 2) {
-    if (fused[1] == "Relu") {
-      g = c.b.Add("ReluGrad", "ReluGrad", {g, c.y()}, T(c));
-    } else if (fused[1] == "Relu6") {
-      g = c.b.Add("Relu6Grad", "Relu6Grad", {g, c.y()}, T(c));
-    } else {
-      return c.Error("fused activation '" + fused[1] + "' has no gradient");
-    }
+  FusedOps fused;
+  const bool is_fused = c.node().attr("fused_ops") != nullptr;
+  if (is_fused) {
+    auto f = ParseFusedOps(c.node());
+    if (!f.ok()) return f.status();
+    fused = *f;
+    g = FusedEpilogueGradient(c, fused, g, dx);
   }
   const char* input_op = kDepthwise ? "DepthwiseConv2dNativeBackpropInput" : "Conv2DBackpropInput";
   const char* filter_op =
       kDepthwise ? "DepthwiseConv2dNativeBackpropFilter" : "Conv2DBackpropFilter";
-  AttrMap attrs = With(c, kConvAttrs);
+  AttrMap attrs = WithAttrs(c, kConvAttrs);
   (*dx)[0] = c.b.Add(input_op, input_op,
                      {c.b.IntConst("input_sizes", c.x_shape(0).dims()), c.x(1), g}, attrs);
   (*dx)[1] = c.b.Add(filter_op, filter_op,
                      {c.x(0), c.b.IntConst("filter_sizes", c.x_shape(1).dims()), g}, attrs);
-  if (has_bias) {
-    (*dx)[2] = c.b.Add("BiasAddGrad", "BiasAddGrad", {g}, With(c, {"data_format"}));
+  if (is_fused) {
+    (*dx)[fused.bias_input] =
+        c.b.Add("BiasAddGrad", "BiasAddGrad", {g}, WithAttrs(c, {"data_format"}));
   }
   return Status::Ok();
 }
 
 // A transposed convolution (Conv2DBackpropInput as a forward op).
 Status ConvTransposeGradient(GradContext& c, std::vector<std::string>* dx) {
-  AttrMap attrs = With(c, kConvAttrs);
+  AttrMap attrs = WithAttrs(c, kConvAttrs);
   (*dx)[1] = c.b.Add("Conv2DBackpropFilter", "Conv2DBackpropFilter",
                      {c.dy[0], c.b.IntConst("filter_sizes", c.x_shape(1).dims()), c.x(2)}, attrs);
   (*dx)[2] = c.b.Add("Conv2D", "Conv2D", {c.dy[0], c.x(1)}, attrs);
@@ -358,14 +380,14 @@ Status ConvTransposeGradient(GradContext& c, std::vector<std::string>* dx) {
 
 Status MaxPoolGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] = c.b.Add("MaxPoolGrad", "MaxPoolGrad", {c.x(0), c.y(), c.dy[0]},
-                     With(c, {"ksize", "strides", "padding", "data_format"}));
+                     WithAttrs(c, {"ksize", "strides", "padding", "data_format"}));
   return Status::Ok();
 }
 
 Status AvgPoolGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] = c.b.Add("AvgPoolGrad", "AvgPoolGrad",
                      {c.b.IntConst("orig_input_shape", c.x_shape(0).dims()), c.dy[0]},
-                     With(c, {"ksize", "strides", "padding", "data_format"}));
+                     WithAttrs(c, {"ksize", "strides", "padding", "data_format"}));
   return Status::Ok();
 }
 
@@ -390,29 +412,29 @@ Status ReduceGradient(GradContext& c, std::vector<std::string>* dx) {
     kept[a] = 1;
   }
   std::string g = ReshapeTo(c, c.dy[0], Shape(kept));
-  g = c.b.Add("BroadcastTo", "BroadcastTo", {g, c.b.IntConst("shape", in.dims())}, T(c));
+  g = c.b.Add("BroadcastTo", "BroadcastTo", {g, c.b.IntConst("shape", in.dims())}, TAttr(c));
   if (kMean) {
     g = c.b.Add("Mul", "Mul", {g, c.b.FloatConst("inverse_count", static_cast<float>(1.0 / count))},
-                T(c));
+                TAttr(c));
   }
   (*dx)[0] = g;
   return Status::Ok();
 }
 
 Status SoftmaxGradient(GradContext& c, std::vector<std::string>* dx) {
-  std::string dy_y = c.b.Add("Mul", "Mul", {c.dy[0], c.y()}, T(c));
+  std::string dy_y = c.b.Add("Mul", "Mul", {c.dy[0], c.y()}, TAttr(c));
   std::string sum = c.b.Add("Sum", "Sum", {dy_y, c.b.IntConst("axis", {-1})},
                             {{"T", MakeAttr(DType::kFloat)}, {"keep_dims", MakeAttr(true)}});
-  std::string diff = c.b.Add("Sub", "Sub", {c.dy[0], sum}, T(c));
-  (*dx)[0] = c.b.Add("Mul", "Mul", {diff, c.y()}, T(c));
+  std::string diff = c.b.Add("Sub", "Sub", {c.dy[0], sum}, TAttr(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {diff, c.y()}, TAttr(c));
   return Status::Ok();
 }
 
 Status SparseXentGradient(GradContext& c, std::vector<std::string>* dx) {
   if (!c.dy[1].empty()) return c.Error("the gradient of its backprop output is not supported");
   std::string col =
-      c.b.Add("ExpandDims", "ExpandDims", {c.dy[0], c.b.IntConst("dim", {-1}, true)}, T(c));
-  (*dx)[0] = c.b.Add("Mul", "Mul", {col, c.y(1)}, T(c));
+      c.b.Add("ExpandDims", "ExpandDims", {c.dy[0], c.b.IntConst("dim", {-1}, true)}, TAttr(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {col, c.y(1)}, TAttr(c));
   return Status::Ok();
 }
 
@@ -424,7 +446,7 @@ Status PadGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] =
       c.b.Add("Slice", "Slice",
               {c.dy[0], c.b.IntConst("begin", begin), c.b.IntConst("size", c.x_shape(0).dims())},
-              With(c, {}));
+              WithAttrs(c, {}));
   return Status::Ok();
 }
 
@@ -442,7 +464,7 @@ Status ConcatGradient(GradContext& c, std::vector<std::string>* dx) {
     (*dx)[i] =
         c.b.Add("Slice", "Slice",
                 {c.dy[0], c.b.IntConst("begin", begin), c.b.IntConst("size", c.x_shape(i).dims())},
-                With(c, {}));
+                WithAttrs(c, {}));
     offset += c.x_shape(i).dim(static_cast<int>(axis));
   }
   return Status::Ok();
@@ -450,7 +472,7 @@ Status ConcatGradient(GradContext& c, std::vector<std::string>* dx) {
 
 Status PackGradient(GradContext& c, std::vector<std::string>* dx) {
   int n = static_cast<int>(c.node().inputs.size());
-  AttrMap attrs = With(c, {"axis"});
+  AttrMap attrs = WithAttrs(c, {"axis"});
   attrs["num"] = MakeAttr(static_cast<int64_t>(n));
   std::string un = c.b.Add("Unpack", "Unpack", {c.dy[0]}, attrs);
   for (int i = 0; i < n; ++i) (*dx)[i] = i == 0 ? un : un + ":" + std::to_string(i);
@@ -462,9 +484,9 @@ Status UnpackGradient(GradContext& c, std::vector<std::string>* dx) {
   for (size_t i = 0; i < c.dy.size(); ++i) {
     parts.push_back(!c.dy[i].empty()
                         ? c.dy[i]
-                        : c.b.Add("ZerosLike", "zeros", {c.y(static_cast<int>(i))}, T(c)));
+                        : c.b.Add("ZerosLike", "zeros", {c.y(static_cast<int>(i))}, TAttr(c)));
   }
-  AttrMap attrs = With(c, {"axis"});
+  AttrMap attrs = WithAttrs(c, {"axis"});
   attrs["N"] = MakeAttr(static_cast<int64_t>(parts.size()));
   (*dx)[0] = c.b.Add("Pack", "Pack", parts, attrs);
   return Status::Ok();
@@ -473,47 +495,67 @@ Status UnpackGradient(GradContext& c, std::vector<std::string>* dx) {
 // Split(axis, value): the output gradients concatenated (zeros where an output
 // gets none).
 Status SplitGradient(GradContext& c, std::vector<std::string>* dx) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < c.dy.size(); ++i) {
-    parts.push_back(!c.dy[i].empty()
-                        ? c.dy[i]
-                        : c.b.Add("ZerosLike", "zeros", {c.y(static_cast<int>(i))}, T(c)));
-  }
-  parts.push_back(c.x(0));
-  AttrMap attrs = T(c);
-  attrs["N"] = MakeAttr(static_cast<int64_t>(parts.size() - 1));
-  attrs["Tidx"] = MakeAttr(DType::kInt32);
-  (*dx)[1] = c.b.Add("ConcatV2", "concat", parts, attrs);
+  (*dx)[1] = ConcatOutputGradients(c, c.x(0));
   return Status::Ok();
 }
 
-// GatherV2(params, indices, axis 0): TF's IndexedSlices made dense, as TF does
-// when the gradient meets a dense op: the rows of dy summed into their indices.
+// GatherV2(params, indices, axis), batch_dims 0: TF's IndexedSlices made dense,
+// as TF does when the gradient meets a dense op: the slices of dy summed into
+// their indices. For axis > 0 the indices' dimensions are moved to the front of
+// dy first, and the result's first dimension back to the axis.
 Status GatherV2Gradient(GradContext& c, std::vector<std::string>* dx) {
-  const Tensor* axis = c.x_const(2);
-  if (axis == nullptr || axis->ToInt64s() != std::vector<int64_t>{0} ||
-      c.node().attr_int("batch_dims", 0) != 0) {
-    return c.Error("gradient only for a constant axis 0 and batch_dims 0");
+  const Tensor* axis_t = c.x_const(2);
+  if (axis_t == nullptr || axis_t->num_elements() != 1 || c.node().attr_int("batch_dims", 0) != 0) {
+    return c.Error("gradient only for a constant axis and batch_dims 0");
   }
   const Shape& params = c.x_shape(0);
-  if (!params.known_rank() || params.rank() < 1 || params.dim(0) < 0) {
-    return c.Error("gradient needs the static size of params' first dimension");
+  const Shape& indices = c.x_shape(1);
+  if (!params.FullyDefined() || !indices.known_rank() || params.rank() < 1) {
+    return c.Error("gradient needs the static shapes of params and indices");
   }
+  int64_t axis = axis_t->ToInt64s()[0];
+  if (axis < 0) axis += params.rank();
+  if (axis < 0 || axis >= params.rank()) return c.Error("axis out of range");
   const DType tindices = c.node().attr_type("Tindices", DType::kInt32);
-  AttrMap attrs = {{"T", MakeAttr(c.node().attr_type("Tparams", DType::kFloat))},
+  const DType t = c.node().attr_type("Tparams", DType::kFloat);
+  AttrMap attrs = {{"T", MakeAttr(t)},
                    {"Tindices", MakeAttr(tindices)},
                    {"Tnumsegments", MakeAttr(DType::kInt32)}};
-  (*dx)[0] = c.b.Add(
-      "UnsortedSegmentSum", "UnsortedSegmentSum",
-      {c.dy[0], c.x(1), c.b.IntConst("num_segments", {params.dim(0)}, /*scalar=*/true)}, attrs);
+  const int outer = static_cast<int>(axis), ind = indices.rank();
+  const int inner = params.rank() - outer - 1;
+  std::string g = c.dy[0];
+  auto transpose = [&](const std::string& x, const std::vector<int64_t>& perm) {
+    return c.b.Add("Transpose", "Transpose", {x, c.b.IntConst("perm", perm)},
+                   {{"T", MakeAttr(t)}, {"Tperm", MakeAttr(DType::kInt32)}});
+  };
+  if (outer > 0) {
+    // dy: [outer, indices, inner] -> [indices, outer, inner]
+    std::vector<int64_t> perm;
+    for (int i = 0; i < ind; ++i) perm.push_back(outer + i);
+    for (int i = 0; i < outer; ++i) perm.push_back(i);
+    for (int i = 0; i < inner; ++i) perm.push_back(outer + ind + i);
+    g = transpose(g, perm);
+  }
+  g = c.b.Add("UnsortedSegmentSum", "UnsortedSegmentSum",
+              {g, c.x(1), c.b.IntConst("num_segments", {params.dim(outer)}, /*scalar=*/true)},
+              attrs);
+  if (outer > 0) {
+    // [axis, outer, inner] -> [outer, axis, inner]
+    std::vector<int64_t> perm;
+    for (int i = 0; i < outer; ++i) perm.push_back(1 + i);
+    perm.push_back(0);
+    for (int i = 0; i < inner; ++i) perm.push_back(1 + outer + i);
+    g = transpose(g, perm);
+  }
+  (*dx)[0] = g;
   return Status::Ok();
 }
 
 Status StridedSliceGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] = c.b.Add("StridedSliceGrad", "StridedSliceGrad",
                      {c.b.IntConst("shape", c.x_shape(0).dims()), c.x(1), c.x(2), c.x(3), c.dy[0]},
-                     With(c, {"Index", "begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
-                              "shrink_axis_mask"}));
+                     WithAttrs(c, {"Index", "begin_mask", "end_mask", "ellipsis_mask",
+                                   "new_axis_mask", "shrink_axis_mask"}));
   return Status::Ok();
 }
 
@@ -527,7 +569,7 @@ Status GatherNdGradient(GradContext& c, std::vector<std::string>* dx) {
 
 Status ResizeBilinearGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] = c.b.Add("ResizeBilinearGrad", "ResizeBilinearGrad", {c.dy[0], c.x(0)},
-                     With(c, {"align_corners", "half_pixel_centers"}));
+                     WithAttrs(c, {"align_corners", "half_pixel_centers"}));
   return Status::Ok();
 }
 
@@ -589,6 +631,68 @@ const std::unordered_map<std::string_view, GradFn>& GradTable() {
       {"StridedSlice", StridedSliceGradient},
       {"GatherNd", GatherNdGradient},
       {"ResizeBilinear", ResizeBilinearGradient},
+      {"CheckNumerics", PassThrough},
+      // Ops TensorFlow does not differentiate (its gradient is None or zeros): the
+      // loss does not flow through them.
+      {"Floor", NoGradient},
+      {"Ceil", NoGradient},
+      {"Round", NoGradient},
+      {"Rint", NoGradient},
+      {"Sign", NoGradient},
+      {"FloorDiv", NoGradient},
+      {"TruncateDiv", NoGradient},
+      {"ZerosLike", NoGradient},
+      {"OnesLike", NoGradient},
+      {"Range", NoGradient},
+      // gradient_rules_math.cc
+      {"Elu", EluGradient},
+      {"Selu", SeluGradient},
+      {"LeakyRelu", LeakyReluGradient},
+      {"Softplus", SoftplusGradient},
+      {"Softsign", SoftsignGradient},
+      {"Reciprocal", ReciprocalGradient},
+      {"Inv", ReciprocalGradient},
+      {"Erf", ErfGradient},
+      {"Sin", SinGradient},
+      {"Cos", CosGradient},
+      {"Tan", TanGradient},
+      {"Atan", AtanGradient},
+      {"Log1p", Log1pGradient},
+      {"Expm1", Expm1Gradient},
+      {"LogSoftmax", LogSoftmaxGradient},
+      {"L2Loss", L2LossGradient},
+      {"FloorMod", FloorModGradient},
+      {"Pow", PowGradient},
+      {"Atan2", Atan2Gradient},
+      {"DivNoNan", DivNoNanGradient},
+      {"Prelu", PreluGradient},
+      {"ClipByValue", ClipByValueGradient},
+      {"Select", SelectGradient},
+      {"SelectV2", SelectGradient},
+      {"_FusedMatMul", FusedMatMulGradient},
+      {"Max", MinMaxReductionGradient},
+      {"Min", MinMaxReductionGradient},
+      {"Prod", ProdGradient},
+      {"Cumsum", CumsumGradient},
+      {"Cumprod", CumprodGradient},
+      {"Einsum", EinsumGradient},
+      // gradient_rules_array.cc
+      {"Transpose", TransposeGradient},
+      {"DepthToSpace", DepthToSpaceGradient},
+      {"SpaceToDepth", SpaceToDepthGradient},
+      {"SpaceToBatchND", SpaceToBatchGradient},
+      {"BatchToSpaceND", BatchToSpaceGradient},
+      {"TopKV2", TopKGradient},
+      {"PadV2", PadGradient},
+      {"MirrorPad", MirrorPadGradient},
+      {"ResizeNearestNeighbor", ResizeNearestNeighborGradient},
+      {"Tile", TileGradient},
+      {"Slice", SliceGradient},
+      {"SplitV", SplitVGradient},
+      {"BroadcastTo", BroadcastToGradient},
+      {"Fill", FillGradient},
+      {"ScatterNd", ScatterNdGradient},
+      {"SparseToDense", SparseToDenseGradient},
   };
   return *table;
 }

@@ -53,7 +53,8 @@ struct GradContext {
   std::string y(int i = 0) const { return g.TensorName({id, i}); }
   const Shape& x_shape(int i) const;
   const Shape& y_shape(int i = 0) const { return node().output_shapes[i]; }
-  // The value of input i when it is produced by a Const (axes, paddings).
+  // The value of input i when it is produced by a Const or shape inference
+  // evaluated it (axes, paddings, multiples computed from shapes).
   const Tensor* x_const(int i) const;
   Status Error(const std::string& msg) const;
 };

@@ -74,11 +74,20 @@ bool ParseInputName(std::string_view in, std::string_view* name, int* index) {
 
 }  // namespace
 
+Status CheckNoControlFlow(const Graph& g, const std::string& what) {
+  NodeId id = g.first_control_flow();
+  if (id < 0) return Status::Ok();
+  const Node& n = g.node(id);
+  return Unimplemented("node '" + n.name + "' is TensorFlow control flow (" + n.op +
+                       "): graphs with loops or conditionals are not supported for " + what);
+}
+
 Graph::Graph(const Graph& o)
     : nodes_(o.nodes_),
       topo_(o.topo_),
       producer_version_(o.producer_version_),
-      shapes_inferred_(o.shapes_inferred_) {
+      shapes_inferred_(o.shapes_inferred_),
+      first_control_flow_(o.first_control_flow_) {
   RebuildIndex();
 }
 
@@ -88,6 +97,7 @@ Graph& Graph::operator=(const Graph& o) {
     topo_ = o.topo_;
     producer_version_ = o.producer_version_;
     shapes_inferred_ = o.shapes_inferred_;
+    first_control_flow_ = o.first_control_flow_;
     RebuildIndex();
   }
   return *this;
@@ -110,10 +120,6 @@ Result<Graph> Graph::Create(std::vector<NodeSpec> specs, const std::string& sour
     }
     if (s.op.empty()) {
       return InvalidArgument(source + ": node '" + s.name + "' has no op");
-    }
-    if (IsControlFlowOp(s.op)) {
-      return Unimplemented(source + ": node '" + s.name + "' is TensorFlow control flow (" + s.op +
-                           "); graphs with loops or conditionals are not supported");
     }
     Node& n = g.nodes_[i];
     n.name = std::move(s.name);
@@ -160,14 +166,27 @@ Result<Graph> Graph::Create(std::vector<NodeSpec> specs, const std::string& sour
     }
   }
 
-  // Kahn's algorithm; nodes left over lie on or behind a cycle.
+  // Kahn's algorithm; nodes left over lie on or behind a cycle. A loop's back
+  // edges (NextIteration into Merge) are left out, as TensorFlow does.
   const int n = g.size();
   std::vector<int> pending(n, 0);
   std::vector<std::vector<NodeId>> out(n);
+  auto back_edge = [&](NodeId from, NodeId to) {
+    const std::string& a = g.nodes_[from].op;
+    const std::string& b = g.nodes_[to].op;
+    return (a == "NextIteration" || a == "RefNextIteration") && (b == "Merge" || b == "RefMerge");
+  };
   for (NodeId v = 0; v < n; ++v) {
-    for (const TensorRef& in : g.nodes_[v].inputs) out[in.node].push_back(v);
-    for (NodeId c : g.nodes_[v].control_inputs) out[c].push_back(v);
-    pending[v] = static_cast<int>(g.nodes_[v].inputs.size() + g.nodes_[v].control_inputs.size());
+    for (const TensorRef& in : g.nodes_[v].inputs) {
+      if (back_edge(in.node, v)) continue;
+      out[in.node].push_back(v);
+      ++pending[v];
+    }
+    for (NodeId c : g.nodes_[v].control_inputs) {
+      if (back_edge(c, v)) continue;
+      out[c].push_back(v);
+      ++pending[v];
+    }
   }
   g.topo_.reserve(n);
   for (NodeId v = 0; v < n; ++v) {
@@ -188,16 +207,22 @@ Result<Graph> Graph::Create(std::vector<NodeSpec> specs, const std::string& sour
       const Node& node = g.nodes_[v];
       NodeId next = -1;
       for (const TensorRef& in : node.inputs) {
-        if (pending[in.node] > 0) next = in.node;
+        if (pending[in.node] > 0 && !back_edge(in.node, v)) next = in.node;
       }
       for (NodeId c : node.control_inputs) {
-        if (pending[c] > 0) next = c;
+        if (pending[c] > 0 && !back_edge(c, v)) next = c;
       }
       assert(next >= 0);
       v = next;
     }
     return InvalidArgument(source + ": the graph has a cycle through node '" + g.nodes_[v].name +
                            "'");
+  }
+  for (NodeId v : g.topo_) {
+    if (IsControlFlowOp(g.nodes_[v].op)) {
+      g.first_control_flow_ = v;
+      break;
+    }
   }
   return g;
 }

@@ -55,6 +55,9 @@ struct Node {
   // Filled by shape inference; empty before it runs.
   std::vector<DType> output_dtypes;
   std::vector<Shape> output_shapes;
+  // The values shape inference evaluated (small integer tensors: shapes, axes,
+  // sizes), one per output; an invalid Tensor where none is known.
+  std::vector<Tensor> output_values;
 
   int num_outputs() const { return static_cast<int>(output_dtypes.size()); }
   const AttrValue* attr(std::string_view key) const;
@@ -89,8 +92,15 @@ class Graph {
   // The tensor a TensorFlow name ("node" or "node:k") refers to; nothing if the
   // node does not exist or the name is malformed (the output may still not exist).
   std::optional<TensorRef> FindTensor(std::string_view name) const;
-  // Nodes ordered so every node comes after all of its (data and control) inputs.
+  // Nodes ordered so every node comes after all of its (data and control)
+  // inputs, except a loop's back edges (NextIteration into Merge), which
+  // TensorFlow's own executor also leaves out of its order.
   const std::vector<NodeId>& topological_order() const { return topo_; }
+  // The first node (in topological order) of TensorFlow's dataflow control flow
+  // (IsControlFlowOp), or -1. Such a graph can be imported, inspected and
+  // written back, but not trained, measured or simulated: the executors run
+  // acyclic step graphs without conditionals (CheckNoControlFlow).
+  NodeId first_control_flow() const { return first_control_flow_; }
   // For each node, how many data edges leave it (all outputs together).
   std::vector<int> ConsumerCounts() const;
 
@@ -118,10 +128,15 @@ class Graph {
   std::vector<NodeId> topo_;
   int producer_version_ = 0;
   bool shapes_inferred_ = false;
+  NodeId first_control_flow_ = -1;
 };
 
-// Ops of TensorFlow's dataflow control flow (loops and conditionals). Graphs with
-// them are rejected: the executor runs acyclic step graphs only.
+// Ops of TensorFlow's control flow (loops and conditionals), dataflow or
+// functional.
 bool IsControlFlowOp(std::string_view op);
+
+// Unimplemented, naming the graph's first control-flow node and why, when it
+// has one; `what` says what cannot be done ("training").
+Status CheckNoControlFlow(const Graph& g, const std::string& what);
 
 }  // namespace graph

@@ -90,6 +90,7 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"TruncateDiv", BinaryRule},
       {"FloorMod", BinaryRule},
       {"Mod", BinaryRule},
+      {"TruncateMod", BinaryRule},
       {"Maximum", BinaryRule},
       {"Minimum", BinaryRule},
       {"Pow", BinaryRule},
@@ -145,6 +146,7 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"DepthToSpace", DepthToSpaceRule},
       {"SpaceToDepth", SpaceToDepthRule},
       {"TopKV2", TopKRule},
+      {"Einsum", EinsumRule},
       // array manipulation
       {"Reshape", ReshapeRule},
       {"Transpose", TransposeRule},
@@ -180,6 +182,9 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"ArgMin", ArgMinMaxRule},
       {"OneHot", OneHotRule},
       {"BroadcastTo", BroadcastToRule},
+      {"SparseToDense", SparseToDenseRule},
+      {"SpaceToBatchND", SpaceBatchRule},
+      {"BatchToSpaceND", SpaceBatchRule},
       // gradient ops (TensorFlow's), emitted by gradients.cc
       {"ReluGrad", UnaryRule},
       {"Relu6Grad", UnaryRule},
@@ -187,6 +192,15 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"TanhGrad", UnaryRule},
       {"SqrtGrad", UnaryRule},
       {"RsqrtGrad", UnaryRule},
+      {"EluGrad", SameAsInputRule<0>},
+      {"SeluGrad", SameAsInputRule<0>},
+      {"LeakyReluGrad", SameAsInputRule<0>},
+      {"SoftplusGrad", SameAsInputRule<0>},
+      {"SoftsignGrad", SameAsInputRule<0>},
+      {"ReciprocalGrad", SameAsInputRule<0>},
+      {"InvGrad", SameAsInputRule<0>},
+      {"MirrorPadGrad", MirrorPadGradRule},
+      {"ResizeNearestNeighborGrad", ResizeRule},
       {"BiasAddGrad", BiasAddGradRule},
       {"StridedSliceGrad", ShapeFromValueRule<0>},
       {"ScatterNd", ShapeFromValueRule<2>},
@@ -203,6 +217,49 @@ int64_t ValueKey(NodeId node, int index) { return (static_cast<int64_t>(node) <<
 }  // namespace
 
 bool HasShapeRule(const std::string& op) { return RuleTable().count(op) > 0; }
+
+Status CheckInputShapes(const Graph& g, const InferenceOptions& opts) {
+  auto inputs = [&] {
+    std::string list;
+    for (const Node& n : g.nodes()) {
+      if (n.op == "Placeholder") list += (list.empty() ? "" : ", ") + n.name;
+    }
+    return list.empty() ? std::string("none") : list;
+  };
+  for (const auto& [name, dims] : opts.input_shapes) {
+    NodeId id = g.Find(name);
+    if (id < 0 || g.node(id).op.rfind("Placeholder", 0) != 0) {
+      return InvalidArgument("--input-shape names '" + name +
+                             "', which is not an input (inputs: " + inputs() + ")");
+    }
+    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) {
+      return InvalidArgument("--input-shape " + name + ": sizes must be non-negative");
+    }
+    const AttrValue* a = g.node(id).attr("shape");
+    const Shape* declared = a ? a->get<Shape>() : nullptr;
+    if (!declared || !declared->known_rank()) continue;
+    bool fits = declared->rank() == static_cast<int>(dims.size());
+    for (int d = 0; fits && d < declared->rank(); ++d) {
+      fits = declared->dim(d) == kUnknownDim || declared->dim(d) == dims[d];
+    }
+    if (!fits) {
+      return InvalidArgument("--input-shape " + name + "=" + Shape(dims).ToString() +
+                             " does not fit its declared shape " + declared->ToString());
+    }
+  }
+  return Status::Ok();
+}
+
+NodeId FirstUnknownInput(const Graph& g) {
+  for (NodeId id = 0; id < g.size(); ++id) {
+    const Node& n = g.node(id);
+    if (n.op.rfind("Placeholder", 0) == 0 &&
+        (n.output_shapes.empty() || !n.output_shapes[0].FullyDefined())) {
+      return id;
+    }
+  }
+  return -1;
+}
 
 std::vector<std::string> ShapeRuleOps() {
   std::vector<std::string> ops;
@@ -267,6 +324,10 @@ InferenceReport InferShapes(Graph& g, const InferenceOptions& opts) {
     if (ctx.bound_batch) report.bound_placeholders.push_back(id);
     for (size_t i = 0; i < ctx.out_values.size(); ++i) {
       if (ctx.out_values[i]) values.emplace(ValueKey(id, static_cast<int>(i)), *ctx.out_values[i]);
+    }
+    node.output_values.assign(ctx.out_dtypes.size(), Tensor());
+    for (size_t i = 0; i < ctx.out_values.size() && i < node.output_values.size(); ++i) {
+      if (ctx.out_values[i]) node.output_values[i] = *ctx.out_values[i];
     }
     node.output_dtypes = std::move(ctx.out_dtypes);
     node.output_shapes = std::move(ctx.out_shapes);

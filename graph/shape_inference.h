@@ -8,6 +8,7 @@
 // Thread safety: mutates the graph passed in; no global mutable state.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct InferenceOptions {
   // Placeholders whose leading dimension is unknown (-1) get this batch size, so
   // models exported with a free batch dimension still get static shapes.
   int64_t batch = 1;
+  // Shapes given for named placeholders (--input-shape), which replace their
+  // declared shapes; `batch` does not apply to them. The caller checks that the
+  // names are placeholders and the shapes fit their declarations
+  // (CheckInputShapes).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
   // Integer tensors up to this many elements are evaluated as constants.
   int64_t max_constant_elements = 1 << 16;
 };
@@ -32,6 +38,14 @@ struct InferenceReport {
 };
 
 InferenceReport InferShapes(Graph& g, const InferenceOptions& opts = {});
+
+// Checks opts.input_shapes against `g`: each name is a Placeholder of the graph,
+// and each given shape has its declared rank and agrees with its known
+// dimensions. The error names the input, its declared shape and the inputs.
+Status CheckInputShapes(const Graph& g, const InferenceOptions& opts);
+
+// The first Placeholder whose shape is not fully static after inference, or -1.
+NodeId FirstUnknownInput(const Graph& g);
 
 // Whether the table has a rule for `op`.
 bool HasShapeRule(const std::string& op);

@@ -106,6 +106,7 @@ Status SoftmaxXentRule(InferenceContext& c);
 Status DepthToSpaceRule(InferenceContext& c);
 Status SpaceToDepthRule(InferenceContext& c);
 Status TopKRule(InferenceContext& c);
+Status EinsumRule(InferenceContext& c);
 Status BiasAddGradRule(InferenceContext& c);
 Status ApplyUpdateRule(InferenceContext& c);
 
@@ -160,5 +161,9 @@ Status ReductionRule(InferenceContext& c);
 Status ArgMinMaxRule(InferenceContext& c);
 Status OneHotRule(InferenceContext& c);
 Status BroadcastToRule(InferenceContext& c);
+Status SparseToDenseRule(InferenceContext& c);
+// MirrorPadGrad(grad, paddings): the padded gradient less its paddings.
+Status MirrorPadGradRule(InferenceContext& c);
+Status SpaceBatchRule(InferenceContext& c);
 
 }  // namespace graph

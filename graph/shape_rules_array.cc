@@ -41,7 +41,10 @@ void InferenceContext::set_output(int i, DType t, Shape s) {
 
 void InferenceContext::set_value(int i, Tensor t) {
   if (i >= static_cast<int>(out_values.size())) return;
-  if (!IsInteger(t.dtype()) && t.dtype() != DType::kBool) return;
+  // Floating values are kept only as scalars: range bounds computed from shapes.
+  const bool scalar_float =
+      (t.dtype() == DType::kFloat || t.dtype() == DType::kDouble) && t.num_elements() == 1;
+  if (!IsInteger(t.dtype()) && t.dtype() != DType::kBool && !scalar_float) return;
   if (t.num_elements() < 0 || t.num_elements() > opts_.max_constant_elements) return;
   out_values[i] = std::move(t);
 }
@@ -307,6 +310,18 @@ Status CastRule(InferenceContext& c) {
   if (dst == DType::kInvalid) return c.Error("missing attr 'DstT'");
   c.set_output(0, dst, c.in(0));
   if (IsInteger(dst) && c.ints(0)) c.set_int_value(0, dst, c.in(0), *c.ints(0));
+  if ((dst == DType::kFloat || dst == DType::kDouble) && c.value(0) &&
+      c.value(0)->num_elements() == 1) {
+    const double v = c.value(0)->ToDoubles()[0];
+    std::string bytes;
+    if (dst == DType::kFloat) {
+      const float f = static_cast<float>(v);
+      bytes.assign(reinterpret_cast<const char*>(&f), sizeof f);
+    } else {
+      bytes.assign(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    c.set_value(0, Tensor(dst, c.in(0), std::move(bytes)));
+  }
   return Status::Ok();
 }
 
@@ -325,7 +340,10 @@ Status PlaceholderRule(InferenceContext& c) {
   const Shape* declared = a ? a->get<Shape>() : nullptr;
   Shape s = declared ? *declared : Shape();
   if (!s.known_rank() && c.num_inputs() > 0) s = c.in(0);  // PlaceholderWithDefault
-  if (s.known_rank() && s.rank() > 0 && s.dim(0) == kUnknownDim) {
+  auto given = c.options().input_shapes.find(c.node().name);
+  if (given != c.options().input_shapes.end()) {
+    s = Shape(given->second);
+  } else if (s.known_rank() && s.rank() > 0 && s.dim(0) == kUnknownDim) {
     s.set_dim(0, c.options().batch);
     c.bound_batch = true;
   }
@@ -414,6 +432,7 @@ Status SameAsInputRule(InferenceContext& c) {
   c.set_output(0, c.node().attr_type("T", c.dtype(K)), c.in(K));
   return Status::Ok();
 }
+template Status SameAsInputRule<0>(InferenceContext&);
 template Status SameAsInputRule<1>(InferenceContext&);
 
 // ---- array manipulation ---------------------------------------------------------
@@ -875,7 +894,11 @@ Status StridedSliceRule(InferenceContext& c) {
   return Status::Ok();
 }
 
-Status PadRule(InferenceContext& c) {
+namespace {
+
+// Pad and MirrorPadGrad: input 0 grows (sign +1) or shrinks (-1) by the
+// [rank, 2] paddings of input 1.
+Status PaddedRule(InferenceContext& c, int sign) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
   const Shape& in = c.in(0);
   auto pads = c.ints(1);
@@ -893,14 +916,26 @@ Status PadRule(InferenceContext& c) {
     int64_t lo = (*pads)[2 * d], hi = (*pads)[2 * d + 1];
     if (lo < 0 || hi < 0) return c.Error("negative padding");
     dims[d] = kUnknownDim;
-    if (in.dim(d) >= 0 &&
-        (!CheckedAdd(in.dim(d), lo, &dims[d]) || !CheckedAdd(dims[d], hi, &dims[d]))) {
-      return c.Error("padded dimension overflows");
+    if (in.dim(d) < 0) continue;
+    if (sign > 0) {
+      if (!CheckedAdd(in.dim(d), lo, &dims[d]) || !CheckedAdd(dims[d], hi, &dims[d])) {
+        return c.Error("padded dimension overflows");
+      }
+    } else {
+      dims[d] = in.dim(d) - lo - hi;
+      if (lo > in.dim(d) || hi > in.dim(d) || dims[d] < 0) {
+        return c.Error("paddings exceed the dimension");
+      }
     }
   }
   c.set_output(0, c.t_attr(), Shape(dims));
   return Status::Ok();
 }
+
+}  // namespace
+
+Status PadRule(InferenceContext& c) { return PaddedRule(c, +1); }
+Status MirrorPadGradRule(InferenceContext& c) { return PaddedRule(c, -1); }
 
 Status TileRule(InferenceContext& c) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
@@ -1157,6 +1192,87 @@ Status BroadcastToRule(InferenceContext& c) {
   if (!b.ok() || *b != Shape(*target))
     return c.Error("cannot broadcast to " + Shape(*target).ToString());
   c.set_output(0, c.t_attr(), Shape(*target));
+  return Status::Ok();
+}
+
+Status SparseToDenseRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(4));
+  auto shape = c.ints(1);
+  const DType t = c.node().attr_type("T", c.dtype(2));
+  if (!shape) {
+    const Shape& s = c.in(1);
+    c.set_output(0, t, s.known_rank() && s.rank() == 1 ? UnknownDimsOfRank(s.dim(0)) : Shape());
+    return Status::Ok();
+  }
+  for (int64_t d : *shape) {
+    if (d < 0) return c.Error("output_shape must be non-negative");
+  }
+  const Shape out(*shape);
+  c.set_output(0, t, out);
+  // Converters (onnx-tf) build shapes this way: evaluate small integer results.
+  auto indices = c.ints(0);
+  auto values = c.ints(2);
+  auto dflt = c.ints(3);
+  if (!indices || !values || !dflt || dflt->size() != 1 || !Small(out, c)) return Status::Ok();
+  const int64_t rank = out.rank();
+  const int64_t n =
+      rank == 0 ? 0 : static_cast<int64_t>(indices->size()) / std::max<int64_t>(rank, 1);
+  if (rank == 0 || static_cast<int64_t>(indices->size()) != n * rank ||
+      (values->size() != 1 && static_cast<int64_t>(values->size()) != n)) {
+    return Status::Ok();
+  }
+  std::vector<int64_t> v(static_cast<size_t>(out.NumElements()), (*dflt)[0]);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t linear = 0;
+    for (int64_t j = 0; j < rank; ++j) {
+      const int64_t x = (*indices)[i * rank + j];
+      if (x < 0 || x >= out.dim(static_cast<int>(j))) return c.Error("an index is out of range");
+      linear = linear * out.dim(static_cast<int>(j)) + x;
+    }
+    v[linear] = (*values)[values->size() == 1 ? 0 : i];
+  }
+  c.set_int_value(0, t, out, v);
+  return Status::Ok();
+}
+
+// SpaceToBatchND(input, block_shape, paddings) / BatchToSpaceND(input,
+// block_shape, crops): the M dimensions after the batch are padded and divided
+// by the blocks, whose product multiplies the batch (or the reverse).
+Status SpaceBatchRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(3));
+  const Shape& in = c.in(0);
+  auto block = c.ints(1);
+  auto pads = c.ints(2);
+  if (!in.known_rank() || !block || !pads) {
+    c.set_output(0, c.t_attr(), SameRankUnknown(in));
+    return Status::Ok();
+  }
+  const int m = static_cast<int>(block->size());
+  if (m < 1 || in.rank() < m + 1 || static_cast<int>(pads->size()) != 2 * m) {
+    return c.Error("block_shape [M] and paddings [M, 2] must fit the input's rank");
+  }
+  const bool to_batch = c.node().op == "SpaceToBatchND";
+  std::vector<int64_t> dims = in.dims();
+  int64_t blocks = 1;
+  for (int d = 0; d < m; ++d) {
+    const int64_t b = (*block)[d], lo = (*pads)[2 * d], hi = (*pads)[2 * d + 1];
+    if (b < 1 || lo < 0 || hi < 0) return c.Error("block sizes must be >= 1 and paddings >= 0");
+    blocks *= b;
+    int64_t& x = dims[d + 1];
+    if (x < 0) continue;
+    if (to_batch) {
+      if ((x + lo + hi) % b != 0) return c.Error("padded dimension is not a multiple of its block");
+      x = (x + lo + hi) / b;
+    } else {
+      x = x * b - lo - hi;
+      if (x < 0) return c.Error("crops exceed the dimension");
+    }
+  }
+  if (dims[0] >= 0) {
+    if (!to_batch && dims[0] % blocks != 0) return c.Error("batch is not a multiple of the blocks");
+    dims[0] = to_batch ? dims[0] * blocks : dims[0] / blocks;
+  }
+  c.set_output(0, c.t_attr(), Shape(dims));
   return Status::Ok();
 }
 

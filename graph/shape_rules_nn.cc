@@ -2,6 +2,7 @@
 // normalisation, resizing and losses. Layouts follow the "data_format" attr.
 #include <algorithm>
 
+#include "graph/einsum.h"
 #include "graph/shape_rules.h"
 
 namespace graph {
@@ -331,6 +332,18 @@ Status TopKRule(InferenceContext& c) {
   }
   c.set_output(0, c.t_attr(), out);
   c.set_output(1, DType::kInt32, out);
+  return Status::Ok();
+}
+
+Status EinsumRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  auto eq = ParseEinsum(c.node().attr_string("equation", ""));
+  if (!eq.ok()) return c.Error(eq.status().message());
+  std::vector<Shape> shapes;
+  for (int i = 0; i < c.num_inputs(); ++i) shapes.push_back(c.in(i));
+  auto out = EinsumShape(*eq, shapes);
+  if (!out.ok()) return c.Error(out.status().message());
+  c.set_output(0, c.t_attr(), *out);
   return Status::Ok();
 }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -130,6 +131,37 @@ Result<Tensor> DecodeWeight(const tfjs::WeightSpec& w, const char* data, int64_t
   return Tensor(dtype, std::move(shape), std::move(out));
 }
 
+// The converter writes some dtypes as a narrower or wider one and says so only in
+// the manifest (tfjs-converter write_weights.py, _AUTO_DTYPE_CONVERSION): int64 as
+// int32, float64 and float16 as float32. The graph's Const keeps the original
+// dtype, which the rest of the graph's attributes assume, so the value is
+// converted back to it, as TF.js's loader does when it maps DT_INT64 to int32 and
+// DT_HALF/DT_DOUBLE to float32. int64 values beyond int32 were wrapped by the
+// converter and cannot be recovered. Returns nullopt for other pairs.
+std::optional<Tensor> RestoreConvertedDtype(const Tensor& weight, DType declared) {
+  const int64_t n = weight.num_elements();
+  const std::string& in = weight.bytes();
+  if (weight.dtype() == DType::kInt32 && declared == DType::kInt64) {
+    return Tensor::FromInt64s(DType::kInt64, weight.shape(), weight.ToInt64s());
+  }
+  if (weight.dtype() != DType::kFloat || (declared != DType::kDouble && declared != DType::kHalf)) {
+    return std::nullopt;
+  }
+  std::string out(static_cast<size_t>(n * DTypeSize(declared)), '\0');
+  for (int64_t i = 0; i < n; ++i) {
+    float f;
+    std::memcpy(&f, in.data() + 4 * i, 4);
+    if (declared == DType::kDouble) {
+      double d = f;
+      std::memcpy(out.data() + 8 * i, &d, 8);
+    } else {
+      uint16_t h = FloatToHalf(f);
+      std::memcpy(out.data() + 2 * i, &h, 2);
+    }
+  }
+  return Tensor(declared, weight.shape(), std::move(out));
+}
+
 }  // namespace
 
 Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) {
@@ -207,6 +239,10 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
                              it->second.shape().ToString());
     }
     if (declared_t && declared_t->dtype() != it->second.dtype()) {
+      if (auto restored = RestoreConvertedDtype(it->second, declared_t->dtype())) {
+        n.attrs["value"] = MakeAttr(*std::move(restored));
+        continue;
+      }
       return InvalidArgument(json_path + ": Const '" + n.name + "' declares " +
                              DTypeName(declared_t->dtype()) + " but its weight is " +
                              DTypeName(it->second.dtype()));

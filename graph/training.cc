@@ -160,6 +160,7 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
   if (opts.optimizer != "sgd" && opts.optimizer != "momentum") {
     return InvalidArgument("unknown optimizer '" + opts.optimizer + "' (expected sgd or momentum)");
   }
+  GRAPH_RETURN_IF_ERROR(CheckNoControlFlow(forward, "training"));
   TrainingPlan out;
   Graph inferred;
   if (!forward.shapes_inferred()) {

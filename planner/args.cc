@@ -35,7 +35,7 @@ graph::Result<Args> Args::Parse(const CommandSpec& spec, int argc, char** argv) 
       }
       if (flag->value.empty()) {
         if (inline_value) return graph::InvalidArgument(spec.name + ": " + arg + " takes no value");
-        a.values_[arg] = "";
+        a.values_[arg].push_back("");
         continue;
       }
       if (!inline_value) {
@@ -44,7 +44,7 @@ graph::Result<Args> Args::Parse(const CommandSpec& spec, int argc, char** argv) 
         }
         value = argv[++i];
       }
-      a.values_[arg] = value;
+      a.values_[arg].push_back(value);
       continue;
     }
     a.positional_.push_back(arg);
@@ -59,7 +59,12 @@ graph::Result<Args> Args::Parse(const CommandSpec& spec, int argc, char** argv) 
 
 std::string Args::Get(const std::string& flag, const std::string& dflt) const {
   auto it = values_.find(flag);
-  return it == values_.end() ? dflt : it->second;
+  return it == values_.end() ? dflt : it->second.back();
+}
+
+std::vector<std::string> Args::GetAll(const std::string& flag) const {
+  auto it = values_.find(flag);
+  return it == values_.end() ? std::vector<std::string>() : it->second;
 }
 
 std::string HelpText(const CommandSpec& spec) {

@@ -32,12 +32,15 @@ class Args {
 
   bool help() const { return help_; }
   bool Has(const std::string& flag) const { return values_.count(flag) > 0; }
+  // The flag's value (its last, if given more than once).
   std::string Get(const std::string& flag, const std::string& dflt = "") const;
+  // Every value of a repeatable flag, in command-line order.
+  std::vector<std::string> GetAll(const std::string& flag) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:
   bool help_ = false;
-  std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> values_;
   std::vector<std::string> positional_;
 };
 

@@ -21,7 +21,8 @@ namespace {
 const CommandSpec kSpec{
     "baseline",
     "MODEL DEVICES [--method NAME] [-o PLACEMENT] [--reward sim|real] [--profile PROFILE]\n"
-    "       [--export-graphdef PLACED.pb] [--steps N] [--batch N] [--optimizer sgd|momentum]",
+    "       [--export-graphdef PLACED.pb] [--steps N] [--batch N] [--input-shape NAME=D0,...]\n"
+    "       [--optimizer sgd|momentum]",
     "Places MODEL on DEVICES by a simple rule and prints its training step time from the\n"
     "simulator (--reward sim, the default) or measured on the real devices (--reward real).\n"
     "Methods: single:DEVICE (every op on DEVICE), expert (a layer per GPU for recurrent\n"
@@ -38,7 +39,8 @@ const CommandSpec kSpec{
       "op and link costs for the simulator, etf, metis and scotch (planner profile)"},
      {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
      {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
-     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},
+     BatchFlag(),
+     InputShapeFlag(),
      {"--optimizer", "NAME", "sgd (default) or momentum"}}};
 
 constexpr char kName[] = "planner baseline: ";
@@ -54,9 +56,9 @@ int BaselineCommand(int argc, char** argv) {
   auto usage = [](const graph::Status& st) {
     return std::cerr << kName << st.message() << "\n", 2;
   };
-  int64_t batch = 1;
+  graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (!ParseTrainingFlags(*args, kName, &batch, &training)) return 2;
+  if (!ParseTrainingFlags(*args, kName, &inference, &training)) return 2;
   const std::string reward_name = args->Get("--reward", "sim");
   if (graph::Status st = CheckRewardName(reward_name); !st.ok()) return usage(st);
   int steps = 5;
@@ -72,7 +74,7 @@ int BaselineCommand(int argc, char** argv) {
   }
   const std::string model_path = args->positional()[0];
   const std::string devices_path = args->positional()[1];
-  auto setup = LoadPlacedTraining(model_path, devices_path, "", batch, training);
+  auto setup = LoadPlacedTraining(model_path, devices_path, "", inference, training);
   if (!setup.ok()) return Fail(setup.status());
   const graph::Graph& forward = setup->model.graph;
   const cluster::Cluster& c = setup->cluster;

@@ -10,31 +10,23 @@ namespace planner {
 namespace {
 const CommandSpec kSpec{
     "inspect",
-    "MODEL [--json] [--batch N]",
+    "MODEL [--json] [--batch N] [--input-shape NAME=D0,D1,...]",
     "Prints a model's node count, op-type histogram, trainable parameters, forward FLOPs,\n"
     "activation memory, inputs and outputs, and every op whose shape or cost is unknown.\n"
     "MODEL: binary or text GraphDef, JSON GraphDef, or TensorFlow.js model.json (format\n"
     "recognised from the content).",
     {"MODEL"},
-    {{"--json", "", "print the same facts as one JSON object"},
-     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"}}};
+    {{"--json", "", "print the same facts as one JSON object"}, BatchFlag(), InputShapeFlag()}};
 }  // namespace
 
 int InspectCommand(int argc, char** argv) {
   int exit_code = 0;
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
-  int64_t batch = 1;
-  if (args->Has("--batch")) {
-    auto b = ParsePositiveInt("--batch", args->Get("--batch"));
-    if (!b.ok()) {
-      std::cerr << "planner inspect: " << b.status().message() << "\n";
-      return 2;
-    }
-    batch = *b;
-  }
+  graph::InferenceOptions inference;
+  if (!ParseInferenceFlags(*args, "planner inspect: ", &inference)) return 2;
   const std::string& path = args->positional()[0];
-  auto s = InspectModel(path, batch);
+  auto s = InspectModel(path, inference);
   if (!s.ok()) {
     std::cerr << "planner inspect: " << s.status().message() << "\n";
     return 1;

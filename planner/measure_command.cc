@@ -19,7 +19,7 @@ namespace {
 const CommandSpec kSpec{
     "measure",
     "MODEL DEVICES [--placement P] [--steps N] [--warmup W] [--trace OUT.json] [--batch N]\n"
-    "       [--optimizer sgd|momentum] [--json]",
+    "       [--input-shape NAME=D0,...] [--optimizer sgd|momentum] [--json]",
     "Runs training steps (forward, backward, update) of MODEL placed on the devices of\n"
     "DEVICES with the dataflow executor, and prints the step time (robust mean and\n"
     "min/median/max of the timed steps), each device's busy time and peak memory, and\n"
@@ -30,7 +30,8 @@ const CommandSpec kSpec{
      {"--steps", "N", "timed steps (default 10)"},
      {"--warmup", "W", "untimed steps before them (default 2)"},
      {"--trace", "OUT", "write the median step's timeline as Chrome trace JSON"},
-     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},
+     BatchFlag(),
+     InputShapeFlag(),
      {"--optimizer", "NAME", "sgd (default) or momentum"},
      {"--json", "", "print the figures as one JSON object"}}};
 
@@ -47,9 +48,9 @@ int MeasureCommand(int argc, char** argv) {
   const std::string& model_path = args->positional()[0];
   const std::string& devices_path = args->positional()[1];
   runtime::MeasureOptions options;
-  int64_t batch = 1;
+  graph::InferenceOptions inference;
   graph::TrainingOptions training_options;
-  if (!ParseTrainingFlags(*args, kName, &batch, &training_options)) return 2;
+  if (!ParseTrainingFlags(*args, kName, &inference, &training_options)) return 2;
   for (auto [flag, lo, target] :
        {std::tuple<const char*, int, int*>{"--steps", 1, &options.steps},
         std::tuple<const char*, int, int*>{"--warmup", 0, &options.warmup}}) {
@@ -58,7 +59,7 @@ int MeasureCommand(int argc, char** argv) {
     if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
     *target = static_cast<int>(*v);
   }
-  auto setup = LoadPlacedTraining(model_path, devices_path, args->Get("--placement"), batch,
+  auto setup = LoadPlacedTraining(model_path, devices_path, args->Get("--placement"), inference,
                                   training_options);
   if (!setup.ok()) return Fail(setup.status());
   const cluster::Cluster* cluster = &setup->cluster;

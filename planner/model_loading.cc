@@ -9,19 +9,54 @@
 
 namespace planner {
 
-graph::Result<LoadedModel> LoadModel(const std::string& path, int64_t batch) {
+FlagSpec BatchFlag() {
+  return {"--batch", "N", "size for an unknown leading input dimension (default 1)"};
+}
+
+FlagSpec InputShapeFlag() {
+  return {"--input-shape", "NAME=D0,D1,...",
+          "shape of input NAME, for inputs with unknown dimensions (repeatable)"};
+}
+
+graph::Result<LoadedModel> LoadModel(const std::string& path,
+                                     const graph::InferenceOptions& options) {
   GRAPH_ASSIGN_OR_RETURN(graph::Graph g, graph::ImportModel(path));
-  LoadedModel m{std::move(g), {}, {}};
-  m.options.batch = batch;
+  graph::Status st = graph::CheckInputShapes(g, options);
+  if (!st.ok()) return graph::Status(st.code(), path + ": " + st.message());
+  LoadedModel m{std::move(g), {}, options};
   m.report = graph::InferShapes(m.graph, m.options);
   return m;
 }
 
+graph::Status RequireStaticInputs(const LoadedModel& model, const std::string& path) {
+  graph::NodeId id = graph::FirstUnknownInput(model.graph);
+  if (id < 0) return graph::Status::Ok();
+  const graph::Node& n = model.graph.node(id);
+  const graph::Shape s = n.output_shapes.empty() ? graph::Shape() : n.output_shapes[0];
+  std::string example;
+  if (s.known_rank()) {
+    for (int d = 0; d < s.rank(); ++d) {
+      example += (d ? "," : "") + (s.dim(d) < 0 ? std::string("?") : std::to_string(s.dim(d)));
+    }
+  } else {
+    example = "D0,D1,...";
+  }
+  return graph::InvalidArgument((path.empty() ? "" : path + ": ") + "input '" + n.name +
+                                "' has shape " + s.ToString() +
+                                "; give its size with --input-shape " + n.name + "=" + example +
+                                (s.known_rank() ? ", each ? replaced by a size" : ""));
+}
+
 graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,
                                                  const std::string& devices_path,
-                                                 const std::string& placement_path, int64_t batch,
+                                                 const std::string& placement_path,
+                                                 const graph::InferenceOptions& inference,
                                                  const graph::TrainingOptions& options) {
-  GRAPH_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(model_path, batch));
+  GRAPH_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(model_path, inference));
+  if (graph::Status st = graph::CheckNoControlFlow(model.graph, "training"); !st.ok()) {
+    return graph::Status(st.code(), model_path + ": " + st.message());
+  }
+  GRAPH_RETURN_IF_ERROR(RequireStaticInputs(model, model_path));
   GRAPH_ASSIGN_OR_RETURN(cluster::Cluster c, cluster::LoadDevicesFile(devices_path));
   if (c.devices.empty()) return graph::InvalidArgument(devices_path + ": no devices");
   const graph::Graph& forward = model.graph;
@@ -48,16 +83,54 @@ graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args) {
   return std::optional<runtime::Profile>(std::move(p));
 }
 
-bool ParseTrainingFlags(const Args& args, const char* command_prefix, int64_t* batch,
-                        graph::TrainingOptions* options) {
+// "NAME=1,256,256,3" -> (NAME, [1,256,256,3]); the name may itself hold '='
+// (the last '=' separates).
+graph::Status ParseInputShape(const std::string& value,
+                              std::map<std::string, std::vector<int64_t>>* shapes) {
+  const size_t eq = value.rfind('=');
+  const std::string bad = "--input-shape '" + value + "' must be NAME=D0,D1,... with sizes >= 0";
+  if (eq == std::string::npos || eq == 0) return graph::InvalidArgument(bad);
+  std::vector<int64_t> dims;
+  size_t start = eq + 1;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    auto d = ParseIntInRange("--input-shape", value.substr(start, comma - start), 0, 1 << 30);
+    if (!d.ok()) return graph::InvalidArgument(bad);
+    dims.push_back(*d);
+    start = comma + 1;
+  }
+  if (eq + 1 == value.size()) dims.clear();  // "NAME=": a scalar
+  const std::string name = value.substr(0, eq);
+  if (!shapes->emplace(name, dims).second) {
+    return graph::InvalidArgument("--input-shape gives '" + name + "' twice");
+  }
+  return graph::Status::Ok();
+}
+
+bool ParseInferenceFlags(const Args& args, const char* command_prefix,
+                         graph::InferenceOptions* inference) {
   if (args.Has("--batch")) {
     auto v = ParseIntInRange("--batch", args.Get("--batch"), 1, 1 << 20);
     if (!v.ok()) {
       std::cerr << command_prefix << v.status().message() << "\n";
       return false;
     }
-    *batch = *v;
+    inference->batch = *v;
   }
+  for (const std::string& value : args.GetAll("--input-shape")) {
+    graph::Status st = ParseInputShape(value, &inference->input_shapes);
+    if (!st.ok()) {
+      std::cerr << command_prefix << st.message() << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ParseTrainingFlags(const Args& args, const char* command_prefix,
+                        graph::InferenceOptions* inference, graph::TrainingOptions* options) {
+  if (!ParseInferenceFlags(args, command_prefix, inference)) return false;
   options->optimizer = args.Get("--optimizer", "sgd");
   if (options->optimizer != "sgd" && options->optimizer != "momentum") {
     std::cerr << command_prefix << "--optimizer must be sgd or momentum, not '"
@@ -67,10 +140,14 @@ bool ParseTrainingFlags(const Args& args, const char* command_prefix, int64_t* b
   return true;
 }
 
-graph::Result<graph::GraphSummary> InspectModel(const std::string& path, int64_t batch) {
-  GRAPH_ASSIGN_OR_RETURN(LoadedModel m, LoadModel(path, batch));
+graph::Result<graph::GraphSummary> InspectModel(const std::string& path,
+                                                const graph::InferenceOptions& options) {
+  GRAPH_ASSIGN_OR_RETURN(LoadedModel m, LoadModel(path, options));
   graph::GraphSummary s = graph::Summarize(m.graph, m.report, m.options);
-  auto t = graph::PlanTrainingGraph(m.graph, {}, m.options);
+  graph::Status inputs = graph::CheckNoControlFlow(m.graph, "training");
+  if (inputs.ok()) inputs = RequireStaticInputs(m, "");
+  auto t = inputs.ok() ? graph::PlanTrainingGraph(m.graph, {}, m.options)
+                       : graph::Result<graph::TrainingPlan>(inputs);
   if (t.ok()) {
     const graph::TrainingCounts& c = t->counts;
     s.training = {true,

@@ -12,6 +12,7 @@
 #include "graph/status.h"
 #include "graph/summary.h"
 #include "graph/training.h"
+#include "planner/args.h"
 #include "runtime/profile.h"
 
 namespace planner {
@@ -22,7 +23,14 @@ struct LoadedModel {
   graph::InferenceOptions options;
 };
 
-graph::Result<LoadedModel> LoadModel(const std::string& path, int64_t batch);
+// Imports the model and infers its shapes with `options` (batch, input shapes,
+// which are checked against the model's inputs first).
+graph::Result<LoadedModel> LoadModel(const std::string& path,
+                                     const graph::InferenceOptions& options);
+
+// When an input still has unknown dimensions, the error that asks for
+// --input-shape, naming the input and its shape; Ok otherwise.
+graph::Status RequireStaticInputs(const LoadedModel& model, const std::string& path);
 
 // A model's training graph placed on a devices file: what measure, profile and
 // simulate start from. Without a placement file, every op is on the first device.
@@ -35,15 +43,24 @@ struct PlacedTraining {
 };
 graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,
                                                  const std::string& devices_path,
-                                                 const std::string& placement_path, int64_t batch,
+                                                 const std::string& placement_path,
+                                                 const graph::InferenceOptions& inference,
                                                  const graph::TrainingOptions& options);
 
-// The flags every command that builds a training graph shares: --batch N and
-// --optimizer sgd|momentum. On a bad value prints "<command_prefix><message>"
-// and returns false (a usage error).
-class Args;
-bool ParseTrainingFlags(const Args& args, const char* command_prefix, int64_t* batch,
-                        graph::TrainingOptions* options);
+// The flags that shape a model's inputs, for every command that takes a MODEL
+// (functions: the commands' specs are static objects built at start-up).
+FlagSpec BatchFlag();       // --batch N
+FlagSpec InputShapeFlag();  // --input-shape NAME=D0,D1,... (repeatable)
+
+// Reads --batch and --input-shape. On a bad value prints
+// "<command_prefix><message>" and returns false (a usage error).
+bool ParseInferenceFlags(const Args& args, const char* command_prefix,
+                         graph::InferenceOptions* inference);
+
+// The flags every command that builds a training graph shares: those of
+// ParseInferenceFlags and --optimizer sgd|momentum.
+bool ParseTrainingFlags(const Args& args, const char* command_prefix,
+                        graph::InferenceOptions* inference, graph::TrainingOptions* options);
 
 // The profile named by --profile, read from its file; nullopt without the flag.
 // An unreadable or malformed file is an error naming it.
@@ -51,6 +68,7 @@ graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args);
 
 // Everything `planner inspect` reports: the model's summary and the op counts of
 // its training graph (or why none could be built).
-graph::Result<graph::GraphSummary> InspectModel(const std::string& path, int64_t batch);
+graph::Result<graph::GraphSummary> InspectModel(const std::string& path,
+                                                const graph::InferenceOptions& options);
 
 }  // namespace planner

@@ -12,7 +12,8 @@ namespace planner {
 namespace {
 const CommandSpec kSpec{
     "profile",
-    "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--batch N] [--optimizer sgd|momentum]",
+    "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--batch N] [--optimizer sgd|momentum]\n"
+    "       [--input-shape NAME=D0,...]",
     "Measures, on each real device of DEVICES, the time of every distinct op signature (type,\n"
     "input shapes, attributes) of MODEL's training step, forward and gradient, and fits each\n"
     "link between real devices as latency + bytes/bandwidth. PROFILE is read first when it\n"
@@ -23,7 +24,8 @@ const CommandSpec kSpec{
     {{"-o", "PROFILE", "profile file to extend (required)"},
      {"--steps", "N", "timed steps per device (default 5)"},
      {"--warmup", "W", "untimed steps first (default 2)"},
-     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},
+     BatchFlag(),
+     InputShapeFlag(),
      {"--optimizer", "NAME", "sgd (default) or momentum"}}};
 
 constexpr char kName[] = "planner profile: ";
@@ -35,9 +37,9 @@ int ProfileCommand(int argc, char** argv) {
   if (!args) return exit_code;
   if (args->Get("-o").empty()) return std::cerr << kName << "-o PROFILE is required\n", 2;
   runtime::ProfileOptions options;
-  int64_t batch = 1;
+  graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (!ParseTrainingFlags(*args, kName, &batch, &training)) return 2;
+  if (!ParseTrainingFlags(*args, kName, &inference, &training)) return 2;
   for (auto [flag, lo, target] :
        {std::tuple<const char*, int, int*>{"--steps", 1, &options.steps},
         std::tuple<const char*, int, int*>{"--warmup", 0, &options.warmup}}) {
@@ -48,7 +50,7 @@ int ProfileCommand(int argc, char** argv) {
   }
   const std::string out = args->Get("-o");
   auto setup =
-      LoadPlacedTraining(args->positional()[0], args->positional()[1], "", batch, training);
+      LoadPlacedTraining(args->positional()[0], args->positional()[1], "", inference, training);
   if (!setup.ok()) return std::cerr << kName << setup.status().message() << "\n", 1;
   runtime::Profile profile;
   auto existing = runtime::ReadProfile(out);

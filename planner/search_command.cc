@@ -35,7 +35,7 @@ const CommandSpec kSpec{
     "MODEL DEVICES [-o PLACEMENT] [--reward sim|real] [--profile PROFILE] [--config CONFIG]\n"
     "       [--iterations N] [--budget DURATION] [--seed S] [--checkpoint CKPT] [--resume CKPT]\n"
     "       [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb] [--steps N]\n"
-    "       [--batch N] [--optimizer sgd|momentum]",
+    "       [--batch N] [--input-shape NAME=D0,...] [--optimizer sgd|momentum]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -63,7 +63,8 @@ const CommandSpec kSpec{
       "sim: hill-climb name scopes from the best after the search "
       "(default 60s; 0: off)"},
      {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
-     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},
+     BatchFlag(),
+     InputShapeFlag(),
      {"--optimizer", "NAME", "sgd (default) or momentum"}}};
 
 constexpr char kName[] = "planner search: ";
@@ -103,9 +104,9 @@ int SearchCommand(int argc, char** argv) {
   auto usage = [](const graph::Status& st) {
     return std::cerr << kName << st.message() << "\n", 2;
   };
-  int64_t batch = 1;
+  graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (!ParseTrainingFlags(*args, kName, &batch, &training)) return 2;
+  if (!ParseTrainingFlags(*args, kName, &inference, &training)) return 2;
   const std::string reward_name = args->Get("--reward", "sim");
   if (graph::Status st = CheckRewardName(reward_name); !st.ok()) return usage(st);
   std::optional<int64_t> iterations;
@@ -161,7 +162,7 @@ int SearchCommand(int argc, char** argv) {
   }
   const std::string model_path = args->positional()[0];
   const std::string devices_path = args->positional()[1];
-  auto setup = LoadPlacedTraining(model_path, devices_path, "", batch, training);
+  auto setup = LoadPlacedTraining(model_path, devices_path, "", inference, training);
   if (!setup.ok()) return Fail(setup.status());
   const graph::Graph& forward = setup->model.graph;
   const cluster::Cluster& c = setup->cluster;

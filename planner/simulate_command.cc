@@ -20,7 +20,7 @@ namespace {
 const CommandSpec kSpec{
     "simulate",
     "MODEL DEVICES [--placement P] [--profile PROFILE] [--check] [--trace OUT.json]\n"
-    "       [--batch N] [--optimizer sgd|momentum] [--steps N]",
+    "       [--batch N] [--input-shape NAME=D0,...] [--optimizer sgd|momentum] [--steps N]",
     "Predicts the training step of MODEL placed on DEVICES: step time, each device's busy\n"
     "time and peak memory, transfers, and out-of-memory. Op times come from PROFILE (planner\n"
     "profile) where it has them, else from a roofline estimate on the device's figures (the\n"
@@ -33,7 +33,8 @@ const CommandSpec kSpec{
      {"--check", "", "also measure on the real devices and print the error"},
      {"--trace", "OUT", "write the predicted timeline as Chrome trace JSON"},
      {"--steps", "N", "timed steps of --check (default 10)"},
-     {"--batch", "N", "size for an unknown leading placeholder dimension (default 1)"},
+     BatchFlag(),
+     InputShapeFlag(),
      {"--optimizer", "NAME", "sgd (default) or momentum"}}};
 
 constexpr char kName[] = "planner simulate: ";
@@ -45,9 +46,9 @@ int SimulateCommand(int argc, char** argv) {
   int exit_code = 0;
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
-  int64_t batch = 1;
+  graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (!ParseTrainingFlags(*args, kName, &batch, &training)) return 2;
+  if (!ParseTrainingFlags(*args, kName, &inference, &training)) return 2;
   runtime::MeasureOptions measure;
   if (args->Has("--steps")) {
     auto v = ParseIntInRange("--steps", args->Get("--steps"), 1, 1000000);
@@ -56,7 +57,7 @@ int SimulateCommand(int argc, char** argv) {
   }
   const std::string& model_path = args->positional()[0];
   auto setup = LoadPlacedTraining(model_path, args->positional()[1], args->Get("--placement"),
-                                  batch, training);
+                                  inference, training);
   if (!setup.ok()) return Fail(setup.status());
   auto profile = ProfileFlag(*args);
   if (!profile.ok()) return Fail(profile.status());

@@ -56,9 +56,12 @@ bool IsStateOp(const std::string& op);
 // Every other op: it runs a kernel on its device's worker, is timed and costs.
 bool RunsKernel(const std::string& op);
 
-// Each list ends with {nullptr, nullptr}.
+// Each list ends with {nullptr, nullptr}: kernels_forward.cc, kernels_grad.cc,
+// kernels_math.cc and kernels_array.cc.
 extern const KernelEntry kForwardKernels[];
 extern const KernelEntry kGradKernels[];
+extern const KernelEntry kMathKernels[];
+extern const KernelEntry kArrayKernels[];
 
 // Helpers shared by kernel files.
 at::ScalarType ToTorch(graph::DType t);  // kInvalid -> at::kFloat is never returned: asserts

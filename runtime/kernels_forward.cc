@@ -14,78 +14,16 @@
 #include <type_traits>
 #include <vector>
 
+#include "graph/fused_ops.h"
 #include "runtime/kernel.h"
+#include "runtime/kernel_util.h"
 #include "runtime/window.h"
 
 namespace runtime {
 namespace {
 
 using graph::Status;
-using Int64s = std::vector<int64_t>;
-
-std::string Str(at::IntArrayRef v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-Status Arity(const KernelContext& c, size_t n) {
-  if (c.inputs.size() == n) return Status::Ok();
-  return c.Error("expects " + std::to_string(n) + " inputs, got " +
-                 std::to_string(c.inputs.size()));
-}
-
-bool IsInt(const at::Tensor& t) { return at::isIntegralType(t.scalar_type(), false); }
-
-// The elements of integer input `i`, flattened.
-graph::Result<Int64s> Ints(const KernelContext& c, size_t i) {
-  const at::Tensor& t = c.inputs[i];
-  if (!IsInt(t)) return c.Error("input " + std::to_string(i) + " must be an integer tensor");
-  at::Tensor v = t.to(at::kCPU, at::kLong).contiguous();
-  return Int64s(v.data_ptr<int64_t>(), v.data_ptr<int64_t>() + v.numel());
-}
-
-// One integer from input `i` (a scalar or a one-element vector).
-graph::Result<int64_t> Int(const KernelContext& c, size_t i) {
-  GRAPH_ASSIGN_OR_RETURN(Int64s v, Ints(c, i));
-  if (v.size() != 1) return c.Error("input " + std::to_string(i) + " must hold one integer");
-  return v[0];
-}
-
-// Maps a TensorFlow axis in [-rank, rank) to [0, rank).
-Status Axis(const KernelContext& c, int64_t rank, int64_t* axis) {
-  if (*axis < -rank || *axis >= rank) {
-    return c.Error("axis " + std::to_string(*axis) + " out of range for rank " +
-                   std::to_string(rank));
-  }
-  if (*axis < 0) *axis += rank;
-  return Status::Ok();
-}
-
-Status SameShapes(const KernelContext& c, const std::vector<at::Tensor>& ts) {
-  for (const at::Tensor& t : ts) {
-    if (!t.sizes().equals(ts[0].sizes())) {
-      return c.Error("inputs differ in shape: " + Str(ts[0].sizes()) + " vs " + Str(t.sizes()));
-    }
-  }
-  return Status::Ok();
-}
-
 // ---- Elementwise ----
-
-template <at::Tensor (*F)(const at::Tensor&)>
-Status Unary(KernelContext& c) {
-  GRAPH_RETURN_IF_ERROR(Arity(c, 1));
-  c.outputs = {F(c.inputs[0])};
-  return Status::Ok();
-}
-
-template <at::Tensor (*F)(const at::Tensor&, const at::Tensor&)>
-Status Binary(KernelContext& c) {
-  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
-  c.outputs = {F(c.inputs[0], c.inputs[1])};
-  return Status::Ok();
-}
 
 at::Tensor Alias(const at::Tensor& x) { return x; }
 at::Tensor Copy(const at::Tensor& x) { return x.clone(); }
@@ -136,12 +74,6 @@ Status AddN(KernelContext& c) {
   for (size_t i = 2; i < c.inputs.size(); ++i) sum.add_(c.inputs[i]);
   c.outputs = {sum};
   return Status::Ok();
-}
-
-graph::Result<bool> IsNchw(const KernelContext& c) {
-  const std::string f = c.node.attr_string("data_format", "NHWC");
-  if (f != "NHWC" && f != "NCHW") return c.Error("unsupported data_format '" + f + "'");
-  return f == "NCHW";
 }
 
 Status BiasAdd(KernelContext& c) {
@@ -198,6 +130,41 @@ Status FusedBatchNorm(KernelContext& c) {
   return Status::Ok();
 }
 
+// The activation a fused contraction applies to its product plus bias, `z`, in
+// the graph's layout (graph/fused_ops.h). Prelu's alpha broadcasts against z.
+at::Tensor Activate(const graph::FusedOps& f, const at::Tensor& z, const at::Tensor& alpha) {
+  using A = graph::FusedActivation;
+  switch (f.activation) {
+    case A::kNone:
+      return z;
+    case A::kRelu:
+      return at::relu(z);
+    case A::kRelu6:
+      return at::clamp(z, 0, 6);
+    case A::kElu:
+      return at::elu(z);
+    case A::kLeakyRelu:
+      return at::leaky_relu(z, f.leakyrelu_alpha);
+    case A::kSigmoid:
+      return at::sigmoid(z);
+    case A::kTanh:
+      return at::tanh(z);
+    case A::kGeluApproximate:
+      return at::gelu(z, "tanh");
+    case A::kGeluExact:
+      return at::gelu(z, "none");
+    case A::kPrelu:
+      return at::where(z > 0, z, z * alpha);
+  }
+  return z;
+}
+
+graph::Result<graph::FusedOps> ReadFusedOps(const KernelContext& c) {
+  auto f = graph::ParseFusedOps(c.node);
+  if (!f.ok()) return graph::Status(f.status().code(), f.status().message());
+  return f;
+}
+
 // ---- Matrix products ----
 
 Status MatMul(KernelContext& c) {
@@ -208,6 +175,22 @@ Status MatMul(KernelContext& c) {
   if (c.node.attr_bool("transpose_b", false)) b = b.t();
   if (a.size(1) != b.size(0)) return c.Error("shapes " + Str(a.sizes()) + " and " + Str(b.sizes()));
   c.outputs = {at::mm(a, b)};
+  return Status::Ok();
+}
+
+// _FusedMatMul(a, b, bias[, alpha]): MatMul, BiasAdd, then the fused activation.
+Status FusedMatMul(KernelContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(graph::FusedOps ops, ReadFusedOps(c));
+  GRAPH_RETURN_IF_ERROR(Arity(c, 3 + (ops.alpha_input >= 0)));
+  KernelContext product{c.node, {c.inputs[0], c.inputs[1]}, {}};
+  GRAPH_RETURN_IF_ERROR(MatMul(product));
+  const at::Tensor& bias = c.inputs[ops.bias_input];
+  const at::Tensor& y = product.outputs[0];
+  if (bias.dim() != 1 || bias.size(0) != y.size(1)) {
+    return c.Error("bias " + Str(bias.sizes()) + " does not match the product " + Str(y.sizes()));
+  }
+  c.outputs = {
+      Activate(ops, y + bias, ops.alpha_input >= 0 ? c.inputs[ops.alpha_input] : at::Tensor())};
   return Status::Ok();
 }
 
@@ -226,24 +209,15 @@ Status BatchMatMulV2(KernelContext& c) {
 
 // ---- Convolution and pooling ----
 
-// _FusedConv2D and FusedDepthwiseConv2dNative: BiasAdd, then optionally Relu or Relu6.
-Status FusedActivation(const KernelContext& c, std::string* activation) {
-  const graph::AttrValue* a = c.node.attr("fused_ops");
-  const graph::AttrList* l = a ? a->get<graph::AttrList>() : nullptr;
-  if (l == nullptr || l->s.empty() || l->s.size() > 2 || l->s[0] != "BiasAdd" ||
-      (l->s.size() == 2 && l->s[1] != "Relu" && l->s[1] != "Relu6") ||
-      c.node.attr_int("num_args", 1) != 1) {
-    return c.Error("supported fused_ops are BiasAdd, optionally then Relu or Relu6, num_args 1");
-  }
-  *activation = l->s.size() == 2 ? l->s[1] : "";
-  return Status::Ok();
-}
-
 // Conv2D, DepthwiseConv2dNative and their fused forms.
 template <bool kDepthwise>
 Status Conv(KernelContext& c) {
   const bool fused = c.node.op != "Conv2D" && c.node.op != "DepthwiseConv2dNative";
-  GRAPH_RETURN_IF_ERROR(Arity(c, fused ? 3 : 2));
+  graph::FusedOps ops;
+  if (fused) {
+    GRAPH_ASSIGN_OR_RETURN(ops, ReadFusedOps(c));
+  }
+  GRAPH_RETURN_IF_ERROR(Arity(c, fused ? 3 + (ops.alpha_input >= 0) : 2));
   GRAPH_ASSIGN_OR_RETURN(bool nchw, IsNchw(c));
   const at::Tensor& f = c.inputs[1];
   if (c.inputs[0].dim() != 4 || f.dim() != 4) return c.Error("input and filter must be 4-D");
@@ -268,18 +242,26 @@ Status Conv(KernelContext& c) {
   const Pair in = {x.size(2), x.size(3)}, size = {f.size(0), f.size(1)};
   GRAPH_ASSIGN_OR_RETURN(Window w, ReadWindow(c, nchw, in, size));
   c10::optional<at::Tensor> bias;
-  std::string activation;
   if (fused) {
-    GRAPH_RETURN_IF_ERROR(FusedActivation(c, &activation));
-    bias = c.inputs[2];
+    bias = c.inputs[ops.bias_input];
     if (bias->dim() != 1 || bias->size(0) != weight.size(0)) return c.Error("bias size mismatch");
   }
   Pair pad;
-  at::Tensor y = at::convolution(PadAsymmetric(x, w, 0, &pad), weight, bias, w.stride, pad,
-                                 w.dilation, false, {0, 0}, groups);
-  if (activation == "Relu") y.relu_();
-  if (activation == "Relu6") y.clamp_(0, 6);
-  c.outputs = {nchw ? y : NchwToNhwc(y)};
+  at::Tensor xin = PadAsymmetric(x, w, 0, &pad);
+  Pair stride = w.stride;
+  if (size == Pair{1, 1} && (stride[0] > 1 || stride[1] > 1)) {
+    // A strided 1x1 filter reads every stride-th pixel: convolve those at stride
+    // 1. Cheaper, and autograd's gradient of it avoids oneDNN's crashing strided
+    // 1x1 filter gradient (see kernels_grad.cc).
+    xin = at::constant_pad_nd(xin, {pad[1], pad[1], pad[0], pad[0]}, 0)
+              .slice(2, 0, (w.out[0] - 1) * stride[0] + 1, stride[0])
+              .slice(3, 0, (w.out[1] - 1) * stride[1] + 1, stride[1]);
+    pad = {0, 0};
+    stride = {1, 1};
+  }
+  at::Tensor y = at::convolution(xin, weight, bias, stride, pad, w.dilation, false, {0, 0}, groups);
+  if (!nchw) y = NchwToNhwc(y);
+  c.outputs = {Activate(ops, y, ops.alpha_input >= 0 ? c.inputs[ops.alpha_input] : at::Tensor())};
   return Status::Ok();
 }
 
@@ -372,8 +354,20 @@ Status Reduce(KernelContext& c) {
     return Status::Ok();
   }
   const bool keep = c.node.attr_bool("keep_dims", false);
-  if (c.node.op == "Max") {
-    c.outputs = {at::amax(x, dims, keep)};
+  const std::string& op = c.node.op;
+  if (op == "Max" || op == "Min") {
+    c.outputs = {op == "Max" ? at::amax(x, dims, keep) : at::amin(x, dims, keep)};
+  } else if (op == "All" || op == "Any") {
+    at::Tensor r = x;
+    std::sort(dims.rbegin(), dims.rend());
+    for (int64_t d : dims) r = op == "All" ? at::all(r, d, keep) : at::any(r, d, keep);
+    c.outputs = {r};
+  } else if (op == "Prod") {
+    // One dimension at a time (at::prod takes one); in the input type, as TF.
+    at::Tensor r = x;
+    std::sort(dims.rbegin(), dims.rend());
+    for (int64_t d : dims) r = at::prod(r, d, keep, x.scalar_type());
+    c.outputs = {r};
   } else if (c.node.op == "Mean" && !IsInt(x)) {
     c.outputs = {at::mean(x, dims, keep)};
   } else {
@@ -701,16 +695,9 @@ Status GatherNd(KernelContext& c) {
   const at::Tensor index = indices.to(at::kLong).reshape({num, k});
   // Row-major position among the first k dimensions; TF rejects out-of-range
   // indices on CPU.
-  at::Tensor linear = at::zeros({num}, index.options());
-  at::Tensor bad = at::zeros({num}, index.options().dtype(at::kBool));
+  GRAPH_ASSIGN_OR_RETURN(at::Tensor linear, RowMajorIndex(c, index, params.sizes()));
   int64_t rows = 1;
-  for (int64_t j = 0; j < k; ++j) {
-    const at::Tensor col = index.select(1, j);
-    bad = bad | (col < 0) | (col >= params.size(j));
-    linear = linear * params.size(j) + col;
-    rows *= params.size(j);
-  }
-  if (bad.any().item<bool>()) return c.Error("an index is out of range for " + Str(params.sizes()));
+  for (int64_t j = 0; j < k; ++j) rows *= params.size(j);
   Int64s flat = {rows}, shape = indices.sizes().vec();
   flat.insert(flat.end(), params.sizes().begin() + k, params.sizes().end());
   shape.pop_back();
@@ -900,6 +887,7 @@ const KernelEntry kForwardKernels[] = {
     {"FusedBatchNormV2", FusedBatchNorm},
     {"FusedBatchNormV3", FusedBatchNorm},
     {"MatMul", MatMul},
+    {"_FusedMatMul", FusedMatMul},
     {"BatchMatMulV2", BatchMatMulV2},
     {"BatchMatMulV3", BatchMatMulV2},
     {"Conv2D", Conv<false>},
@@ -912,6 +900,10 @@ const KernelEntry kForwardKernels[] = {
     {"Mean", Reduce},
     {"Sum", Reduce},
     {"Max", Reduce},
+    {"Min", Reduce},
+    {"Prod", Reduce},
+    {"All", Reduce},
+    {"Any", Reduce},
     {"ArgMax", ArgMax},
     {"Reshape", Reshape},
     {"Squeeze", Squeeze},

@@ -10,6 +10,7 @@
 #include <ATen/core/grad_mode.h>
 
 #include "runtime/kernel.h"
+#include "runtime/kernel_util.h"
 #include "runtime/window.h"
 
 namespace runtime {
@@ -18,7 +19,7 @@ namespace {
 
 using graph::Status;
 
-std::vector<int64_t> Ints(const at::Tensor& t) {
+std::vector<int64_t> Values(const at::Tensor& t) {
   at::Tensor c = t.to(at::kLong).contiguous();
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
@@ -36,16 +37,29 @@ Status ConvBackprop(KernelContext& c, bool want_input, const std::vector<int64_t
   std::vector<int64_t> padded = x_nchw_sizes;
   padded[2] += win.before[0] + win.after[0];
   padded[3] += win.before[1] + win.after[1];
+  // A 1x1 filter with a stride reads every stride-th pixel: its filter gradient
+  // is that of a stride-1 convolution of those pixels. oneDNN's strided 1x1
+  // filter gradient on channels-last tensors crashes (SIGSEGV in libdnnl 2.7 for
+  // a 60x60x8 input, stride 2), and the subsampled form is cheaper anyway.
+  const bool subsample =
+      !want_input && w.size(2) == 1 && w.size(3) == 1 && (win.stride[0] > 1 || win.stride[1] > 1);
   at::Tensor xin = x;
-  if (!want_input && !symmetric) {
+  if (!want_input && (!symmetric || subsample)) {
     xin = at::constant_pad_nd(x, {win.before[1], win.after[1], win.before[0], win.after[0]});
   }
   if (want_input) xin = at::empty(symmetric ? x_nchw_sizes : padded, dy.options());
-  std::vector<int64_t> pad =
-      symmetric ? std::vector<int64_t>{win.before[0], win.before[1]} : std::vector<int64_t>{0, 0};
-  auto grads = at::convolution_backward(dy, xin, w, c10::nullopt, {win.stride[0], win.stride[1]},
-                                        pad, {win.dilation[0], win.dilation[1]}, false, {0, 0},
-                                        groups, {want_input, !want_input, false});
+  std::vector<int64_t> pad = symmetric && !subsample
+                                 ? std::vector<int64_t>{win.before[0], win.before[1]}
+                                 : std::vector<int64_t>{0, 0};
+  std::vector<int64_t> stride = {win.stride[0], win.stride[1]};
+  if (subsample) {
+    xin = xin.slice(2, 0, (dy.size(2) - 1) * stride[0] + 1, stride[0])
+              .slice(3, 0, (dy.size(3) - 1) * stride[1] + 1, stride[1]);
+    stride = {1, 1};
+  }
+  auto grads = at::convolution_backward(dy, xin, w, c10::nullopt, stride, pad,
+                                        {win.dilation[0], win.dilation[1]}, false, {0, 0}, groups,
+                                        {want_input, !want_input, false});
   if (want_input) {
     at::Tensor gi = std::get<0>(grads);
     if (!symmetric) {
@@ -68,7 +82,7 @@ std::vector<int64_t> SizesToNchw(const graph::Node& n, std::vector<int64_t> s) {
 
 // Conv2DBackpropFilter(input, filter_sizes, out_backprop)
 Status Conv2DBackpropFilter(KernelContext& c) {
-  std::vector<int64_t> fs = Ints(c.inputs[1]);
+  std::vector<int64_t> fs = Values(c.inputs[1]);
   if (fs.size() != 4) return c.Error("filter_sizes must have 4 entries");
   const at::Tensor& x = c.inputs[0];
   at::Tensor w = at::empty({fs[3], fs[2], fs[0], fs[1]}, x.options());
@@ -87,7 +101,7 @@ at::Tensor DepthwiseToOihw(const at::Tensor& f) {
 }
 
 Status DepthwiseBackpropInput(KernelContext& c) {
-  std::vector<int64_t> sizes = Ints(c.inputs[0]);
+  std::vector<int64_t> sizes = Values(c.inputs[0]);
   if (sizes.size() != 4) return c.Error("input_sizes must have 4 entries");
   const at::Tensor& f = c.inputs[1];
   at::Tensor gi;
@@ -99,7 +113,7 @@ Status DepthwiseBackpropInput(KernelContext& c) {
 }
 
 Status DepthwiseBackpropFilter(KernelContext& c) {
-  std::vector<int64_t> fs = Ints(c.inputs[1]);
+  std::vector<int64_t> fs = Values(c.inputs[1]);
   if (fs.size() != 4) return c.Error("filter_sizes must have 4 entries");
   const at::Tensor& x = c.inputs[0];
   at::Tensor w = at::empty({fs[2] * fs[3], 1, fs[0], fs[1]}, x.options());
@@ -169,32 +183,6 @@ Status RsqrtGrad(KernelContext& c) {  // (y, dy)
   const at::Tensor& y = c.inputs[0];
   c.outputs = {c.inputs[1] * -0.5 * y * y * y};
   return Status::Ok();
-}
-
-// The vector-Jacobian product of forward op `op` with respect to its input
-// `wrt`: `inputs` are the forward op's inputs (the one at `wrt` gives only the
-// shape and type when the op is linear in it) and `dy` the output gradient.
-Status Vjp(KernelContext& c, const char* op, const graph::Node& forward_node,
-           std::vector<at::Tensor> inputs, int wrt, const at::Tensor& dy) {
-  const KernelFn* fn = FindKernel(op);
-  if (!fn) return c.Error(std::string("no forward kernel for ") + op);
-  at::AutoGradMode enable(true);
-  inputs[wrt] = inputs[wrt].detach().clone().requires_grad_(true);
-  KernelContext fwd{forward_node, inputs, {}};
-  GRAPH_RETURN_IF_ERROR((*fn)(fwd));
-  fwd.outputs[0].backward(dy);
-  c.outputs = {inputs[wrt].grad()};
-  return Status::Ok();
-}
-
-// A node identical to `n` but of type `op`: the forward op whose VJP a gradient
-// op is, with the same attributes.
-graph::Node AsForward(const graph::Node& n, const char* op) {
-  graph::Node f;
-  f.name = n.name;
-  f.op = op;
-  f.attrs = n.attrs;
-  return f;
 }
 
 Status MaxPoolGrad(KernelContext& c) {  // (orig_input, orig_output, grad)
@@ -277,7 +265,7 @@ Status MaxPoolGradWithIndices(KernelContext& c) {  // (orig_input, grad, indices
 }
 
 Status AvgPoolGrad(KernelContext& c) {  // (orig_input_shape, grad)
-  std::vector<int64_t> shape = Ints(c.inputs[0]);
+  std::vector<int64_t> shape = Values(c.inputs[0]);
   graph::Node f = AsForward(c.node, "AvgPool");
   return Vjp(c, "AvgPool", f, {at::zeros(shape, c.inputs[1].options())}, 0, c.inputs[1]);
 }
@@ -291,18 +279,39 @@ Status ResizeBilinearGrad(KernelContext& c) {  // (grads, original_image)
 }
 
 Status StridedSliceGrad(KernelContext& c) {  // (shape, begin, end, strides, dy)
-  std::vector<int64_t> shape = Ints(c.inputs[0]);
+  std::vector<int64_t> shape = Values(c.inputs[0]);
   graph::Node f = AsForward(c.node, "StridedSlice");
   return Vjp(c, "StridedSlice", f,
              {at::zeros(shape, c.inputs[4].options()), c.inputs[1], c.inputs[2], c.inputs[3]}, 0,
              c.inputs[4]);
 }
 
-Status ScatterNd(KernelContext& c) {  // (indices, updates, shape): the VJP of GatherNd
-  std::vector<int64_t> shape = Ints(c.inputs[2]);
-  graph::Node f = AsForward(c.node, "GatherNd");
-  return Vjp(c, "GatherNd", f, {at::zeros(shape, c.inputs[1].options()), c.inputs[0]}, 0,
-             c.inputs[1]);
+// ScatterNd(indices, updates, shape): the updates summed into a zero tensor at
+// their indices (duplicates add up), as TensorFlow; written directly, not as
+// GatherNd's VJP, so that autograd runs through it when it is a forward op.
+Status ScatterNd(KernelContext& c) {
+  if (c.inputs.size() != 3) return c.Error("expects indices, updates and shape");
+  const at::Tensor &indices = c.inputs[0], &updates = c.inputs[1];
+  std::vector<int64_t> shape = Values(c.inputs[2]);
+  if (!at::isIntegralType(indices.scalar_type(), false) || indices.dim() < 1 ||
+      indices.size(-1) > static_cast<int64_t>(shape.size())) {
+    return c.Error("indices must be integers [..., k] with k <= the output's rank");
+  }
+  const int64_t k = indices.size(-1);
+  const at::Tensor index = indices.to(at::kLong).reshape({-1, k});
+  const int64_t num = index.size(0);
+  GRAPH_ASSIGN_OR_RETURN(at::Tensor linear, RowMajorIndex(c, index, shape));
+  int64_t rows = 1;
+  for (int64_t j = 0; j < k; ++j) rows *= shape[j];
+  int64_t slice = 1;
+  for (size_t j = k; j < shape.size(); ++j) slice *= shape[j];
+  if (updates.numel() != num * slice) {
+    return c.Error("updates must hold one slice of the output per index");
+  }
+  at::Tensor out = at::zeros({rows, slice}, updates.options())
+                       .index_add(0, linear, updates.reshape({num, slice}));
+  c.outputs = {out.reshape(shape)};
+  return Status::Ok();
 }
 
 // Updates change the variable in place: parameters keep their storage across steps.

@@ -35,6 +35,7 @@ graph::Result<at::Tensor> ToAten(const graph::Tensor& t) {
 }
 
 graph::Result<ReferenceExecutor> ReferenceExecutor::Create(const graph::Graph& g) {
+  GRAPH_RETURN_IF_ERROR(graph::CheckNoControlFlow(g, "execution"));
   std::map<std::string, int> missing;
   for (const graph::Node& n : g.nodes()) {
     if (!IsSource(n.op) && !FindKernel(n.op)) ++missing[n.op];

@@ -69,6 +69,7 @@ double Roofline(const graph::OpCost& c, const Rates& r) {
 
 graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster::Cluster& c,
                                            const Profile* profile) {
+  GRAPH_RETURN_IF_ERROR(graph::CheckNoControlFlow(g, "simulation"));
   Simulator s;
   s.g_ = RewriteForExecution(g);
   s.cluster_ = c;

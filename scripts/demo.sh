@@ -8,7 +8,7 @@
 # pictures, placed GraphDefs) go to out/. MODEL and DEVICES may be given as arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MODEL=${1:-../shared/models/tfjs/movenet-lightning.json}
+MODEL=${1:-models/tfjs/movenet-lightning.json}
 DEVICES=${2:-configs/local-2cpu.yaml}
 bash scripts/setup.sh
 bash scripts/build.sh

@@ -257,6 +257,70 @@ TEST(ShapeInferenceTest, UnpackRangeFillAndExpandDims) {
   EXPECT_EQ(OutShape(g, "e"), Shape({1, 3, 5}));
 }
 
+TEST(ShapeInferenceTest, EinsumSparseToDenseAndSpaceToBatchShapes) {
+  Graph g = Inferred(
+      Placeholder("a", {2, 3}) + Placeholder("b", {5, 3, 4}) + Placeholder("img", {2, 5, 6, 3}) +
+      IntConst("block", {2, 2}) + Paddings("pads", {1, 0, 0, 2}, "DT_INT32") +
+      IntConst("idx", {0, 2}) + IntConst("shape", {4}) + IntConst("vals", {7, 9}) +
+      IntConst("dflt", {1}, true) +
+      "node { name: 'e' op: 'Einsum' input: 'a' input: 'b' attr { key: 'equation' value { s: "
+      "'ij,kjl->kil' } } attr { key: 'T' value { type: DT_FLOAT } } }"
+      "node { name: 'e2' op: 'Einsum' input: 'a' attr { key: 'equation' value { s: 'ij' } } }"
+      "node { name: 'sd' op: 'SparseToDense' input: 'idx' input: 'shape' input: 'vals' "
+      "input: 'dflt' }"
+      "node { name: 's2b' op: 'SpaceToBatchND' input: 'img' input: 'block' input: 'pads' }"
+      "node { name: 'b2s' op: 'BatchToSpaceND' input: 's2b' input: 'block' input: 'pads' }");
+  EXPECT_EQ(OutShape(g, "e"), Shape({5, 2, 4}));
+  EXPECT_EQ(OutShape(g, "e2"), Shape({2, 3}));  // implicit output: subscripts in order
+  EXPECT_EQ(OutShape(g, "sd"), Shape({4}));
+  EXPECT_EQ(OutShape(g, "s2b"), Shape({8, 3, 4, 3}));
+  EXPECT_EQ(OutShape(g, "b2s"), Shape({2, 5, 6, 3}));
+  // Integer SparseToDense results are evaluated: converters build shapes this way.
+  const Node& sd = g.node(g.Find("sd"));
+  ASSERT_TRUE(sd.output_values[0].valid());
+  EXPECT_EQ(sd.output_values[0].ToInt64s(), (std::vector<int64_t>{7, 1, 9, 1}));
+}
+
+TEST(ShapeInferenceTest, FloatRangeFromACastShapeIsStatic) {
+  // movenet-multipose's grid: Range(0.0, float(height), 1.0).
+  Graph g = Inferred(
+      Placeholder("x", {1, 6, 4}) +
+      "node { name: 's' op: 'Shape' input: 'x' attr { key: 'out_type' value { type: DT_INT32 } } "
+      "}" +
+      IntConst("one", {1}) + IntConst("two", {2}) +
+      "node { name: 'h' op: 'StridedSlice' input: 's' input: 'one' input: 'two' input: 'one' "
+      "attr { key: 'shrink_axis_mask' value { i: 1 } } }"
+      "node { name: 'hf' op: 'Cast' input: 'h' attr { key: 'SrcT' value { type: DT_INT32 } } "
+      "attr { key: 'DstT' value { type: DT_FLOAT } } }"
+      "node { name: 'zero' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: "
+      "'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0 } } } }"
+      "node { name: 'step' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: "
+      "'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }"
+      "node { name: 'r' op: 'Range' input: 'zero' input: 'hf' input: 'step' "
+      "attr { key: 'Tidx' value { type: DT_FLOAT } } }");
+  EXPECT_EQ(OutShape(g, "r"), Shape({6}));
+}
+
+TEST(ShapeInferenceTest, InputShapesReplaceDeclaredOnesAndAreChecked) {
+  const std::string text = Placeholder("img", {1, -1, -1, 3});
+  InferenceOptions opts;
+  opts.input_shapes["img"] = {1, 8, 6, 3};
+  Graph g = Inferred(text, nullptr, opts);
+  EXPECT_EQ(OutShape(g, "img"), Shape({1, 8, 6, 3}));
+  EXPECT_EQ(FirstUnknownInput(g), -1);
+  EXPECT_TRUE(CheckInputShapes(g, opts).ok());
+  Graph open = Inferred(text);
+  EXPECT_EQ(FirstUnknownInput(open), open.Find("img"));
+
+  InferenceOptions bad;
+  bad.input_shapes["img"] = {1, 8, 6};
+  EXPECT_EQ(CheckInputShapes(g, bad).message(),
+            "--input-shape img=[1,8,6] does not fit its declared shape [1,?,?,3]");
+  bad.input_shapes = {{"image", {1, 8, 6, 3}}};
+  EXPECT_EQ(CheckInputShapes(g, bad).message(),
+            "--input-shape names 'image', which is not an input (inputs: img)");
+}
+
 }  // namespace
 }  // namespace graph
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,11 +14,18 @@
 
 namespace graph::testing {
 
+// The repository's model folder (models/tfjs): TF.js graph models that all train.
 inline std::string ModelsDir() { return PLANNER_MODELS_DIR; }
 
+// Every model in that folder (NAME.json), sorted: tests over "every model" read
+// the folder, so a model added to it is tested without a list to keep in step.
 inline std::vector<std::string> ModelNames() {
-  return {"blazeface",     "emotion",           "facemesh-detection-short",
-          "mobilefacenet", "movenet-lightning", "selfie"};
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(ModelsDir())) {
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 inline std::string ModelJson(const std::string& name) { return ModelsDir() + "/" + name + ".json"; }

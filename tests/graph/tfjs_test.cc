@@ -189,5 +189,76 @@ TEST(TfjsTest, UnknownWeightDtypeIsAnError) {
   EXPECT_NE(g.status().message().find("unknown dtype 'float99'"), std::string::npos);
 }
 
+// A model of one Const 'c' declared with `declared` (TensorFlow's enum name) and
+// `shape` dims, whose manifest entry is `weight_spec`.
+std::string OneConstModel(const std::string& declared, const std::string& weight_spec) {
+  return R"({"format":"graph-model","modelTopology":{"node":[
+    {"name":"c","op":"Const","attr":{"dtype":{"type":")" +
+         declared + R"("},
+      "value":{"tensor":{"dtype":")" +
+         declared + R"(","tensorShape":{"dim":[{"size":"3"}]}}}}}]},
+    "weightsManifest":[{"paths":["weights.bin"],"weights":[)" +
+         weight_spec + "]}]}";
+}
+
+TEST(TfjsTest, Int64ConstStoredAsInt32IsWidenedBack) {
+  // tfjs-converter writes int64 tensors as int32 and keeps DT_INT64 in the graph.
+  TfjsDir d("int64");
+  int32_t v[3] = {-7, 0, 123456};
+  auto g =
+      ImportModel(d.Write(OneConstModel("DT_INT64", R"({"name":"c","shape":[3],"dtype":"int32"})"),
+                          std::string(reinterpret_cast<char*>(v), 12)));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Tensor& t = ConstValue(*g, "c");
+  EXPECT_EQ(t.dtype(), DType::kInt64);
+  EXPECT_EQ(t.ToInt64s(), (std::vector<int64_t>{-7, 0, 123456}));
+}
+
+TEST(TfjsTest, DoubleAndHalfConstsStoredAsFloat32GetTheirDeclaredType) {
+  float v[3] = {1.5f, -2.0f, 0.25f};
+  for (const char* declared : {"DT_DOUBLE", "DT_HALF"}) {
+    TfjsDir d(declared);
+    auto g = ImportModel(
+        d.Write(OneConstModel(declared, R"({"name":"c","shape":[3],"dtype":"float32"})"),
+                std::string(reinterpret_cast<char*>(v), 12)));
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    const Tensor& t = ConstValue(*g, "c");
+    EXPECT_EQ(t.dtype(), std::string(declared) == "DT_DOUBLE" ? DType::kDouble : DType::kHalf);
+    EXPECT_EQ(t.ToDoubles(), (std::vector<double>{1.5, -2.0, 0.25})) << declared;
+  }
+}
+
+TEST(TfjsTest, BoolAndStringWeightsFollowTheConvertersEncoding) {
+  // bool: one byte per element; string: a little-endian uint32 length, then the bytes.
+  TfjsDir d("bool");
+  auto g =
+      ImportModel(d.Write(OneConstModel("DT_BOOL", R"({"name":"c","shape":[3],"dtype":"bool"})"),
+                          std::string("\1\0\1", 3)));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(ConstValue(*g, "c").ToInt64s(), (std::vector<int64_t>{1, 0, 1}));
+
+  TfjsDir s("string");
+  std::string bin;
+  for (std::string v : {"ab", "", "xyz"}) {
+    uint32_t n = static_cast<uint32_t>(v.size());
+    bin += std::string(reinterpret_cast<char*>(&n), 4) + v;
+  }
+  auto gs = ImportModel(
+      s.Write(OneConstModel("DT_STRING", R"({"name":"c","shape":[3],"dtype":"string"})"), bin));
+  ASSERT_TRUE(gs.ok()) << gs.status().message();
+  EXPECT_EQ(ConstValue(*gs, "c").strings(), (std::vector<std::string>{"ab", "", "xyz"}));
+}
+
+TEST(TfjsTest, WeightOfAnotherTypeThanDeclaredIsAnErrorNamingBoth) {
+  TfjsDir d("type_mismatch");
+  auto g = ImportModel(
+      d.Write(OneConstModel("DT_INT32", R"({"name":"c","shape":[3],"dtype":"float32"})"),
+              std::string(12, 0)));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("Const 'c' declares int32 but its weight is float32"),
+            std::string::npos)
+      << g.status().message();
+}
+
 }  // namespace
 }  // namespace graph

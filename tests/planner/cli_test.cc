@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "graph/file_util.h"
+#include "tests/graph/test_util.h"
 #include "tests/planner/cli_util.h"
 #include "tests/scratch_dir.h"
 
@@ -16,16 +17,75 @@ namespace {
 
 using namespace planner::testing;
 
-TEST(PlannerCliTest, InspectShowsFullStaticShapesForEverySharedModel) {
-  for (const char* m : {"blazeface", "emotion", "facemesh-detection-short", "mobilefacenet",
-                        "movenet-lightning", "selfie"}) {
+TEST(PlannerCliTest, InspectShowsFullStaticShapesAndATrainingGraphForEveryModel) {
+  for (const std::string& m : graph::testing::ModelNames()) {
     RunResult r = Planner("inspect --json " + Model(m));
     ASSERT_EQ(r.code, 0) << m << ": " << r.err;
     EXPECT_NE(r.out.find("\"unsupported_ops\":[]"), std::string::npos) << m;
     EXPECT_NE(r.out.find("\"unknown_shape_nodes\":[]"), std::string::npos) << m;
     EXPECT_NE(r.out.find("\"unknown_cost_nodes\":[]"), std::string::npos) << m;
     EXPECT_NE(r.out.find("\"shape_problems\":[]"), std::string::npos) << m;
+    EXPECT_NE(r.out.find("\"training\":{\"built\":true"), std::string::npos) << m << ": " << r.out;
   }
+}
+
+TEST(PlannerCliTest, InspectSaysWhyAModelWithALoopCannotTrain) {
+  RunResult r = Planner("inspect " + std::string(PLANNER_CONTROL_FLOW_DIR) + "/faceboxes.json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("training graph   not built: node 'nms/map/while/Enter_1' is TensorFlow "
+                       "control flow (Enter): graphs with loops or conditionals are not supported "
+                       "for training\n"),
+            std::string::npos)
+      << r.out;
+}
+
+// A text GraphDef whose image input has unknown height and width.
+std::string FreeSizeModel() {
+  std::string path =
+      planner_test::ScratchDir() + "/free_size_" + std::to_string(::getpid()) + ".pbtxt";
+  std::ofstream(path) << R"(
+node { name: 'image' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } }
+  attr { key: 'shape' value { shape { dim { size: 1 } dim { size: -1 } dim { size: -1 }
+  dim { size: 3 } } } } }
+node { name: 'w' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value'
+  value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } dim { size: 3 } dim { size: 3 }
+  dim { size: 4 } } float_val: 0.1 } } } }
+node { name: 'conv' op: 'Conv2D' input: 'image' input: 'w' attr { key: 'T' value { type: DT_FLOAT } }
+  attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } }
+  attr { key: 'padding' value { s: 'SAME' } } }
+)";
+  return path;
+}
+
+TEST(PlannerCliTest, InputShapeGivesTheSizesAnInputLeavesOpen) {
+  const std::string model = FreeSizeModel(), devices = Config("local-2cpu");
+  RunResult asks = Planner("measure --steps 1 --warmup 0 " + model + " " + devices);
+  EXPECT_EQ(asks.code, 1);
+  EXPECT_EQ(asks.err, "planner measure: " + model +
+                          ": input 'image' has shape [1,?,?,3]; give its size with --input-shape "
+                          "image=1,?,?,3, each ? replaced by a size\n");
+  RunResult inspect = Planner("inspect --input-shape image=1,16,12,3 " + model);
+  ASSERT_EQ(inspect.code, 0) << inspect.err;
+  EXPECT_NE(inspect.out.find("image  float32 [1,16,12,3]"), std::string::npos) << inspect.out;
+  EXPECT_NE(inspect.out.find("conv  float32 [1,16,12,4]"), std::string::npos) << inspect.out;
+  RunResult runs = Planner("measure --steps 1 --warmup 0 --input-shape=image=1,16,12,3 " + model +
+                           " " + devices);
+  EXPECT_EQ(runs.code, 0) << runs.err;
+
+  RunResult unknown = Planner("inspect --input-shape img=1,16,12,3 " + model);
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_EQ(unknown.err,
+            "planner inspect: " + model +
+                ": --input-shape names 'img', which is not an input (inputs: image)\n");
+  RunResult misfit = Planner("inspect --input-shape image=2,16,12,3 " + model);
+  EXPECT_EQ(misfit.code, 1);
+  EXPECT_NE(misfit.err.find("--input-shape image=[2,16,12,3] does not fit its declared shape "
+                            "[1,?,?,3]"),
+            std::string::npos)
+      << misfit.err;
+  RunResult malformed = Planner("inspect --input-shape image " + model);
+  EXPECT_EQ(malformed.code, 2);
+  EXPECT_EQ(Lines(malformed.err), 1) << malformed.err;
 }
 
 TEST(PlannerCliTest, InspectTextNamesTheHeadlineFigures) {
@@ -45,7 +105,7 @@ TEST(PlannerCliTest, BatchFlagSetsTheFreeBatchDimension) {
   EXPECT_NE(r.out.find("input_1  float32 [16,64,64,1]"), std::string::npos) << r.out;
   RunResult bad = Planner("inspect --batch 0 " + Model("emotion"));
   EXPECT_EQ(bad.code, 2);
-  EXPECT_EQ(bad.err, "planner inspect: --batch must be a positive integer, got '0'\n");
+  EXPECT_EQ(bad.err, "planner inspect: --batch must be an integer from 1 to 1048576, got '0'\n");
 }
 
 TEST(PlannerCliTest, ImportWritesABinaryGraphDefThatReimports) {

@@ -1,4 +1,4 @@
-// `planner measure` as a user runs it: the real binary on the shared models and
+// `planner measure` as a user runs it: the real binary on the repository's models and
 // the shipped configs.
 #include <gtest/gtest.h>
 
@@ -29,9 +29,10 @@ std::string HalfAndHalfPlacement(const std::string& model) {
   return path;
 }
 
-class SharedModelTest : public ::testing::TestWithParam<std::string> {};
+// Every model of the repository's model folder (models/tfjs).
+class ModelFolderTest : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(SharedModelTest, RunsAFullTrainingStepOnOneDeviceAndOnTwo) {
+TEST_P(ModelFolderTest, RunsAFullTrainingStepOnOneDeviceAndOnTwo) {
   const std::string m = GetParam();
   RunResult one =
       Planner("measure --steps 1 --warmup 0 --json " + Model(m) + " " + Config("local-2cpu"));
@@ -47,8 +48,17 @@ TEST_P(SharedModelTest, RunsAFullTrainingStepOnOneDeviceAndOnTwo) {
   EXPECT_EQ(two.out.find("\"transfers\":0,"), std::string::npos) << two.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, SharedModelTest, ::testing::ValuesIn(graph::testing::ModelNames()),
+INSTANTIATE_TEST_SUITE_P(Models, ModelFolderTest, ::testing::ValuesIn(graph::testing::ModelNames()),
                          graph::testing::ParamName);
+
+TEST(MeasureCommandTest, AModelWithALoopIsRefusedInOneLineNamingItsFirstControlFlowNode) {
+  const std::string model = std::string(PLANNER_CONTROL_FLOW_DIR) + "/faceboxes.json";
+  RunResult r = Planner("measure " + model + " " + Config("local-2cpu"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "planner measure: " + model +
+                       ": node 'nms/map/while/Enter_1' is TensorFlow control flow (Enter): graphs "
+                       "with loops or conditionals are not supported for training\n");
+}
 
 TEST(MeasureCommandTest, PrintsStepTimesPerDeviceFiguresAndWritesATrace) {
   std::string trace = Temp("trace.json");

@@ -1,5 +1,5 @@
-// Forward kernels against independent computations: naive loops written from
-// TensorFlow's definitions, or values worked out by hand.
+// Forward kernels (kernels_forward.cc) against independent computations: naive
+// loops written from TensorFlow's definitions, or values worked out by hand.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -11,106 +11,12 @@
 
 #include "graph/graphdef.h"
 #include "runtime/kernel.h"
+#include "tests/runtime/kernel_test_util.h"
 
 namespace runtime {
 namespace {
 
-using Int64s = std::vector<int64_t>;
-
-// ---- Building and running one node ----
-
-std::string Attr(const std::string& key, const std::string& value) {
-  return " attr { key: '" + key + "' value { " + value + " } }";
-}
-std::string IntList(const Int64s& v) {
-  std::string s = "list {";
-  for (int64_t i : v) s += " i: " + std::to_string(i);
-  return s + " }";
-}
-std::string StrList(const std::vector<std::string>& v) {
-  std::string s = "list {";
-  for (const std::string& i : v) s += " s: '" + i + "'";
-  return s + " }";
-}
-std::string Str(const std::string& s) { return "s: '" + s + "'"; }
-std::string Int(int64_t i) { return "i: " + std::to_string(i); }
-std::string Bool(bool b) { return b ? "b: true" : "b: false"; }
-std::string Type(const std::string& t) { return "type: " + t; }
-
-// Runs the kernel of `op` on node 'y' (with `attrs`) reading placeholders x0, x1, ...
-graph::Status RunKernel(const std::string& op, std::vector<at::Tensor> inputs,
-                        const std::string& attrs, std::vector<at::Tensor>* outputs) {
-  std::string text, node = "node { name: 'y' op: '" + op + "'";
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    text += "node { name: 'x" + std::to_string(i) + "' op: 'Placeholder' }\n";
-    node += " input: 'x" + std::to_string(i) + "'";
-  }
-  auto g = graph::ParseTextGraphDef(text + node + attrs + " }", "test.pbtxt");
-  if (!g.ok()) return g.status();
-  const KernelFn* fn = FindKernel(op);
-  if (fn == nullptr) return graph::NotFound("no kernel for " + op);
-  KernelContext c{g->node(g->Find("y")), std::move(inputs), {}};
-  graph::Status s = (*fn)(c);
-  *outputs = std::move(c.outputs);
-  return s;
-}
-
-std::vector<at::Tensor> EvalAll(const std::string& op, std::vector<at::Tensor> inputs,
-                                const std::string& attrs = "") {
-  std::vector<at::Tensor> out;
-  graph::Status s = RunKernel(op, std::move(inputs), attrs, &out);
-  EXPECT_TRUE(s.ok()) << op << ": " << s.message();
-  return out;
-}
-
-at::Tensor Eval(const std::string& op, std::vector<at::Tensor> inputs,
-                const std::string& attrs = "") {
-  std::vector<at::Tensor> out = EvalAll(op, std::move(inputs), attrs);
-  EXPECT_EQ(out.size(), 1u) << op;
-  return out.empty() ? at::Tensor() : out[0];
-}
-
-// The error message of a kernel that must fail ("" if it succeeded).
-std::string EvalError(const std::string& op, std::vector<at::Tensor> inputs,
-                      const std::string& attrs = "") {
-  std::vector<at::Tensor> out;
-  graph::Status s = RunKernel(op, std::move(inputs), attrs, &out);
-  EXPECT_EQ(s.code(), graph::StatusCode::kInvalidArgument) << op << " should fail";
-  return s.message();
-}
-
-// ---- Values ----
-
-at::Tensor F(const std::vector<float>& v, const Int64s& shape) {
-  return torch::tensor(v, torch::kFloat).reshape(shape);
-}
-at::Tensor I(const std::vector<int>& v, const Int64s& shape) {
-  return torch::tensor(v, torch::kInt).reshape(shape);
-}
-at::Tensor Scalar(int v) { return torch::tensor(v, torch::kInt).reshape({}); }
-at::Tensor Random(const Int64s& shape, uint64_t seed) {
-  torch::manual_seed(seed);
-  return torch::randn(shape);
-}
-// arange as an [2, 3, 4] int32 tensor: element (i, j, k) is 12i + 4j + k.
-at::Tensor Cube() { return torch::arange(24, torch::kInt).reshape({2, 3, 4}); }
-
-void ExpectClose(const at::Tensor& got, const at::Tensor& want, double tol = 1e-5) {
-  ASSERT_TRUE(got.defined());
-  ASSERT_EQ(got.sizes(), want.sizes());
-  EXPECT_TRUE(torch::allclose(got.to(torch::kDouble), want.to(torch::kDouble), tol, tol))
-      << "got\n"
-      << got << "\nwant\n"
-      << want;
-}
-void ExpectEqual(const at::Tensor& got, const at::Tensor& want) {
-  ASSERT_TRUE(got.defined());
-  ASSERT_EQ(got.sizes(), want.sizes());
-  EXPECT_EQ(got.scalar_type(), want.scalar_type());
-  EXPECT_TRUE(torch::equal(got.to(want.scalar_type()), want)) << "got\n"
-                                                              << got << "\nwant\n"
-                                                              << want;
-}
+using namespace kernel_test;  // NOLINT: the helpers this file is written in
 
 // ---- Naive references (NHWC images, HWIO filters) ----
 
@@ -553,8 +459,48 @@ TEST(ForwardKernelsTest, FusedConv2DAddsBiasThenActivation) {
       Eval("_FusedConv2D", {x, f, bias}, attrs + Attr("fused_ops", StrList({"BiasAdd", "Relu6"})));
   ExpectClose(relu6, conv.clamp(0, 6));
   EXPECT_GT((conv > 6).sum().item<int64_t>(), 0) << "the test should exercise the upper clamp";
+  auto fused = [&](const std::string& act) {
+    return Eval("_FusedConv2D", {x, f, bias}, attrs + Attr("fused_ops", StrList({"BiasAdd", act})));
+  };
+  ExpectClose(fused("Elu"), at::where(conv > 0, conv, at::exp(conv) - 1));
+  ExpectClose(fused("Sigmoid"), 1 / (1 + at::exp(-conv)));
+  ExpectClose(fused("Tanh"), at::tanh(conv));
+  ExpectClose(fused("LeakyRelu"), at::where(conv > 0, conv, conv * 0.2));  // TF's default alpha
+  ExpectClose(Eval("_FusedConv2D", {x, f, bias},
+                   attrs + Attr("fused_ops", StrList({"BiasAdd", "LeakyRelu"})) +
+                       Attr("leakyrelu_alpha", "f: 0.5")),
+              at::where(conv > 0, conv, conv * 0.5));
+  ExpectClose(fused("GeluExact"), conv * 0.5 * (1 + at::erf(conv / std::sqrt(2.0))));
+  ExpectClose(
+      fused("GeluApproximate"),
+      conv * 0.5 * (1 + at::tanh(std::sqrt(2 / M_PI) * (conv + 0.044715 * conv * conv * conv))));
+  // TF.js's Prelu: its alpha is a second extra operand after the bias.
+  const at::Tensor alpha = F({0.1f, -0.5f, 2.f}, {1, 1, 3});
+  ExpectClose(Eval("_FusedConv2D", {x, f, bias, alpha},
+                   ConvAttrs(1, "SAME") + Attr("num_args", Int(2)) +
+                       Attr("fused_ops", StrList({"BiasAdd", "Prelu"}))),
+              at::where(conv > 0, conv, conv * alpha));
   EXPECT_NE(EvalError("_FusedConv2D", {x, f, bias},
-                      attrs + Attr("fused_ops", StrList({"BiasAdd", "Elu"}))),
+                      attrs + Attr("fused_ops", StrList({"BiasAdd", "Swish"}))),
+            "");
+  // Prelu needs num_args 2 and its operand.
+  EXPECT_NE(EvalError("_FusedConv2D", {x, f, bias},
+                      attrs + Attr("fused_ops", StrList({"BiasAdd", "Prelu"}))),
+            "");
+}
+
+TEST(ForwardKernelsTest, FusedMatMulIsMatMulBiasThenActivation) {
+  const at::Tensor a = Random({3, 4}, 21), b = Random({5, 4}, 22), bias = Random({5}, 23);
+  const at::Tensor z = at::mm(a, b.t()) + bias;
+  const std::string attrs =
+      Attr("transpose_b", Bool(true)) + Attr("num_args", Int(1)) + Attr("T", Type("DT_FLOAT"));
+  ExpectClose(Eval("_FusedMatMul", {a, b, bias}, attrs + Attr("fused_ops", StrList({"BiasAdd"}))),
+              z);
+  ExpectClose(
+      Eval("_FusedMatMul", {a, b, bias}, attrs + Attr("fused_ops", StrList({"BiasAdd", "Relu6"}))),
+      z.clamp(0, 6));
+  EXPECT_NE(EvalError("_FusedMatMul", {a, b, F({1.f, 2.f}, {2})},
+                      attrs + Attr("fused_ops", StrList({"BiasAdd"}))),
             "");
 }
 
@@ -639,6 +585,19 @@ TEST(ForwardKernelsTest, ReductionsHonourAxesAndKeepDims) {
   // No axes: TF reduces nothing (PyTorch would reduce everything).
   ExpectEqual(Eval("Sum", {x, I({}, {0})}), x);
   EXPECT_NE(EvalError("Sum", {x, Scalar(3)}), "");
+}
+
+TEST(ForwardKernelsTest, MinProdAllAnyReduceSeveralAxes) {
+  const at::Tensor x = Cube().to(torch::kFloat);
+  ExpectClose(Eval("Min", {x, I({0, 2}, {2})}), F({0, 4, 8}, {3}));
+  // Products of 1..4 and 5..8 in each of two rows.
+  ExpectClose(Eval("Prod", {F({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}), I({1, 2}, {2})},
+                   Attr("keep_dims", Bool(true))),
+              F({24, 1680}, {2, 1, 1}));
+  ExpectEqual(Eval("Prod", {I({2, 3, 4}, {3}), Scalar(0)}), torch::tensor(24, torch::kInt));
+  const at::Tensor b = torch::tensor({true, false, true, true}).reshape({2, 2});
+  ExpectEqual(Eval("All", {b, I({1}, {1})}), torch::tensor({false, true}));
+  ExpectEqual(Eval("Any", {b, I({0, 1}, {2})}), torch::tensor(true));
 }
 
 TEST(ForwardKernelsTest, IntegerReductionsKeepTheTypeAndTruncateMeans) {
