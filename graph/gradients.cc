@@ -430,6 +430,47 @@ Status SoftmaxGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
+// SoftmaxCrossEntropyWithLogits(logits, labels): the loss's gradient times the
+// backprop output for the logits, times -log_softmax(logits) for the labels.
+Status XentGradient(GradContext& c, std::vector<std::string>* dx) {
+  if (!c.dy[1].empty()) return c.Error("the gradient of its backprop output is not supported");
+  std::string col =
+      c.b.Add("ExpandDims", "ExpandDims", {c.dy[0], c.b.IntConst("dim", {-1}, true)}, TAttr(c));
+  (*dx)[0] = c.b.Add("Mul", "Mul", {col, c.y(1)}, TAttr(c));
+  std::string log_softmax = c.b.Add("LogSoftmax", "LogSoftmax", {c.x(0)}, TAttr(c));
+  std::string neg = c.b.Add("Neg", "Neg", {log_softmax}, TAttr(c));
+  (*dx)[1] = c.b.Add("Mul", "Mul", {col, neg}, TAttr(c));
+  return Status::Ok();
+}
+
+// UnsortedSegmentSum(data, segment_ids, num_segments): each data slice gets the
+// gradient of its segment; slices with a negative id (dropped) get zero.
+Status UnsortedSegmentSumGradient(GradContext& c, std::vector<std::string>* dx) {
+  const Shape &data = c.x_shape(0), &ids = c.x_shape(1);
+  if (!data.FullyDefined() || !ids.FullyDefined()) {
+    return c.Error("gradient needs static shapes of data and segment_ids");
+  }
+  const DType tindices = c.node().attr_type("Tindices", DType::kInt32);
+  std::string zero = c.b.IntConst("zero", {0}, /*scalar=*/true);
+  AttrMap int_t = {{"T", MakeAttr(tindices)}};
+  if (tindices == DType::kInt64) {
+    zero = c.b.Add("Cast", "Cast", {zero},
+                   {{"SrcT", MakeAttr(DType::kInt32)}, {"DstT", MakeAttr(DType::kInt64)}});
+  }
+  std::string safe = c.b.Add("Maximum", "Maximum", {c.x(1), zero}, int_t);
+  std::string g = c.b.Add("GatherV2", "GatherV2", {c.dy[0], safe, c.b.IntConst("axis", {0}, true)},
+                          {{"Tparams", MakeAttr(c.node().attr_type("T", DType::kFloat))},
+                           {"Tindices", MakeAttr(tindices)},
+                           {"Taxis", MakeAttr(DType::kInt32)}});
+  std::string kept = c.b.Add("GreaterEqual", "GreaterEqual", {c.x(1), zero}, int_t);
+  std::vector<int64_t> mask_shape = ids.dims();
+  mask_shape.resize(data.rank(), 1);
+  kept = c.b.Add("Reshape", "Reshape", {kept, c.b.IntConst("shape", mask_shape)},
+                 {{"T", MakeAttr(DType::kBool)}});
+  (*dx)[0] = c.b.Add("SelectV2", "SelectV2", {kept, g, ZerosLike(c, g)}, TAttr(c));
+  return Status::Ok();
+}
+
 Status SparseXentGradient(GradContext& c, std::vector<std::string>* dx) {
   if (!c.dy[1].empty()) return c.Error("the gradient of its backprop output is not supported");
   std::string col =
@@ -450,15 +491,19 @@ Status PadGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
+// ConcatV2(values..., axis) and Concat(axis, values...): each value's slice of
+// the gradient.
 Status ConcatGradient(GradContext& c, std::vector<std::string>* dx) {
-  int n = static_cast<int>(c.node().inputs.size()) - 1;
-  const Tensor* axis_t = c.x_const(n);
+  const int n = static_cast<int>(c.node().inputs.size()) - 1;
+  const bool v1 = c.node().op == "Concat";
+  const int axis_input = v1 ? 0 : n, first = v1 ? 1 : 0;
+  const Tensor* axis_t = c.x_const(axis_input);
   if (!axis_t) return c.Error("the concat axis must be a constant");
   int rank = c.y_shape().rank();
   int64_t axis = axis_t->ToInt64s()[0];
   if (axis < 0) axis += rank;
   int64_t offset = 0;
-  for (int i = 0; i < n; ++i) {
+  for (int i = first; i < first + n; ++i) {
     std::vector<int64_t> begin(rank, 0);
     begin[axis] = offset;
     (*dx)[i] =
@@ -467,6 +512,11 @@ Status ConcatGradient(GradContext& c, std::vector<std::string>* dx) {
                 WithAttrs(c, {}));
     offset += c.x_shape(i).dim(static_cast<int>(axis));
   }
+  return Status::Ok();
+}
+
+Status IdentityNGradient(GradContext& c, std::vector<std::string>* dx) {
+  for (size_t i = 0; i < dx->size() && i < c.dy.size(); ++i) (*dx)[i] = c.dy[i];
   return Status::Ok();
 }
 
@@ -504,7 +554,8 @@ Status SplitGradient(GradContext& c, std::vector<std::string>* dx) {
 // their indices. For axis > 0 the indices' dimensions are moved to the front of
 // dy first, and the result's first dimension back to the axis.
 Status GatherV2Gradient(GradContext& c, std::vector<std::string>* dx) {
-  const Tensor* axis_t = c.x_const(2);
+  const Tensor zero = Tensor::FromInt64s(DType::kInt32, Shape::Scalar(), {0});
+  const Tensor* axis_t = c.node().op == "Gather" ? &zero : c.x_const(2);  // v1: axis 0
   if (axis_t == nullptr || axis_t->num_elements() != 1 || c.node().attr_int("batch_dims", 0) != 0) {
     return c.Error("gradient only for a constant axis and batch_dims 0");
   }
@@ -632,6 +683,12 @@ const std::unordered_map<std::string_view, GradFn>& GradTable() {
       {"GatherNd", GatherNdGradient},
       {"ResizeBilinear", ResizeBilinearGradient},
       {"CheckNumerics", PassThrough},
+      {"IdentityN", IdentityNGradient},
+      {"Concat", ConcatGradient},
+      {"Gather", GatherV2Gradient},
+      {"BatchMatMul", BatchMatMulGradient},
+      {"SoftmaxCrossEntropyWithLogits", XentGradient},
+      {"UnsortedSegmentSum", UnsortedSegmentSumGradient},
       // Ops TensorFlow does not differentiate (its gradient is None or zeros): the
       // loss does not flow through them.
       {"Floor", NoGradient},
@@ -644,6 +701,7 @@ const std::unordered_map<std::string_view, GradFn>& GradTable() {
       {"ZerosLike", NoGradient},
       {"OnesLike", NoGradient},
       {"Range", NoGradient},
+      {"OneHot", NoGradient},
       // gradient_rules_math.cc
       {"Elu", EluGradient},
       {"Selu", SeluGradient},

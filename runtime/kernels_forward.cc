@@ -388,14 +388,28 @@ graph::Result<at::ScalarType> IndexType(const KernelContext& c, const char* attr
   return ToTorch(t);
 }
 
-Status ArgMax(KernelContext& c) {
+// ArgMax and ArgMin: the first position of the extreme, as TF.
+Status ArgMinMax(KernelContext& c) {
   GRAPH_RETURN_IF_ERROR(Arity(c, 2));
   const at::Tensor& x = c.inputs[0];
   GRAPH_ASSIGN_OR_RETURN(int64_t axis, Int(c, 1));
   GRAPH_RETURN_IF_ERROR(Axis(c, x.dim(), &axis));
   if (x.size(axis) == 0) return c.Error("reduces an empty dimension");
   GRAPH_ASSIGN_OR_RETURN(at::ScalarType type, IndexType(c, "output_type", graph::DType::kInt64));
-  c.outputs = {at::argmax(x, axis).to(type)};
+  c.outputs = {(c.node.op == "ArgMax" ? at::argmax(x, axis) : at::argmin(x, axis)).to(type)};
+  return Status::Ok();
+}
+
+// SoftmaxCrossEntropyWithLogits(features, labels): dense label distributions;
+// (loss [batch], backprop [batch, classes]).
+Status SoftmaxCrossEntropyWithLogits(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  const at::Tensor &logits = c.inputs[0], &labels = c.inputs[1];
+  if (logits.dim() != 2 || !labels.sizes().equals(logits.sizes())) {
+    return c.Error("needs logits and labels of one shape [batch, classes]");
+  }
+  const at::Tensor log_softmax = at::log_softmax(logits, 1);
+  c.outputs = {-(labels * log_softmax).sum(1), log_softmax.exp() - labels};
   return Status::Ok();
 }
 
@@ -499,6 +513,13 @@ Status ConcatV2(KernelContext& c) {
   return Status::Ok();
 }
 
+// Concat (v1): the axis comes first.
+Status Concat(KernelContext& c) {
+  if (c.inputs.size() < 2) return c.Error("expects an axis and values");
+  std::rotate(c.inputs.begin(), c.inputs.begin() + 1, c.inputs.end());
+  return ConcatV2(c);
+}
+
 // Split(axis, value): num_split equal parts.
 Status Split(KernelContext& c) {
   GRAPH_RETURN_IF_ERROR(Arity(c, 2));
@@ -533,6 +554,13 @@ Status GatherV2(KernelContext& c) {
   shape.insert(shape.end(), params.sizes().begin() + axis + 1, params.sizes().end());
   c.outputs = {at::index_select(params, axis, flat).reshape(shape)};
   return Status::Ok();
+}
+
+// Gather (v1): GatherV2 on axis 0.
+Status Gather(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  c.inputs.push_back(at::zeros({}, at::kInt));
+  return GatherV2(c);
 }
 
 // UnsortedSegmentSum(data, segment_ids, num_segments): negative ids are dropped,
@@ -890,6 +918,7 @@ const KernelEntry kForwardKernels[] = {
     {"_FusedMatMul", FusedMatMul},
     {"BatchMatMulV2", BatchMatMulV2},
     {"BatchMatMulV3", BatchMatMulV2},
+    {"BatchMatMul", BatchMatMulV2},
     {"Conv2D", Conv<false>},
     {"_FusedConv2D", Conv<false>},
     {"DepthwiseConv2dNative", Conv<true>},
@@ -904,16 +933,20 @@ const KernelEntry kForwardKernels[] = {
     {"Prod", Reduce},
     {"All", Reduce},
     {"Any", Reduce},
-    {"ArgMax", ArgMax},
+    {"ArgMax", ArgMinMax},
+    {"ArgMin", ArgMinMax},
+    {"SoftmaxCrossEntropyWithLogits", SoftmaxCrossEntropyWithLogits},
     {"Reshape", Reshape},
     {"Squeeze", Squeeze},
     {"ExpandDims", ExpandDims},
     {"Pad", Pad},
     {"ConcatV2", ConcatV2},
+    {"Concat", Concat},
     {"Pack", Pack},
     {"Unpack", Unpack},
     {"Split", Split},
     {"GatherV2", GatherV2},
+    {"Gather", Gather},
     {"UnsortedSegmentSum", UnsortedSegmentSum},
     {"StridedSlice", StridedSlice},
     {"Slice", Slice},

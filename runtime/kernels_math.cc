@@ -98,6 +98,30 @@ Status Select(KernelContext& c) {
   return Status::Ok();
 }
 
+// IdentityN: every input passed through.
+Status IdentityN(KernelContext& c) {
+  c.outputs = c.inputs;
+  return Status::Ok();
+}
+
+// OneHot(indices, depth, on_value, off_value; axis): the new dimension at axis
+// (last by default); indices outside [0, depth) give off_value everywhere.
+Status OneHot(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 4));
+  const at::Tensor& indices = c.inputs[0];
+  GRAPH_ASSIGN_OR_RETURN(int64_t depth, Int(c, 1));
+  if (!IsInt(indices) || depth < 0 || c.inputs[2].numel() != 1 || c.inputs[3].numel() != 1) {
+    return c.Error("needs integer indices, a depth >= 0 and scalar on and off values");
+  }
+  int64_t axis = c.node.attr_int("axis", -1);
+  GRAPH_RETURN_IF_ERROR(Axis(c, indices.dim() + 1, &axis));
+  const at::Tensor classes = at::arange(depth, indices.options().dtype(at::kLong));
+  const at::Tensor hit = indices.to(at::kLong).unsqueeze(-1) == classes;
+  at::Tensor y = at::where(hit, c.inputs[2].reshape({}), c.inputs[3].reshape({}));
+  c.outputs = {y.movedim(-1, axis)};
+  return Status::Ok();
+}
+
 // CheckNumerics: the input, or an error with the node's message when it holds
 // a NaN or an infinity.
 Status CheckNumerics(KernelContext& c) {
@@ -222,6 +246,8 @@ const KernelEntry kMathKernels[] = {
     {"ClipByValue", ClipByValue},
     {"Select", Select},
     {"CheckNumerics", CheckNumerics},
+    {"IdentityN", IdentityN},
+    {"OneHot", OneHot},
     {"Cumsum", Cumulative},
     {"Cumprod", Cumulative},
     {"Einsum", Einsum},

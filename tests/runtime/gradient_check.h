@@ -4,6 +4,7 @@
 // for the graphs' nodes, and the three sets of cases, one per file of rules.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct Case {
   std::string graph;             // forward graph: Placeholder 'x', float Const parameters
   bool positive = false;         // draw inputs and parameters from [0.5, 1.5] instead of [-1, 1]
 };
+
+// GoogleTest prints a parameter with this instead of its bytes.
+inline void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 inline std::string Dims(const std::vector<int64_t>& d) {
   std::string s;

@@ -147,6 +147,28 @@ std::vector<Case> CoreCases() {
       {"StridedPointwiseConv",
        {"Conv2D"},
        X({1, 60, 60, 8}) + W("w", {1, 1, 8, 16}) + N("y", "Conv2D", {"x", "w"}, Conv("SAME", 2))},
+      {"TensorFlowV1Ops",
+       {"IdentityN", "Concat", "Gather", "BatchMatMul", "UnsortedSegmentSum", "OneHot"},
+       X({3, 4}) + W("w", {3, 4}) + W("v", {3, 2}) + W("on", {}) + W("off", {}) +
+           I("ax1", {1}, true) + I("seg", {2, -1, 0}) + I("n", {3}, true) + I("ids", {2, 0, 0}) +
+           I("depth", {4}, true) + I("bshape", {1, 3, 6}) + N("m", "Mul", {"x", "w"}) +
+           "node { name: 'idn' op: 'IdentityN' input: 'm' input: 'v' attr { key: 'T' value { list "
+           "{ type: DT_FLOAT type: DT_FLOAT } } } }\n" +
+           N("cat", "Concat", {"ax1", "idn", "idn:1"}, A("N", "i: 2")) +
+           N("g", "Gather", {"cat", "ids"},
+             A("Tparams", "type: DT_FLOAT") + A("Tindices", "type: DT_INT32")) +
+           N("b3", "Reshape", {"g", "bshape"}) + N("c3", "Reshape", {"cat", "bshape"}) +
+           N("bm", "BatchMatMul", {"b3", "c3"}, A("adj_y", "b: true")) +
+           N("us", "UnsortedSegmentSum", {"m", "seg", "n"},
+             A("Tindices", "type: DT_INT32") + A("Tnumsegments", "type: DT_INT32")) +
+           N("oh", "OneHot", {"ids", "depth", "on", "off"}, A("TI", "type: DT_INT32")) +
+           N("ohm", "Mul", {"oh", "m"})},
+      {"DenseCrossEntropy",
+       {"SoftmaxCrossEntropyWithLogits"},
+       X({5, 6}) + W("w", {6, 4}) + W("l", {5, 4}) + I("ax", {0}) +
+           N("logits", "MatMul", {"x", "w"}) + N("labels", "Softmax", {"l"}) +
+           N("xe", "SoftmaxCrossEntropyWithLogits", {"logits", "labels"}) +
+           N("loss", "Mean", {"xe", "ax"})},
       {"CrossEntropy",
        {"SparseSoftmaxCrossEntropyWithLogits", "Mean"},
        X({5, 6}) + W("w", {6, 4}) + I("labels", {0, 3, 1, 2, 3}) + I("ax", {0}) +

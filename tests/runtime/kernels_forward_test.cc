@@ -613,6 +613,25 @@ TEST(ForwardKernelsTest, ArgMaxTakesTheFirstMaximumInTheRequestedType) {
   ExpectEqual(Eval("ArgMax", {x, Scalar(0)}), torch::tensor({1, 0, 1}, torch::kLong));
 }
 
+TEST(ForwardKernelsTest, TensorFlowV1ArgMinConcatGatherAndBatchMatMul) {
+  const at::Tensor x = F({4, 1, 3, 1, 0, 7}, {2, 3});
+  ExpectEqual(Eval("ArgMin", {x, Scalar(1)}), torch::tensor({1, 1}, torch::kLong));
+  ExpectClose(Eval("Concat", {Scalar(0), x, x}), torch::cat({x, x}, 0));
+  ExpectClose(Eval("Gather", {x, I({1, 0, 1}, {3})}), torch::stack({x[1], x[0], x[1]}));
+  const at::Tensor a = Random({2, 3, 4}, 61), b = Random({2, 4, 5}, 62);
+  ExpectClose(Eval("BatchMatMul", {a, b}), torch::matmul(a, b));
+}
+
+TEST(ForwardKernelsTest, DenseSoftmaxCrossEntropyMatchesTheFormula) {
+  const at::Tensor logits = F({1, 2, 3, 1, 1, 1}, {2, 3}),
+                   labels = F({0, 0.5, 0.5, 1, 0, 0}, {2, 3});
+  const std::vector<at::Tensor> out = EvalAll("SoftmaxCrossEntropyWithLogits", {logits, labels});
+  ASSERT_EQ(out.size(), 2u);
+  const at::Tensor log_softmax = torch::log_softmax(logits, 1);
+  ExpectClose(out[0], -(labels * log_softmax).sum(1));
+  ExpectClose(out[1], log_softmax.exp() - labels);
+}
+
 TEST(ForwardKernelsTest, SparseSoftmaxCrossEntropyMatchesTheFormula) {
   const at::Tensor logits = F({1, 2, 3, 1, 1, 1}, {2, 3});
   const std::vector<at::Tensor> out =

@@ -86,6 +86,17 @@ TEST(MathKernelsTest, SelectWithAVectorConditionChoosesRows) {
   EXPECT_NE(EvalError("Select", {B({1, 0, 1}, {3}), x, y}), "");
 }
 
+TEST(MathKernelsTest, OneHotPutsTheNewDimensionAtItsAxis) {
+  const at::Tensor ids = I({0, 2, -1}, {3});
+  ExpectClose(Eval("OneHot", {ids, Scalar(3), F({5}, {}), F({1}, {})}),
+              F({5, 1, 1, 1, 1, 5, 1, 1, 1}, {3, 3}));  // -1: off everywhere
+  ExpectClose(Eval("OneHot", {ids, Scalar(3), F({5}, {}), F({1}, {})}, Attr("axis", Int(0))),
+              F({5, 1, 1, 1, 1, 1, 1, 5, 1}, {3, 3}));
+  auto both = EvalAll("IdentityN", {ids, F({1}, {1})});
+  ASSERT_EQ(both.size(), 2u);
+  ExpectEqual(both[0], ids);
+}
+
 TEST(MathKernelsTest, CheckNumericsPassesFiniteValuesAndRefusesOthers) {
   ExpectClose(Eval("CheckNumerics", {F({1, 2}, {2})}, Attr("message", Str("w"))), F({1, 2}, {2}));
   EXPECT_NE(EvalError("CheckNumerics", {F({1, NAN}, {2})}, Attr("message", Str("w")))
