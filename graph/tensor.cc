@@ -35,7 +35,7 @@ Tensor Tensor::FromInt64s(DType dtype, Shape shape, const std::vector<int64_t>& 
   std::string bytes;
   if (dtype == DType::kInt64) {
     bytes.resize(values.size() * 8);
-    std::memcpy(bytes.data(), values.data(), bytes.size());
+    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());  // data() may be null
   } else {
     bytes.resize(values.size() * 4);
     for (size_t i = 0; i < values.size(); ++i) {

@@ -29,6 +29,14 @@ TEST(TensorTest, IntegersWidenToInt64) {
   EXPECT_EQ(t.byte_size(), 12);
 }
 
+TEST(TensorTest, EmptyIntegerTensorsHaveNoBytes) {  // nanodet has an empty int64 Const
+  for (DType type : {DType::kInt32, DType::kInt64}) {
+    Tensor t = Tensor::FromInt64s(type, Shape({0}), {});
+    EXPECT_EQ(t.byte_size(), 0);
+    EXPECT_TRUE(t.ToInt64s().empty());
+  }
+}
+
 TEST(TensorTest, EqualityComparesTypeShapeAndBytes) {
   Tensor a = Tensor::FromInt64s(DType::kInt32, Shape({2}), {1, 2});
   Tensor b = Tensor::FromInt64s(DType::kInt32, Shape({2}), {1, 2});
