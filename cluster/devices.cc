@@ -120,7 +120,7 @@ bool Contains(const std::array<std::string_view, N>& keys, std::string_view key)
 constexpr std::array<std::string_view, 3> kTopKeys = {"devices", "default_link", "links"};
 constexpr std::array<std::string_view, 5> kCommonDeviceKeys = {"name", "kind", "memory",
                                                                "peak_flops", "memory_bandwidth"};
-constexpr std::array<std::string_view, 2> kCpuKeys = {"cores", "threads"};
+constexpr std::array<std::string_view, 3> kCpuKeys = {"cores", "threads", "spin"};
 constexpr std::array<std::string_view, 1> kCudaKeys = {"index"};
 constexpr std::array<std::string_view, 1> kSimKeys = {"simulates"};
 constexpr std::array<std::string_view, 3> kLinkKeys = {"between", "bandwidth", "latency"};
@@ -375,6 +375,15 @@ class Parser {
                                       std::to_string(device->cores.size()) + "), got " +
                                       std::to_string(device->threads));
       }
+    }
+    if (const Entry* spin = Get(fields, "spin")) {
+      GRAPH_ASSIGN_OR_RETURN(const std::string text, ReadScalar(*spin, context + ": spin"));
+      graph::Result<double> value = ParseDuration(text);
+      if (!value.ok()) return Fail(spin->key, context + ": spin: " + value.status().message());
+      if (*value < 0 || *value > 1) {
+        return Fail(spin->key, context + ": spin must be between 0 and 1 s, got '" + text + "'");
+      }
+      device->spin_s = *value;
     }
     return graph::Status::Ok();
   }

@@ -36,8 +36,10 @@ struct LinkSpec {
 struct DeviceSpec {
   std::string name;
   DeviceKind kind = DeviceKind::kCpu;
-  std::vector<int> cores;                  // cpu: host cores this device owns (pinned), ascending
-  int threads = 1;                         // cpu: intra-op threads, 1..cores.size()
+  std::vector<int> cores;  // cpu: host cores this device owns (pinned), ascending
+  int threads = 1;         // cpu: intra-op threads, 1..cores.size()
+  // cpu: seconds an idle worker polls its queue before it sleeps (docs/devices.md, `spin`)
+  double spin_s = 200e-6;
   int cuda_index = -1;                     // cuda: CUDA device ordinal
   std::string simulates;                   // sim: "cpu" or "gpu", the kind of device being modelled
   std::optional<int64_t> memory_bytes;     // capacity; absent means unbounded

@@ -3,6 +3,8 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -15,6 +17,15 @@ namespace runtime {
 
 namespace {
 
+// A hint to the core that this thread spins (frees its pipeline for the sibling).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 class CpuDevice : public Device {
  public:
   explicit CpuDevice(cluster::DeviceSpec spec) : spec_(std::move(spec)) {}
@@ -23,6 +34,7 @@ class CpuDevice : public Device {
       std::lock_guard<std::mutex> l(mu_);
       stop_ = true;
     }
+    polling_ = false;
     cv_.notify_all();
     for (std::thread& t : workers_) t.join();
   }
@@ -51,12 +63,17 @@ class CpuDevice : public Device {
   const cluster::DeviceSpec& spec() const override { return spec_; }
 
   void Schedule(std::function<void()> fn) override {
+    bool wake = false;
     {
       std::lock_guard<std::mutex> l(mu_);
       queue_.push_back(std::move(fn));
+      queued_.store(queue_.size(), std::memory_order_release);
+      wake = sleepers_ > 0;
     }
-    cv_.notify_one();
+    if (wake) cv_.notify_one();  // a futex wake: only for a worker that sleeps
   }
+
+  void SetPolling(bool on) override { polling_.store(on, std::memory_order_release); }
 
  private:
   void Loop() {
@@ -64,19 +81,42 @@ class CpuDevice : public Device {
     // would fork the default team (one per host core), all pinned to our cores.
     at::init_num_threads();
     for (;;) {
+      Poll();
       std::function<void()> fn;
       {
         std::unique_lock<std::mutex> l(mu_);
+        ++sleepers_;
         cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
+        --sleepers_;
         if (queue_.empty()) return;  // stopping
         fn = std::move(queue_.front());
         queue_.pop_front();
+        queued_.store(queue_.size(), std::memory_order_release);
       }
       fn();
     }
   }
 
+  // Polls for work for up to spec_.spin_s before the worker sleeps (device.h).
+  void Poll() {
+    if (spec_.spin_s <= 0 || !polling_.load(std::memory_order_acquire) ||
+        queued_.load(std::memory_order_acquire) > 0) {
+      return;
+    }
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(spec_.spin_s));
+    while (queued_.load(std::memory_order_acquire) == 0 &&
+           polling_.load(std::memory_order_acquire)) {
+      for (int i = 0; i < 64; ++i) CpuRelax();
+      if (std::chrono::steady_clock::now() >= until) return;
+    }
+  }
+
   cluster::DeviceSpec spec_;
+  std::atomic<size_t> queued_{0};  // queue_.size(), read without the lock while polling
+  std::atomic<bool> polling_{false};
+  int sleepers_ = 0;  // workers waiting on cv_
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;

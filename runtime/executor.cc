@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "runtime/host_memory.h"
 #include "runtime/kernel.h"
 #include "runtime/reference_executor.h"
 #include "runtime/rewrite.h"
@@ -93,6 +94,8 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
   // process-wide pools left at several threads would be shared and fought over
   // by every device's matmuls.
   SetKernelThreads(1);
+  // Steps reuse freed pages instead of faulting fresh ones in (host_memory.h).
+  KeepFreedMemory();
   for (size_t d = 0; d < cluster.devices.size(); ++d) {
     if (!used[d]) {
       ex->devices_.emplace_back();
@@ -274,7 +277,14 @@ void Executor::Finish(Step* s, graph::NodeId id, std::vector<at::Tensor> outputs
     for (graph::NodeId c : control_consumers_[id]) {
       if (--s->pending[c] == 0) ready.push_back(c);
     }
-    if (--s->remaining == 0) s->done.notify_all();
+    if (--s->remaining == 0) {
+      // The step is over: stop the idle workers' polling now, so that they leave
+      // the cores to the caller's thread, which wakes up to end the step.
+      for (const auto& d : devices_) {
+        if (d) d->SetPolling(false);
+      }
+      s->done.notify_all();
+    }
   }
   // The Step lives on Run's stack and may be gone once `remaining` reached zero;
   // then `ready` is empty (every node has finished), so nothing below touches it.
@@ -325,10 +335,17 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
   for (graph::NodeId id = 0; id < n; ++id) {
     if (s.pending[id] == 0) roots.push_back(id);
   }
+  // Idle workers poll for work during the step only (device.h).
+  for (const auto& d : devices_) {
+    if (d) d->SetPolling(true);
+  }
   for (graph::NodeId r : roots) Dispatch(&s, r);
   {
     std::unique_lock<std::mutex> l(s.mu);
     s.done.wait(l, [&] { return s.remaining == 0 || (!s.error.ok() && s.in_flight == 0); });
+  }
+  for (const auto& d : devices_) {
+    if (d) d->SetPolling(false);
   }
   if (!s.error.ok()) return s.error;
   if (stats) {
