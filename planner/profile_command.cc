@@ -15,14 +15,16 @@ const CommandSpec kSpec{
     "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--batch N] [--optimizer sgd|momentum]\n"
     "       [--input-shape NAME=D0,...]",
     "Measures, on each real device of DEVICES, the time of every distinct op signature (type,\n"
-    "input shapes, attributes) of MODEL's training step, forward and gradient, and fits each\n"
-    "link between real devices as latency + bytes/bandwidth. PROFILE is read first when it\n"
+    "input shapes, attributes) of MODEL's training step, forward and gradient, in rounds that\n"
+    "interleave the devices; a step during which a device ran slow is left out and measured\n"
+    "again. Also fits each link between real devices as latency + bytes/bandwidth, and times\n"
+    "the hand-off of an op between devices. PROFILE is read first when it\n"
     "exists: signatures and links already in it are reused, not measured again (profiling a\n"
     "model twice costs nothing the second time), and it is written back atomically.\n"
     "Format: docs/file-formats.md.",
     {"MODEL", "DEVICES"},
     {{"-o", "PROFILE", "profile file to extend (required)"},
-     {"--steps", "N", "timed steps per device (default 5)"},
+     {"--steps", "N", "timed steps kept per device (default 7)"},
      {"--warmup", "W", "untimed steps first (default 2)"},
      BatchFlag(),
      InputShapeFlag(),
@@ -77,7 +79,26 @@ int ProfileCommand(int argc, char** argv) {
                 pair.second.c_str(), link.latency_s * 1e6, link.bandwidth_bytes_per_s / 1e9);
   }
   for (const auto& [device, s] : profile.dispatch_s) {
-    std::printf("  %s: executor time per op outside kernels %.2f us\n", device.c_str(), s * 1e6);
+    std::printf("  %s: executor time per op outside kernels %.2f us", device.c_str(), s * 1e6);
+    for (auto [what, figures] :
+         {std::pair{"slowdown while the other cpus run", &profile.slowdown}}) {
+      auto it = figures->find(device);
+      if (it != figures->end()) std::printf("; %s x%.3f", what, it->second);
+    }
+    for (auto [what, figures] : {std::pair{"handed an op: polling", &profile.poll_s},
+                                 std::pair{"asleep", &profile.wakeup_s},
+                                 std::pair{"waking it costs the hander", &profile.notify_s}}) {
+      auto it = figures->find(device);
+      if (it != figures->end()) std::printf("; %s %.1f us", what, it->second * 1e6);
+    }
+    std::printf("\n");
+  }
+  for (const runtime::DeviceProfileReport& d : report.devices) {
+    std::printf(
+        "  %s: %d steps kept, %d left out because the device ran over %.0f%% slow; op times "
+        "spread %.1f%% (median absolute deviation); %.3fx the op times of %s\n",
+        d.device.c_str(), d.kept_steps, d.slow_steps, options.slow_tolerance * 100,
+        d.median_spread * 100, d.relative_speed, report.devices.front().device.c_str());
   }
   std::printf("wrote %s (%d link(s) measured now)\n", out.c_str(), report.links_measured);
   return 0;

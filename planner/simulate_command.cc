@@ -13,24 +13,30 @@
 #include "runtime/measure.h"
 #include "runtime/simulator.h"
 #include "runtime/timeline.h"
+#include "runtime/timeline_diff.h"
 
 namespace planner {
 
 namespace {
 const CommandSpec kSpec{
     "simulate",
-    "MODEL DEVICES [--placement P] [--profile PROFILE] [--check] [--trace OUT.json]\n"
+    "MODEL DEVICES [--placement P] [--profile PROFILE] [--check] [--diff] [--trace OUT.json]\n"
     "       [--batch N] [--input-shape NAME=D0,...] [--optimizer sgd|momentum] [--steps N]",
     "Predicts the training step of MODEL placed on DEVICES: step time, each device's busy\n"
     "time and peak memory, transfers, and out-of-memory. Op times come from PROFILE (planner\n"
     "profile) where it has them, else from a roofline estimate on the device's figures (the\n"
     "count of estimated ops is printed). --check also measures the placement on the real\n"
-    "devices (planner measure) and prints the simulator's error. Without --placement every\n"
-    "op is on the first device.",
+    "devices (planner measure) and prints the simulator's error; --diff also sets the\n"
+    "median measured step's timeline against the simulated one, op by op, and prints where\n"
+    "they part: each device's kernels, copies, dispatch, hand-offs and waiting, the op types\n"
+    "and ops that differ most, and the first op that starts out of step. Without\n"
+    "--placement every op is on the first device.",
     {"MODEL", "DEVICES"},
     {{"--placement", "P", "placement file (default: every op on the first device)"},
      {"--profile", "PROFILE", "profiled op and link costs (planner profile)"},
      {"--check", "", "also measure on the real devices and print the error"},
+     {"--diff", "",
+      "--check, and print where the simulated timeline departs from the measured one"},
      {"--trace", "OUT", "write the predicted timeline as Chrome trace JSON"},
      {"--steps", "N", "timed steps of --check (default 10)"},
      BatchFlag(),
@@ -67,7 +73,9 @@ int SimulateCommand(int argc, char** argv) {
   // state as planner measure's, untouched by the simulator's work.
   std::optional<double> real;
   int real_steps = 0;
-  if (args->Has("--check")) {
+  runtime::StepStats real_step;  // the median measured step, for --diff
+  const bool diff = args->Has("--diff");
+  if (args->Has("--check") || diff) {
     auto ex = runtime::Executor::Create(g, c, setup->device_of_node);
     if (!ex.ok()) {
       return Fail(graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
@@ -78,6 +86,7 @@ int SimulateCommand(int argc, char** argv) {
     }
     real = m->time.robust_mean_s;
     real_steps = m->time.n;
+    real_step = std::move(m->median_step);
   }
   auto sim = runtime::Simulator::Create(g, c, *profile ? &**profile : nullptr);
   if (!sim.ok())
@@ -125,6 +134,12 @@ int SimulateCommand(int argc, char** argv) {
   if (real) {
     std::printf("measured step time: %.3f ms (robust mean of %d steps); simulator error %+.1f%%\n",
                 *real * 1e3, real_steps, 100 * (r.step.seconds - *real) / *real);
+  }
+  if (diff) {
+    std::printf("%s",
+                runtime::FormatTimelineDiff(
+                    sim->graph(), c, runtime::DiffTimelines(sim->graph(), c, real_step, r.step))
+                    .c_str());
   }
   return 0;
 }

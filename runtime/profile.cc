@@ -15,7 +15,8 @@ namespace runtime {
 
 namespace {
 
-constexpr char kHeader[] = "# planner profile v1";
+constexpr char kHeader[] = "# planner profile v2";
+constexpr char kHeaderV1[] = "# planner profile v1";
 
 std::vector<std::string> SplitTabs(const std::string& line) {
   std::vector<std::string> out;
@@ -73,7 +74,7 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     ++n;
     const std::string where = path + ":" + std::to_string(n) + ": ";
     if (n == 1) {
-      if (line != kHeader) {
+      if (line != kHeader && line != kHeaderV1) {
         return graph::InvalidArgument(where + "not a planner profile (expected '" + kHeader + "')");
       }
       continue;
@@ -82,23 +83,34 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     std::vector<std::string> f = SplitTabs(line);
     double a = 0, b = 0;
     int64_t i = 0, j = 0;
-    if (f[0] == "op" && f.size() == 6 && !f[1].empty() && ParseDouble(f[2], &a) &&
-        ParseInt(f[3], &i) && ParseInt(f[4], &j) && !f[5].empty()) {
-      p.ops[f[1]][f[5]] = {a, i, static_cast<int>(std::min<int64_t>(j, 1 << 30))};
+    double spread = 0;
+    if (f[0] == "op" && (f.size() == 6 || (f.size() == 7 && ParseDouble(f[5], &spread))) &&
+        !f[1].empty() && ParseDouble(f[2], &a) && ParseInt(f[3], &i) && ParseInt(f[4], &j) &&
+        !f.back().empty()) {  // v1 has no spread
+      p.ops[f[1]][f.back()] = {a, i, static_cast<int>(std::min<int64_t>(j, 1 << 30)), spread};
     } else if (f[0] == "dispatch" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
       p.dispatch_s[f[1]] = a;
+    } else if (f[0] == "dispatch_shared" && f.size() == 3 && !f[1].empty() &&
+               ParseDouble(f[2], &a)) {
+      p.dispatch_shared_s[f[1]] = a;
     } else if (f[0] == "slowdown" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a) &&
                a > 0) {
       p.slowdown[f[1]] = a;
     } else if (f[0] == "wakeup" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
       p.wakeup_s[f[1]] = a;
+    } else if (f[0] == "poll" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
+      p.poll_s[f[1]] = a;
+    } else if (f[0] == "notify" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
+      p.notify_s[f[1]] = a;
     } else if (f[0] == "link" && f.size() == 6 && !f[1].empty() && !f[2].empty() &&
                ParseDouble(f[3], &a) && ParseDouble(f[4], &b) && b > 0 && ParseInt(f[5], &j)) {
       p.links[{f[1], f[2]}] = {a, b, static_cast<int>(std::min<int64_t>(j, 1 << 30))};
     } else {
-      return graph::InvalidArgument(where +
-                                    "malformed record (expected 'op', 'dispatch', 'slowdown', "
-                                    "'wakeup' or 'link' with its tab-separated fields)");
+      return graph::InvalidArgument(
+          where +
+          "malformed record (expected 'op', 'dispatch', 'dispatch_shared', "
+          "'slowdown', 'wakeup', 'poll', 'notify' or 'link' with its tab-separated "
+          "fields)");
     }
   }
   if (n == 0) return graph::InvalidArgument(path + ": empty file, not a planner profile");
@@ -107,14 +119,21 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
 
 graph::Status WriteProfile(const std::string& path, const Profile& p) {
   std::string out = std::string(kHeader) + "\n";
-  out += "# op<TAB>device<TAB>mean seconds<TAB>output bytes<TAB>samples<TAB>signature\n";
   out +=
-      "# dispatch<TAB>device<TAB>seconds per op; slowdown<TAB>device<TAB>factor; "
-      "wakeup<TAB>device<TAB>seconds; "
+      "# op<TAB>device<TAB>mean seconds<TAB>output bytes<TAB>samples<TAB>relative spread"
+      "<TAB>signature\n";
+  out +=
+      "# dispatch, dispatch_shared<TAB>device<TAB>seconds per op; slowdown<TAB>device<TAB>factor; "
+      "wakeup, poll, notify<TAB>device<TAB>seconds; "
       "link<TAB>src<TAB>dst<TAB>latency s<TAB>bytes/s<TAB>samples\n";
   for (const auto& [device, s] : p.dispatch_s) out += "dispatch\t" + device + "\t" + Num(s) + "\n";
+  for (const auto& [device, s] : p.dispatch_shared_s) {
+    out += "dispatch_shared\t" + device + "\t" + Num(s) + "\n";
+  }
   for (const auto& [device, f] : p.slowdown) out += "slowdown\t" + device + "\t" + Num(f) + "\n";
   for (const auto& [device, w] : p.wakeup_s) out += "wakeup\t" + device + "\t" + Num(w) + "\n";
+  for (const auto& [device, w] : p.poll_s) out += "poll\t" + device + "\t" + Num(w) + "\n";
+  for (const auto& [device, w] : p.notify_s) out += "notify\t" + device + "\t" + Num(w) + "\n";
   for (const auto& [pair, l] : p.links) {
     out += "link\t" + pair.first + "\t" + pair.second + "\t" + Num(l.latency_s) + "\t" +
            Num(l.bandwidth_bytes_per_s) + "\t" + std::to_string(l.samples) + "\n";
@@ -122,7 +141,7 @@ graph::Status WriteProfile(const std::string& path, const Profile& p) {
   for (const auto& [device, sigs] : p.ops) {
     for (const auto& [sig, t] : sigs) {
       out += "op\t" + device + "\t" + Num(t.seconds) + "\t" + std::to_string(t.output_bytes) +
-             "\t" + std::to_string(t.samples) + "\t" + sig + "\n";
+             "\t" + std::to_string(t.samples) + "\t" + Num(t.spread) + "\t" + sig + "\n";
     }
   }
   return graph::WriteFileAtomic(path, out);

@@ -5,7 +5,8 @@
 // (latency + bytes / bandwidth). Keyed by device name, so a profile serves every
 // model run on the same devices file.
 //
-// File: tab-separated text, one record per line (docs/file-formats.md).
+// File: tab-separated text, one record per line (docs/file-formats.md); v1
+// files (no spread, poll or notify) are read too.
 // Thread safety: value types and free functions.
 #pragma once
 
@@ -22,6 +23,7 @@ struct OpTiming {
   double seconds = 0;        // mean kernel time (samples over 3x the median left out)
   int64_t output_bytes = 0;  // bytes its outputs newly occupy
   int samples = 0;
+  double spread = 0;  // median absolute deviation of the samples over their median (0: unknown)
 };
 
 struct LinkFit {
@@ -35,12 +37,20 @@ struct Profile {
   std::map<std::string, std::map<std::string, OpTiming>> ops;
   // device -> seconds the executor spends per scheduled op outside its kernel
   std::map<std::string, double> dispatch_s;
+  // device -> the same while another cpu device of the host is awake in the
+  // step (running an op or polling for one); dispatch_s when absent
+  std::map<std::string, double> dispatch_shared_s;
   // device -> factor on its kernel times while another cpu device of the same
-  // host runs kernels too (shared caches and memory bandwidth); 1 when absent
+  // host is awake in the step; 1 when absent
   std::map<std::string, double> slowdown;
-  // device -> seconds from another device handing it an op to its idle worker
-  // starting it (a thread wake-up)
+  // device -> seconds from another device handing it an op to its sleeping
+  // worker starting it (a thread wake-up)
   std::map<std::string, double> wakeup_s;
+  // device -> the same for a worker still polling its queue (runtime/device.h)
+  std::map<std::string, double> poll_s;
+  // device -> seconds the handing worker spends waking that device's sleeping
+  // worker (a futex wake), before it goes on with its own queue
+  std::map<std::string, double> notify_s;
   std::map<std::pair<std::string, std::string>, LinkFit> links;  // (src, dst)
 
   const OpTiming* Find(const std::string& device, const std::string& signature) const;

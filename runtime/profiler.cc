@@ -16,6 +16,8 @@
 #include "runtime/executor.h"
 #include "runtime/kernel.h"
 #include "runtime/measure.h"
+#include "runtime/rewrite.h"
+#include "runtime/timeline_diff.h"
 
 namespace runtime {
 
@@ -27,50 +29,48 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-graph::Status ProfileOps(const graph::Graph& g, const std::string& fetch, const cluster::Cluster& c,
-                         int d, const ProfileOptions& o, Profile* profile, ProfileReport* report) {
-  const cluster::DeviceSpec& spec = c.devices[d];
-  GRAPH_ASSIGN_OR_RETURN(auto ex, Executor::Create(g, c, std::vector<int>(g.size(), d)));
-  const graph::Graph& rg = ex->graph();  // as it runs: signatures of the rewritten ops
-  std::vector<std::string> sig(rg.size());
-  std::set<std::string> all, missing;
-  for (graph::NodeId id = 0; id < rg.size(); ++id) {
-    if (!RunsKernel(rg.node(id).op)) continue;
-    sig[id] = graph::OpSignature(rg, id);
-    all.insert(sig[id]);
-    if (!profile->Find(spec.name, sig[id])) missing.insert(sig[id]);
+// Runs `fn` on `d`'s worker and returns what it returns.
+double On(Device* d, const std::function<double()>& fn) {
+  std::promise<double> done;
+  d->Schedule([&] { done.set_value(fn()); });
+  return done.get_future().get();
+}
+
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// What handing `to` an op from `from`'s worker costs, as the executor's
+// Finish does it: the receiving worker's start when it sleeps (wake-up) and
+// when it still polls (poll), and the sender's own time in Schedule when it
+// must wake a sleeper (notify). Medians of 21.
+void ProfileHandOff(Device* from, Device* to, const cluster::DeviceSpec& dst, Profile* profile) {
+  std::vector<double> wakeups, notifies, polls;
+  to->SetPolling(true);  // as during a step
+  const auto asleep = std::chrono::duration<double>(dst.spin_s + 300e-6);
+  for (int rep = 0; rep < 21; ++rep) {
+    std::this_thread::sleep_for(asleep);  // dst's worker has stopped polling
+    std::promise<double> started;
+    const double notify = On(from, [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      to->Schedule([&started, t0] { started.set_value(Since(t0)); });
+      return Since(t0);
+    });
+    wakeups.push_back(started.get_future().get());
+    notifies.push_back(notify);
+    On(to, [] { return 0.0; });  // dst's worker has just finished: it polls
+    std::promise<double> polled;
+    On(from, [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      to->Schedule([&polled, t0] { polled.set_value(Since(t0)); });
+      return 0.0;
+    });
+    polls.push_back(polled.get_future().get());
   }
-  report->signatures = std::max(report->signatures, static_cast<int>(all.size()));
-  if (missing.empty() && profile->dispatch_s.count(spec.name)) {
-    report->reused.push_back(spec.name);
-    return graph::Status::Ok();
-  }
-  GRAPH_ASSIGN_OR_RETURN(auto feeds, RandomFeeds(g, 1));
-  ProfileBuilder builder;
-  for (int i = 0; i < o.warmup + o.steps; ++i) {
-    StepStats stats;
-    std::vector<at::Tensor> out;
-    graph::Status st = ex->Run(feeds, {fetch}, &out, &stats);
-    if (!st.ok()) {
-      return graph::Status(st.code(), "profiling on '" + spec.name + "': " + st.message());
-    }
-    if (i >= o.warmup) builder.AddStep(rg, c, d, stats);
-  }
-  // Entries already in the profile are kept: measure only what was missing.
-  Profile fresh;
-  builder.Finish(&fresh);
-  int added = 0;
-  for (const auto& [s, t] : fresh.ops[spec.name]) {
-    if (!missing.count(s)) continue;
-    profile->ops[spec.name][s] = t;
-    ++added;
-  }
-  if (fresh.dispatch_s.count(spec.name)) {
-    profile->dispatch_s[spec.name] = fresh.dispatch_s[spec.name];
-  }
-  report->new_signatures += added;
-  report->measured.push_back(spec.name);
-  return graph::Status::Ok();
+  to->SetPolling(false);
+  profile->wakeup_s[dst.name] = Median(wakeups);
+  profile->notify_s[dst.name] = Median(notifies);
+  profile->poll_s[dst.name] = Median(polls);
 }
 
 // The executor's copy from `src` to `dst`: a clone on dst's worker of a tensor
@@ -81,45 +81,25 @@ graph::Status ProfileOps(const graph::Graph& g, const std::string& fetch, const 
 graph::Status ProfileLink(const cluster::Cluster& c, int src, int dst, Profile* profile) {
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> from, MakeDevice(c.devices[src]));
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> to, MakeDevice(c.devices[dst]));
-  auto on = [](Device* d, const std::function<double()>& fn) {
-    std::promise<double> done;
-    d->Schedule([&] { done.set_value(fn()); });
-    return done.get_future().get();
-  };
   std::vector<double> bytes, seconds;
   for (int64_t floats : {1 << 8, 1 << 14, 1 << 16, 1 << 18, 1 << 20}) {
     at::Tensor t = at::empty({floats});
     std::vector<double> times;
     for (int rep = 0; rep < 11; ++rep) {
-      on(from.get(), [&] {
+      On(from.get(), [&] {
         t.fill_(static_cast<double>(rep));
         return 0.0;
       });
-      times.push_back(on(to.get(), [&] {
-        auto t0 = std::chrono::steady_clock::now();
+      times.push_back(On(to.get(), [&] {
+        const auto t0 = std::chrono::steady_clock::now();
         at::Tensor copy = t.clone();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return Since(t0);
       }));
     }
     bytes.push_back(static_cast<double>(floats * 4));
     seconds.push_back(Median(times));
   }
-  // Wake-up: src's worker hands dst's idle worker a function, as Finish does.
-  std::vector<double> wakeups;
-  for (int rep = 0; rep < 21; ++rep) {
-    std::this_thread::sleep_for(std::chrono::microseconds(200));  // dst's worker sleeps
-    std::promise<double> started;
-    on(from.get(), [&] {
-      auto t0 = std::chrono::steady_clock::now();
-      to->Schedule([&started, t0] {
-        started.set_value(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      });
-      return 0.0;
-    });
-    wakeups.push_back(started.get_future().get());
-  }
-  profile->wakeup_s[c.devices[dst].name] = Median(wakeups);
+  ProfileHandOff(from.get(), to.get(), c.devices[dst], profile);
   const double latency = seconds[0];
   std::vector<double> bandwidths;
   for (size_t i = 1; i < bytes.size(); ++i) {
@@ -134,74 +114,118 @@ graph::Status ProfileLink(const cluster::Cluster& c, int src, int dst, Profile* 
   return graph::Status::Ok();
 }
 
-// Every real cpu device runs the whole step at the same time as the others.
-graph::Status ProfileSlowdown(const graph::Graph& g, const std::string& fetch,
-                              const cluster::Cluster& c, const std::vector<int>& real,
-                              const ProfileOptions& o, Profile* profile) {
-  std::vector<int> cpus;
-  for (int d : real) {
-    if (c.devices[d].kind == cluster::DeviceKind::kCpu &&
-        !profile->slowdown.count(c.devices[d].name)) {
-      cpus.push_back(d);
-    }
+// The executors and feeds of one profiling run, and what each round runs.
+struct Rounds {
+  std::map<int, std::unique_ptr<Executor>> single;  // device -> every op on it
+  std::vector<int> wanted;                // devices whose op times and dispatch go into the profile
+  std::vector<int> measure;               // devices run alone each round: wanted, and shared ones
+  std::vector<int> shared;                // cpus whose sharing figures the alternating steps give
+  std::unique_ptr<Executor> alternating;  // ops alternating between two cpus, or null
+  std::map<std::string, at::Tensor> feeds;
+};
+
+graph::Status RunStep(Executor& ex, const Rounds& r, const std::string& fetch,
+                      const std::string& what, StepStats* stats) {
+  std::vector<at::Tensor> out;
+  graph::Status st = ex.Run(r.feeds, {fetch}, &out, stats);
+  if (!st.ok()) return graph::Status(st.code(), "profiling " + what + ": " + st.message());
+  return st;
+}
+
+// One round: a step on each device in turn, then (when asked) the alternating
+// placement. `timed`: add them to the builder.
+graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster::Cluster& c,
+                       bool timed, ProfileBuilder* b) {
+  for (int d : r.measure) {
+    StepStats stats;
+    GRAPH_RETURN_IF_ERROR(
+        RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'", &stats));
+    if (timed) b->AddStep(r.single.at(d)->graph(), c, d, stats);
   }
-  if (cpus.size() < 2) return graph::Status::Ok();
-  std::vector<std::unique_ptr<Executor>> ex;
-  for (int d : cpus) {
-    GRAPH_ASSIGN_OR_RETURN(auto e, Executor::Create(g, c, std::vector<int>(g.size(), d)));
-    ex.push_back(std::move(e));
-  }
-  GRAPH_ASSIGN_OR_RETURN(auto feeds, RandomFeeds(g, 1));
-  ProfileBuilder builder;
-  for (int i = 0; i < o.warmup + o.steps; ++i) {
-    std::vector<StepStats> stats(cpus.size());
-    std::vector<graph::Status> status(cpus.size());
-    std::vector<std::thread> threads;
-    for (size_t k = 0; k < cpus.size(); ++k) {
-      threads.emplace_back([&, k] {
-        std::vector<at::Tensor> out;
-        status[k] = ex[k]->Run(feeds, {fetch}, &out, &stats[k]);
-      });
-    }
-    for (std::thread& t : threads) t.join();
-    for (size_t k = 0; k < cpus.size(); ++k) {
-      if (!status[k].ok()) return status[k];
-      if (i >= o.warmup) builder.AddConcurrentStep(ex[k]->graph(), c, cpus[k], stats[k]);
-    }
-  }
-  Profile slowdowns = *profile;
-  builder.Finish(&slowdowns);
-  for (int d : cpus) {
-    auto it = slowdowns.slowdown.find(c.devices[d].name);
-    if (it != slowdowns.slowdown.end()) profile->slowdown[it->first] = it->second;
+  if (r.alternating) {
+    StepStats stats;
+    GRAPH_RETURN_IF_ERROR(RunStep(*r.alternating, r, fetch, "with ops alternating", &stats));
+    if (timed) b->AddSharedStep(r.alternating->graph(), c, stats);
   }
   return graph::Status::Ok();
 }
 
-// The step with ops alternating (in topological order) between the first two cpu
-// devices: many transfers of many sizes, refitted as the executor pays them.
-graph::Status CalibrateLinks(const graph::Graph& g, const std::string& fetch,
-                             const cluster::Cluster& c, const std::vector<int>& real,
-                             const ProfileOptions& o, Profile* profile) {
-  std::vector<int> cpus;
+// The devices among `real` whose profile lacks one of g's signatures or its
+// dispatch time; counts the graph's signatures into the report.
+std::vector<int> DevicesToMeasure(const graph::Graph& rg, const cluster::Cluster& c,
+                                  const std::vector<int>& real, const Profile& profile,
+                                  ProfileReport* report) {
+  std::set<std::string> all;
+  for (graph::NodeId id = 0; id < rg.size(); ++id) {
+    if (RunsKernel(rg.node(id).op)) all.insert(graph::OpSignature(rg, id));
+  }
+  report->signatures = static_cast<int>(all.size());
+  std::vector<int> out;
   for (int d : real) {
-    if (c.devices[d].kind == cluster::DeviceKind::kCpu) cpus.push_back(d);
+    const std::string& name = c.devices[d].name;
+    bool complete = profile.dispatch_s.count(name) > 0;
+    for (const std::string& s : all) complete = complete && profile.Find(name, s);
+    (complete ? report->reused : report->measured).push_back(name);
+    if (!complete) out.push_back(d);
   }
-  if (cpus.size() < 2) return graph::Status::Ok();
-  std::vector<int> placement(g.size());
-  const std::vector<graph::NodeId>& topo = g.topological_order();
-  for (size_t i = 0; i < topo.size(); ++i) placement[topo[i]] = cpus[i % 2];
-  GRAPH_ASSIGN_OR_RETURN(auto ex, Executor::Create(g, c, placement));
-  GRAPH_ASSIGN_OR_RETURN(auto feeds, RandomFeeds(g, 1));
-  ProfileBuilder builder;
-  for (int i = 0; i < o.warmup + o.steps; ++i) {
-    StepStats stats;
-    std::vector<at::Tensor> out;
-    GRAPH_RETURN_IF_ERROR(ex->Run(feeds, {fetch}, &out, &stats));
-    if (i >= o.warmup) builder.AddTransfers(c, stats);
+  return out;
+}
+
+// What was measured now goes into `profile`: only the signatures it lacked,
+// the dispatch times of the devices measured, the sharing figures asked for,
+// and the links when they were measured now.
+void Merge(const Profile& fresh, const cluster::Cluster& c, const Rounds& r, Profile* profile,
+           ProfileReport* report) {
+  for (int d : r.wanted) {
+    const std::string& name = c.devices[d].name;
+    auto ops = fresh.ops.find(name);
+    if (ops == fresh.ops.end()) continue;
+    for (const auto& [sig, t] : ops->second) {
+      if (profile->Find(name, sig)) continue;
+      profile->ops[name][sig] = t;
+      ++report->new_signatures;
+    }
+    auto it = fresh.dispatch_s.find(name);
+    if (it != fresh.dispatch_s.end()) profile->dispatch_s[name] = it->second;
   }
-  builder.Finish(profile);
-  return graph::Status::Ok();
+  for (int d : r.shared) {
+    const std::string& name = c.devices[d].name;
+    for (auto [from, to] : {std::pair{&fresh.slowdown, &profile->slowdown},
+                            std::pair{&fresh.dispatch_shared_s, &profile->dispatch_shared_s},
+                            std::pair{&fresh.poll_s, &profile->poll_s}}) {
+      auto it = from->find(name);
+      if (it != from->end()) (*to)[name] = it->second;
+    }
+  }
+  if (report->links_measured > 0) {
+    for (const auto& [pair, fit] : fresh.links) profile->links[pair] = fit;
+  }
+}
+
+// Each measured device's steps, spread and speed against the first.
+void DescribeDevices(const Profile& fresh, const ProfileBuilder& b, const cluster::Cluster& c,
+                     const Rounds& r, ProfileReport* report) {
+  const std::map<std::string, OpTiming>* first = nullptr;
+  for (int d : r.wanted) {
+    const std::string& name = c.devices[d].name;
+    DeviceProfileReport dr{name, b.KeptSteps(name), b.SlowSteps(name)};
+    auto ops = fresh.ops.find(name);
+    if (ops != fresh.ops.end()) {
+      std::vector<double> spreads, ratios;
+      for (const auto& [sig, t] : ops->second) {
+        spreads.push_back(t.spread);
+        if (!first) continue;
+        auto other = first->find(sig);
+        if (other != first->end() && other->second.seconds > 1e-6) {
+          ratios.push_back(t.seconds / other->second.seconds);
+        }
+      }
+      if (!spreads.empty()) dr.median_spread = Median(spreads);
+      if (!ratios.empty()) dr.relative_speed = Median(ratios);
+      if (!first) first = &ops->second;
+    }
+    report->devices.push_back(dr);
+  }
 }
 
 }  // namespace
@@ -209,56 +233,146 @@ graph::Status CalibrateLinks(const graph::Graph& g, const std::string& fetch,
 void ProfileBuilder::AddStep(const graph::Graph& g, const cluster::Cluster& c, int device,
                              const StepStats& step) {
   const std::string& name = c.devices[device].name;
+  std::vector<double>& steps = dispatch_[name];
+  const int id = static_cast<int>(steps.size());
   for (const OpRecord& r : step.ops) {
     if (r.device != device) continue;
     Samples& s = ops_[{name, graph::OpSignature(g, r.node)}];
-    s.seconds.push_back((r.end_us - r.start_us) / 1e6);
+    s.samples.push_back({id, (r.end_us - r.start_us) / 1e6});
     s.bytes = r.bytes;
   }
-  if (!step.ops.empty() && device < static_cast<int>(step.busy_us.size())) {
-    dispatch_[name].push_back(std::max(0.0, step.seconds - step.busy_us[device] / 1e6) /
-                              static_cast<double>(step.ops.size()));
-  }
+  const bool timed = !step.ops.empty() && device < static_cast<int>(step.busy_us.size());
+  steps.push_back(timed ? std::max(0.0, step.seconds - step.busy_us[device] / 1e6) /
+                              static_cast<double>(step.ops.size())
+                        : -1);
 }
 
-void ProfileBuilder::AddConcurrentStep(const graph::Graph& g, const cluster::Cluster& c, int device,
-                                       const StepStats& step) {
-  const std::string& name = c.devices[device].name;
-  for (const OpRecord& r : step.ops) {
-    if (r.device == device) {
-      concurrent_[{name, graph::OpSignature(g, r.node)}].push_back((r.end_us - r.start_us) / 1e6);
+namespace {
+
+// Per cpu device, the times (us) it was busy: its ops and the copies it made.
+std::vector<std::vector<std::pair<double, double>>> BusyTimes(const cluster::Cluster& c,
+                                                              const StepStats& step) {
+  std::vector<std::vector<std::pair<double, double>>> busy(c.devices.size());
+  for (const OpRecord& r : step.ops) busy[r.device].push_back({r.start_us, r.end_us});
+  for (const TransferRecord& t : step.transfers)
+    busy[t.dst_device].push_back({t.start_us, t.end_us});
+  for (auto& b : busy) std::sort(b.begin(), b.end());
+  return busy;
+}
+
+// Whether a cpu device other than `d` was awake at `t`: busy then, or idle for
+// less than its spin time (its worker polled).
+bool OtherAwake(const cluster::Cluster& c,
+                const std::vector<std::vector<std::pair<double, double>>>& busy, int d, double t) {
+  for (size_t o = 0; o < busy.size(); ++o) {
+    if (static_cast<int>(o) == d || c.devices[o].kind != cluster::DeviceKind::kCpu) continue;
+    double last_end = -1e300;
+    for (const auto& [start, end] : busy[o]) {
+      if (start > t) break;
+      if (end > t) return true;
+      last_end = std::max(last_end, end);
     }
+    if (t - last_end <= c.devices[o].spin_s * 1e6) return true;
   }
+  return false;
 }
 
-void ProfileBuilder::AddTransfers(const cluster::Cluster& c, const StepStats& step) {
+}  // namespace
+
+void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster& c,
+                                   const StepStats& step) {
   for (const TransferRecord& t : step.transfers) {
     auto& v = transfers_[{c.devices[t.src_device].name, c.devices[t.dst_device].name}];
     if (v.size() < 400) {
       v.push_back({static_cast<double>(t.bytes), (t.end_us - t.start_us) / 1e6});
     }
   }
+  const auto busy = BusyTimes(c, step);
+  for (const OpGap& o : OpGaps(g, c, step)) {
+    const cluster::DeviceSpec& spec = c.devices[o.device];
+    if (spec.kind != cluster::DeviceKind::kCpu) continue;
+    const double gap_us = o.start_us - o.copies_us - o.prev_end_us;
+    if (o.ready_us > o.prev_end_us && o.ready_us - o.prev_end_us <= spec.spin_s * 1e6) {
+      shared_poll_[spec.name].push_back(std::max(0.0, o.start_us - o.copies_us - o.ready_us) / 1e6);
+    }
+    if (!OtherAwake(c, busy, o.device, o.start_us)) continue;
+    shared_kernels_[{spec.name, graph::OpSignature(g, o.node)}].push_back((o.end_us - o.start_us) /
+                                                                          1e6);
+    if (o.ready_us <= o.prev_end_us && o.prev_end_us > 0) {
+      shared_dispatch_[spec.name].push_back(std::max(0.0, gap_us) / 1e6);
+    }
+  }
+}
+
+std::set<int> ProfileBuilder::SlowStepIds(const std::string& device) const {
+  // Per step, the median over its ops of (time / the op signature's median
+  // time): how much slower than usual the device ran then. Ops under a
+  // microsecond are left out: their times are mostly the clock's.
+  std::map<int, std::vector<double>> ratios;
+  for (auto it = ops_.lower_bound({device, ""}); it != ops_.end() && it->first.first == device;
+       ++it) {
+    std::vector<double> seconds;
+    for (const Sample& x : it->second.samples) seconds.push_back(x.seconds);
+    const double median = Median(seconds);
+    if (median < 1e-6) continue;
+    for (const Sample& x : it->second.samples) ratios[x.step].push_back(x.seconds / median);
+  }
+  std::set<int> slow;
+  for (const auto& [step, r] : ratios) {
+    if (Median(r) > 1 + slow_tolerance_) slow.insert(step);
+  }
+  return slow;
+}
+
+int ProfileBuilder::KeptSteps(const std::string& device) const {
+  auto it = dispatch_.find(device);
+  if (it == dispatch_.end()) return 0;
+  return static_cast<int>(it->second.size()) - SlowSteps(device);
+}
+
+int ProfileBuilder::SlowSteps(const std::string& device) const {
+  return static_cast<int>(SlowStepIds(device).size());
 }
 
 int ProfileBuilder::Finish(Profile* profile) const {
+  std::map<std::string, std::set<int>> slow;
+  for (const auto& [device, steps] : dispatch_) slow[device] = SlowStepIds(device);
+  int written = 0;
   for (const auto& [key, s] : ops_) {
-    const double median = Median(s.seconds);
+    const std::set<int>& left_out = slow[key.first];
+    std::vector<double> kept;
+    for (const Sample& x : s.samples) {
+      if (!left_out.count(x.step)) kept.push_back(x.seconds);
+    }
+    if (kept.empty()) continue;
+    const double median = Median(kept);
     double sum = 0;
-    int kept = 0;
-    for (double x : s.seconds) {
+    int n = 0;
+    std::vector<double> deviations;
+    for (double x : kept) {
+      deviations.push_back(std::fabs(x - median));
       if (x > 3 * median) continue;
       sum += x;
-      ++kept;
+      ++n;
     }
-    profile->ops[key.first][key.second] = {sum / kept, s.bytes, static_cast<int>(s.seconds.size())};
+    const double spread = median > 0 ? Median(deviations) / median : 0;
+    profile->ops[key.first][key.second] = {sum / n, s.bytes, static_cast<int>(kept.size()), spread};
+    ++written;
   }
-  for (const auto& [device, v] : dispatch_) profile->dispatch_s[device] = Median(v);
-  std::map<std::string, std::pair<double, double>> ratio;  // device -> (concurrent, alone)
-  for (const auto& [key, v] : concurrent_) {
+  for (const auto& [device, steps] : dispatch_) {
+    std::vector<double> kept;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (steps[i] >= 0 && !slow[device].count(static_cast<int>(i))) kept.push_back(steps[i]);
+    }
+    if (!kept.empty()) profile->dispatch_s[device] = Median(kept);
+  }
+  std::map<std::string, std::pair<double, double>> ratio;  // device -> (shared, alone)
+  for (const auto& [key, v] : shared_kernels_) {
     const OpTiming* alone = profile->Find(key.first, key.second);
     if (!alone) continue;
+    const double median = Median(v);
     for (double t : v) {
-      if (t > 3 * Median(v)) continue;
+      if (t > 3 * median) continue;
       ratio[key.first].first += t;
       ratio[key.first].second += alone->seconds;
     }
@@ -266,6 +380,8 @@ int ProfileBuilder::Finish(Profile* profile) const {
   for (const auto& [device, r] : ratio) {
     if (r.second > 0) profile->slowdown[device] = r.first / r.second;
   }
+  for (const auto& [device, v] : shared_dispatch_) profile->dispatch_shared_s[device] = Median(v);
+  for (const auto& [device, v] : shared_poll_) profile->poll_s[device] = Median(v);
   for (const auto& [link, v] : transfers_) {
     if (v.size() < 8) continue;
     std::vector<double> slopes, intercepts;
@@ -282,7 +398,7 @@ int ProfileBuilder::Finish(Profile* profile) const {
     profile->links[link] = {std::max(0.0, Median(intercepts)), 1 / slope,
                             static_cast<int>(v.size())};
   }
-  return static_cast<int>(ops_.size());
+  return written;
 }
 
 graph::Result<int> ProfileLinks(const cluster::Cluster& c, Profile* profile) {
@@ -305,22 +421,66 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
                            const cluster::Cluster& c, const ProfileOptions& options,
                            Profile* profile, ProfileReport* report) {
   *report = {};
-  std::vector<int> real;
+  std::vector<int> real, cpus;
   for (int d = 0; d < static_cast<int>(c.devices.size()); ++d) {
-    if (c.devices[d].kind != cluster::DeviceKind::kSim) real.push_back(d);
+    if (c.devices[d].kind == cluster::DeviceKind::kSim) continue;
+    real.push_back(d);
+    if (c.devices[d].kind == cluster::DeviceKind::kCpu) cpus.push_back(d);
   }
   if (real.empty()) {
     return graph::InvalidArgument(c.source +
                                   ": every device is simulated; there is nothing to profile");
   }
-  for (int d : real) {
-    GRAPH_RETURN_IF_ERROR(ProfileOps(g, fetch, c, d, options, profile, report));
-  }
-  GRAPH_RETURN_IF_ERROR(ProfileSlowdown(g, fetch, c, real, options, profile));
   GRAPH_ASSIGN_OR_RETURN(report->links_measured, ProfileLinks(c, profile));
-  if (report->links_measured > 0) {
-    GRAPH_RETURN_IF_ERROR(CalibrateLinks(g, fetch, c, real, options, profile));
+  Rounds r;
+  r.wanted = DevicesToMeasure(RewriteForExecution(g), c, real, *profile, report);
+  r.measure = r.wanted;
+  if (cpus.size() >= 2) {
+    for (int d : {cpus[0], cpus[1]}) {
+      const std::string& name = c.devices[d].name;  // v1 profiles lack dispatch_shared
+      if (report->links_measured > 0 || !profile->slowdown.count(name) ||
+          !profile->dispatch_shared_s.count(name)) {
+        r.shared = {cpus[0], cpus[1]};
+      }
+    }
   }
+  for (int d : r.shared) {  // measured alone too, for the slowdown's denominator
+    if (std::find(r.measure.begin(), r.measure.end(), d) == r.measure.end()) r.measure.push_back(d);
+  }
+  for (int d : r.measure) {
+    GRAPH_ASSIGN_OR_RETURN(r.single[d], Executor::Create(g, c, std::vector<int>(g.size(), d)));
+  }
+  if (!r.shared.empty()) {
+    // Ops alternating between the first two cpus in topological order: many
+    // transfers of many sizes, refitted as the executor pays them.
+    std::vector<int> placement(g.size());
+    const std::vector<graph::NodeId>& topo = g.topological_order();
+    for (size_t i = 0; i < topo.size(); ++i) placement[topo[i]] = cpus[i % 2];
+    GRAPH_ASSIGN_OR_RETURN(r.alternating, Executor::Create(g, c, placement));
+  }
+  if (r.measure.empty() && !r.alternating) return graph::Status::Ok();
+  GRAPH_ASSIGN_OR_RETURN(r.feeds, RandomFeeds(g, 1));
+  ProfileBuilder b(options.slow_tolerance);
+  for (int i = 0; i < options.warmup + options.steps; ++i) {
+    GRAPH_RETURN_IF_ERROR(RunRound(r, fetch, c, i >= options.warmup, &b));
+  }
+  // Steps left out as slow are measured again, device by device.
+  for (int k = 0; k < options.max_extra_steps; ++k) {
+    bool more = false;
+    for (int d : r.measure) {
+      if (b.KeptSteps(c.devices[d].name) >= options.steps) continue;
+      StepStats stats;
+      GRAPH_RETURN_IF_ERROR(
+          RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'", &stats));
+      b.AddStep(r.single.at(d)->graph(), c, d, stats);
+      more = true;
+    }
+    if (!more) break;
+  }
+  Profile fresh;
+  b.Finish(&fresh);
+  Merge(fresh, c, r, profile, report);
+  DescribeDevices(fresh, b, c, r, report);
   return graph::Status::Ok();
 }
 

@@ -1,24 +1,39 @@
 // Profiling real devices for the simulator (what `planner profile` runs).
 //
-// Op costs: for each real device, the training step runs with every op on that
-// device (warm-up, then timed steps); each op's kernel time comes from the
-// timeline, and each op signature gets the mean over its ops and steps. A
-// device that already has every signature of the graph in the profile is not
+// Op costs: the training step runs with every op on one device, for each real
+// device, in rounds: each round runs one step on every device in turn (and,
+// with two or more cpu devices, one with ops alternating between the first
+// two), so that a machine whose speed drifts over seconds or minutes drifts
+// under every measurement alike. Each op
+// signature gets the mean of its kernel times over its ops and steps, and the
+// spread of those samples. A step during which the device ran slow (its median
+// op more than `slow_tolerance` slower than that op's median over the steps: a
+// core taken by another guest, a frequency drop) is left out and another step
+// measured in its place, up to `max_extra_steps`; the report says how many.
+// A device that already has every signature of the graph in the profile is not
 // run again, so profiling a model twice costs nothing the second time; new
-// signatures are added, existing ones kept. With two or more cpu devices, the
-// steps then run on all of them at once, and each device's slowdown (kernel time
-// while the others run over kernel time alone) is recorded. Links: for each ordered pair of real
-// cpu devices, the executor's copy (a clone on the receiving device's worker of
-// data the sending device just wrote) is timed at sizes from 1 KiB to 4 MiB:
-// latency is the 1 KiB time, bandwidth the median of bytes / (time - latency);
-// then the step runs with ops alternating between the first two cpu devices and
-// the links are refitted to the executor's own copies, which cost more than a
-// bare clone (allocation, bookkeeping).
+// signatures are added, existing ones kept.
+//
+// Sharing the host: for each ordered pair of cpu devices, microbenchmarks time
+// what the executor pays to hand an op over (runtime/device.h): the receiving
+// worker's start when it sleeps (wake-up) and when it still polls (poll), and
+// the handing worker's own cost of waking a sleeping one (notify); and a copy
+// of 1 KiB to 4 MiB from data the sender just wrote gives a first link fit.
+// The alternating steps then measure all of it as the executor pays it in a
+// step: the links refitted to its copies (allocation and bookkeeping
+// included), the hand-off to a polling worker, and, for ops that ran while
+// another cpu device was awake (running an op or polling for one), the
+// device's kernel times over the same ops' times alone (its slowdown) and its
+// time per op outside kernels (dispatch_shared). A device's kernels run slower
+// while another device of the host is awake than while it sleeps (on the
+// two-core VM of docs/simulator.md, 12-20% against 1-9%), whatever that one
+// runs.
 //
 // Thread safety: one call at a time per process (it creates executors).
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,8 +47,19 @@
 namespace runtime {
 
 struct ProfileOptions {
-  int warmup = 2;  // untimed steps per device
-  int steps = 5;   // timed steps per device
+  int warmup = 2;                // untimed rounds first
+  int steps = 7;                 // timed steps kept per device
+  double slow_tolerance = 0.10;  // a step whose median op ran this much slower is left out...
+  int max_extra_steps = 7;       // ...and re-measured, at most this many times per device
+};
+
+// What one device's steps looked like while it was profiled now.
+struct DeviceProfileReport {
+  std::string device;
+  int kept_steps = 0;
+  int slow_steps = 0;         // left out: the device ran slow during them
+  double median_spread = 0;   // over its signatures: median absolute deviation / median
+  double relative_speed = 1;  // its op times over the first measured device's (median)
 };
 
 struct ProfileReport {
@@ -42,46 +68,66 @@ struct ProfileReport {
   std::vector<std::string> reused;    // devices whose profile already had every signature
   int new_signatures = 0;             // entries added over all devices
   int links_measured = 0;
+  std::vector<DeviceProfileReport> devices;  // one per device measured now
 };
 
 // Turns timelines of steps run with every op on one device into profile entries:
 // per op signature the mean kernel time (samples over three times the median, a
-// preempted kernel, left out) and the bytes its outputs occupy; per device the
-// executor's time per op outside kernels. What ProfileGraph uses, and what a
+// preempted kernel, left out), its spread, and the bytes its outputs occupy;
+// per device the executor's time per op outside kernels. Steps during which the
+// device ran slow are left out (see above). What ProfileGraph uses, and what a
 // benchmark that interleaves profiling with measuring can use.
 class ProfileBuilder {
  public:
+  explicit ProfileBuilder(double slow_tolerance = 0.10) : slow_tolerance_(slow_tolerance) {}
+
   // `g`: the graph as the executor ran it (Executor::graph()); `device` its index.
+  // Each call is one step of that device.
   void AddStep(const graph::Graph& g, const cluster::Cluster& c, int device, const StepStats& step);
-  // A step with every op on `device` that ran while other cpu devices of the
-  // host ran steps too: its op times over the same ops' times alone give the
-  // device's slowdown.
-  void AddConcurrentStep(const graph::Graph& g, const cluster::Cluster& c, int device,
-                         const StepStats& step);
-  // The transfers of a step with ops on several devices: what the executor's
-  // copies cost, fitted per link as latency + bytes / bandwidth (Theil-Sen: the
-  // median of pairwise slopes, robust to the odd slow copy).
-  void AddTransfers(const cluster::Cluster& c, const StepStats& step);
+  // A step with ops on several cpu devices (`g`: the graph as run): its copies,
+  // fitted per link as latency + bytes / bandwidth (Theil-Sen: the median of
+  // pairwise slopes, robust to the odd slow copy); its hand-offs to polling
+  // workers; and its ops that ran while another cpu device was awake, whose
+  // kernel times (set against the same ops' times alone) and gaps give each
+  // device's slowdown and dispatch_shared.
+  void AddSharedStep(const graph::Graph& g, const cluster::Cluster& c, const StepStats& step);
+
+  // Steps of `device` added so far that are kept, and that were left out as slow.
+  int KeptSteps(const std::string& device) const;
+  int SlowSteps(const std::string& device) const;
+
   // Adds the entries to `profile`, replacing those of the same device and
-  // signature, then the slowdowns (against the profile's times alone) and the
-  // links fitted from transfers (at least 8 of a link); returns how many op
-  // entries it wrote.
+  // signature, then what shared steps gave: slowdowns (against the profile's
+  // times alone), dispatch_shared and poll times, and the links fitted from
+  // transfers (at least 8 of a link); returns how many op entries it wrote.
   int Finish(Profile* profile) const;
 
  private:
+  struct Sample {
+    int step;
+    double seconds;
+  };
   struct Samples {
-    std::vector<double> seconds;
+    std::vector<Sample> samples;
     int64_t bytes = 0;
   };
+  // The device's steps whose median op ran more than the tolerance slow.
+  std::set<int> SlowStepIds(const std::string& device) const;
+
+  double slow_tolerance_;
   std::map<std::pair<std::string, std::string>, Samples> ops_;  // (device, signature)
-  std::map<std::string, std::vector<double>> dispatch_;         // device -> per-op seconds
-  std::map<std::pair<std::string, std::string>, std::vector<double>> concurrent_;
+  std::map<std::string, std::vector<double>> dispatch_;         // device -> per step: s per op
+  // (device, signature) -> kernel seconds while another cpu device was awake
+  std::map<std::pair<std::string, std::string>, std::vector<double>> shared_kernels_;
+  std::map<std::string, std::vector<double>> shared_dispatch_;  // device -> queued ops' gaps
+  std::map<std::string, std::vector<double>> shared_poll_;      // device -> polled hand-offs
   // (src, dst) -> (bytes, seconds) of each transfer
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> transfers_;
 };
 
-// Fits every link between two real cpu devices that `profile` lacks; returns
-// how many it measured.
+// Times, for every ordered pair of real cpu devices that `profile` lacks a link
+// for, the hand-off costs (wake-up, poll, notify of the receiving device) and a
+// first link fit; returns how many pairs it measured.
 graph::Result<int> ProfileLinks(const cluster::Cluster& c, Profile* profile);
 
 // `g`: a training graph with shapes inferred; `fetch`: its loss.

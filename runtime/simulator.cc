@@ -114,10 +114,15 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   s.op_s_.assign(nd, std::vector<double>(n, 0));
   s.estimated_.assign(nd, std::vector<char>(n, 0));
   s.dispatch_s_.assign(nd, 0);
+  s.dispatch_shared_s_.assign(nd, 0);
   s.slowdown_.assign(nd, 1);
   s.wakeup_s_.assign(nd, 0);
+  s.poll_s_.assign(nd, 0);
+  s.notify_s_.assign(nd, 0);
+  s.spin_s_.assign(nd, 0);
   for (int d = 0; d < nd; ++d) {
     const cluster::DeviceSpec& spec = c.devices[d];
+    if (spec.kind == cluster::DeviceKind::kCpu) s.spin_s_[d] = spec.spin_s;
     Rates rates;
     if (spec.peak_flops && spec.memory_bandwidth) {
       rates = {*spec.peak_flops, *spec.memory_bandwidth};
@@ -143,8 +148,15 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
     if (profile) {
       auto it = profile->dispatch_s.find(spec.name);
       if (it != profile->dispatch_s.end()) s.dispatch_s_[d] = it->second;
-      auto w = profile->wakeup_s.find(spec.name);
-      if (w != profile->wakeup_s.end()) s.wakeup_s_[d] = w->second;
+      auto shared = profile->dispatch_shared_s.find(spec.name);
+      s.dispatch_shared_s_[d] =
+          shared != profile->dispatch_shared_s.end() ? shared->second : s.dispatch_s_[d];
+      for (auto [from, to] : {std::pair{&profile->wakeup_s, &s.wakeup_s_[d]},
+                              std::pair{&profile->poll_s, &s.poll_s_[d]},
+                              std::pair{&profile->notify_s, &s.notify_s_[d]}}) {
+        auto w = from->find(spec.name);
+        if (w != from->end()) *to = w->second;
+      }
       auto f = profile->slowdown.find(spec.name);
       if (f != profile->slowdown.end() && spec.kind == cluster::DeviceKind::kCpu) {
         s.slowdown_[d] = f->second;
@@ -379,6 +391,9 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
   std::vector<char> copied(slot_offset_[n], 0);
   std::vector<double> link_free(nd * nd, 0);
   std::vector<double> running_until(nd, 0);  // when each device's last started kernel ends
+  // When each device's worker last went idle: at the start every worker sleeps
+  // (the executor lets workers poll during a step only).
+  std::vector<double> idle_since(nd, -std::numeric_limits<double>::infinity());
 
   struct Event {
     double t;
@@ -392,11 +407,27 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
   int remaining = n;
   double now = 0;
 
-  // `woken`: the op was handed to an idle worker by another thread.
-  auto start = [&](graph::NodeId id, double t, bool woken) {
+  // Whether a cpu device of the host other than d is awake at t: running an op
+  // (or copying for one) or polling for one. Another device's kernels and gaps
+  // are slower then (runtime/profiler.h).
+  auto OtherCpuAwake = [&](int d, double t) {
+    for (int other = 0; other < nd; ++other) {
+      if (other == d || cluster_.devices[other].kind != cluster::DeviceKind::kCpu) continue;
+      if (running_until[other] > t || t - idle_since[other] <= spin_s_[other]) return true;
+    }
+    return false;
+  };
+
+  // `woken`: the op was handed to an idle worker by another thread; `delay`:
+  // what the worker starting it still had to do first. Returns whether it woke
+  // a sleeping worker (the hand-off then costs the handing worker too).
+  auto start = [&](graph::NodeId id, double t, bool woken, double delay) -> bool {
     const int d = dev[id];
     --free_workers[d];
-    double clock = t + dispatch_s_[d] + (woken ? wakeup_s_[d] : 0);
+    const bool slept = woken && t - idle_since[d] > spin_s_[d];
+    const bool shared = OtherCpuAwake(d, t);
+    double clock = t + delay + (shared ? dispatch_shared_s_[d] : dispatch_s_[d]) +
+                   (woken ? (slept ? wakeup_s_[d] : poll_s_[d]) : 0);
     for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {  // the executor's copies
       const graph::TensorRef& in = in_[e];
       const int src = dev[in.node];
@@ -415,21 +446,14 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
       clock += s;
     }
     double kernel = op_s_[d][id];
-    if (slowdown_[d] != 1) {
-      for (int other = 0; other < nd; ++other) {
-        if (other != d && running_until[other] > clock &&
-            cluster_.devices[other].kind == cluster::DeviceKind::kCpu) {
-          kernel *= slowdown_[d];
-          break;
-        }
-      }
-    }
+    if (shared) kernel *= slowdown_[d];
     const double end = clock + kernel;
     running_until[d] = std::max(running_until[d], end);
     busy[d] += kernel;
     r.step.ops.push_back({id, d, clock * 1e6, end * 1e6, out_total_[id]});
     r.estimated_ops += estimated_[d][id];
     events.push({end, seq++, id, false});
+    return slept;
   };
 
   std::vector<graph::NodeId> ready;
@@ -512,12 +536,18 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
       const int d = dev[id];
       queue[d].push_back(id);
     }
-    for (int d = 0; d < nd; ++d) {
+    // Other devices first: the finishing worker hands their ops over before it
+    // takes its own next one, paying for every sleeper it wakes.
+    double notify = 0;
+    for (int k = 0; k <= nd; ++k) {
+      const int d = k < nd ? k : self;
+      if (d < 0 || (k < nd && d == self)) continue;
       while (free_workers[d] > 0 && !queue[d].empty()) {
         graph::NodeId id = queue[d].front();
         queue[d].pop_front();
-        start(id, t, d != self);
+        if (start(id, t, d != self, d == self ? notify : 0) && self >= 0) notify += notify_s_[d];
       }
+      if (free_workers[d] > 0 && queue[d].empty() && d == self) idle_since[d] = t;
     }
     return true;
   };

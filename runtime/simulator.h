@@ -7,11 +7,16 @@
 // memory bandwidth), from the device's figures (sim devices always have them) or
 // from rates fitted to the device's profiled ops; such ops are counted as
 // estimated. A cpu device's kernel that starts while another cpu device of the
-// host is running one takes its profiled slowdown factor longer (they share
-// caches and memory bandwidth), and an op handed to an idle worker by another
-// device starts after the profiled wake-up time. Transfers: between two real cpu devices the
-// consumer's worker copies the tensor before its kernel, as the executor does, at the profiled link
-// fit (else the devices file's link); any other pair sends it over its link as soon as it is
+// host is awake (running an op or polling for one) takes its profiled slowdown
+// factor longer, and the executor's time around it is its dispatch_shared
+// time (runtime/profiler.h says what is measured). An op handed to an idle worker by another
+// device starts after the profiled poll time when that worker went idle less
+// than its device's spin time before (it still polls its queue), else after
+// the wake-up time, and then the handing worker also pays the notify time
+// before its own next op (runtime/device.h); each step starts with every
+// worker asleep, as the executor leaves them between steps. Transfers: between two real cpu devices
+// the consumer's worker copies the tensor before its kernel, as the executor does, at the profiled
+// link fit (else the devices file's link); any other pair sends it over its link as soon as it is
 // produced, one transfer at a time per direction (contention), at latency + bytes / bandwidth.
 // Memory: the executor's accounting (parameters resident, outputs from their op's end to their last
 // reader, copies on the reading device, views free); exceeding a capacity ends the step as
@@ -83,7 +88,11 @@ class Simulator {
   std::vector<std::vector<double>> op_s_;     // [device][node]
   std::vector<std::vector<char>> estimated_;  // [device][node]
   std::vector<double> dispatch_s_;            // [device] per scheduled op
-  std::vector<double> wakeup_s_;  // [device] from a hand-off to its idle worker starting
+  std::vector<double> dispatch_shared_s_;     // [device] the same while another cpu is awake
+  std::vector<double> wakeup_s_;  // [device] from a hand-off to its sleeping worker starting
+  std::vector<double> poll_s_;    // [device] the same for a worker still polling
+  std::vector<double> notify_s_;  // [device] the handing worker's cost of waking it
+  std::vector<double> spin_s_;    // [device] how long an idle worker polls before sleeping
   std::vector<double> slowdown_;  // [device] kernel factor while a cpu of the same host runs
   // Per-run counters start from these copies (one allocation each, not one per node).
   std::vector<int> out_offset_;    // [node] index of its first output in `base_uses_`; [n]: total

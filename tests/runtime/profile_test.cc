@@ -15,9 +15,12 @@ std::string Temp(const std::string& name) {
 
 TEST(ProfileTest, WrittenFileReadsBackTheSame) {
   Profile p;
-  p.ops["cpu0"]["Relu|float32[2,3]|T=float32"] = {1.5e-6, 24, 10};
+  p.ops["cpu0"]["Relu|float32[2,3]|T=float32"] = {1.5e-6, 24, 10, 0.04};
   p.ops["cpu1"]["MatMul|float32[2,3],float32[3,4]|T=float32"] = {3e-5, 0, 4};
   p.dispatch_s["cpu0"] = 2.5e-6;
+  p.wakeup_s["cpu1"] = 2e-5;
+  p.poll_s["cpu1"] = 4e-7;
+  p.notify_s["cpu1"] = 3e-6;
   p.links[{"cpu0", "cpu1"}] = {1e-6, 3e10, 5};
   std::string path = Temp("roundtrip.prof");
   ASSERT_TRUE(WriteProfile(path, p).ok());
@@ -28,12 +31,31 @@ TEST(ProfileTest, WrittenFileReadsBackTheSame) {
   EXPECT_DOUBLE_EQ(t->seconds, 1.5e-6);
   EXPECT_EQ(t->output_bytes, 24);
   EXPECT_EQ(t->samples, 10);
+  EXPECT_DOUBLE_EQ(t->spread, 0.04);
+  EXPECT_DOUBLE_EQ(back->wakeup_s.at("cpu1"), 2e-5);
+  EXPECT_DOUBLE_EQ(back->poll_s.at("cpu1"), 4e-7);
+  EXPECT_DOUBLE_EQ(back->notify_s.at("cpu1"), 3e-6);
   EXPECT_EQ(back->Find("cpu1", "Relu|float32[2,3]|T=float32"), nullptr);
   EXPECT_DOUBLE_EQ(back->dispatch_s.at("cpu0"), 2.5e-6);
   const LinkFit* l = back->Link("cpu0", "cpu1");
   ASSERT_NE(l, nullptr);
   EXPECT_DOUBLE_EQ(l->bandwidth_bytes_per_s, 3e10);
   EXPECT_EQ(back->Link("cpu1", "cpu0"), nullptr);
+}
+
+TEST(ProfileTest, VersionOneFilesWithoutSpreadsAreRead) {
+  std::string path = Temp("v1.prof");
+  ASSERT_TRUE(graph::WriteFileAtomic(path,
+                                     "# planner profile v1\nop\tcpu0\t2e-06\t8\t5\tRelu|x\n"
+                                     "wakeup\tcpu0\t1.5e-05\n")
+                  .ok());
+  auto p = ReadProfile(path);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const OpTiming* t = p->Find("cpu0", "Relu|x");
+  ASSERT_NE(t, nullptr);
+  EXPECT_DOUBLE_EQ(t->seconds, 2e-6);
+  EXPECT_EQ(t->spread, 0);
+  EXPECT_TRUE(p->poll_s.empty());
 }
 
 TEST(ProfileTest, MissingFileIsNotFound) {

@@ -141,6 +141,59 @@ TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
   EXPECT_EQ(r.step.transfers[0].bytes, 64);
 }
 
+// x -> a on cpu0; a feeds b on cpu1 and d on cpu0; c = b + d on cpu0. Every op
+// 10 us, copies free; handing an op to a polling worker costs 1 us, to a
+// sleeping one 20 us, and the hander 3 us more.
+SimResult HandOffs(const std::string& spin) {
+  graph::Graph g =
+      Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "a") + Unary("d", "Relu", "a") +
+            "node { name: 'c' op: 'AddV2' input: 'b' input: 'd' attr { key: 'T' "
+            "value { type: DT_FLOAT } } }");
+  Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
+  for (const char* d : {"cpu0", "cpu1"}) {
+    p.poll_s[d] = 1e-6;
+    p.wakeup_s[d] = 20e-6;
+    p.notify_s[d] = 3e-6;
+  }
+  p.links[{"cpu0", "cpu1"}] = {0, 1e18, 1};
+  p.links[{"cpu1", "cpu0"}] = {0, 1e18, 1};
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0], spin: " + spin +
+          "}\n  - {name: cpu1, kind: cpu, cores: [1], spin: " + spin + "}\n",
+      "spin.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  auto sim = Simulator::Create(g, *c, &p);
+  EXPECT_TRUE(sim.ok()) << sim.status().message();
+  std::vector<int> d(g.size(), 0);
+  d[g.Find("b")] = 1;
+  return sim->Run(d);
+}
+
+// The step starts with every worker asleep: the caller wakes cpu0 for a
+// (20-30); cpu0 wakes cpu1 for b (50-60), paying 3 us before d (33-43).
+double StartOf(const SimResult& r, graph::NodeId node) {
+  for (const OpRecord& op : r.step.ops) {
+    if (op.node == node) return op.start_us;
+  }
+  return -1;
+}
+
+TEST(SimulatorTest, AWorkerStillPollingTakesAHandedOpAtOnce) {
+  SimResult r = HandOffs("200us");
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_NEAR(StartOf(r, 3), 33, 1e-6) << "d";
+  // c: cpu0 idle since 43, for 17 us of its 200: it polls, 61-71.
+  EXPECT_NEAR(r.step.seconds, 71e-6, 1e-12);
+}
+
+TEST(SimulatorTest, WakingASleepingWorkerCostsItsWakeUpAndTheHanderItsNotify) {
+  SimResult r = HandOffs("5us");
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_NEAR(StartOf(r, 3), 33, 1e-6) << "d";
+  // c: cpu0 asleep since 48 (43 + its 5 us of polling): 80-90.
+  EXPECT_NEAR(r.step.seconds, 90e-6, 1e-12);
+}
+
 TEST(SimulatorTest, EagerSendsShareTheLinkOneAtATime) {
   // a and b on g0 both feed c on g1. 64 bytes at 1.6 MB/s plus 1 us: 41 us a send.
   graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +

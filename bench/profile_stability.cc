@@ -1,0 +1,138 @@
+// How much two profiles of the same devices, taken minutes apart, disagree: for
+// every TF.js model of models/tfjs, `planner profile`'s measurement
+// (runtime::ProfileGraph, default options) on the local two-CPU machine, once
+// for all models and then again for all, each into an empty profile; then the
+// step each profile predicts for the same placements (every op on cpu0, and
+// the etf split planned on the first profile), and how far the two profiles'
+// op times lie apart. Prints each model's figures and the median over models.
+//
+//   profile_stability [--models DIR] [--only A,B] [--pause SECONDS] [--spin DURATION]
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "bench/bench_models.h"
+#include "planner/baselines.h"
+#include "planner/placement.h"
+#include "runtime/profiler.h"
+#include "runtime/simulator.h"
+
+namespace {
+
+[[noreturn]] void Die(const std::string& what, const graph::Status& st) {
+  std::fprintf(stderr, "profile_stability: %s: %s\n", what.c_str(), st.message().c_str());
+  std::exit(1);
+}
+
+double Predict(const bench::Model& m, const cluster::Cluster& c, const runtime::Profile& p,
+               const std::vector<int>& forward_device) {
+  auto sim = runtime::Simulator::Create(m.training.graph, c, &p);
+  if (!sim.ok()) Die(m.name, sim.status());
+  runtime::SimResult r =
+      sim->Run(planner::TrainingDeviceOfNode(m.training.graph, m.forward, forward_device),
+               m.training.graph.Find(m.training.loss));
+  if (!r.status.ok()) Die(m.name, r.status);
+  return r.step.seconds;
+}
+
+// The median over shared signatures of |log(b / a)|, as a ratio minus one.
+double OpTimesApart(const runtime::Profile& a, const runtime::Profile& b) {
+  std::vector<double> logs;
+  for (const auto& [device, ops] : a.ops) {
+    for (const auto& [sig, t] : ops) {
+      const runtime::OpTiming* u = b.Find(device, sig);
+      if (u && t.seconds > 1e-6 && u->seconds > 1e-6) {
+        logs.push_back(std::fabs(std::log(u->seconds / t.seconds)));
+      }
+    }
+  }
+  return std::exp(bench::Median(logs)) - 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = "models/tfjs", spin;
+  std::vector<std::string> only;
+  double pause_s = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i], v = argv[i + 1];
+    if (a == "--models") {
+      dir = v;
+    } else if (a == "--only") {
+      only = bench::SplitCommas(v);
+    } else if (a == "--pause") {
+      pause_s = std::atof(v.c_str());
+    } else if (a == "--spin") {
+      spin = v;
+    } else {
+      std::fprintf(stderr, "profile_stability: unknown flag %s\n", a.c_str());
+      return 2;
+    }
+  }
+  auto c = bench::TwoCpus(spin);
+  if (!c.ok()) Die("devices", c.status());
+  auto loaded = bench::LoadModels(dir, only);
+  if (!loaded.ok()) Die("models", loaded.status());
+  std::vector<bench::Model> models;
+  for (bench::Model& m : *loaded) {
+    if (m.source == "tfjs") models.push_back(std::move(m));
+  }
+
+  std::vector<runtime::Profile> profiles[2];
+  std::vector<runtime::ProfileReport> reports[2];
+  double started[2] = {0, 0};
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1 && pause_s > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(pause_s));
+    started[round] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const bench::Model& m : models) {
+      runtime::Profile p;
+      runtime::ProfileReport report;
+      graph::Status st =
+          runtime::ProfileGraph(m.training.graph, m.training.loss, *c, {}, &p, &report);
+      if (!st.ok()) Die(m.name, st);
+      profiles[round].push_back(std::move(p));
+      reports[round].push_back(std::move(report));
+    }
+  }
+  std::printf("profiles of %zu models at %.0f s, then again at %.0f s\n", models.size(), started[0],
+              started[1]);
+  std::printf("%-26s %26s %26s %14s %12s\n", "model", "all on cpu0: ms, ms, apart",
+              "etf split: ms, ms, apart", "op times apart", "slow steps");
+  std::vector<double> single_apart, split_apart, ops_apart;
+  for (size_t k = 0; k < models.size(); ++k) {
+    const bench::Model& m = models[k];
+    const runtime::Profile &a = profiles[0][k], &b = profiles[1][k];
+    const std::vector<int> single(m.forward.size(), 0);
+    auto sim = runtime::Simulator::Create(m.training.graph, *c, &a);
+    if (!sim.ok()) Die(m.name, sim.status());
+    auto etf = planner::MakeBaseline("etf", m.forward, *c, &*sim);
+    if (!etf.ok()) Die(m.name, etf.status());
+    const double s0 = Predict(m, *c, a, single), s1 = Predict(m, *c, b, single);
+    const double e0 = Predict(m, *c, a, etf->device_of_node),
+                 e1 = Predict(m, *c, b, etf->device_of_node);
+    single_apart.push_back(std::fabs(s1 - s0) / s0);
+    split_apart.push_back(std::fabs(e1 - e0) / e0);
+    ops_apart.push_back(OpTimesApart(a, b));
+    int slow[2] = {0, 0};
+    for (int round = 0; round < 2; ++round) {
+      for (const runtime::DeviceProfileReport& d : reports[round][k].devices)
+        slow[round] += d.slow_steps;
+    }
+    std::printf("%-26s %8.3f %8.3f %+7.1f%% %8.3f %8.3f %+7.1f%% %13.1f%% %6d, %d\n",
+                m.name.c_str(), s0 * 1e3, s1 * 1e3, 100 * (s1 - s0) / s0, e0 * 1e3, e1 * 1e3,
+                100 * (e1 - e0) / e0, 100 * ops_apart.back(), slow[0], slow[1]);
+  }
+  std::printf(
+      "median over %zu models: all on cpu0 %.1f%% apart, etf split %.1f%% apart (target "
+      "<= 5%%); op times %.1f%% apart; largest: %.1f%% and %.1f%%\n",
+      models.size(), 100 * bench::Median(single_apart), 100 * bench::Median(split_apart),
+      100 * bench::Median(ops_apart),
+      100 * *std::max_element(single_apart.begin(), single_apart.end()),
+      100 * *std::max_element(split_apart.begin(), split_apart.end()));
+  return 0;
+}
