@@ -122,7 +122,10 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   s.spin_s_.assign(nd, 0);
   for (int d = 0; d < nd; ++d) {
     const cluster::DeviceSpec& spec = c.devices[d];
-    if (spec.kind == cluster::DeviceKind::kCpu) s.spin_s_[d] = spec.spin_s;
+    if (spec.kind == cluster::DeviceKind::kCpu) {
+      s.spin_s_[d] = spec.spin_s;
+      s.cpu_devices_.push_back(d);
+    }
     Rates rates;
     if (spec.peak_flops && spec.memory_bandwidth) {
       rates = {*spec.peak_flops, *spec.memory_bandwidth};
@@ -411,9 +414,10 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
   // (or copying for one) or polling for one. Another device's kernels and gaps
   // are slower then (runtime/profiler.h).
   auto OtherCpuAwake = [&](int d, double t) {
-    for (int other = 0; other < nd; ++other) {
-      if (other == d || cluster_.devices[other].kind != cluster::DeviceKind::kCpu) continue;
-      if (running_until[other] > t || t - idle_since[other] <= spin_s_[other]) return true;
+    for (int other : cpu_devices_) {
+      if (other != d && (running_until[other] > t || t - idle_since[other] <= spin_s_[other])) {
+        return true;
+      }
     }
     return false;
   };

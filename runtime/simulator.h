@@ -93,6 +93,7 @@ class Simulator {
   std::vector<double> poll_s_;    // [device] the same for a worker still polling
   std::vector<double> notify_s_;  // [device] the handing worker's cost of waking it
   std::vector<double> spin_s_;    // [device] how long an idle worker polls before sleeping
+  std::vector<int> cpu_devices_;  // the real cpu devices, which share the host
   std::vector<double> slowdown_;  // [device] kernel factor while a cpu of the same host runs
   // Per-run counters start from these copies (one allocation each, not one per node).
   std::vector<int> out_offset_;    // [node] index of its first output in `base_uses_`; [n]: total
