@@ -155,6 +155,24 @@ TEST(DevicesTest, ThreadsDefaultToCoreCountAndRangesExpand) {
   EXPECT_EQ(cluster.devices[1].threads, 2);
 }
 
+TEST(DevicesTest, SpinIsADurationAndDefaultsTo200Microseconds) {
+  const Cluster cluster = ParseOk(R"(devices:
+  - {name: a, kind: cpu, cores: [0]}
+  - {name: b, kind: cpu, cores: [1], spin: 50us}
+  - {name: c, kind: cpu, cores: [2], spin: 0s}
+)");
+  EXPECT_DOUBLE_EQ(cluster.devices[0].spin_s, 200e-6);
+  EXPECT_DOUBLE_EQ(cluster.devices[1].spin_s, 50e-6);
+  EXPECT_DOUBLE_EQ(cluster.devices[2].spin_s, 0);
+}
+
+TEST(DevicesErrorTest, RejectsASpinThatIsNotADurationOrOutOfRange) {
+  ExpectError("devices:\n  - {name: a, kind: cpu, cores: [0], spin: fast}\n", "test.yaml:2: ",
+              "device 'a': spin: ");
+  ExpectError("devices:\n  - {name: a, kind: cpu, cores: [0], spin: 2s}\n", "test.yaml:2: ",
+              "device 'a': spin must be between 0 and 1 s, got '2s'");
+}
+
 TEST(DevicesTest, TfDeviceStringsFollowKindAndPosition) {
   const Cluster cluster = ParseOk(R"(devices:
   - {name: host, kind: cpu, cores: [0]}
