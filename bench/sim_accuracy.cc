@@ -49,6 +49,7 @@
 #include "runtime/measure.h"
 #include "runtime/profiler.h"
 #include "runtime/simulator.h"
+#include "runtime/statistics.h"
 #include "runtime/timeline_diff.h"
 
 namespace {
@@ -167,33 +168,13 @@ std::vector<std::pair<std::string, std::vector<int>>> PlanPlacements(const bench
   return out;
 }
 
-// The sign test's interval for the median of `v`, at 95% or more: order
-// statistics k and n - k + 1 (1-based), k the largest with P(Bin(n, 1/2) < k)
-// <= 2.5%. Returns false when n is too small for any.
-bool MedianInterval(std::vector<double> v, double* lo, double* hi) {
-  const int n = static_cast<int>(v.size());
-  std::sort(v.begin(), v.end());
-  double tail = 0, term = std::pow(0.5, n);  // P(X = 0)
-  int k = 0;
-  for (int j = 0; j < n; ++j) {  // tail = P(X <= j)
-    tail += term;
-    if (tail > 0.025) break;
-    k = j + 1;
-    term = term * (n - j) / (j + 1);
-  }
-  if (k < 1) return false;
-  *lo = v[k - 1];
-  *hi = v[n - k];
-  return true;
-}
-
 // +1 / -1: the hardware says a is slower / faster than b (paired rounds);
 // 0: it cannot tell.
 int Resolved(const std::vector<double>& a, const std::vector<double>& b) {
   std::vector<double> d;
   for (size_t r = 0; r < a.size() && r < b.size(); ++r) d.push_back(a[r] - b[r]);
   double lo = 0, hi = 0;
-  if (!MedianInterval(d, &lo, &hi)) return 0;
+  if (!runtime::MedianInterval(d, 0.95, &lo, &hi)) return 0;
   return lo > 0 ? 1 : hi < 0 ? -1 : 0;
 }
 
@@ -400,7 +381,7 @@ int main(int argc, char** argv) {
       p.simulated = r.step.seconds;
       const double measured = bench::Median(p.measured), err = (p.simulated - measured) / measured;
       double lo = 0, hi = 0;
-      MedianInterval(p.measured, &lo, &hi);
+      runtime::MedianInterval(p.measured, 0.95, &lo, &hi);
       std::printf("%-26s %-12s %12.3f %8.3f - %8.3f %12.3f %+7.1f%%\n",
                   (m.name + (group ? " (held out)" : "")).c_str(), p.name.c_str(), measured * 1e3,
                   lo * 1e3, hi * 1e3, p.simulated * 1e3, 100 * err);

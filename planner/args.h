@@ -71,6 +71,10 @@ graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::stri
 graph::Result<int64_t> ParseIntInRange(const std::string& flag, const std::string& value,
                                        int64_t lo, int64_t hi);
 
+// Parses a number in (lo, hi]; error names the flag and the range.
+graph::Result<double> ParseNumberInRange(const std::string& flag, const std::string& value,
+                                         double lo, double hi);
+
 // Parses a duration: "90" or "90s" (seconds), "15m", "2h"; positive. The error
 // names the flag.
 graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::string& value);

@@ -10,6 +10,7 @@
 #include "planner/commands.h"
 #include "planner/model_loading.h"
 #include "planner/placement.h"
+#include "planner/profile_cache.h"
 #include "planner/reward.h"
 #include "runtime/profile.h"
 #include "runtime/simulator.h"
@@ -21,7 +22,7 @@ namespace {
 const CommandSpec kSpec{
     "baseline",
     "MODEL DEVICES [--method NAME] [-o PLACEMENT] [--reward sim|real] [--profile PROFILE]\n"
-    "       [--export-graphdef PLACED.pb] [--steps N] [--batch N] [--input-shape NAME=D0,...]\n"
+    "       [--profile-cache DIR] [--export-graphdef PLACED.pb] [--steps N] [--batch N] [--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum]",
     "Places MODEL on DEVICES by a simple rule and prints its training step time from the\n"
     "simulator (--reward sim, the default) or measured on the real devices (--reward real).\n"
@@ -36,7 +37,9 @@ const CommandSpec kSpec{
      {"-o", "PLACEMENT", "write the placement (YAML)"},
      {"--reward", "NAME", "sim (default) or real"},
      {"--profile", "PROFILE",
-      "op and link costs for the simulator, etf, metis and scotch (planner profile)"},
+      "op and link costs for the simulator, etf, metis and scotch (default: real devices are "
+      "profiled into the cache)"},
+     ProfileCacheFlag(),
      {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
      {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
      BatchFlag(),
@@ -89,7 +92,7 @@ int BaselineCommand(int argc, char** argv) {
     methods = {method};
   }
 
-  auto profile = ProfileFlag(*args);
+  auto profile = ProfileForDevices(*args, *setup);
   if (!profile.ok()) return Fail(profile.status());
   const runtime::Profile* profile_ptr = *profile ? &**profile : nullptr;
   RewardContext context{&forward, &setup->training, &c, profile_ptr, 2, steps};

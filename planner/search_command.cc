@@ -17,13 +17,17 @@
 #include "planner/commands.h"
 #include "planner/model_loading.h"
 #include "planner/placement.h"
+#include "planner/profile_cache.h"
 #include "planner/refine.h"
 #include "planner/report_svg.h"
 #include "planner/reward.h"
+#include "planner/reward_memo.h"
 #include "planner/search.h"
+#include "planner/verdict.h"
 #include "runtime/kernel.h"
 #include "runtime/profile.h"
 #include "runtime/simulator.h"
+#include "runtime/statistics.h"
 #include "runtime/timeline.h"
 
 namespace planner {
@@ -32,24 +36,33 @@ namespace {
 
 const CommandSpec kSpec{
     "search",
-    "MODEL DEVICES [-o PLACEMENT] [--reward sim|real] [--profile PROFILE] [--config CONFIG]\n"
-    "       [--iterations N] [--budget DURATION] [--seed S] [--checkpoint CKPT] [--resume CKPT]\n"
-    "       [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb] [--steps N]\n"
-    "       [--batch N] [--input-shape NAME=D0,...] [--optimizer sgd|momentum]",
+    "MODEL DEVICES [-o PLACEMENT] [--reward sim|real] [--profile PROFILE] [--profile-cache DIR]\n"
+    "       [--config CONFIG] [--iterations N] [--budget DURATION] [--seed S] [--checkpoint CKPT]\n"
+    "       [--resume CKPT] [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb]\n"
+    "       [--steps N] [--rounds N] [--significance ALPHA] [--batch N] [--input-shape "
+    "NAME=D0,...]\n"
+    "       [--optimizer sgd|momentum]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
     "planner baseline) run first through the same reward source; the best\n"
     "placement so far is written to PLACEMENT at every improvement. Rewards come from the\n"
     "simulator (--reward sim, with PROFILE's costs where it has them) or from running each\n"
-    "placement on the real devices (--reward real). Stops after --iterations policy updates,\n"
+    "placement on the real devices (--reward real; each distinct placement is measured once).\n"
+    "On real devices the hardware decides: the found placement and the best baseline are\n"
+    "measured again in interleaved rounds, and a gain is reported only when it is significant\n"
+    "(one-sided Wilcoxon signed-rank test), else the baseline is written. Stops after --iterations "
+    "policy updates,\n"
     "after --budget, or on SIGINT/SIGTERM, leaving every file valid; --resume continues from a\n"
     "checkpoint. Without --iterations and --budget: 200 updates. With --reward sim a hill\n"
     "climb over the model's name scopes then refines the best (--refine; docs/search.md).",
     {"MODEL", "DEVICES"},
     {{"-o", "PLACEMENT", "write the best placement here (YAML), at every improvement"},
      {"--reward", "NAME", "sim (default) or real"},
-     {"--profile", "PROFILE", "op and link costs for the simulator (planner profile)"},
+     {"--profile", "PROFILE",
+      "op and link costs for the simulator, etf, metis and scotch (default: real devices are "
+      "profiled into the cache)"},
+     ProfileCacheFlag(),
      {"--config", "CONFIG", "search hyper-parameters (YAML; default configs/search.yaml's)"},
      {"--iterations", "N", "stop after N policy updates in all (resumed ones count)"},
      {"--budget", "DURATION", "stop after this much search time in all (90s, 15m, 2h)"},
@@ -63,6 +76,9 @@ const CommandSpec kSpec{
       "sim: hill-climb name scopes from the best after the search "
       "(default 60s; 0: off)"},
      {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
+     {"--rounds", "N",
+      "real devices: interleaved rounds comparing the result with the best baseline (default 9)"},
+     {"--significance", "ALPHA", "real devices: level of that test (default 0.05)"},
      BatchFlag(),
      InputShapeFlag(),
      {"--optimizer", "NAME", "sgd (default) or momentum"}}};
@@ -94,6 +110,54 @@ class StopOnSignals {
   void (*old_int_)(int) = nullptr;
   void (*old_term_)(int) = nullptr;
 };
+
+struct ClimbResult {
+  std::vector<RefineStart> starts;  // step times on the climb's reward source
+  MultiStartResult result;
+};
+
+// The hill climb (planner/refine.h) on `climb_on` from the best so far and the
+// next fastest baselines that differ from it (refine.h says why the fastest
+// start is not always the best one), counting a placement that only swaps
+// identical GPUs as the same start. Each start is evaluated on `climb_on`,
+// whose times may differ from the search's (a simulator behind real rewards).
+// Prints what it did.
+ClimbResult ClimbFromStarts(const graph::Graph& forward, const cluster::Cluster& c,
+                            const RewardSource& climb_on, const BestPlacement& best,
+                            std::vector<RefineStart> baselines, const RefineOptions& options) {
+  constexpr size_t kRefineStarts = 3;
+  ClimbResult out;
+  out.starts.push_back({best.method, best.device_of_node, best.step_s});
+  std::vector<std::vector<int>> canonical{CanonicalDevices(best.device_of_node, c)};
+  std::stable_sort(baselines.begin(), baselines.end(),
+                   [](const RefineStart& a, const RefineStart& b) { return a.step_s < b.step_s; });
+  for (const RefineStart& b : baselines) {
+    if (out.starts.size() >= kRefineStarts) break;
+    std::vector<int> form = CanonicalDevices(b.device_of_node, c);
+    if (std::find(canonical.begin(), canonical.end(), form) != canonical.end()) continue;
+    canonical.push_back(std::move(form));
+    out.starts.push_back(b);
+  }
+  for (RefineStart& s : out.starts) {
+    const Evaluation e = climb_on.Evaluate(s.device_of_node);
+    if (e.status.ok()) s.step_s = e.step_s;
+  }
+  out.result = RefineFromStarts(forward, static_cast<int>(c.devices.size()), climb_on, out.starts,
+                                options, &g_stop);
+  const RefineResult& r = out.result.refine;
+  std::string from;
+  for (size_t i = 0; i < out.starts.size(); ++i) {
+    from += (i ? ", " : "") + out.starts[i].method + " " + FormatMs(out.starts[i].step_s);
+  }
+  std::printf("refine: from %zu start(s) (%s), continued from %s\n", out.starts.size(),
+              from.c_str(), out.starts[out.result.chosen].method.c_str());
+  std::printf(
+      "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
+      "ops moved), %d kicks (%d kept), %.1f s: %s -> %s\n",
+      r.units, r.evaluated, r.kept, r.sweeps, r.critical_kept, r.critical_tried, r.kicks,
+      r.kicks_kept, r.seconds, FormatMs(out.starts[0].step_s).c_str(), FormatMs(r.step_s).c_str());
+  return out;
+}
 
 }  // namespace
 
@@ -144,6 +208,17 @@ int SearchCommand(int argc, char** argv) {
     if (!v.ok()) return usage(v.status());
     steps = static_cast<int>(*v);
   }
+  VerdictOptions verdict_options;
+  if (args->Has("--rounds")) {
+    auto v = ParseIntInRange("--rounds", args->Get("--rounds"), 1, 1000);
+    if (!v.ok()) return usage(v.status());
+    verdict_options.rounds = static_cast<int>(*v);
+  }
+  if (args->Has("--significance")) {
+    auto v = ParseNumberInRange("--significance", args->Get("--significance"), 0, 0.5);
+    if (!v.ok()) return usage(v.status());
+    verdict_options.alpha = *v;
+  }
   const std::string out_path = args->Get("-o");
   std::string checkpoint_path = args->Get("--checkpoint");
   if (checkpoint_path.empty()) checkpoint_path = args->Get("--resume");
@@ -167,12 +242,18 @@ int SearchCommand(int argc, char** argv) {
   const graph::Graph& forward = setup->model.graph;
   const cluster::Cluster& c = setup->cluster;
   const int num_devices = static_cast<int>(c.devices.size());
-  auto profile = ProfileFlag(*args);
+  auto profile = ProfileForDevices(*args, *setup);
   if (!profile.ok()) return Fail(profile.status());
   const runtime::Profile* profile_ptr = *profile ? &**profile : nullptr;
   RewardContext context{&forward, &setup->training, &c, profile_ptr, 2, steps};
-  auto reward = MakeRewardSource(reward_name, context);
-  if (!reward.ok()) return Fail(reward.status());
+  auto made_reward = MakeRewardSource(reward_name, context);
+  if (!made_reward.ok()) return Fail(made_reward.status());
+  // Real rewards: a placement measured once keeps its measurement
+  // (planner/reward_memo.h); the verdict below measures afresh on `hardware`.
+  const RewardSource& hardware = **made_reward;
+  std::optional<RememberingReward> memo;
+  if (reward_name == "real") memo.emplace(hardware);
+  const RewardSource* reward = memo ? &*memo : &hardware;
   std::printf("%s on %s: %d ops to place (training graph of %d nodes), %d devices, reward %s\n",
               model_path.c_str(), devices_path.c_str(), forward.size(),
               setup->training.graph.size(), num_devices, reward_name.c_str());
@@ -216,7 +297,7 @@ int SearchCommand(int argc, char** argv) {
   // One device: nothing to choose.
   if (num_devices == 1) {
     std::vector<int> all(forward.size(), 0);
-    Evaluation e = (*reward)->Evaluate(all);
+    Evaluation e = reward->Evaluate(all);
     std::printf(
         "%s has one device, '%s': every op runs on it and there is nothing to search "
         "(step %s)\n",
@@ -250,7 +331,7 @@ int SearchCommand(int argc, char** argv) {
   std::vector<RefineStart> baselines_ran;
   std::printf("baselines:\n");
   std::optional<runtime::Simulator> own_costs;
-  auto costs = PlanningCosts(**reward, context, &own_costs);
+  auto costs = PlanningCosts(*reward, context, &own_costs);
   if (!costs.ok()) return Fail(costs.status());
   for (const std::string& method : BaselineMethods(c)) {
     auto made = MakeBaseline(method, forward, c, *costs);
@@ -259,7 +340,7 @@ int SearchCommand(int argc, char** argv) {
       continue;
     }
     const BaselinePlacement& b = *made;
-    Evaluation e = (*reward)->Evaluate(b.device_of_node);
+    Evaluation e = reward->Evaluate(b.device_of_node);
     std::printf("%s\n", DescribeBaseline(b, e).c_str());
     if (e.status.ok()) baselines_ran.push_back({b.method, b.device_of_node, e.step_s});
     if (e.status.ok() && (!best_baseline_s || e.step_s < *best_baseline_s)) {
@@ -308,7 +389,7 @@ int SearchCommand(int argc, char** argv) {
   while (!g_stop) {
     if (iterations && search.iterations() >= *iterations) break;
     if (budget_s && search.elapsed_s() >= *budget_s) break;
-    SearchIteration it = search.Step(**reward);
+    SearchIteration it = search.Step(*reward);
     if (failure = it.status; !failure.ok()) break;
     double sum = 0, min = 0;
     int ran = 0;
@@ -376,42 +457,32 @@ int SearchCommand(int argc, char** argv) {
   std::printf("policy search: best %s (%s) after %d updates, %.1f s\n",
               FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
               search.elapsed_s());
-  if (reward_name == "sim" && refine_s > 0 && !g_stop) {
+  // The hill climb runs on the simulator: with sim rewards the reward source
+  // itself; with real ones a simulator on the devices' profile, whose proposal
+  // is then measured (the simulator proposes, the hardware decides).
+  std::unique_ptr<RewardSource> profile_sim;
+  const RewardSource* climb_on = reward_name == "sim" ? reward : nullptr;
+  if (reward_name == "real" && profile_ptr) {
+    auto made = MakeRewardSource("sim", context);
+    if (made.ok()) climb_on = (profile_sim = std::move(*made)).get();
+  }
+  if (climb_on && refine_s > 0 && !g_stop) {
     RefineOptions refine;
     refine.budget_s = refine_s;
     refine.seed = seed;
-    // Climb from the best so far and from the next fastest baselines that differ
-    // from it (refine.h says why the fastest start is not always the best one),
-    // counting a placement that only swaps identical GPUs as the same start.
-    constexpr size_t kRefineStarts = 3;
-    std::vector<RefineStart> starts{{best.method, best.device_of_node, best.step_s}};
-    std::vector<std::vector<int>> canonical{CanonicalDevices(best.device_of_node, c)};
-    std::stable_sort(
-        baselines_ran.begin(), baselines_ran.end(),
-        [](const RefineStart& a, const RefineStart& b) { return a.step_s < b.step_s; });
-    for (const RefineStart& b : baselines_ran) {
-      if (starts.size() >= kRefineStarts) break;
-      std::vector<int> form = CanonicalDevices(b.device_of_node, c);
-      if (std::find(canonical.begin(), canonical.end(), form) != canonical.end()) continue;
-      canonical.push_back(std::move(form));
-      starts.push_back(b);
+    const ClimbResult climb = ClimbFromStarts(forward, c, *climb_on, best, baselines_ran, refine);
+    const RefineResult& r = climb.result.refine;
+    const RefineStart& from = climb.starts[climb.result.chosen];
+    double step_s = r.step_s;
+    if (climb_on != reward && r.step_s < from.step_s) {
+      const Evaluation measured = reward->Evaluate(r.device_of_node);
+      std::printf("refine: its placement (%s simulated) measured %s\n", FormatMs(r.step_s).c_str(),
+                  DescribeEvaluation(measured).c_str());
+      step_s = measured.status.ok() ? measured.step_s : best.step_s;
     }
-    MultiStartResult m = RefineFromStarts(forward, num_devices, **reward, starts, refine, &g_stop);
-    const RefineResult& r = m.refine;
-    std::string from;
-    for (size_t i = 0; i < starts.size(); ++i) {
-      from += (i ? ", " : "") + starts[i].method + " " + FormatMs(starts[i].step_s);
-    }
-    std::printf("refine: from %zu start(s) (%s), continued from %s\n", starts.size(), from.c_str(),
-                starts[m.chosen].method.c_str());
-    std::printf(
-        "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
-        "ops moved), %d kicks (%d kept), %.1f s: %s -> %s\n",
-        r.units, r.evaluated, r.kept, r.sweeps, r.critical_kept, r.critical_tried, r.kicks,
-        r.kicks_kept, r.seconds, FormatMs(best.step_s).c_str(), FormatMs(r.step_s).c_str());
-    if (r.step_s < best.step_s) {
-      best = BestPlacement{starts[m.chosen].method + "+refine", r.step_s, r.device_of_node,
-                           search.iterations(), search.elapsed_s() + r.seconds};
+    if (step_s < best.step_s) {
+      best = BestPlacement{from.method + "+refine", step_s, r.device_of_node, search.iterations(),
+                           search.elapsed_s() + r.seconds};
       if (!out_path.empty()) {
         graph::Status st = WritePlacement(
             out_path, make_placement(best, search.elapsed_s() + r.seconds, search.iterations()));
@@ -420,40 +491,49 @@ int SearchCommand(int argc, char** argv) {
     }
   }
   stop_on_signals.reset();
-  // The best of many noisy measurements is biased low (it is the luckiest), so
-  // with real rewards the found placement and the best baseline are measured
-  // again, interleaved, and the faster of the two by median is the result.
-  if (reward_name == "real" && best.iteration > 0 && best_baseline_s && !g_stop) {
-    std::vector<double> found_s, baseline_s;
-    for (int round = 0; round < 3; ++round) {
-      Evaluation a = (*reward)->Evaluate(best.device_of_node);
-      Evaluation b = (*reward)->Evaluate(best_baseline_devices);
-      if (a.status.ok()) found_s.push_back(a.step_s);
-      if (b.status.ok()) baseline_s.push_back(b.step_s);
+  // On real devices the hardware decides (planner/verdict.h): the best of many
+  // noisy measurements is the luckiest, and a simulated gain is a prediction,
+  // so the found placement must beat the best baseline in fresh interleaved
+  // rounds at the stated level, or the baseline is the result.
+  bool all_real = true;
+  for (const cluster::DeviceSpec& d : c.devices) all_real &= d.kind != cluster::DeviceKind::kSim;
+  std::unique_ptr<RewardSource> sim_checked_on;  // sim rewards: a real source to check with
+  const RewardSource* on_hardware = reward_name == "real" ? &hardware : nullptr;
+  if (reward_name == "sim" && all_real) {
+    auto real =
+        MakeRewardSource("real", RewardContext{&forward, &setup->training, &c, nullptr, 2, 10});
+    if (real.ok()) on_hardware = (sim_checked_on = std::move(*real)).get();
+  }
+  std::string verdict_text;
+  if (on_hardware && best_baseline_s && best.device_of_node != best_baseline_devices && !g_stop) {
+    Verdict v = CompareOnHardware(*on_hardware, best.device_of_node, best_baseline_devices,
+                                  verdict_options, nullptr);
+    if (!v.status.ok()) {
+      verdict_text = "could not be measured against " + best_baseline + " (" + v.status.message() +
+                     "), so " + best_baseline + " is the result";
+    } else {
+      verdict_text = DescribeVerdict(v, best_baseline, verdict_options);
     }
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    if (!found_s.empty() && !baseline_s.empty()) {
-      const double f = median(found_s), b = median(baseline_s);
-      std::printf("re-measured, 3 interleaved runs each: found %s, %s %s\n", FormatMs(f).c_str(),
-                  best_baseline.c_str(), FormatMs(b).c_str());
-      best_baseline_s = b;
-      if (f < b) {
-        best.step_s = f;
-      } else {
-        best = BestPlacement{best_baseline, b, best_baseline_devices, 0, 0};
-      }
-      if (!out_path.empty()) {
-        graph::Status st =
-            WritePlacement(out_path, make_placement(best, search.elapsed_s(), search.iterations()));
-        if (!st.ok()) return Fail(st);
-      }
+    std::printf("on the hardware, %s (%s) against %s: %s\n", best.method.c_str(),
+                FormatMs(best.step_s).c_str(), best_baseline.c_str(), verdict_text.c_str());
+    if (v.status.ok() && reward_name == "real") {
+      best_baseline_s = runtime::Median(v.incumbent_s);
+      if (v.significant) best.step_s = runtime::Median(v.candidate_s);
     }
+    if (!v.status.ok() || !v.significant) {
+      best = BestPlacement{best_baseline, *best_baseline_s, best_baseline_devices, 0, 0};
+    }
+    if (!out_path.empty()) {
+      graph::Status st =
+          WritePlacement(out_path, make_placement(best, search.elapsed_s(), search.iterations()));
+      if (!st.ok()) return Fail(st);
+    }
+  } else if (on_hardware && best_baseline_s && !g_stop) {
+    verdict_text =
+        "no improvement over " + best_baseline + ": the search measured no other placement faster";
   }
   runtime::StepStats timeline;
-  Evaluation final_eval = (*reward)->Timeline(best.device_of_node, &timeline);
+  Evaluation final_eval = reward->Timeline(best.device_of_node, &timeline);
   std::printf("\nresult (%s rewards, %d updates, %.1f s of search):\n", reward_name.c_str(),
               search.iterations(), search.elapsed_s());
   if (best_baseline_s) {
@@ -464,12 +544,14 @@ int SearchCommand(int argc, char** argv) {
   }
   std::printf("  best found     %-16s %s", best.method.c_str(), FormatMs(best.step_s).c_str());
   if (best.iteration > 0) std::printf(" (update %d, at %.1f s)", best.iteration, best.found_at_s);
-  if (best_baseline_s) {
+  if (!verdict_text.empty()) {
+    std::printf("\n  on hardware    %s", verdict_text.c_str());
+  } else if (best_baseline_s) {
     std::printf(", %.1f%% faster than the best baseline",
                 100 * (1 - best.step_s / *best_baseline_s));
   }
   std::printf("\n");
-  if (const double bound = (*reward)->LowerBoundSeconds(); bound > 0) {
+  if (const double bound = reward->LowerBoundSeconds(); bound > 0) {
     std::printf("  lower bound    %s: no placement on these devices is faster",
                 FormatMs(bound).c_str());
     if (best_baseline_s) {
@@ -486,19 +568,13 @@ int SearchCommand(int argc, char** argv) {
   if (!checkpoint_path.empty()) std::printf("checkpoint: %s\n", checkpoint_path.c_str());
 
   // With simulated rewards on real devices, the result is measured for real.
-  bool all_real = true;
-  for (const cluster::DeviceSpec& d : c.devices) all_real &= d.kind != cluster::DeviceKind::kSim;
-  if (reward_name == "sim" && all_real && !g_stop) {
-    auto real =
-        MakeRewardSource("real", RewardContext{&forward, &setup->training, &c, nullptr, 2, 10});
-    if (real.ok()) {
-      Evaluation m = (*real)->Evaluate(best.device_of_node);
-      if (m.status.ok()) {
-        std::printf("  measured       %s on the real devices; simulator error %+.1f%%\n",
-                    FormatMs(m.step_s).c_str(), 100 * (best.step_s - m.step_s) / m.step_s);
-      } else {
-        std::printf("  measured       %s\n", DescribeEvaluation(m).c_str());
-      }
+  if (sim_checked_on && !g_stop) {
+    Evaluation m = sim_checked_on->Evaluate(best.device_of_node);
+    if (m.status.ok()) {
+      std::printf("  measured       %s on the real devices; simulator error %+.1f%%\n",
+                  FormatMs(m.step_s).c_str(), 100 * (best.step_s - m.step_s) / m.step_s);
+    } else {
+      std::printf("  measured       %s\n", DescribeEvaluation(m).c_str());
     }
   }
   if (graph::Status st = export_graphdef(best.device_of_node); !st.ok()) return Fail(st);
@@ -507,7 +583,7 @@ int SearchCommand(int argc, char** argv) {
                               FormatMs(best.step_s) + " (" + reward_name + ")";
     graph::Status st = graph::WriteFileAtomic(
         args->Get("--svg"), SearchReportSvg(title, curve, best_baseline_s.value_or(best.step_s),
-                                            (*reward)->executed_graph(), c, timeline));
+                                            reward->executed_graph(), c, timeline));
     if (!st.ok()) return Fail(st);
     std::printf("picture: %s\n", args->Get("--svg").c_str());
   }

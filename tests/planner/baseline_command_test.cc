@@ -79,8 +79,8 @@ TEST(BaselineCommandTest, AnUnwritableOutputFailsBeforeAnyWork) {
 }
 
 TEST(BaselineCommandTest, RealDevicesWithoutAProfileMeasureTheRulesAndSkipTheCostBasedOnes) {
-  RunResult r =
-      Planner("baseline --reward real --steps 1 " + Model("emotion") + " " + Config("local-2cpu"));
+  RunResult r = Planner("baseline --reward real --steps 1 --profile-cache off " + Model("emotion") +
+                        " " + Config("local-2cpu"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_GT(NumberAfter(r.out, "  single:cpu1"), 0);
   for (const char* m : {"etf   ", "metis ", "scotch"}) {
@@ -88,6 +88,16 @@ TEST(BaselineCommandTest, RealDevicesWithoutAProfileMeasureTheRulesAndSkipTheCos
         << m << ": " << r.out;
   }
   EXPECT_NE(r.out.find("planner profile"), std::string::npos) << r.out;
+}
+
+TEST(BaselineCommandTest, RealDevicesAreProfiledSoTheCostBasedOnesRun) {
+  RunResult r =
+      Planner("baseline --reward real --steps 1 " + Model("emotion") + " " + Config("local-2cpu"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("profile: "), std::string::npos) << r.out;
+  for (const char* m : {"etf", "metis", "scotch"}) {
+    EXPECT_GT(NumberAfter(r.out, std::string("  ") + m), 0) << m << ": " << r.out;
+  }
 }
 
 }  // namespace

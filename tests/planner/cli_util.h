@@ -32,7 +32,10 @@ inline RunResult Planner(const std::string& args) {
   // ctest runs test cases as parallel processes: capture files are per process.
   std::string dir = planner_test::ScratchDir() + "/cli_" + std::to_string(::getpid());
   std::string out = dir + "_out", err = dir + "_err";
-  std::string cmd = std::string(PLANNER_BIN) + " " + args + " >" + out + " 2>" + err;
+  // Profiles made by search and baseline go to a per-process cache in the
+  // scratch directory, never to the user's.
+  std::string cmd = "PLANNER_CACHE_DIR=" + dir + "_cache " + std::string(PLANNER_BIN) + " " +
+                    args + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
   RunResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -1,0 +1,35 @@
+// Profiles of real devices, made when needed: a command that needs op and link
+// costs of real devices (the simulator, etf, metis, scotch) and was given no
+// --profile profiles the model on them (runtime::ProfileGraph) into a cache
+// file per host and devices file, so that the second model, or the second run,
+// measures only the op signatures the cache lacks.
+//
+// The cache: DIR/profiles/<host>-<devices digest>.profile, DIR from
+// --profile-cache, else $PLANNER_CACHE_DIR, else $XDG_CACHE_HOME/planner, else
+// $HOME/.cache/planner. `--profile-cache off` turns it off.
+//
+// Thread safety: free functions; two processes extending one cache file each
+// write it atomically, and the last write wins (its signatures are re-measured
+// by the next run that needs them).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "graph/status.h"
+#include "planner/args.h"
+#include "planner/model_loading.h"
+#include "runtime/profile.h"
+
+namespace planner {
+
+FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
+
+// The profile a command runs with: --profile's file when given; else, when
+// every device of `setup` is real and the cache is not off, the cached
+// profile extended to `setup`'s training graph (a line on stdout says where
+// and what was measured); else none.
+graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
+                                                                 const PlacedTraining& setup);
+
+}  // namespace planner

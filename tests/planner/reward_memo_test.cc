@@ -1,0 +1,39 @@
+// planner/reward_memo.h: a placement is measured once; asked again, the
+// source answers with that first measurement.
+#include "planner/reward_memo.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/planner/fake_reward.h"
+
+namespace planner {
+namespace {
+
+TEST(RewardMemoTest, ARepeatedPlacementGetsItsFirstMeasurement) {
+  // Every measurement is faster than the one before: a fresh draw of a
+  // repeated placement would look like a gain.
+  testing::FakeReward inner([](const std::vector<int>&, int call) { return 0.01 - call * 1e-4; });
+  RememberingReward memo(inner);
+  const Evaluation a = memo.Evaluate({0, 1});
+  const Evaluation b = memo.Evaluate({1, 1});
+  const Evaluation again = memo.Evaluate({0, 1});
+  EXPECT_EQ(again.step_s, a.step_s);
+  EXPECT_NE(b.step_s, a.step_s);
+  EXPECT_EQ(inner.calls.size(), 2u);
+  EXPECT_EQ(memo.distinct(), 2);
+  EXPECT_EQ(memo.repeats(), 1);
+  EXPECT_STREQ(memo.name(), "fake");
+}
+
+TEST(RewardMemoTest, AFailureIsRememberedToo) {
+  testing::FakeReward inner(
+      [](const std::vector<int>&, int call) { return call == 0 ? -1 : 0.01; });
+  RememberingReward memo(inner);
+  EXPECT_FALSE(memo.Evaluate({0}).status.ok());
+  EXPECT_FALSE(memo.Evaluate({0}).status.ok());
+  EXPECT_TRUE(memo.Evaluate({1}).status.ok());
+  EXPECT_EQ(inner.calls.size(), 2u);
+}
+
+}  // namespace
+}  // namespace planner
