@@ -1,9 +1,10 @@
 // The cost of one policy update of the Hierarchical Planner on the paper's
-// largest problem: NMT-8 (zoo defaults) on configs/k40-paper-8gpu.yaml with
-// simulated rewards. One update samples a grouping and 4 placements, simulates
+// largest problem: NMT-8 (zoo defaults, or --sizes small) on
+// configs/k40-paper-8gpu.yaml with simulated rewards, the compiled search
+// settings or --config's. One update samples a grouping and 4 placements, simulates
 // them, and takes a REINFORCE step (target: at most 1 s). Prints the median of
 // 10 updates after 3 warm-up ones, and the share the 4 simulations take.
-//   search_update [--configs DIR]
+//   search_update [--configs DIR] [--sizes paper-scale|small] [--config SEARCH.yaml]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,14 +26,18 @@ int Die(const graph::Status& st) { return std::fprintf(stderr, "%s\n", st.messag
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string configs = "configs";
+  std::string configs = "configs", sizes = "paper-scale", config;
   for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--configs") configs = argv[++i];
+    const std::string flag = argv[i];
+    if (flag == "--configs") configs = argv[++i];
+    if (flag == "--sizes") sizes = argv[++i];
+    if (flag == "--config") config = argv[++i];
   }
   auto c = cluster::LoadDevicesFile(configs + "/k40-paper-8gpu.yaml");
   if (!c.ok()) return Die(c.status());
   graph::ZooOptions zo;
   zo.layers = 8;
+  zo.sizes = sizes;
   auto fwd = graph::BuildZooModel("nmt", zo);
   if (!fwd.ok()) return Die(fwd.status());
   graph::InferShapes(*fwd);
@@ -41,10 +46,15 @@ int main(int argc, char** argv) {
   auto reward = planner::MakeRewardSource("sim", {&*fwd, &*t, &*c, nullptr});
   if (!reward.ok()) return Die(reward.status());
   planner::SearchOptions o;
+  if (!config.empty()) {
+    auto read = planner::ReadSearchConfig(config);
+    if (!read.ok()) return Die(read.status());
+    o = *read;
+  }
   auto search = planner::Search::Create(*fwd, static_cast<int>(c->devices.size()), o, 1);
   if (!search.ok()) return Die(search.status());
-  std::printf("NMT-8: %d ops to place, training graph of %d nodes, %zu devices, %d groups\n",
-              fwd->size(), t->graph.size(), c->devices.size(),
+  std::printf("NMT-8 (%s): %d ops to place, training graph of %d nodes, %zu devices, %d groups\n",
+              sizes.c_str(), fwd->size(), t->graph.size(), c->devices.size(),
               planner::NumGroups(o, static_cast<int>(c->devices.size())));
   using Clock = std::chrono::steady_clock;
   std::vector<double> update_s, sim_s;
@@ -59,10 +69,10 @@ int main(int argc, char** argv) {
     if (i >= 3) update_s.push_back(u), sim_s.push_back(s);
   }
   std::printf(
-      "one policy update (sample 4 placements, simulate them, REINFORCE step): "
+      "one policy update (sample %d placements, simulate them, %s step): "
       "%.3f s median of %zu (target <= 1 s)\n",
-      Median(update_s), update_s.size());
-  std::printf("  of which simulating the 4 placements takes %.3f s when run one by one\n",
+      o.grouper_samples * o.placer_samples, o.update.c_str(), Median(update_s), update_s.size());
+  std::printf("  of which simulating the placements takes %.3f s when run one by one\n",
               Median(sim_s));
   return 0;
 }

@@ -15,7 +15,8 @@ struct Defaults {
 
 // docs/zoo.md gives the source of each figure.
 constexpr Defaults kRnnlm = {64, 2, 2048, 40000, 20};
-constexpr Defaults kNmt = {64, 2, 1024, 40000, 40};
+constexpr Defaults kNmt = {256, 2, 1024, 40000, 50};
+constexpr Defaults kNmtSmall = {64, 2, 1024, 40000, 40};
 
 constexpr int64_t kMax = int64_t{1} << 20;
 
@@ -179,7 +180,10 @@ Result<Graph> BuildRnnlm(const ZooOptions& o) {
 // The score is TF's Bahdanau score (Sum of v * Tanh(keys + query)); the context
 // is TF's batched matmul of the alignments with the memory.
 Result<Graph> BuildNmt(const ZooOptions& o) {
-  GRAPH_ASSIGN_OR_RETURN(Defaults d, Resolve("nmt", kNmt, o));
+  if (o.sizes != "paper-scale" && o.sizes != "small") {
+    return InvalidArgument("nmt: sizes must be paper-scale or small, got '" + o.sizes + "'");
+  }
+  GRAPH_ASSIGN_OR_RETURN(Defaults d, Resolve("nmt", o.sizes == "small" ? kNmtSmall : kNmt, o));
   ModelBuilder b(1);
   Rnn rnn(b);
   const int64_t H = d.hidden;

@@ -27,6 +27,12 @@ struct ZooOptions {
   int64_t hidden = 0;  // LSTM units
   int64_t vocab = 0;   // words
   int64_t steps = 0;   // time steps unrolled (nmt: of the source and of the target)
+  // The defaults the zeros above take (nmt only; docs/zoo.md): "paper-scale",
+  // an assumption, the sizes within the sources' ranges at which NMT-2, -4 and
+  // -8 do not fit on one K40, as the paper's Table 1 says (batch 256, 50
+  // steps); or "small", the sizes used before (batch 64, 40 steps), at which
+  // they fit.
+  std::string sizes = "paper-scale";
 };
 
 // "inception_v3", "resnet", "rnnlm", "nmt", and the small models "mlp", "lenet",

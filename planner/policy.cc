@@ -269,45 +269,66 @@ at::Tensor HierarchicalPolicyImpl::DecodeStep(const at::Tensor& encoded, const a
   return o_.tanh_constant * at::tanh(logits / o_.temperature);
 }
 
-PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& gen) {
-  const int G = groups_;
-  // Grouper: a group per op.
-  at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
-  at::Tensor groups =
-      at::multinomial(group_logp.detach().exp(), 1, /*replacement=*/true, gen).squeeze(1);
-  at::Tensor log_prob_groups = group_logp.gather(1, groups.unsqueeze(1)).sum();
-
-  // Placer: encode the groups, decode a device per group with attention.
+void HierarchicalPolicyImpl::DecodeDevices(const at::Tensor& groups, int k, double noise,
+                                           at::Generator* gen, const at::Tensor& forced,
+                                           PolicySample* s) {
   auto [encoded, keys] = Encode(groups);
   DecoderState st = StartDecoder(k);
-  at::Tensor log_prob = log_prob_groups.expand({k});
-  std::vector<at::Tensor> chosen;
-  chosen.reserve(G);
-  for (int step = 0; step < G; ++step) {
+  std::vector<at::Tensor> chosen, log_prob, entropy;
+  chosen.reserve(groups_);
+  log_prob.reserve(groups_);
+  entropy.reserve(groups_);
+  for (int step = 0; step < groups_; ++step) {
     at::Tensor logits = DecodeStep(encoded, keys, &st);
     if (noise > 0) {
       at::Tensor scale = logits.detach().abs().mean() * noise;
       logits =
-          logits + scale * at::randn({k, devices_}, gen, at::TensorOptions().dtype(at::kFloat));
+          logits + scale * at::randn({k, devices_}, *gen, at::TensorOptions().dtype(at::kFloat));
     }
     at::Tensor logp = at::log_softmax(logits, 1);
-    at::Tensor d = at::multinomial(logp.detach().exp(), 1, true, gen);  // [k, 1]
-    log_prob = log_prob + logp.gather(1, d).squeeze(1);
+    at::Tensor d = forced.defined()
+                       ? forced.select(1, step).unsqueeze(1)
+                       : at::multinomial(logp.detach().exp(), 1, true, *gen);  // [k, 1]
+    log_prob.push_back(logp.gather(1, d).squeeze(1));
+    if (o_.entropy_weight > 0) entropy.push_back(-(logp.exp() * logp).sum(1));
     st.previous = device_embedding_(d.squeeze(1));
     chosen.push_back(d.squeeze(1));
   }
+  s->devices = at::stack(chosen, 1).contiguous();  // [k, G]
+  s->device_log_prob = at::stack(log_prob, 1);
+  if (!entropy.empty()) s->device_entropy = at::stack(entropy, 1);
+  s->log_prob = s->group_log_prob.sum() + s->device_log_prob.sum(1);
+}
 
+PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& gen) {
   PolicySample s;
-  s.log_prob = log_prob;
-  at::Tensor group_cpu = groups.contiguous();
+  // Grouper: a group per op.
+  at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
+  s.groups = at::multinomial(group_logp.detach().exp(), 1, /*replacement=*/true, gen).squeeze(1);
+  s.group_log_prob = group_logp.gather(1, s.groups.unsqueeze(1)).squeeze(1);
+  if (o_.entropy_weight > 0) s.group_entropy = -(group_logp.exp() * group_logp).sum(1);
+  // Placer: encode the groups, decode a device per group with attention.
+  DecodeDevices(s.groups, k, noise, &gen, at::Tensor(), &s);
+
+  at::Tensor group_cpu = s.groups.contiguous();
   const int64_t* gp = group_cpu.data_ptr<int64_t>();
   s.group_of_op.assign(gp, gp + ops_);
-  at::Tensor devices = at::stack(chosen, 1).contiguous();  // [k, G]
-  const int64_t* dp = devices.data_ptr<int64_t>();
+  const int64_t* dp = s.devices.data_ptr<int64_t>();
+  const int G = groups_;
   s.device_of_op.assign(k, std::vector<int>(ops_));
   for (int j = 0; j < k; ++j) {
     for (int i = 0; i < ops_; ++i) s.device_of_op[j][i] = static_cast<int>(dp[j * G + gp[i]]);
   }
+  return s;
+}
+
+PolicySample HierarchicalPolicyImpl::Score(const at::Tensor& groups, const at::Tensor& devices) {
+  PolicySample s;
+  at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
+  s.groups = groups;
+  s.group_log_prob = group_logp.gather(1, groups.unsqueeze(1)).squeeze(1);
+  if (o_.entropy_weight > 0) s.group_entropy = -(group_logp.exp() * group_logp).sum(1);
+  DecodeDevices(groups, static_cast<int>(devices.size(0)), 0, nullptr, devices, &s);
   return s;
 }
 

@@ -31,10 +31,17 @@
 
 namespace planner {
 
+// One grouping and k device assignments of it, with every decision's
+// log-probability and, when SearchOptions::entropy_weight > 0 (else undefined,
+// to spare their cost), its entropy; gradients flow into both.
 struct PolicySample {
   at::Tensor log_prob;                         // [k]: log p(grouping) + log p(devices_j)
+  at::Tensor group_log_prob, group_entropy;    // [ops]: each op's group decision
+  at::Tensor device_log_prob, device_entropy;  // [k, groups]: each group's device decision
+  at::Tensor groups;                           // [ops] int64, no gradient
+  at::Tensor devices;                          // [k, groups] int64, no gradient
   std::vector<int> group_of_op;                // the one grouping, per forward node
-  std::vector<std::vector<int>> device_of_op;  // [k][forward node]
+  std::vector<std::vector<int>> device_of_op;  // [k][forward node] (Sample only)
 };
 
 class HierarchicalPolicyImpl : public torch::nn::Module {
@@ -46,6 +53,10 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   // the exploration noise added to the Placer's logits, relative to their mean
   // magnitude (0: none). Gradients flow into log_prob.
   PolicySample Sample(int k, double noise, at::Generator& gen);
+  // The same decisions (`groups` [ops], `devices` [k, groups], as a sample
+  // holds them) scored by the policy as it is now, without noise: for updates
+  // that take several steps on one batch of samples (PPO).
+  PolicySample Score(const at::Tensor& groups, const at::Tensor& devices);
 
   // A grouping that follows `device_of_op` (every group on one device; each
   // device's ops cut in structural order, scope by scope, into groups in
@@ -89,6 +100,11 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   // One group's step: advances `st` (not `previous`, which the caller sets to
   // the chosen device) and returns the device logits C * tanh(logits / T).
   at::Tensor DecodeStep(const at::Tensor& encoded, const at::Tensor& keys, DecoderState* st);
+  // Decodes k device assignments of `groups`: sampled with `noise` from `gen`
+  // when `forced` is undefined, else forced's [k, groups] devices. Fills the
+  // sample's device fields.
+  void DecodeDevices(const at::Tensor& groups, int k, double noise, at::Generator* gen,
+                     const at::Tensor& forced, PolicySample* s);
 
   int ops_, groups_, devices_, types_;
   int scopes_ = 0;                    // scope vocabulary; 0: scope features off

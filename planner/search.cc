@@ -168,33 +168,131 @@ WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node)
   return r;
 }
 
+namespace {
+
+// The mean entropy per decision of a batch of samples: the Grouper's over its
+// ops and the Placer's over its groups, averaged.
+at::Tensor MeanEntropy(const std::vector<PolicySample>& samples) {
+  at::Tensor sum = at::zeros({});
+  for (const PolicySample& p : samples) {
+    sum = sum + p.group_entropy.mean() + p.device_entropy.mean();
+  }
+  return sum / static_cast<double>(2 * samples.size());
+}
+
+// PPO's clipped surrogate (Schulman et al. 2017) for costs, which are
+// minimised: per decision, the larger (pessimistic) of ratio x A and
+// clip(ratio) x A, with A the advantage of the placement the decision belongs
+// to (a grouping's: the mean of its placements'). Ratios are per decision,
+// not per placement: a placement's probability is a product over thousands of
+// decisions, whose ratio leaves any clip range after the smallest step.
+at::Tensor ClippedSurrogate(const std::vector<PolicySample>& now,
+                            const std::vector<PolicySample>& old, const at::Tensor& advantage,
+                            double clip) {
+  auto term = [&](const at::Tensor& logp, const at::Tensor& old_logp, const at::Tensor& a) {
+    at::Tensor ratio = at::exp(logp - old_logp);
+    return at::max(ratio * a, at::clamp(ratio, 1 - clip, 1 + clip) * a).mean();
+  };
+  at::Tensor loss = at::zeros({});
+  int64_t first = 0;
+  for (size_t g = 0; g < now.size(); ++g) {
+    const int64_t k = now[g].devices.size(0);
+    at::Tensor a = advantage.slice(0, first, first + k);  // [k]
+    first += k;
+    loss = loss + term(now[g].group_log_prob, old[g].group_log_prob, a.mean()) +
+           term(now[g].device_log_prob, old[g].device_log_prob, a.unsqueeze(1));
+  }
+  return loss / static_cast<double>(now.size());
+}
+
+}  // namespace
+
 SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   Impl& s = *impl_;
   const auto start = std::chrono::steady_clock::now();
-  const int k = s.o.placer_samples;
+  const int m = s.o.grouper_samples, k = s.o.placer_samples, n = m * k;
   const double noise = s.iteration < s.o.logit_noise_until ? s.o.logit_noise : 0.0;
-  PolicySample sample = s.policy->Sample(k, noise, s.gen);
+  std::vector<PolicySample> samples;
+  std::vector<std::vector<int>> placements;
+  for (int g = 0; g < m; ++g) {
+    samples.push_back(s.policy->Sample(k, noise, s.gen));
+    for (std::vector<int>& p : samples.back().device_of_op) placements.push_back(std::move(p));
+  }
 
   SearchIteration it;
-  it.evaluations = EvaluateAll(reward, sample.device_of_op);
+  it.evaluations = EvaluateAll(reward, placements);
 
-  std::vector<float> costs(k);
+  std::vector<float> costs(n);
   double mean = 0;
-  for (int j = 0; j < k; ++j) mean += costs[j] = static_cast<float>(s.Cost(it.evaluations[j]));
-  mean /= k;
+  for (int j = 0; j < n; ++j) mean += costs[j] = static_cast<float>(s.Cost(it.evaluations[j]));
+  mean /= n;
+  // Self-imitation: the best placement so far joins the update as one more
+  // sample, decided by the grouping that follows it (GroupsFollowing) and its
+  // groups' majority devices, at its known cost, without being run again.
+  if (s.o.imitate_best && s.best) {
+    std::vector<int> device_of_group;
+    const std::vector<int> groups =
+        s.policy->GroupsFollowing(s.best->device_of_node, &device_of_group);
+    samples.push_back(s.policy->Score(
+        at::tensor(std::vector<int64_t>(groups.begin(), groups.end())),
+        at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()))
+            .unsqueeze(0)));
+    costs.push_back(static_cast<float>(std::sqrt(s.best->step_s)));
+  }
   if (!s.have_baseline) {
     s.baseline = mean;
     s.have_baseline = true;
   }
-  // REINFORCE with the baseline before this update's costs enter it.
-  at::Tensor advantage = at::tensor(costs) - static_cast<float>(s.baseline);
-  at::Tensor loss = (advantage * sample.log_prob).mean();
+  at::Tensor cost = at::tensor(costs);
+  at::Tensor advantage;
+  if (s.o.advantage == "batch") {
+    // Standardised within the update: the scale of the step times (1 ms or
+    // 1 s) no longer sets the step size, and half the samples are pushed up.
+    advantage = (cost - cost.mean()) / (cost.std() + 1e-6);
+  } else {
+    // The paper's: the moving average before this update's costs enter it.
+    advantage = cost - static_cast<float>(s.baseline);
+  }
   const double lr = s.LearningRate();
   for (auto& group : s.optimizer->param_groups()) group.options().set_lr(lr);
-  s.optimizer->zero_grad();
-  loss.backward();
-  const double grad_norm = torch::nn::utils::clip_grad_norm_(s.policy->parameters(), s.o.grad_clip);
-  s.optimizer->step();
+  double grad_norm = 0;
+  auto step = [&](const at::Tensor& loss) {
+    s.optimizer->zero_grad();
+    loss.backward();
+    grad_norm = torch::nn::utils::clip_grad_norm_(s.policy->parameters(), s.o.grad_clip);
+    s.optimizer->step();
+  };
+  if (s.o.update == "ppo") {
+    std::vector<PolicySample> old;
+    for (int epoch = 0; epoch < s.o.ppo_epochs; ++epoch) {
+      // Without noise the samples' own log-probabilities are the policy's, and
+      // the first epoch needs no second forward pass.
+      std::vector<PolicySample> now;
+      if (epoch == 0 && noise == 0) {
+        now = samples;  // the demonstration, if any, was scored as it is now
+      } else {
+        for (const PolicySample& p : samples) now.push_back(s.policy->Score(p.groups, p.devices));
+      }
+      if (epoch == 0) {
+        for (const PolicySample& p : now) {
+          PolicySample d;
+          d.group_log_prob = p.group_log_prob.detach();
+          d.device_log_prob = p.device_log_prob.detach();
+          old.push_back(std::move(d));
+        }
+      }
+      at::Tensor loss = ClippedSurrogate(now, old, advantage, s.o.ppo_clip);
+      if (s.o.entropy_weight > 0) loss = loss - s.o.entropy_weight * MeanEntropy(now);
+      step(loss);
+    }
+  } else {
+    // REINFORCE: the mean over samples of advantage x log p(placement).
+    std::vector<at::Tensor> log_prob;
+    for (const PolicySample& p : samples) log_prob.push_back(p.log_prob);
+    at::Tensor loss = (advantage * at::cat(log_prob)).mean();
+    if (s.o.entropy_weight > 0) loss = loss - s.o.entropy_weight * MeanEntropy(samples);
+    step(loss);
+  }
   s.baseline = s.o.baseline_decay * s.baseline + (1 - s.o.baseline_decay) * mean;
   ++s.iteration;
   s.elapsed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -204,10 +302,10 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   it.baseline = s.baseline;
   it.learning_rate = lr;
   it.grad_norm = grad_norm;
-  for (int j = 0; j < k; ++j) {
-    if (Offer("search", sample.device_of_op[j], it.evaluations[j], s.iteration)) it.improved = true;
+  for (int j = 0; j < n; ++j) {
+    if (Offer("search", placements[j], it.evaluations[j], s.iteration)) it.improved = true;
   }
-  it.placements = std::move(sample.device_of_op);
+  it.placements = std::move(placements);
   return it;
 }
 

@@ -2,12 +2,14 @@
 // as published (Mirhoseini et al., ICLR 2018, section 2, with TensorFlow's
 // grappler/hierarchical_controller.py where the paper is silent).
 //
-// One Step samples one grouping and k device assignments, asks the reward
-// source for each placement's step time, and updates the policy on
-// cost = sqrt(step time) (a failed placement costs sqrt(failing_step_s)) minus
-// an exponential moving average baseline, with Adam and global-norm gradient
-// clipping. The best placement seen (baselines offered by the caller included)
-// is kept. Save/Load checkpoint everything a resumed search needs: the policy,
+// One Step samples m groupings and k device assignments of each, asks the
+// reward source for each placement's step time, and updates the policy on
+// cost = sqrt(step time) (a failed placement costs sqrt(failing_step_s)): as
+// published, one REINFORCE step on the cost minus an exponential moving average
+// baseline, with Adam and global-norm gradient clipping; or, by
+// SearchOptions::update and ::advantage, PPO's clipped surrogate on costs
+// standardised per update (docs/search.md says why). The best placement seen (baselines offered by
+// the caller included) is kept. Save/Load checkpoint everything a resumed search needs: the policy,
 // Adam's state, the baseline, the random generator, the best placement and the
 // caller's identification of the model, devices and reward.
 //
@@ -33,9 +35,9 @@ struct SearchIteration {
   // non-finite values): the search cannot go on, and the rest is unset.
   graph::Status status;
   int iteration = 0;                         // policy updates done, this one included
-  std::vector<std::vector<int>> placements;  // [k][forward node] -> device
-  std::vector<Evaluation> evaluations;       // [k]
-  double mean_cost = 0;                      // mean sqrt(seconds) of the k placements
+  std::vector<std::vector<int>> placements;  // [m x k][forward node] -> device
+  std::vector<Evaluation> evaluations;       // [m x k]
+  double mean_cost = 0;                      // mean sqrt(seconds) of the m x k placements
   double baseline = 0;                       // the moving average after this update
   double learning_rate = 0;
   double grad_norm = 0;   // the gradient's global L2 norm before clipping

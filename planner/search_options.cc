@@ -39,7 +39,9 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
       {"attention", {&o.attention, 1, 8192}},
       {"device_embedding", {&o.device_embedding, 1, 1024}},
       {"scope_embedding", {&o.scope_embedding, 0, 1024}},
-      {"grouper_samples", {&o.grouper_samples, 1, 1}},
+      {"grouper_samples", {&o.grouper_samples, 1, 1024}},
+      {"ppo_epochs", {&o.ppo_epochs, 1, 1000}},
+      {"imitate_best", {&o.imitate_best, 0, 1}},
       {"placer_samples", {&o.placer_samples, 1, 1024}},
       {"lr_decay_every", {&o.lr_decay_every, 1, 1 << 30}},
       {"lr_decay_start", {&o.lr_decay_start, 0, 1 << 30}},
@@ -59,6 +61,8 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
       {"warm_start_grouper_lr", {&o.warm_start_grouper_lr, 1e-12, 10}},
       {"warm_start_placer_lr", {&o.warm_start_placer_lr, 1e-12, 10}},
       {"warm_start_loss", {&o.warm_start_loss, 0, 1e6}},
+      {"ppo_clip", {&o.ppo_clip, 1e-6, 10}},
+      {"entropy_weight", {&o.entropy_weight, 0, 1e6}},
   };
   struct NameField {
     std::string* v;
@@ -66,6 +70,8 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
   };
   const std::map<std::string, NameField> names = {
       {"policy_optimizer", {&o.policy_optimizer, {"adam", "sgd"}}},
+      {"update", {&o.update, {"reinforce", "ppo"}}},
+      {"advantage", {&o.advantage, {"ema", "batch"}}},
   };
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
@@ -102,6 +108,11 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
     } else {
       return graph::InvalidArgument(Where(source, kv.first) + ": unknown key '" + key + "'");
     }
+  }
+  if (o.advantage == "batch" && o.grouper_samples * o.placer_samples < 2) {
+    return graph::InvalidArgument(source +
+                                  ": 'advantage: batch' needs at least 2 samples per update "
+                                  "(grouper_samples x placer_samples)");
   }
   if (o.placer_hidden % 2) {
     return graph::InvalidArgument(

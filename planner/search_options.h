@@ -25,8 +25,8 @@ struct SearchOptions {
   double tanh_constant = 5.0;  // paper C: logits = C * tanh(logits / T)
 
   // REINFORCE.
-  int grouper_samples = 1;        // paper m
-  int placer_samples = 4;         // paper k: placements per policy update
+  int grouper_samples = 1;        // paper m: groupings per policy update...
+  int placer_samples = 4;         // paper k: ...and placements of each (m x k per update)
   double learning_rate = 0.1;     // paper and TF: Adam
   double lr_decay = 0.95;         // TF lr_dec: multiplied in every lr_decay_every updates...
   int lr_decay_every = 50;        // TF lr_num_steps
@@ -43,6 +43,24 @@ struct SearchOptions {
   // small the gradient, and walk the policy away from the placement it learned;
   // SGD's steps are as small as REINFORCE's gradient (docs/search.md).
   std::string policy_optimizer = "adam";
+  // The update (ours, docs/search.md "What the policy does"): "reinforce" (paper:
+  // one gradient step on (cost - baseline) x log p(placement)), or "ppo" (a
+  // clipped surrogate, Schulman et al. 2017, as Post, Gao et al. 2018, used on
+  // these benchmarks: ppo_epochs steps on each update's samples, the
+  // probability ratio of every grouping and device decision clipped to
+  // 1 +- ppo_clip).
+  std::string update = "reinforce";
+  int ppo_epochs = 4;
+  double ppo_clip = 0.2;
+  // The advantage: "ema" (paper and TF: cost minus the moving average), or
+  // "batch" (ours: each update's costs standardised over its m x k samples).
+  std::string advantage = "ema";
+  double entropy_weight = 0;  // ours: bonus on the mean entropy per decision (0: none, as paper)
+  // Ours: 1 adds the best placement so far (a baseline's or a sample's) to
+  // every update as one more sample at its known cost (self-imitation, Oh et al.
+  // 2018; the cross-entropy half of Post), so the policy is pulled toward it
+  // while its own samples explore; 0: off (paper).
+  int imitate_best = 0;
 
   // Warm start (ours): before REINFORCE, train the policy by cross-entropy to
   // propose the best baseline (Search::WarmStart), so that it searches around

@@ -12,13 +12,17 @@ namespace planner {
 namespace {
 const CommandSpec kSpec{
     "zoo",
-    "NAME -o OUT.pb [--batch N] [--layers L] [--hidden H] [--vocab V] [--steps T]",
+    "NAME -o OUT.pb [--sizes paper-scale|small] [--batch N] [--layers L] [--hidden H]\n"
+    "       [--vocab V] [--steps T]",
     "Writes a benchmark model as a binary GraphDef with a scalar 'loss': rnnlm (multi-layer\n"
     "LSTM language model), nmt (LSTM encoder-decoder with attention), or the small models\n"
     "mlp, lenet, two_branch. Recurrent cells are unrolled over time at TensorFlow\n"
     "granularity; weights are TF1 variables. Defaults and their sources: docs/zoo.md.",
     {"NAME"},
     {{"-o", "OUT", "output file (required), written atomically"},
+     {"--sizes", "NAME",
+      "nmt's defaults: paper-scale (batch 256, 50 steps: no NMT fits on one K40) or small "
+      "(batch 64, 40 steps)"},
      {"--batch", "N", "examples per step"},
      {"--layers", "L", "LSTM layers (nmt: each of encoder and decoder)"},
      {"--hidden", "H", "LSTM units"},
@@ -34,6 +38,12 @@ int ZooCommand(int argc, char** argv) {
   if (!args) return exit_code;
   if (args->Get("-o").empty()) return std::cerr << kName << "-o OUT.pb is required\n", 2;
   graph::ZooOptions o;
+  if (args->Has("--sizes")) {
+    if (args->positional()[0] != "nmt") {
+      return std::cerr << kName << "--sizes applies to nmt only\n", 2;
+    }
+    o.sizes = args->Get("--sizes");
+  }
   for (auto [flag, target] : {std::pair<const char*, int64_t*>{"--batch", &o.batch},
                               {"--layers", &o.layers},
                               {"--hidden", &o.hidden},

@@ -2,6 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
+#include <cmath>
 #include <torch/types.h>
 
 #include "tests/planner/search_test_util.h"
@@ -52,6 +53,32 @@ TEST(PolicyTest, LogProbabilityReachesGrouperAndPlacerParameters) {
   for (const auto& named : policy->named_parameters()) {
     ASSERT_TRUE(named.value().grad().defined()) << named.key();
     EXPECT_GT(named.value().grad().abs().sum().item<float>(), 0.0f) << named.key();
+  }
+}
+
+TEST(PolicyTest, ScoringASampleGivesItsLogProbabilitiesAndEntropies) {
+  testing::Problem p = testing::SmallRnnlm();
+  SearchOptions o = SmallPolicy();
+  o.entropy_weight = 0.01;  // entropies are computed only when they are used
+  HierarchicalPolicy policy(p.forward, 3, o);
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(11);
+  PolicySample s = policy->Sample(3, 0.0, gen);
+  PolicySample again = policy->Score(s.groups, s.devices);
+  EXPECT_TRUE(at::allclose(again.log_prob, s.log_prob, 1e-4, 1e-4))
+      << again.log_prob << " against " << s.log_prob;
+  EXPECT_TRUE(at::allclose(again.device_log_prob, s.device_log_prob, 1e-5, 1e-5));
+  EXPECT_EQ(again.device_log_prob.sizes(), (std::vector<int64_t>{3, 8}));
+  EXPECT_EQ(again.group_log_prob.sizes(), (std::vector<int64_t>{p.forward.size()}));
+  // Entropies per decision: at least 0, at most log(choices).
+  EXPECT_GE(s.group_entropy.min().item<float>(), 0.0f);
+  EXPECT_LE(s.group_entropy.max().item<float>(), std::log(8.0f) + 1e-4f);
+  EXPECT_GE(s.device_entropy.min().item<float>(), 0.0f);
+  EXPECT_LE(s.device_entropy.max().item<float>(), std::log(3.0f) + 1e-4f);
+  // The placements a sample lists are its [k, groups] devices spread over its grouping.
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < p.forward.size(); ++i) {
+      ASSERT_EQ(s.device_of_op[j][i], s.devices[j][s.group_of_op[i]].item<int64_t>());
+    }
   }
 }
 

@@ -37,6 +37,26 @@ TEST(SearchOptionsTest, ShippedConfigStatesTheCompiledDefaults) {
   EXPECT_EQ(o->warm_start_loss, d.warm_start_loss);
   EXPECT_EQ(o->warm_start_grouper_lr, d.warm_start_grouper_lr);
   EXPECT_EQ(o->warm_start_placer_lr, d.warm_start_placer_lr);
+  EXPECT_EQ(o->update, d.update);
+  EXPECT_EQ(o->ppo_epochs, d.ppo_epochs);
+  EXPECT_EQ(o->ppo_clip, d.ppo_clip);
+  EXPECT_EQ(o->advantage, d.advantage);
+  EXPECT_EQ(o->entropy_weight, d.entropy_weight);
+  EXPECT_EQ(o->imitate_best, d.imitate_best);
+}
+
+TEST(SearchOptionsTest, UpdateAndAdvantageAreOneOfTheirNames) {
+  auto o = ParseSearchConfig("update: ppo\nadvantage: batch\ngrouper_samples: 2\n", "s.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->update, "ppo");
+  EXPECT_EQ(o->advantage, "batch");
+  EXPECT_EQ(o->grouper_samples, 2);
+  auto bad = ParseSearchConfig("update: a2c\n", "s.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "s.yaml:1: 'update' must be one of reinforce, ppo");
+  auto one = ParseSearchConfig("advantage: batch\nplacer_samples: 1\n", "s.yaml");
+  ASSERT_FALSE(one.ok());
+  EXPECT_NE(one.status().message().find("at least 2 samples"), std::string::npos);
 }
 
 TEST(SearchOptionsTest, ShippedWarmConfigWarmStartsWithScopesAndSgd) {
@@ -45,6 +65,14 @@ TEST(SearchOptionsTest, ShippedWarmConfigWarmStartsWithScopesAndSgd) {
   EXPECT_GT(o->warm_start_steps, 0);
   EXPECT_GT(o->scope_embedding, 0);
   EXPECT_EQ(o->policy_optimizer, "sgd");
+}
+
+TEST(SearchOptionsTest, ShippedPpoConfigUsesTheClippedUpdateOnStandardisedCosts) {
+  auto o = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search-ppo.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->update, "ppo");
+  EXPECT_EQ(o->advantage, "batch");
+  EXPECT_GE(o->grouper_samples * o->placer_samples, 2);
 }
 
 TEST(SearchOptionsTest, PolicyOptimizerIsOneOfItsNames) {

@@ -182,6 +182,84 @@ TEST(SearchTest, SgdSearchResumesExactlyAndLearnsToAvoidTheSlowDevice) {
   std::remove(path.c_str());
 }
 
+TEST(SearchTest, SeveralGroupingsPerUpdateGiveMTimesKPlacements) {
+  Fixture f;
+  SearchOptions o = SmallPolicy();
+  o.grouper_samples = 3;
+  o.placer_samples = 2;
+  auto search = f.NewSearch(6, o);
+  SearchIteration it = search->Step(*f.reward);
+  ASSERT_TRUE(it.status.ok()) << it.status.message();
+  EXPECT_EQ(it.placements.size(), 6u);
+  EXPECT_EQ(it.evaluations.size(), 6u);
+}
+
+// PPO's clipped surrogate on standardised costs learns what REINFORCE learns,
+// and a resumed PPO search continues exactly.
+TEST(SearchTest, PpoSearchLearnsToAvoidTheSlowDeviceAndResumesExactly) {
+  Fixture f;
+  SearchOptions o = SmallPolicy();
+  o.update = "ppo";
+  o.advantage = "batch";
+  o.learning_rate = 0.003;
+  o.grouper_samples = 2;
+  o.placer_samples = 4;
+  o.logit_noise = 0;
+  o.entropy_weight = 0.01;
+  const SearchIdentity id{"m", "d", "sim"};
+  const std::string path = TempPath("ppo.ckpt");
+  auto original = f.NewSearch(7, o);
+  double first = 0, last = 0;
+  for (int i = 0; i < 30; ++i) {
+    SearchIteration it = original->Step(*f.reward);
+    ASSERT_TRUE(it.status.ok()) << it.status.message();
+    if (i < 5) first += it.mean_cost / 5;
+    if (i >= 25) last += it.mean_cost / 5;
+  }
+  EXPECT_LT(last, 0.8 * first) << "first five updates' mean cost " << first << ", last five "
+                               << last;
+  ASSERT_TRUE(original->Save(path, id).ok());
+  auto resumed = f.NewSearch(99, o);
+  ASSERT_TRUE(resumed->Load(path, id).ok());
+  for (int i = 0; i < 2; ++i) {
+    SearchIteration x = original->Step(*f.reward), y = resumed->Step(*f.reward);
+    EXPECT_EQ(x.placements, y.placements) << "update " << x.iteration;
+  }
+  std::remove(path.c_str());
+}
+
+// With imitate_best the best placement so far is a sample of every update: the
+// policy's samples come to agree with it. Every op on gpu0 is as fast as every
+// op on gpu1, so which GPU the samples end on is the imitation's doing: offered
+// either, they follow it.
+TEST(SearchTest, ImitatingTheBestPullsTheSamplesTowardIt) {
+  auto share_on = [](int device) {
+    Fixture f;
+    SearchOptions o = SmallPolicy();
+    o.update = "ppo";
+    o.advantage = "batch";
+    o.learning_rate = 0.003;
+    o.placer_samples = 8;
+    o.logit_noise = 0;
+    o.imitate_best = 1;
+    auto search = f.NewSearch(8, o);
+    const std::vector<int> all_on(f.p.forward.size(), device);
+    search->Offer("single", all_on, f.reward->Evaluate(all_on), 0);
+    int on_device = 0, ops = 0;
+    for (int i = 0; i < 30; ++i) {
+      SearchIteration it = search->Step(*f.reward);
+      EXPECT_TRUE(it.status.ok()) << it.status.message();
+      if (i < 25) continue;
+      for (const std::vector<int>& p : it.placements) {
+        for (int d : p) on_device += d == device, ++ops;
+      }
+    }
+    return static_cast<double>(on_device) / ops;
+  };
+  EXPECT_GT(share_on(1), 0.8);
+  EXPECT_GT(share_on(2), 0.8);
+}
+
 TEST(SearchTest, WarmStartMakesThePolicyProposeTheGivenPlacement) {
   Fixture f;
   SearchOptions o = SmallPolicy();

@@ -36,6 +36,37 @@ TEST(ZooCommandTest, PaperSizedNmtIsInspectedWithItsTrainingGraphCount) {
   EXPECT_NE(r.out.find("unsupported ops (0): none"), std::string::npos) << r.out;
 }
 
+// The paper's Table 1 has NMT out of memory on one K40: the default sizes are
+// chosen so (docs/zoo.md), and --sizes small keeps the earlier ones, which fit.
+TEST(ZooCommandTest, PaperScaleNmtDoesNotFitOnOneK40AndSmallDoes) {
+  const std::string paper = Temp("nmt2-paper.pb"), small = Temp("nmt2-small.pb");
+  ASSERT_EQ(Planner("zoo nmt -o " + paper).code, 0);
+  ASSERT_EQ(Planner("zoo nmt --sizes small -o " + small).code, 0);
+  RunResult one = Planner("baseline " + paper + " " + Config("k40-paper-2gpu") +
+                          " --method single:gpu0");
+  EXPECT_NE(one.out.find("out of memory"), std::string::npos) << one.out << one.err;
+  RunResult expert =
+      Planner("baseline " + paper + " " + Config("k40-paper-2gpu") + " --method expert");
+  EXPECT_EQ(expert.code, 0) << expert.err;
+  EXPECT_EQ(expert.out.find("out of memory"), std::string::npos) << expert.out;
+  RunResult fits = Planner("baseline " + small + " " + Config("k40-paper-2gpu") +
+                           " --method single:gpu0");
+  EXPECT_EQ(fits.code, 0) << fits.err;
+  EXPECT_EQ(fits.out.find("out of memory"), std::string::npos) << fits.out;
+  std::remove(paper.c_str());
+  std::remove(small.c_str());
+}
+
+TEST(ZooCommandTest, BadSizesAreOneLineErrors) {
+  RunResult bad = Planner("zoo nmt --sizes huge -o " + Temp("x.pb"));
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_EQ(Lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("paper-scale or small"), std::string::npos) << bad.err;
+  RunResult other = Planner("zoo rnnlm --sizes small -o " + Temp("x.pb"));
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("--sizes applies to nmt only"), std::string::npos) << other.err;
+}
+
 TEST(ZooCommandTest, BadNamesAndFlagsAreOneLineErrors) {
   RunResult unknown = Planner("zoo alexnet -o " + Temp("x.pb"));
   EXPECT_EQ(unknown.code, 1);
