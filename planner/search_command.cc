@@ -111,6 +111,195 @@ class StopOnSignals {
   void (*old_term_)(int) = nullptr;
 };
 
+// The command's own flags, validated (usage errors name the flag).
+struct SearchFlags {
+  std::string reward = "sim";
+  std::optional<int64_t> iterations;  // policy updates in all (default 200 without a budget)
+  std::optional<double> budget_s;     // search seconds in all
+  double refine_s = 60;               // the hill climb's seconds (0: off)
+  uint64_t seed = 1;
+  int steps = 5;  // real rewards: timed steps per placement
+  VerdictOptions verdict;
+};
+
+graph::Status ParseSearchFlags(const Args& args, SearchFlags* f) {
+  f->reward = args.Get("--reward", "sim");
+  GRAPH_RETURN_IF_ERROR(CheckRewardName(f->reward));
+  if (args.Has("--iterations")) {
+    GRAPH_ASSIGN_OR_RETURN(f->iterations.emplace(),
+                           ParseIntInRange("--iterations", args.Get("--iterations"), 0, 100000000));
+  }
+  if (args.Has("--budget")) {
+    GRAPH_ASSIGN_OR_RETURN(f->budget_s.emplace(),
+                           ParseDurationSeconds("--budget", args.Get("--budget")));
+  }
+  if (!f->iterations && !f->budget_s) f->iterations = 200;
+  if (args.Has("--refine") && args.Get("--refine") == "0") {
+    f->refine_s = 0;
+  } else if (args.Has("--refine")) {
+    GRAPH_ASSIGN_OR_RETURN(f->refine_s, ParseDurationSeconds("--refine", args.Get("--refine")));
+  }
+  if (args.Has("--seed")) {
+    GRAPH_ASSIGN_OR_RETURN(int64_t seed,
+                           ParseIntInRange("--seed", args.Get("--seed"), 0, INT64_MAX));
+    f->seed = static_cast<uint64_t>(seed);
+  }
+  if (args.Has("--steps")) {
+    GRAPH_ASSIGN_OR_RETURN(int64_t steps,
+                           ParseIntInRange("--steps", args.Get("--steps"), 1, 10000));
+    f->steps = static_cast<int>(steps);
+  }
+  if (args.Has("--rounds")) {
+    GRAPH_ASSIGN_OR_RETURN(int64_t rounds,
+                           ParseIntInRange("--rounds", args.Get("--rounds"), 1, 1000));
+    f->verdict.rounds = static_cast<int>(rounds);
+  }
+  if (args.Has("--significance")) {
+    GRAPH_ASSIGN_OR_RETURN(
+        f->verdict.alpha, ParseNumberInRange("--significance", args.Get("--significance"), 0, 0.5));
+  }
+  return graph::Status::Ok();
+}
+
+// The hardware's verdict on the found placement `*best` against the best
+// baseline (planner/verdict.h), printed: unless the gain is significant,
+// `*best` becomes the baseline; with real rewards both times become the
+// rounds' medians. Returns the sentence for the result.
+std::string DecideOnHardware(const RewardSource& hardware, bool real_rewards,
+                             const VerdictOptions& options, const std::string& baseline,
+                             const std::vector<int>& baseline_devices, double* baseline_s,
+                             BestPlacement* best) {
+  if (best->device_of_node == baseline_devices) {
+    return "no improvement over " + baseline + ": the search measured no other placement faster";
+  }
+  Verdict v = CompareOnHardware(hardware, best->device_of_node, baseline_devices, options, nullptr);
+  const std::string text = v.status.ok()
+                               ? DescribeVerdict(v, baseline, options)
+                               : "could not be measured against " + baseline + " (" +
+                                     v.status.message() + "), so " + baseline + " is the result";
+  std::printf("on the hardware, %s (%s) against %s: %s\n", best->method.c_str(),
+              FormatMs(best->step_s).c_str(), baseline.c_str(), text.c_str());
+  if (v.status.ok() && real_rewards) {
+    *baseline_s = runtime::Median(v.incumbent_s);
+    if (v.significant) best->step_s = runtime::Median(v.candidate_s);
+  }
+  if (!v.status.ok() || !v.significant) {
+    *best = BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
+  }
+  return text;
+}
+
+struct BaselinesRun {
+  std::vector<RefineStart> ran;     // the baselines that ran, with their step times
+  std::optional<RefineStart> best;  // the fastest of them
+  graph::Status first_failure = graph::Status::Ok();
+};
+
+// Every baseline for the devices (planner/baselines.h), evaluated on `reward`,
+// printed and offered to `search`.
+BaselinesRun RunBaselines(const graph::Graph& forward, const cluster::Cluster& c,
+                          const RewardSource& reward, const runtime::Simulator* costs,
+                          Search* search) {
+  BaselinesRun out;
+  for (const std::string& method : BaselineMethods(c)) {
+    auto made = MakeBaseline(method, forward, c, costs);
+    if (!made.ok()) {
+      std::printf("  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
+      continue;
+    }
+    const BaselinePlacement& b = *made;
+    Evaluation e = reward.Evaluate(b.device_of_node);
+    std::printf("%s\n", DescribeBaseline(b, e).c_str());
+    if (e.status.ok()) {
+      out.ran.push_back({b.method, b.device_of_node, e.step_s});
+      if (!out.best || e.step_s < out.best->step_s) out.best = out.ran.back();
+    } else if (out.first_failure.ok()) {
+      out.first_failure = e.status;
+    }
+    search->Offer(b.method, b.device_of_node, e, 0);
+  }
+  return out;
+}
+
+// The result's lines: the best baseline, the best found and its gain (or the
+// hardware's verdict), and the simulator's lower bound.
+void PrintResult(const std::string& reward_name, const Search& search, const std::string& baseline,
+                 std::optional<double> baseline_s, const BestPlacement& best,
+                 const std::string& verdict_text, double bound, int estimated_ops) {
+  std::printf("\nresult (%s rewards, %d updates, %.1f s of search):\n", reward_name.c_str(),
+              search.iterations(), search.elapsed_s());
+  if (baseline_s) {
+    std::printf("  best baseline  %-16s %s\n", baseline.c_str(), FormatMs(*baseline_s).c_str());
+  } else {
+    std::printf("  best baseline  none ran\n");
+  }
+  std::printf("  best found     %-16s %s", best.method.c_str(), FormatMs(best.step_s).c_str());
+  if (best.iteration > 0) std::printf(" (update %d, at %.1f s)", best.iteration, best.found_at_s);
+  if (!verdict_text.empty()) {
+    std::printf("\n  on hardware    %s", verdict_text.c_str());
+  } else if (baseline_s) {
+    std::printf(", %.1f%% faster than the best baseline", 100 * (1 - best.step_s / *baseline_s));
+  }
+  std::printf("\n");
+  if (bound > 0) {
+    std::printf("  lower bound    %s: no placement on these devices is faster",
+                FormatMs(bound).c_str());
+    if (baseline_s) {
+      std::printf(" (at most %.1f%% faster than the best baseline)",
+                  100 * (1 - bound / *baseline_s));
+    }
+    std::printf("\n");
+  }
+  if (estimated_ops > 0) {
+    std::printf("  %d of its ops' times are roofline estimates (no profile entry)\n",
+                estimated_ops);
+  }
+}
+
+// What one update's placements cost: the mean and min of those that ran.
+struct UpdateSummary {
+  double mean_s = 0, min_s = 0;  // 0 when none ran
+  int ran = 0, failed = 0;
+};
+
+UpdateSummary Summarize(const SearchIteration& it) {
+  UpdateSummary u;
+  double sum = 0;
+  for (const Evaluation& e : it.evaluations) {
+    if (!e.status.ok()) continue;
+    sum += e.step_s;
+    u.min_s = u.ran ? std::min(u.min_s, e.step_s) : e.step_s;
+    ++u.ran;
+  }
+  u.failed = static_cast<int>(it.evaluations.size()) - u.ran;
+  u.mean_s = u.ran ? sum / u.ran : 0;
+  return u;
+}
+
+// "update 12: best 1.234 ms (etf), mean 2.345 ms, 0 failed, elapsed 3 s, ETA 57 s".
+std::string ProgressLine(int iteration, const Search& search, const UpdateSummary& u,
+                         const SearchFlags& flags) {
+  std::string eta;
+  if (flags.budget_s) {
+    eta = ", ETA " +
+          std::to_string(static_cast<int>(std::max(0.0, *flags.budget_s - search.elapsed_s()))) +
+          " s";
+  } else if (flags.iterations && iteration > 0) {
+    eta = ", ETA " +
+          std::to_string(
+              static_cast<int>(search.elapsed_s() / iteration * (*flags.iterations - iteration))) +
+          " s";
+  }
+  const std::string best_text =
+      search.best() ? FormatMs(search.best()->step_s) + " (" + search.best()->method + ")"
+                    : "none yet";
+  char line[512];
+  std::snprintf(line, sizeof line, "update %d: best %s, mean %s, %d failed, elapsed %.0f s%s",
+                iteration, best_text.c_str(), u.ran ? FormatMs(u.mean_s).c_str() : "-", u.failed,
+                search.elapsed_s(), eta.c_str());
+  return line;
+}
+
 struct ClimbResult {
   std::vector<RefineStart> starts;  // step times on the climb's reward source
   MultiStartResult result;
@@ -165,60 +354,20 @@ int SearchCommand(int argc, char** argv) {
   int exit_code = 0;
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
-  auto usage = [](const graph::Status& st) {
-    return std::cerr << kName << st.message() << "\n", 2;
-  };
+  SearchFlags flags;
   graph::InferenceOptions inference;
   graph::TrainingOptions training;
   if (!ParseTrainingFlags(*args, kName, &inference, &training)) return 2;
-  const std::string reward_name = args->Get("--reward", "sim");
-  if (graph::Status st = CheckRewardName(reward_name); !st.ok()) return usage(st);
-  std::optional<int64_t> iterations;
-  std::optional<double> budget_s;
-  uint64_t seed = 1;
-  int steps = 5;
-  if (args->Has("--iterations")) {
-    auto v = ParseIntInRange("--iterations", args->Get("--iterations"), 0, 100000000);
-    if (!v.ok()) return usage(v.status());
-    iterations = *v;
+  if (graph::Status st = ParseSearchFlags(*args, &flags); !st.ok()) {
+    return std::cerr << kName << st.message() << "\n", 2;
   }
-  if (args->Has("--budget")) {
-    auto v = ParseDurationSeconds("--budget", args->Get("--budget"));
-    if (!v.ok()) return usage(v.status());
-    budget_s = *v;
-  }
-  if (!iterations && !budget_s) iterations = 200;
-  double refine_s = 60;
-  if (args->Has("--refine")) {
-    if (args->Get("--refine") == "0") {
-      refine_s = 0;
-    } else {
-      auto v = ParseDurationSeconds("--refine", args->Get("--refine"));
-      if (!v.ok()) return usage(v.status());
-      refine_s = *v;
-    }
-  }
-  if (args->Has("--seed")) {
-    auto v = ParseIntInRange("--seed", args->Get("--seed"), 0, INT64_MAX);
-    if (!v.ok()) return usage(v.status());
-    seed = static_cast<uint64_t>(*v);
-  }
-  if (args->Has("--steps")) {
-    auto v = ParseIntInRange("--steps", args->Get("--steps"), 1, 10000);
-    if (!v.ok()) return usage(v.status());
-    steps = static_cast<int>(*v);
-  }
-  VerdictOptions verdict_options;
-  if (args->Has("--rounds")) {
-    auto v = ParseIntInRange("--rounds", args->Get("--rounds"), 1, 1000);
-    if (!v.ok()) return usage(v.status());
-    verdict_options.rounds = static_cast<int>(*v);
-  }
-  if (args->Has("--significance")) {
-    auto v = ParseNumberInRange("--significance", args->Get("--significance"), 0, 0.5);
-    if (!v.ok()) return usage(v.status());
-    verdict_options.alpha = *v;
-  }
+  const std::string& reward_name = flags.reward;
+  const std::optional<int64_t>& iterations = flags.iterations;
+  const std::optional<double>& budget_s = flags.budget_s;
+  const double refine_s = flags.refine_s;
+  const uint64_t seed = flags.seed;
+  const int steps = flags.steps;
+  const VerdictOptions& verdict_options = flags.verdict;
   const std::string out_path = args->Get("-o");
   std::string checkpoint_path = args->Get("--checkpoint");
   if (checkpoint_path.empty()) checkpoint_path = args->Get("--resume");
@@ -324,33 +473,21 @@ int SearchCommand(int argc, char** argv) {
   }
 
   // Baselines, through the same reward source.
-  std::optional<double> best_baseline_s;
-  std::string best_baseline;
-  std::vector<int> best_baseline_devices;
-  graph::Status first_failure = graph::Status::Ok();
-  std::vector<RefineStart> baselines_ran;
   std::printf("baselines:\n");
   std::optional<runtime::Simulator> own_costs;
   auto costs = PlanningCosts(*reward, context, &own_costs);
   if (!costs.ok()) return Fail(costs.status());
-  for (const std::string& method : BaselineMethods(c)) {
-    auto made = MakeBaseline(method, forward, c, *costs);
-    if (!made.ok()) {
-      std::printf("  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
-      continue;
-    }
-    const BaselinePlacement& b = *made;
-    Evaluation e = reward->Evaluate(b.device_of_node);
-    std::printf("%s\n", DescribeBaseline(b, e).c_str());
-    if (e.status.ok()) baselines_ran.push_back({b.method, b.device_of_node, e.step_s});
-    if (e.status.ok() && (!best_baseline_s || e.step_s < *best_baseline_s)) {
-      best_baseline_s = e.step_s;
-      best_baseline = b.method;
-      best_baseline_devices = b.device_of_node;
-    }
-    search.Offer(b.method, b.device_of_node, e, 0);
-    if (!e.status.ok() && first_failure.ok()) first_failure = e.status;
+  BaselinesRun baselines = RunBaselines(forward, c, *reward, *costs, &search);
+  std::vector<RefineStart>& baselines_ran = baselines.ran;
+  std::optional<double> best_baseline_s;
+  std::string best_baseline;
+  std::vector<int> best_baseline_devices;
+  if (baselines.best) {
+    best_baseline_s = baselines.best->step_s;
+    best_baseline = baselines.best->method;
+    best_baseline_devices = baselines.best->device_of_node;
   }
+  const graph::Status& first_failure = baselines.first_failure;
   auto write_best = [&]() -> graph::Status {
     if (out_path.empty() || !search.best()) return graph::Status::Ok();
     return WritePlacement(out_path,
@@ -391,16 +528,9 @@ int SearchCommand(int argc, char** argv) {
     if (budget_s && search.elapsed_s() >= *budget_s) break;
     SearchIteration it = search.Step(*reward);
     if (failure = it.status; !failure.ok()) break;
-    double sum = 0, min = 0;
-    int ran = 0;
-    for (const Evaluation& e : it.evaluations) {
-      if (!e.status.ok()) continue;
-      sum += e.step_s;
-      min = ran ? std::min(min, e.step_s) : e.step_s;
-      ++ran;
-    }
-    const int failed = static_cast<int>(it.evaluations.size()) - ran;
-    const double mean = ran ? sum / ran : 0;
+    const UpdateSummary u = Summarize(it);
+    const double mean = u.mean_s, min = u.min_s;
+    const int failed = u.failed;
     const double best = search.best() ? search.best()->step_s : 0;
     curve.push_back({it.iteration, mean, best});
     if (csv.is_open()) {
@@ -415,22 +545,7 @@ int SearchCommand(int argc, char** argv) {
     }
     const auto now = Clock::now();
     if (it.improved || now - last_print >= std::chrono::seconds(1)) {
-      std::string eta;
-      if (budget_s) {
-        eta = ", ETA " +
-              std::to_string(static_cast<int>(std::max(0.0, *budget_s - search.elapsed_s()))) +
-              " s";
-      } else if (iterations && it.iteration > 0) {
-        eta = ", ETA " +
-              std::to_string(static_cast<int>(search.elapsed_s() / it.iteration *
-                                              (*iterations - it.iteration))) +
-              " s";
-      }
-      const std::string best_text =
-          search.best() ? FormatMs(best) + " (" + search.best()->method + ")" : "none yet";
-      std::printf("update %d: best %s, mean %s, %d failed, elapsed %.0f s%s\n", it.iteration,
-                  best_text.c_str(), ran ? FormatMs(mean).c_str() : "-", failed, search.elapsed_s(),
-                  eta.c_str());
+      std::printf("%s\n", ProgressLine(it.iteration, search, u, flags).c_str());
       std::fflush(stdout);
       last_print = now;
     }
@@ -505,65 +620,20 @@ int SearchCommand(int argc, char** argv) {
     if (real.ok()) on_hardware = (sim_checked_on = std::move(*real)).get();
   }
   std::string verdict_text;
-  if (on_hardware && best_baseline_s && best.device_of_node != best_baseline_devices && !g_stop) {
-    Verdict v = CompareOnHardware(*on_hardware, best.device_of_node, best_baseline_devices,
-                                  verdict_options, nullptr);
-    if (!v.status.ok()) {
-      verdict_text = "could not be measured against " + best_baseline + " (" + v.status.message() +
-                     "), so " + best_baseline + " is the result";
-    } else {
-      verdict_text = DescribeVerdict(v, best_baseline, verdict_options);
-    }
-    std::printf("on the hardware, %s (%s) against %s: %s\n", best.method.c_str(),
-                FormatMs(best.step_s).c_str(), best_baseline.c_str(), verdict_text.c_str());
-    if (v.status.ok() && reward_name == "real") {
-      best_baseline_s = runtime::Median(v.incumbent_s);
-      if (v.significant) best.step_s = runtime::Median(v.candidate_s);
-    }
-    if (!v.status.ok() || !v.significant) {
-      best = BestPlacement{best_baseline, *best_baseline_s, best_baseline_devices, 0, 0};
-    }
-    if (!out_path.empty()) {
+  if (on_hardware && best_baseline_s && !g_stop) {
+    const bool was_baseline = best.device_of_node == best_baseline_devices;
+    verdict_text = DecideOnHardware(*on_hardware, reward_name == "real", verdict_options,
+                                    best_baseline, best_baseline_devices, &*best_baseline_s, &best);
+    if (!was_baseline && !out_path.empty()) {
       graph::Status st =
           WritePlacement(out_path, make_placement(best, search.elapsed_s(), search.iterations()));
       if (!st.ok()) return Fail(st);
     }
-  } else if (on_hardware && best_baseline_s && !g_stop) {
-    verdict_text =
-        "no improvement over " + best_baseline + ": the search measured no other placement faster";
   }
   runtime::StepStats timeline;
   Evaluation final_eval = reward->Timeline(best.device_of_node, &timeline);
-  std::printf("\nresult (%s rewards, %d updates, %.1f s of search):\n", reward_name.c_str(),
-              search.iterations(), search.elapsed_s());
-  if (best_baseline_s) {
-    std::printf("  best baseline  %-16s %s\n", best_baseline.c_str(),
-                FormatMs(*best_baseline_s).c_str());
-  } else {
-    std::printf("  best baseline  none ran\n");
-  }
-  std::printf("  best found     %-16s %s", best.method.c_str(), FormatMs(best.step_s).c_str());
-  if (best.iteration > 0) std::printf(" (update %d, at %.1f s)", best.iteration, best.found_at_s);
-  if (!verdict_text.empty()) {
-    std::printf("\n  on hardware    %s", verdict_text.c_str());
-  } else if (best_baseline_s) {
-    std::printf(", %.1f%% faster than the best baseline",
-                100 * (1 - best.step_s / *best_baseline_s));
-  }
-  std::printf("\n");
-  if (const double bound = reward->LowerBoundSeconds(); bound > 0) {
-    std::printf("  lower bound    %s: no placement on these devices is faster",
-                FormatMs(bound).c_str());
-    if (best_baseline_s) {
-      std::printf(" (at most %.1f%% faster than the best baseline)",
-                  100 * (1 - bound / *best_baseline_s));
-    }
-    std::printf("\n");
-  }
-  if (final_eval.estimated_ops > 0) {
-    std::printf("  %d of its ops' times are roofline estimates (no profile entry)\n",
-                final_eval.estimated_ops);
-  }
+  PrintResult(reward_name, search, best_baseline, best_baseline_s, best, verdict_text,
+              reward->LowerBoundSeconds(), final_eval.estimated_ops);
   if (!out_path.empty()) std::printf("placement: %s\n", out_path.c_str());
   if (!checkpoint_path.empty()) std::printf("checkpoint: %s\n", checkpoint_path.c_str());
 

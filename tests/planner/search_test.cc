@@ -27,6 +27,34 @@ std::string TempPath(const std::string& name) {
   return planner_test::ScratchDir() + "/" + name + "_" + std::to_string(::getpid());
 }
 
+// Runs `updates` updates of a search with `o`: the mean cost of the last five
+// must be under 0.8 of the first five's (the modelled CPU is 40x slower than the
+// GPUs), and a search resumed from its checkpoint must sample what it samples.
+void ExpectLearnsToAvoidTheSlowDeviceAndResumesExactly(const SearchOptions& o, uint64_t seed,
+                                                       int updates, const std::string& name) {
+  Fixture f;
+  const SearchIdentity id{"m", "d", "sim"};
+  const std::string path = TempPath(name);
+  auto original = f.NewSearch(seed, o);
+  double first = 0, last = 0;
+  for (int i = 0; i < updates; ++i) {
+    SearchIteration it = original->Step(*f.reward);
+    ASSERT_TRUE(it.status.ok()) << it.status.message();
+    if (i < 5) first += it.mean_cost / 5;
+    if (i >= updates - 5) last += it.mean_cost / 5;
+  }
+  EXPECT_LT(last, 0.8 * first) << "first five updates' mean cost " << first << ", last five "
+                               << last;
+  ASSERT_TRUE(original->Save(path, id).ok());
+  auto resumed = f.NewSearch(99, o);
+  ASSERT_TRUE(resumed->Load(path, id).ok());
+  for (int i = 0; i < 2; ++i) {
+    SearchIteration x = original->Step(*f.reward), y = resumed->Step(*f.reward);
+    EXPECT_EQ(x.placements, y.placements) << "update " << x.iteration;
+  }
+  std::remove(path.c_str());
+}
+
 TEST(SearchTest, UpdatesLowerTheMeanCostWhenOneDeviceIsFarSlower) {
   // The modelled CPU is 40x slower than the GPUs: REINFORCE must learn to avoid it.
   Fixture f;
@@ -157,29 +185,10 @@ TEST(SearchTest, CheckpointOfAnotherPolicyOptimizerIsRefused) {
 }
 
 TEST(SearchTest, SgdSearchResumesExactlyAndLearnsToAvoidTheSlowDevice) {
-  Fixture f;
   SearchOptions o = SmallPolicy();
   o.policy_optimizer = "sgd";
   o.learning_rate = 30;
-  const SearchIdentity id{"m", "d", "sim"};
-  const std::string path = TempPath("sgd.ckpt");
-  auto original = f.NewSearch(5, o);
-  double first = 0, last = 0;
-  for (int i = 0; i < 40; ++i) {
-    SearchIteration it = original->Step(*f.reward);
-    if (i < 5) first += it.mean_cost / 5;
-    if (i >= 35) last += it.mean_cost / 5;
-  }
-  EXPECT_LT(last, 0.8 * first) << "first five updates' mean cost " << first << ", last five "
-                               << last;
-  ASSERT_TRUE(original->Save(path, id).ok());
-  auto resumed = f.NewSearch(99, o);
-  ASSERT_TRUE(resumed->Load(path, id).ok());
-  for (int i = 0; i < 2; ++i) {
-    SearchIteration x = original->Step(*f.reward), y = resumed->Step(*f.reward);
-    EXPECT_EQ(x.placements, y.placements) << "update " << x.iteration;
-  }
-  std::remove(path.c_str());
+  ExpectLearnsToAvoidTheSlowDeviceAndResumesExactly(o, 5, 40, "sgd.ckpt");
 }
 
 TEST(SearchTest, SeveralGroupingsPerUpdateGiveMTimesKPlacements) {
@@ -197,7 +206,6 @@ TEST(SearchTest, SeveralGroupingsPerUpdateGiveMTimesKPlacements) {
 // PPO's clipped surrogate on standardised costs learns what REINFORCE learns,
 // and a resumed PPO search continues exactly.
 TEST(SearchTest, PpoSearchLearnsToAvoidTheSlowDeviceAndResumesExactly) {
-  Fixture f;
   SearchOptions o = SmallPolicy();
   o.update = "ppo";
   o.advantage = "batch";
@@ -206,26 +214,7 @@ TEST(SearchTest, PpoSearchLearnsToAvoidTheSlowDeviceAndResumesExactly) {
   o.placer_samples = 4;
   o.logit_noise = 0;
   o.entropy_weight = 0.01;
-  const SearchIdentity id{"m", "d", "sim"};
-  const std::string path = TempPath("ppo.ckpt");
-  auto original = f.NewSearch(7, o);
-  double first = 0, last = 0;
-  for (int i = 0; i < 30; ++i) {
-    SearchIteration it = original->Step(*f.reward);
-    ASSERT_TRUE(it.status.ok()) << it.status.message();
-    if (i < 5) first += it.mean_cost / 5;
-    if (i >= 25) last += it.mean_cost / 5;
-  }
-  EXPECT_LT(last, 0.8 * first) << "first five updates' mean cost " << first << ", last five "
-                               << last;
-  ASSERT_TRUE(original->Save(path, id).ok());
-  auto resumed = f.NewSearch(99, o);
-  ASSERT_TRUE(resumed->Load(path, id).ok());
-  for (int i = 0; i < 2; ++i) {
-    SearchIteration x = original->Step(*f.reward), y = resumed->Step(*f.reward);
-    EXPECT_EQ(x.placements, y.placements) << "update " << x.iteration;
-  }
-  std::remove(path.c_str());
+  ExpectLearnsToAvoidTheSlowDeviceAndResumesExactly(o, 7, 30, "ppo.ckpt");
 }
 
 // With imitate_best the best placement so far is a sample of every update: the
