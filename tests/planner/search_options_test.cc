@@ -73,6 +73,8 @@ TEST(SearchOptionsTest, ShippedPpoConfigUsesTheClippedUpdateOnStandardisedCosts)
   EXPECT_EQ(o->update, "ppo");
   EXPECT_EQ(o->advantage, "batch");
   EXPECT_GE(o->grouper_samples * o->placer_samples, 2);
+  EXPECT_EQ(o->imitate_best, 1);
+  EXPECT_GT(o->scope_embedding, 0);
 }
 
 TEST(SearchOptionsTest, PolicyOptimizerIsOneOfItsNames) {
