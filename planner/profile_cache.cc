@@ -56,10 +56,7 @@ FlagSpec ProfileCacheFlag() {
 
 graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
                                                                  const PlacedTraining& setup) {
-  if (args.Has("--profile")) {
-    GRAPH_ASSIGN_OR_RETURN(runtime::Profile p, runtime::ReadProfile(args.Get("--profile")));
-    return std::optional<runtime::Profile>(std::move(p));
-  }
+  if (args.Has("--profile")) return ProfileFlag(args);
   for (const cluster::DeviceSpec& d : setup.cluster.devices) {
     if (d.kind == cluster::DeviceKind::kSim) return std::optional<runtime::Profile>();
   }

@@ -472,10 +472,20 @@ int SearchCommand(int argc, char** argv) {
                 search.iterations(), search.elapsed_s());
   }
 
+  // The hill climb runs on the simulator: with sim rewards the reward source
+  // itself; with real ones a simulator on the devices' profile, whose proposal
+  // is then measured (the simulator proposes, the hardware decides). The
+  // cost-based baselines plan on the same simulator.
+  std::unique_ptr<RewardSource> profile_sim;
+  const RewardSource* climb_on = reward_name == "sim" ? reward : nullptr;
+  if (reward_name == "real" && profile_ptr) {
+    auto made = MakeRewardSource("sim", context);
+    if (made.ok()) climb_on = (profile_sim = std::move(*made)).get();
+  }
   // Baselines, through the same reward source.
   std::printf("baselines:\n");
   std::optional<runtime::Simulator> own_costs;
-  auto costs = PlanningCosts(*reward, context, &own_costs);
+  auto costs = PlanningCosts(climb_on ? *climb_on : *reward, context, &own_costs);
   if (!costs.ok()) return Fail(costs.status());
   BaselinesRun baselines = RunBaselines(forward, c, *reward, *costs, &search);
   std::vector<RefineStart>& baselines_ran = baselines.ran;
@@ -572,15 +582,6 @@ int SearchCommand(int argc, char** argv) {
   std::printf("policy search: best %s (%s) after %d updates, %.1f s\n",
               FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
               search.elapsed_s());
-  // The hill climb runs on the simulator: with sim rewards the reward source
-  // itself; with real ones a simulator on the devices' profile, whose proposal
-  // is then measured (the simulator proposes, the hardware decides).
-  std::unique_ptr<RewardSource> profile_sim;
-  const RewardSource* climb_on = reward_name == "sim" ? reward : nullptr;
-  if (reward_name == "real" && profile_ptr) {
-    auto made = MakeRewardSource("sim", context);
-    if (made.ok()) climb_on = (profile_sim = std::move(*made)).get();
-  }
   if (climb_on && refine_s > 0 && !g_stop) {
     RefineOptions refine;
     refine.budget_s = refine_s;

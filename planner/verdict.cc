@@ -19,7 +19,7 @@ Verdict CompareOnHardware(const RewardSource& reward, const std::vector<int>& ca
                           const std::vector<int>& incumbent, const VerdictOptions& options,
                           const volatile std::sig_atomic_t* stop) {
   Verdict v;
-  std::vector<double> log_ratio, ratio;
+  std::vector<double> ratio;
   for (int round = 0; round < options.rounds && !(stop && *stop); ++round) {
     const bool candidate_first = round % 2 == 0;
     Evaluation first = reward.Evaluate(candidate_first ? candidate : incumbent);
@@ -31,12 +31,13 @@ Verdict CompareOnHardware(const RewardSource& reward, const std::vector<int>& ca
     v.candidate_s.push_back(c);
     v.incumbent_s.push_back(i);
     ratio.push_back(c / i);
-    log_ratio.push_back(std::log(c / i));
     ++v.rounds;
   }
   if (v.rounds == 0) return v;
   v.median_ratio = runtime::Median(ratio);
   v.have_interval = runtime::MedianInterval(ratio, 1 - 2 * options.alpha, &v.ratio_lo, &v.ratio_hi);
+  std::vector<double> log_ratio;
+  for (double r : ratio) log_ratio.push_back(std::log(r));
   v.p_value = runtime::WilcoxonLessP(log_ratio);
   v.significant = v.p_value < options.alpha && v.median_ratio < 1;
   return v;

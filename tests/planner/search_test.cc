@@ -205,14 +205,20 @@ TEST(SearchTest, SeveralGroupingsPerUpdateGiveMTimesKPlacements) {
 
 // PPO's clipped surrogate on standardised costs learns what REINFORCE learns,
 // and a resumed PPO search continues exactly.
-TEST(SearchTest, PpoSearchLearnsToAvoidTheSlowDeviceAndResumesExactly) {
+// The small policy with PPO's update on standardised costs, without noise.
+SearchOptions SmallPpoPolicy() {
   SearchOptions o = SmallPolicy();
   o.update = "ppo";
   o.advantage = "batch";
   o.learning_rate = 0.003;
+  o.logit_noise = 0;
+  return o;
+}
+
+TEST(SearchTest, PpoSearchLearnsToAvoidTheSlowDeviceAndResumesExactly) {
+  SearchOptions o = SmallPpoPolicy();
   o.grouper_samples = 2;
   o.placer_samples = 4;
-  o.logit_noise = 0;
   o.entropy_weight = 0.01;
   ExpectLearnsToAvoidTheSlowDeviceAndResumesExactly(o, 7, 30, "ppo.ckpt");
 }
@@ -224,12 +230,8 @@ TEST(SearchTest, PpoSearchLearnsToAvoidTheSlowDeviceAndResumesExactly) {
 TEST(SearchTest, ImitatingTheBestPullsTheSamplesTowardIt) {
   auto share_on = [](int device) {
     Fixture f;
-    SearchOptions o = SmallPolicy();
-    o.update = "ppo";
-    o.advantage = "batch";
-    o.learning_rate = 0.003;
+    SearchOptions o = SmallPpoPolicy();
     o.placer_samples = 8;
-    o.logit_noise = 0;
     o.imitate_best = 1;
     auto search = f.NewSearch(8, o);
     const std::vector<int> all_on(f.p.forward.size(), device);
