@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <thread>
 
 #include "runtime/simulator.h"
@@ -35,6 +36,12 @@ std::string DescribeEvaluation(const Evaluation& e) {
 
 std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
                                     const std::vector<std::vector<int>>& placements) {
+  return reward.EvaluateBatch(placements);
+}
+
+std::vector<Evaluation> RewardSource::EvaluateBatch(
+    const std::vector<std::vector<int>>& placements) const {
+  const RewardSource& reward = *this;
   const int n = static_cast<int>(placements.size());
   std::vector<Evaluation> results(n);
   const int threads =
@@ -55,16 +62,31 @@ std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
   return results;
 }
 
+namespace {
+
+std::map<std::string, RewardFactory>& Registered() {
+  static std::map<std::string, RewardFactory> sources = {{"sim", MakeSimReward},
+                                                         {"real", MakeRealReward}};
+  return sources;
+}
+
+}  // namespace
+
+void RegisterRewardSource(const std::string& name, RewardFactory make) {
+  Registered()[name] = make;
+}
+
 graph::Status CheckRewardName(const std::string& name) {
-  if (name == "sim" || name == "real") return graph::Status::Ok();
-  return graph::InvalidArgument("--reward must be sim or real, not '" + name +
-                                "' (the fleet comes in a later issue)");
+  if (Registered().count(name)) return graph::Status::Ok();
+  std::string names;
+  for (const auto& [known, make] : Registered()) names += (names.empty() ? "" : ", ") + known;
+  return graph::InvalidArgument("--reward must be one of " + names + ", not '" + name + "'");
 }
 
 graph::Result<std::unique_ptr<RewardSource>> MakeRewardSource(const std::string& name,
                                                               const RewardContext& context) {
   GRAPH_RETURN_IF_ERROR(CheckRewardName(name));
-  return name == "sim" ? MakeSimReward(context) : MakeRealReward(context);
+  return Registered().at(name)(context);
 }
 
 }  // namespace planner

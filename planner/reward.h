@@ -3,7 +3,8 @@
 // a placement of the forward graph; the source extends it to the training graph
 // (planner::TrainingDeviceOfNode) and either simulates it (`sim`, runtime::
 // Simulator) or runs it on the real devices (`real`, runtime::Executor). The
-// fleet of workers is a third source, in a later issue.
+// fleet of workers (`fleet`, controllers/fleet_reward.h) is a third source,
+// registered from above this layer (RegisterRewardSource).
 //
 // Ownership: a source keeps pointers to the graphs, cluster and profile it was
 // made from; they must outlive it. Thread safety: Evaluate of the sim source may
@@ -40,9 +41,19 @@ struct Evaluation {
 class RewardSource {
  public:
   virtual ~RewardSource() = default;
-  virtual const char* name() const = 0;  // "sim", "real"
+  virtual const char* name() const = 0;  // "sim", "real", "fleet"
   // `forward_device[i]` indexes the cluster's devices for forward node i.
   virtual Evaluation Evaluate(const std::vector<int>& forward_device) const = 0;
+  // One evaluation per placement, in order. By default Evaluate on as many
+  // threads as there are cores when the source is concurrent, else in turn; a
+  // source that spreads work itself (the fleet) overrides it.
+  virtual std::vector<Evaluation> EvaluateBatch(
+      const std::vector<std::vector<int>>& placements) const;
+  // True when step times are measured on hardware (noisy samples: the search
+  // remembers them and the hardware's verdict decides), false when predicted.
+  virtual bool measured() const { return false; }
+  // One line on what the source did (the fleet's counts), or empty.
+  virtual std::string Summary() const { return ""; }
   // The predicted or measured timeline of one step, for reports; `stats` is
   // filled when the placement runs.
   virtual Evaluation Timeline(const std::vector<int>& forward_device,
@@ -66,10 +77,16 @@ struct RewardContext {
   const runtime::Profile* profile = nullptr;  // sim: may be null (roofline only)
   int warmup = 2;                             // real: untimed steps per placement
   int steps = 5;                              // real: timed steps per placement
+  // fleet: how the forward graph was shaped and trained (workers rebuild it)
+  // and the fleet file (--fleet).
+  const graph::InferenceOptions* inference = nullptr;
+  const graph::TrainingOptions* training_options = nullptr;
+  std::string fleet;
 };
 
-// Ok for a reward source's name ("sim", "real"), else the usage error that
-// MakeRewardSource gives: commands check it before loading anything.
+// Ok for a reward source's name ("sim", "real", or a registered one), else the
+// usage error that MakeRewardSource gives: commands check it before loading
+// anything.
 graph::Status CheckRewardName(const std::string& name);
 
 // Op and transfer costs for the baselines that plan on them (etf, metis, scotch): the
@@ -82,13 +99,18 @@ graph::Result<const runtime::Simulator*> PlanningCosts(const RewardSource& rewar
 // "12.345 ms", or "out of memory: ..." / "failed: ..." with the reason.
 std::string DescribeEvaluation(const Evaluation& e);
 
-// Evaluates each placement, on as many threads as there are cores (at most one
-// per placement) when the source is concurrent, else one after another.
+// reward.EvaluateBatch(placements).
 std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
                                     const std::vector<std::vector<int>>& placements);
 
-// "sim" or "real"; an unknown name, a real source over sim devices, or a graph
-// the source cannot run is a one-line error.
+// A source defined in a layer above this one (the fleet, in controllers/):
+// `planner`'s main registers it before any command runs. Not thread-safe:
+// register before making sources.
+using RewardFactory = graph::Result<std::unique_ptr<RewardSource>> (*)(const RewardContext&);
+void RegisterRewardSource(const std::string& name, RewardFactory make);
+
+// "sim", "real" or a registered name; an unknown name, a real source over sim
+// devices, or a graph the source cannot run is a one-line error.
 graph::Result<std::unique_ptr<RewardSource>> MakeRewardSource(const std::string& name,
                                                               const RewardContext& context);
 

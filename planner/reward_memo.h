@@ -23,6 +23,11 @@ class RememberingReward : public RewardSource {
   explicit RememberingReward(const RewardSource& inner) : inner_(inner) {}
   const char* name() const override { return inner_.name(); }
   Evaluation Evaluate(const std::vector<int>& forward_device) const override;
+  // The placements not seen yet go to the wrapped source's EvaluateBatch, once each.
+  std::vector<Evaluation> EvaluateBatch(
+      const std::vector<std::vector<int>>& placements) const override;
+  bool measured() const override { return inner_.measured(); }
+  std::string Summary() const override { return inner_.Summary(); }
   // Not remembered: a timeline is a fresh run, for reports.
   Evaluation Timeline(const std::vector<int>& forward_device,
                       runtime::StepStats* stats) const override {

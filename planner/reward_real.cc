@@ -18,6 +18,7 @@ class RealReward : public RewardSource {
         source_(ForwardSourceOfNode(c.training->graph, *c.forward)) {}
   const char* name() const override { return "real"; }
   bool concurrent() const override { return false; }
+  bool measured() const override { return true; }
   double LowerBoundSeconds() const override { return 0; }
   const graph::Graph& executed_graph() const override { return executed_; }
 

@@ -36,7 +36,8 @@ namespace {
 
 const CommandSpec kSpec{
     "search",
-    "MODEL DEVICES [-o PLACEMENT] [--reward sim|real] [--profile PROFILE] [--profile-cache DIR]\n"
+    "MODEL DEVICES [-o PLACEMENT] [--reward sim|real|fleet] [--fleet FLEET] [--profile PROFILE]\n"
+    "       [--profile-cache DIR]\n"
     "       [--config CONFIG] [--iterations N] [--budget DURATION] [--seed S] [--checkpoint CKPT]\n"
     "       [--resume CKPT] [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb]\n"
     "       [--steps N] [--rounds N] [--significance ALPHA] [--batch N] [--input-shape "
@@ -48,7 +49,8 @@ const CommandSpec kSpec{
     "planner baseline) run first through the same reward source; the best\n"
     "placement so far is written to PLACEMENT at every improvement. Rewards come from the\n"
     "simulator (--reward sim, with PROFILE's costs where it has them) or from running each\n"
-    "placement on the real devices (--reward real; each distinct placement is measured once).\n"
+    "placement on the real devices (--reward real; each distinct placement is measured once),\n"
+    "or from the workers of a fleet (--reward fleet, with FLEET's settings: docs/fleet.md).\n"
     "On real devices the hardware decides: the found placement and the best baseline are\n"
     "measured again in interleaved rounds, and a gain is reported only when it is significant\n"
     "(one-sided Wilcoxon signed-rank test), else the baseline is written. Stops after --iterations "
@@ -58,7 +60,8 @@ const CommandSpec kSpec{
     "climb over the model's name scopes then refines the best (--refine; docs/search.md).",
     {"MODEL", "DEVICES"},
     {{"-o", "PLACEMENT", "write the best placement here (YAML), at every improvement"},
-     {"--reward", "NAME", "sim (default) or real"},
+     {"--reward", "NAME", "sim (default), real or fleet"},
+     {"--fleet", "FLEET", "with --reward fleet: the fleet file (endpoint, mode, timeouts)"},
      {"--profile", "PROFILE",
       "op and link costs for the simulator, etf, metis and scotch (default: real devices are "
       "profiled into the cache)"},
@@ -125,6 +128,9 @@ struct SearchFlags {
 graph::Status ParseSearchFlags(const Args& args, SearchFlags* f) {
   f->reward = args.Get("--reward", "sim");
   GRAPH_RETURN_IF_ERROR(CheckRewardName(f->reward));
+  if (args.Has("--fleet") != (f->reward == "fleet")) {
+    return graph::InvalidArgument("--fleet FLEET goes with --reward fleet, and only with it");
+  }
   if (args.Has("--iterations")) {
     GRAPH_ASSIGN_OR_RETURN(f->iterations.emplace(),
                            ParseIntInRange("--iterations", args.Get("--iterations"), 0, 100000000));
@@ -394,14 +400,16 @@ int SearchCommand(int argc, char** argv) {
   auto profile = ProfileForDevices(*args, *setup);
   if (!profile.ok()) return Fail(profile.status());
   const runtime::Profile* profile_ptr = *profile ? &**profile : nullptr;
-  RewardContext context{&forward, &setup->training, &c, profile_ptr, 2, steps};
+  RewardContext context{&forward, &setup->training,      &c,        profile_ptr,         2,
+                        steps,    &setup->model.options, &training, args->Get("--fleet")};
   auto made_reward = MakeRewardSource(reward_name, context);
   if (!made_reward.ok()) return Fail(made_reward.status());
-  // Real rewards: a placement measured once keeps its measurement
+  // Measured rewards: a placement measured once keeps its measurement
   // (planner/reward_memo.h); the verdict below measures afresh on `hardware`.
   const RewardSource& hardware = **made_reward;
+  const bool real_rewards = hardware.measured();
   std::optional<RememberingReward> memo;
-  if (reward_name == "real") memo.emplace(hardware);
+  if (real_rewards) memo.emplace(hardware);
   const RewardSource* reward = memo ? &*memo : &hardware;
   std::printf("%s on %s: %d ops to place (training graph of %d nodes), %d devices, reward %s\n",
               model_path.c_str(), devices_path.c_str(), forward.size(),
@@ -427,7 +435,7 @@ int SearchCommand(int argc, char** argv) {
         b.method.rfind("search", 0) == 0 || b.method.find("+refine") != std::string::npos;
     Placement p = MakePlacement(model_path, forward, identity.model_digest, devices_path, c,
                                 searched ? b.method : "baseline " + b.method, b.device_of_node);
-    (reward_name == "sim" ? p.simulated_step_s : p.measured_step_s) = b.step_s;
+    (real_rewards ? p.measured_step_s : p.simulated_step_s) = b.step_s;
     p.search = {{"iterations", iters},
                 {"seconds", std::round(seconds * 10) / 10},
                 {"found_at_iteration", b.iteration},
@@ -477,8 +485,8 @@ int SearchCommand(int argc, char** argv) {
   // is then measured (the simulator proposes, the hardware decides). The
   // cost-based baselines plan on the same simulator.
   std::unique_ptr<RewardSource> profile_sim;
-  const RewardSource* climb_on = reward_name == "sim" ? reward : nullptr;
-  if (reward_name == "real" && profile_ptr) {
+  const RewardSource* climb_on = real_rewards ? nullptr : reward;
+  if (real_rewards && profile_ptr) {
     auto made = MakeRewardSource("sim", context);
     if (made.ok()) climb_on = (profile_sim = std::move(*made)).get();
   }
@@ -614,7 +622,7 @@ int SearchCommand(int argc, char** argv) {
   bool all_real = true;
   for (const cluster::DeviceSpec& d : c.devices) all_real &= d.kind != cluster::DeviceKind::kSim;
   std::unique_ptr<RewardSource> sim_checked_on;  // sim rewards: a real source to check with
-  const RewardSource* on_hardware = reward_name == "real" ? &hardware : nullptr;
+  const RewardSource* on_hardware = real_rewards ? &hardware : nullptr;
   if (reward_name == "sim" && all_real) {
     auto real =
         MakeRewardSource("real", RewardContext{&forward, &setup->training, &c, nullptr, 2, 10});
@@ -623,8 +631,8 @@ int SearchCommand(int argc, char** argv) {
   std::string verdict_text;
   if (on_hardware && best_baseline_s && !g_stop) {
     const bool was_baseline = best.device_of_node == best_baseline_devices;
-    verdict_text = DecideOnHardware(*on_hardware, reward_name == "real", verdict_options,
-                                    best_baseline, best_baseline_devices, &*best_baseline_s, &best);
+    verdict_text = DecideOnHardware(*on_hardware, real_rewards, verdict_options, best_baseline,
+                                    best_baseline_devices, &*best_baseline_s, &best);
     if (!was_baseline && !out_path.empty()) {
       graph::Status st =
           WritePlacement(out_path, make_placement(best, search.elapsed_s(), search.iterations()));
@@ -635,6 +643,7 @@ int SearchCommand(int argc, char** argv) {
   Evaluation final_eval = reward->Timeline(best.device_of_node, &timeline);
   PrintResult(reward_name, search, best_baseline, best_baseline_s, best, verdict_text,
               reward->LowerBoundSeconds(), final_eval.estimated_ops);
+  if (const std::string line = hardware.Summary(); !line.empty()) std::printf("%s\n", line.c_str());
   if (!out_path.empty()) std::printf("placement: %s\n", out_path.c_str());
   if (!checkpoint_path.empty()) std::printf("checkpoint: %s\n", checkpoint_path.c_str());
 

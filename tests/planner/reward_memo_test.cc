@@ -35,5 +35,20 @@ TEST(RewardMemoTest, AFailureIsRememberedToo) {
   EXPECT_EQ(inner.calls.size(), 2u);
 }
 
+TEST(RewardMemoTest, ABatchSendsEachUnseenPlacementOnceInOrder) {
+  testing::FakeReward inner([](const std::vector<int>&, int call) { return 1.0 + call; });
+  RememberingReward memo(inner);
+  memo.Evaluate({0, 0});  // seen before the batch: 1.0
+  const std::vector<Evaluation> got = memo.EvaluateBatch({{1, 0}, {0, 0}, {1, 0}, {0, 1}});
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0].step_s, 2.0);
+  EXPECT_EQ(got[1].step_s, 1.0);
+  EXPECT_EQ(got[2].step_s, 2.0);  // the batch's own repeat: one evaluation
+  EXPECT_EQ(got[3].step_s, 3.0);
+  EXPECT_EQ(inner.calls.size(), 3u);
+  EXPECT_EQ(memo.distinct(), 3);
+  EXPECT_EQ(memo.repeats(), 2);
+}
+
 }  // namespace
 }  // namespace planner

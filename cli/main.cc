@@ -1,8 +1,12 @@
-// `planner`: the command-line front end. Dispatches to one subcommand.
+// `planner`: the command-line front end. Dispatches to one subcommand. It sits
+// above every layer: the fleet's reward source (controllers/) is registered
+// here, and `planner worker` (workers/) is one of its commands.
 #include <cstring>
 #include <iostream>
 
+#include "controllers/fleet_reward.h"
 #include "planner/commands.h"
+#include "workers/worker.h"
 
 namespace {
 
@@ -22,6 +26,7 @@ constexpr Subcommand kCommands[] = {
     {"baseline", planner::BaselineCommand, "place by a simple rule: one device, expert, etf"},
     {"search", planner::SearchCommand, "learn a placement: the Hierarchical Planner (REINFORCE)"},
     {"zoo", planner::ZooCommand, "write a benchmark model (rnnlm, nmt, small models)"},
+    {"worker", workers::WorkerCommand, "evaluate placements for a fleet search (docs/fleet.md)"},
 };
 
 void Usage(std::ostream& o) {
@@ -36,6 +41,7 @@ void Usage(std::ostream& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  controllers::RegisterFleetReward();
   if (argc < 2) {
     Usage(std::cerr);
     return 2;

@@ -1,0 +1,336 @@
+#include "controllers/dispatcher.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+
+#include "wire/codec.h"
+
+namespace controllers {
+
+namespace {
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
+
+// What one Run is doing: the placements, which are still waiting, and their outcomes.
+struct Dispatcher::RunState {
+  const wire::pb::Model* model = nullptr;
+  std::string digest;
+  wire::pb::Mode mode = wire::pb::SIM;
+  int warmup = 0, steps = 0;
+  const std::vector<std::vector<int>>* placements = nullptr;
+  std::deque<int> pending;
+  std::vector<Outcome> outcomes;
+  std::vector<bool> done;
+  std::vector<int> attempts;
+  int remaining = 0;
+  Clock::time_point start;
+};
+
+graph::Result<std::unique_ptr<Dispatcher>> Dispatcher::Bind(const FleetOptions& options,
+                                                            std::vector<ExpectedDevice> devices) {
+  auto ctx = std::make_unique<wire::Context>();
+  wire::SocketOptions so;
+  so.max_message_bytes = static_cast<size_t>(options.max_message_mb) << 20;
+  auto socket = wire::Socket::Bind(*ctx, wire::SocketKind::kRouter, options.bind, so);
+  if (!socket.ok()) return socket.status().WithContext(options.source);
+  return std::unique_ptr<Dispatcher>(
+      new Dispatcher(options, std::move(devices), std::move(ctx), std::move(*socket)));
+}
+
+Dispatcher::Dispatcher(FleetOptions options, std::vector<ExpectedDevice> devices,
+                       std::unique_ptr<wire::Context> ctx, wire::Socket socket)
+    : o_(std::move(options)),
+      devices_(std::move(devices)),
+      ctx_(std::move(ctx)),
+      socket_(std::move(socket)) {}
+
+Dispatcher::~Dispatcher() {
+  wire::pb::Envelope bye;
+  bye.mutable_bye();
+  for (const auto& [peer, w] : workers_) (void)Send(peer, bye);
+}
+
+graph::Status Dispatcher::WaitForWorkers(int n) {
+  const auto start = Clock::now();
+  int shown = -1;
+  while (registered() < n) {
+    if (Seconds(Clock::now() - start) > o_.register_timeout_s) {
+      return graph::Status(graph::StatusCode::kUnavailable,
+                           o_.source + ": " + std::to_string(registered()) + " of " +
+                               std::to_string(n) + " workers registered at " + endpoint() +
+                               " within " + std::to_string(o_.register_timeout_s) + " s");
+    }
+    if (registered() != shown) {
+      shown = registered();
+      std::printf("fleet: %d of %d workers registered at %s\n", shown, n, endpoint().c_str());
+      std::fflush(stdout);
+    }
+    Pump(100, nullptr);
+  }
+  std::printf("fleet: %d workers registered at %s\n", registered(), endpoint().c_str());
+  std::fflush(stdout);
+  return graph::Status::Ok();
+}
+
+std::vector<Outcome> Dispatcher::Run(const wire::pb::Model& model, const std::string& digest,
+                                     wire::pb::Mode mode, int warmup, int steps,
+                                     const std::vector<std::vector<int>>& placements) {
+  RunState run{&model, digest, mode, warmup, steps, &placements};
+  const int n = static_cast<int>(placements.size());
+  for (int j = 0; j < n; ++j) run.pending.push_back(j);
+  run.outcomes.resize(n);
+  run.done.assign(n, false);
+  run.attempts.assign(n, 0);
+  run.remaining = n;
+  run.start = Clock::now();
+  counters_.requests += n;
+  Pump(0, &run);  // what arrived between runs: heartbeats, hellos
+  while (run.remaining > 0) {
+    Assign(&run);
+    if (workers_.empty() && Seconds(Clock::now() - run.start) > o_.register_timeout_s) {
+      for (int j : run.pending) {
+        run.outcomes[j].status =
+            graph::Status(graph::StatusCode::kUnavailable,
+                          "no fleet worker registered at " + endpoint() + " for " +
+                              std::to_string(o_.register_timeout_s) + " s");
+        run.done[j] = true;
+        --run.remaining;
+      }
+      run.pending.clear();
+      break;
+    }
+    Pump(std::min(50, std::max(1, o_.heartbeat_ms)), &run);
+    CheckSilence(&run);
+  }
+  counters_.outcomes += n;
+  return std::move(run.outcomes);
+}
+
+void Dispatcher::Pump(int timeout_ms, RunState* run) {
+  int wait = timeout_ms;
+  for (;;) {
+    auto got = socket_.Receive(wait);
+    wait = 0;
+    if (!got.ok()) {
+      std::fprintf(stderr, "fleet: %s\n", got.status().message().c_str());
+      return;
+    }
+    if (!*got) return;
+    const wire::Frames& frames = **got;
+    const std::string peer = frames.empty() ? std::string() : frames[0];
+    if (frames.size() != 2) {
+      Drop(peer, "a message of " + std::to_string(frames.size()) + " frames");
+      continue;
+    }
+    auto e = wire::Decode(frames[1], static_cast<size_t>(o_.max_message_mb) << 20);
+    if (!e.ok()) {
+      Drop(peer, e.status().message());
+      continue;
+    }
+    Handle(peer, *e, run);
+  }
+}
+
+void Dispatcher::Handle(const std::string& peer, const wire::pb::Envelope& e, RunState* run) {
+  auto it = workers_.find(peer);
+  if (it != workers_.end()) it->second.last_seen = Clock::now();
+  switch (e.body_case()) {
+    case wire::pb::Envelope::kHello:
+      return OnHello(peer, e.hello(), run);
+    case wire::pb::Envelope::kResult:
+      return OnResult(peer, e.result(), run);
+    case wire::pb::Envelope::kBye:
+      if (it != workers_.end()) Lose(peer, "said bye", run);
+      return;
+    case wire::pb::Envelope::kHeartbeat:
+      if (it != workers_.end()) return;
+      break;  // a worker we do not know (we restarted, or lost it): register again
+    case wire::pb::Envelope::kNeedModel: {
+      if (it == workers_.end() || !run || it->second.job < 0 ||
+          it->second.request != e.need_model().request()) {
+        ++counters_.late;
+        return;
+      }
+      it->second.models.erase(run->digest);
+      SendJob(peer, it->second, it->second.job, true, run);
+      return;
+    }
+    default:
+      Drop(peer, std::string("an unexpected '") + wire::BodyName(e) + "' message");
+      return;
+  }
+  wire::pb::Envelope again;
+  again.mutable_reregister();
+  (void)Send(peer, again);
+}
+
+void Dispatcher::OnHello(const std::string& peer, const wire::pb::Hello& hello, RunState* run) {
+  std::string problem;
+  if (hello.devices_size() != static_cast<int>(devices_.size())) {
+    problem = "it has " + std::to_string(hello.devices_size()) + " devices, the search " +
+              std::to_string(devices_.size());
+  }
+  for (int i = 0; problem.empty() && i < hello.devices_size(); ++i) {
+    if (hello.devices(i).name() != devices_[i].name ||
+        hello.devices(i).kind() != devices_[i].kind) {
+      problem = "its device " + std::to_string(i) + " is '" + hello.devices(i).name() + "' (" +
+                hello.devices(i).kind() + "), the search's '" + devices_[i].name + "' (" +
+                devices_[i].kind + ")";
+    }
+  }
+  wire::pb::Envelope reply;
+  if (!problem.empty()) {
+    reply.mutable_refuse()->set_reason(problem);
+    std::fprintf(stderr, "fleet: refused worker %s: %s\n", hello.name().c_str(), problem.c_str());
+    (void)Send(peer, reply);
+    return;
+  }
+  auto it = workers_.find(peer);
+  if (it != workers_.end() && it->second.job >= 0) {
+    // It restarted with the placement we sent it: that one is lost.
+    Lose(peer, "registered again", run);
+  }
+  Worker& w = workers_[peer];
+  if (w.name.empty()) {
+    std::printf("fleet: worker %s registered (%s, pid %d)\n", hello.name().c_str(),
+                hello.host().c_str(), hello.pid());
+    std::fflush(stdout);
+  }
+  w.name = hello.name();
+  w.last_seen = Clock::now();
+  reply.mutable_welcome()->set_heartbeat_ms(o_.heartbeat_ms);
+  (void)Send(peer, reply);
+}
+
+void Dispatcher::OnResult(const std::string& peer, const wire::pb::Result& r, RunState* run) {
+  auto it = workers_.find(peer);
+  if (it == workers_.end() || !run || it->second.job < 0 || it->second.request != r.request()) {
+    ++counters_.late;
+    if (it == workers_.end()) {
+      wire::pb::Envelope again;
+      again.mutable_reregister();
+      (void)Send(peer, again);
+    }
+    return;
+  }
+  Worker& w = it->second;
+  const int job = w.job;
+  w.job = -1;
+  w.models.insert(run->digest);
+  Outcome& out = run->outcomes[job];
+  const int code = r.code();
+  if (code < 0 || code > static_cast<int>(graph::StatusCode::kInternal)) {
+    out.status = graph::Status(graph::StatusCode::kInternal,
+                               "worker " + w.name + " sent status code " + std::to_string(code));
+  } else {
+    out.status = graph::Status(static_cast<graph::StatusCode>(code), r.message());
+  }
+  out.step_s = r.step_s();
+  out.estimated_ops = r.estimated_ops();
+  out.evaluation_s = r.evaluation_s();
+  out.round_trip_s = Seconds(Clock::now() - w.sent_at);
+  run->done[job] = true;
+  --run->remaining;
+}
+
+void Dispatcher::Assign(RunState* run) {
+  for (auto& [peer, w] : workers_) {
+    if (run->pending.empty()) return;
+    if (w.job >= 0) continue;
+    const int job = run->pending.front();
+    run->pending.pop_front();
+    ++run->attempts[job];
+    if (!SendJob(peer, w, job, !w.models.count(run->digest), run)) return;  // `w` was lost
+  }
+}
+
+bool Dispatcher::SendJob(const std::string& peer, Worker& w, int job, bool with_model,
+                         RunState* run) {
+  wire::pb::Envelope e;
+  wire::pb::Evaluate& ev = *e.mutable_evaluate();
+  w.job = job;
+  w.request = next_request_++;
+  w.sent_at = Clock::now();
+  ev.set_request(w.request);
+  ev.set_model_digest(run->digest);
+  if (with_model) *ev.mutable_model() = *run->model;
+  const std::vector<int>& p = (*run->placements)[job];
+  ev.mutable_device()->Add(p.begin(), p.end());
+  ev.set_mode(run->mode);
+  ev.set_warmup(run->warmup);
+  ev.set_steps(run->steps);
+  ++counters_.sends;
+  if (graph::Status st = Send(peer, e); !st.ok()) {
+    Lose(peer, "could not be sent to (" + st.message() + ")", run);
+    return false;
+  }
+  return true;
+}
+
+void Dispatcher::CheckSilence(RunState* run) {
+  const auto now = Clock::now();
+  std::vector<std::pair<std::string, std::string>> lost;
+  for (const auto& [peer, w] : workers_) {
+    if (w.job < 0) continue;
+    const double silent = Seconds(now - std::max(w.last_seen, run->start));
+    const double running = Seconds(now - w.sent_at);
+    char why[160];
+    if (silent > o_.silence_s) {
+      std::snprintf(why, sizeof why, "silent for %.1f s", silent);
+    } else if (running > o_.evaluation_s) {
+      std::snprintf(why, sizeof why, "past the evaluation limit (%.0f s)", o_.evaluation_s);
+    } else {
+      continue;
+    }
+    lost.emplace_back(peer, why);
+  }
+  for (const auto& [peer, why] : lost) Lose(peer, why, run);
+}
+
+void Dispatcher::Lose(const std::string& peer, const std::string& why, RunState* run) {
+  auto it = workers_.find(peer);
+  if (it == workers_.end()) return;
+  const int job = it->second.job;
+  std::fprintf(stderr, "fleet: worker %s %s%s\n", it->second.name.c_str(), why.c_str(),
+               job >= 0 ? ": its placement goes to another worker" : "");
+  if (job >= 0) ++counters_.workers_lost;
+  workers_.erase(it);
+  if (job >= 0 && run) Requeue(job, run);
+}
+
+void Dispatcher::Requeue(int job, RunState* run) {
+  if (run->done[job]) return;
+  if (run->attempts[job] >= o_.max_attempts) {
+    run->outcomes[job].status =
+        graph::Status(graph::StatusCode::kUnavailable,
+                      "no answer from the " + std::to_string(run->attempts[job]) +
+                          " fleet workers the placement was sent to");
+    run->done[job] = true;
+    --run->remaining;
+    return;
+  }
+  ++counters_.resent;
+  run->pending.push_front(job);
+}
+
+graph::Status Dispatcher::Send(const std::string& peer, const wire::pb::Envelope& e) {
+  return socket_.Send({peer, wire::Encode(e)});
+}
+
+void Dispatcher::Drop(const std::string& peer, const std::string& what) {
+  ++counters_.malformed;
+  std::fprintf(stderr, "fleet: dropped %s from %s\n", what.c_str(), PeerName(peer).c_str());
+}
+
+std::string Dispatcher::PeerName(const std::string& peer) const {
+  auto it = workers_.find(peer);
+  if (it != workers_.end()) return "worker " + it->second.name;
+  return "peer " + wire::PrintableId(peer);
+}
+
+}  // namespace controllers

@@ -1,0 +1,91 @@
+#include "controllers/fleet_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
+#include <map>
+
+#include "graph/file_util.h"
+
+namespace controllers {
+
+namespace {
+
+bool OnThisHost(const std::string& endpoint) {
+  for (const char* prefix :
+       {"tcp://127.", "tcp://localhost:", "tcp://[::1]:", "ipc://", "inproc://"}) {
+    if (endpoint.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& source) {
+  FleetOptions o;
+  o.source = source;
+  if (root.IsNull()) return o;
+  if (!root.IsMap()) return graph::InvalidArgument(source + ": a fleet file is a YAML map");
+  struct Number {
+    std::function<void(double)> set;
+    double lo, hi;
+    bool integer;
+  };
+  const std::map<std::string, Number> numbers = {
+      {"workers", {[&](double v) { o.workers = static_cast<int>(v); }, 1, 4096, true}},
+      {"register_timeout_s", {[&](double v) { o.register_timeout_s = v; }, 0.001, 1e6, false}},
+      {"heartbeat_ms", {[&](double v) { o.heartbeat_ms = static_cast<int>(v); }, 1, 60000, true}},
+      {"silence_s", {[&](double v) { o.silence_s = v; }, 0.01, 1e6, false}},
+      {"evaluation_s", {[&](double v) { o.evaluation_s = v; }, 0.01, 1e7, false}},
+      {"max_attempts", {[&](double v) { o.max_attempts = static_cast<int>(v); }, 1, 1000, true}},
+      {"max_message_mb",
+       {[&](double v) { o.max_message_mb = static_cast<int>(v); }, 1, 65536, true}},
+  };
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const std::string where =
+        source + ":" + std::to_string(kv.first.Mark().line + 1) + ": '" + key + "'";
+    if (key == "bind" || key == "mode") {
+      if (!kv.second.IsScalar()) return graph::InvalidArgument(where + " must be a string");
+      (key == "bind" ? o.bind : o.mode) = kv.second.as<std::string>();
+      continue;
+    }
+    auto it = numbers.find(key);
+    if (it == numbers.end()) {
+      return graph::InvalidArgument(where + " is not a fleet setting (docs/fleet.md lists them)");
+    }
+    double v = 0;
+    if (!kv.second.IsScalar() || !YAML::convert<double>::decode(kv.second, v) ||
+        v < it->second.lo || v > it->second.hi ||
+        (it->second.integer && v != static_cast<int64_t>(v))) {
+      return graph::InvalidArgument(
+          where + " must be " + (it->second.integer ? "an integer" : "a number") + " in [" +
+          std::to_string(it->second.lo) + ", " + std::to_string(it->second.hi) + "]");
+    }
+    it->second.set(v);
+  }
+  if (o.mode != "sim" && o.mode != "real") {
+    return graph::InvalidArgument(source + ": mode must be sim or real, not '" + o.mode + "'");
+  }
+  if (!OnThisHost(o.bind)) {
+    return graph::InvalidArgument(source + ": bind '" + o.bind +
+                                  "' is not on this host, and a fleet off loopback needs CURVE "
+                                  "keys, which this build does not support yet (docs/fleet.md)");
+  }
+  return o;
+}
+
+}  // namespace
+
+graph::Result<FleetOptions> ParseFleetYaml(const std::string& text, const std::string& source) {
+  try {
+    return Parse(YAML::Load(text), source);
+  } catch (const YAML::Exception& e) {
+    return graph::InvalidArgument(source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+graph::Result<FleetOptions> ReadFleetFile(const std::string& path) {
+  GRAPH_ASSIGN_OR_RETURN(std::string text, graph::ReadFile(path));
+  return ParseFleetYaml(text, path);
+}
+
+}  // namespace controllers

@@ -1,0 +1,92 @@
+#include "controllers/fleet_reward.h"
+
+#include <cassert>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+
+#include "controllers/dispatcher.h"
+#include "planner/reward.h"
+#include "wire/model.h"
+
+namespace controllers {
+
+namespace {
+
+class FleetReward : public planner::RewardSource {
+ public:
+  FleetReward(const planner::RewardContext& c, const FleetOptions& o,
+              std::unique_ptr<Dispatcher> dispatcher)
+      : c_(c),
+        mode_(o.mode == "real" ? wire::pb::REAL : wire::pb::SIM),
+        dispatcher_(std::move(dispatcher)),
+        model_(wire::ModelToWire(*c.forward, *c.inference, *c.training_options)),
+        digest_(wire::WireModelDigest(model_)) {}
+
+  const char* name() const override { return "fleet"; }
+  bool concurrent() const override { return false; }
+  bool measured() const override { return mode_ == wire::pb::REAL; }
+  double LowerBoundSeconds() const override { return 0; }
+  const graph::Graph& executed_graph() const override { return c_.training->graph; }
+
+  planner::Evaluation Evaluate(const std::vector<int>& forward_device) const override {
+    return EvaluateBatch({forward_device})[0];
+  }
+  planner::Evaluation Timeline(const std::vector<int>& forward_device,
+                               runtime::StepStats*) const override {
+    return Evaluate(forward_device);  // workers send no timelines yet
+  }
+  std::vector<planner::Evaluation> EvaluateBatch(
+      const std::vector<std::vector<int>>& placements) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Outcome> got =
+        dispatcher_->Run(model_, digest_, mode_, c_.warmup, c_.steps, placements);
+    std::vector<planner::Evaluation> out;
+    out.reserve(got.size());
+    for (Outcome& o : got) out.push_back({std::move(o.status), o.step_s, o.estimated_ops});
+    return out;
+  }
+  std::string Summary() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const DispatchCounters& n = dispatcher_->counters();
+    char b[256];
+    std::snprintf(b, sizeof b,
+                  "fleet: %lld placements, %lld outcomes, %lld sends (%lld re-sent), %lld late "
+                  "results dropped, %lld workers lost, %lld malformed messages",
+                  static_cast<long long>(n.requests), static_cast<long long>(n.outcomes),
+                  static_cast<long long>(n.sends), static_cast<long long>(n.resent),
+                  static_cast<long long>(n.late), static_cast<long long>(n.workers_lost),
+                  static_cast<long long>(n.malformed));
+    return b;
+  }
+
+ private:
+  planner::RewardContext c_;
+  wire::pb::Mode mode_;
+  mutable std::mutex mu_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+  wire::pb::Model model_;
+  std::string digest_;
+};
+
+graph::Result<std::unique_ptr<planner::RewardSource>> MakeFleetReward(
+    const planner::RewardContext& c) {
+  if (c.fleet.empty()) return graph::InvalidArgument("--reward fleet needs --fleet FLEET.yaml");
+  assert(c.inference && c.training_options);
+  GRAPH_ASSIGN_OR_RETURN(FleetOptions o, ReadFleetFile(c.fleet));
+  std::vector<ExpectedDevice> devices;
+  for (const cluster::DeviceSpec& d : c.cluster->devices) {
+    devices.push_back({d.name, cluster::DeviceKindName(d.kind)});
+  }
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Dispatcher> dispatcher,
+                         Dispatcher::Bind(o, std::move(devices)));
+  GRAPH_RETURN_IF_ERROR(dispatcher->WaitForWorkers(o.workers));
+  return std::unique_ptr<planner::RewardSource>(
+      std::make_unique<FleetReward>(c, o, std::move(dispatcher)));
+}
+
+}  // namespace
+
+void RegisterFleetReward() { planner::RegisterRewardSource("fleet", MakeFleetReward); }
+
+}  // namespace controllers

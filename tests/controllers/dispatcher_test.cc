@@ -1,0 +1,309 @@
+// The dispatcher against fake workers (threads speaking the wire protocol), so
+// each fault is staged exactly: a worker that goes silent holding a placement,
+// one that answers after its placement went elsewhere, one that forgets
+// models, one with other devices, and peers that send garbage.
+#include "controllers/dispatcher.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "wire/codec.h"
+
+namespace controllers {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const std::vector<ExpectedDevice> kDevices = {{"gpu0", "sim"}, {"gpu1", "sim"}};
+
+// A worker's step time for a placement: a function of it, so a wrong pairing shows.
+double StepOf(const google::protobuf::RepeatedField<int32_t>& device) {
+  double s = 1;
+  for (int i = 0; i < device.size(); ++i) s += 0.001 * (i + 1) * device[i];
+  return s;
+}
+double StepOf(const std::vector<int>& p) {
+  google::protobuf::RepeatedField<int32_t> f(p.begin(), p.end());
+  return StepOf(f);
+}
+
+struct Behaviour {
+  bool silent_after_first = false;  // stops heartbeating and answering at its first placement
+  int late_answer_ms = -1;          // ...then answers it anyway after this long (>= 0)
+  bool forgets_models = false;      // every request without a model gets NeedModel
+  std::vector<ExpectedDevice> devices = kDevices;
+};
+
+class FakeWorker {
+ public:
+  FakeWorker(const std::string& endpoint, const std::string& name, Behaviour b)
+      : b_(std::move(b)), thread_([this, endpoint, name] { Serve(endpoint, name); }) {}
+  ~FakeWorker() {
+    stop_ = true;
+    thread_.join();
+  }
+  int evaluations() const { return evaluations_; }
+  std::string refused() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return refused_;
+  }
+
+ private:
+  void Serve(const std::string& endpoint, const std::string& name) {
+    wire::Context ctx;
+    wire::SocketOptions o;
+    o.routing_id = name;
+    auto s = wire::Socket::Connect(ctx, wire::SocketKind::kDealer, endpoint, o);
+    ASSERT_TRUE(s.ok());
+    wire::pb::Envelope hello;
+    hello.mutable_hello()->set_name(name);
+    for (const ExpectedDevice& d : b_.devices) {
+      auto* w = hello.mutable_hello()->add_devices();
+      w->set_name(d.name);
+      w->set_kind(d.kind);
+    }
+    (void)s->Send({wire::Encode(hello)});
+    bool silent = false;
+    auto last_beat = Clock::now();
+    std::optional<std::pair<Clock::time_point, wire::pb::Envelope>> late;
+    while (!stop_) {
+      if (!silent && Clock::now() - last_beat > std::chrono::milliseconds(20)) {
+        wire::pb::Envelope beat;
+        beat.mutable_heartbeat();
+        (void)s->Send({wire::Encode(beat)});
+        last_beat = Clock::now();
+      }
+      if (late && Clock::now() >= late->first) {
+        (void)s->Send({wire::Encode(late->second)});
+        late.reset();
+      }
+      auto got = s->Receive(5);
+      if (!got.ok() || !*got) continue;
+      auto e = wire::Decode((**got)[0]);
+      if (!e.ok()) continue;
+      if (e->has_refuse()) {
+        std::lock_guard<std::mutex> l(mu_);
+        refused_ = e->refuse().reason();
+      }
+      if (!e->has_evaluate() || silent) continue;
+      const wire::pb::Evaluate& ev = e->evaluate();
+      wire::pb::Envelope reply;
+      if (b_.forgets_models && !ev.has_model()) {
+        reply.mutable_need_model()->set_request(ev.request());
+        (void)s->Send({wire::Encode(reply)});
+        continue;
+      }
+      ++evaluations_;
+      reply.mutable_result()->set_request(ev.request());
+      reply.mutable_result()->set_step_s(StepOf(ev.device()));
+      if (b_.silent_after_first) {
+        silent = true;
+        if (b_.late_answer_ms >= 0) {
+          late.emplace(Clock::now() + std::chrono::milliseconds(b_.late_answer_ms), reply);
+        }
+        continue;
+      }
+      (void)s->Send({wire::Encode(reply)});
+    }
+  }
+
+  Behaviour b_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> evaluations_{0};
+  mutable std::mutex mu_;
+  std::string refused_;
+  std::thread thread_;
+};
+
+FleetOptions Fast() {
+  FleetOptions o;
+  o.source = "test fleet";
+  o.bind = "tcp://127.0.0.1:*";
+  o.heartbeat_ms = 20;
+  o.silence_s = 0.3;
+  o.register_timeout_s = 5;
+  return o;
+}
+
+std::vector<std::vector<int>> Placements(int n) {
+  std::vector<std::vector<int>> p;
+  for (int j = 0; j < n; ++j) p.push_back({j % 2, (j / 2) % 2, (j / 4) % 2, j % 3 == 0});
+  return p;
+}
+
+wire::pb::Model SomeModel() {
+  wire::pb::Model m;
+  m.set_graphdef("graph bytes");
+  m.set_batch(1);
+  return m;
+}
+
+std::vector<Outcome> RunAll(Dispatcher& d, const std::vector<std::vector<int>>& p) {
+  return d.Run(SomeModel(), "digest", wire::pb::SIM, 0, 1, p);
+}
+
+void ExpectAnswered(const std::vector<Outcome>& got, const std::vector<std::vector<int>>& p) {
+  ASSERT_EQ(got.size(), p.size());
+  for (size_t j = 0; j < p.size(); ++j) {
+    ASSERT_TRUE(got[j].status.ok()) << j << ": " << got[j].status.message();
+    EXPECT_DOUBLE_EQ(got[j].step_s, StepOf(p[j])) << j;
+  }
+}
+
+TEST(Dispatcher, EveryPlacementGetsExactlyOneOutcomeSpreadOverTheWorkers) {
+  auto d = Dispatcher::Bind(Fast(), kDevices);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  FakeWorker a((*d)->endpoint(), "a", {}), b((*d)->endpoint(), "b", {});
+  ASSERT_TRUE((*d)->WaitForWorkers(2).ok());
+  const auto p = Placements(40);
+  ExpectAnswered(RunAll(**d, p), p);
+  const DispatchCounters& n = (*d)->counters();
+  EXPECT_EQ(n.requests, 40);
+  EXPECT_EQ(n.outcomes, 40);
+  EXPECT_EQ(n.sends, 40);
+  EXPECT_EQ(n.resent, 0);
+  EXPECT_GT(a.evaluations(), 0);
+  EXPECT_GT(b.evaluations(), 0);
+  EXPECT_EQ(a.evaluations() + b.evaluations(), 40);
+}
+
+TEST(Dispatcher, PlacementOfASilentWorkerGoesToAnotherAndItsLateAnswerIsDropped) {
+  auto d = Dispatcher::Bind(Fast(), kDevices);
+  ASSERT_TRUE(d.ok());
+  Behaviour stalls;
+  stalls.silent_after_first = true;
+  stalls.late_answer_ms = 600;
+  FakeWorker bad((*d)->endpoint(), "stalls", stalls);
+  ASSERT_TRUE((*d)->WaitForWorkers(1).ok());
+  FakeWorker good((*d)->endpoint(), "good", {});
+  ASSERT_TRUE((*d)->WaitForWorkers(2).ok());
+  const auto p = Placements(10);
+  ExpectAnswered(RunAll(**d, p), p);
+  EXPECT_EQ((*d)->counters().workers_lost, 1);
+  EXPECT_EQ((*d)->counters().resent, 1);
+  EXPECT_EQ((*d)->registered(), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  const auto q = Placements(3);
+  ExpectAnswered(RunAll(**d, q), q);  // the late answer arrives during this run
+  EXPECT_EQ((*d)->counters().late, 1);
+  EXPECT_EQ((*d)->counters().outcomes, 13);
+}
+
+TEST(Dispatcher, WorkerThatForgetsModelsIsSentTheModelAgain) {
+  auto d = Dispatcher::Bind(Fast(), kDevices);
+  ASSERT_TRUE(d.ok());
+  Behaviour forgets;
+  forgets.forgets_models = true;
+  FakeWorker w((*d)->endpoint(), "forgets", forgets);
+  ASSERT_TRUE((*d)->WaitForWorkers(1).ok());
+  const auto p = Placements(5);
+  ExpectAnswered(RunAll(**d, p), p);
+  EXPECT_EQ((*d)->counters().resent, 0);
+  EXPECT_GT((*d)->counters().sends, 5);  // the model went again with requests 2..5
+}
+
+TEST(Dispatcher, PlacementNoWorkerAnswersFailsAfterMaxAttempts) {
+  FleetOptions o = Fast();
+  o.max_attempts = 2;
+  auto d = Dispatcher::Bind(o, kDevices);
+  ASSERT_TRUE(d.ok());
+  Behaviour stalls;
+  stalls.silent_after_first = true;
+  FakeWorker a((*d)->endpoint(), "a", stalls), b((*d)->endpoint(), "b", stalls);
+  ASSERT_TRUE((*d)->WaitForWorkers(2).ok());
+  auto got = RunAll(**d, Placements(1));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].status.code(), graph::StatusCode::kUnavailable);
+  EXPECT_NE(got[0].status.message().find("2 fleet workers"), std::string::npos)
+      << got[0].status.message();
+}
+
+TEST(Dispatcher, WorkerWithOtherDevicesIsRefusedWithTheReason) {
+  FleetOptions o = Fast();
+  o.register_timeout_s = 0.5;
+  auto d = Dispatcher::Bind(o, kDevices);
+  ASSERT_TRUE(d.ok());
+  Behaviour other;
+  other.devices = {{"gpu0", "sim"}, {"gpu7", "sim"}};
+  FakeWorker w((*d)->endpoint(), "other", other);
+  graph::Status st = (*d)->WaitForWorkers(1);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("0 of 1 workers registered"), std::string::npos) << st.message();
+  EXPECT_NE(w.refused().find("gpu7"), std::string::npos) << w.refused();
+}
+
+TEST(Dispatcher, RunWithoutWorkersFailsEachPlacementAfterTheRegisterTimeout) {
+  FleetOptions o = Fast();
+  o.register_timeout_s = 0.2;
+  auto d = Dispatcher::Bind(o, kDevices);
+  ASSERT_TRUE(d.ok());
+  auto got = RunAll(**d, Placements(3));
+  ASSERT_EQ(got.size(), 3u);
+  for (const Outcome& out : got) {
+    EXPECT_EQ(out.status.code(), graph::StatusCode::kUnavailable);
+    EXPECT_NE(out.status.message().find((*d)->endpoint()), std::string::npos);
+  }
+  EXPECT_EQ((*d)->counters().outcomes, 3);
+}
+
+void SendRawBytes(int port, const std::string& bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    (void)!::write(fd, bytes.data(), bytes.size());
+  }
+  ::close(fd);
+}
+
+TEST(Dispatcher, GarbageFromAnyPeerCrashesNothingAndIsCounted) {
+  auto d = Dispatcher::Bind(Fast(), kDevices);
+  ASSERT_TRUE(d.ok());
+  const std::string& ep = (*d)->endpoint();
+  const int port = std::stoi(ep.substr(ep.rfind(':') + 1));
+  std::mt19937 gen(3);
+  auto random_bytes = [&](size_t n) {
+    std::string s(n, '\0');
+    for (char& c : s) c = static_cast<char>(gen());
+    return s;
+  };
+  for (int i = 0; i < 20; ++i) SendRawBytes(port, random_bytes(1 + gen() % 4096));
+  // A peer that speaks ZeroMQ but not our protocol.
+  wire::Context ctx;
+  auto rogue = wire::Socket::Connect(ctx, wire::SocketKind::kDealer, ep);
+  ASSERT_TRUE(rogue.ok());
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(rogue->Send({random_bytes(gen() % 300)}).ok());
+  wire::pb::Envelope old;
+  old.mutable_heartbeat();
+  old.set_version(wire::kProtocolVersion + 7);
+  ASSERT_TRUE(rogue->Send({old.SerializeAsString()}).ok());
+  ASSERT_TRUE(rogue->Send({"three", "frames", "here"}).ok());
+  wire::pb::Envelope wrong_way;
+  wrong_way.mutable_evaluate()->set_request(1);
+  ASSERT_TRUE(rogue->Send({wire::Encode(wrong_way)}).ok());
+  wire::pb::Envelope stray;
+  stray.mutable_result()->set_request(12345);
+  ASSERT_TRUE(rogue->Send({wire::Encode(stray)}).ok());
+
+  FakeWorker good(ep, "good", {});
+  ASSERT_TRUE((*d)->WaitForWorkers(1).ok());
+  const auto p = Placements(6);
+  ExpectAnswered(RunAll(**d, p), p);
+  EXPECT_GE((*d)->counters().malformed, 10);
+  EXPECT_EQ((*d)->counters().late, 1);  // the stray result
+  EXPECT_EQ((*d)->counters().outcomes, 6);
+}
+
+}  // namespace
+}  // namespace controllers

@@ -1,0 +1,77 @@
+#include "controllers/fleet_config.h"
+
+#include <gtest/gtest.h>
+
+namespace controllers {
+namespace {
+
+TEST(FleetConfig, EmptyFileGivesTheDefaults) {
+  auto o = ParseFleetYaml("", "fleet.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->bind, "tcp://127.0.0.1:5555");
+  EXPECT_EQ(o->mode, "sim");
+  EXPECT_EQ(o->workers, 1);
+  EXPECT_EQ(o->max_attempts, 3);
+}
+
+TEST(FleetConfig, EveryKeyIsRead) {
+  auto o = ParseFleetYaml(
+      "bind: ipc:///tmp/fleet\nmode: real\nworkers: 4\nregister_timeout_s: 9\n"
+      "heartbeat_ms: 250\nsilence_s: 1.5\nevaluation_s: 60\nmax_attempts: 5\n"
+      "max_message_mb: 64\n",
+      "fleet.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->bind, "ipc:///tmp/fleet");
+  EXPECT_EQ(o->mode, "real");
+  EXPECT_EQ(o->workers, 4);
+  EXPECT_DOUBLE_EQ(o->register_timeout_s, 9);
+  EXPECT_EQ(o->heartbeat_ms, 250);
+  EXPECT_DOUBLE_EQ(o->silence_s, 1.5);
+  EXPECT_DOUBLE_EQ(o->evaluation_s, 60);
+  EXPECT_EQ(o->max_attempts, 5);
+  EXPECT_EQ(o->max_message_mb, 64);
+}
+
+TEST(FleetConfig, UnknownKeyIsAnErrorNamingFileAndLine) {
+  auto o = ParseFleetYaml("workers: 2\nworkerz: 3\n", "fleet.yaml");
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("fleet.yaml:2: 'workerz'"), std::string::npos);
+}
+
+TEST(FleetConfig, OutOfRangeOrFractionalCountsAreErrors) {
+  EXPECT_FALSE(ParseFleetYaml("workers: 0\n", "f").ok());
+  EXPECT_FALSE(ParseFleetYaml("workers: 1.5\n", "f").ok());
+  EXPECT_FALSE(ParseFleetYaml("silence_s: -1\n", "f").ok());
+  EXPECT_FALSE(ParseFleetYaml("heartbeat_ms: many\n", "f").ok());
+}
+
+TEST(FleetConfig, UnknownModeIsAnError) {
+  auto o = ParseFleetYaml("mode: remote\n", "f");
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("sim or real"), std::string::npos);
+}
+
+TEST(FleetConfig, BindOffThisHostIsRefusedWithoutKeys) {
+  auto o = ParseFleetYaml("bind: tcp://0.0.0.0:5555\n", "fleet.yaml");
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("CURVE"), std::string::npos);
+}
+
+TEST(FleetConfig, MalformedYamlIsAnErrorNamingTheFile) {
+  auto o = ParseFleetYaml("workers: [1, 2\n", "fleet.yaml");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message().rfind("fleet.yaml:", 0), 0u);
+}
+
+TEST(FleetConfig, ShippedExampleParses) {
+  auto o = ReadFleetFile(std::string(PLANNER_CONFIGS_DIR) + "/fleet.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->workers, 2);
+}
+
+TEST(FleetConfig, MissingFileIsAnError) {
+  EXPECT_FALSE(ReadFleetFile("/nonexistent/fleet.yaml").ok());
+}
+
+}  // namespace
+}  // namespace controllers

@@ -1,0 +1,171 @@
+// `planner search --reward fleet` with real `planner worker` processes on
+// loopback: the fleet search repeats the in-process one, loses no sample when
+// workers are killed or stopped, measures on real CPUs, and fails in one line
+// when no worker comes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "planner/cli_util.h"
+#include "workers/processes.h"
+
+namespace planner::testing {
+namespace {
+
+std::string Dir() { return planner_test::ScratchDir(); }
+
+std::string WriteFleet(const std::string& name, int port, const std::string& extra) {
+  const std::string path = Dir() + "/" + name + ".yaml";
+  std::ofstream(path) << "bind: tcp://127.0.0.1:" << port
+                      << "\nheartbeat_ms: 100\nsilence_s: 1\nregister_timeout_s: 30\n"
+                      << extra;
+  return path;
+}
+
+std::string WorkerCommand(const std::string& devices, int port, const std::string& name) {
+  return std::string(PLANNER_BIN) + " worker --devices " + devices +
+         " --connect tcp://127.0.0.1:" + std::to_string(port) + " --name " + name;
+}
+
+std::string Env() { return "env PLANNER_CACHE_DIR=" + Dir() + "/cache "; }
+
+// "fleet: N placements, M outcomes, ..." -> {N, M, re-sent, workers lost}.
+std::vector<long> FleetCounts(const std::string& out) {
+  std::smatch m;
+  const std::regex line(
+      "fleet: ([0-9]+) placements, ([0-9]+) outcomes, [0-9]+ sends \\(([0-9]+) re-sent\\), "
+      "[0-9]+ late results dropped, ([0-9]+) workers lost");
+  if (!std::regex_search(out, m, line)) return {};
+  return {std::stol(m[1]), std::stol(m[2]), std::stol(m[3]), std::stol(m[4])};
+}
+
+std::string CurveColumns(const std::string& csv_path) {
+  // iteration, mean, min and best step: everything but the times.
+  std::ifstream f(csv_path);
+  std::string row, out;
+  while (std::getline(f, row)) {
+    std::stringstream s(row);
+    std::string cell;
+    for (int col = 0; std::getline(s, cell, ','); ++col) {
+      if (col == 0 || col == 2 || col == 3 || col == 5) out += cell + ",";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+TEST(FleetSearch, OneWorkerFleetSearchRepeatsTheInProcessSearch) {
+  Processes p;
+  const int port = FreePort();
+  const std::string fleet = WriteFleet("same", port, "workers: 1\n");
+  p.Start(WorkerCommand(Config("k40-paper-2gpu"), port, "w1"), Dir() + "/w1.log");
+  const std::string common =
+      Model("emotion") + " " + Config("k40-paper-2gpu") + " --iterations 3 --refine 0 --seed 5";
+  RunResult remote = Planner("search " + common + " --reward fleet --fleet " + fleet + " --csv " +
+                             Dir() + "/fleet.csv");
+  ASSERT_EQ(remote.code, 0) << remote.out << remote.err;
+  RunResult local = Planner("search " + common + " --csv " + Dir() + "/local.csv");
+  ASSERT_EQ(local.code, 0) << local.err;
+  const std::string curve = CurveColumns(Dir() + "/fleet.csv");
+  EXPECT_GT(Lines(curve), 3);
+  EXPECT_EQ(curve, CurveColumns(Dir() + "/local.csv"));
+  const std::vector<long> n = FleetCounts(remote.out);
+  ASSERT_EQ(n.size(), 4u) << remote.out;
+  EXPECT_EQ(n[0], n[1]);
+  EXPECT_EQ(n[2], 0);
+}
+
+TEST(FleetSearch, KilledAndStoppedWorkersLoseNoSample) {
+  Processes p;
+  const int port = FreePort();
+  const std::string fleet = WriteFleet("faults", port, "workers: 3\n");
+  std::vector<pid_t> w;
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "w" + std::to_string(i);
+    w.push_back(
+        p.Start(WorkerCommand(Config("k40-paper-2gpu"), port, name), Dir() + "/" + name + ".log"));
+  }
+  const std::string out = Dir() + "/search.out";
+  const pid_t search = p.Start(Env() + PLANNER_BIN + std::string(" search ") + Model("emotion") +
+                                   " " + Config("k40-paper-2gpu") + " --reward fleet --fleet " +
+                                   fleet + " --budget 8s --refine 3s -o " + Dir() + "/best.yaml",
+                               out);
+  // Once the search runs (its first progress line), one worker dies, one stops.
+  for (int i = 0; i < 300 && Slurp(out).find("update ") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_NE(Slurp(out).find("update "), std::string::npos) << Slurp(out);
+  p.Signal(w[0], SIGKILL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  p.Signal(w[1], SIGSTOP);
+  ASSERT_EQ(p.Wait(search, 120), 0) << Slurp(out);
+  const std::string text = Slurp(out);
+  const std::vector<long> n = FleetCounts(text);
+  ASSERT_EQ(n.size(), 4u) << text;
+  EXPECT_GT(n[0], 0);
+  EXPECT_EQ(n[0], n[1]) << text;
+  EXPECT_GE(n[3], 1) << text;  // the stopped worker, at least, held a placement
+  EXPECT_NE(text.find("best found"), std::string::npos);
+  EXPECT_NE(Slurp(Dir() + "/best.yaml").find("devices:"), std::string::npos);
+  // The stopped worker resumes, and every worker left stops on SIGTERM.
+  p.Signal(w[1], SIGCONT);
+  for (int i = 1; i < 3; ++i) {
+    p.Signal(w[i], SIGTERM);
+    EXPECT_EQ(p.Wait(w[i], 10), 0) << Slurp(Dir() + "/w" + std::to_string(i) + ".log");
+  }
+}
+
+TEST(FleetSearch, RealRewardsOnALoopbackFleetReachAVerdict) {
+  Processes p;
+  const int port = FreePort();
+  const std::string fleet = WriteFleet("real", port, "workers: 2\nmode: real\n");
+  for (int i = 0; i < 2; ++i) {
+    p.Start(WorkerCommand(Config("local-2cpu"), port, "r" + std::to_string(i)),
+            Dir() + "/r" + std::to_string(i) + ".log");
+  }
+  RunResult r = Planner("search " + Model("emotion") + " " + Config("local-2cpu") +
+                        " --reward fleet --fleet " + fleet +
+                        " --iterations 1 --steps 1 --rounds 3 --refine 0");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("  on hardware  "), std::string::npos) << r.out;
+  const std::vector<long> n = FleetCounts(r.out);
+  ASSERT_EQ(n.size(), 4u) << r.out;
+  EXPECT_EQ(n[0], n[1]);
+}
+
+TEST(FleetSearch, SearchWithoutWorkersFailsInOneLineNamingTheEndpoint) {
+  const int port = FreePort();
+  const std::string fleet = WriteFleet("empty", port, "register_timeout_s: 0.3\n");
+  RunResult r = Planner("search " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                        " --reward fleet --fleet " + fleet + " --iterations 1");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("0 of 1 workers registered at tcp://127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(FleetSearch, FleetFlagGoesOnlyWithFleetRewards) {
+  RunResult r = Planner("search " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                        " --fleet fleet.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--fleet"), std::string::npos);
+  RunResult missing =
+      Planner("search " + Model("emotion") + " " + Config("k40-paper-2gpu") + " --reward fleet");
+  EXPECT_EQ(missing.code, 2);
+}
+
+TEST(FleetWorker, BadDevicesFileIsAOneLineError) {
+  RunResult r = Planner("worker --devices /nonexistent/devices.yaml --connect tcp://127.0.0.1:1");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/devices.yaml"), std::string::npos);
+}
+
+TEST(FleetWorker, MissingFlagsAreAUsageError) {
+  EXPECT_EQ(Planner("worker --devices " + Config("local-2cpu")).code, 2);
+}
+
+}  // namespace
+}  // namespace planner::testing

@@ -1,0 +1,57 @@
+#include "wire/model.h"
+
+#include "graph/digest.h"
+#include "graph/graphdef.h"
+
+namespace wire {
+
+pb::Model ModelToWire(const graph::Graph& forward, const graph::InferenceOptions& inference,
+                      const graph::TrainingOptions& training) {
+  pb::Model m;
+  m.set_graphdef(graph::SerializeGraphDef(forward));
+  m.set_batch(inference.batch);
+  for (const auto& [name, dims] : inference.input_shapes) {
+    pb::Model::InputShape* s = m.add_input_shapes();
+    s->set_name(name);
+    for (int64_t d : dims) s->add_dims(d);
+  }
+  m.set_max_constant_elements(inference.max_constant_elements);
+  m.set_optimizer(training.optimizer);
+  m.set_learning_rate(training.learning_rate);
+  m.set_momentum(training.momentum);
+  m.set_loss(training.loss);
+  return m;
+}
+
+std::string WireModelDigest(const pb::Model& model) {
+  return graph::Fnv1a64Hex(model.SerializeAsString());
+}
+
+graph::Result<RebuiltModel> ModelFromWire(const pb::Model& m, const std::string& source) {
+  const std::string where = source + "'s model";
+  GRAPH_ASSIGN_OR_RETURN(graph::Graph forward, graph::ParseBinaryGraphDef(m.graphdef(), where));
+  graph::InferenceOptions inference;
+  inference.batch = m.batch();
+  for (const pb::Model::InputShape& s : m.input_shapes()) {
+    inference.input_shapes[s.name()] = {s.dims().begin(), s.dims().end()};
+  }
+  inference.max_constant_elements = m.max_constant_elements();
+  if (inference.batch < 1 || inference.max_constant_elements < 0) {
+    return graph::InvalidArgument(where + ": batch " + std::to_string(inference.batch) +
+                                  " or constant limit out of range");
+  }
+  if (graph::Status st = graph::CheckInputShapes(forward, inference); !st.ok()) {
+    return st.WithContext(where);
+  }
+  graph::InferShapes(forward, inference);
+  graph::TrainingOptions training;
+  training.optimizer = m.optimizer();
+  training.learning_rate = m.learning_rate();
+  training.momentum = m.momentum();
+  training.loss = m.loss();
+  auto built = graph::BuildTrainingGraph(forward, training, inference);
+  if (!built.ok()) return built.status().WithContext(where);
+  return RebuiltModel{std::move(forward), std::move(built).value()};
+}
+
+}  // namespace wire

@@ -1,0 +1,347 @@
+#include "workers/worker.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <list>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "cluster/devices.h"
+#include "planner/reward.h"
+#include "runtime/profile.h"
+#include "wire/model.h"
+#include "wire/socket.h"
+
+namespace workers {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Holds a lock file (flock) for its lifetime: one `real` measurement per host.
+class HostLock {
+ public:
+  explicit HostLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT, 0666)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~HostLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  HostLock(const HostLock&) = delete;
+  HostLock& operator=(const HostLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// A model the worker was sent, rebuilt, with the reward sources made for it.
+struct CachedModel {
+  std::string digest;
+  std::unique_ptr<wire::RebuiltModel> model;
+  std::unique_ptr<planner::RewardSource> sim, real;
+  int real_warmup = -1, real_steps = -1;  // what `real` was made with
+};
+
+// Evaluates requests against the worker's devices. Used by one thread at a time.
+class Evaluator {
+ public:
+  Evaluator(const WorkerOptions& o, cluster::Cluster c, std::optional<runtime::Profile> p)
+      : o_(o), cluster_(std::move(c)), profile_(std::move(p)) {}
+
+  // A Result or, when the model is neither cached nor sent, a NeedModel.
+  wire::pb::Envelope Handle(const wire::pb::Evaluate& request) {
+    const auto start = Clock::now();
+    wire::pb::Envelope reply;
+    CachedModel* m = Find(request);
+    if (!m && !request.has_model()) {
+      reply.mutable_need_model()->set_request(request.request());
+      return reply;
+    }
+    wire::pb::Result& r = *reply.mutable_result();
+    r.set_request(request.request());
+    graph::Status st = graph::Status::Ok();
+    planner::Evaluation e;
+    try {
+      if (!m) {
+        auto added = Add(request);
+        st = added.status();
+        if (added.ok()) m = *added;
+      }
+      if (st.ok()) st = CheckPlacement(request, *m->model);
+      if (st.ok()) e = Evaluate(request, *m, &st);
+    } catch (const std::exception& ex) {
+      st = graph::Status(graph::StatusCode::kInternal,
+                         std::string("evaluation threw: ") + ex.what());
+    }
+    if (st.ok()) st = e.status;
+    r.set_code(static_cast<int>(st.code()));
+    r.set_message(st.message());
+    r.set_step_s(e.step_s);
+    r.set_estimated_ops(e.estimated_ops);
+    r.set_evaluation_s(SecondsSince(start));
+    return reply;
+  }
+
+ private:
+  CachedModel* Find(const wire::pb::Evaluate& request) {
+    for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+      if (it->digest != request.model_digest()) continue;
+      cache_.splice(cache_.begin(), cache_, it);  // most recently used first
+      return &cache_.front();
+    }
+    return nullptr;
+  }
+
+  graph::Result<CachedModel*> Add(const wire::pb::Evaluate& request) {
+    if (wire::WireModelDigest(request.model()) != request.model_digest()) {
+      return graph::InvalidArgument("the model sent does not match its digest " +
+                                    request.model_digest());
+    }
+    GRAPH_ASSIGN_OR_RETURN(wire::RebuiltModel rebuilt,
+                           wire::ModelFromWire(request.model(), "the controller"));
+    CachedModel m;
+    m.digest = request.model_digest();
+    m.model = std::make_unique<wire::RebuiltModel>(std::move(rebuilt));
+    cache_.push_front(std::move(m));
+    while (static_cast<int>(cache_.size()) > o_.cached_models) cache_.pop_back();
+    return &cache_.front();
+  }
+
+  graph::Status CheckPlacement(const wire::pb::Evaluate& request, const wire::RebuiltModel& m) {
+    if (request.device_size() != m.forward.size()) {
+      return graph::InvalidArgument("placement has " + std::to_string(request.device_size()) +
+                                    " entries, the model " + std::to_string(m.forward.size()) +
+                                    " forward nodes");
+    }
+    const int devices = static_cast<int>(cluster_.devices.size());
+    for (int d : request.device()) {
+      if (d < 0 || d >= devices) {
+        return graph::InvalidArgument("placement names device " + std::to_string(d) + " of " +
+                                      std::to_string(devices) + " (" + cluster_.source + ")");
+      }
+    }
+    return graph::Status::Ok();
+  }
+
+  planner::Evaluation Evaluate(const wire::pb::Evaluate& request, CachedModel& m,
+                               graph::Status* st) {
+    const bool real = request.mode() == wire::pb::REAL;
+    if (!real && request.mode() != wire::pb::SIM) {
+      *st = graph::InvalidArgument("request names no evaluation mode");
+      return {};
+    }
+    std::unique_ptr<planner::RewardSource>& source = real ? m.real : m.sim;
+    if (real && (m.real_warmup != request.warmup() || m.real_steps != request.steps())) {
+      source.reset();
+    }
+    if (!source) {
+      planner::RewardContext c{&m.model->forward, &m.model->training,
+                               &cluster_,         profile_ ? &*profile_ : nullptr,
+                               request.warmup(),  std::max(1, request.steps())};
+      auto made = planner::MakeRewardSource(real ? "real" : "sim", c);
+      if (!made.ok()) {
+        *st = made.status();
+        return {};
+      }
+      source = std::move(*made);
+      if (real) m.real_warmup = request.warmup(), m.real_steps = request.steps();
+    }
+    const std::vector<int> placement(request.device().begin(), request.device().end());
+    if (!real) return source->Evaluate(placement);
+    HostLock lock(o_.measure_lock);
+    return source->Evaluate(placement);
+  }
+
+  const WorkerOptions& o_;
+  cluster::Cluster cluster_;
+  std::optional<runtime::Profile> profile_;
+  std::list<CachedModel> cache_;
+};
+
+// The worker's side of the conversation: registration, heartbeats, and one
+// evaluation at a time on a thread that hands its reply back over inproc.
+class Worker {
+ public:
+  Worker(const WorkerOptions& o, wire::Socket controller, wire::Socket done_rx,
+         wire::Socket done_tx, Evaluator evaluator, wire::pb::Hello hello)
+      : o_(o),
+        controller_(std::move(controller)),
+        done_rx_(std::move(done_rx)),
+        done_tx_(std::move(done_tx)),
+        evaluator_(std::move(evaluator)),
+        hello_(std::move(hello)),
+        heartbeat_ms_(o.heartbeat_ms) {}
+
+  ~Worker() {
+    if (job_.joinable()) job_.join();
+  }
+
+  graph::Status Serve(const volatile std::sig_atomic_t* stop) {
+    auto next_beat = Clock::now();
+    while (!*stop) {
+      if (Clock::now() >= next_beat) {
+        Beat();
+        next_beat = Clock::now() + std::chrono::milliseconds(heartbeat_ms_);
+      }
+      const int wait_ms = static_cast<int>(std::max<int64_t>(
+          0,
+          std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now()).count()));
+      GRAPH_ASSIGN_OR_RETURN(std::vector<bool> ready,
+                             wire::Poll({&controller_, &done_rx_}, wait_ms));
+      if (ready[1]) ForwardResult();
+      if (ready[0]) GRAPH_RETURN_IF_ERROR(FromController());
+    }
+    if (job_.joinable()) job_.join();
+    wire::pb::Envelope bye;
+    bye.mutable_bye();
+    (void)controller_.Send({wire::Encode(bye)});
+    return graph::Status::Ok();
+  }
+
+ private:
+  void Beat() {
+    wire::pb::Envelope e;
+    if (registered_) {
+      e.mutable_heartbeat()->set_busy(busy_);
+    } else {
+      *e.mutable_hello() = hello_;
+    }
+    (void)controller_.Send({wire::Encode(e)});  // a full queue: the next beat says it
+  }
+
+  void ForwardResult() {
+    auto got = done_rx_.Receive(0);
+    if (!got.ok() || !*got) return;
+    if (job_.joinable()) job_.join();
+    busy_ = false;
+    if (graph::Status st = controller_.Send(**got); !st.ok()) {
+      std::fprintf(stderr, "worker %s: a result was not sent: %s\n", hello_.name().c_str(),
+                   st.message().c_str());
+    }
+  }
+
+  graph::Status FromController() {
+    GRAPH_ASSIGN_OR_RETURN(std::optional<wire::Frames> frames, controller_.Receive(0));
+    if (!frames) return graph::Status::Ok();
+    if (frames->size() != 1)
+      return Drop("a message of " + std::to_string(frames->size()) + " frames");
+    auto e = wire::Decode(frames->front(), o_.max_message_bytes);
+    if (!e.ok()) return Drop(e.status().message());
+    switch (e->body_case()) {
+      case wire::pb::Envelope::kWelcome:
+        if (!registered_) {
+          std::printf("worker %s: registered with %s\n", hello_.name().c_str(),
+                      controller_.endpoint().c_str());
+          std::fflush(stdout);
+        }
+        registered_ = true;
+        if (e->welcome().heartbeat_ms() > 0) heartbeat_ms_ = e->welcome().heartbeat_ms();
+        break;
+      case wire::pb::Envelope::kRefuse:
+        std::fprintf(stderr, "worker %s: %s refused it: %s\n", hello_.name().c_str(),
+                     controller_.endpoint().c_str(), e->refuse().reason().c_str());
+        registered_ = false;
+        break;
+      case wire::pb::Envelope::kReregister:
+      case wire::pb::Envelope::kBye:
+        registered_ = false;  // says Hello at the next beat
+        break;
+      case wire::pb::Envelope::kEvaluate:
+        Start(std::move(*e->mutable_evaluate()));
+        break;
+      default:
+        return Drop(std::string("an unexpected '") + wire::BodyName(*e) + "' message");
+    }
+    return graph::Status::Ok();
+  }
+
+  void Start(wire::pb::Evaluate request) {
+    if (busy_) {
+      wire::pb::Envelope reply;
+      reply.mutable_result()->set_request(request.request());
+      reply.mutable_result()->set_code(static_cast<int>(graph::StatusCode::kUnavailable));
+      reply.mutable_result()->set_message("worker " + hello_.name() + " is busy");
+      (void)controller_.Send({wire::Encode(reply)});
+      return;
+    }
+    busy_ = true;
+    // The thread alone uses evaluator_ and done_tx_ until it is joined.
+    job_ = std::thread([this, request = std::move(request)] {
+      (void)done_tx_.Send({wire::Encode(evaluator_.Handle(request))});
+    });
+  }
+
+  graph::Status Drop(const std::string& what) {
+    std::fprintf(stderr, "worker %s: dropped %s from %s\n", hello_.name().c_str(), what.c_str(),
+                 controller_.endpoint().c_str());
+    return graph::Status::Ok();
+  }
+
+  const WorkerOptions& o_;
+  wire::Socket controller_;
+  wire::Socket done_rx_, done_tx_;  // PAIR over inproc: the evaluation thread's reply
+  Evaluator evaluator_;
+  wire::pb::Hello hello_;
+  int heartbeat_ms_;
+  bool registered_ = false;
+  bool busy_ = false;
+  std::thread job_;
+};
+
+std::string HostName() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "localhost";
+  return host;
+}
+
+wire::pb::Hello MakeHello(const WorkerOptions& o, const cluster::Cluster& c) {
+  wire::pb::Hello h;
+  h.set_host(HostName());
+  h.set_pid(static_cast<int>(::getpid()));
+  h.set_name(o.name.empty() ? h.host() + ":" + std::to_string(h.pid()) : o.name);
+  for (const cluster::DeviceSpec& d : c.devices) {
+    wire::pb::Device* w = h.add_devices();
+    w->set_name(d.name);
+    w->set_kind(cluster::DeviceKindName(d.kind));
+  }
+  h.set_devices_digest(c.digest);
+  return h;
+}
+
+}  // namespace
+
+graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t* stop) {
+  GRAPH_ASSIGN_OR_RETURN(cluster::Cluster c, cluster::LoadDevicesFile(o.devices_path));
+  if (c.devices.empty()) return graph::InvalidArgument(o.devices_path + ": no devices");
+  std::optional<runtime::Profile> profile;
+  if (!o.profile_path.empty()) {
+    GRAPH_ASSIGN_OR_RETURN(profile.emplace(), runtime::ReadProfile(o.profile_path));
+  }
+  wire::pb::Hello hello = MakeHello(o, c);
+  wire::Context ctx;
+  wire::SocketOptions so;
+  so.max_message_bytes = o.max_message_bytes;
+  so.routing_id = hello.name() + "/" + std::to_string(hello.pid());
+  GRAPH_ASSIGN_OR_RETURN(wire::Socket controller,
+                         wire::Socket::Connect(ctx, wire::SocketKind::kDealer, o.connect, so));
+  const std::string done = "inproc://worker-done";
+  GRAPH_ASSIGN_OR_RETURN(wire::Socket done_rx,
+                         wire::Socket::Bind(ctx, wire::SocketKind::kPair, done));
+  GRAPH_ASSIGN_OR_RETURN(wire::Socket done_tx,
+                         wire::Socket::Connect(ctx, wire::SocketKind::kPair, done));
+  Worker w(o, std::move(controller), std::move(done_rx), std::move(done_tx),
+           Evaluator(o, std::move(c), std::move(profile)), std::move(hello));
+  return w.Serve(stop);
+}
+
+}  // namespace workers

@@ -1,0 +1,65 @@
+// `planner worker`: serves a controller until SIGINT or SIGTERM.
+#include <csignal>
+#include <iostream>
+
+#include "planner/args.h"
+#include "workers/worker.h"
+
+namespace workers {
+
+namespace {
+
+const planner::CommandSpec kSpec{
+    "worker",
+    "--devices DEVICES --connect ENDPOINT [--name NAME] [--profile PROFILE] [--cached-models N]\n"
+    "       [--max-message-mb N]",
+    "Evaluates the placements a search's controller sends (planner search --reward fleet):\n"
+    "on the simulator with this worker's profile, or on the devices of DEVICES by running\n"
+    "training steps (docs/fleet.md). Registers at ENDPOINT, heartbeats, and serves until\n"
+    "SIGINT or SIGTERM; a controller that goes away is waited for.",
+    {},
+    {{"--devices", "DEVICES", "the devices this worker owns (devices.yaml)"},
+     {"--connect", "ENDPOINT", "the controller's endpoint, e.g. tcp://127.0.0.1:5555"},
+     {"--name", "NAME", "this worker's name in the controller's logs (default HOST:PID)"},
+     {"--profile", "PROFILE", "op and link costs for sim evaluations of real devices"},
+     {"--cached-models", "N", "models kept between requests (default 4)"},
+     {"--max-message-mb", "N", "largest message accepted, in MiB (default 256)"}}};
+
+constexpr char kName[] = "planner worker: ";
+
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void OnStop(int) { g_stop = 1; }
+
+}  // namespace
+
+int WorkerCommand(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  WorkerOptions o;
+  o.devices_path = args->Get("--devices");
+  o.connect = args->Get("--connect");
+  if (o.devices_path.empty() || o.connect.empty()) {
+    std::cerr << kName << "--devices and --connect are required\n";
+    return 2;
+  }
+  o.name = args->Get("--name");
+  o.profile_path = args->Get("--profile");
+  if (args->Has("--cached-models")) {
+    auto n = planner::ParseIntInRange("--cached-models", args->Get("--cached-models"), 1, 1024);
+    if (!n.ok()) return std::cerr << kName << n.status().message() << "\n", 2;
+    o.cached_models = static_cast<int>(*n);
+  }
+  if (args->Has("--max-message-mb")) {
+    auto n = planner::ParseIntInRange("--max-message-mb", args->Get("--max-message-mb"), 1, 65536);
+    if (!n.ok()) return std::cerr << kName << n.status().message() << "\n", 2;
+    o.max_message_bytes = static_cast<size_t>(*n) << 20;
+  }
+  std::signal(SIGINT, OnStop);
+  std::signal(SIGTERM, OnStop);
+  graph::Status st = RunWorker(o, &g_stop);
+  if (!st.ok()) return planner::ReportError(kName, st);
+  return 0;
+}
+
+}  // namespace workers
