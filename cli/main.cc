@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "controllers/fleet_reward.h"
+#include "controllers/ps.h"
+#include "controllers/ps_client.h"
 #include "planner/commands.h"
 #include "workers/worker.h"
 
@@ -27,6 +29,7 @@ constexpr Subcommand kCommands[] = {
     {"search", planner::SearchCommand, "learn a placement: the Hierarchical Planner (REINFORCE)"},
     {"zoo", planner::ZooCommand, "write a benchmark model (rnnlm, nmt, small models)"},
     {"worker", workers::WorkerCommand, "evaluate placements for a fleet search (docs/fleet.md)"},
+    {"ps", controllers::PsCommand, "parameter server: searches that join it train one policy"},
 };
 
 void Usage(std::ostream& o) {
@@ -42,6 +45,7 @@ void Usage(std::ostream& o) {
 
 int main(int argc, char** argv) {
   controllers::RegisterFleetReward();
+  controllers::RegisterParameterServerClient();
   if (argc < 2) {
     Usage(std::cerr);
     return 2;

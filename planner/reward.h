@@ -81,7 +81,7 @@ struct RewardContext {
   // and the fleet file (--fleet).
   const graph::InferenceOptions* inference = nullptr;
   const graph::TrainingOptions* training_options = nullptr;
-  std::string fleet;
+  std::string fleet = {};
 };
 
 // Ok for a reward source's name ("sim", "real", or a registered one), else the

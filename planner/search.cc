@@ -66,12 +66,98 @@ struct Search::Impl {
   HierarchicalPolicy policy;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   at::Generator gen;
+  // With a parameter server (UseParameterServer): updates go there.
+  graph::Status PushGradient(double lr);
+  ParameterServer* ps = nullptr;
+  std::string ps_identity;
+  int64_t ps_version = 0, ps_applied = 0, ps_stale = 0;
   int iteration = 0;
   bool have_baseline = false;
   double baseline = 0;
   double elapsed_s = 0;
   std::optional<BestPlacement> best;
 };
+
+namespace {
+
+PolicyLayout LayoutOf(const HierarchicalPolicy& policy) {
+  PolicyLayout l;
+  for (const auto& kv : policy->named_parameters()) {
+    l.names.push_back(kv.key());
+    l.shapes.push_back(kv.value().sizes().vec());
+  }
+  return l;
+}
+
+// Each parameter's values (or its gradient's, zeros where it has none), flat.
+std::vector<std::vector<float>> FlatValues(const std::vector<at::Tensor>& params, bool gradients) {
+  std::vector<std::vector<float>> out;
+  for (const at::Tensor& p : params) {
+    at::Tensor t = gradients ? (p.grad().defined() ? p.grad() : at::zeros_like(p)) : p;
+    t = t.detach().contiguous().to(at::kFloat);
+    out.emplace_back(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+  }
+  return out;
+}
+
+graph::Status LoadValues(const std::vector<at::Tensor>& params,
+                         const std::vector<std::vector<float>>& values) {
+  if (values.size() != params.size()) {
+    return graph::InvalidArgument("the parameter server sent " + std::to_string(values.size()) +
+                                  " tensors, the policy has " + std::to_string(params.size()));
+  }
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (static_cast<int64_t>(values[i].size()) != params[i].numel()) {
+      return graph::InvalidArgument("the parameter server's tensor " + std::to_string(i) + " has " +
+                                    std::to_string(values[i].size()) + " values, the " +
+                                    "policy's " + std::to_string(params[i].numel()));
+    }
+    params[i].copy_(
+        at::from_blob(const_cast<float*>(values[i].data()), params[i].sizes(), at::kFloat));
+  }
+  return graph::Status::Ok();
+}
+
+}  // namespace
+
+graph::Status Search::Impl::PushGradient(double lr) {
+  const std::vector<at::Tensor> params = policy->parameters();
+  auto r = ps->Push(ps_version, lr, FlatValues(params, true));
+  if (!r.ok() && r.status().code() == graph::StatusCode::kNotFound) {
+    // The server lost the policy: it gets this one's, and the gradient again.
+    GRAPH_RETURN_IF_ERROR(
+        ps->Join(ps_identity, o.policy_optimizer, LayoutOf(policy), FlatValues(params, false))
+            .status());
+    ps_version = 0;
+    r = ps->Push(ps_version, lr, FlatValues(params, true));
+  }
+  if (!r.ok()) return r.status();
+  (r->applied ? ps_applied : ps_stale) += 1;
+  ps_version = r->version;
+  return LoadValues(params, r->values);
+}
+
+graph::Status Search::UseParameterServer(ParameterServer* server, const std::string& identity) {
+  Impl& s = *impl_;
+  try {
+    const std::vector<at::Tensor> params = s.policy->parameters();
+    GRAPH_ASSIGN_OR_RETURN(PolicyParameters p,
+                           server->Join(identity, s.o.policy_optimizer, LayoutOf(s.policy),
+                                        FlatValues(params, false)));
+    GRAPH_RETURN_IF_ERROR(LoadValues(params, p.values));
+    s.ps = server;
+    s.ps_identity = identity;
+    s.ps_version = p.version;
+    return graph::Status::Ok();
+  } catch (const c10::Error& e) {
+    return graph::Internal("policy: " + TorchMessage(e));
+  }
+}
+
+int64_t Search::parameter_version() const { return impl_->ps_version; }
+int64_t Search::gradients_applied() const { return impl_->ps_applied; }
+int64_t Search::gradients_stale() const { return impl_->ps_stale; }
 
 graph::Result<std::unique_ptr<Search>> Search::Create(const graph::Graph& forward, int num_devices,
                                                       const SearchOptions& o, uint64_t seed) {
@@ -256,11 +342,17 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   const double lr = s.LearningRate();
   for (auto& group : s.optimizer->param_groups()) group.options().set_lr(lr);
   double grad_norm = 0;
+  graph::Status ps_status = graph::Status::Ok();
   auto step = [&](const at::Tensor& loss) {
+    if (!ps_status.ok()) return;
     s.optimizer->zero_grad();
     loss.backward();
     grad_norm = torch::nn::utils::clip_grad_norm_(s.policy->parameters(), s.o.grad_clip);
-    s.optimizer->step();
+    if (s.ps) {
+      ps_status = s.PushGradient(lr);
+    } else {
+      s.optimizer->step();
+    }
   };
   if (s.o.update == "ppo") {
     std::vector<PolicySample> old;
@@ -292,6 +384,10 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
     at::Tensor loss = (advantage * at::cat(log_prob)).mean();
     if (s.o.entropy_weight > 0) loss = loss - s.o.entropy_weight * MeanEntropy(samples);
     step(loss);
+  }
+  if (!ps_status.ok()) {
+    it.status = ps_status.WithContext("policy update " + std::to_string(s.iteration + 1));
+    return it;
   }
   s.baseline = s.o.baseline_decay * s.baseline + (1 - s.o.baseline_decay) * mean;
   ++s.iteration;

@@ -25,6 +25,7 @@
 
 #include "graph/graph.h"
 #include "graph/status.h"
+#include "planner/parameter_server.h"
 #include "planner/reward.h"
 #include "planner/search_options.h"
 
@@ -82,6 +83,17 @@ class Search {
   // around that placement. Its time
   // counts in elapsed_s(); a checkpoint keeps its effect.
   WarmStartResult WarmStart(const std::vector<int>& device_of_node);
+
+  // From now on every policy update goes through `server` (not owned; it
+  // must outlive the search), joined first under `identity`: the search
+  // continues from the server's parameters when it holds a policy, else the
+  // server takes this one's. The local optimizer is then unused.
+  graph::Status UseParameterServer(ParameterServer* server, const std::string& identity);
+  // The server's parameter version the policy holds (0 without a server), and
+  // how many of this search's gradients it applied and dropped as stale.
+  int64_t parameter_version() const;
+  int64_t gradients_applied() const;
+  int64_t gradients_stale() const;
 
   // Keeps `device_of_node` as the best if it is faster than the best so far.
   bool Offer(const std::string& method, const std::vector<int>& device_of_node, const Evaluation& e,

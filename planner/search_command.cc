@@ -42,7 +42,7 @@ const CommandSpec kSpec{
     "       [--resume CKPT] [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb]\n"
     "       [--steps N] [--rounds N] [--significance ALPHA] [--batch N] [--input-shape "
     "NAME=D0,...]\n"
-    "       [--optimizer sgd|momentum]",
+    "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -84,7 +84,10 @@ const CommandSpec kSpec{
      {"--significance", "ALPHA", "real devices: level of that test (default 0.05)"},
      BatchFlag(),
      InputShapeFlag(),
-     {"--optimizer", "NAME", "sgd (default) or momentum"}}};
+     {"--optimizer", "NAME", "sgd (default) or momentum"},
+     {"--ps", "ENDPOINT",
+      "train the policy through this parameter server (planner ps), shared with other searches"},
+     {"--ps-timeout", "DURATION", "give up on a parameter server silent this long (default 60s)"}}};
 
 constexpr char kName[] = "planner search: ";
 
@@ -123,6 +126,8 @@ struct SearchFlags {
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
   VerdictOptions verdict;
+  std::string ps;            // parameter server endpoint, or empty
+  double ps_timeout_s = 60;  // its requests' limit
 };
 
 graph::Status ParseSearchFlags(const Args& args, SearchFlags* f) {
@@ -159,6 +164,12 @@ graph::Status ParseSearchFlags(const Args& args, SearchFlags* f) {
     GRAPH_ASSIGN_OR_RETURN(int64_t rounds,
                            ParseIntInRange("--rounds", args.Get("--rounds"), 1, 1000));
     f->verdict.rounds = static_cast<int>(rounds);
+  }
+  f->ps = args.Get("--ps");
+  if (args.Has("--ps-timeout")) {
+    if (f->ps.empty()) return graph::InvalidArgument("--ps-timeout goes with --ps");
+    GRAPH_ASSIGN_OR_RETURN(f->ps_timeout_s,
+                           ParseDurationSeconds("--ps-timeout", args.Get("--ps-timeout")));
   }
   if (args.Has("--significance")) {
     GRAPH_ASSIGN_OR_RETURN(
@@ -523,6 +534,18 @@ int SearchCommand(int argc, char** argv) {
         w.placer_steps, w.placer_s);
   }
 
+  std::unique_ptr<ParameterServer> ps;
+  if (!flags.ps.empty()) {
+    auto connected = ConnectParameterServer(flags.ps, flags.ps_timeout_s);
+    if (!connected.ok()) return Fail(connected.status());
+    ps = std::move(*connected);
+    const std::string policy_of = identity.model_digest + " on devices " + identity.devices_digest;
+    if (graph::Status st = search.UseParameterServer(ps.get(), policy_of); !st.ok())
+      return Fail(st);
+    std::printf("ps: joined %s at parameter version %lld\n", flags.ps.c_str(),
+                static_cast<long long>(search.parameter_version()));
+  }
+
   std::ofstream csv;
   if (args->Has("--csv")) {
     const std::string path = args->Get("--csv");
@@ -644,6 +667,7 @@ int SearchCommand(int argc, char** argv) {
   PrintResult(reward_name, search, best_baseline, best_baseline_s, best, verdict_text,
               reward->LowerBoundSeconds(), final_eval.estimated_ops);
   if (const std::string line = hardware.Summary(); !line.empty()) std::printf("%s\n", line.c_str());
+  if (ps) std::printf("%s\n", ps->Summary().c_str());
   if (!out_path.empty()) std::printf("placement: %s\n", out_path.c_str());
   if (!checkpoint_path.empty()) std::printf("checkpoint: %s\n", checkpoint_path.c_str());
 

@@ -47,6 +47,14 @@ const char* BodyName(const pb::Envelope& e) {
       return "need_model";
     case pb::Envelope::kBye:
       return "bye";
+    case pb::Envelope::kJoin:
+      return "join";
+    case pb::Envelope::kPush:
+      return "push";
+    case pb::Envelope::kPull:
+      return "pull";
+    case pb::Envelope::kParameters:
+      return "parameters";
     case pb::Envelope::BODY_NOT_SET:
       break;
   }

@@ -43,6 +43,10 @@ graph::Result<void*> MakeSocket(Context& ctx, SocketKind kind, const std::string
   if (zmq_setsockopt(s, ZMQ_LINGER, &o.linger_ms, sizeof o.linger_ms) != 0) {
     return fail("ZMQ_LINGER");
   }
+  if (o.immediate) {
+    const int one = 1;
+    if (zmq_setsockopt(s, ZMQ_IMMEDIATE, &one, sizeof one) != 0) return fail("ZMQ_IMMEDIATE");
+  }
   if (kind == SocketKind::kRouter) {
     // A send to a peer that is gone fails instead of vanishing silently.
     const int one = 1;

@@ -45,6 +45,10 @@ struct SocketOptions {
   std::string routing_id;
   // Unsent messages kept after close, in milliseconds.
   int linger_ms = 0;
+  // Queue messages only to connected peers: with none, Send is kUnavailable
+  // at once instead of queueing for a peer that may come back (a client that
+  // re-sends on its own timer wants this).
+  bool immediate = false;
 };
 
 using Frames = std::vector<std::string>;

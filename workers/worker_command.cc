@@ -28,7 +28,7 @@ const planner::CommandSpec kSpec{
 constexpr char kName[] = "planner worker: ";
 
 volatile std::sig_atomic_t g_stop = 0;
-extern "C" void OnStop(int) { g_stop = 1; }
+extern "C" void OnWorkerStop(int) { g_stop = 1; }
 
 }  // namespace
 
@@ -55,8 +55,8 @@ int WorkerCommand(int argc, char** argv) {
     if (!n.ok()) return std::cerr << kName << n.status().message() << "\n", 2;
     o.max_message_bytes = static_cast<size_t>(*n) << 20;
   }
-  std::signal(SIGINT, OnStop);
-  std::signal(SIGTERM, OnStop);
+  std::signal(SIGINT, OnWorkerStop);
+  std::signal(SIGTERM, OnWorkerStop);
   graph::Status st = RunWorker(o, &g_stop);
   if (!st.ok()) return planner::ReportError(kName, st);
   return 0;

@@ -8,7 +8,7 @@
 #include <regex>
 
 #include "planner/cli_util.h"
-#include "workers/processes.h"
+#include "processes.h"
 
 namespace planner::testing {
 namespace {

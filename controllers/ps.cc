@@ -1,0 +1,337 @@
+#include "controllers/ps.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "graph/file_util.h"
+#include "wire/codec.h"
+#include "wire/socket.h"
+
+namespace controllers {
+
+namespace {
+
+// Adam's constants: torch::optim::AdamOptions' defaults, which the in-process
+// search uses.
+constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+int64_t Elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+void ToTensors(const std::vector<std::string>& names,
+               const std::vector<std::vector<int64_t>>& shapes,
+               const std::vector<std::vector<float>>& values,
+               google::protobuf::RepeatedPtrField<wire::pb::Tensor>* out) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    wire::pb::Tensor* t = out->Add();
+    t->set_name(names[i]);
+    t->mutable_shape()->Add(shapes[i].begin(), shapes[i].end());
+    t->mutable_values()->Add(values[i].begin(), values[i].end());
+  }
+}
+
+std::vector<std::vector<float>> Values(
+    const google::protobuf::RepeatedPtrField<wire::pb::Tensor>& ts) {
+  std::vector<std::vector<float>> v;
+  for (const wire::pb::Tensor& t : ts) v.emplace_back(t.values().begin(), t.values().end());
+  return v;
+}
+
+// Ok when `ts` has exactly the names and shapes given, with values to match.
+graph::Status SameShapes(const google::protobuf::RepeatedPtrField<wire::pb::Tensor>& ts,
+                         const std::vector<std::string>& names,
+                         const std::vector<std::vector<int64_t>>& shapes, const std::string& what) {
+  if (ts.size() != static_cast<int>(names.size())) {
+    return graph::InvalidArgument(what + " has " + std::to_string(ts.size()) +
+                                  " tensors, the policy " + std::to_string(names.size()));
+  }
+  for (int i = 0; i < ts.size(); ++i) {
+    const std::vector<int64_t> shape(ts[i].shape().begin(), ts[i].shape().end());
+    if (ts[i].name() != names[i] || shape != shapes[i]) {
+      return graph::InvalidArgument(what + "'s tensor " + std::to_string(i) + " is " +
+                                    ts[i].name() + " " + ShapeText(shape) + ", the policy's " +
+                                    names[i] + " " + ShapeText(shapes[i]));
+    }
+    if (ts[i].values_size() != Elements(shape)) {
+      return graph::InvalidArgument(what + "'s tensor " + ts[i].name() + " has " +
+                                    std::to_string(ts[i].values_size()) + " values for shape " +
+                                    ShapeText(shape));
+    }
+  }
+  return graph::Status::Ok();
+}
+
+}  // namespace
+
+graph::Status ParameterState::Join(const wire::pb::Join& join) {
+  if (join.optimizer() != "adam" && join.optimizer() != "sgd") {
+    return graph::InvalidArgument("optimizer '" + join.optimizer() + "' is not adam or sgd");
+  }
+  if (!empty()) {
+    if (join.identity() != identity_) {
+      return graph::InvalidArgument("the server holds the policy of " + identity_ + ", not of " +
+                                    join.identity());
+    }
+    if (join.optimizer() != optimizer_) {
+      return graph::InvalidArgument("the server applies " + optimizer_ + ", not " +
+                                    join.optimizer());
+    }
+    return SameShapes(join.parameters(), names_, shapes_, "the joining policy");
+  }
+  std::vector<std::string> names;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const wire::pb::Tensor& t : join.parameters()) {
+    names.push_back(t.name());
+    shapes.emplace_back(t.shape().begin(), t.shape().end());
+  }
+  if (names.empty()) return graph::InvalidArgument("the joining policy has no parameters");
+  GRAPH_RETURN_IF_ERROR(SameShapes(join.parameters(), names, shapes, "the joining policy"));
+  identity_ = join.identity();
+  optimizer_ = join.optimizer();
+  names_ = std::move(names);
+  shapes_ = std::move(shapes);
+  params_ = Values(join.parameters());
+  m_.assign(params_.size(), {});
+  v_.assign(params_.size(), {});
+  for (size_t i = 0; i < params_.size(); ++i) {
+    m_[i].assign(params_[i].size(), 0.f);
+    v_[i].assign(params_[i].size(), 0.f);
+  }
+  return graph::Status::Ok();
+}
+
+graph::Result<wire::pb::Parameters> ParameterState::Push(const wire::pb::Push& push,
+                                                         const std::string& controller) {
+  if (empty())
+    return graph::NotFound(
+        "the server holds no policy (it restarted without a checkpoint?): join again");
+  GRAPH_RETURN_IF_ERROR(SameShapes(push.gradient(), names_, shapes_, "the gradient"));
+  if (!(push.learning_rate() >= 0) || !std::isfinite(push.learning_rate())) {
+    return graph::InvalidArgument("learning rate " + std::to_string(push.learning_rate()));
+  }
+  uint64_t& last = last_sequence_[controller];
+  const int64_t staleness = version_ - push.version();
+  bool applied = false;
+  if (push.sequence() != 0 && push.sequence() <= last) {
+    ++counters_.repeats;
+  } else if (staleness > staleness_bound_ || staleness < 0) {
+    last = push.sequence();
+    ++counters_.stale;
+  } else {
+    last = push.sequence();
+    Apply(push);
+    applied = true;
+  }
+  wire::pb::Parameters p = Current();
+  p.set_applied(applied);
+  p.set_staleness(staleness);
+  return p;
+}
+
+void ParameterState::Apply(const wire::pb::Push& push) {
+  const double lr = push.learning_rate();
+  if (optimizer_ == "sgd") {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const auto& g = push.gradient(static_cast<int>(i)).values();
+      for (size_t k = 0; k < params_[i].size(); ++k) params_[i][k] -= static_cast<float>(lr * g[k]);
+    }
+  } else {
+    // torch::optim::Adam's update (no weight decay, no amsgrad).
+    ++adam_step_;
+    const double c1 = 1 - std::pow(kBeta1, adam_step_), c2 = 1 - std::pow(kBeta2, adam_step_);
+    const double step = lr / c1, sqrt_c2 = std::sqrt(c2);
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const auto& g = push.gradient(static_cast<int>(i)).values();
+      std::vector<float>& p = params_[i];
+      std::vector<float>& m = m_[i];
+      std::vector<float>& v = v_[i];
+      for (size_t k = 0; k < p.size(); ++k) {
+        m[k] = static_cast<float>(kBeta1 * m[k] + (1 - kBeta1) * g[k]);
+        v[k] = static_cast<float>(kBeta2 * v[k] + (1 - kBeta2) * g[k] * g[k]);
+        p[k] -= static_cast<float>(step * m[k] / (std::sqrt(v[k]) / sqrt_c2 + kEps));
+      }
+    }
+  }
+  ++version_;
+  ++counters_.applied;
+}
+
+wire::pb::Parameters ParameterState::Current() const {
+  wire::pb::Parameters p;
+  p.set_version(version_);
+  ToTensors(names_, shapes_, params_, p.mutable_parameters());
+  return p;
+}
+
+graph::Status ParameterState::Save(const std::string& path) const {
+  wire::pb::PsCheckpoint c;
+  c.set_version(wire::kProtocolVersion);
+  c.set_identity(identity_);
+  c.set_optimizer(optimizer_);
+  c.set_parameters_version(version_);
+  c.set_adam_step(adam_step_);
+  ToTensors(names_, shapes_, params_, c.mutable_parameters());
+  ToTensors(names_, shapes_, m_, c.mutable_adam_m());
+  ToTensors(names_, shapes_, v_, c.mutable_adam_v());
+  for (const auto& [controller, seq] : last_sequence_)
+    (*c.mutable_last_sequence())[controller] = seq;
+  c.set_applied(counters_.applied);
+  c.set_stale(counters_.stale);
+  return graph::WriteFileAtomic(path, c.SerializeAsString());
+}
+
+graph::Result<ParameterState> ParameterState::Load(const std::string& path) {
+  GRAPH_ASSIGN_OR_RETURN(std::string bytes, graph::ReadFile(path));
+  wire::pb::PsCheckpoint c;
+  if (!c.ParseFromString(bytes)) {
+    return graph::InvalidArgument(path + ": not a parameter server checkpoint");
+  }
+  if (c.version() != wire::kProtocolVersion) {
+    return graph::InvalidArgument(path + ": checkpoint of protocol version " +
+                                  std::to_string(c.version()) + ", this build speaks " +
+                                  std::to_string(wire::kProtocolVersion));
+  }
+  ParameterState s;
+  wire::pb::Join join;
+  join.set_identity(c.identity());
+  join.set_optimizer(c.optimizer());
+  *join.mutable_parameters() = c.parameters();
+  if (graph::Status st = s.Join(join); !st.ok()) return st.WithContext(path);
+  GRAPH_RETURN_IF_ERROR(SameShapes(c.adam_m(), s.names_, s.shapes_, path + ": Adam's m"));
+  GRAPH_RETURN_IF_ERROR(SameShapes(c.adam_v(), s.names_, s.shapes_, path + ": Adam's v"));
+  s.m_ = Values(c.adam_m());
+  s.v_ = Values(c.adam_v());
+  s.version_ = c.parameters_version();
+  s.adam_step_ = c.adam_step();
+  for (const auto& [controller, seq] : c.last_sequence()) s.last_sequence_[controller] = seq;
+  s.counters_.applied = c.applied();
+  s.counters_.stale = c.stale();
+  return s;
+}
+
+namespace {
+
+class Server {
+ public:
+  Server(const PsOptions& o, ParameterState state, wire::Socket socket)
+      : o_(o), state_(std::move(state)), socket_(std::move(socket)) {}
+
+  graph::Status Serve(const volatile std::sig_atomic_t* stop) {
+    using Clock = std::chrono::steady_clock;
+    auto last_save = Clock::now();
+    int64_t saved_version = state_.version();
+    while (!*stop) {
+      auto got = socket_.Receive(200);
+      if (!got.ok()) return got.status();
+      if (*got) Handle(**got);
+      if (!o_.checkpoint.empty() && state_.version() != saved_version &&
+          std::chrono::duration<double>(Clock::now() - last_save).count() >=
+              o_.checkpoint_every_s) {
+        GRAPH_RETURN_IF_ERROR(state_.Save(o_.checkpoint));
+        saved_version = state_.version();
+        last_save = Clock::now();
+      }
+    }
+    if (!o_.checkpoint.empty() && !state_.empty())
+      GRAPH_RETURN_IF_ERROR(state_.Save(o_.checkpoint));
+    const PsCounters& n = state_.counters();
+    std::printf(
+        "ps: stopped at version %lld (%lld gradients applied, %lld stale dropped, %lld repeats)\n",
+        static_cast<long long>(state_.version()), static_cast<long long>(n.applied),
+        static_cast<long long>(n.stale), static_cast<long long>(n.repeats));
+    return graph::Status::Ok();
+  }
+
+ private:
+  void Handle(const wire::Frames& frames) {
+    const std::string peer = frames.empty() ? "" : frames[0];
+    if (frames.size() != 2)
+      return Drop(peer, "a message of " + std::to_string(frames.size()) + " frames");
+    auto e = wire::Decode(frames[1], static_cast<size_t>(o_.max_message_mb) << 20);
+    if (!e.ok()) return Drop(peer, e.status().message());
+    wire::pb::Envelope reply;
+    auto refuse = [&](const graph::Status& st, uint64_t sequence) {
+      reply.mutable_refuse()->set_reason(st.message());
+      reply.mutable_refuse()->set_code(static_cast<int>(st.code()));
+      reply.mutable_refuse()->set_sequence(sequence);
+    };
+    if (e->has_join()) {
+      const bool was_empty = state_.empty();
+      graph::Status st = state_.Join(e->join());
+      if (!st.ok()) {
+        std::fprintf(stderr, "ps: refused controller %s: %s\n", wire::PrintableId(peer).c_str(),
+                     st.message().c_str());
+        refuse(st, e->join().sequence());
+      } else {
+        std::printf("ps: controller %s joined %s (version %lld)\n", wire::PrintableId(peer).c_str(),
+                    was_empty ? "with the first parameters" : "the held policy",
+                    static_cast<long long>(state_.version()));
+        std::fflush(stdout);
+        *reply.mutable_parameters() = state_.Current();
+        reply.mutable_parameters()->set_sequence(e->join().sequence());
+      }
+    } else if (e->has_push()) {
+      auto p = state_.Push(e->push(), peer);
+      if (!p.ok()) {
+        refuse(p.status(), e->push().sequence());
+      } else {
+        *reply.mutable_parameters() = std::move(*p);
+        reply.mutable_parameters()->set_sequence(e->push().sequence());
+      }
+    } else if (e->has_pull()) {
+      if (state_.empty()) {
+        refuse(graph::NotFound("the server holds no policy: join first"), e->pull().sequence());
+      } else {
+        *reply.mutable_parameters() = state_.Current();
+        reply.mutable_parameters()->set_sequence(e->pull().sequence());
+      }
+    } else {
+      return Drop(peer, std::string("an unexpected '") + wire::BodyName(*e) + "' message");
+    }
+    if (graph::Status st = socket_.Send({peer, wire::Encode(reply)}); !st.ok()) {
+      std::fprintf(stderr, "ps: no reply to %s: %s\n", wire::PrintableId(peer).c_str(),
+                   st.message().c_str());
+    }
+  }
+
+  void Drop(const std::string& peer, const std::string& what) {
+    std::fprintf(stderr, "ps: dropped %s from %s\n", what.c_str(), wire::PrintableId(peer).c_str());
+  }
+
+  const PsOptions& o_;
+  ParameterState state_;
+  wire::Socket socket_;
+};
+
+}  // namespace
+
+graph::Status ServeParameters(const PsOptions& o, const volatile std::sig_atomic_t* stop) {
+  ParameterState state;
+  if (!o.checkpoint.empty() && graph::ReadFile(o.checkpoint).ok()) {
+    GRAPH_ASSIGN_OR_RETURN(state, ParameterState::Load(o.checkpoint));
+    std::printf("ps: restored %s: version %lld\n", o.checkpoint.c_str(),
+                static_cast<long long>(state.version()));
+  }
+  state.set_staleness_bound(o.staleness);
+  wire::Context ctx;
+  wire::SocketOptions so;
+  so.max_message_bytes = static_cast<size_t>(o.max_message_mb) << 20;
+  GRAPH_ASSIGN_OR_RETURN(wire::Socket socket,
+                         wire::Socket::Bind(ctx, wire::SocketKind::kRouter, o.bind, so));
+  std::printf("ps: serving at %s\n", socket.endpoint().c_str());
+  std::fflush(stdout);
+  Server server(o, std::move(state), std::move(socket));
+  return server.Serve(stop);
+}
+
+}  // namespace controllers

@@ -1,0 +1,58 @@
+// `planner ps`: the parameter server, until SIGINT or SIGTERM.
+#include <csignal>
+#include <iostream>
+
+#include "controllers/ps.h"
+#include "planner/args.h"
+
+namespace controllers {
+
+namespace {
+
+const planner::CommandSpec kSpec{
+    "ps",
+    "--bind ENDPOINT [--checkpoint FILE] [--staleness N] [--checkpoint-every DURATION]",
+    "Holds one policy's parameters and optimizer state for the searches that join it\n"
+    "(planner search ... --ps ENDPOINT): applies the gradients they push asynchronously and\n"
+    "answers with the latest parameters (docs/fleet.md). A gradient computed more than N\n"
+    "versions ago is dropped and counted. FILE is restored on start when it exists and\n"
+    "written atomically every DURATION and on SIGINT/SIGTERM.",
+    {},
+    {{"--bind", "ENDPOINT", "where searches connect, e.g. tcp://127.0.0.1:5556"},
+     {"--checkpoint", "FILE", "the state's file: restored when present, written as it goes"},
+     {"--staleness", "N", "versions a gradient may lag and still be applied (default 16)"},
+     {"--checkpoint-every", "DURATION", "time between checkpoints (default 10s)"}}};
+
+constexpr char kName[] = "planner ps: ";
+
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void OnPsStop(int) { g_stop = 1; }
+
+}  // namespace
+
+int PsCommand(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  PsOptions o;
+  if (!args->Has("--bind")) return std::cerr << kName << "--bind is required\n", 2;
+  o.bind = args->Get("--bind");
+  o.checkpoint = args->Get("--checkpoint");
+  if (args->Has("--staleness")) {
+    auto n = planner::ParseIntInRange("--staleness", args->Get("--staleness"), 0, 1 << 30);
+    if (!n.ok()) return std::cerr << kName << n.status().message() << "\n", 2;
+    o.staleness = static_cast<int>(*n);
+  }
+  if (args->Has("--checkpoint-every")) {
+    auto s = planner::ParseDurationSeconds("--checkpoint-every", args->Get("--checkpoint-every"));
+    if (!s.ok()) return std::cerr << kName << s.status().message() << "\n", 2;
+    o.checkpoint_every_s = *s;
+  }
+  std::signal(SIGINT, OnPsStop);
+  std::signal(SIGTERM, OnPsStop);
+  graph::Status st = ServeParameters(o, &g_stop);
+  if (!st.ok()) return planner::ReportError(kName, st);
+  return 0;
+}
+
+}  // namespace controllers

@@ -1,0 +1,161 @@
+// controllers/ps.h: the parameter server's state, without sockets.
+#include "controllers/ps.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/scratch_dir.h"
+
+namespace controllers {
+namespace {
+
+wire::pb::Tensor T(const std::string& name, std::vector<int64_t> shape, std::vector<float> v) {
+  wire::pb::Tensor t;
+  t.set_name(name);
+  t.mutable_shape()->Add(shape.begin(), shape.end());
+  t.mutable_values()->Add(v.begin(), v.end());
+  return t;
+}
+
+wire::pb::Join JoinOf(std::vector<float> w, std::vector<float> b, const std::string& opt = "adam") {
+  wire::pb::Join j;
+  j.set_identity("model on devices");
+  j.set_optimizer(opt);
+  *j.add_parameters() = T("w", {2}, std::move(w));
+  *j.add_parameters() = T("b", {}, std::move(b));
+  return j;
+}
+
+wire::pb::Push PushOf(int64_t version, uint64_t sequence, std::vector<float> gw, float gb,
+                      double lr = 0.1) {
+  wire::pb::Push p;
+  p.set_version(version);
+  p.set_sequence(sequence);
+  p.set_learning_rate(lr);
+  *p.add_gradient() = T("w", {2}, std::move(gw));
+  *p.add_gradient() = T("b", {}, {gb});
+  return p;
+}
+
+TEST(ParameterState, FirstJoinIsAdoptedAndLaterJoinsGetIt) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, 2}, {3})).ok());
+  ASSERT_TRUE(s.Join(JoinOf({9, 9}, {9})).ok());  // same policy, other values: the held ones win
+  const wire::pb::Parameters p = s.Current();
+  EXPECT_EQ(p.parameters(0).values(1), 2.f);
+  EXPECT_EQ(p.version(), 0);
+}
+
+TEST(ParameterState, JoinOfAnotherPolicyIsRefusedNamingTheDifference) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, 2}, {3})).ok());
+  wire::pb::Join other = JoinOf({1, 2}, {3});
+  other.set_identity("another model");
+  EXPECT_NE(s.Join(other).message().find("another model"), std::string::npos);
+  wire::pb::Join wider = JoinOf({1, 2}, {3});
+  *wider.mutable_parameters(0) = T("w", {3}, {1, 2, 3});
+  EXPECT_NE(s.Join(wider).message().find("w 3"), std::string::npos) << s.Join(wider).message();
+  EXPECT_FALSE(s.Join(JoinOf({1, 2}, {3}, "sgd")).ok());
+  wire::pb::Join short_values = JoinOf({1}, {3});
+  ParameterState fresh;
+  EXPECT_FALSE(fresh.Join(short_values).ok());
+}
+
+TEST(ParameterState, AdamStepsFollowTorchsFormula) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, -1}, {0.5f})).ok());
+  const std::vector<std::vector<float>> grads = {{0.5f, -2.f}, {0.1f, 0.3f}};
+  double p = 1, m = 0, v = 0;
+  for (int t = 1; t <= 2; ++t) {
+    auto r = s.Push(PushOf(t - 1, t, grads[t - 1], 0.f), "c");
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_TRUE(r->applied());
+    const double g = grads[t - 1][0];
+    m = 0.9 * m + 0.1 * g;
+    v = 0.999 * v + 0.001 * g * g;
+    p -= 0.1 / (1 - std::pow(0.9, t)) * m /
+         (std::sqrt(v) / std::sqrt(1 - std::pow(0.999, t)) + 1e-8);
+    EXPECT_NEAR(r->parameters(0).values(0), p, 1e-6);
+    EXPECT_EQ(r->version(), t);
+  }
+}
+
+TEST(ParameterState, SgdStepIsLearningRateTimesGradient) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, 1}, {1}, "sgd")).ok());
+  auto r = s.Push(PushOf(0, 1, {1, -2}, 0.5f, 0.1), "c");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FLOAT_EQ(r->parameters(0).values(0), 0.9f);
+  EXPECT_FLOAT_EQ(r->parameters(0).values(1), 1.2f);
+  EXPECT_FLOAT_EQ(r->parameters(1).values(0), 0.95f);
+}
+
+TEST(ParameterState, GradientStalerThanTheBoundIsDroppedAndCounted) {
+  ParameterState s;
+  s.set_staleness_bound(1);
+  ASSERT_TRUE(s.Join(JoinOf({1, 1}, {1}, "sgd")).ok());
+  ASSERT_TRUE(s.Push(PushOf(0, 1, {1, 1}, 1), "a").ok());
+  ASSERT_TRUE(s.Push(PushOf(1, 2, {1, 1}, 1), "a").ok());
+  auto late = s.Push(PushOf(0, 1, {1, 1}, 1), "b");  // computed at version 0, server at 2
+  ASSERT_TRUE(late.ok());
+  EXPECT_FALSE(late->applied());
+  EXPECT_EQ(late->staleness(), 2);
+  EXPECT_EQ(late->version(), 2);
+  EXPECT_EQ(s.counters().stale, 1);
+  auto within = s.Push(PushOf(1, 2, {1, 1}, 1), "b");  // one version behind: applied
+  EXPECT_TRUE(within->applied());
+}
+
+TEST(ParameterState, RepeatedPushIsAppliedOnce) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, 1}, {1}, "sgd")).ok());
+  ASSERT_TRUE(s.Push(PushOf(0, 7, {1, 1}, 1), "a").ok());
+  auto again = s.Push(PushOf(0, 7, {1, 1}, 1), "a");
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->applied());
+  EXPECT_EQ(s.version(), 1);
+  EXPECT_EQ(s.counters().repeats, 1);
+}
+
+TEST(ParameterState, PushBeforeAnyJoinIsNotFound) {
+  ParameterState s;
+  EXPECT_EQ(s.Push(PushOf(0, 1, {1, 1}, 1), "a").status().code(), graph::StatusCode::kNotFound);
+}
+
+TEST(ParameterState, GradientOfOtherShapeIsAnError) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, 1}, {1})).ok());
+  wire::pb::Push p = PushOf(0, 1, {1, 1}, 1);
+  *p.mutable_gradient(0) = T("w", {2}, {1});
+  EXPECT_FALSE(s.Push(p, "a").ok());
+}
+
+TEST(ParameterState, CheckpointRestoresParametersMomentsAndSequences) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, -1}, {0.5f})).ok());
+  ASSERT_TRUE(s.Push(PushOf(0, 1, {0.5f, -2}, 0.1f), "a").ok());
+  const std::string path = planner_test::ScratchDir() + "/ps.ckpt";
+  ASSERT_TRUE(s.Save(path).ok());
+  auto restored = ParameterState::Load(path);
+  ASSERT_TRUE(restored.ok()) << restored.status().message();
+  EXPECT_EQ(restored->version(), 1);
+  EXPECT_FALSE(restored->Push(PushOf(1, 1, {1, 1}, 1), "a")->applied());  // a repeat
+  auto a = s.Push(PushOf(1, 2, {0.2f, 0.2f}, 0.2f), "a");
+  auto b = restored->Push(PushOf(1, 2, {0.2f, 0.2f}, 0.2f), "a");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->SerializeAsString(), b->SerializeAsString());
+}
+
+TEST(ParameterState, CorruptCheckpointIsAnErrorNamingTheFile) {
+  const std::string path = planner_test::ScratchDir() + "/bad.ckpt";
+  FILE* f = std::fopen(path.c_str(), "wb");
+  std::fputs("\x08\x63garbage", f);
+  std::fclose(f);
+  auto r = ParameterState::Load(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(path), std::string::npos);
+}
+
+}  // namespace
+}  // namespace controllers
