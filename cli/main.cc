@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "controllers/fleet_reward.h"
+#include "controllers/fleet_up.h"
 #include "controllers/ps.h"
 #include "controllers/ps_client.h"
 #include "planner/commands.h"
@@ -30,6 +31,7 @@ constexpr Subcommand kCommands[] = {
     {"zoo", planner::ZooCommand, "write a benchmark model (rnnlm, nmt, small models)"},
     {"worker", workers::WorkerCommand, "evaluate placements for a fleet search (docs/fleet.md)"},
     {"ps", controllers::PsCommand, "parameter server: searches that join it train one policy"},
+    {"fleet", controllers::FleetCommand, "fleet up local:CxW: server, controllers, workers here"},
 };
 
 void Usage(std::ostream& o) {

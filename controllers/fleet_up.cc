@@ -1,0 +1,337 @@
+#include "controllers/fleet_up.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "graph/file_util.h"
+#include "planner/args.h"
+#include "planner/placement.h"
+
+namespace controllers {
+
+namespace {
+
+const planner::CommandSpec kSpec{
+    "fleet up",
+    "local:CxW MODEL DEVICES [--mode sim|real] [--worker-devices DEVICES] [-o PLACEMENT]\n"
+    "       [--dir RUN_DIR] [-- SEARCH FLAGS...]",
+    "Starts a fleet on this machine: a parameter server, C controllers (planner search\n"
+    "--reward fleet --ps, seeds 1..C, each given the SEARCH FLAGS after --) and W workers\n"
+    "for each, as processes on loopback. Prints a progress line per controller, stops every\n"
+    "process when the controllers finish or on SIGINT/SIGTERM, and writes the best\n"
+    "controller's placement to PLACEMENT. Logs, fleet files and placements stay in RUN_DIR.",
+    {"SHAPE", "MODEL", "DEVICES"},
+    {{"--mode", "MODE", "sim (default): workers simulate; real: workers run the placements"},
+     {"--worker-devices", "DEVICES", "the workers' devices file (default DEVICES)"},
+     {"-o", "PLACEMENT", "write the best controller's placement here"},
+     {"--dir", "RUN_DIR", "where logs and files go (default planner-fleet-PID in /tmp)"}}};
+
+constexpr char kName[] = "planner fleet up: ";
+
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void OnFleetStop(int) { g_stop = 1; }
+
+using Clock = std::chrono::steady_clock;
+
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+struct Child {
+  std::string what;  // "ps", "controller 1", "worker 1.2"
+  std::string log;
+  pid_t pid = -1;
+  std::optional<int> exit_code;  // once reaped; -1: killed by a signal
+};
+
+// Runs this program with `args`, its output in `log`; it gets SIGTERM when we die.
+graph::Result<pid_t> Spawn(const std::vector<std::string>& args, const std::string& log) {
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return graph::IoError(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);  // the parent died before prctl
+    ::setpgid(0, 0);                        // our SIGINT from the terminal is not theirs
+    std::FILE* out = std::freopen(log.c_str(), "w", stdout);
+    if (!out || ::dup2(::fileno(stdout), 2) < 0) ::_exit(126);
+    std::vector<char*> argv;
+    std::string self = "/proc/self/exe";
+    argv.push_back(self.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv("/proc/self/exe", argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+void Reap(std::vector<Child>& children) {
+  for (Child& c : children) {
+    if (c.exit_code || c.pid < 0) continue;
+    int status = 0;
+    if (::waitpid(c.pid, &status, WNOHANG) == c.pid) {
+      c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+  }
+}
+
+// SIGTERM, then SIGKILL after `grace_s` for any still running.
+void Stop(std::vector<Child*> children, double grace_s) {
+  for (Child* c : children) {
+    if (!c->exit_code) ::kill(c->pid, SIGCONT), ::kill(c->pid, SIGTERM);
+  }
+  const auto end = Clock::now() + std::chrono::duration<double>(grace_s);
+  while (Clock::now() < end) {
+    bool running = false;
+    for (Child* c : children) {
+      if (c->exit_code) continue;
+      int status = 0;
+      if (::waitpid(c->pid, &status, WNOHANG) == c->pid) {
+        c->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      } else {
+        running = true;
+      }
+    }
+    if (!running) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  for (Child* c : children) {
+    if (c->exit_code) continue;
+    ::kill(c->pid, SIGKILL);
+    ::waitpid(c->pid, nullptr, 0);
+    c->exit_code = -1;
+  }
+}
+
+// The last line of `path` that starts with `prefix`, or "".
+std::string LastLine(const std::string& path, const std::string& prefix) {
+  std::ifstream f(path);
+  std::string line, last;
+  while (std::getline(f, line)) {
+    if (line.rfind(prefix, 0) == 0) last = line;
+  }
+  return last;
+}
+
+graph::Status ParseShape(const std::string& shape, int* c, int* w) {
+  const std::string bad = "SHAPE must be local:CxW with 1 <= C, W <= 64, not '" + shape + "'";
+  if (shape.rfind("local:", 0) != 0) return graph::InvalidArgument(bad);
+  const size_t x = shape.find('x', 6);
+  if (x == std::string::npos) return graph::InvalidArgument(bad);
+  auto cs = planner::ParseIntInRange("SHAPE", shape.substr(6, x - 6), 1, 64);
+  auto ws = planner::ParseIntInRange("SHAPE", shape.substr(x + 1), 1, 64);
+  if (!cs.ok() || !ws.ok()) return graph::InvalidArgument(bad);
+  *c = static_cast<int>(*cs);
+  *w = static_cast<int>(*ws);
+  return graph::Status::Ok();
+}
+
+struct Plan {
+  int controllers = 1, workers = 1;
+  std::string model, devices, worker_devices, mode = "sim", dir, out;
+  std::vector<std::string> search_flags;  // after --
+};
+
+// Starts the server, the workers and the controllers; their children in `all`.
+graph::Status StartFleet(const Plan& plan, std::vector<Child>* all) {
+  const int ps_port = FreePort();
+  if (ps_port < 0) return graph::IoError("no free loopback port for the parameter server");
+  const std::string ps = "tcp://127.0.0.1:" + std::to_string(ps_port);
+  auto add = [&](const std::string& what, const std::string& log,
+                 const std::vector<std::string>& args) -> graph::Status {
+    GRAPH_ASSIGN_OR_RETURN(pid_t pid, Spawn(args, log));
+    all->push_back({what, log, pid, std::nullopt});
+    return graph::Status::Ok();
+  };
+  GRAPH_RETURN_IF_ERROR(
+      add("ps", plan.dir + "/ps.log", {"ps", "--bind", ps, "--checkpoint", plan.dir + "/ps.ckpt"}));
+  for (int i = 1; i <= plan.controllers; ++i) {
+    const int port = FreePort();
+    if (port < 0)
+      return graph::IoError("no free loopback port for controller " + std::to_string(i));
+    const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(port);
+    const std::string fleet = plan.dir + "/fleet-" + std::to_string(i) + ".yaml";
+    GRAPH_RETURN_IF_ERROR(
+        graph::WriteFileAtomic(fleet, "bind: " + endpoint + "\nmode: " + plan.mode +
+                                          "\nworkers: " + std::to_string(plan.workers) + "\n"));
+    for (int j = 1; j <= plan.workers; ++j) {
+      const std::string name = "c" + std::to_string(i) + "w" + std::to_string(j);
+      GRAPH_RETURN_IF_ERROR(
+          add("worker " + name, plan.dir + "/worker-" + name + ".log",
+              {"worker", "--devices", plan.worker_devices, "--connect", endpoint, "--name", name}));
+    }
+    std::vector<std::string> args = {"search",
+                                     plan.model,
+                                     plan.devices,
+                                     "--reward",
+                                     "fleet",
+                                     "--fleet",
+                                     fleet,
+                                     "--ps",
+                                     ps,
+                                     "--seed",
+                                     std::to_string(i),
+                                     "-o",
+                                     plan.dir + "/controller-" + std::to_string(i) + ".yaml"};
+    args.insert(args.end(), plan.search_flags.begin(), plan.search_flags.end());
+    GRAPH_RETURN_IF_ERROR(add("controller " + std::to_string(i),
+                              plan.dir + "/controller-" + std::to_string(i) + ".log", args));
+  }
+  return graph::Status::Ok();
+}
+
+// One line per controller: its last progress line, or how it ended.
+void PrintProgress(const std::vector<Child*>& controllers) {
+  for (const Child* c : controllers) {
+    std::string state;
+    if (c->exit_code) {
+      state = *c->exit_code == 0 ? "done" : "failed (exit " + std::to_string(*c->exit_code) + ")";
+    } else {
+      state = LastLine(c->log, "update ");
+      if (state.empty()) state = LastLine(c->log, "fleet: ");
+      if (state.empty()) state = "starting";
+    }
+    std::printf("  %s: %s\n", c->what.c_str(), state.c_str());
+  }
+  std::fflush(stdout);
+}
+
+// The fastest placement the controllers wrote, copied to plan.out; the
+// controllers' result lines printed.
+int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
+  int code = 0;
+  std::optional<std::pair<double, std::string>> best;
+  for (const Child* c : controllers) {
+    const std::string found = LastLine(c->log, "  best found");
+    std::printf("%s: %s\n", c->what.c_str(),
+                found.empty() ? "no result (see its log)" : found.c_str() + 2);
+    if (c->exit_code != 0) code = 1;
+    // "controller 3" wrote controller-3.yaml (StartFleet).
+    const std::string path =
+        plan.dir + "/controller-" + c->what.substr(c->what.find(' ') + 1) + ".yaml";
+    auto p = planner::ReadPlacement(path);
+    if (!p.ok()) continue;
+    const std::optional<double> s = p->measured_step_s ? p->measured_step_s : p->simulated_step_s;
+    if (s && (!best || *s < best->first)) best = {{*s, path}};
+  }
+  if (best && !plan.out.empty()) {
+    auto bytes = graph::ReadFile(best->second);
+    graph::Status st = bytes.ok() ? graph::WriteFileAtomic(plan.out, *bytes) : bytes.status();
+    if (!st.ok()) return planner::ReportError(kName, st);
+    std::printf("placement: %s (from %s)\n", plan.out.c_str(), best->second.c_str());
+  }
+  std::printf("logs: %s\n", plan.dir.c_str());
+  return code;
+}
+
+int RunFleet(const Plan& plan) {
+  std::vector<Child> all;
+  all.reserve(1 + plan.controllers * (plan.workers + 1));
+  std::signal(SIGINT, OnFleetStop);
+  std::signal(SIGTERM, OnFleetStop);
+  graph::Status started = StartFleet(plan, &all);
+  std::vector<Child*> controllers, rest;
+  for (Child& c : all) (c.what.rfind("controller", 0) == 0 ? controllers : rest).push_back(&c);
+  if (!started.ok()) {
+    Stop(controllers, 10);
+    Stop(rest, 10);
+    return planner::ReportError(kName, started);
+  }
+  std::printf("fleet: parameter server, %d controllers, %d workers each; logs in %s\n",
+              plan.controllers, plan.workers, plan.dir.c_str());
+  auto last_print = Clock::now();
+  while (!g_stop) {
+    Reap(all);
+    bool running = false;
+    for (const Child* c : controllers) running |= !c->exit_code;
+    if (!running) break;
+    if (Clock::now() - last_print >= std::chrono::seconds(5)) {
+      PrintProgress(controllers);
+      last_print = Clock::now();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (g_stop) std::printf("fleet: stopping on a signal\n");
+  Stop(controllers, 30);  // they write their files on SIGTERM
+  Stop(rest, 10);
+  PrintProgress(controllers);
+  return Finish(plan, controllers);
+}
+
+}  // namespace
+
+int FleetCommand(int argc, char** argv) {
+  if (argc < 1 || std::strcmp(argv[0], "up") != 0) {
+    if (argc >= 1 && (!std::strcmp(argv[0], "--help") || !std::strcmp(argv[0], "-h"))) {
+      std::cout << planner::HelpText(kSpec);
+      return 0;
+    }
+    std::cerr << "planner fleet: the command is 'planner fleet up' (see planner fleet up --help)\n";
+    return 2;
+  }
+  Plan plan;
+  int split = argc;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--")) {
+      split = i;
+      break;
+    }
+  }
+  for (int i = split + 1; i < argc; ++i) plan.search_flags.push_back(argv[i]);
+  int exit_code = 0;
+  std::optional<planner::Args> args =
+      planner::ParseCommandLine(kSpec, split - 1, argv + 1, &exit_code);
+  if (!args) return exit_code;
+  if (graph::Status st = ParseShape(args->positional()[0], &plan.controllers, &plan.workers);
+      !st.ok()) {
+    return std::cerr << kName << st.message() << "\n", 2;
+  }
+  plan.model = args->positional()[1];
+  plan.devices = args->positional()[2];
+  plan.worker_devices = args->Get("--worker-devices", plan.devices);
+  plan.mode = args->Get("--mode", "sim");
+  if (plan.mode != "sim" && plan.mode != "real") {
+    return std::cerr << kName << "--mode must be sim or real, not '" << plan.mode << "'\n", 2;
+  }
+  plan.out = args->Get("-o");
+  plan.dir = args->Get("--dir", "/tmp/planner-fleet-" + std::to_string(::getpid()));
+  std::error_code ec;
+  std::filesystem::create_directories(plan.dir, ec);
+  if (ec) return planner::ReportError(kName, graph::IoError(plan.dir + ": " + ec.message()));
+  for (const std::string* path : {&plan.model, &plan.devices, &plan.worker_devices}) {
+    if (!std::filesystem::exists(*path)) {
+      return planner::ReportError(kName, graph::NotFound(*path + ": no such file"));
+    }
+  }
+  return RunFleet(plan);
+}
+
+}  // namespace controllers
