@@ -36,17 +36,26 @@ graph::Result<std::unique_ptr<Dispatcher>> Dispatcher::Bind(const FleetOptions& 
   auto ctx = std::make_unique<wire::Context>();
   wire::SocketOptions so;
   so.max_message_bytes = static_cast<size_t>(options.max_message_mb) << 20;
+  std::unique_ptr<wire::Authenticator> auth;
+  if (options.server_keys) {
+    auto started = wire::Authenticator::Start(*ctx, options.client_keys, "fleet: ");
+    if (!started.ok()) return started.status().WithContext(options.source);
+    auth = std::move(*started);
+    so.curve_server = options.server_keys;
+  }
   auto socket = wire::Socket::Bind(*ctx, wire::SocketKind::kRouter, options.bind, so);
   if (!socket.ok()) return socket.status().WithContext(options.source);
-  return std::unique_ptr<Dispatcher>(
-      new Dispatcher(options, std::move(devices), std::move(ctx), std::move(*socket)));
+  return std::unique_ptr<Dispatcher>(new Dispatcher(options, std::move(devices), std::move(ctx),
+                                                    std::move(auth), std::move(*socket)));
 }
 
 Dispatcher::Dispatcher(FleetOptions options, std::vector<ExpectedDevice> devices,
-                       std::unique_ptr<wire::Context> ctx, wire::Socket socket)
+                       std::unique_ptr<wire::Context> ctx,
+                       std::unique_ptr<wire::Authenticator> auth, wire::Socket socket)
     : o_(std::move(options)),
       devices_(std::move(devices)),
       ctx_(std::move(ctx)),
+      auth_(std::move(auth)),
       socket_(std::move(socket)) {}
 
 Dispatcher::~Dispatcher() {

@@ -84,7 +84,8 @@ class Dispatcher {
   struct RunState;
 
   Dispatcher(FleetOptions options, std::vector<ExpectedDevice> devices,
-             std::unique_ptr<wire::Context> ctx, wire::Socket socket);
+             std::unique_ptr<wire::Context> ctx, std::unique_ptr<wire::Authenticator> auth,
+             wire::Socket socket);
   // Reads every message waiting (up to `timeout_ms` for the first).
   void Pump(int timeout_ms, RunState* run);
   void Handle(const std::string& peer, const wire::pb::Envelope& e, RunState* run);
@@ -102,6 +103,7 @@ class Dispatcher {
   FleetOptions o_;
   std::vector<ExpectedDevice> devices_;
   std::unique_ptr<wire::Context> ctx_;
+  std::unique_ptr<wire::Authenticator> auth_;  // CURVE's allowed keys, or null
   wire::Socket socket_;
   std::map<std::string, Worker> workers_;  // by routing id
   uint64_t next_request_ = 1;

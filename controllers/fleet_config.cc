@@ -11,6 +11,13 @@ namespace controllers {
 
 namespace {
 
+// `path` as written in the fleet file `source`: relative to its folder.
+std::string Relative(const std::string& source, const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  const size_t slash = source.rfind('/');
+  return slash == std::string::npos ? path : source.substr(0, slash + 1) + path;
+}
+
 bool OnThisHost(const std::string& endpoint) {
   for (const char* prefix :
        {"tcp://127.", "tcp://localhost:", "tcp://[::1]:", "ipc://", "inproc://"}) {
@@ -43,6 +50,24 @@ graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& sou
     const std::string key = kv.first.as<std::string>();
     const std::string where =
         source + ":" + std::to_string(kv.first.Mark().line + 1) + ": '" + key + "'";
+    if (key == "server_key") {
+      if (!kv.second.IsScalar()) return graph::InvalidArgument(where + " must be a key file");
+      auto keys = wire::ReadKeyFile(Relative(source, kv.second.as<std::string>()), true);
+      if (!keys.ok()) return keys.status().WithContext(where);
+      o.server_keys = *keys;
+      continue;
+    }
+    if (key == "client_keys") {
+      if (!kv.second.IsSequence() || kv.second.size() == 0) {
+        return graph::InvalidArgument(where + " must be a list of public key files");
+      }
+      for (const YAML::Node& f : kv.second) {
+        auto keys = wire::ReadKeyFile(Relative(source, f.as<std::string>()), false);
+        if (!keys.ok()) return keys.status().WithContext(where);
+        o.client_keys.push_back(keys->public_key);
+      }
+      continue;
+    }
     if (key == "bind" || key == "mode") {
       if (!kv.second.IsScalar()) return graph::InvalidArgument(where + " must be a string");
       (key == "bind" ? o.bind : o.mode) = kv.second.as<std::string>();
@@ -65,15 +90,27 @@ graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& sou
   if (o.mode != "sim" && o.mode != "real") {
     return graph::InvalidArgument(source + ": mode must be sim or real, not '" + o.mode + "'");
   }
-  if (!OnThisHost(o.bind)) {
+  if (o.server_keys.has_value() != !o.client_keys.empty()) {
+    return graph::InvalidArgument(
+        source + ": server_key and client_keys go together (CURVE: docs/fleet.md)");
+  }
+  if (!OnThisHost(o.bind) && !o.server_keys) {
     return graph::InvalidArgument(source + ": bind '" + o.bind +
-                                  "' is not on this host, and a fleet off loopback needs CURVE "
-                                  "keys, which this build does not support yet (docs/fleet.md)");
+                                  "' is not on this host: a fleet on a network needs CURVE keys "
+                                  "(server_key, client_keys; planner fleet keygen)");
   }
   return o;
 }
 
 }  // namespace
+
+bool OnThisHost(const std::string& endpoint) {
+  for (const char* prefix :
+       {"tcp://127.", "tcp://localhost:", "tcp://[::1]:", "ipc://", "inproc://"}) {
+    if (endpoint.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
 
 graph::Result<FleetOptions> ParseFleetYaml(const std::string& text, const std::string& source) {
   try {

@@ -9,16 +9,21 @@
 //   evaluation_s: 600            # one evaluation's limit, heartbeats or not
 //   max_attempts: 3              # workers one placement is sent to before it fails
 //   max_message_mb: 256          # largest message either side accepts
+//   server_key: controller.key   # CURVE: this controller's key pair (planner fleet keygen)
+//   client_keys: [w1.pub, w2.pub]  # CURVE: the workers' public keys it lets in
 //
-// Every key is optional. Until CURVE keys are supported, `bind` must be on this
-// host (loopback tcp or ipc): a fleet must not take unauthenticated work from
-// the network.
+// Every key is optional; key file paths are relative to the fleet file. A
+// `bind` off this host (not loopback tcp, ipc or inproc) needs both CURVE
+// settings: a fleet never takes work from unauthenticated peers on a network.
 // Thread safety: value types and a free function.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "graph/status.h"
+#include "wire/socket.h"
 
 namespace controllers {
 
@@ -33,9 +38,14 @@ struct FleetOptions {
   double evaluation_s = 600;
   int max_attempts = 3;
   int max_message_mb = 256;
+  std::optional<wire::CurveKeys> server_keys;  // CURVE: set with client_keys
+  std::vector<std::string> client_keys;        // Z85 public keys of the workers let in
 };
 
 graph::Result<FleetOptions> ReadFleetFile(const std::string& path);
+
+// True for endpoints only this host can reach: loopback tcp, ipc, inproc.
+bool OnThisHost(const std::string& endpoint);
 graph::Result<FleetOptions> ParseFleetYaml(const std::string& text, const std::string& source);
 
 }  // namespace controllers

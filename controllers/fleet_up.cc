@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "graph/file_util.h"
 #include "planner/args.h"
 #include "planner/placement.h"
+#include "wire/socket.h"
 
 namespace controllers {
 
@@ -286,15 +288,45 @@ int RunFleet(const Plan& plan) {
   return Finish(plan, controllers);
 }
 
+const planner::CommandSpec kKeygenSpec{
+    "fleet keygen",
+    "NAME",
+    "Writes a ZeroMQ CURVE key pair for a fleet member: NAME.key (public and secret key,\n"
+    "readable by the owner only) and NAME.pub (the public key, to give to its peers). A\n"
+    "controller's fleet.yaml names its own .key (server_key) and the workers' .pub files\n"
+    "(client_keys); a worker takes its .key (--key) and the controller's .pub (--server-key).",
+    {"NAME"},
+    {}};
+
+int KeygenCommand(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<planner::Args> args =
+      planner::ParseCommandLine(kKeygenSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  const std::string name = args->positional()[0];
+  auto keys = wire::GenerateCurveKeys();
+  if (!keys.ok()) return planner::ReportError("planner fleet keygen: ", keys.status());
+  const mode_t old_mask = ::umask(077);  // the secret key's file is the owner's alone
+  graph::Status st = graph::WriteFileAtomic(name + ".key", wire::KeyFileText(*keys, true));
+  ::umask(old_mask);
+  if (st.ok()) st = graph::WriteFileAtomic(name + ".pub", wire::KeyFileText(*keys, false));
+  if (!st.ok()) return planner::ReportError("planner fleet keygen: ", st);
+  std::printf("key pair: %s.key (secret: keep it), %s.pub (public: %s)\n", name.c_str(),
+              name.c_str(), keys->public_key.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int FleetCommand(int argc, char** argv) {
+  if (argc >= 1 && !std::strcmp(argv[0], "keygen")) return KeygenCommand(argc - 1, argv + 1);
   if (argc < 1 || std::strcmp(argv[0], "up") != 0) {
     if (argc >= 1 && (!std::strcmp(argv[0], "--help") || !std::strcmp(argv[0], "-h"))) {
-      std::cout << planner::HelpText(kSpec);
+      std::cout << planner::HelpText(kSpec) << "\n" << planner::HelpText(kKeygenSpec);
       return 0;
     }
-    std::cerr << "planner fleet: the command is 'planner fleet up' (see planner fleet up --help)\n";
+    std::cerr << "planner fleet: the commands are 'fleet up' and 'fleet keygen' (see planner "
+                 "fleet --help)\n";
     return 2;
   }
   Plan plan;

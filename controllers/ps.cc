@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "controllers/fleet_config.h"
 #include "graph/file_util.h"
 #include "wire/codec.h"
 #include "wire/socket.h"
@@ -316,6 +317,11 @@ class Server {
 }  // namespace
 
 graph::Status ServeParameters(const PsOptions& o, const volatile std::sig_atomic_t* stop) {
+  if (!OnThisHost(o.bind)) {
+    return graph::InvalidArgument("--bind " + o.bind +
+                                  " is not on this host, and the parameter server has no CURVE "
+                                  "keys yet: run it beside its controllers, on loopback");
+  }
   ParameterState state;
   if (!o.checkpoint.empty() && graph::ReadFile(o.checkpoint).ok()) {
     GRAPH_ASSIGN_OR_RETURN(state, ParameterState::Load(o.checkpoint));

@@ -4,6 +4,10 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "graph/file_util.h"
 
 namespace wire {
 
@@ -46,6 +50,21 @@ graph::Result<void*> MakeSocket(Context& ctx, SocketKind kind, const std::string
   if (o.immediate) {
     const int one = 1;
     if (zmq_setsockopt(s, ZMQ_IMMEDIATE, &one, sizeof one) != 0) return fail("ZMQ_IMMEDIATE");
+  }
+  if (o.curve_server) {
+    const int one = 1;
+    if (zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof one) != 0 ||
+        zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, o.curve_server->secret_key.c_str(), 41) != 0 ||
+        zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, "planner", 7) != 0) {
+      return fail("CURVE server keys");
+    }
+  }
+  if (o.curve_client) {
+    if (zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, o.curve_server_public_key.c_str(), 41) != 0 ||
+        zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, o.curve_client->public_key.c_str(), 41) != 0 ||
+        zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, o.curve_client->secret_key.c_str(), 41) != 0) {
+      return fail("CURVE client keys");
+    }
   }
   if (kind == SocketKind::kRouter) {
     // A send to a peer that is gone fails instead of vanishing silently.
@@ -157,6 +176,117 @@ graph::Result<std::vector<bool>> Poll(const std::vector<const Socket*>& sockets,
   }
   for (size_t i = 0; i < sockets.size(); ++i) ready[i] = (items[i].revents & ZMQ_POLLIN) != 0;
   return ready;
+}
+
+graph::Result<CurveKeys> GenerateCurveKeys() {
+  char pub[41] = {}, sec[41] = {};
+  if (zmq_curve_keypair(pub, sec) != 0) return ZmqError("CURVE key pair");
+  return CurveKeys{pub, sec};
+}
+
+std::string KeyFileText(const CurveKeys& keys, bool with_secret) {
+  std::string text =
+      "# a ZeroMQ CURVE key (planner fleet keygen)\npublic: " + keys.public_key + "\n";
+  if (with_secret) text += "secret: " + keys.secret_key + "\n";
+  return text;
+}
+
+graph::Result<CurveKeys> ReadKeyFile(const std::string& path, bool need_secret) {
+  GRAPH_ASSIGN_OR_RETURN(std::string text, graph::ReadFile(path));
+  CurveKeys keys;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    for (auto [prefix, out] : {std::pair<const char*, std::string*>{"public: ", &keys.public_key},
+                               {"secret: ", &keys.secret_key}}) {
+      if (line.rfind(prefix, 0) == 0) *out = line.substr(std::strlen(prefix));
+    }
+  }
+  auto valid = [](const std::string& z85) {
+    uint8_t bin[32];
+    return z85.size() == 40 && zmq_z85_decode(bin, z85.c_str()) != nullptr;
+  };
+  if (!valid(keys.public_key)) {
+    return graph::InvalidArgument(path + ": no valid 'public:' key (40 Z85 characters)");
+  }
+  if (need_secret && !valid(keys.secret_key)) {
+    return graph::InvalidArgument(
+        path + ": no valid 'secret:' key (a key pair from planner fleet keygen)");
+  }
+  return keys;
+}
+
+graph::Result<std::unique_ptr<Authenticator>> Authenticator::Start(Context& ctx,
+                                                                   std::vector<std::string> allowed,
+                                                                   std::string log_prefix) {
+  std::unique_ptr<Authenticator> a(new Authenticator());
+  a->socket_ = zmq_socket(ctx.handle(), ZMQ_REP);
+  if (!a->socket_) return ZmqError("ZAP handler socket");
+  const int linger = 0;
+  zmq_setsockopt(a->socket_, ZMQ_LINGER, &linger, sizeof linger);
+  if (zmq_bind(a->socket_, "inproc://zeromq.zap.01") != 0) {
+    graph::Status st = ZmqError("inproc://zeromq.zap.01: cannot bind the ZAP handler");
+    zmq_close(a->socket_);
+    a->socket_ = nullptr;
+    return st;
+  }
+  a->allowed_ = std::move(allowed);
+  a->log_prefix_ = std::move(log_prefix);
+  a->thread_ = std::thread([p = a.get()] { p->Serve(); });
+  return a;
+}
+
+Authenticator::~Authenticator() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  if (socket_) zmq_close(socket_);
+}
+
+void Authenticator::Serve() {
+  // ZAP (RFC 27): version, request id, domain, address, routing id, mechanism,
+  // then the mechanism's credentials (CURVE: the client's 32-byte public key).
+  while (!stop_) {
+    zmq_pollitem_t item = {socket_, 0, ZMQ_POLLIN, 0};
+    if (zmq_poll(&item, 1, 100) <= 0) continue;
+    std::vector<std::string> frames;
+    for (;;) {
+      zmq_msg_t msg;
+      zmq_msg_init(&msg);
+      if (zmq_msg_recv(&msg, socket_, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&msg);
+        break;
+      }
+      frames.emplace_back(static_cast<const char*>(zmq_msg_data(&msg)), zmq_msg_size(&msg));
+      const bool more = zmq_msg_more(&msg);
+      zmq_msg_close(&msg);
+      if (!more) break;
+    }
+    if (frames.size() < 6) continue;
+    bool ok = false;
+    std::string key = "(none)";
+    if (frames[5] == "CURVE" && frames.size() >= 7 && frames[6].size() == 32) {
+      char z85[41] = {};
+      zmq_z85_encode(z85, reinterpret_cast<const uint8_t*>(frames[6].data()), 32);
+      key = z85;
+      for (const std::string& a : allowed_) ok |= a == key;
+    }
+    if (!ok) {
+      ++refused_;
+      // Once per key: a refused client reconnects every 100 ms.
+      if (logged_.insert(key + " " + frames[3]).second) {
+        std::fprintf(stderr, "%srefused a client at %s: its key %s is not allowed\n",
+                     log_prefix_.c_str(), frames[3].c_str(), key.c_str());
+      }
+    }
+    const std::vector<std::string> reply = {
+        "1.0", frames[1], ok ? "200" : "400", ok ? "OK" : "key not allowed", ok ? key : "", ""};
+    for (size_t i = 0; i < reply.size(); ++i) {
+      zmq_send(socket_, reply[i].data(), reply[i].size(), i + 1 < reply.size() ? ZMQ_SNDMORE : 0);
+    }
+  }
 }
 
 std::string PrintableId(const std::string& id) {

@@ -12,9 +12,13 @@
 // a time (ZeroMQ's rule), and may be moved between threads.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "graph/status.h"
@@ -36,6 +40,19 @@ class Context {
 
 enum class SocketKind { kRouter, kDealer, kPair };
 
+// A CURVE key pair, Z85-encoded (40 characters each), as `planner fleet
+// keygen` writes it.
+struct CurveKeys {
+  std::string public_key;
+  std::string secret_key;
+};
+
+graph::Result<CurveKeys> GenerateCurveKeys();
+// Key files: lines "public: Z85" and (for a key pair) "secret: Z85". ReadKeyFile
+// needs the public key, and the secret one when `need_secret`.
+std::string KeyFileText(const CurveKeys& keys, bool with_secret);
+graph::Result<CurveKeys> ReadKeyFile(const std::string& path, bool need_secret);
+
 struct SocketOptions {
   // ZeroMQ drops a peer's connection when it sends a larger message, so an
   // oversized message never reaches the process.
@@ -49,6 +66,12 @@ struct SocketOptions {
   // at once instead of queueing for a peer that may come back (a client that
   // re-sends on its own timer wants this).
   bool immediate = false;
+  // CURVE (encryption and authentication). A server (a bound ROUTER) with
+  // `curve_server` set accepts only clients an Authenticator allows; a
+  // client sets its own key pair and the server's public key.
+  std::optional<CurveKeys> curve_server;
+  std::optional<CurveKeys> curve_client;
+  std::string curve_server_public_key;
 };
 
 using Frames = std::vector<std::string>;
@@ -77,6 +100,32 @@ class Socket {
   Socket(void* socket, std::string endpoint) : socket_(socket), endpoint_(std::move(endpoint)) {}
   void* socket_ = nullptr;
   std::string endpoint_;
+};
+
+// ZeroMQ's authentication handler (ZAP) for the CURVE servers of a context:
+// while alive, a client whose public key is not in `allowed` (Z85) is refused
+// during the handshake, before any message of it reaches a socket, and one line
+// names its address. Must be started before the server socket binds.
+class Authenticator {
+ public:
+  static graph::Result<std::unique_ptr<Authenticator>> Start(Context& ctx,
+                                                             std::vector<std::string> allowed,
+                                                             std::string log_prefix);
+  ~Authenticator();
+  Authenticator(const Authenticator&) = delete;
+  Authenticator& operator=(const Authenticator&) = delete;
+  int refused() const { return refused_; }
+
+ private:
+  Authenticator() = default;
+  void Serve();
+  void* socket_ = nullptr;
+  std::vector<std::string> allowed_;  // Z85 public keys
+  std::string log_prefix_;
+  std::set<std::string> logged_;  // refused keys and addresses already logged
+  std::atomic<bool> stop_{false};
+  std::atomic<int> refused_{0};
+  std::thread thread_;
 };
 
 // Waits up to `timeout_ms` until one of the sockets has a message to read;

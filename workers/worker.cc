@@ -332,6 +332,8 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
   wire::SocketOptions so;
   so.max_message_bytes = o.max_message_bytes;
   so.routing_id = hello.name() + "/" + std::to_string(hello.pid());
+  so.curve_client = o.keys;
+  so.curve_server_public_key = o.server_public_key;
   GRAPH_ASSIGN_OR_RETURN(wire::Socket controller,
                          wire::Socket::Connect(ctx, wire::SocketKind::kDealer, o.connect, so));
   const std::string done = "inproc://worker-done";

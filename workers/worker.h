@@ -14,10 +14,12 @@
 
 #include <csignal>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "graph/status.h"
 #include "wire/codec.h"
+#include "wire/socket.h"
 
 namespace workers {
 
@@ -31,6 +33,9 @@ struct WorkerOptions {
   size_t max_message_bytes = wire::kDefaultMaxMessageBytes;
   // Held while a `real` evaluation measures: shared by the workers of a host.
   std::string measure_lock = "/tmp/planner-measure.lock";
+  // CURVE: this worker's key pair and the controller's public key (both or neither).
+  std::optional<wire::CurveKeys> keys;
+  std::string server_public_key;
 };
 
 // Serves until `*stop` becomes nonzero, then says Bye. Returns the error that

@@ -12,7 +12,7 @@ namespace {
 const planner::CommandSpec kSpec{
     "worker",
     "--devices DEVICES --connect ENDPOINT [--name NAME] [--profile PROFILE] [--cached-models N]\n"
-    "       [--max-message-mb N]",
+    "       [--max-message-mb N] [--key WORKER.key --server-key CONTROLLER.pub]",
     "Evaluates the placements a search's controller sends (planner search --reward fleet):\n"
     "on the simulator with this worker's profile, or on the devices of DEVICES by running\n"
     "training steps (docs/fleet.md). Registers at ENDPOINT, heartbeats, and serves until\n"
@@ -23,7 +23,9 @@ const planner::CommandSpec kSpec{
      {"--name", "NAME", "this worker's name in the controller's logs (default HOST:PID)"},
      {"--profile", "PROFILE", "op and link costs for sim evaluations of real devices"},
      {"--cached-models", "N", "models kept between requests (default 4)"},
-     {"--max-message-mb", "N", "largest message accepted, in MiB (default 256)"}}};
+     {"--max-message-mb", "N", "largest message accepted, in MiB (default 256)"},
+     {"--key", "FILE", "CURVE: this worker's key pair (planner fleet keygen)"},
+     {"--server-key", "FILE", "CURVE: the controller's public key"}}};
 
 constexpr char kName[] = "planner worker: ";
 
@@ -54,6 +56,18 @@ int WorkerCommand(int argc, char** argv) {
     auto n = planner::ParseIntInRange("--max-message-mb", args->Get("--max-message-mb"), 1, 65536);
     if (!n.ok()) return std::cerr << kName << n.status().message() << "\n", 2;
     o.max_message_bytes = static_cast<size_t>(*n) << 20;
+  }
+  if (args->Has("--key") != args->Has("--server-key")) {
+    std::cerr << kName << "--key and --server-key go together\n";
+    return 2;
+  }
+  if (args->Has("--key")) {
+    auto keys = wire::ReadKeyFile(args->Get("--key"), true);
+    if (!keys.ok()) return planner::ReportError(kName, keys.status());
+    auto server = wire::ReadKeyFile(args->Get("--server-key"), false);
+    if (!server.ok()) return planner::ReportError(kName, server.status());
+    o.keys = *keys;
+    o.server_public_key = server->public_key;
   }
   std::signal(SIGINT, OnWorkerStop);
   std::signal(SIGTERM, OnWorkerStop);

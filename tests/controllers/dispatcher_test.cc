@@ -40,6 +40,8 @@ struct Behaviour {
   int late_answer_ms = -1;          // ...then answers it anyway after this long (>= 0)
   bool forgets_models = false;      // every request without a model gets NeedModel
   std::vector<ExpectedDevice> devices = kDevices;
+  std::optional<wire::CurveKeys> keys;  // CURVE client: its key pair
+  std::string server_key;               // and the controller's public key
 };
 
 class FakeWorker {
@@ -61,6 +63,8 @@ class FakeWorker {
     wire::Context ctx;
     wire::SocketOptions o;
     o.routing_id = name;
+    o.curve_client = b_.keys;
+    o.curve_server_public_key = b_.server_key;
     auto s = wire::Socket::Connect(ctx, wire::SocketKind::kDealer, endpoint, o);
     ASSERT_TRUE(s.ok());
     wire::pb::Envelope hello;
@@ -252,6 +256,34 @@ TEST(Dispatcher, RunWithoutWorkersFailsEachPlacementAfterTheRegisterTimeout) {
     EXPECT_NE(out.status.message().find((*d)->endpoint()), std::string::npos);
   }
   EXPECT_EQ((*d)->counters().outcomes, 3);
+}
+
+TEST(Dispatcher, WorkerWithoutAnAllowedCurveKeyGetsNothing) {
+  auto server = wire::GenerateCurveKeys(), friendly = wire::GenerateCurveKeys(),
+       stranger = wire::GenerateCurveKeys();
+  ASSERT_TRUE(server.ok() && friendly.ok() && stranger.ok());
+  FleetOptions o = Fast();
+  o.register_timeout_s = 1;
+  o.server_keys = *server;
+  o.client_keys = {friendly->public_key};
+  auto d = Dispatcher::Bind(o, kDevices);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  Behaviour bad;
+  bad.keys = *stranger;
+  bad.server_key = server->public_key;
+  FakeWorker intruder((*d)->endpoint(), "intruder", bad);
+  FakeWorker plain((*d)->endpoint(), "plain", {});
+  EXPECT_FALSE((*d)->WaitForWorkers(1).ok());
+  Behaviour good;
+  good.keys = *friendly;
+  good.server_key = server->public_key;
+  FakeWorker member((*d)->endpoint(), "member", good);
+  ASSERT_TRUE((*d)->WaitForWorkers(1).ok());
+  const auto p = Placements(4);
+  ExpectAnswered(RunAll(**d, p), p);
+  EXPECT_EQ(member.evaluations(), 4);
+  EXPECT_EQ(intruder.evaluations() + plain.evaluations(), 0);
+  EXPECT_EQ((*d)->registered(), 1);
 }
 
 void SendRawBytes(int port, const std::string& bytes) {

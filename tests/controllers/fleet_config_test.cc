@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "graph/file_util.h"
+
 namespace controllers {
 namespace {
 
@@ -49,6 +53,25 @@ TEST(FleetConfig, UnknownModeIsAnError) {
   auto o = ParseFleetYaml("mode: remote\n", "f");
   ASSERT_FALSE(o.ok());
   EXPECT_NE(o.status().message().find("sim or real"), std::string::npos);
+}
+
+TEST(FleetConfig, CurveKeysAreReadRelativeToTheFleetFile) {
+  const std::string dir = ::testing::TempDir() + "/fleet_keys";
+  std::filesystem::create_directories(dir);
+  auto server = wire::GenerateCurveKeys(), worker = wire::GenerateCurveKeys();
+  ASSERT_TRUE(server.ok() && worker.ok());
+  ASSERT_TRUE(graph::WriteFileAtomic(dir + "/c.key", wire::KeyFileText(*server, true)).ok());
+  ASSERT_TRUE(graph::WriteFileAtomic(dir + "/w.pub", wire::KeyFileText(*worker, false)).ok());
+  auto o = ParseFleetYaml("bind: tcp://0.0.0.0:5555\nserver_key: c.key\nclient_keys: [w.pub]\n",
+                          dir + "/fleet.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->server_keys->secret_key, server->secret_key);
+  ASSERT_EQ(o->client_keys.size(), 1u);
+  EXPECT_EQ(o->client_keys[0], worker->public_key);
+  EXPECT_FALSE(ParseFleetYaml("server_key: c.key\n", dir + "/fleet.yaml").ok());
+  EXPECT_FALSE(
+      ParseFleetYaml("client_keys: [c.key, missing.pub]\nserver_key: c.key\n", dir + "/fleet.yaml")
+          .ok());
 }
 
 TEST(FleetConfig, BindOffThisHostIsRefusedWithoutKeys) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "graph/file_util.h"
+
 namespace wire {
 namespace {
 
@@ -70,6 +72,62 @@ TEST(Socket, OversizedMessageNeverArrives) {
   auto got = router->Receive(300);
   ASSERT_TRUE(got.ok());
   EXPECT_FALSE(*got);
+}
+
+TEST(Curve, OnlyAClientWithAnAllowedKeyIsHeard) {
+  auto server_keys = GenerateCurveKeys();
+  auto allowed = GenerateCurveKeys();
+  auto other = GenerateCurveKeys();
+  ASSERT_TRUE(server_keys.ok() && allowed.ok() && other.ok());
+  Context ctx;
+  auto auth = Authenticator::Start(ctx, {allowed->public_key}, "test: ");
+  ASSERT_TRUE(auth.ok()) << auth.status().message();
+  SocketOptions so;
+  so.curve_server = *server_keys;
+  auto server = Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:*", so);
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  auto client = [&](const std::optional<CurveKeys>& keys, const std::string& text) {
+    SocketOptions co;
+    co.curve_client = keys;
+    co.curve_server_public_key = server_keys->public_key;
+    co.linger_ms = 0;
+    auto c = Socket::Connect(ctx, SocketKind::kDealer, server->endpoint(), co);
+    EXPECT_TRUE(c.ok());
+    EXPECT_TRUE(c->Send({text}).ok());
+    return std::move(*c);
+  };
+  Socket stranger = client(*other, "from a stranger");
+  Socket plain = client(std::nullopt, "in plain text");
+  Socket friendly = client(*allowed, "from a friend");
+  std::vector<std::string> heard;
+  for (int i = 0; i < 10; ++i) {
+    auto got = server->Receive(100);
+    ASSERT_TRUE(got.ok());
+    if (*got) heard.push_back((**got)[1]);
+  }
+  ASSERT_EQ(heard.size(), 1u);
+  EXPECT_EQ(heard[0], "from a friend");
+  EXPECT_GE((*auth)->refused(), 1);
+}
+
+TEST(Curve, KeyFilesRoundTripAndBadOnesAreNamed) {
+  auto keys = GenerateCurveKeys();
+  ASSERT_TRUE(keys.ok());
+  const std::string dir = ::testing::TempDir();
+  const std::string pair = dir + "/k.key", pub = dir + "/k.pub", bad = dir + "/bad.key";
+  ASSERT_TRUE(graph::WriteFileAtomic(pair, KeyFileText(*keys, true)).ok());
+  ASSERT_TRUE(graph::WriteFileAtomic(pub, KeyFileText(*keys, false)).ok());
+  ASSERT_TRUE(graph::WriteFileAtomic(bad, "public: not a key\n").ok());
+  auto read = ReadKeyFile(pair, true);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->secret_key, keys->secret_key);
+  EXPECT_TRUE(ReadKeyFile(pub, false).ok());
+  auto no_secret = ReadKeyFile(pub, true);
+  ASSERT_FALSE(no_secret.ok());
+  EXPECT_NE(no_secret.status().message().find("secret"), std::string::npos);
+  auto broken = ReadKeyFile(bad, false);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.status().message().find(bad), std::string::npos);
 }
 
 TEST(Socket, PrintableIdShowsBinaryIdsInHex) {

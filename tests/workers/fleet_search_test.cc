@@ -156,6 +156,35 @@ TEST(FleetSearch, FleetFlagGoesOnlyWithFleetRewards) {
   EXPECT_EQ(missing.code, 2);
 }
 
+TEST(FleetSearch, OnlyAWorkerWithAnAllowedKeyGetsAPlacement) {
+  for (const char* name : {"controller", "member", "intruder"}) {
+    RunResult k = Planner("fleet keygen " + Dir() + "/" + name);
+    ASSERT_EQ(k.code, 0) << k.err;
+  }
+  Processes p;
+  const int port = FreePort();
+  const std::string fleet =
+      WriteFleet("curve", port,
+                 "register_timeout_s: 3\nserver_key: controller.key\nclient_keys: [member.pub]\n");
+  const std::string common = Model("emotion") + " " + Config("k40-paper-2gpu") +
+                             " --reward fleet --fleet " + fleet + " --iterations 1 --refine 0";
+  auto worker = [&](const std::string& key, const std::string& log) {
+    return p.Start(WorkerCommand(Config("k40-paper-2gpu"), port, key) + " --key " + Dir() + "/" +
+                       key + ".key --server-key " + Dir() + "/controller.pub",
+                   Dir() + "/" + log);
+  };
+  const pid_t intruder = worker("intruder", "intruder.log");
+  RunResult refused = Planner("search " + common);
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("0 of 1 workers registered"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("is not allowed"), std::string::npos) << refused.err;
+  p.Signal(intruder, SIGTERM);
+  p.Wait(intruder, 10);
+  worker("member", "member.log");
+  RunResult served = Planner("search " + common);
+  EXPECT_EQ(served.code, 0) << served.out << served.err;
+}
+
 TEST(FleetWorker, BadDevicesFileIsAOneLineError) {
   RunResult r = Planner("worker --devices /nonexistent/devices.yaml --connect tcp://127.0.0.1:1");
   EXPECT_EQ(r.code, 1);
