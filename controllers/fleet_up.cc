@@ -22,6 +22,7 @@
 #include "graph/file_util.h"
 #include "planner/args.h"
 #include "planner/placement.h"
+#include "planner/stop_signals.h"
 #include "wire/socket.h"
 
 namespace controllers {
@@ -44,9 +45,6 @@ const planner::CommandSpec kSpec{
      {"--dir", "RUN_DIR", "where logs and files go (default planner-fleet-PID in /tmp)"}}};
 
 constexpr char kName[] = "planner fleet up: ";
-
-volatile std::sig_atomic_t g_stop = 0;
-extern "C" void OnFleetStop(int) { g_stop = 1; }
 
 using Clock = std::chrono::steady_clock;
 
@@ -257,8 +255,7 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
 int RunFleet(const Plan& plan) {
   std::vector<Child> all;
   all.reserve(1 + plan.controllers * (plan.workers + 1));
-  std::signal(SIGINT, OnFleetStop);
-  std::signal(SIGTERM, OnFleetStop);
+  planner::StopOnSignals stop;
   graph::Status started = StartFleet(plan, &all);
   std::vector<Child*> controllers, rest;
   for (Child& c : all) (c.what.rfind("controller", 0) == 0 ? controllers : rest).push_back(&c);
@@ -270,7 +267,7 @@ int RunFleet(const Plan& plan) {
   std::printf("fleet: parameter server, %d controllers, %d workers each; logs in %s\n",
               plan.controllers, plan.workers, plan.dir.c_str());
   auto last_print = Clock::now();
-  while (!g_stop) {
+  while (!planner::StopOnSignals::requested()) {
     Reap(all);
     bool running = false;
     for (const Child* c : controllers) running |= !c->exit_code;
@@ -281,7 +278,7 @@ int RunFleet(const Plan& plan) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  if (g_stop) std::printf("fleet: stopping on a signal\n");
+  if (planner::StopOnSignals::requested()) std::printf("fleet: stopping on a signal\n");
   Stop(controllers, 30);  // they write their files on SIGTERM
   Stop(rest, 10);
   PrintProgress(controllers);

@@ -4,6 +4,7 @@
 
 #include "controllers/ps.h"
 #include "planner/args.h"
+#include "planner/stop_signals.h"
 
 namespace controllers {
 
@@ -25,9 +26,6 @@ const planner::CommandSpec kSpec{
 
 constexpr char kName[] = "planner ps: ";
 
-volatile std::sig_atomic_t g_stop = 0;
-extern "C" void OnPsStop(int) { g_stop = 1; }
-
 }  // namespace
 
 int PsCommand(int argc, char** argv) {
@@ -48,9 +46,8 @@ int PsCommand(int argc, char** argv) {
     if (!s.ok()) return std::cerr << kName << s.status().message() << "\n", 2;
     o.checkpoint_every_s = *s;
   }
-  std::signal(SIGINT, OnPsStop);
-  std::signal(SIGTERM, OnPsStop);
-  graph::Status st = ServeParameters(o, &g_stop);
+  planner::StopOnSignals stop;
+  graph::Status st = ServeParameters(o, planner::StopOnSignals::flag());
   if (!st.ok()) return planner::ReportError(kName, st);
   return 0;
 }

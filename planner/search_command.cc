@@ -23,6 +23,7 @@
 #include "planner/reward.h"
 #include "planner/reward_memo.h"
 #include "planner/search.h"
+#include "planner/stop_signals.h"
 #include "planner/verdict.h"
 #include "runtime/kernel.h"
 #include "runtime/profile.h"
@@ -92,30 +93,6 @@ const CommandSpec kSpec{
 constexpr char kName[] = "planner search: ";
 
 int Fail(const graph::Status& st) { return ReportError(kName, st); }
-
-volatile std::sig_atomic_t g_stop = 0;
-extern "C" void OnStopSignal(int) { g_stop = 1; }
-
-// While alive, SIGINT and SIGTERM set g_stop instead of ending the process; the
-// previous handlers come back after, so a signal then ends it.
-class StopOnSignals {
- public:
-  StopOnSignals() {
-    g_stop = 0;
-    old_int_ = std::signal(SIGINT, OnStopSignal);
-    old_term_ = std::signal(SIGTERM, OnStopSignal);
-  }
-  ~StopOnSignals() {
-    std::signal(SIGINT, old_int_);
-    std::signal(SIGTERM, old_term_);
-  }
-  StopOnSignals(const StopOnSignals&) = delete;
-  StopOnSignals& operator=(const StopOnSignals&) = delete;
-
- private:
-  void (*old_int_)(int) = nullptr;
-  void (*old_term_)(int) = nullptr;
-};
 
 // The command's own flags, validated (usage errors name the flag).
 struct SearchFlags {
@@ -349,7 +326,7 @@ ClimbResult ClimbFromStarts(const graph::Graph& forward, const cluster::Cluster&
     if (e.status.ok()) s.step_s = e.step_s;
   }
   out.result = RefineFromStarts(forward, static_cast<int>(c.devices.size()), climb_on, out.starts,
-                                options, &g_stop);
+                                options, StopOnSignals::flag());
   const RefineResult& r = out.result.refine;
   std::string from;
   for (size_t i = 0; i < out.starts.size(); ++i) {
@@ -564,7 +541,7 @@ int SearchCommand(int argc, char** argv) {
   auto last_checkpoint = Clock::now();
   std::vector<CurvePoint> curve;
   graph::Status failure = graph::Status::Ok();
-  while (!g_stop) {
+  while (!StopOnSignals::requested()) {
     if (iterations && search.iterations() >= *iterations) break;
     if (budget_s && search.elapsed_s() >= *budget_s) break;
     SearchIteration it = search.Step(*reward);
@@ -595,7 +572,7 @@ int SearchCommand(int argc, char** argv) {
       last_checkpoint = now;
     }
   }
-  if (g_stop)
+  if (StopOnSignals::requested())
     std::printf("stopped by a signal after %d updates; files are complete\n", search.iterations());
   if (!failure.ok()) return Fail(failure);
   if (!checkpoint_path.empty()) {
@@ -613,7 +590,7 @@ int SearchCommand(int argc, char** argv) {
   std::printf("policy search: best %s (%s) after %d updates, %.1f s\n",
               FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
               search.elapsed_s());
-  if (climb_on && refine_s > 0 && !g_stop) {
+  if (climb_on && refine_s > 0 && !StopOnSignals::requested()) {
     RefineOptions refine;
     refine.budget_s = refine_s;
     refine.seed = seed;
@@ -652,7 +629,7 @@ int SearchCommand(int argc, char** argv) {
     if (real.ok()) on_hardware = (sim_checked_on = std::move(*real)).get();
   }
   std::string verdict_text;
-  if (on_hardware && best_baseline_s && !g_stop) {
+  if (on_hardware && best_baseline_s && !StopOnSignals::requested()) {
     const bool was_baseline = best.device_of_node == best_baseline_devices;
     verdict_text = DecideOnHardware(*on_hardware, real_rewards, verdict_options, best_baseline,
                                     best_baseline_devices, &*best_baseline_s, &best);
@@ -672,7 +649,7 @@ int SearchCommand(int argc, char** argv) {
   if (!checkpoint_path.empty()) std::printf("checkpoint: %s\n", checkpoint_path.c_str());
 
   // With simulated rewards on real devices, the result is measured for real.
-  if (sim_checked_on && !g_stop) {
+  if (sim_checked_on && !StopOnSignals::requested()) {
     Evaluation m = sim_checked_on->Evaluate(best.device_of_node);
     if (m.status.ok()) {
       std::printf("  measured       %s on the real devices; simulator error %+.1f%%\n",

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "planner/args.h"
+#include "planner/stop_signals.h"
 #include "workers/worker.h"
 
 namespace workers {
@@ -28,9 +29,6 @@ const planner::CommandSpec kSpec{
      {"--server-key", "FILE", "CURVE: the controller's public key"}}};
 
 constexpr char kName[] = "planner worker: ";
-
-volatile std::sig_atomic_t g_stop = 0;
-extern "C" void OnWorkerStop(int) { g_stop = 1; }
 
 }  // namespace
 
@@ -69,9 +67,8 @@ int WorkerCommand(int argc, char** argv) {
     o.keys = *keys;
     o.server_public_key = server->public_key;
   }
-  std::signal(SIGINT, OnWorkerStop);
-  std::signal(SIGTERM, OnWorkerStop);
-  graph::Status st = RunWorker(o, &g_stop);
+  planner::StopOnSignals stop;
+  graph::Status st = RunWorker(o, planner::StopOnSignals::flag());
   if (!st.ok()) return planner::ReportError(kName, st);
   return 0;
 }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "planner/cli_util.h"
 #include "processes.h"
@@ -93,6 +94,71 @@ TEST(FleetUp, KilledFleetTakesItsProcessesWithIt) {
   p.Signal(up, SIGKILL);
   p.Wait(up, 10);
   EXPECT_TRUE(NoneLeft(run, 30));
+}
+
+// The pid of the process whose command line holds `text`, or -1.
+pid_t ProcessWith(const std::string& text) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    for (char& c : cmdline) c = c == '\0' ? ' ' : c;
+    if (cmdline.find(text) != std::string::npos) return std::stoi(name);
+  }
+  return -1;
+}
+
+// "fleet: N placements, M outcomes, ... K workers lost" of a controller's log.
+std::vector<long> Counts(const std::string& log) {
+  std::smatch m;
+  const std::regex line("fleet: ([0-9]+) placements, ([0-9]+) outcomes, .* ([0-9]+) workers lost");
+  if (!std::regex_search(log, m, line)) return {};
+  return {std::stol(m[1]), std::stol(m[2]), std::stol(m[3])};
+}
+
+// The whole fleet: a server, 2 controllers and 4 workers; a zoo model
+// on simulated GPUs with a worker killed mid-run, then a model of the
+// repository measured on the local CPUs.
+TEST(FleetUp, ServerTwoControllersFourWorkersSurviveAKilledWorker) {
+  const std::string zoo = Dir() + "/two_branch.pb";
+  ASSERT_EQ(Planner("zoo two_branch -o " + zoo).code, 0);
+  Processes p;
+  const std::string run = Dir() + "/run-sim";
+  const pid_t up = p.Start(std::string(PLANNER_BIN) + " fleet up local:2x2 " + zoo + " " +
+                               Config("k40-paper-2gpu") + " --dir " + run + " -o " + run +
+                               "/best.yaml -- --budget 8s --refine 2s",
+                           Dir() + "/up-sim");
+  for (int i = 0; i < 600 && Slurp(run + "/controller-1.log").find("update ") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const pid_t victim = ProcessWith("--name c1w1");
+  ASSERT_GT(victim, 0) << Slurp(Dir() + "/up-sim");
+  ::kill(victim, SIGKILL);
+  ASSERT_EQ(p.Wait(up, 120), 0) << Slurp(Dir() + "/up-sim");
+  for (int c = 1; c <= 2; ++c) {
+    const std::vector<long> n = Counts(Slurp(run + "/controller-" + std::to_string(c) + ".log"));
+    ASSERT_EQ(n.size(), 3u) << Slurp(run + "/controller-" + std::to_string(c) + ".log");
+    EXPECT_GT(n[0], 0);
+    EXPECT_EQ(n[0], n[1]);
+    if (c == 1) EXPECT_GE(n[2], 1);
+  }
+  EXPECT_NE(Slurp(run + "/best.yaml").find("devices:"), std::string::npos);
+  EXPECT_TRUE(NoneLeft(run, 10));
+
+  const std::string real = Dir() + "/run-real";
+  RunResult r = Planner("fleet up local:2x2 " + Model("emotion") + " " + Config("local-2cpu") +
+                        " --mode real --dir " + real + " -o " + real +
+                        "/best.yaml -- --iterations 1 --steps 1 --rounds 3 --refine 0");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  for (int c = 1; c <= 2; ++c) {
+    const std::vector<long> n = Counts(Slurp(real + "/controller-" + std::to_string(c) + ".log"));
+    ASSERT_EQ(n.size(), 3u);
+    EXPECT_EQ(n[0], n[1]);
+  }
+  EXPECT_NE(Slurp(real + "/best.yaml").find("devices:"), std::string::npos);
+  EXPECT_TRUE(NoneLeft(real, 10));
 }
 
 TEST(FleetUp, BadShapeIsAUsageError) {

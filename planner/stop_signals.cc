@@ -1,0 +1,23 @@
+#include "planner/stop_signals.h"
+
+namespace planner {
+
+namespace {
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void OnStopSignal(int) { g_stop = 1; }
+}  // namespace
+
+StopOnSignals::StopOnSignals() {
+  g_stop = 0;
+  old_int_ = std::signal(SIGINT, OnStopSignal);
+  old_term_ = std::signal(SIGTERM, OnStopSignal);
+}
+
+StopOnSignals::~StopOnSignals() {
+  std::signal(SIGINT, old_int_);
+  std::signal(SIGTERM, old_term_);
+}
+
+const volatile std::sig_atomic_t* StopOnSignals::flag() { return &g_stop; }
+
+}  // namespace planner

@@ -1,0 +1,31 @@
+// Stopping a long command cleanly: while a StopOnSignals is alive, SIGINT and
+// SIGTERM set a flag instead of ending the process, and the command checks
+// the flag between units of work (a policy update, a message) and finishes
+// its files; the previous handlers come back when it is destroyed, so a signal
+// after that ends the process as usual.
+//
+// Thread safety: one StopOnSignals at a time per process; the flag may be read
+// from any thread.
+#pragma once
+
+#include <csignal>
+
+namespace planner {
+
+class StopOnSignals {
+ public:
+  StopOnSignals();  // clears the flag
+  ~StopOnSignals();
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+  // Set (nonzero) once SIGINT or SIGTERM arrived; stays set after destruction.
+  static const volatile std::sig_atomic_t* flag();
+  static bool requested() { return *flag() != 0; }
+
+ private:
+  void (*old_int_)(int) = nullptr;
+  void (*old_term_)(int) = nullptr;
+};
+
+}  // namespace planner
