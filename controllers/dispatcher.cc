@@ -45,6 +45,11 @@ graph::Result<std::unique_ptr<Dispatcher>> Dispatcher::Bind(const FleetOptions& 
   }
   auto socket = wire::Socket::Bind(*ctx, wire::SocketKind::kRouter, options.bind, so);
   if (!socket.ok()) return socket.status().WithContext(options.source);
+  for (const std::string& worker : options.connect) {
+    if (graph::Status st = socket->AlsoConnect(worker); !st.ok()) {
+      return st.WithContext(options.source);
+    }
+  }
   return std::unique_ptr<Dispatcher>(new Dispatcher(options, std::move(devices), std::move(ctx),
                                                     std::move(auth), std::move(*socket)));
 }

@@ -18,14 +18,6 @@ std::string Relative(const std::string& source, const std::string& path) {
   return slash == std::string::npos ? path : source.substr(0, slash + 1) + path;
 }
 
-bool OnThisHost(const std::string& endpoint) {
-  for (const char* prefix :
-       {"tcp://127.", "tcp://localhost:", "tcp://[::1]:", "ipc://", "inproc://"}) {
-    if (endpoint.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
-
 graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& source) {
   FleetOptions o;
   o.source = source;
@@ -55,6 +47,16 @@ graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& sou
       auto keys = wire::ReadKeyFile(Relative(source, kv.second.as<std::string>()), true);
       if (!keys.ok()) return keys.status().WithContext(where);
       o.server_keys = *keys;
+      continue;
+    }
+    if (key == "connect") {
+      if (!kv.second.IsSequence()) {
+        return graph::InvalidArgument(where + " must be a list of worker endpoints");
+      }
+      for (const YAML::Node& e : kv.second) {
+        if (!e.IsScalar()) return graph::InvalidArgument(where + " must be a list of endpoints");
+        o.connect.push_back(e.as<std::string>());
+      }
       continue;
     }
     if (key == "client_keys") {
@@ -94,23 +96,19 @@ graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& sou
     return graph::InvalidArgument(
         source + ": server_key and client_keys go together (CURVE: docs/fleet.md)");
   }
-  if (!OnThisHost(o.bind) && !o.server_keys) {
-    return graph::InvalidArgument(source + ": bind '" + o.bind +
-                                  "' is not on this host: a fleet on a network needs CURVE keys "
-                                  "(server_key, client_keys; planner fleet keygen)");
+  std::vector<std::string> endpoints = o.connect;
+  endpoints.push_back(o.bind);
+  for (const std::string& e : endpoints) {
+    if (!wire::OnThisHost(e) && !o.server_keys) {
+      return graph::InvalidArgument(source + ": '" + e +
+                                    "' is not on this host: a fleet on a network needs CURVE keys "
+                                    "(server_key, client_keys; planner fleet keygen)");
+    }
   }
   return o;
 }
 
 }  // namespace
-
-bool OnThisHost(const std::string& endpoint) {
-  for (const char* prefix :
-       {"tcp://127.", "tcp://localhost:", "tcp://[::1]:", "ipc://", "inproc://"}) {
-    if (endpoint.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
 
 graph::Result<FleetOptions> ParseFleetYaml(const std::string& text, const std::string& source) {
   try {

@@ -1,6 +1,7 @@
 // fleet.yaml: how a search's controller meets its workers (docs/fleet.md).
 //
 //   bind: tcp://127.0.0.1:5555   # where workers connect (planner worker --connect)
+//   connect: [tcp://w1:5560]     # workers that listen (planner worker --bind) to reach
 //   mode: sim                    # what workers do with a placement: sim | real
 //   workers: 2                   # registered workers to wait for before the search starts
 //   register_timeout_s: 60       # how long to wait for them
@@ -30,6 +31,7 @@ namespace controllers {
 struct FleetOptions {
   std::string source;  // the file, for messages
   std::string bind = "tcp://127.0.0.1:5555";
+  std::vector<std::string> connect;  // endpoints of workers started with --bind
   std::string mode = "sim";
   int workers = 1;
   double register_timeout_s = 60;
@@ -43,9 +45,6 @@ struct FleetOptions {
 };
 
 graph::Result<FleetOptions> ReadFleetFile(const std::string& path);
-
-// True for endpoints only this host can reach: loopback tcp, ipc, inproc.
-bool OnThisHost(const std::string& endpoint);
 graph::Result<FleetOptions> ParseFleetYaml(const std::string& text, const std::string& source);
 
 }  // namespace controllers

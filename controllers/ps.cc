@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "controllers/fleet_config.h"
 #include "graph/file_util.h"
 #include "wire/codec.h"
 #include "wire/socket.h"
@@ -317,7 +316,7 @@ class Server {
 }  // namespace
 
 graph::Status ServeParameters(const PsOptions& o, const volatile std::sig_atomic_t* stop) {
-  if (!OnThisHost(o.bind)) {
+  if (!wire::OnThisHost(o.bind)) {
     return graph::InvalidArgument("--bind " + o.bind +
                                   " is not on this host, and the parameter server has no CURVE "
                                   "keys yet: run it beside its controllers, on loopback");

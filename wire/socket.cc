@@ -115,6 +115,11 @@ graph::Result<Socket> Socket::Connect(Context& ctx, SocketKind kind, const std::
   return Socket(s, endpoint);
 }
 
+graph::Status Socket::AlsoConnect(const std::string& endpoint) {
+  if (zmq_connect(socket_, endpoint.c_str()) != 0) return ZmqError(endpoint + ": cannot connect");
+  return graph::Status::Ok();
+}
+
 Socket::Socket(Socket&& other) noexcept
     : socket_(other.socket_), endpoint_(std::move(other.endpoint_)) {
   other.socket_ = nullptr;
@@ -287,6 +292,14 @@ void Authenticator::Serve() {
       zmq_send(socket_, reply[i].data(), reply[i].size(), i + 1 < reply.size() ? ZMQ_SNDMORE : 0);
     }
   }
+}
+
+bool OnThisHost(const std::string& endpoint) {
+  for (const char* prefix :
+       {"tcp://127.", "tcp://localhost:", "tcp://[::1]:", "ipc://", "inproc://"}) {
+    if (endpoint.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
 }
 
 std::string PrintableId(const std::string& id) {

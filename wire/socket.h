@@ -82,6 +82,9 @@ class Socket {
                                     const SocketOptions& options = {});
   static graph::Result<Socket> Connect(Context& ctx, SocketKind kind, const std::string& endpoint,
                                        const SocketOptions& options = {});
+  // Connects this socket to one more endpoint (a bound ROUTER reaching out to
+  // workers that listen); ZeroMQ keeps reconnecting to it.
+  graph::Status AlsoConnect(const std::string& endpoint);
   Socket(Socket&& other) noexcept;
   Socket& operator=(Socket&& other) noexcept;
   ~Socket();
@@ -131,6 +134,10 @@ class Authenticator {
 // Waits up to `timeout_ms` until one of the sockets has a message to read;
 // returns, per socket, whether it has. Interrupted by a signal: all false.
 graph::Result<std::vector<bool>> Poll(const std::vector<const Socket*>& sockets, int timeout_ms);
+
+// True for endpoints only this host can reach (loopback tcp, ipc, inproc):
+// anything else must be protected by CURVE keys.
+bool OnThisHost(const std::string& endpoint);
 
 // A routing id as it prints in a log line: itself when printable, else hex.
 std::string PrintableId(const std::string& routing_id);

@@ -240,7 +240,7 @@ class Worker {
     switch (e->body_case()) {
       case wire::pb::Envelope::kWelcome:
         if (!registered_) {
-          std::printf("worker %s: registered with %s\n", hello_.name().c_str(),
+          std::printf("worker %s: registered (%s)\n", hello_.name().c_str(),
                       controller_.endpoint().c_str());
           std::fflush(stdout);
         }
@@ -334,8 +334,16 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
   so.routing_id = hello.name() + "/" + std::to_string(hello.pid());
   so.curve_client = o.keys;
   so.curve_server_public_key = o.server_public_key;
-  GRAPH_ASSIGN_OR_RETURN(wire::Socket controller,
-                         wire::Socket::Connect(ctx, wire::SocketKind::kDealer, o.connect, so));
+  auto opened = o.bind.empty()
+                    ? wire::Socket::Connect(ctx, wire::SocketKind::kDealer, o.connect, so)
+                    : wire::Socket::Bind(ctx, wire::SocketKind::kDealer, o.bind, so);
+  if (!opened.ok()) return opened.status();
+  wire::Socket controller = std::move(*opened);
+  if (!o.bind.empty()) {
+    std::printf("worker %s: listening at %s\n", hello.name().c_str(),
+                controller.endpoint().c_str());
+    std::fflush(stdout);
+  }
   const std::string done = "inproc://worker-done";
   GRAPH_ASSIGN_OR_RETURN(wire::Socket done_rx,
                          wire::Socket::Bind(ctx, wire::SocketKind::kPair, done));

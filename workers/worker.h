@@ -26,6 +26,7 @@ namespace workers {
 struct WorkerOptions {
   std::string devices_path;  // the devices this worker owns (devices.yaml)
   std::string connect;       // the controller's endpoint, e.g. tcp://10.0.0.1:5555
+  std::string bind;          // or where the controller connects to (fleet.yaml `connect`)
   std::string name;          // in the controller's logs; default HOST:PID
   std::string profile_path;  // sim evaluations of real devices: their op costs
   int heartbeat_ms = 1000;   // until the controller's Welcome names its own

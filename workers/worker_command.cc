@@ -12,7 +12,8 @@ namespace {
 
 const planner::CommandSpec kSpec{
     "worker",
-    "--devices DEVICES --connect ENDPOINT [--name NAME] [--profile PROFILE] [--cached-models N]\n"
+    "--devices DEVICES (--connect ENDPOINT | --bind ENDPOINT) [--name NAME] [--profile PROFILE] "
+    "[--cached-models N]\n"
     "       [--max-message-mb N] [--key WORKER.key --server-key CONTROLLER.pub]",
     "Evaluates the placements a search's controller sends (planner search --reward fleet):\n"
     "on the simulator with this worker's profile, or on the devices of DEVICES by running\n"
@@ -21,6 +22,8 @@ const planner::CommandSpec kSpec{
     {},
     {{"--devices", "DEVICES", "the devices this worker owns (devices.yaml)"},
      {"--connect", "ENDPOINT", "the controller's endpoint, e.g. tcp://127.0.0.1:5555"},
+     {"--bind", "ENDPOINT",
+      "or listen here for the controller (its fleet.yaml lists it under connect)"},
      {"--name", "NAME", "this worker's name in the controller's logs (default HOST:PID)"},
      {"--profile", "PROFILE", "op and link costs for sim evaluations of real devices"},
      {"--cached-models", "N", "models kept between requests (default 4)"},
@@ -39,8 +42,9 @@ int WorkerCommand(int argc, char** argv) {
   WorkerOptions o;
   o.devices_path = args->Get("--devices");
   o.connect = args->Get("--connect");
-  if (o.devices_path.empty() || o.connect.empty()) {
-    std::cerr << kName << "--devices and --connect are required\n";
+  o.bind = args->Get("--bind");
+  if (o.devices_path.empty() || o.connect.empty() == o.bind.empty()) {
+    std::cerr << kName << "--devices and one of --connect and --bind are required\n";
     return 2;
   }
   o.name = args->Get("--name");
@@ -66,6 +70,11 @@ int WorkerCommand(int argc, char** argv) {
     if (!server.ok()) return planner::ReportError(kName, server.status());
     o.keys = *keys;
     o.server_public_key = server->public_key;
+  }
+  if (!o.bind.empty() && !wire::OnThisHost(o.bind) && !o.keys) {
+    std::cerr << kName << "--bind " << o.bind
+              << " is not on this host: a worker on a network needs --key and --server-key\n";
+    return 2;
   }
   planner::StopOnSignals stop;
   graph::Status st = RunWorker(o, planner::StopOnSignals::flag());

@@ -49,6 +49,17 @@ TEST(FleetConfig, OutOfRangeOrFractionalCountsAreErrors) {
   EXPECT_FALSE(ParseFleetYaml("heartbeat_ms: many\n", "f").ok());
 }
 
+TEST(FleetConfig, WorkersToConnectToAreListedAndMustBeLocalWithoutKeys) {
+  auto o = ParseFleetYaml("connect: [tcp://127.0.0.1:6001, ipc:///tmp/w2]\n", "f");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  ASSERT_EQ(o->connect.size(), 2u);
+  EXPECT_EQ(o->connect[1], "ipc:///tmp/w2");
+  auto remote = ParseFleetYaml("connect: [tcp://10.0.0.7:6001]\n", "f");
+  ASSERT_FALSE(remote.ok());
+  EXPECT_NE(remote.status().message().find("10.0.0.7"), std::string::npos);
+  EXPECT_FALSE(ParseFleetYaml("connect: tcp://127.0.0.1:6001\n", "f").ok());
+}
+
 TEST(FleetConfig, UnknownModeIsAnError) {
   auto o = ParseFleetYaml("mode: remote\n", "f");
   ASSERT_FALSE(o.ok());

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 #include <regex>
 
 #include "planner/cli_util.h"
@@ -183,6 +184,55 @@ TEST(FleetSearch, OnlyAWorkerWithAnAllowedKeyGetsAPlacement) {
   worker("member", "member.log");
   RunResult served = Planner("search " + common);
   EXPECT_EQ(served.code, 0) << served.out << served.err;
+}
+
+void SendRawBytes(int port, const std::string& bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    (void)!::write(fd, bytes.data(), bytes.size());
+  }
+  ::close(fd);
+}
+
+TEST(FleetSearch, ListeningWorkerSurvivesGarbageAndIsReachedByTheController) {
+  Processes p;
+  const int worker_port = FreePort();
+  const pid_t w =
+      p.Start(std::string(PLANNER_BIN) + " worker --devices " + Config("k40-paper-2gpu") +
+                  " --bind tcp://127.0.0.1:" + std::to_string(worker_port) + " --name listener",
+              Dir() + "/listener.log");
+  for (int i = 0; i < 100 && Slurp(Dir() + "/listener.log").find("listening") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::mt19937 gen(5);
+  for (int i = 0; i < 20; ++i) {
+    std::string bytes(1 + gen() % 2048, '\0');
+    for (char& c : bytes) c = static_cast<char>(gen());
+    SendRawBytes(worker_port, bytes);
+  }
+  const std::string fleet = Dir() + "/reach.yaml";
+  std::ofstream(fleet) << "bind: tcp://127.0.0.1:*\nconnect: [tcp://127.0.0.1:" << worker_port
+                       << "]\nregister_timeout_s: 30\n";
+  RunResult r = Planner("search " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                        " --reward fleet --fleet " + fleet + " --iterations 2 --refine 0");
+  ASSERT_EQ(r.code, 0) << r.out << r.err << Slurp(Dir() + "/listener.log");
+  EXPECT_NE(r.out.find("worker listener registered"), std::string::npos) << r.out;
+  const std::vector<long> n = FleetCounts(r.out);
+  ASSERT_EQ(n.size(), 4u);
+  EXPECT_EQ(n[0], n[1]);
+  p.Signal(w, SIGTERM);
+  EXPECT_EQ(p.Wait(w, 10), 0);
+}
+
+TEST(FleetWorker, ListeningOffThisHostWithoutKeysIsRefused) {
+  RunResult r = Planner("worker --devices " + Config("local-2cpu") + " --bind tcp://0.0.0.0:5999");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--key"), std::string::npos) << r.err;
 }
 
 TEST(FleetWorker, BadDevicesFileIsAOneLineError) {

@@ -1,0 +1,108 @@
+// controllers/ps.h's server over its socket: garbage on its port crashes
+// nothing, and a controller that joins afterwards is served.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <random>
+#include <thread>
+
+#include "controllers/ps.h"
+#include "wire/codec.h"
+#include "wire/socket.h"
+
+namespace controllers {
+namespace {
+
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+void SendRawBytes(int port, const std::string& bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    (void)!::write(fd, bytes.data(), bytes.size());
+  }
+  ::close(fd);
+}
+
+TEST(PsServer, GarbageOnItsPortCrashesNothingAndAJoinIsServed) {
+  const int port = FreePort();
+  PsOptions o;
+  o.bind = "tcp://127.0.0.1:" + std::to_string(port);
+  volatile std::sig_atomic_t stop = 0;
+  graph::Status served = graph::Status::Ok();
+  std::thread server([&] { served = ServeParameters(o, &stop); });
+  std::mt19937 gen(9);
+  auto random_bytes = [&](size_t n) {
+    std::string s(n, '\0');
+    for (char& c : s) c = static_cast<char>(gen());
+    return s;
+  };
+  wire::Context ctx;
+  auto client = wire::Socket::Connect(ctx, wire::SocketKind::kDealer, o.bind);
+  ASSERT_TRUE(client.ok());
+  for (int i = 0; i < 20; ++i) {
+    SendRawBytes(port, random_bytes(1 + gen() % 4096));
+    ASSERT_TRUE(client->Send({random_bytes(gen() % 500)}).ok());
+  }
+  wire::pb::Envelope push;  // a push before any join: refused, not applied
+  push.mutable_push()->set_sequence(3);
+  ASSERT_TRUE(client->Send({wire::Encode(push)}).ok());
+  wire::pb::Envelope join;
+  join.mutable_join()->set_identity("test");
+  join.mutable_join()->set_optimizer("sgd");
+  join.mutable_join()->set_sequence(4);
+  wire::pb::Tensor* t = join.mutable_join()->add_parameters();
+  t->set_name("w");
+  t->add_shape(1);
+  t->add_values(2.5f);
+  ASSERT_TRUE(client->Send({wire::Encode(join)}).ok());
+  bool refused = false, joined = false;
+  for (int i = 0; i < 50 && !joined; ++i) {
+    auto got = client->Receive(100);
+    ASSERT_TRUE(got.ok());
+    if (!*got) continue;
+    auto e = wire::Decode((**got)[0]);
+    ASSERT_TRUE(e.ok());
+    if (e->has_refuse() && e->refuse().sequence() == 3) {
+      refused = true;
+      EXPECT_EQ(e->refuse().code(), static_cast<int>(graph::StatusCode::kNotFound));
+    }
+    if (e->has_parameters() && e->parameters().sequence() == 4) {
+      joined = true;
+      EXPECT_EQ(e->parameters().parameters(0).values(0), 2.5f);
+    }
+  }
+  EXPECT_TRUE(refused);
+  EXPECT_TRUE(joined);
+  stop = 1;
+  server.join();
+  EXPECT_TRUE(served.ok()) << served.message();
+}
+
+TEST(PsServer, BindingOffThisHostIsRefused) {
+  PsOptions o;
+  o.bind = "tcp://0.0.0.0:5998";
+  volatile std::sig_atomic_t stop = 1;
+  graph::Status st = ServeParameters(o, &stop);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("CURVE"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace controllers
