@@ -94,7 +94,13 @@ graph::Status Dispatcher::WaitForWorkers(int n) {
 std::vector<Outcome> Dispatcher::Run(const wire::pb::Model& model, const std::string& digest,
                                      wire::pb::Mode mode, int warmup, int steps,
                                      const std::vector<std::vector<int>>& placements) {
-  RunState run{&model, digest, mode, warmup, steps, &placements};
+  RunState run;
+  run.model = &model;
+  run.digest = digest;
+  run.mode = mode;
+  run.warmup = warmup;
+  run.steps = steps;
+  run.placements = &placements;
   const int n = static_cast<int>(placements.size());
   for (int j = 0; j < n; ++j) run.pending.push_back(j);
   run.outcomes.resize(n);

@@ -1,7 +1,10 @@
 // The controller's side of the fleet (docs/fleet.md): a ROUTER socket that
 // workers register with, and the dispatch of placements to them. Each
 // placement goes to one idle worker at a time (load balancing by idleness: a
-// worker has at most one placement in flight); a worker that stops
+// worker has at most one placement in flight; idle workers are taken in a fixed
+// order, by routing id, so placements sent one at a time, as the hardware's
+// verdict sends its paired rounds, are all measured by the same worker while it
+// lives); a worker that stops
 // heartbeating while it holds one (killed, stopped, cut off) or that exceeds
 // the evaluation limit is presumed lost and the placement is sent to another,
 // up to max_attempts workers. Every placement of a Run gets exactly one

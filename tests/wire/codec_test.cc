@@ -67,7 +67,9 @@ TEST(Codec, TruncatedMessagesAreRefusedOrDecodeToSomethingValid) {
   const std::string bytes = Encode(e);
   for (size_t n = 0; n < bytes.size(); ++n) {
     auto d = Decode(bytes.substr(0, n));
-    if (d.ok()) EXPECT_EQ(d->version(), kProtocolVersion);
+    if (d.ok()) {
+      EXPECT_EQ(d->version(), kProtocolVersion);
+    }
   }
 }
 
