@@ -22,6 +22,7 @@ struct Dispatcher::RunState {
   std::string digest;
   wire::pb::Mode mode = wire::pb::SIM;
   int warmup = 0, steps = 0;
+  bool want_timeline = false;
   const std::vector<std::vector<int>>* placements = nullptr;
   std::deque<int> pending;
   std::vector<Outcome> outcomes;
@@ -93,8 +94,10 @@ graph::Status Dispatcher::WaitForWorkers(int n) {
 
 std::vector<Outcome> Dispatcher::Run(const wire::pb::Model& model, const std::string& digest,
                                      wire::pb::Mode mode, int warmup, int steps,
-                                     const std::vector<std::vector<int>>& placements) {
+                                     const std::vector<std::vector<int>>& placements,
+                                     bool want_timeline) {
   RunState run;
+  run.want_timeline = want_timeline;
   run.model = &model;
   run.digest = digest;
   run.mode = mode;
@@ -254,6 +257,7 @@ void Dispatcher::OnResult(const std::string& peer, const wire::pb::Result& r, Ru
   out.estimated_ops = r.estimated_ops();
   out.evaluation_s = r.evaluation_s();
   out.round_trip_s = Seconds(Clock::now() - w.sent_at);
+  if (run->want_timeline) out.timeline = r.timeline();
   run->done[job] = true;
   --run->remaining;
 }
@@ -284,6 +288,7 @@ bool Dispatcher::SendJob(const std::string& peer, Worker& w, int job, bool with_
   ev.set_mode(run->mode);
   ev.set_warmup(run->warmup);
   ev.set_steps(run->steps);
+  ev.set_want_timeline(run->want_timeline);
   ++counters_.sends;
   if (graph::Status st = Send(peer, e); !st.ok()) {
     Lose(peer, "could not be sent to (" + st.message() + ")", run);

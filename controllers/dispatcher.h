@@ -36,6 +36,7 @@ struct Outcome {
   int estimated_ops = 0;    // sim: ops timed by the roofline
   double evaluation_s = 0;  // the worker's own time on it
   double round_trip_s = 0;  // from the last send to the result
+  wire::pb::Timeline timeline;  // when asked for and ok (node ids unchecked)
 };
 
 struct DispatchCounters {
@@ -65,10 +66,12 @@ class Dispatcher {
   // register_timeout_s naming the endpoint and how many came.
   graph::Status WaitForWorkers(int n);
 
-  // One outcome per placement, in order.
+  // One outcome per placement, in order; with `want_timeline`, each step's
+  // timeline too.
   std::vector<Outcome> Run(const wire::pb::Model& model, const std::string& digest,
                            wire::pb::Mode mode, int warmup, int steps,
-                           const std::vector<std::vector<int>>& placements);
+                           const std::vector<std::vector<int>>& placements,
+                           bool want_timeline = false);
 
   const DispatchCounters& counters() const { return counters_; }
   int registered() const { return static_cast<int>(workers_.size()); }

@@ -7,11 +7,36 @@
 
 #include "controllers/dispatcher.h"
 #include "planner/reward.h"
+#include "runtime/rewrite.h"
+#include "runtime/timeline.h"
 #include "wire/model.h"
 
 namespace controllers {
 
 namespace {
+
+// A worker's timeline, with records naming nodes or devices out of range
+// left out: a peer's numbers never index our arrays unchecked.
+runtime::StepStats FromWire(const wire::pb::Timeline& t, int nodes, int devices) {
+  runtime::StepStats s;
+  s.seconds = t.seconds();
+  auto in = [](int v, int n) { return v >= 0 && v < n; };
+  for (const wire::pb::Timeline::Op& o : t.ops()) {
+    if (!in(o.node(), nodes) || !in(o.device(), devices)) continue;
+    s.ops.push_back({o.node(), o.device(), o.start_us(), o.end_us(), o.bytes()});
+  }
+  for (const wire::pb::Timeline::Transfer& x : t.transfers()) {
+    if (!in(x.from_node(), nodes) || !in(x.src_device(), devices) || !in(x.dst_device(), devices)) {
+      continue;
+    }
+    s.transfers.push_back(
+        {x.from_node(), x.src_device(), x.dst_device(), x.bytes(), x.start_us(), x.end_us()});
+  }
+  if (t.peak_bytes_size() == devices)
+    s.peak_bytes.assign(t.peak_bytes().begin(), t.peak_bytes().end());
+  if (t.busy_us_size() == devices) s.busy_us.assign(t.busy_us().begin(), t.busy_us().end());
+  return s;
+}
 
 class FleetReward : public planner::RewardSource {
  public:
@@ -21,20 +46,28 @@ class FleetReward : public planner::RewardSource {
         mode_(o.mode == "real" ? wire::pb::REAL : wire::pb::SIM),
         dispatcher_(std::move(dispatcher)),
         model_(wire::ModelToWire(*c.forward, *c.inference, *c.training_options)),
-        digest_(wire::WireModelDigest(model_)) {}
+        digest_(wire::WireModelDigest(model_)),
+        executed_(runtime::RewriteForExecution(c.training->graph)) {}
 
   const char* name() const override { return "fleet"; }
   bool concurrent() const override { return false; }
   bool measured() const override { return mode_ == wire::pb::REAL; }
   double LowerBoundSeconds() const override { return 0; }
-  const graph::Graph& executed_graph() const override { return c_.training->graph; }
+  // As the workers' sources run it (sim and real alike), so timelines' node ids fit.
+  const graph::Graph& executed_graph() const override { return executed_; }
 
   planner::Evaluation Evaluate(const std::vector<int>& forward_device) const override {
     return EvaluateBatch({forward_device})[0];
   }
   planner::Evaluation Timeline(const std::vector<int>& forward_device,
-                               runtime::StepStats*) const override {
-    return Evaluate(forward_device);  // workers send no timelines yet
+                               runtime::StepStats* stats) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Outcome o = dispatcher_->Run(model_, digest_, mode_, c_.warmup, c_.steps, {forward_device},
+                                 stats != nullptr)[0];
+    if (stats && o.status.ok()) {
+      *stats = FromWire(o.timeline, executed_.size(), static_cast<int>(c_.cluster->devices.size()));
+    }
+    return {std::move(o.status), o.step_s, o.estimated_ops};
   }
   std::vector<planner::Evaluation> EvaluateBatch(
       const std::vector<std::vector<int>>& placements) const override {
@@ -67,6 +100,7 @@ class FleetReward : public planner::RewardSource {
   std::unique_ptr<Dispatcher> dispatcher_;
   wire::pb::Model model_;
   std::string digest_;
+  graph::Graph executed_;
 };
 
 graph::Result<std::unique_ptr<planner::RewardSource>> MakeFleetReward(

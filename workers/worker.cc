@@ -15,6 +15,7 @@
 #include "cluster/devices.h"
 #include "planner/reward.h"
 #include "runtime/profile.h"
+#include "runtime/timeline.h"
 #include "wire/model.h"
 #include "wire/socket.h"
 
@@ -23,6 +24,29 @@ namespace workers {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+void ToWire(const runtime::StepStats& s, wire::pb::Timeline* t) {
+  t->set_seconds(s.seconds);
+  for (const runtime::OpRecord& o : s.ops) {
+    wire::pb::Timeline::Op* w = t->add_ops();
+    w->set_node(o.node);
+    w->set_device(o.device);
+    w->set_start_us(o.start_us);
+    w->set_end_us(o.end_us);
+    w->set_bytes(o.bytes);
+  }
+  for (const runtime::TransferRecord& x : s.transfers) {
+    wire::pb::Timeline::Transfer* w = t->add_transfers();
+    w->set_from_node(x.from_node);
+    w->set_src_device(x.src_device);
+    w->set_dst_device(x.dst_device);
+    w->set_bytes(x.bytes);
+    w->set_start_us(x.start_us);
+    w->set_end_us(x.end_us);
+  }
+  t->mutable_peak_bytes()->Add(s.peak_bytes.begin(), s.peak_bytes.end());
+  t->mutable_busy_us()->Add(s.busy_us.begin(), s.busy_us.end());
+}
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -71,6 +95,7 @@ class Evaluator {
     r.set_request(request.request());
     graph::Status st = graph::Status::Ok();
     planner::Evaluation e;
+    runtime::StepStats stats;
     try {
       if (!m) {
         auto added = Add(request);
@@ -78,7 +103,7 @@ class Evaluator {
         if (added.ok()) m = *added;
       }
       if (st.ok()) st = CheckPlacement(request, *m->model);
-      if (st.ok()) e = Evaluate(request, *m, &st);
+      if (st.ok()) e = Evaluate(request, *m, &st, request.want_timeline() ? &stats : nullptr);
     } catch (const std::exception& ex) {
       st = graph::Status(graph::StatusCode::kInternal,
                          std::string("evaluation threw: ") + ex.what());
@@ -89,6 +114,7 @@ class Evaluator {
     r.set_step_s(e.step_s);
     r.set_estimated_ops(e.estimated_ops);
     r.set_evaluation_s(SecondsSince(start));
+    if (st.ok() && request.want_timeline()) ToWire(stats, r.mutable_timeline());
     return reply;
   }
 
@@ -133,8 +159,9 @@ class Evaluator {
     return graph::Status::Ok();
   }
 
-  planner::Evaluation Evaluate(const wire::pb::Evaluate& request, CachedModel& m,
-                               graph::Status* st) {
+  // With `stats`, the step's timeline too.
+  planner::Evaluation Evaluate(const wire::pb::Evaluate& request, CachedModel& m, graph::Status* st,
+                               runtime::StepStats* stats) {
     const bool real = request.mode() == wire::pb::REAL;
     if (!real && request.mode() != wire::pb::SIM) {
       *st = graph::InvalidArgument("request names no evaluation mode");
@@ -157,9 +184,9 @@ class Evaluator {
       if (real) m.real_warmup = request.warmup(), m.real_steps = request.steps();
     }
     const std::vector<int> placement(request.device().begin(), request.device().end());
-    if (!real) return source->Evaluate(placement);
-    HostLock lock(o_.measure_lock);
-    return source->Evaluate(placement);
+    std::optional<HostLock> lock;
+    if (real) lock.emplace(o_.measure_lock);
+    return stats ? source->Timeline(placement, stats) : source->Evaluate(placement);
   }
 
   const WorkerOptions& o_;

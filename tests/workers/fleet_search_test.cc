@@ -64,10 +64,16 @@ TEST(FleetSearch, OneWorkerFleetSearchRepeatsTheInProcessSearch) {
   const std::string common =
       Model("emotion") + " " + Config("k40-paper-2gpu") + " --iterations 3 --refine 0 --seed 5";
   RunResult remote = Planner("search " + common + " --reward fleet --fleet " + fleet + " --csv " +
-                             Dir() + "/fleet.csv");
+                             Dir() + "/fleet.csv --svg " + Dir() + "/fleet.svg");
   ASSERT_EQ(remote.code, 0) << remote.out << remote.err;
-  RunResult local = Planner("search " + common + " --csv " + Dir() + "/local.csv");
+  RunResult local =
+      Planner("search " + common + " --csv " + Dir() + "/local.csv --svg " + Dir() + "/local.svg");
   ASSERT_EQ(local.code, 0) << local.err;
+  // The same picture, timeline included, but for the title's reward source.
+  std::string fleet_svg = Slurp(Dir() + "/fleet.svg"), local_svg = Slurp(Dir() + "/local.svg");
+  fleet_svg.replace(fleet_svg.find("(fleet)"), 7, "(sim)");
+  EXPECT_GT(local_svg.size(), 10000u);
+  EXPECT_EQ(fleet_svg, local_svg);
   const std::string curve = CurveColumns(Dir() + "/fleet.csv");
   EXPECT_GT(Lines(curve), 3);
   EXPECT_EQ(curve, CurveColumns(Dir() + "/local.csv"));
