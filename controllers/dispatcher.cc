@@ -1,6 +1,7 @@
 #include "controllers/dispatcher.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 
@@ -12,6 +13,14 @@ namespace {
 
 double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
+}
+
+// A peer's text for a log line: control characters become '?'.
+std::string Printable(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
 }
 
 }  // namespace
@@ -37,6 +46,7 @@ graph::Result<std::unique_ptr<Dispatcher>> Dispatcher::Bind(const FleetOptions& 
   auto ctx = std::make_unique<wire::Context>();
   wire::SocketOptions so;
   so.max_message_bytes = static_cast<size_t>(options.max_message_mb) << 20;
+  so.linger_ms = 200;  // the Bye to each worker on the way out
   std::unique_ptr<wire::Authenticator> auth;
   if (options.server_keys) {
     auto started = wire::Authenticator::Start(*ctx, options.client_keys, "fleet: ");
@@ -115,7 +125,8 @@ std::vector<Outcome> Dispatcher::Run(const wire::pb::Model& model, const std::st
   Pump(0, &run);  // what arrived between runs: heartbeats, hellos
   while (run.remaining > 0) {
     Assign(&run);
-    if (workers_.empty() && Seconds(Clock::now() - run.start) > o_.register_timeout_s) {
+    if (workers_.empty() &&
+        Seconds(Clock::now() - std::max(empty_since_, run.start)) > o_.register_timeout_s) {
       for (int j : run.pending) {
         run.outcomes[j].status =
             graph::Status(graph::StatusCode::kUnavailable,
@@ -171,7 +182,10 @@ void Dispatcher::Handle(const std::string& peer, const wire::pb::Envelope& e, Ru
       if (it != workers_.end()) Lose(peer, "said bye", run);
       return;
     case wire::pb::Envelope::kHeartbeat:
-      if (it != workers_.end()) return;
+      if (it != workers_.end()) {
+        if (it->second.job < 0) it->second.busy_elsewhere = e.heartbeat().busy();
+        return;
+      }
       break;  // a worker we do not know (we restarted, or lost it): register again
     case wire::pb::Envelope::kNeedModel: {
       if (it == workers_.end() || !run || it->second.job < 0 ||
@@ -209,7 +223,8 @@ void Dispatcher::OnHello(const std::string& peer, const wire::pb::Hello& hello, 
   wire::pb::Envelope reply;
   if (!problem.empty()) {
     reply.mutable_refuse()->set_reason(problem);
-    std::fprintf(stderr, "fleet: refused worker %s: %s\n", hello.name().c_str(), problem.c_str());
+    std::fprintf(stderr, "fleet: refused worker %s: %s\n", Printable(hello.name()).c_str(),
+                 Printable(problem).c_str());
     (void)Send(peer, reply);
     return;
   }
@@ -220,12 +235,13 @@ void Dispatcher::OnHello(const std::string& peer, const wire::pb::Hello& hello, 
   }
   Worker& w = workers_[peer];
   if (w.name.empty()) {
-    std::printf("fleet: worker %s registered (%s, pid %d)\n", hello.name().c_str(),
-                hello.host().c_str(), hello.pid());
+    std::printf("fleet: worker %s registered (%s, pid %d)\n", Printable(hello.name()).c_str(),
+                Printable(hello.host()).c_str(), hello.pid());
     std::fflush(stdout);
   }
-  w.name = hello.name();
+  w.name = Printable(hello.name());
   w.last_seen = Clock::now();
+  w.busy_elsewhere = hello.busy();
   reply.mutable_welcome()->set_heartbeat_ms(o_.heartbeat_ms);
   (void)Send(peer, reply);
 }
@@ -244,12 +260,24 @@ void Dispatcher::OnResult(const std::string& peer, const wire::pb::Result& r, Ru
   Worker& w = it->second;
   const int job = w.job;
   w.job = -1;
+  if (r.busy()) {
+    // Still on a placement we gave up waiting for: this one goes elsewhere,
+    // without counting as an attempt, and the worker waits until it says it is free.
+    w.busy_elsewhere = true;
+    --run->attempts[job];
+    run->pending.push_front(job);
+    return;
+  }
   w.models.insert(run->digest);
   Outcome& out = run->outcomes[job];
   const int code = r.code();
   if (code < 0 || code > static_cast<int>(graph::StatusCode::kInternal)) {
     out.status = graph::Status(graph::StatusCode::kInternal,
                                "worker " + w.name + " sent status code " + std::to_string(code));
+  } else if (code == 0 && !(std::isfinite(r.step_s()) && r.step_s() > 0)) {
+    out.status =
+        graph::Status(graph::StatusCode::kInternal,
+                      "worker " + w.name + " sent step time " + std::to_string(r.step_s()));
   } else {
     out.status = graph::Status(static_cast<graph::StatusCode>(code), r.message());
   }
@@ -265,7 +293,7 @@ void Dispatcher::OnResult(const std::string& peer, const wire::pb::Result& r, Ru
 void Dispatcher::Assign(RunState* run) {
   for (auto& [peer, w] : workers_) {
     if (run->pending.empty()) return;
-    if (w.job >= 0) continue;
+    if (w.job >= 0 || w.busy_elsewhere) continue;
     const int job = run->pending.front();
     run->pending.pop_front();
     ++run->attempts[job];
@@ -325,6 +353,7 @@ void Dispatcher::Lose(const std::string& peer, const std::string& why, RunState*
                job >= 0 ? ": its placement goes to another worker" : "");
   if (job >= 0) ++counters_.workers_lost;
   workers_.erase(it);
+  if (workers_.empty()) empty_since_ = Clock::now();
   if (job >= 0 && run) Requeue(job, run);
 }
 

@@ -31,11 +31,11 @@
 namespace controllers {
 
 struct Outcome {
-  graph::Status status;     // the worker's verdict, or kUnavailable when no worker answered
-  double step_s = 0;        // when ok
-  int estimated_ops = 0;    // sim: ops timed by the roofline
-  double evaluation_s = 0;  // the worker's own time on it
-  double round_trip_s = 0;  // from the last send to the result
+  graph::Status status;         // the worker's verdict, or kUnavailable when no worker answered
+  double step_s = 0;            // when ok
+  int estimated_ops = 0;        // sim: ops timed by the roofline
+  double evaluation_s = 0;      // the worker's own time on it
+  double round_trip_s = 0;      // from the last send to the result
   wire::pb::Timeline timeline;  // when asked for and ok (node ids unchecked)
 };
 
@@ -84,6 +84,7 @@ class Dispatcher {
     Clock::time_point last_seen;
     std::set<std::string> models;  // digests it was sent
     int job = -1;                  // the placement in flight, or -1
+    bool busy_elsewhere = false;   // evaluating one we no longer wait for: not idle
     uint64_t request = 0;
     Clock::time_point sent_at;
   };
@@ -113,6 +114,7 @@ class Dispatcher {
   wire::Socket socket_;
   std::map<std::string, Worker> workers_;  // by routing id
   uint64_t next_request_ = 1;
+  Clock::time_point empty_since_ = Clock::now();  // when the last worker went
   DispatchCounters counters_;
 };
 

@@ -92,6 +92,12 @@ graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& sou
   if (o.mode != "sim" && o.mode != "real") {
     return graph::InvalidArgument(source + ": mode must be sim or real, not '" + o.mode + "'");
   }
+  if (o.silence_s * 1000 < 2.0 * o.heartbeat_ms) {
+    return graph::InvalidArgument(source + ": silence_s (" + std::to_string(o.silence_s) +
+                                  " s) must be at least two heartbeats (heartbeat_ms " +
+                                  std::to_string(o.heartbeat_ms) +
+                                  "), or busy workers would be presumed gone");
+  }
   if (o.server_keys.has_value() != !o.client_keys.empty()) {
     return graph::InvalidArgument(
         source + ": server_key and client_keys go together (CURVE: docs/fleet.md)");

@@ -22,9 +22,14 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return s.empty() ? "scalar" : s;
 }
 
+// The element count of `shape`, or -1 for a negative dimension or more than
+// 2^31 elements (a peer's shape is never trusted to multiply safely).
 int64_t Elements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && n > (int64_t{1} << 31) / d)) return -1;
+    n *= d;
+  }
   return n;
 }
 
@@ -62,7 +67,7 @@ graph::Status SameShapes(const google::protobuf::RepeatedPtrField<wire::pb::Tens
                                     ts[i].name() + " " + ShapeText(shape) + ", the policy's " +
                                     names[i] + " " + ShapeText(shapes[i]));
     }
-    if (ts[i].values_size() != Elements(shape)) {
+    if (Elements(shape) < 0 || ts[i].values_size() != Elements(shape)) {
       return graph::InvalidArgument(what + "'s tensor " + ts[i].name() + " has " +
                                     std::to_string(ts[i].values_size()) + " values for shape " +
                                     ShapeText(shape));
@@ -73,7 +78,13 @@ graph::Status SameShapes(const google::protobuf::RepeatedPtrField<wire::pb::Tens
 
 }  // namespace
 
-graph::Status ParameterState::Join(const wire::pb::Join& join) {
+graph::Status ParameterState::Join(const wire::pb::Join& join, const std::string& controller) {
+  GRAPH_RETURN_IF_ERROR(JoinPolicy(join));
+  last_sequence_.erase(controller);
+  return graph::Status::Ok();
+}
+
+graph::Status ParameterState::JoinPolicy(const wire::pb::Join& join) {
   if (join.optimizer() != "adam" && join.optimizer() != "sgd") {
     return graph::InvalidArgument("optimizer '" + join.optimizer() + "' is not adam or sgd");
   }
@@ -119,8 +130,17 @@ graph::Result<wire::pb::Parameters> ParameterState::Push(const wire::pb::Push& p
   if (!(push.learning_rate() >= 0) || !std::isfinite(push.learning_rate())) {
     return graph::InvalidArgument("learning rate " + std::to_string(push.learning_rate()));
   }
+  for (const wire::pb::Tensor& t : push.gradient()) {
+    for (float v : t.values()) {
+      if (!std::isfinite(v)) {
+        return graph::InvalidArgument("the gradient of " + t.name() + " has non-finite values");
+      }
+    }
+  }
   uint64_t& last = last_sequence_[controller];
-  const int64_t staleness = version_ - push.version();
+  // Compared before subtracting: a peer's version may be anything.
+  const int64_t staleness =
+      push.version() > version_ || push.version() < 0 ? -1 : version_ - push.version();
   bool applied = false;
   if (push.sequence() != 0 && push.sequence() <= last) {
     ++counters_.repeats;
@@ -206,7 +226,7 @@ graph::Result<ParameterState> ParameterState::Load(const std::string& path) {
   join.set_identity(c.identity());
   join.set_optimizer(c.optimizer());
   *join.mutable_parameters() = c.parameters();
-  if (graph::Status st = s.Join(join); !st.ok()) return st.WithContext(path);
+  if (graph::Status st = s.JoinPolicy(join); !st.ok()) return st.WithContext(path);
   GRAPH_RETURN_IF_ERROR(SameShapes(c.adam_m(), s.names_, s.shapes_, path + ": Adam's m"));
   GRAPH_RETURN_IF_ERROR(SameShapes(c.adam_v(), s.names_, s.shapes_, path + ": Adam's v"));
   s.m_ = Values(c.adam_m());
@@ -237,8 +257,13 @@ class Server {
       if (!o_.checkpoint.empty() && state_.version() != saved_version &&
           std::chrono::duration<double>(Clock::now() - last_save).count() >=
               o_.checkpoint_every_s) {
-        GRAPH_RETURN_IF_ERROR(state_.Save(o_.checkpoint));
-        saved_version = state_.version();
+        // A failed write (a full disk) is said and tried again next time; only
+        // the last one, on stopping, is an error.
+        if (graph::Status st = state_.Save(o_.checkpoint); !st.ok()) {
+          std::fprintf(stderr, "ps: checkpoint not written: %s\n", st.message().c_str());
+        } else {
+          saved_version = state_.version();
+        }
         last_save = Clock::now();
       }
     }
@@ -267,7 +292,7 @@ class Server {
     };
     if (e->has_join()) {
       const bool was_empty = state_.empty();
-      graph::Status st = state_.Join(e->join());
+      graph::Status st = state_.Join(e->join(), peer);
       if (!st.ok()) {
         std::fprintf(stderr, "ps: refused controller %s: %s\n", wire::PrintableId(peer).c_str(),
                      st.message().c_str());

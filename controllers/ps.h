@@ -41,7 +41,9 @@ class ParameterState {
  public:
   // Adopts `join`'s parameters when the state has none; refuses a join of
   // another identity, optimizer or parameter shapes, naming the difference.
-  graph::Status Join(const wire::pb::Join& join);
+  // `controller`'s push sequence starts afresh (a restarted controller may
+  // reuse its routing id).
+  graph::Status Join(const wire::pb::Join& join, const std::string& controller = "");
   // Applies the push (or not: stale, repeated); the answer is the current
   // parameters. An error when the gradient's shapes differ from the
   // parameters', kNotFound when no policy is held yet.
@@ -58,6 +60,7 @@ class ParameterState {
   static graph::Result<ParameterState> Load(const std::string& path);
 
  private:
+  graph::Status JoinPolicy(const wire::pb::Join& join);
   void Apply(const wire::pb::Push& push);
 
   std::string identity_, optimizer_;

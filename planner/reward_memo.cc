@@ -2,6 +2,14 @@
 
 namespace planner {
 
+namespace {
+
+// kUnavailable says nothing of the placement (no device could be reached):
+// asked again, it is evaluated again.
+bool Remembered(const Evaluation& e) { return e.status.code() != graph::StatusCode::kUnavailable; }
+
+}  // namespace
+
 Evaluation RememberingReward::Evaluate(const std::vector<int>& forward_device) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -12,6 +20,7 @@ Evaluation RememberingReward::Evaluate(const std::vector<int>& forward_device) c
     }
   }
   Evaluation e = inner_.Evaluate(forward_device);
+  if (!Remembered(e)) return e;
   std::lock_guard<std::mutex> lock(mu_);
   return seen_.emplace(forward_device, e).first->second;
 }
@@ -43,7 +52,9 @@ std::vector<Evaluation> RememberingReward::EvaluateBatch(
   if (fresh.empty()) return out;
   const std::vector<Evaluation> got = inner_.EvaluateBatch(fresh);
   std::lock_guard<std::mutex> lock(mu_);
-  for (size_t i = 0; i < fresh.size(); ++i) seen_.emplace(fresh[i], got[i]);
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    if (Remembered(got[i])) seen_.emplace(fresh[i], got[i]);
+  }
   for (size_t j = 0; j < placements.size(); ++j) {
     if (from_fresh[j] >= 0) out[j] = got[from_fresh[j]];
   }

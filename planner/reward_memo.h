@@ -3,7 +3,9 @@
 // measuring again. With real rewards this is what keeps a search honest about
 // placements it has already seen: a policy sample equal to a baseline's
 // placement gets the baseline's own measurement, not a second, luckier draw of
-// the noise, so it cannot pass for an improvement (docs/search.md).
+// the noise, so it cannot pass for an improvement (docs/search.md). A
+// kUnavailable evaluation (no worker of a fleet answered) says nothing of the
+// placement and is not remembered.
 //
 // Ownership: keeps a reference to the source it wraps, which must outlive it.
 // Thread safety: Evaluate may be called concurrently when the wrapped source

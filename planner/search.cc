@@ -125,12 +125,13 @@ graph::Status Search::Impl::PushGradient(double lr) {
   const std::vector<at::Tensor> params = policy->parameters();
   auto r = ps->Push(ps_version, lr, FlatValues(params, true));
   if (!r.ok() && r.status().code() == graph::StatusCode::kNotFound) {
-    // The server lost the policy: it gets this one's, and the gradient again.
-    GRAPH_RETURN_IF_ERROR(
-        ps->Join(ps_identity, o.policy_optimizer, LayoutOf(policy), FlatValues(params, false))
-            .status());
-    ps_version = 0;
-    r = ps->Push(ps_version, lr, FlatValues(params, true));
+    // The server lost the policy: it gets this one's, unless another search
+    // gave it one first; this gradient (of other parameters then) is dropped.
+    GRAPH_ASSIGN_OR_RETURN(
+        PolicyParameters joined,
+        ps->Join(ps_identity, o.policy_optimizer, LayoutOf(policy), FlatValues(params, false)));
+    ps_version = joined.version;
+    return LoadValues(params, joined.values);
   }
   if (!r.ok()) return r.status();
   (r->applied ? ps_applied : ps_stale) += 1;

@@ -280,8 +280,9 @@ void Authenticator::Serve() {
     }
     if (!ok) {
       ++refused_;
-      // Once per key: a refused client reconnects every 100 ms.
-      if (logged_.insert(key + " " + frames[3]).second) {
+      // Once per key and address (a refused client reconnects every 100 ms),
+      // for the first 1000 of them; refused() counts all.
+      if (logged_.size() < 1000 && logged_.insert(key + " " + frames[3]).second) {
         std::fprintf(stderr, "%srefused a client at %s: its key %s is not allowed\n",
                      log_prefix_.c_str(), frames[3].c_str(), key.c_str());
       }

@@ -242,6 +242,7 @@ class Worker {
       e.mutable_heartbeat()->set_busy(busy_);
     } else {
       *e.mutable_hello() = hello_;
+      e.mutable_hello()->set_busy(busy_);
     }
     (void)controller_.Send({wire::Encode(e)});  // a full queue: the next beat says it
   }
@@ -296,8 +297,7 @@ class Worker {
     if (busy_) {
       wire::pb::Envelope reply;
       reply.mutable_result()->set_request(request.request());
-      reply.mutable_result()->set_code(static_cast<int>(graph::StatusCode::kUnavailable));
-      reply.mutable_result()->set_message("worker " + hello_.name() + " is busy");
+      reply.mutable_result()->set_busy(true);
       (void)controller_.Send({wire::Encode(reply)});
       return;
     }
@@ -360,6 +360,7 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
   so.max_message_bytes = o.max_message_bytes;
   so.routing_id = hello.name() + "/" + std::to_string(hello.pid());
   so.curve_client = o.keys;
+  so.linger_ms = 200;  // the Bye on the way out
   so.curve_server_public_key = o.server_public_key;
   auto opened = o.bind.empty()
                     ? wire::Socket::Connect(ctx, wire::SocketKind::kDealer, o.connect, so)

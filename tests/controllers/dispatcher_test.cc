@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <thread>
 
@@ -39,6 +40,8 @@ struct Behaviour {
   bool silent_after_first = false;  // stops heartbeating and answering at its first placement
   int late_answer_ms = -1;          // ...then answers it anyway after this long (>= 0)
   bool forgets_models = false;      // every request without a model gets NeedModel
+  int busy_replies = 0;             // the first this many requests are answered "busy"
+  bool nan_steps = false;           // reports NaN step times
   std::vector<ExpectedDevice> devices = kDevices;
   std::optional<wire::CurveKeys> keys;  // CURVE client: its key pair
   std::string server_key;               // and the controller's public key
@@ -47,7 +50,9 @@ struct Behaviour {
 class FakeWorker {
  public:
   FakeWorker(const std::string& endpoint, const std::string& name, Behaviour b)
-      : b_(std::move(b)), thread_([this, endpoint, name] { Serve(endpoint, name); }) {}
+      : b_(std::move(b)),
+        busy_left_(b_.busy_replies),
+        thread_([this, endpoint, name] { Serve(endpoint, name); }) {}
   ~FakeWorker() {
     stop_ = true;
     thread_.join();
@@ -105,9 +110,16 @@ class FakeWorker {
         (void)s->Send({wire::Encode(reply)});
         continue;
       }
+      if (busy_left_ > 0) {
+        --busy_left_;
+        reply.mutable_result()->set_request(ev.request());
+        reply.mutable_result()->set_busy(true);
+        (void)s->Send({wire::Encode(reply)});
+        continue;
+      }
       ++evaluations_;
       reply.mutable_result()->set_request(ev.request());
-      reply.mutable_result()->set_step_s(StepOf(ev.device()));
+      reply.mutable_result()->set_step_s(b_.nan_steps ? std::nan("") : StepOf(ev.device()));
       if (b_.silent_after_first) {
         silent = true;
         if (b_.late_answer_ms >= 0) {
@@ -120,6 +132,7 @@ class FakeWorker {
   }
 
   Behaviour b_;
+  int busy_left_;
   std::atomic<bool> stop_{false};
   std::atomic<int> evaluations_{0};
   mutable std::mutex mu_;
@@ -212,6 +225,37 @@ TEST(Dispatcher, WorkerThatForgetsModelsIsSentTheModelAgain) {
   ExpectAnswered(RunAll(**d, p), p);
   EXPECT_EQ((*d)->counters().resent, 0);
   EXPECT_GT((*d)->counters().sends, 5);  // the model went again with requests 2..5
+}
+
+TEST(Dispatcher, BusyAnswerSendsThePlacementElsewhereWithoutUsingAnAttempt) {
+  FleetOptions o = Fast();
+  o.max_attempts = 1;
+  auto d = Dispatcher::Bind(o, kDevices);
+  ASSERT_TRUE(d.ok());
+  Behaviour busy;
+  busy.busy_replies = 3;
+  FakeWorker a((*d)->endpoint(), "a-busy", busy);  // first in the fixed order
+  FakeWorker b((*d)->endpoint(), "b", {});
+  ASSERT_TRUE((*d)->WaitForWorkers(2).ok());
+  const auto p = Placements(12);
+  ExpectAnswered(RunAll(**d, p), p);
+  EXPECT_EQ((*d)->counters().resent, 0);
+  EXPECT_EQ(a.evaluations() + b.evaluations(), 12);
+}
+
+TEST(Dispatcher, NonFiniteStepTimeIsAnErrorNamingTheWorker) {
+  auto d = Dispatcher::Bind(Fast(), kDevices);
+  ASSERT_TRUE(d.ok());
+  Behaviour nan;
+  nan.nan_steps = true;
+  FakeWorker w((*d)->endpoint(), "liar", nan);
+  ASSERT_TRUE((*d)->WaitForWorkers(1).ok());
+  auto got = RunAll(**d, Placements(2));
+  ASSERT_EQ(got.size(), 2u);
+  for (const Outcome& out : got) {
+    EXPECT_EQ(out.status.code(), graph::StatusCode::kInternal);
+    EXPECT_NE(out.status.message().find("liar"), std::string::npos) << out.status.message();
+  }
 }
 
 TEST(Dispatcher, PlacementNoWorkerAnswersFailsAfterMaxAttempts) {

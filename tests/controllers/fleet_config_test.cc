@@ -60,6 +60,13 @@ TEST(FleetConfig, WorkersToConnectToAreListedAndMustBeLocalWithoutKeys) {
   EXPECT_FALSE(ParseFleetYaml("connect: tcp://127.0.0.1:6001\n", "f").ok());
 }
 
+TEST(FleetConfig, SilenceShorterThanTwoHeartbeatsIsRefused) {
+  auto o = ParseFleetYaml("heartbeat_ms: 5000\n", "f");  // silence_s defaults to 3
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("two heartbeats"), std::string::npos);
+  EXPECT_TRUE(ParseFleetYaml("heartbeat_ms: 5000\nsilence_s: 10\n", "f").ok());
+}
+
 TEST(FleetConfig, UnknownModeIsAnError) {
   auto o = ParseFleetYaml("mode: remote\n", "f");
   ASSERT_FALSE(o.ok());

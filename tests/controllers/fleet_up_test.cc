@@ -133,7 +133,12 @@ TEST(FleetUp, ServerTwoControllersFourWorkersSurviveAKilledWorker) {
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  const pid_t victim = ProcessWith("--name c1w1");
+  // Named by its controller's endpoint too: other tests' fleets have a c1w1.
+  const std::string fleet1 = Slurp(run + "/fleet-1.yaml");
+  const size_t at = fleet1.find("tcp://");
+  ASSERT_NE(at, std::string::npos) << fleet1;
+  const std::string endpoint = fleet1.substr(at, fleet1.find('\n', at) - at);
+  const pid_t victim = ProcessWith(endpoint + " --name c1w1");
   ASSERT_GT(victim, 0) << Slurp(Dir() + "/up-sim");
   ::kill(victim, SIGKILL);
   ASSERT_EQ(p.Wait(up, 120), 0) << Slurp(Dir() + "/up-sim");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "tests/scratch_dir.h"
 
@@ -116,6 +117,42 @@ TEST(ParameterState, RepeatedPushIsAppliedOnce) {
   EXPECT_FALSE(again->applied());
   EXPECT_EQ(s.version(), 1);
   EXPECT_EQ(s.counters().repeats, 1);
+}
+
+TEST(ParameterState, NonFiniteGradientIsRefusedAndChangesNothing) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, 1}, {1}, "sgd")).ok());
+  auto r = s.Push(PushOf(0, 1, {std::nanf(""), 1}, 1), "a");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("non-finite"), std::string::npos);
+  EXPECT_EQ(s.version(), 0);
+  EXPECT_EQ(s.Current().parameters(0).values(0), 1.f);
+}
+
+TEST(ParameterState, PeersNumbersCannotOverflow) {
+  ParameterState s;
+  wire::pb::Join huge = JoinOf({1, 1}, {1});
+  *huge.mutable_parameters(0) = T("w", {int64_t{1} << 40, int64_t{1} << 40}, {1});
+  EXPECT_FALSE(s.Join(huge).ok());
+  wire::pb::Join negative = JoinOf({1, 1}, {1});
+  *negative.mutable_parameters(0) = T("w", {-2, -1}, {1, 1});
+  EXPECT_FALSE(s.Join(negative).ok());
+  ASSERT_TRUE(s.Join(JoinOf({1, 1}, {1}, "sgd")).ok());
+  for (int64_t v : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
+    auto r = s.Push(PushOf(v, 1, {1, 1}, 1), "a");
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r->applied());
+  }
+}
+
+TEST(ParameterState, ControllerThatJoinsAgainStartsItsSequenceAfresh) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, 1}, {1}, "sgd"), "host:1").ok());
+  ASSERT_TRUE(s.Push(PushOf(0, 1, {1, 1}, 1), "host:1")->applied());
+  ASSERT_TRUE(s.Push(PushOf(1, 2, {1, 1}, 1), "host:1")->applied());
+  // A restarted controller under the same routing id counts from 1 again.
+  ASSERT_TRUE(s.Join(JoinOf({1, 1}, {1}, "sgd"), "host:1").ok());
+  EXPECT_TRUE(s.Push(PushOf(2, 1, {1, 1}, 1), "host:1")->applied());
 }
 
 TEST(ParameterState, PushBeforeAnyJoinIsNotFound) {

@@ -35,6 +35,24 @@ TEST(RewardMemoTest, AFailureIsRememberedToo) {
   EXPECT_EQ(inner.calls.size(), 2u);
 }
 
+TEST(RewardMemoTest, AnUnavailableSourceIsAskedAgain) {
+  // Its first evaluation finds no device to run on.
+  class Flaky : public testing::FakeReward {
+   public:
+    using FakeReward::FakeReward;
+    Evaluation Evaluate(const std::vector<int>& p) const override {
+      Evaluation e = FakeReward::Evaluate(p);
+      if (calls.size() == 1) e.status = graph::Status(graph::StatusCode::kUnavailable, "no worker");
+      return e;
+    }
+  } flaky([](const std::vector<int>&, int) { return 0.01; });
+  RememberingReward flaky_memo(flaky);
+  EXPECT_FALSE(flaky_memo.Evaluate({0}).status.ok());
+  EXPECT_TRUE(flaky_memo.Evaluate({0}).status.ok());
+  EXPECT_TRUE(flaky_memo.EvaluateBatch({{0}})[0].status.ok());
+  EXPECT_EQ(flaky.calls.size(), 2u);
+}
+
 TEST(RewardMemoTest, ABatchSendsEachUnseenPlacementOnceInOrder) {
   testing::FakeReward inner([](const std::vector<int>&, int call) { return 1.0 + call; });
   RememberingReward memo(inner);
