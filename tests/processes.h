@@ -75,4 +75,17 @@ inline int FreePort() {
   return port;
 }
 
+// Connects to `port` on loopback and writes `bytes` raw (not ZeroMQ), then hangs up.
+inline void SendRawBytes(int port, const std::string& bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    (void)!::write(fd, bytes.data(), bytes.size());
+  }
+  ::close(fd);
+}
+
 }  // namespace planner::testing

@@ -16,10 +16,13 @@
 #include <random>
 #include <thread>
 
+#include "tests/processes.h"
 #include "wire/codec.h"
 
 namespace controllers {
 namespace {
+
+using planner::testing::SendRawBytes;
 
 using Clock = std::chrono::steady_clock;
 
@@ -328,19 +331,6 @@ TEST(Dispatcher, WorkerWithoutAnAllowedCurveKeyGetsNothing) {
   EXPECT_EQ(member.evaluations(), 4);
   EXPECT_EQ(intruder.evaluations() + plain.evaluations(), 0);
   EXPECT_EQ((*d)->registered(), 1);
-}
-
-void SendRawBytes(int port, const std::string& bytes) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    (void)!::write(fd, bytes.data(), bytes.size());
-  }
-  ::close(fd);
 }
 
 TEST(Dispatcher, GarbageFromAnyPeerCrashesNothingAndIsCounted) {

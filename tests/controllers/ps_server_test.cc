@@ -10,35 +10,15 @@
 #include <thread>
 
 #include "controllers/ps.h"
+#include "tests/processes.h"
 #include "wire/codec.h"
 #include "wire/socket.h"
 
 namespace controllers {
 namespace {
 
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-void SendRawBytes(int port, const std::string& bytes) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    (void)!::write(fd, bytes.data(), bytes.size());
-  }
-  ::close(fd);
-}
+using planner::testing::FreePort;
+using planner::testing::SendRawBytes;
 
 TEST(PsServer, GarbageOnItsPortCrashesNothingAndAJoinIsServed) {
   const int port = FreePort();

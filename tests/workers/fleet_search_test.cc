@@ -192,18 +192,6 @@ TEST(FleetSearch, OnlyAWorkerWithAnAllowedKeyGetsAPlacement) {
   EXPECT_EQ(served.code, 0) << served.out << served.err;
 }
 
-void SendRawBytes(int port, const std::string& bytes) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    (void)!::write(fd, bytes.data(), bytes.size());
-  }
-  ::close(fd);
-}
-
 TEST(FleetSearch, ListeningWorkerSurvivesGarbageAndIsReachedByTheController) {
   Processes p;
   const int worker_port = FreePort();
