@@ -1,5 +1,6 @@
 #include "planner/model_loading.h"
 
+#include <cassert>
 #include <iostream>
 
 #include "graph/importer.h"
@@ -53,12 +54,19 @@ graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,
                                                  const graph::InferenceOptions& inference,
                                                  const graph::TrainingOptions& options) {
   GRAPH_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(model_path, inference));
-  if (graph::Status st = graph::CheckNoControlFlow(model.graph, "training"); !st.ok()) {
-    return graph::Status(st.code(), model_path + ": " + st.message());
-  }
-  GRAPH_RETURN_IF_ERROR(RequireStaticInputs(model, model_path));
   GRAPH_ASSIGN_OR_RETURN(cluster::Cluster c, cluster::LoadDevicesFile(devices_path));
   if (c.devices.empty()) return graph::InvalidArgument(devices_path + ": no devices");
+  return PlaceTraining(std::move(model), model_path, std::move(c), placement_path, options);
+}
+
+graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string& model_name,
+                                            cluster::Cluster c, const std::string& placement_path,
+                                            const graph::TrainingOptions& options) {
+  if (graph::Status st = graph::CheckNoControlFlow(model.graph, "training"); !st.ok()) {
+    return graph::Status(st.code(), model_name + ": " + st.message());
+  }
+  GRAPH_RETURN_IF_ERROR(RequireStaticInputs(model, model_name));
+  assert(!c.devices.empty());
   const graph::Graph& forward = model.graph;
   std::vector<int> forward_device(forward.size(), 0);
   std::string method = "single:" + c.devices[0].name;
@@ -70,7 +78,7 @@ graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,
   }
   auto training = graph::BuildTrainingGraph(forward, options, model.options);
   if (!training.ok()) {
-    return graph::Status(training.status().code(), model_path + ": " + training.status().message());
+    return graph::Status(training.status().code(), model_name + ": " + training.status().message());
   }
   std::vector<int> device_of_node = TrainingDeviceOfNode(training->graph, forward, forward_device);
   return PlacedTraining{std::move(model), std::move(c), std::move(training).value(),

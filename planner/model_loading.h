@@ -46,6 +46,11 @@ graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,
                                                  const std::string& placement_path,
                                                  const graph::InferenceOptions& inference,
                                                  const graph::TrainingOptions& options);
+// The same for a model already loaded (`model_name` names it in messages) and
+// devices already read (at least one).
+graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string& model_name,
+                                            cluster::Cluster c, const std::string& placement_path,
+                                            const graph::TrainingOptions& options);
 
 // The flags that shape a model's inputs, for every command that takes a MODEL
 // (functions: the commands' specs are static objects built at start-up).

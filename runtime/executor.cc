@@ -228,6 +228,7 @@ void Executor::Finish(Step* s, graph::NodeId id, std::vector<at::Tensor> outputs
                       graph::Status st) {
   const graph::Node& n = g_.node(id);
   const bool scheduled = RunsKernel(n.op);
+  if (st.ok() && node_done_) node_done_(id, outputs);
   std::vector<graph::NodeId> ready;
   {
     std::lock_guard<std::mutex> l(s->mu);

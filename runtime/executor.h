@@ -16,6 +16,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -48,6 +49,14 @@ class Executor {
   const graph::Graph& graph() const { return g_; }
   void set_state(const std::string& node, at::Tensor value);
 
+  // Called on the thread that finished node `id`, with its outputs, before the
+  // step can end; for nodes that ran without error only. What a data-parallel
+  // trainer uses to start reducing a gradient while the backward pass goes on.
+  // It runs on a device's worker, so it must be quick and must not call Run. Set
+  // it between steps; an empty function removes it.
+  using NodeDoneHook = std::function<void(graph::NodeId, const std::vector<at::Tensor>&)>;
+  void set_node_done_hook(NodeDoneHook hook) { node_done_ = std::move(hook); }
+
  private:
   struct Step;
   Executor(const graph::Graph& g, const cluster::Cluster& c, std::vector<int> device_of_node);
@@ -62,6 +71,7 @@ class Executor {
   std::unordered_map<graph::NodeId, at::Tensor> state_;
   std::vector<std::vector<std::pair<graph::NodeId, int>>> consumers_;  // (consumer, input slot)
   std::vector<std::vector<graph::NodeId>> control_consumers_;
+  NodeDoneHook node_done_;
 };
 
 }  // namespace runtime

@@ -10,6 +10,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev
   libtorch-dev libopenblas0-pthread
+  libgloo-dev python3-torch
   libzmq3-dev cppzmq-dev
   libscotch-dev libmetis-dev
   dataset-fashion-mnist zlib1g-dev

@@ -1,0 +1,43 @@
+#include "trainer/tuner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace trainer {
+namespace {
+
+TEST(TunerTest, GroupChoicesArePowersOfTwoAndEveryRank) {
+  EXPECT_EQ(GroupChoices(1), std::vector<int>({1}));
+  EXPECT_EQ(GroupChoices(2), std::vector<int>({1, 2}));
+  EXPECT_EQ(GroupChoices(6), std::vector<int>({1, 2, 4, 6}));
+}
+
+TEST(TunerTest, ExplicitMomentumFallsAsAsynchronyRises) {
+  TunerOptions o;
+  double max_sync = 0, max_async = 0;
+  for (const TuneConfig& c : Candidates(8, o)) {
+    if (c.groups == 1) max_sync = std::max(max_sync, c.momentum);
+    if (c.groups == 8) max_async = std::max(max_async, c.momentum);
+  }
+  EXPECT_DOUBLE_EQ(max_sync, 0.9);
+  EXPECT_DOUBLE_EQ(max_async, 0.0);  // implicit momentum 7/8 already exceeds 0.9 - 0.05
+  EXPECT_DOUBLE_EQ(ImplicitMomentum(4), 0.75);
+}
+
+TEST(TunerTest, TheLeastTimePerLossDecreaseWins) {
+  Probe fast_but_slow_learning{{2, 0.01, 0}, true, 0.005, 2.0, 1.9, 60};  // 0.005 / (0.1/30)
+  Probe slower_steps_faster_learning{{1, 0.03, 0.6}, true, 0.008, 2.0, 1.4, 60};
+  Probe diverged{{2, 0.1, 0.3}, true, 0.004, 2.0, 2.3, 60};
+  Probe failed{{1, 0.1, 0.9}, false};
+  EXPECT_NEAR(SecondsPerUnitLoss(fast_but_slow_learning), 1.5, 1e-9);
+  EXPECT_NEAR(SecondsPerUnitLoss(slower_steps_faster_learning), 0.4, 1e-9);
+  EXPECT_TRUE(std::isinf(SecondsPerUnitLoss(diverged)));
+  EXPECT_TRUE(std::isinf(SecondsPerUnitLoss(failed)));
+  EXPECT_EQ(ChooseProbe({fast_but_slow_learning, slower_steps_faster_learning, diverged, failed}),
+            1);
+  EXPECT_EQ(ChooseProbe({diverged, failed}), -1);
+}
+
+}  // namespace
+}  // namespace trainer

@@ -1,0 +1,25 @@
+// `trainer`: the data-parallel training engine's command line (docs/trainer.md).
+#include <cstring>
+#include <iostream>
+
+#include "trainer/commands.h"
+
+int main(int argc, char** argv) {
+  constexpr char kUsage[] =
+      "usage: trainer COMMAND [ARGS...]   (trainer COMMAND --help for details)\n\n"
+      "commands:\n"
+      "  train       one rank of a data-parallel run (torchrun's environment), or a world of one\n"
+      "  launch      start N local ranks of `trainer train` and watch them\n"
+      "  tune        Omnivore's optimizer: probe, choose groups, lr and momentum, train, re-tune\n";
+  if (argc < 2) return std::cerr << kUsage, 2;
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) return std::cout << kUsage, 0;
+  if (!std::strcmp(argv[1], "train")) return trainer::TrainCommand(argc - 2, argv + 2);
+  // Ranks are this same executable: /proc/self/exe survives a relative argv[0].
+  if (!std::strcmp(argv[1], "launch")) {
+    return trainer::LaunchCommand(argc - 2, argv + 2, "/proc/self/exe");
+  }
+  if (!std::strcmp(argv[1], "tune"))
+    return trainer::TuneCommand(argc - 2, argv + 2, "/proc/self/exe");
+  std::cerr << "trainer: unknown command '" << argv[1] << "' (see trainer --help)\n";
+  return 2;
+}

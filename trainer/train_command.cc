@@ -1,0 +1,187 @@
+// `trainer train`: one rank of a data-parallel run, started torchrun-style
+// (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE) or alone as a world of one.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "graph/file_util.h"
+#include "planner/args.h"
+#include "trainer/commands.h"
+#include "trainer/train.h"
+
+namespace trainer {
+namespace {
+
+const planner::CommandSpec kSpec{
+    "train",
+    "MODEL [--strategy sync|async|easgd|gossip] [--groups G] [--devices D.yaml --placement "
+    "P.yaml]\n"
+    "       [--data fashion-mnist|synthetic] [--epochs N] [--steps N] [--batch B] [--lr LR]\n"
+    "       [--momentum M] [--checkpoint DIR [--resume]] [--target-accuracy A] ...",
+    "Trains MODEL (a model file, or a `planner zoo` name such as lenet) data-parallel: this\n"
+    "process is one rank (RANK of WORLD_SIZE, meeting at MASTER_ADDR:MASTER_PORT, as torchrun\n"
+    "sets them; without them, a world of one). Each rank runs the placed training graph on\n"
+    "its devices and its shard of the data. `trainer launch` starts all ranks here.",
+    {"MODEL"},
+    {{"--strategy", "NAME", "sync (default), async, easgd or gossip (docs/trainer.md)"},
+     {"--devices", "FILE", "this rank's devices (default: one CPU core, core RANK mod cores)"},
+     {"--placement", "FILE", "a placement of MODEL on --devices (from planner search)"},
+     {"--data", "NAME", "fashion-mnist (default; inputs 'images', 'labels') or synthetic"},
+     {"--data-dir", "DIR", "Fashion-MNIST's files (default: Debian's dataset-fashion-mnist)"},
+     {"--epochs", "N", "passes over the training set (default 1)"},
+     {"--steps", "N", "train N steps in all (counted from the run's start), instead of --epochs"},
+     {"--batch", "B", "examples per rank and step (default 64)"},
+     {"--optimizer", "NAME", "sgd or momentum (default)"},
+     {"--lr", "LR", "learning rate (default 0.01)"},
+     {"--momentum", "M", "momentum (default 0.9)"},
+     {"--bucket-kb", "KB", "sync: all-reduce bucket size (default 25600, DDP's 25 MiB)"},
+     {"--first-bucket-kb", "KB", "sync: the first bucket's size (default 1024)"},
+     {"--groups", "G", "async: compute groups, 1 (synchronous) to ranks (default, fully async)"},
+     {"--period", "T", "easgd: steps between elastic averaging (default 1)"},
+     {"--alpha", "A", "easgd: elastic rate (default 0.9 / ranks)"},
+     {"--mix", "B", "gossip: weight of the peer's model (default 0.5)"},
+     {"--checkpoint", "DIR", "write DIR/rank-R.ckpt at epoch ends (atomically)"},
+     {"--checkpoint-every", "N", "also every N steps"},
+     {"--resume", "", "continue from --checkpoint DIR's checkpoint"},
+     {"--eval-every", "N", "evaluate on the test set every N steps (default: epoch ends)"},
+     {"--no-eval", "", "do not evaluate (probes and benchmarks)"},
+     {"--target-accuracy", "A", "stop once test accuracy reaches A (0..1)"},
+     {"--log-every", "N", "steps between progress lines (default 100; 0: none)"},
+     {"--seed", "S", "data order (default 1)"},
+     {"--timeout", "SECONDS", "how long a rank waits for the others (default 60)"},
+     {"--report", "FILE", "rank 0 writes the run's figures as JSON"},
+     {"--quiet", "", "print only the summary"}}};
+
+constexpr char kName[] = "trainer train: ";
+
+int Usage(const std::string& m) { return std::cerr << kName << m << "\n", 2; }
+
+std::string ReportJson(const TrainOptions& o, const TrainReport& r, int world) {
+  std::string evals;
+  for (const Evaluation& e : r.evaluations) {
+    char b[128];
+    std::snprintf(b, sizeof b, "%s{\"step\": %lld, \"train_s\": %.4f, \"accuracy\": %.5f}",
+                  evals.empty() ? "" : ", ", static_cast<long long>(e.step), e.train_s, e.accuracy);
+    evals += b;
+  }
+  double n = std::max<int64_t>(r.steps, 1);
+  char b[768];
+  std::snprintf(b, sizeof b,
+                "{\"strategy\": \"%s\", \"ranks\": %d, \"batch\": %lld, \"steps\": %lld, "
+                "\"examples\": %lld, \"train_s\": %.4f, \"images_per_s\": %.2f, "
+                "\"forward_ms\": %.4f, \"backward_ms\": %.4f, \"comm_ms\": %.4f, "
+                "\"exposed_ms\": %.4f, \"update_ms\": %.4f, \"first_loss\": %.5f, "
+                "\"final_loss\": %.5f, "
+                "\"evaluations\": [",
+                o.strategy.name.c_str(), world, static_cast<long long>(o.batch),
+                static_cast<long long>(r.steps), static_cast<long long>(r.examples), r.train_s,
+                r.images_per_s(), 1e3 * r.forward_s / n, 1e3 * r.backward_s / n, 1e3 * r.comm_s / n,
+                1e3 * r.exposed_s / n, 1e3 * r.update_s / n, r.first_loss, r.final_loss);
+  return b + evals + "]}\n";
+}
+
+}  // namespace
+
+int TrainCommand(int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  TrainOptions o;
+  o.model = args->positional()[0];
+  o.strategy.name = args->Get("--strategy", "sync");
+  o.devices = args->Get("--devices");
+  o.placement = args->Get("--placement");
+  o.data = args->Get("--data", "fashion-mnist");
+  o.data_dir = args->Get("--data-dir");
+  o.optimizer = args->Get("--optimizer", "momentum");
+  o.checkpoint_dir = args->Get("--checkpoint");
+  o.resume = args->Has("--resume");
+  o.quiet = args->Has("--quiet");
+  o.evaluate = !args->Has("--no-eval");
+  if (o.resume && o.checkpoint_dir.empty()) return Usage("--resume needs --checkpoint DIR");
+  struct IntFlag {
+    const char* flag;
+    int64_t lo, hi;
+    int64_t* target;
+  };
+  int64_t epochs = o.epochs, bucket_kb = 25 << 10, first_kb = 1 << 10, period = 1, seed = 1,
+          groups = 0;
+  for (IntFlag f : {IntFlag{"--epochs", 1, 1 << 20, &epochs},
+                    {"--steps", 1, int64_t{1} << 40, &o.max_steps},
+                    {"--batch", 1, 1 << 20, &o.batch},
+                    {"--bucket-kb", 1, 1 << 24, &bucket_kb},
+                    {"--first-bucket-kb", 1, 1 << 24, &first_kb},
+                    {"--period", 1, 1 << 20, &period},
+                    {"--groups", 1, 1 << 16, &groups},
+                    {"--checkpoint-every", 1, int64_t{1} << 40, &o.checkpoint_every},
+                    {"--eval-every", 1, int64_t{1} << 40, &o.eval_every},
+                    {"--log-every", 0, int64_t{1} << 40, &o.log_every},
+                    {"--seed", 0, int64_t{1} << 40, &seed}}) {
+    if (!args->Has(f.flag)) continue;
+    auto v = planner::ParseIntInRange(f.flag, args->Get(f.flag), f.lo, f.hi);
+    if (!v.ok()) return Usage(v.status().message());
+    *f.target = *v;
+  }
+  o.epochs = static_cast<int>(epochs);
+  o.strategy.buckets.bucket_bytes = bucket_kb << 10;
+  o.strategy.buckets.first_bucket_bytes = first_kb << 10;
+  o.strategy.period = static_cast<int>(period);
+  o.strategy.groups = static_cast<int>(groups);
+  o.seed = static_cast<uint64_t>(seed);
+  o.strategy.seed = o.seed;
+  struct NumFlag {
+    const char* flag;
+    double lo, hi;
+  };
+  double lr = o.learning_rate, momentum = o.momentum, timeout = 60;
+  double* targets[] = {&lr,     &momentum, &o.strategy.alpha, &o.strategy.mix, &o.target_accuracy,
+                       &timeout};
+  int k = 0;
+  for (NumFlag f : {NumFlag{"--lr", 0, 1e3},
+                    {"--momentum", -1e-9, 1},
+                    {"--alpha", 0, 1},
+                    {"--mix", 0, 1},
+                    {"--target-accuracy", 0, 1},
+                    {"--timeout", 0, 1e6}}) {
+    double* target = targets[k++];
+    if (!args->Has(f.flag)) continue;
+    auto v = planner::ParseNumberInRange(f.flag, args->Get(f.flag), f.lo, f.hi);
+    if (!v.ok()) return Usage(v.status().message());
+    *target = *v;
+  }
+  o.learning_rate = static_cast<float>(lr);
+  o.momentum = static_cast<float>(momentum);
+  if (args->Has("--report")) {
+    if (auto st = planner::CheckOutputWritable("--report", args->Get("--report")); !st.ok()) {
+      return Usage(st.message());
+    }
+  }
+  Rendezvous r;
+  if (std::getenv("RANK") || std::getenv("WORLD_SIZE") || std::getenv("MASTER_PORT")) {
+    auto env = RendezvousFromEnvironment();
+    if (!env.ok()) return Usage(env.status().message());
+    r = *env;
+  } else {
+    r.master_port = FreeLoopbackPort();
+  }
+  r.timeout_s = timeout;
+  auto report = Train(o, r);
+  if (!report.ok()) return planner::ReportError(kName, report.status());
+  if (r.rank != 0) return 0;
+  char line[256];
+  std::snprintf(line, sizeof line, "%lld steps, %lld images in %.2f s: %.1f images/s on %d rank(s)",
+                static_cast<long long>(report->steps), static_cast<long long>(report->examples),
+                report->train_s, report->images_per_s(), r.world_size);
+  std::printf("%s\n%s\n", line, StepTimesLine(*report).c_str());
+  if (!report->evaluations.empty()) {
+    std::printf("final test accuracy %.2f%%\n", 100 * report->evaluations.back().accuracy);
+  }
+  if (args->Has("--report")) {
+    graph::Status st =
+        graph::WriteFileAtomic(args->Get("--report"), ReportJson(o, *report, r.world_size));
+    if (!st.ok()) return planner::ReportError(kName, st);
+  }
+  return 0;
+}
+
+}  // namespace trainer

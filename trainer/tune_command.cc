@@ -1,0 +1,236 @@
+// `trainer tune`: Omnivore's optimizer run as processes. Before each epoch
+// (or every --retune epochs) it probes every candidate configuration from the
+// current checkpoint for a few steps (tuner.h's model picks the one with the
+// least estimated time to a fixed loss decrease), prints what it tried and why it
+// chose, then trains the epoch with the choice and checkpoints; it stops at
+// --target-accuracy. Training and tuning times are reported apart.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <regex>
+
+#include "data/fashion_mnist.h"
+#include "graph/file_util.h"
+#include "planner/args.h"
+#include "trainer/commands.h"
+#include "trainer/tuner.h"
+
+namespace trainer {
+namespace {
+
+const planner::CommandSpec kSpec{
+    "tune",
+    "MODEL --nproc N [--epochs E] [--target-accuracy A] [--batch B] [--probe-steps K]\n"
+    "       [--retune E] [--eval-every S] [--dir DIR] [--report FILE]",
+    "Omnivore's optimizer: picks compute groups (sync or async), learning rate and momentum\n"
+    "by short probes, trains an epoch with the choice, and re-tunes at epoch boundaries, on\n"
+    "N local ranks (Fashion-MNIST). Prints every probe and the reason for each choice.",
+    {"MODEL"},
+    {{"--nproc", "N", "ranks (required)"},
+     {"--epochs", "E", "epochs at most (default 10)"},
+     {"--target-accuracy", "A", "stop once test accuracy reaches A (0..1)"},
+     {"--batch", "B", "examples per rank and step (default 64)"},
+     {"--probe-steps", "K", "steps per probe (default 60)"},
+     {"--retune", "E", "re-tune every E epochs (default 1)"},
+     {"--eval-every", "S", "steps between evaluations while training (default 200)"},
+     {"--dir", "DIR", "working directory for checkpoints and logs (default: a new one in /tmp)"},
+     {"--data-dir", "DIR", "Fashion-MNIST's files (default: Debian's dataset-fashion-mnist)"},
+     {"--report", "FILE", "the run's figures as JSON"}}};
+
+constexpr char kName[] = "trainer tune: ";
+
+double Number(const std::string& text, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("\"" + key + "\": ([-0-9.eE+naif]+)"))) return NAN;
+  return std::atof(m[1].str().c_str());
+}
+
+struct Child {
+  std::string exe, model, dir, data_dir;
+  int64_t nproc = 2, batch = 64;
+  double seconds = 0;  // wall time of the last Run
+  // Runs `trainer launch ... train MODEL` with the configuration; returns its
+  // --report's JSON, empty on failure (the log's tail printed).
+  std::string Run(const TuneConfig& c, const std::string& extra) {
+    std::string report = dir + "/report.json", log = dir + "/child.log";
+    std::remove(report.c_str());
+    char cfg[256];
+    std::snprintf(cfg, sizeof cfg, " --strategy %s --groups %d --lr %.6g --momentum %.6g",
+                  c.groups == 1 ? "sync" : "async", c.groups, c.learning_rate, c.momentum);
+    std::string cmd = "'" + exe + "' launch --nproc " + std::to_string(nproc) + " train '" + model +
+                      "' --batch " + std::to_string(batch) + cfg +
+                      (data_dir.empty() ? "" : " --data-dir '" + data_dir + "'") +
+                      " --quiet --report '" + report + "' " + extra + " >'" + log + "' 2>&1";
+    auto t0 = std::chrono::steady_clock::now();
+    int rc = std::system(cmd.c_str());
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto json = graph::ReadFile(report);
+    if (rc != 0 || !json.ok()) {
+      auto text = graph::ReadFile(log);
+      std::string tail = text.ok() ? text->substr(text->size() > 400 ? text->size() - 400 : 0) : "";
+      std::cerr << kName << "a run failed (" << Describe(c) << "): " << tail << "\n";
+      return "";
+    }
+    return *json;
+  }
+};
+
+int Usage(const std::string& m) { return std::cerr << kName << m << "\n", 2; }
+
+}  // namespace
+
+int TuneCommand(int argc, char** argv, const char* self) {
+  int exit_code = 0;
+  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  Child child;
+  char real[4096];
+  ssize_t len = readlink(self, real, sizeof real - 1);
+  child.exe = len > 0 ? std::string(real, len) : self;
+  child.model = args->positional()[0];
+  child.data_dir = args->Get("--data-dir");
+  int64_t epochs = 10, retune = 1, eval_every = 200;
+  TunerOptions topts;
+  struct IntFlag {
+    const char* flag;
+    int64_t* target;
+  };
+  if (!args->Has("--nproc")) return Usage("--nproc N is required");
+  for (IntFlag f : {IntFlag{"--nproc", &child.nproc},
+                    {"--epochs", &epochs},
+                    {"--batch", &child.batch},
+                    {"--probe-steps", &topts.probe_steps},
+                    {"--retune", &retune},
+                    {"--eval-every", &eval_every}}) {
+    if (!args->Has(f.flag)) continue;
+    auto v = planner::ParseIntInRange(f.flag, args->Get(f.flag),
+                                      f.flag == std::string("--probe-steps") ? 4 : 1, 1 << 20);
+    if (!v.ok()) return Usage(v.status().message());
+    *f.target = *v;
+  }
+  double target = 0;
+  if (args->Has("--target-accuracy")) {
+    auto v = planner::ParseNumberInRange("--target-accuracy", args->Get("--target-accuracy"), 0, 1);
+    if (!v.ok()) return Usage(v.status().message());
+    target = *v;
+  }
+  child.dir = args->Get("--dir");
+  if (child.dir.empty()) {
+    char tmpl[] = "/tmp/trainer-tune-XXXXXX";
+    if (!mkdtemp(tmpl)) return Usage("cannot make a working directory in /tmp");
+    child.dir = tmpl;
+  } else if (mkdir(child.dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Usage("--dir " + child.dir + ": cannot create it");
+  }
+  auto train_set = data::LoadFashionMnist(
+      child.data_dir.empty() ? data::DefaultFashionMnistDir() : child.data_dir, true);
+  if (!train_set.ok()) return planner::ReportError(kName, train_set.status());
+  const int64_t spe = train_set->count / (child.batch * child.nproc);
+  if (spe < 1) return Usage("the batch exceeds the data set");
+  const std::string ckpt = child.dir + "/ckpt", probe_dir = child.dir + "/probe";
+  mkdir(ckpt.c_str(), 0755);
+  std::vector<TuneConfig> candidates = Candidates(static_cast<int>(child.nproc), topts);
+  std::printf(
+      "tuning %s on %lld ranks: %zu candidates (momenta tried fall as groups rise: "
+      "asynchrony adds implicit momentum 1 - 1/groups), %lld-step probes\n",
+      child.model.c_str(), static_cast<long long>(child.nproc), candidates.size(),
+      static_cast<long long>(topts.probe_steps));
+  double train_s = 0, tune_s = 0, accuracy = 0, reached_at = -1;
+  TuneConfig chosen;
+  std::string choices;
+  for (int64_t e = 0; e < epochs && reached_at < 0; ++e) {
+    const bool resume = e > 0;
+    if (e % retune == 0) {
+      std::printf("epoch %lld: probes from step %lld\n  %-40s %10s %10s %10s %14s\n",
+                  static_cast<long long>(e + 1), static_cast<long long>(e * spe), "configuration",
+                  "ms/step", "loss 1st", "loss 2nd", "s per -1 loss");
+      std::vector<Probe> probes;
+      for (const TuneConfig& c : candidates) {
+        std::system(
+            ("rm -rf '" + probe_dir + "' && " +
+             (resume ? "cp -r '" + ckpt + "' '" + probe_dir + "'" : "mkdir -p '" + probe_dir + "'"))
+                .c_str());
+        std::string json = child.Run(
+            c, "--steps " + std::to_string(e * spe + topts.probe_steps) + " --log-every " +
+                   std::to_string(topts.probe_steps / 2) + " --no-eval --checkpoint '" + probe_dir +
+                   "'" + (resume ? " --resume" : ""));
+        tune_s += child.seconds;
+        Probe p{c, !json.empty()};
+        if (p.ok) {
+          p.steps = static_cast<int64_t>(Number(json, "steps"));
+          p.step_s = Number(json, "train_s") / std::max<int64_t>(p.steps, 1);
+          p.first_loss = Number(json, "first_loss");
+          p.final_loss = Number(json, "final_loss");
+        }
+        probes.push_back(p);
+        std::printf("  %-40s %10.2f %10.4f %10.4f %14.3g\n", Describe(c).c_str(), 1e3 * p.step_s,
+                    p.first_loss, p.final_loss, SecondsPerUnitLoss(p));
+      }
+      int best = ChooseProbe(probes);
+      if (best < 0 && e == 0) {
+        std::cerr << kName << "no configuration lowered the loss in " << topts.probe_steps
+                  << " steps: try more --probe-steps\n";
+        return 1;
+      }
+      if (best < 0) {  // later in training the loss falls slower than mini-batch noise
+        std::printf("  no probe lowered the loss measurably in %lld steps: keeping %s\n",
+                    static_cast<long long>(topts.probe_steps), Describe(chosen).c_str());
+      } else {
+        const Probe& b = probes[best];
+        chosen = b.config;
+        std::printf(
+            "  chose %s: %.2f ms per step x %.0f steps per unit of loss = %.3g s, the least\n",
+            Describe(chosen).c_str(), 1e3 * b.step_s, SecondsPerUnitLoss(b) / b.step_s,
+            SecondsPerUnitLoss(b));
+      }
+    }
+    choices += (choices.empty() ? "\"" : ", \"") + Describe(chosen) + "\"";
+    std::string json =
+        child.Run(chosen, "--epochs " + std::to_string(e + 1) + " --checkpoint '" + ckpt + "'" +
+                              (resume ? " --resume" : "") + " --log-every 0 --eval-every " +
+                              std::to_string(eval_every) +
+                              (target > 0 ? " --target-accuracy " + std::to_string(target) : ""));
+    if (json.empty()) return 1;
+    // The first evaluation at the target, if any: its time within this epoch.
+    std::regex eval("\\{\"step\": ([0-9]+), \"train_s\": ([0-9.]+), \"accuracy\": ([0-9.]+)\\}");
+    for (auto it = std::sregex_iterator(json.begin(), json.end(), eval);
+         it != std::sregex_iterator(); ++it) {
+      accuracy = std::atof((*it)[3].str().c_str());
+      if (target > 0 && accuracy >= target && reached_at < 0) {
+        reached_at = train_s + std::atof((*it)[2].str().c_str());
+      }
+    }
+    train_s += Number(json, "train_s");
+    std::printf(
+        "epoch %lld with %s: test accuracy %.2f%%, %.1f s of training so far, %.1f s of "
+        "probes\n",
+        static_cast<long long>(e + 1), Describe(chosen).c_str(), 100 * accuracy, train_s, tune_s);
+    std::fflush(stdout);
+  }
+  if (target > 0) {
+    if (reached_at >= 0) {
+      std::printf("reached %.0f%% after %.1f s of training (and %.1f s of probes)\n", 100 * target,
+                  reached_at, tune_s);
+    } else {
+      std::printf("did not reach %.0f%% in %lld epochs\n", 100 * target,
+                  static_cast<long long>(epochs));
+    }
+  }
+  if (args->Has("--report")) {
+    char b[256];
+    std::snprintf(b, sizeof b,
+                  "{\"train_s\": %.4f, \"tune_s\": %.4f, \"accuracy\": %.5f, "
+                  "\"time_to_target_s\": %.4f, \"choices\": [",
+                  train_s, tune_s, accuracy, reached_at);
+    graph::Status st = graph::WriteFileAtomic(args->Get("--report"), b + choices + "]}\n");
+    if (!st.ok()) return planner::ReportError(kName, st);
+  }
+  return target > 0 && reached_at < 0 ? 1 : 0;
+}
+
+}  // namespace trainer

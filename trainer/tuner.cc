@@ -1,0 +1,56 @@
+#include "trainer/tuner.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace trainer {
+
+double ImplicitMomentum(int groups) { return 1.0 - 1.0 / groups; }
+
+std::vector<int> GroupChoices(int ranks) {
+  std::vector<int> g;
+  for (int k = 1; k < ranks; k *= 2) g.push_back(k);
+  g.push_back(ranks);
+  return g;
+}
+
+std::vector<TuneConfig> Candidates(int ranks, const TunerOptions& o) {
+  std::vector<TuneConfig> out;
+  for (int g : GroupChoices(ranks)) {
+    double ceiling = std::max(0.0, o.total_momentum - ImplicitMomentum(g)) + 0.05;
+    for (double mu : o.momenta) {
+      if (mu > ceiling) continue;
+      for (double lr : o.learning_rates) out.push_back({g, lr, mu});
+    }
+  }
+  return out;
+}
+
+double SecondsPerUnitLoss(const Probe& p) {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (!p.ok || p.steps < 2 || !std::isfinite(p.first_loss) || !std::isfinite(p.final_loss)) {
+    return inf;
+  }
+  double rate = (p.first_loss - p.final_loss) / (p.steps / 2.0);
+  return rate > 0 ? p.step_s / rate : inf;
+}
+
+int ChooseProbe(const std::vector<Probe>& probes) {
+  int best = -1;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    double s = SecondsPerUnitLoss(probes[i]);
+    if (std::isfinite(s) && (best < 0 || s < SecondsPerUnitLoss(probes[best]))) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+std::string Describe(const TuneConfig& c) {
+  char b[128];
+  std::snprintf(b, sizeof b, "groups %d (%s), lr %g, momentum %g", c.groups,
+                c.groups == 1 ? "sync" : "async", c.learning_rate, c.momentum);
+  return b;
+}
+
+}  // namespace trainer

@@ -1,0 +1,62 @@
+// Omnivore's optimizer (Hadjis, Zhang, Mitliagkas, Iter and Re 2016), its model
+// and choice; `trainer tune` runs the probes. Time to accuracy is modelled as
+// time per iteration x iterations needed: each candidate configuration (compute
+// groups, learning rate, explicit momentum) is run for a short probe from the
+// same model, its time per step measured (hardware efficiency) and its loss
+// decrease per step (statistical efficiency) read from the probe's first and
+// second halves; iterations to a fixed loss decrease are 1 / that rate, and the
+// configuration with the least time per step / rate wins.
+//
+// Asynchrony acts as implicit momentum, 1 - 1/groups (Mitliagkas et al. 2016),
+// so the explicit momenta tried for g groups are those at most
+// max(0, 0.9 - (1 - 1/g)) (with a tolerance): lowered as asynchrony rises.
+// Thread safety: pure functions.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+struct TuneConfig {
+  int groups = 1;  // 1: synchronous (sync); more: async with that many groups
+  double learning_rate = 0.01;
+  double momentum = 0.9;
+};
+
+struct Probe {
+  TuneConfig config;
+  bool ok = false;        // the probe ran and reported
+  double step_s = 0;      // training time per step
+  double first_loss = 0;  // mean loss over the probe's first half
+  double final_loss = 0;  // and over its second half
+  int64_t steps = 0;
+};
+
+struct TunerOptions {
+  std::vector<double> learning_rates{0.1, 0.03, 0.01};
+  std::vector<double> momenta{0.0, 0.3, 0.6, 0.9};
+  double total_momentum = 0.9;  // explicit + implicit momentum aimed at
+  int64_t probe_steps = 60;     // per probe (two logging windows of half each)
+};
+
+double ImplicitMomentum(int groups);
+
+// 1, 2, 4, ... up to `ranks`, and `ranks` itself.
+std::vector<int> GroupChoices(int ranks);
+
+// Every configuration to probe for `ranks` ranks.
+std::vector<TuneConfig> Candidates(int ranks, const TunerOptions& o);
+
+// Estimated seconds per unit of loss decrease: step_s / rate; infinity for a
+// probe that failed or whose loss did not fall (diverged or too small a rate).
+double SecondsPerUnitLoss(const Probe& p);
+
+// The index of the probe with the least SecondsPerUnitLoss; -1 when none is finite.
+int ChooseProbe(const std::vector<Probe>& probes);
+
+// "groups 2 (async), lr 0.03, momentum 0.3"
+std::string Describe(const TuneConfig& c);
+
+}  // namespace trainer
