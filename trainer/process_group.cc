@@ -69,6 +69,13 @@ class GlooWork : public Work {
     if (end_->load() == 0) end_->store(ProcessGroup::Now());
     return graph::Status::Ok();
   }
+  void Drain() override {
+    if (!work_) return;
+    try {
+      work_->wait();
+    } catch (const std::exception&) {
+    }
+  }
   double started_s() const override { return start_; }
   double finished_s() const override { return end_->load(); }
   void set_error(std::string e) { error_ = std::move(e); }

@@ -50,6 +50,9 @@ class Work {
   virtual ~Work() = default;
   // Ok, or why it failed (the missing rank named when there is one).
   virtual graph::Status Wait() = 0;
+  // Waits for it to end, ok or not, without the error's diagnosis: before its
+  // tensor is freed once another work has already failed.
+  virtual void Drain() = 0;
   // Seconds from the start to the end of the work, on this rank's steady clock
   // (both set once Wait returned Ok).
   virtual double started_s() const = 0;

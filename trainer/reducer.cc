@@ -25,7 +25,7 @@ Reducer::Reducer(ProcessGroup* pg, std::vector<int64_t> elements, BucketOptions 
 Reducer::~Reducer() {
   // A bucket's all-reduce writes into its buffer: let it land before freeing.
   for (auto& b : buckets_) {
-    if (b->work) (void)b->work->Wait();
+    if (b->work) b->work->Drain();
   }
 }
 
@@ -91,9 +91,12 @@ graph::Status Reducer::Finish(double backward_end_s, std::vector<at::Tensor>* av
   graph::Status first_error;
   for (auto& b : buckets_) {
     assert(b->work && "Finish before every gradient was ready");
-    graph::Status st = b->work->Wait();
-    if (!st.ok() && first_error.ok()) first_error = st;
-    if (st.ok()) spans.push_back({b->work->started_s(), b->work->finished_s()});
+    if (!first_error.ok()) {  // one diagnosis is enough; the rest only need to end
+      b->work->Drain();
+      continue;
+    }
+    first_error = b->work->Wait();
+    if (first_error.ok()) spans.push_back({b->work->started_s(), b->work->finished_s()});
   }
   GRAPH_RETURN_IF_ERROR(first_error);
   if (t) {

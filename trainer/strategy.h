@@ -46,6 +46,8 @@ struct StrategyOptions {
   double alpha = 0;           // easgd: elastic rate; 0 means 0.9 / ranks (the paper's beta = 0.9)
   double mix = 0.5;           // gossip: b, the weight of the peer's model
   uint64_t seed = 1;          // gossip: the pairing's random stream, shared by all ranks
+  std::string tag;            // async: told apart from other strategies of the same run
+                              // (its groups' names in the store end with it)
 };
 
 class Strategy {

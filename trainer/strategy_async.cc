@@ -160,9 +160,9 @@ graph::Result<std::unique_ptr<Strategy>> MakeAsyncStrategy(const StrategyOptions
     if (r * groups / world == mine) members.push_back(r);
     everyone.push_back(r);
   }
-  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<ProcessGroup> ps, pg->Split("ps", everyone));
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<ProcessGroup> ps, pg->Split("ps" + o.tag, everyone));
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<ProcessGroup> group,
-                         pg->Split("group-" + std::to_string(mine), members));
+                         pg->Split("group-" + std::to_string(mine) + o.tag, members));
   return std::unique_ptr<Strategy>(
       new AsyncStrategy(o, pg, replica, std::move(group), std::move(ps), groups));
 }

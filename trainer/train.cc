@@ -138,9 +138,9 @@ class Batches {
 };
 
 // Test accuracy of `params` (by name) on the forward graph.
-graph::Result<double> Evaluate(const graph::Graph& forward, const std::string& logits,
-                               const std::vector<std::pair<std::string, at::Tensor>>& params,
-                               Batches* batches) {
+graph::Result<double> TestAccuracy(const graph::Graph& forward, const std::string& logits,
+                                   const std::vector<std::pair<std::string, at::Tensor>>& params,
+                                   Batches* batches) {
   GRAPH_ASSIGN_OR_RETURN(runtime::ReferenceExecutor ex,
                          runtime::ReferenceExecutor::Create(forward));
   for (const auto& [name, t] : params) ex.set_state(name, t);
@@ -170,139 +170,229 @@ std::string StepTimesLine(const TrainReport& r) {
   return buf;
 }
 
-graph::Result<TrainReport> Train(const TrainOptions& o, const Rendezvous& rendezvous) {
-  at::set_num_threads(1);
-  const int rank = rendezvous.rank, world = rendezvous.world_size;
-  auto say = [&](const std::string& line) {
-    if (rank != 0 || o.quiet) return;
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
-  };
-  GRAPH_ASSIGN_OR_RETURN(planner::LoadedModel model, LoadForward(o));
-  GRAPH_ASSIGN_OR_RETURN(cluster::Cluster devices, Devices(o, rank));
-  graph::TrainingOptions topts;
-  topts.optimizer = o.optimizer;
-  topts.learning_rate = o.learning_rate;
-  topts.momentum = o.momentum;
-  graph::Graph forward = model.graph;
-  GRAPH_ASSIGN_OR_RETURN(
-      planner::PlacedTraining placed,
-      planner::PlaceTraining(std::move(model), o.model, std::move(devices), o.placement, topts));
-  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Replica> replica,
-                         Replica::Create(placed.training, placed.cluster, placed.device_of_node));
-  GRAPH_ASSIGN_OR_RETURN(Batches batches, Batches::Create(o, forward, rank, world));
-  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<ProcessGroup> pg, ProcessGroup::Connect(rendezvous));
-  CheckpointPosition at;
-  if (o.resume) {
-    GRAPH_ASSIGN_OR_RETURN(
-        at, ReadCheckpoint(CheckpointPath(o.checkpoint_dir, rank), replica->State()));
-    say("resumed from " + CheckpointPath(o.checkpoint_dir, rank) + " at step " +
-        std::to_string(at.step));
-  }
-  // Every rank starts from rank 0's model (as DDP does), unless each resumes its own.
-  if (!o.resume || o.strategy.name == "sync") {
-    for (int i = 0; i < replica->num_parameters(); ++i) {
-      GRAPH_RETURN_IF_ERROR(pg->Broadcast(replica->parameter(i), 0));
-    }
-  }
-  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Strategy> strategy,
-                         MakeStrategy(o.strategy, pg.get(), replica.get()));
-  say("training " + o.model + " on " + std::to_string(world) + " rank(s), strategy " +
-      o.strategy.name + ", batch " + std::to_string(o.batch) + " per rank, placement " +
-      placed.method + ", " + std::to_string(batches.steps_per_epoch()) + " steps per epoch");
+namespace {
 
-  TrainReport report;
-  const int64_t spe = batches.steps_per_epoch();
-  const int64_t total = o.max_steps > 0 ? o.max_steps : o.epochs * spe;
-  double window_loss = 0;
-  int64_t window = 0;
-  auto checkpoint = [&](int64_t step) -> graph::Status {
-    if (o.checkpoint_dir.empty()) return graph::Status::Ok();
-    return WriteCheckpoint(CheckpointPath(o.checkpoint_dir, rank), {step, step / spe},
-                           replica->State());
-  };
-  auto evaluate = [&](int64_t step, bool* stop) -> graph::Status {
-    at::Tensor flag = at::zeros({1}, at::kFloat);
-    if (rank == 0 && batches.has_test_set()) {
-      std::vector<std::pair<std::string, at::Tensor>> params;
-      std::vector<at::Tensor> evaluated = strategy->EvaluatedParameters();
-      for (int i = 0; i < replica->num_parameters(); ++i) {
-        params.push_back({replica->parameter_name(i), evaluated[i]});
-      }
-      GRAPH_ASSIGN_OR_RETURN(double acc, Evaluate(forward, o.logits, params, &batches));
-      report.evaluations.push_back({step, report.train_s, acc});
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "step %lld (epoch %.2f): test accuracy %.2f%% after %.1f s",
-                    static_cast<long long>(step), static_cast<double>(step) / spe, 100 * acc,
-                    report.train_s);
-      say(buf);
-      if (o.target_accuracy > 0 && acc >= o.target_accuracy) flag.fill_(1);
-    }
-    // Rank 0 decides for all: the others stop at the same step.
-    GRAPH_RETURN_IF_ERROR(pg->Broadcast(flag, 0));
-    *stop = flag.item<float>() > 0;
+// One rank's run: the model, devices, data and process group, from which
+// replicas (one per learning rate and momentum) and strategies are made.
+class Run {
+ public:
+  Run(const TrainOptions& o, const Rendezvous& r) : o_(o), rank_(r.rank), world_(r.world_size) {}
+
+  graph::Status Setup(const Rendezvous& r) {
+    GRAPH_ASSIGN_OR_RETURN(model_, LoadForward(o_));
+    GRAPH_ASSIGN_OR_RETURN(devices_, Devices(o_, rank_));
+    GRAPH_ASSIGN_OR_RETURN(batches_, Batches::Create(o_, model_.graph, rank_, world_));
+    GRAPH_ASSIGN_OR_RETURN(pg_, ProcessGroup::Connect(r));
     return graph::Status::Ok();
-  };
-
-  std::vector<at::Tensor> gradients;
-  Replica::GradientReady on_gradient;
-  if (strategy->overlaps()) {
-    on_gradient = [&](int p, const at::Tensor& g) { strategy->OnGradient(p, g); };
   }
-  for (int64_t step = at.step; step < total; ++step) {
+
+  graph::Result<std::unique_ptr<Replica>> MakeReplica(float lr, float momentum,
+                                                      std::string* method) {
+    graph::TrainingOptions t;
+    t.optimizer = o_.optimizer;
+    t.learning_rate = lr;
+    t.momentum = momentum;
+    GRAPH_ASSIGN_OR_RETURN(planner::PlacedTraining placed,
+                           planner::PlaceTraining(model_, o_.model, devices_, o_.placement, t));
+    if (method) *method = placed.method;
+    return Replica::Create(placed.training, placed.cluster, placed.device_of_node);
+  }
+
+  // The starting model: the checkpoint's, and rank 0's everywhere unless each
+  // rank resumes its own (as DDP does at its start).
+  graph::Result<CheckpointPosition> Start(Replica* replica) {
+    CheckpointPosition at;
+    if (o_.resume) {
+      GRAPH_ASSIGN_OR_RETURN(
+          at, ReadCheckpoint(CheckpointPath(o_.checkpoint_dir, rank_), replica->State()));
+      Say("resumed from " + CheckpointPath(o_.checkpoint_dir, rank_) + " at step " +
+          std::to_string(at.step));
+    }
+    if (!o_.resume || o_.strategy.name == "sync") {
+      for (int i = 0; i < replica->num_parameters(); ++i) {
+        GRAPH_RETURN_IF_ERROR(pg_->Broadcast(replica->parameter(i), 0));
+      }
+    }
+    return at;
+  }
+
+  // One training step; adds its times to `report`.
+  graph::Status Step(Replica* replica, Strategy* strategy, int64_t step, double* loss,
+                     TrainReport* report) {
+    const int64_t spe = batches_.steps_per_epoch();
     std::map<std::string, at::Tensor> feeds;
-    GRAPH_RETURN_IF_ERROR(batches.Train(step / spe, step % spe, &feeds));
+    GRAPH_RETURN_IF_ERROR(batches_.Train(step / spe, step % spe, &feeds));
+    Replica::GradientReady on_gradient;
+    if (strategy->overlaps()) {
+      on_gradient = [strategy](int p, const at::Tensor& g) { strategy->OnGradient(p, g); };
+    }
     double t0 = ProcessGroup::Now();
     strategy->Start();
-    double loss = 0;
     ComputeTimes ct;
-    GRAPH_RETURN_IF_ERROR(replica->Compute(feeds, on_gradient, &gradients, &loss, &ct));
-    double backward_end = ProcessGroup::Now();
+    GRAPH_RETURN_IF_ERROR(replica->Compute(feeds, on_gradient, &gradients_, loss, &ct));
     CommTimes comm;
-    GRAPH_RETURN_IF_ERROR(strategy->Reduce(backward_end, &gradients, &comm));
+    GRAPH_RETURN_IF_ERROR(strategy->Reduce(ProcessGroup::Now(), &gradients_, &comm));
     double u0 = ProcessGroup::Now();
-    GRAPH_RETURN_IF_ERROR(replica->Update(gradients));
+    GRAPH_RETURN_IF_ERROR(replica->Update(gradients_));
     double u1 = ProcessGroup::Now();
     GRAPH_RETURN_IF_ERROR(strategy->AfterUpdate(step, &comm));
-    report.train_s += ProcessGroup::Now() - t0;
-    report.forward_s += ct.forward_s;
-    report.backward_s += ct.backward_s;
-    report.comm_s += comm.comm_s;
-    report.exposed_s += comm.exposed_s;
-    report.update_s += u1 - u0;
-    report.examples += o.batch * world;
-    ++report.steps;
-    window_loss += loss;
-    ++window;
-    if (o.log_every > 0 && (step + 1) % o.log_every == 0) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "step %lld/%lld: loss %.4f, %.0f images/s",
-                    static_cast<long long>(step + 1), static_cast<long long>(total),
-                    window_loss / window, report.images_per_s());
-      say(buf);
-    }
-    if (window > 0 && (o.log_every == 0 || (step + 1) % o.log_every == 0 || step + 1 == total)) {
-      if (report.first_loss == 0) report.first_loss = window_loss / window;
-      report.final_loss = window_loss / window;
-      window_loss = 0;
-      window = 0;
-    }
-    bool epoch_end = (step + 1) % spe == 0 || step + 1 == total;
-    if ((o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0) || epoch_end) {
-      GRAPH_RETURN_IF_ERROR(checkpoint(step + 1));
-    }
-    bool eval = !o.evaluate        ? false
-                : o.eval_every > 0 ? (step + 1) % o.eval_every == 0 || step + 1 == total
-                                   : epoch_end;
-    if (eval) {
+    report->train_s += ProcessGroup::Now() - t0;
+    report->forward_s += ct.forward_s;
+    report->backward_s += ct.backward_s;
+    report->comm_s += comm.comm_s;
+    report->exposed_s += comm.exposed_s;
+    report->update_s += u1 - u0;
+    report->examples += o_.batch * world_;
+    ++report->steps;
+    return graph::Status::Ok();
+  }
+
+  graph::Result<TrainReport> Train() {
+    std::string method;
+    GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Replica> replica,
+                           MakeReplica(o_.learning_rate, o_.momentum, &method));
+    GRAPH_ASSIGN_OR_RETURN(CheckpointPosition at, Start(replica.get()));
+    if (!o_.probes.empty()) return Probes(replica.get(), at);
+    GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Strategy> strategy,
+                           MakeStrategy(o_.strategy, pg_.get(), replica.get()));
+    const int64_t spe = batches_.steps_per_epoch();
+    Say("training " + o_.model + " on " + std::to_string(world_) + " rank(s), strategy " +
+        o_.strategy.name + ", batch " + std::to_string(o_.batch) + " per rank, placement " +
+        method + ", " + std::to_string(spe) + " steps per epoch");
+    TrainReport report;
+    const int64_t total = o_.max_steps > 0 ? o_.max_steps : o_.epochs * spe;
+    double window_loss = 0;
+    int64_t window = 0;
+    for (int64_t step = at.step; step < total; ++step) {
+      double loss = 0;
+      GRAPH_RETURN_IF_ERROR(Step(replica.get(), strategy.get(), step, &loss, &report));
+      window_loss += loss;
+      ++window;
+      const bool last = step + 1 == total;
+      if (o_.log_every > 0 && (step + 1) % o_.log_every == 0) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "step %lld/%lld: loss %.4f, %.0f images/s",
+                      static_cast<long long>(step + 1), static_cast<long long>(total),
+                      window_loss / window, report.images_per_s());
+        Say(buf);
+      }
+      if (o_.log_every == 0 || (step + 1) % o_.log_every == 0 || last) {
+        if (report.first_loss == 0) report.first_loss = window_loss / window;
+        report.final_loss = window_loss / window;
+        window_loss = 0;
+        window = 0;
+      }
+      const bool epoch_end = (step + 1) % spe == 0 || last;
+      if (!o_.checkpoint_dir.empty() &&
+          (epoch_end || (o_.checkpoint_every > 0 && (step + 1) % o_.checkpoint_every == 0))) {
+        GRAPH_RETURN_IF_ERROR(WriteCheckpoint(CheckpointPath(o_.checkpoint_dir, rank_),
+                                              {step + 1, (step + 1) / spe}, replica->State()));
+      }
+      const bool eval =
+          o_.evaluate && (o_.eval_every > 0 ? (step + 1) % o_.eval_every == 0 || last : epoch_end);
       bool stop = false;
-      GRAPH_RETURN_IF_ERROR(evaluate(step + 1, &stop));
+      if (eval) GRAPH_RETURN_IF_ERROR(Evaluate(*replica, *strategy, step + 1, &report, &stop));
       if (stop) break;
     }
+    GRAPH_RETURN_IF_ERROR(strategy->Finish());
+    GRAPH_RETURN_IF_ERROR(pg_->Barrier());  // no rank leaves (and takes the store) early
+    return report;
   }
-  GRAPH_RETURN_IF_ERROR(strategy->Finish());
-  GRAPH_RETURN_IF_ERROR(pg->Barrier());  // no rank leaves (and takes the store) early
-  return report;
+
+ private:
+  void Say(const std::string& line) const {
+    if (rank_ != 0 || o_.quiet) return;
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  }
+
+  // Rank 0 measures test accuracy and decides for all whether to stop.
+  graph::Status Evaluate(const Replica& replica, const Strategy& strategy, int64_t step,
+                         TrainReport* report, bool* stop) {
+    at::Tensor flag = at::zeros({1}, at::kFloat);
+    if (rank_ == 0 && batches_.has_test_set()) {
+      std::vector<std::pair<std::string, at::Tensor>> params;
+      std::vector<at::Tensor> evaluated = strategy.EvaluatedParameters();
+      for (int i = 0; i < replica.num_parameters(); ++i) {
+        params.push_back({replica.parameter_name(i), evaluated[i]});
+      }
+      GRAPH_ASSIGN_OR_RETURN(double acc, TestAccuracy(model_.graph, o_.logits, params, &batches_));
+      report->evaluations.push_back({step, report->train_s, acc});
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "step %lld (epoch %.2f): test accuracy %.2f%% after %.1f s",
+                    static_cast<long long>(step),
+                    static_cast<double>(step) / batches_.steps_per_epoch(), 100 * acc,
+                    report->train_s);
+      Say(buf);
+      if (o_.target_accuracy > 0 && acc >= o_.target_accuracy) flag.fill_(1);
+    }
+    GRAPH_RETURN_IF_ERROR(pg_->Broadcast(flag, 0));
+    *stop = flag.item<float>() > 0;
+    return graph::Status::Ok();
+  }
+
+  // Each configuration of o_.probes for o_.probe_steps steps from the same model
+  // and data position; the model is put back between probes.
+  graph::Result<TrainReport> Probes(Replica* base, const CheckpointPosition& at) {
+    std::vector<std::pair<std::string, at::Tensor>> snapshot;
+    for (const auto& [name, t] : base->State()) snapshot.push_back({name, t.clone()});
+    const int64_t n = o_.probe_steps, spe = batches_.steps_per_epoch();
+    double base_loss = 0;  // the untrained model on the second half's batches
+    for (int64_t s = n / 2; s < n; ++s) {
+      std::map<std::string, at::Tensor> feeds;
+      GRAPH_RETURN_IF_ERROR(batches_.Train((at.step + s) / spe, (at.step + s) % spe, &feeds));
+      double loss = 0;
+      GRAPH_RETURN_IF_ERROR(base->Compute(feeds, nullptr, &gradients_, &loss, nullptr));
+      base_loss += loss / (n - n / 2);
+    }
+    TrainReport report;
+    for (size_t k = 0; k < o_.probes.size(); ++k) {
+      const TuneConfig& c = o_.probes[k];
+      GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Replica> replica,
+                             MakeReplica(static_cast<float>(c.learning_rate),
+                                         static_cast<float>(c.momentum), nullptr));
+      auto state = replica->State();
+      for (size_t i = 0; i < state.size(); ++i) state[i].second.copy_(snapshot.at(i).second);
+      StrategyOptions so = o_.strategy;
+      so.name = c.groups == 1 ? "sync" : "async";
+      so.groups = c.groups;
+      so.tag = "probe-" + std::to_string(k);
+      GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Strategy> strategy,
+                             MakeStrategy(so, pg_.get(), replica.get()));
+      TrainReport r;
+      double halves[2] = {0, 0};
+      for (int64_t s = 0; s < n; ++s) {
+        double loss = 0;
+        GRAPH_RETURN_IF_ERROR(Step(replica.get(), strategy.get(), at.step + s, &loss, &r));
+        halves[2 * s >= n] += loss;
+      }
+      GRAPH_RETURN_IF_ERROR(strategy->Finish());
+      GRAPH_RETURN_IF_ERROR(pg_->Barrier());
+      Probe p{c, true, r.train_s / n, halves[0] / (n / 2), halves[1] / (n - n / 2), n, base_loss};
+      report.probes.push_back(p);
+      report.train_s += r.train_s;
+      report.steps += r.steps;
+      report.examples += r.examples;
+    }
+    return report;
+  }
+
+  TrainOptions o_;
+  int rank_, world_;
+  planner::LoadedModel model_;
+  cluster::Cluster devices_;
+  Batches batches_;
+  std::unique_ptr<ProcessGroup> pg_;
+  std::vector<at::Tensor> gradients_;
+};
+
+}  // namespace
+
+graph::Result<TrainReport> Train(const TrainOptions& o, const Rendezvous& rendezvous) {
+  at::set_num_threads(1);
+  Run run(o, rendezvous);
+  GRAPH_RETURN_IF_ERROR(run.Setup(rendezvous));
+  return run.Train();
 }
 
 }  // namespace trainer

@@ -13,6 +13,7 @@
 #include "graph/status.h"
 #include "trainer/process_group.h"
 #include "trainer/strategy.h"
+#include "trainer/tuner.h"
 
 namespace trainer {
 
@@ -39,6 +40,10 @@ struct TrainOptions {
   uint64_t seed = 1;              // data order
   std::string logits = "logits";  // the output evaluated for accuracy
   bool quiet = false;             // rank 0 prints nothing but errors and the summary
+  // Probes instead of training (trainer tune): each configuration runs
+  // probe_steps steps from the same starting model and data position.
+  std::vector<TuneConfig> probes;
+  int64_t probe_steps = 60;
 };
 
 struct Evaluation {
@@ -55,6 +60,7 @@ struct TrainReport {
   double first_loss = 0;                // mean over the first logging window
   double final_loss = 0;                // mean over the last logging window
   std::vector<Evaluation> evaluations;  // rank 0's (other ranks: empty)
+  std::vector<Probe> probes;            // TrainOptions::probes' results, in order
   double images_per_s() const { return train_s > 0 ? examples / train_s : 0; }
 };
 

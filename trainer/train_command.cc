@@ -50,11 +50,55 @@ const planner::CommandSpec kSpec{
      {"--seed", "S", "data order (default 1)"},
      {"--timeout", "SECONDS", "how long a rank waits for the others (default 60)"},
      {"--report", "FILE", "rank 0 writes the run's figures as JSON"},
+     {"--probe", "G:LR:M,...",
+      "instead of training, run each configuration (compute groups, learning rate, momentum) "
+      "--probe-steps steps from the same model (what trainer tune runs)"},
+     {"--probe-steps", "K", "steps per probe (default 60)"},
      {"--quiet", "", "print only the summary"}}};
 
 constexpr char kName[] = "trainer train: ";
 
 int Usage(const std::string& m) { return std::cerr << kName << m << "\n", 2; }
+
+// "1:0.1:0.9,2:0.03:0.3" -> configurations; the error names the bad item.
+graph::Result<std::vector<TuneConfig>> ParseProbes(const std::string& v, int world) {
+  std::vector<TuneConfig> out;
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t end = v.find(',', start);
+    std::string item = v.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    TuneConfig c;
+    char tail = 0;
+    if (std::sscanf(item.c_str(), "%d:%lf:%lf%c", &c.groups, &c.learning_rate, &c.momentum,
+                    &tail) != 3 ||
+        c.groups < 1 || c.groups > world || !(c.learning_rate > 0) || c.momentum < 0 ||
+        c.momentum >= 1) {
+      return graph::InvalidArgument("--probe item '" + item +
+                                    "' must be GROUPS:LR:MOMENTUM with 1 <= GROUPS <= ranks (" +
+                                    std::to_string(world) + "), LR > 0, 0 <= MOMENTUM < 1");
+    }
+    out.push_back(c);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string ProbesJson(const TrainReport& r) {
+  std::string out;
+  for (const Probe& p : r.probes) {
+    char b[256];
+    std::snprintf(b, sizeof b,
+                  "%s{\"groups\": %d, \"lr\": %.6g, \"momentum\": %.6g, \"steps\": %lld, "
+                  "\"step_s\": %.6f, \"first_loss\": %.5f, \"final_loss\": %.5f, "
+                  "\"base_loss\": %.5f}",
+                  out.empty() ? "" : ", ", p.config.groups, p.config.learning_rate,
+                  p.config.momentum, static_cast<long long>(p.steps), p.step_s, p.first_loss,
+                  p.final_loss, p.base_loss);
+    out += b;
+  }
+  return out;
+}
 
 std::string ReportJson(const TrainOptions& o, const TrainReport& r, int world) {
   std::string evals;
@@ -77,7 +121,7 @@ std::string ReportJson(const TrainOptions& o, const TrainReport& r, int world) {
                 static_cast<long long>(r.steps), static_cast<long long>(r.examples), r.train_s,
                 r.images_per_s(), 1e3 * r.forward_s / n, 1e3 * r.backward_s / n, 1e3 * r.comm_s / n,
                 1e3 * r.exposed_s / n, 1e3 * r.update_s / n, r.first_loss, r.final_loss);
-  return b + evals + "]}\n";
+  return b + evals + "], \"probes\": [" + ProbesJson(r) + "]}\n";
 }
 
 }  // namespace
@@ -116,7 +160,8 @@ int TrainCommand(int argc, char** argv) {
                     {"--checkpoint-every", 1, int64_t{1} << 40, &o.checkpoint_every},
                     {"--eval-every", 1, int64_t{1} << 40, &o.eval_every},
                     {"--log-every", 0, int64_t{1} << 40, &o.log_every},
-                    {"--seed", 0, int64_t{1} << 40, &seed}}) {
+                    {"--seed", 0, int64_t{1} << 40, &seed},
+                    {"--probe-steps", 2, 1 << 20, &o.probe_steps}}) {
     if (!args->Has(f.flag)) continue;
     auto v = planner::ParseIntInRange(f.flag, args->Get(f.flag), f.lo, f.hi);
     if (!v.ok()) return Usage(v.status().message());
@@ -165,6 +210,11 @@ int TrainCommand(int argc, char** argv) {
     r.master_port = FreeLoopbackPort();
   }
   r.timeout_s = timeout;
+  if (args->Has("--probe")) {
+    auto probes = ParseProbes(args->Get("--probe"), r.world_size);
+    if (!probes.ok()) return Usage(probes.status().message());
+    o.probes = *probes;
+  }
   auto report = Train(o, r);
   if (!report.ok()) return planner::ReportError(kName, report.status());
   if (r.rank != 0) return 0;

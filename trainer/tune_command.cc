@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <regex>
 
 #include "data/fashion_mnist.h"
@@ -38,6 +39,9 @@ const planner::CommandSpec kSpec{
      {"--probe-steps", "K", "steps per probe (default 60)"},
      {"--retune", "E", "re-tune every E epochs (default 1)"},
      {"--eval-every", "S", "steps between evaluations while training (default 200)"},
+     {"--switch-margin", "X",
+      "a re-tune changes configuration only for a probe X times faster per unit of loss "
+      "(default 2; 1: always the fastest probe)"},
      {"--dir", "DIR", "working directory for checkpoints and logs (default: a new one in /tmp)"},
      {"--data-dir", "DIR", "Fashion-MNIST's files (default: Debian's dataset-fashion-mnist)"},
      {"--report", "FILE", "the run's figures as JSON"}}};
@@ -54,18 +58,15 @@ struct Child {
   std::string exe, model, dir, data_dir;
   int64_t nproc = 2, batch = 64;
   double seconds = 0;  // wall time of the last Run
-  // Runs `trainer launch ... train MODEL` with the configuration; returns its
-  // --report's JSON, empty on failure (the log's tail printed).
-  std::string Run(const TuneConfig& c, const std::string& extra) {
+  // Runs `trainer launch ... train MODEL FLAGS`; returns its --report's JSON,
+  // empty on failure (`what` failed, and the log's tail, printed).
+  std::string Run(const std::string& what, const std::string& flags) {
     std::string report = dir + "/report.json", log = dir + "/child.log";
     std::remove(report.c_str());
-    char cfg[256];
-    std::snprintf(cfg, sizeof cfg, " --strategy %s --groups %d --lr %.6g --momentum %.6g",
-                  c.groups == 1 ? "sync" : "async", c.groups, c.learning_rate, c.momentum);
     std::string cmd = "'" + exe + "' launch --nproc " + std::to_string(nproc) + " train '" + model +
-                      "' --batch " + std::to_string(batch) + cfg +
+                      "' --batch " + std::to_string(batch) +
                       (data_dir.empty() ? "" : " --data-dir '" + data_dir + "'") +
-                      " --quiet --report '" + report + "' " + extra + " >'" + log + "' 2>&1";
+                      " --quiet --report '" + report + "' " + flags + " >'" + log + "' 2>&1";
     auto t0 = std::chrono::steady_clock::now();
     int rc = std::system(cmd.c_str());
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -73,7 +74,7 @@ struct Child {
     if (rc != 0 || !json.ok()) {
       auto text = graph::ReadFile(log);
       std::string tail = text.ok() ? text->substr(text->size() > 400 ? text->size() - 400 : 0) : "";
-      std::cerr << kName << "a run failed (" << Describe(c) << "): " << tail << "\n";
+      std::cerr << kName << what << " failed: " << tail << "\n";
       return "";
     }
     return *json;
@@ -81,6 +82,54 @@ struct Child {
 };
 
 int Usage(const std::string& m) { return std::cerr << kName << m << "\n", 2; }
+
+bool SameConfig(const TuneConfig& a, const TuneConfig& b) {
+  return a.groups == b.groups && std::fabs(a.learning_rate - b.learning_rate) < 1e-12 &&
+         std::fabs(a.momentum - b.momentum) < 1e-12;
+}
+
+std::string ConfigFlags(const TuneConfig& c) {
+  char b[160];
+  std::snprintf(b, sizeof b, "--strategy %s --groups %d --lr %.6g --momentum %.6g",
+                c.groups == 1 ? "sync" : "async", c.groups, c.learning_rate, c.momentum);
+  return b;
+}
+
+// All candidates in one run of the ranks (train --probe), from the checkpoint
+// at `ckpt` when `resume`.
+std::vector<Probe> RunProbes(Child* child, const std::vector<TuneConfig>& candidates, int64_t steps,
+                             const std::string& ckpt, bool resume) {
+  std::string list;
+  for (const TuneConfig& c : candidates) {
+    char b[96];
+    std::snprintf(b, sizeof b, "%s%d:%.6g:%.6g", list.empty() ? "" : ",", c.groups, c.learning_rate,
+                  c.momentum);
+    list += b;
+  }
+  std::string json =
+      child->Run("the probes", "--probe " + list + " --probe-steps " + std::to_string(steps) +
+                                   (resume ? " --checkpoint '" + ckpt + "' --resume" : ""));
+  std::vector<Probe> probes;
+  std::regex item(
+      "\\{\"groups\": ([0-9]+), \"lr\": ([-0-9.e+]+), \"momentum\": ([-0-9.e+]+), "
+      "\"steps\": ([0-9]+), \"step_s\": ([-0-9.e+naif]+), \"first_loss\": "
+      "([-0-9.e+naif]+), \"final_loss\": ([-0-9.e+naif]+), \"base_loss\": "
+      "([-0-9.e+naif]+)\\}");
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), item); it != std::sregex_iterator();
+       ++it) {
+    Probe p;
+    p.config = {std::atoi((*it)[1].str().c_str()), std::atof((*it)[2].str().c_str()),
+                std::atof((*it)[3].str().c_str())};
+    p.ok = true;
+    p.steps = std::atoll((*it)[4].str().c_str());
+    p.step_s = std::atof((*it)[5].str().c_str());
+    p.first_loss = std::atof((*it)[6].str().c_str());
+    p.final_loss = std::atof((*it)[7].str().c_str());
+    p.base_loss = std::atof((*it)[8].str().c_str());
+    probes.push_back(p);
+  }
+  return probes;
+}
 
 }  // namespace
 
@@ -113,6 +162,15 @@ int TuneCommand(int argc, char** argv, const char* self) {
     if (!v.ok()) return Usage(v.status().message());
     *f.target = *v;
   }
+  // A re-tune replaces the running configuration only when a probe promises
+  // this many times its speed: short probes favour small steps (short-horizon
+  // bias) and are noisy. 1 is pure greedy.
+  double switch_margin = 2;
+  if (args->Has("--switch-margin")) {
+    auto v = planner::ParseNumberInRange("--switch-margin", args->Get("--switch-margin"), 0, 1e6);
+    if (!v.ok()) return Usage(v.status().message());
+    switch_margin = std::max(1.0, *v);
+  }
   double target = 0;
   if (args->Has("--target-accuracy")) {
     auto v = planner::ParseNumberInRange("--target-accuracy", args->Get("--target-accuracy"), 0, 1);
@@ -132,7 +190,7 @@ int TuneCommand(int argc, char** argv, const char* self) {
   if (!train_set.ok()) return planner::ReportError(kName, train_set.status());
   const int64_t spe = train_set->count / (child.batch * child.nproc);
   if (spe < 1) return Usage("the batch exceeds the data set");
-  const std::string ckpt = child.dir + "/ckpt", probe_dir = child.dir + "/probe";
+  const std::string ckpt = child.dir + "/ckpt";
   mkdir(ckpt.c_str(), 0755);
   std::vector<TuneConfig> candidates = Candidates(static_cast<int>(child.nproc), topts);
   std::printf(
@@ -146,30 +204,17 @@ int TuneCommand(int argc, char** argv, const char* self) {
   for (int64_t e = 0; e < epochs && reached_at < 0; ++e) {
     const bool resume = e > 0;
     if (e % retune == 0) {
-      std::printf("epoch %lld: probes from step %lld\n  %-40s %10s %10s %10s %14s\n",
-                  static_cast<long long>(e + 1), static_cast<long long>(e * spe), "configuration",
-                  "ms/step", "loss 1st", "loss 2nd", "s per -1 loss");
-      std::vector<Probe> probes;
-      for (const TuneConfig& c : candidates) {
-        std::system(
-            ("rm -rf '" + probe_dir + "' && " +
-             (resume ? "cp -r '" + ckpt + "' '" + probe_dir + "'" : "mkdir -p '" + probe_dir + "'"))
-                .c_str());
-        std::string json = child.Run(
-            c, "--steps " + std::to_string(e * spe + topts.probe_steps) + " --log-every " +
-                   std::to_string(topts.probe_steps / 2) + " --no-eval --checkpoint '" + probe_dir +
-                   "'" + (resume ? " --resume" : ""));
-        tune_s += child.seconds;
-        Probe p{c, !json.empty()};
-        if (p.ok) {
-          p.steps = static_cast<int64_t>(Number(json, "steps"));
-          p.step_s = Number(json, "train_s") / std::max<int64_t>(p.steps, 1);
-          p.first_loss = Number(json, "first_loss");
-          p.final_loss = Number(json, "final_loss");
-        }
-        probes.push_back(p);
-        std::printf("  %-40s %10.2f %10.4f %10.4f %14.3g\n", Describe(c).c_str(), 1e3 * p.step_s,
-                    p.first_loss, p.final_loss, SecondsPerUnitLoss(p));
+      std::vector<Probe> probes = RunProbes(&child, candidates, topts.probe_steps, ckpt, resume);
+      tune_s += child.seconds;
+      if (probes.size() != candidates.size()) return 1;
+      std::printf(
+          "epoch %lld: probes from step %lld (untrained, the loss on the second half's "
+          "batches is %.4f)\n  %-40s %10s %10s %10s %14s\n",
+          static_cast<long long>(e + 1), static_cast<long long>(e * spe), probes[0].base_loss,
+          "configuration", "ms/step", "loss 1st", "loss 2nd", "s per -1 loss");
+      for (const Probe& p : probes) {
+        std::printf("  %-40s %10.2f %10.4f %10.4f %14.3g\n", Describe(p.config).c_str(),
+                    1e3 * p.step_s, p.first_loss, p.final_loss, SecondsPerUnitLoss(p));
       }
       int best = ChooseProbe(probes);
       if (best < 0 && e == 0) {
@@ -182,19 +227,32 @@ int TuneCommand(int argc, char** argv, const char* self) {
                     static_cast<long long>(topts.probe_steps), Describe(chosen).c_str());
       } else {
         const Probe& b = probes[best];
-        chosen = b.config;
-        std::printf(
-            "  chose %s: %.2f ms per step x %.0f steps per unit of loss = %.3g s, the least\n",
-            Describe(chosen).c_str(), 1e3 * b.step_s, SecondsPerUnitLoss(b) / b.step_s,
-            SecondsPerUnitLoss(b));
+        double incumbent = std::numeric_limits<double>::infinity();
+        for (const Probe& p : probes) {
+          if (e > 0 && SameConfig(p.config, chosen)) incumbent = SecondsPerUnitLoss(p);
+        }
+        if (std::isfinite(incumbent) && SecondsPerUnitLoss(b) * switch_margin > incumbent) {
+          std::printf(
+              "  keeping %s: %.3g s per unit of loss against the best probe's %.3g s (%s), "
+              "not %gx better\n",
+              Describe(chosen).c_str(), incumbent, SecondsPerUnitLoss(b),
+              Describe(b.config).c_str(), switch_margin);
+        } else {
+          chosen = b.config;
+          std::printf(
+              "  chose %s: %.2f ms per step x %.0f steps per unit of loss = %.3g s, the least\n",
+              Describe(chosen).c_str(), 1e3 * b.step_s, SecondsPerUnitLoss(b) / b.step_s,
+              SecondsPerUnitLoss(b));
+        }
       }
     }
     choices += (choices.empty() ? "\"" : ", \"") + Describe(chosen) + "\"";
     std::string json =
-        child.Run(chosen, "--epochs " + std::to_string(e + 1) + " --checkpoint '" + ckpt + "'" +
-                              (resume ? " --resume" : "") + " --log-every 0 --eval-every " +
-                              std::to_string(eval_every) +
-                              (target > 0 ? " --target-accuracy " + std::to_string(target) : ""));
+        child.Run("training epoch " + std::to_string(e + 1) + " with " + Describe(chosen),
+                  ConfigFlags(chosen) + " --epochs " + std::to_string(e + 1) + " --checkpoint '" +
+                      ckpt + "'" + (resume ? " --resume" : "") + " --log-every 0 --eval-every " +
+                      std::to_string(eval_every) +
+                      (target > 0 ? " --target-accuracy " + std::to_string(target) : ""));
     if (json.empty()) return 1;
     // The first evaluation at the target, if any: its time within this epoch.
     std::regex eval("\\{\"step\": ([0-9]+), \"train_s\": ([0-9.]+), \"accuracy\": ([0-9.]+)\\}");

@@ -31,7 +31,8 @@ double SecondsPerUnitLoss(const Probe& p) {
   if (!p.ok || p.steps < 2 || !std::isfinite(p.first_loss) || !std::isfinite(p.final_loss)) {
     return inf;
   }
-  double rate = (p.first_loss - p.final_loss) / (p.steps / 2.0);
+  double rate = p.base_loss > 0 ? (p.base_loss - p.final_loss) / (0.75 * p.steps)
+                                : (p.first_loss - p.final_loss) / (p.steps / 2.0);
   return rate > 0 ? p.step_s / rate : inf;
 }
 

@@ -2,10 +2,15 @@
 // and choice; `trainer tune` runs the probes. Time to accuracy is modelled as
 // time per iteration x iterations needed: each candidate configuration (compute
 // groups, learning rate, explicit momentum) is run for a short probe from the
-// same model, its time per step measured (hardware efficiency) and its loss
-// decrease per step (statistical efficiency) read from the probe's first and
-// second halves; iterations to a fixed loss decrease are 1 / that rate, and the
-// configuration with the least time per step / rate wins.
+// same model on the same batches, its time per step measured (hardware
+// efficiency) and its loss decrease per step (statistical efficiency) read as
+// the drop of the probe's second-half loss below the untrained model's loss on
+// those batches (base_loss), over the 3/4 of the probe its midpoint lies at
+// (without a base, the drop from the first half to the second over half the
+// probe); iterations to a fixed loss decrease are 1 / that rate, and the
+// configuration with the least time per step / rate wins. Comparing against the
+// same batches' untrained loss keeps mini-batch noise out of late-training
+// probes, where the loss falls slower than it varies between batches.
 //
 // Asynchrony acts as implicit momentum, 1 - 1/groups (Mitliagkas et al. 2016),
 // so the explicit momenta tried for g groups are those at most
@@ -32,6 +37,9 @@ struct Probe {
   double first_loss = 0;  // mean loss over the probe's first half
   double final_loss = 0;  // and over its second half
   int64_t steps = 0;
+  // The starting model's mean loss on the second half's batches, not trained:
+  // what the second half's loss would be without learning (0: unknown).
+  double base_loss = 0;
 };
 
 struct TunerOptions {

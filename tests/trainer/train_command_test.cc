@@ -164,6 +164,9 @@ TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
   EXPECT_NE(out.find("no-such-model: no such file"), std::string::npos) << out;
   EXPECT_EQ(Shell(kTrainer + " train lenet --checkpoint /nonexistent-dir --resume", &out), 1);
   EXPECT_NE(out.find("/nonexistent-dir/rank-0.ckpt"), std::string::npos) << out;
+  EXPECT_EQ(Shell(kTrainer + " train lenet --probe 1:0.1:0.9,3:0.1:0", &out), 2);
+  EXPECT_NE(out.find("--probe item '3:0.1:0' must be GROUPS:LR:MOMENTUM"), std::string::npos)
+      << out;
   EXPECT_EQ(Shell(kTrainer + " launch train lenet", &out), 2);
   EXPECT_NE(out.find("--nproc N is required"), std::string::npos) << out;
 }

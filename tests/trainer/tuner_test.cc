@@ -39,5 +39,15 @@ TEST(TunerTest, TheLeastTimePerLossDecreaseWins) {
   EXPECT_EQ(ChooseProbe({diverged, failed}), -1);
 }
 
+// Late in training a probe's second half can show a higher loss than its first
+// (other batches); measured against the untrained model on the same batches, the
+// learning shows.
+TEST(TunerTest, TheUntrainedLossOnTheSameBatchesIsTheBase) {
+  Probe p{{1, 0.01, 0.9}, true, 0.01, 0.40, 0.45, 60, 0.48};
+  EXPECT_NEAR(SecondsPerUnitLoss(p), 0.01 / (0.03 / 45), 1e-9);
+  p.base_loss = 0;  // unknown: first half to second half, which rose
+  EXPECT_TRUE(std::isinf(SecondsPerUnitLoss(p)));
+}
+
 }  // namespace
 }  // namespace trainer
