@@ -14,8 +14,13 @@ struct Reducer::Bucket {
   std::unique_ptr<Work> work;
 };
 
-Reducer::Reducer(ProcessGroup* pg, std::vector<int64_t> elements, BucketOptions opts)
-    : pg_(pg), elements_(std::move(elements)), opts_(opts) {
+Reducer::Reducer(ProcessGroup* pg, std::vector<std::vector<int64_t>> shapes, BucketOptions opts)
+    : pg_(pg), shapes_(std::move(shapes)), opts_(opts) {
+  for (const auto& s : shapes_) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    elements_.push_back(n);
+  }
   std::vector<int> order(elements_.size());
   std::iota(order.rbegin(), order.rend(), 0);
   Assign(order);
@@ -117,7 +122,7 @@ graph::Status Reducer::Finish(double backward_end_s, std::vector<at::Tensor>* av
   for (auto& b : buckets_) {
     b->flat.div_(world);
     for (int p : b->params) {
-      (*averaged)[p] = b->flat.narrow(0, offset_of_[p], elements_[p]);
+      (*averaged)[p] = b->flat.narrow(0, offset_of_[p], elements_[p]).view(shapes_[p]);
     }
   }
   if (!rebuilt_) return Rebuild();

@@ -43,8 +43,8 @@ struct CommTimes {
 
 class Reducer {
  public:
-  // `elements[i]`: the size of parameter i's gradient (float32).
-  Reducer(ProcessGroup* pg, std::vector<int64_t> elements, BucketOptions opts);
+  // `shapes[i]`: the shape of parameter i's gradient (float32).
+  Reducer(ProcessGroup* pg, std::vector<std::vector<int64_t>> shapes, BucketOptions opts);
   ~Reducer();
 
   // Before the backward pass of a step.
@@ -54,7 +54,8 @@ class Reducer {
   void OnGradient(int param, const at::Tensor& gradient);
   // After the backward pass (which ended at `backward_end_s`): waits for every
   // bucket, divides by the number of ranks and sets `averaged[i]` to a view of
-  // parameter i's average. Every parameter must have had its OnGradient.
+  // parameter i's average, in its shape. Every parameter must have had its
+  // OnGradient.
   graph::Status Finish(double backward_end_s, std::vector<at::Tensor>* averaged, CommTimes* t);
 
   // Parameters of each bucket, in launch order (for tests and reports).
@@ -67,6 +68,7 @@ class Reducer {
   graph::Status Rebuild();
 
   ProcessGroup* pg_;
+  std::vector<std::vector<int64_t>> shapes_;
   std::vector<int64_t> elements_;
   BucketOptions opts_;
   std::vector<std::unique_ptr<Bucket>> buckets_;

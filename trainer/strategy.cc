@@ -26,6 +26,12 @@ graph::Result<std::unique_ptr<Strategy>> MakeStrategy(const StrategyOptions& o, 
   return graph::InvalidArgument("unknown strategy '" + o.name + "' (known: " + list + ")");
 }
 
+std::vector<std::vector<int64_t>> ParameterShapes(const Replica& r) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (int i = 0; i < r.num_parameters(); ++i) shapes.push_back(r.parameter(i).sizes().vec());
+  return shapes;
+}
+
 at::Tensor FlattenParameters(const Replica& r) {
   std::vector<at::Tensor> flat;
   for (int i = 0; i < r.num_parameters(); ++i) flat.push_back(r.parameter(i).reshape({-1}));

@@ -84,7 +84,9 @@ const std::vector<std::string>& StrategyNames();
 graph::Result<std::unique_ptr<Strategy>> MakeStrategy(const StrategyOptions& opts, ProcessGroup* pg,
                                                       Replica* replica);
 
-// Strategies' shared tools: all parameters as one flat float32 copy, and back.
+// Strategies' shared tools: the parameters' shapes; all parameters as one flat
+// float32 copy, and back.
+std::vector<std::vector<int64_t>> ParameterShapes(const Replica& r);
 at::Tensor FlattenParameters(const Replica& r);
 void UnflattenParameters(const at::Tensor& flat, Replica* r);
 

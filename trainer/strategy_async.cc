@@ -79,12 +79,8 @@ class AsyncStrategy : public Strategy {
   AsyncStrategy(const StrategyOptions& o, ProcessGroup* pg, Replica* replica,
                 std::unique_ptr<ProcessGroup> group, std::unique_ptr<ProcessGroup> ps, int groups)
       : Strategy(pg, replica), group_(std::move(group)), ps_(std::move(ps)) {
-    std::vector<int64_t> elements;
-    for (int i = 0; i < replica->num_parameters(); ++i) {
-      elements.push_back(replica->parameter(i).numel());
-    }
     if (group_->world_size() > 1) {
-      reducer_ = std::make_unique<Reducer>(group_.get(), elements, o.buckets);
+      reducer_ = std::make_unique<Reducer>(group_.get(), ParameterShapes(*replica), o.buckets);
     }
     before_ = FlattenParameters(*replica);
     if (pg->rank() == 0) server_ = std::make_unique<Server>(before_.clone(), ps_.get(), groups - 1);
@@ -99,11 +95,7 @@ class AsyncStrategy : public Strategy {
   graph::Status Reduce(double backward_end_s, std::vector<at::Tensor>* gradients,
                        CommTimes* t) override {
     if (!reducer_) return graph::Status::Ok();
-    GRAPH_RETURN_IF_ERROR(reducer_->Finish(backward_end_s, gradients, t));
-    for (int i = 0; i < replica_->num_parameters(); ++i) {
-      (*gradients)[i] = (*gradients)[i].view(replica_->parameter(i).sizes());
-    }
-    return graph::Status::Ok();
+    return reducer_->Finish(backward_end_s, gradients, t);
   }
   graph::Status AfterUpdate(int64_t step, CommTimes* t) override {
     double start = ProcessGroup::Now();

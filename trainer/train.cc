@@ -88,7 +88,9 @@ class Batches {
     }
     std::string dir = o.data_dir.empty() ? data::DefaultFashionMnistDir() : o.data_dir;
     GRAPH_ASSIGN_OR_RETURN(b.train_, data::LoadFashionMnist(dir, true));
-    GRAPH_ASSIGN_OR_RETURN(b.test_, data::LoadFashionMnist(dir, false));
+    if (rank == 0) {  // the one that evaluates
+      GRAPH_ASSIGN_OR_RETURN(b.test_, data::LoadFashionMnist(dir, false));
+    }
     b.steps_per_epoch_ = b.train_.count / (o.batch * world);
     if (b.steps_per_epoch_ == 0) return graph::InvalidArgument("the batch exceeds the data set");
     return b;

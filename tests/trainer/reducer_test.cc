@@ -18,6 +18,12 @@ using testing::RunRanks;
 const std::vector<int64_t> kElements{150, 6, 2400, 16, 48000, 120, 10080, 84, 840, 10};
 
 // Ranks are threads: LibTorch's default generator is shared, hence the lock.
+std::vector<std::vector<int64_t>> Shapes() {
+  std::vector<std::vector<int64_t>> s;
+  for (int64_t n : kElements) s.push_back({n});
+  return s;
+}
+
 std::vector<at::Tensor> RankGradients(int rank) {
   static std::mutex mu;
   std::lock_guard<std::mutex> l(mu);
@@ -31,7 +37,7 @@ std::vector<at::Tensor> RankGradients(int rank) {
 // multi-threaded backward pass would), some from a second thread.
 std::vector<at::Tensor> Reduce(ProcessGroup& pg, BucketOptions opts, int steps = 1,
                                std::vector<std::vector<int>>* buckets = nullptr) {
-  Reducer reducer(&pg, kElements, opts);
+  Reducer reducer(&pg, Shapes(), opts);
   std::vector<at::Tensor> out;
   for (int s = 0; s < steps; ++s) {
     std::vector<at::Tensor> g = RankGradients(pg.rank());
@@ -83,7 +89,7 @@ TEST(ReducerTest, BucketedAverageEqualsTheUnbucketedAllReduce) {
 
 TEST(ReducerTest, FirstBucketIsSmallAndBucketsRespectTheCap) {
   RunRanks(1, [&](ProcessGroup& pg) {
-    Reducer r(&pg, kElements, {1024, 64 * 1024, true});
+    Reducer r(&pg, Shapes(), {1024, 64 * 1024, true});
     auto buckets = r.buckets();
     ASSERT_GE(buckets.size(), 3u);
     // Reverse parameter order before the first step.
@@ -103,7 +109,7 @@ TEST(ReducerTest, RebuiltBucketsFollowRankZerosReadyOrderOnEveryRank) {
   std::mutex mu;
   std::vector<std::vector<std::vector<int>>> after(2);
   RunRanks(2, [&](ProcessGroup& pg) {
-    Reducer reducer(&pg, kElements, {4096, 16384, true});
+    Reducer reducer(&pg, Shapes(), {4096, 16384, true});
     std::vector<at::Tensor> g = RankGradients(pg.rank()), out;
     std::vector<int> order(kElements.size());
     std::iota(order.begin(), order.end(), 0);  // forward order: not the initial guess
