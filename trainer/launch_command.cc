@@ -4,6 +4,7 @@
 // (they report the missing rank themselves), and then any still running are
 // stopped, so that the launch never hangs.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,7 +44,7 @@ std::string Describe(int status) {
 
 }  // namespace
 
-int LaunchCommand(int argc, char** argv, const char* self) {
+int LaunchCommand(int argc, char** argv, const std::string& self) {
   int64_t nproc = 0, port = 0;
   double grace = 90;
   int i = 0;
@@ -72,13 +73,15 @@ int LaunchCommand(int argc, char** argv, const char* self) {
   if (nproc == 0) return std::cerr << kName << "--nproc N is required\n" << kUsage, 2;
   if (i >= argc) return std::cerr << kName << "the command to run, train ..., is missing\n", 2;
   if (port == 0) port = FreeLoopbackPort();
-  // The ranks' argv[0] is the executable's real path, so that ps and pkill see it.
-  char real[4096];
-  ssize_t len = readlink(self, real, sizeof real - 1);
-  std::string exe = len > 0 ? std::string(real, len) : std::string(self);
+  const std::string& exe = self;
   std::vector<std::string> child_args{exe};
   for (int k = i; k < argc; ++k) child_args.push_back(argv[k]);
   std::vector<pid_t> pids(nproc, -1);
+  // Before the first fork, so that a ^C while starting ranks is passed on, not
+  // lost with the launcher (exec gives the ranks the default actions back).
+  signal(SIGINT, OnSignal);
+  signal(SIGTERM, OnSignal);
+  const pid_t launcher = getpid();
   for (int r = 0; r < nproc; ++r) {
     pid_t pid = fork();
     if (pid < 0) {
@@ -89,6 +92,9 @@ int LaunchCommand(int argc, char** argv, const char* self) {
       return 1;
     }
     if (pid == 0) {
+      // A launcher killed outright (SIGKILL, OOM) takes its ranks with it.
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != launcher) _exit(1);  // it died before prctl
       setenv("MASTER_ADDR", "127.0.0.1", 1);
       setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
       setenv("RANK", std::to_string(r).c_str(), 1);
@@ -105,8 +111,6 @@ int LaunchCommand(int argc, char** argv, const char* self) {
     pids[r] = pid;
     std::fprintf(stderr, "trainer launch: rank %d is pid %d\n", r, static_cast<int>(pid));
   }
-  signal(SIGINT, OnSignal);
-  signal(SIGTERM, OnSignal);
   int running = static_cast<int>(nproc), failures = 0;
   using Clock = std::chrono::steady_clock;
   Clock::time_point deadline = Clock::time_point::max();

@@ -1,6 +1,9 @@
 // `trainer`: the data-parallel training engine's command line (docs/trainer.md).
+#include <unistd.h>
+
 #include <cstring>
 #include <iostream>
+#include <string>
 
 #include "trainer/commands.h"
 
@@ -14,12 +17,13 @@ int main(int argc, char** argv) {
   if (argc < 2) return std::cerr << kUsage, 2;
   if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) return std::cout << kUsage, 0;
   if (!std::strcmp(argv[1], "train")) return trainer::TrainCommand(argc - 2, argv + 2);
-  // Ranks are this same executable: /proc/self/exe survives a relative argv[0].
-  if (!std::strcmp(argv[1], "launch")) {
-    return trainer::LaunchCommand(argc - 2, argv + 2, "/proc/self/exe");
-  }
-  if (!std::strcmp(argv[1], "tune"))
-    return trainer::TuneCommand(argc - 2, argv + 2, "/proc/self/exe");
+  // Ranks are this same executable, named by its real path: /proc/self/exe
+  // survives a relative argv[0], and the path lets ps and pkill see the ranks.
+  char real[4096];
+  ssize_t len = readlink("/proc/self/exe", real, sizeof real - 1);
+  const std::string self = len > 0 ? std::string(real, len) : std::string(argv[0]);
+  if (!std::strcmp(argv[1], "launch")) return trainer::LaunchCommand(argc - 2, argv + 2, self);
+  if (!std::strcmp(argv[1], "tune")) return trainer::TuneCommand(argc - 2, argv + 2, self);
   std::cerr << "trainer: unknown command '" << argv[1] << "' (see trainer --help)\n";
   return 2;
 }

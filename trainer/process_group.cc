@@ -358,7 +358,7 @@ graph::Status ProcessGroup::Exchange(int peer, at::Tensor send, at::Tensor recv)
     sw->wait();
     rw->wait();
   } catch (const std::exception& e) {
-    return Explain("exchange with rank " + std::to_string(peer), e.what());
+    return Explain("exchange with rank " + std::to_string(global_rank(peer)), e.what());
   }
   return graph::Status::Ok();
 }

@@ -2,6 +2,8 @@
 // a copy of (all ranks apply the same all-reduced sum, so the copies agree).
 #include <ATen/ATen.h>
 
+#include <memory>
+
 #include "trainer/strategy.h"
 
 namespace trainer {
@@ -10,8 +12,15 @@ namespace {
 class EasgdStrategy : public Strategy {
  public:
   EasgdStrategy(const StrategyOptions& o, ProcessGroup* pg, Replica* replica, double alpha)
-      : Strategy(pg, replica), period_(o.period), alpha_(alpha) {
-    centre_ = FlattenParameters(*replica);
+      : Strategy(pg, replica), period_(o.period), alpha_(alpha) {}
+  // The centre starts as the ranks' mean: their common model on a fresh start,
+  // and one centre for all when each resumed its own replica (the centre is
+  // not checkpointed).
+  graph::Status Init() {
+    centre_ = FlattenParameters(*replica_);
+    GRAPH_RETURN_IF_ERROR(pg_->AllReduce(centre_));
+    centre_.div_(pg_->world_size());
+    return graph::Status::Ok();
   }
   graph::Status AfterUpdate(int64_t step, CommTimes* t) override {
     if ((step + 1) % period_ != 0) return graph::Status::Ok();
@@ -56,7 +65,9 @@ graph::Result<std::unique_ptr<Strategy>> MakeEasgdStrategy(const StrategyOptions
         "got period " +
         std::to_string(o.period) + ", alpha " + std::to_string(alpha));
   }
-  return std::unique_ptr<Strategy>(new EasgdStrategy(o, pg, replica, alpha));
+  auto s = std::make_unique<EasgdStrategy>(o, pg, replica, alpha);
+  GRAPH_RETURN_IF_ERROR(s->Init());
+  return std::unique_ptr<Strategy>(std::move(s));
 }
 
 }  // namespace trainer

@@ -210,12 +210,30 @@ class Run {
       Say("resumed from " + CheckpointPath(o_.checkpoint_dir, rank_) + " at step " +
           std::to_string(at.step));
     }
+    if (o_.resume) GRAPH_RETURN_IF_ERROR(AgreeOnStep(at.step));
     if (!o_.resume || o_.strategy.name == "sync") {
-      for (int i = 0; i < replica->num_parameters(); ++i) {
-        GRAPH_RETURN_IF_ERROR(pg_->Broadcast(replica->parameter(i), 0));
-      }
+      for (auto& [name, t] : replica->State()) GRAPH_RETURN_IF_ERROR(pg_->Broadcast(t, 0));
     }
     return at;
+  }
+
+  // Every rank resumes from the same step, or all fail naming the first that
+  // does not (a rank whose newest checkpoint is older would replay batches the
+  // others have trained on, and sync ranks would average different steps).
+  graph::Status AgreeOnStep(int64_t step) {
+    at::Tensor steps = at::zeros({world_}, at::kLong);
+    steps[rank_] = step;
+    GRAPH_RETURN_IF_ERROR(pg_->AllReduce(steps));
+    for (int r = 1; r < world_; ++r) {
+      const int64_t s = steps[r].item<int64_t>(), s0 = steps[0].item<int64_t>();
+      if (s != s0) {
+        return graph::InvalidArgument("rank " + std::to_string(r) + "'s checkpoint is at step " +
+                                      std::to_string(s) + ", rank 0's at step " +
+                                      std::to_string(s0) + ": the ranks of " + o_.checkpoint_dir +
+                                      " do not come from one run (resume from one step)");
+      }
+    }
+    return graph::Status::Ok();
   }
 
   // One training step; adds its times to `report`.
@@ -362,16 +380,13 @@ class Run {
       GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Strategy> strategy,
                              MakeStrategy(so, pg_.get(), replica.get()));
       TrainReport r;
-      double halves[2] = {0, 0};
+      std::vector<double> losses(n);
       for (int64_t s = 0; s < n; ++s) {
-        double loss = 0;
-        GRAPH_RETURN_IF_ERROR(Step(replica.get(), strategy.get(), at.step + s, &loss, &r));
-        halves[2 * s >= n] += loss;
+        GRAPH_RETURN_IF_ERROR(Step(replica.get(), strategy.get(), at.step + s, &losses[s], &r));
       }
       GRAPH_RETURN_IF_ERROR(strategy->Finish());
       GRAPH_RETURN_IF_ERROR(pg_->Barrier());
-      Probe p{c, true, r.train_s / n, halves[0] / (n / 2), halves[1] / (n - n / 2), n, base_loss};
-      report.probes.push_back(p);
+      report.probes.push_back(MakeProbe(c, r.train_s / n, losses, base_loss));
       report.train_s += r.train_s;
       report.steps += r.steps;
       report.examples += r.examples;

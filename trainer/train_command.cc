@@ -187,7 +187,7 @@ int TrainCommand(int argc, char** argv) {
                     {"--alpha", 0, 1},
                     {"--mix", 0, 1},
                     {"--target-accuracy", 0, 1},
-                    {"--timeout", 0, 1e6}}) {
+                    {"--timeout", 0.1, 1e6}}) {
     double* target = targets[k++];
     if (!args->Has(f.flag)) continue;
     auto v = planner::ParseNumberInRange(f.flag, args->Get(f.flag), f.lo, f.hi);

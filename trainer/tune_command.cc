@@ -133,14 +133,12 @@ std::vector<Probe> RunProbes(Child* child, const std::vector<TuneConfig>& candid
 
 }  // namespace
 
-int TuneCommand(int argc, char** argv, const char* self) {
+int TuneCommand(int argc, char** argv, const std::string& self) {
   int exit_code = 0;
   std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
   Child child;
-  char real[4096];
-  ssize_t len = readlink(self, real, sizeof real - 1);
-  child.exe = len > 0 ? std::string(real, len) : self;
+  child.exe = self;
   child.model = args->positional()[0];
   child.data_dir = args->Get("--data-dir");
   int64_t epochs = 10, retune = 1, eval_every = 200;

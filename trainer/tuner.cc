@@ -1,5 +1,6 @@
 #include "trainer/tuner.h"
 
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 
@@ -34,6 +35,17 @@ double SecondsPerUnitLoss(const Probe& p) {
   double rate = p.base_loss > 0 ? (p.base_loss - p.final_loss) / (0.75 * p.steps)
                                 : (p.first_loss - p.final_loss) / (p.steps / 2.0);
   return rate > 0 ? p.step_s / rate : inf;
+}
+
+Probe MakeProbe(const TuneConfig& config, double step_s, const std::vector<double>& losses,
+                double base_loss) {
+  const size_t n = losses.size(), half = n / 2;
+  assert(n >= 2);
+  double sums[2] = {0, 0};
+  for (size_t s = 0; s < n; ++s) sums[s >= half] += losses[s];
+  return Probe{
+      config,   true, step_s, sums[0] / half, sums[1] / (n - half), static_cast<int64_t>(n),
+      base_loss};
 }
 
 int ChooseProbe(const std::vector<Probe>& probes) {

@@ -61,6 +61,12 @@ std::vector<TuneConfig> Candidates(int ranks, const TunerOptions& o);
 // probe that failed or whose loss did not fall (diverged or too small a rate).
 double SecondsPerUnitLoss(const Probe& p);
 
+// A probe of config from its per-step losses (at least 2): the first half is
+// the first n/2 steps (rounded down), the second half the rest, the steps
+// base_loss is measured on.
+Probe MakeProbe(const TuneConfig& config, double step_s, const std::vector<double>& losses,
+                double base_loss);
+
 // The index of the probe with the least SecondsPerUnitLoss; -1 when none is finite.
 int ChooseProbe(const std::vector<Probe>& probes);
 

@@ -184,6 +184,27 @@ TEST(StrategyTest, EasgdMovesReplicasAndCentreByTheElasticForce) {
   EXPECT_TRUE(at::allclose(centre[1], centre[0]));
 }
 
+// Replicas that start apart (each resumed its own checkpoint) share one centre:
+// their mean, not each its own model.
+TEST(StrategyTest, EasgdCentreStartsAsTheReplicasMeanOnEveryRank) {
+  at::Tensor c = FlattenParameters(*LenetReplica(8, "sgd"));
+  std::mutex mu;
+  std::vector<at::Tensor> centre(2);
+  RunRanks(2, [&](ProcessGroup& pg) {
+    auto replica = Shifted(pg.rank());
+    StrategyOptions o;
+    o.name = "easgd";
+    auto s = MakeStrategy(o, &pg, replica.get());
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    std::vector<at::Tensor> flat;
+    for (auto& t : s.value()->EvaluatedParameters()) flat.push_back(t.reshape({-1}));
+    std::lock_guard<std::mutex> l(mu);
+    centre[pg.rank()] = at::cat(flat);
+  });
+  EXPECT_TRUE(at::allclose(centre[0], c - 1.0, 1e-5, 1e-5));  // (+1 - 3) / 2
+  EXPECT_TRUE(at::equal(centre[0], centre[1]));
+}
+
 TEST(StrategyTest, GossipWithHalfMixingAveragesThePair) {
   at::Tensor base = FlattenParameters(*LenetReplica(8, "sgd"));
   std::mutex mu;

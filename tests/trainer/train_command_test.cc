@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "graph/file_util.h"
 #include "processes.h"
@@ -129,6 +130,73 @@ TEST(TrainCommandTest, ResumingFromACheckpointContinuesTheSameRun) {
   };
   EXPECT_EQ(accuracy(resumed), accuracy(whole)) << whole << "\n---\n" << resumed;
   EXPECT_NE(resumed.find("40 steps"), std::string::npos) << resumed;
+}
+
+// Under sync every rank resumes with rank 0's state, momentum included: rank
+// 1's checkpoint is swapped for one of another run (another learning rate, so
+// other momentum), and after two more steps the two ranks' files still match.
+TEST(TrainCommandTest, ResumingUnderSyncGivesEveryRankRankZerosWholeState) {
+  std::string a = Tmp("sync-a"), b = Tmp("sync-b"), out;
+  ASSERT_EQ(Shell("rm -rf " + a + " " + b + " && mkdir -p " + a + " " + b, &out), 0);
+  const std::string run =
+      kTrainer + " launch --nproc 2 train lenet --data synthetic --batch 8 --log-every 0";
+  ASSERT_EQ(Shell(run + " --steps 4 --checkpoint " + a, &out), 0) << out;
+  ASSERT_EQ(Shell(run + " --steps 4 --lr 0.05 --checkpoint " + b, &out), 0) << out;
+  ASSERT_EQ(Shell("cp " + b + "/rank-1.ckpt " + a + "/rank-1.ckpt", &out), 0) << out;
+  ASSERT_EQ(Shell(run + " --steps 6 --checkpoint " + a + " --resume", &out), 0) << out;
+  EXPECT_EQ(Shell("cmp " + a + "/rank-0.ckpt " + a + "/rank-1.ckpt", &out), 0) << out;
+}
+
+// Ranks whose checkpoints are at different steps do not train on: all fail,
+// naming the rank and both steps.
+TEST(TrainCommandTest, RanksResumingFromDifferentStepsAllFailSayingSo) {
+  std::string a = Tmp("steps-a"), b = Tmp("steps-b"), out;
+  ASSERT_EQ(Shell("rm -rf " + a + " " + b + " && mkdir -p " + a + " " + b, &out), 0);
+  const std::string run = kTrainer +
+                          " launch --nproc 2 train lenet --data synthetic --batch 8 --log-every 0"
+                          " --timeout 20";
+  ASSERT_EQ(Shell(run + " --steps 4 --checkpoint " + a, &out), 0) << out;
+  ASSERT_EQ(Shell(run + " --steps 2 --checkpoint " + b, &out), 0) << out;
+  ASSERT_EQ(Shell("cp " + b + "/rank-1.ckpt " + a + "/rank-1.ckpt", &out), 0) << out;
+  EXPECT_EQ(Shell(run + " --steps 6 --checkpoint " + a + " --resume", &out), 1) << out;
+  EXPECT_NE(out.find("rank 1's checkpoint is at step 2, rank 0's at step 4"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("stopped answering"), std::string::npos) << out;
+}
+
+// Whether `pid` has ended (gone, or a zombie nobody has reaped yet).
+bool Ended(pid_t pid) {
+  std::string stat = Log("/proc/" + std::to_string(pid) + "/stat");
+  size_t paren = stat.rfind(')');
+  return paren == std::string::npos || stat.compare(paren + 2, 1, "Z") == 0;
+}
+
+// A launcher killed outright (no chance to stop its ranks) takes them with it.
+TEST(TrainCommandTest, ALauncherKilledOutrightTakesItsRanksWithIt) {
+  Processes p;
+  pid_t launch = p.Start(kTrainer +
+                             " launch --nproc 2 train lenet --data synthetic --steps 1000000"
+                             " --log-every 20",
+                         Tmp("orphans.log"));
+  ASSERT_TRUE(WaitFor(Tmp("orphans.log"), "step 20/", 60)) << Log(Tmp("orphans.log"));
+  std::vector<pid_t> ranks;
+  std::string log = Log(Tmp("orphans.log"));
+  for (int r = 0; r < 2; ++r) {
+    const std::string said = "trainer launch: rank " + std::to_string(r) + " is pid ";
+    size_t at = log.find(said);
+    ASSERT_NE(at, std::string::npos) << log;
+    ranks.push_back(std::atoi(log.c_str() + at + said.size()));
+  }
+  p.Signal(launch, SIGKILL);
+  p.Wait(launch, 5);
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < end && !(Ended(ranks[0]) && Ended(ranks[1]))) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  for (pid_t r : ranks) {
+    EXPECT_TRUE(Ended(r)) << "rank pid " << r << " outlived its launcher";
+    if (!Ended(r)) kill(r, SIGKILL);
+  }
 }
 
 TEST(TrainCommandTest, APlannerPlacementTrainsOnItsDevices) {

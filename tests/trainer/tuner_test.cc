@@ -49,5 +49,17 @@ TEST(TunerTest, TheUntrainedLossOnTheSameBatchesIsTheBase) {
   EXPECT_TRUE(std::isinf(SecondsPerUnitLoss(p)));
 }
 
+// An odd number of steps: the first half is the first n/2 (rounded down), the
+// second the rest, each averaged over its own count.
+TEST(TunerTest, AProbesHalvesAverageTheirOwnSteps) {
+  Probe p = MakeProbe({2, 0.03, 0.3}, 0.5, {5, 3, 2, 2, 2}, 4.0);
+  EXPECT_DOUBLE_EQ(p.first_loss, 4.0);
+  EXPECT_DOUBLE_EQ(p.final_loss, 2.0);
+  EXPECT_EQ(p.steps, 5);
+  EXPECT_EQ(p.config.groups, 2);
+  EXPECT_DOUBLE_EQ(p.base_loss, 4.0);
+  EXPECT_TRUE(p.ok);
+}
+
 }  // namespace
 }  // namespace trainer
