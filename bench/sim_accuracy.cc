@@ -77,7 +77,8 @@ struct Placed {
   std::unique_ptr<runtime::Executor> ex;
   std::vector<double> measured;  // seconds, one per timed round
   double simulated = 0;
-  int single = -1;  // the device of a single-device placement
+  double simulated_warm = 0;  // by the previous model of sharing the host (the ablation)
+  int single = -1;            // the device of a single-device placement
 };
 
 bool HeldOut(const Options& o, const std::string& name) {
@@ -184,14 +185,14 @@ struct Agreement {
   int pairs = 0, resolved = 0;
 };
 
-Agreement Agree(const std::vector<const Placed*>& ps) {
+Agreement Agree(const std::vector<const Placed*>& ps, double Placed::*simulated) {
   Agreement a;
   double c = 0, d = 0, tm = 0, ts = 0, rc = 0, rd = 0, rt = 0;
   for (size_t i = 0; i < ps.size(); ++i) {
     for (size_t j = i + 1; j < ps.size(); ++j) {
       ++a.pairs;
       const double x = bench::Median(ps[i]->measured) - bench::Median(ps[j]->measured);
-      const double y = ps[i]->simulated - ps[j]->simulated;
+      const double y = ps[i]->*simulated - ps[j]->*simulated;
       if (x == 0 && y != 0) ++tm;
       if (y == 0 && x != 0) ++ts;
       if (x != 0 && y != 0) ((x > 0) == (y > 0) ? c : d) += 1;
@@ -345,24 +346,48 @@ int main(int argc, char** argv) {
         "starts after %.1f us\n",
         d.c_str(), calibration.slowdown[d], calibration.dispatch_shared_s[d] * 1e6,
         calibration.dispatch_s[d] * 1e6, calibration.poll_s[d] * 1e6);
+    std::printf(
+        "  %s: per op outside kernels in a split step, %.2f us more per cross-device edge per op\n",
+        d.c_str(), calibration.dispatch_cross_s[d] * 1e6);
+    std::printf("  %s's kernels take more after idling, by idle time:", d.c_str());
+    double from = 0;
+    for (const auto& [below, extra] : calibration.cold_s[d]) {
+      if (below < 1) {
+        std::printf(" %.0f-%.0f us +%.2f us,", from * 1e6, below * 1e6, extra * 1e6);
+      } else {
+        std::printf(" over %.0f us +%.2f us\n", from * 1e6, extra * 1e6);
+      }
+      from = below;
+    }
   }
   std::printf("copies cpu0->cpu1 %.2f us + %.1f GB/s\n",
               calibration.links[{"cpu0", "cpu1"}].latency_s * 1e6,
               calibration.links[{"cpu0", "cpu1"}].bandwidth_bytes_per_s / 1e9);
-  std::vector<runtime::Profile> profiles(models.size());
-  std::vector<std::unique_ptr<runtime::Simulator>> sims(models.size());
+  // The ablation: the simulator's previous model of sharing the host, fitted
+  // to the same steps, predicting the same measurements.
+  runtime::Profile warm = calibration;
+  warm.cold_s.clear();
+  warm.dispatch_cross_s.clear();
+  machine_steps.set_previous_model(true);
+  machine_steps.Finish(&warm);
+  std::vector<std::unique_ptr<runtime::Simulator>> sims(models.size()), warm_sims(models.size());
   for (size_t k = 0; k < models.size(); ++k) {
-    runtime::Profile& p = profiles[k];
-    p.links = calibration.links;
-    p.slowdown = calibration.slowdown;
-    p.dispatch_shared_s = calibration.dispatch_shared_s;
-    p.poll_s = calibration.poll_s;
-    p.wakeup_s = machine.wakeup_s;
-    p.notify_s = machine.notify_s;
-    ops[k].Finish(&p);
-    auto sim = runtime::Simulator::Create(models[k].training.graph, *c, &p);
-    if (!sim.ok()) Die(models[k].name, sim.status());
-    sims[k] = std::make_unique<runtime::Simulator>(std::move(sim).value());
+    for (const runtime::Profile* from : {&calibration, &warm}) {
+      runtime::Profile p;
+      p.links = from->links;
+      p.slowdown = from->slowdown;
+      p.cold_s = from->cold_s;
+      p.dispatch_shared_s = from->dispatch_shared_s;
+      p.dispatch_cross_s = from->dispatch_cross_s;
+      p.poll_s = from->poll_s;
+      p.wakeup_s = machine.wakeup_s;
+      p.notify_s = machine.notify_s;
+      ops[k].Finish(&p);
+      auto sim = runtime::Simulator::Create(models[k].training.graph, *c, &p);
+      if (!sim.ok()) Die(models[k].name, sim.status());
+      (from == &calibration ? sims : warm_sims)[k] =
+          std::make_unique<runtime::Simulator>(std::move(sim).value());
+    }
   }
 
   std::printf("\n%-26s %-12s %12s %19s %12s %8s\n", "model", "placement", "measured ms",
@@ -379,6 +404,10 @@ int main(int argc, char** argv) {
       runtime::SimResult r = sims[k]->Run(p.device_of_node, m.training.graph.Find(m.training.loss));
       if (!r.status.ok()) Die(m.name + " " + p.name, r.status);
       p.simulated = r.step.seconds;
+      runtime::SimResult w =
+          warm_sims[k]->Run(p.device_of_node, m.training.graph.Find(m.training.loss));
+      if (!w.status.ok()) Die(m.name + " " + p.name, w.status);
+      p.simulated_warm = w.step.seconds;
       const double measured = bench::Median(p.measured), err = (p.simulated - measured) / measured;
       double lo = 0, hi = 0;
       runtime::MedianInterval(p.measured, 0.95, &lo, &hi);
@@ -389,7 +418,7 @@ int main(int argc, char** argv) {
       errors[group].push_back(std::fabs(err));
       of_model.push_back(&p);
     }
-    const Agreement a = Agree(of_model);
+    const Agreement a = Agree(of_model, &Placed::simulated);
     agreements[group].push_back(a);
     std::printf(
         "  %s: median |error| %.1f%%, p90 %.1f%%; tau %.3f; tau resolved %.3f (%d of %d "
@@ -405,6 +434,31 @@ int main(int argc, char** argv) {
   for (int g = 0; g < 2; ++g) {
     if (errors[g].empty()) continue;
     const Summary s = Summarize(errors[g], agreements[g]);
+    std::printf(
+        "%-12s %3d placements of %2d models: median |error| %.1f%%, p90 %.1f%%; lowest "
+        "tau within a model %.3f, lowest tau resolved %.3f\n",
+        names[g], s.placements, s.models, 100 * s.median, 100 * s.p90, s.worst_tau,
+        s.worst_tau_resolved);
+  }
+
+  std::printf(
+      "the previous model of sharing the host (no cold kernels or cross-device dispatch, median "
+      "poll), on the same measurements:\n");
+  for (int g = 0; g < 2; ++g) {
+    std::vector<double> warm_errors;
+    std::vector<Agreement> warm_agreements;
+    for (size_t k = 0; k < models.size(); ++k) {
+      if ((HeldOut(o, models[k].name) ? 1 : 0) != g) continue;
+      std::vector<const Placed*> of_model;
+      for (const Placed& p : placed) {
+        if (p.model != static_cast<int>(k)) continue;
+        warm_errors.push_back(std::fabs(p.simulated_warm / bench::Median(p.measured) - 1));
+        of_model.push_back(&p);
+      }
+      warm_agreements.push_back(Agree(of_model, &Placed::simulated_warm));
+    }
+    if (warm_errors.empty()) continue;
+    const Summary s = Summarize(warm_errors, warm_agreements);
     std::printf(
         "%-12s %3d placements of %2d models: median |error| %.1f%%, p90 %.1f%%; lowest "
         "tau within a model %.3f, lowest tau resolved %.3f\n",

@@ -85,13 +85,30 @@ int ProfileCommand(int argc, char** argv) {
       auto it = figures->find(device);
       if (it != figures->end()) std::printf("; %s x%.3f", what, it->second);
     }
-    for (auto [what, figures] : {std::pair{"handed an op: polling", &profile.poll_s},
+    for (auto [what, figures] : {std::pair{"in a split step, more per cross-device edge per op",
+                                           &profile.dispatch_cross_s},
+                                 std::pair{"handed an op: polling", &profile.poll_s},
                                  std::pair{"asleep", &profile.wakeup_s},
                                  std::pair{"waking it costs the hander", &profile.notify_s}}) {
       auto it = figures->find(device);
       if (it != figures->end()) std::printf("; %s %.1f us", what, it->second * 1e6);
     }
     std::printf("\n");
+    auto cold = profile.cold_s.find(device);
+    if (cold != profile.cold_s.end()) {
+      std::printf("  %s: a kernel in a split step takes more after its device idled:",
+                  device.c_str());
+      double from = 0;
+      for (const auto& [below, extra] : cold->second) {
+        if (below < 1) {
+          std::printf(" %.0f-%.0f us: +%.1f us;", from * 1e6, below * 1e6, extra * 1e6);
+        } else {
+          std::printf(" over %.0f us: +%.1f us", from * 1e6, extra * 1e6);
+        }
+        from = below;
+      }
+      std::printf("\n");
+    }
   }
   for (const runtime::DeviceProfileReport& d : report.devices) {
     std::printf(

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -15,7 +16,8 @@ namespace runtime {
 
 namespace {
 
-constexpr char kHeader[] = "# planner profile v2";
+constexpr char kHeader[] = "# planner profile v3";
+constexpr char kHeaderV2[] = "# planner profile v2";
 constexpr char kHeaderV1[] = "# planner profile v1";
 
 std::vector<std::string> SplitTabs(const std::string& line) {
@@ -74,7 +76,7 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     ++n;
     const std::string where = path + ":" + std::to_string(n) + ": ";
     if (n == 1) {
-      if (line != kHeader && line != kHeaderV1) {
+      if (line != kHeader && line != kHeaderV2 && line != kHeaderV1) {
         return graph::InvalidArgument(where + "not a planner profile (expected '" + kHeader + "')");
       }
       continue;
@@ -93,6 +95,9 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     } else if (f[0] == "dispatch_shared" && f.size() == 3 && !f[1].empty() &&
                ParseDouble(f[2], &a)) {
       p.dispatch_shared_s[f[1]] = a;
+    } else if (f[0] == "dispatch_cross" && f.size() == 3 && !f[1].empty() &&
+               ParseDouble(f[2], &a) && a >= 0) {
+      p.dispatch_cross_s[f[1]] = a;
     } else if (f[0] == "slowdown" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a) &&
                a > 0) {
       p.slowdown[f[1]] = a;
@@ -102,17 +107,21 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
       p.poll_s[f[1]] = a;
     } else if (f[0] == "notify" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
       p.notify_s[f[1]] = a;
+    } else if (f[0] == "cold" && f.size() == 4 && !f[1].empty() && ParseDouble(f[2], &a) && a > 0 &&
+               ParseDouble(f[3], &b) && b >= 0) {
+      p.cold_s[f[1]].push_back({a, b});
     } else if (f[0] == "link" && f.size() == 6 && !f[1].empty() && !f[2].empty() &&
                ParseDouble(f[3], &a) && ParseDouble(f[4], &b) && b > 0 && ParseInt(f[5], &j)) {
       p.links[{f[1], f[2]}] = {a, b, static_cast<int>(std::min<int64_t>(j, 1 << 30))};
     } else {
       return graph::InvalidArgument(
           where +
-          "malformed record (expected 'op', 'dispatch', 'dispatch_shared', "
-          "'slowdown', 'wakeup', 'poll', 'notify' or 'link' with its tab-separated "
+          "malformed record (expected 'op', 'dispatch', 'dispatch_shared', 'dispatch_cross', "
+          "'slowdown', 'wakeup', 'poll', 'notify', 'cold' or 'link' with its tab-separated "
           "fields)");
     }
   }
+  for (auto& [device, bins] : p.cold_s) std::sort(bins.begin(), bins.end());
   if (n == 0) return graph::InvalidArgument(path + ": empty file, not a planner profile");
   return p;
 }
@@ -123,17 +132,27 @@ graph::Status WriteProfile(const std::string& path, const Profile& p) {
       "# op<TAB>device<TAB>mean seconds<TAB>output bytes<TAB>samples<TAB>relative spread"
       "<TAB>signature\n";
   out +=
-      "# dispatch, dispatch_shared<TAB>device<TAB>seconds per op; slowdown<TAB>device<TAB>factor; "
+      "# dispatch, dispatch_shared<TAB>device<TAB>seconds per op; dispatch_cross<TAB>device<TAB>"
+      "seconds per op per cross-device edge per op; slowdown<TAB>device<TAB>factor; "
       "wakeup, poll, notify<TAB>device<TAB>seconds; "
+      "cold<TAB>device<TAB>idle below s<TAB>extra s; "
       "link<TAB>src<TAB>dst<TAB>latency s<TAB>bytes/s<TAB>samples\n";
   for (const auto& [device, s] : p.dispatch_s) out += "dispatch\t" + device + "\t" + Num(s) + "\n";
   for (const auto& [device, s] : p.dispatch_shared_s) {
     out += "dispatch_shared\t" + device + "\t" + Num(s) + "\n";
   }
+  for (const auto& [device, s] : p.dispatch_cross_s) {
+    out += "dispatch_cross\t" + device + "\t" + Num(s) + "\n";
+  }
   for (const auto& [device, f] : p.slowdown) out += "slowdown\t" + device + "\t" + Num(f) + "\n";
   for (const auto& [device, w] : p.wakeup_s) out += "wakeup\t" + device + "\t" + Num(w) + "\n";
   for (const auto& [device, w] : p.poll_s) out += "poll\t" + device + "\t" + Num(w) + "\n";
   for (const auto& [device, w] : p.notify_s) out += "notify\t" + device + "\t" + Num(w) + "\n";
+  for (const auto& [device, bins] : p.cold_s) {
+    for (const auto& [below, extra] : bins) {
+      out += "cold\t" + device + "\t" + Num(below) + "\t" + Num(extra) + "\n";
+    }
+  }
   for (const auto& [pair, l] : p.links) {
     out += "link\t" + pair.first + "\t" + pair.second + "\t" + Num(l.latency_s) + "\t" +
            Num(l.bandwidth_bytes_per_s) + "\t" + std::to_string(l.samples) + "\n";

@@ -6,7 +6,7 @@
 // model run on the same devices file.
 //
 // File: tab-separated text, one record per line (docs/file-formats.md); v1
-// files (no spread, poll or notify) are read too.
+// files (no spread, poll or notify) and v2 files (no cold) are read too.
 // Thread safety: value types and free functions.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "graph/status.h"
 
@@ -40,6 +41,12 @@ struct Profile {
   // device -> the same while another cpu device of the host is awake in the
   // step (running an op or polling for one); dispatch_s when absent
   std::map<std::string, double> dispatch_shared_s;
+  // device -> seconds more per op outside kernels, in a step with ops on
+  // several cpu devices, for each cross-device edge per op of the device (its
+  // ops' inputs from and consumers on other devices, over its ops): the
+  // executor's shared bookkeeping contends in proportion to that traffic. In
+  // such steps dispatch_s + this x edges per op replaces dispatch_shared_s.
+  std::map<std::string, double> dispatch_cross_s;
   // device -> factor on its kernel times while another cpu device of the same
   // host is awake in the step; 1 when absent
   std::map<std::string, double> slowdown;
@@ -51,6 +58,12 @@ struct Profile {
   // device -> seconds the handing worker spends waking that device's sleeping
   // worker (a futex wake), before it goes on with its own queue
   std::map<std::string, double> notify_s;
+  // device -> what a kernel takes beyond its time alone (and the slowdown) in
+  // a step with ops on several cpu devices, by how long its device was idle
+  // before it: (idle seconds below which the extra applies, extra seconds),
+  // ascending. Kernels after an idle spell start cold (caches, predictors, a
+  // halted vCPU); see ProfileBuilder::Finish.
+  std::map<std::string, std::vector<std::pair<double, double>>> cold_s;
   std::map<std::pair<std::string, std::string>, LinkFit> links;  // (src, dst)
 
   const OpTiming* Find(const std::string& device, const std::string& signature) const;

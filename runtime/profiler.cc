@@ -196,6 +196,10 @@ void Merge(const Profile& fresh, const cluster::Cluster& c, const Rounds& r, Pro
       auto it = from->find(name);
       if (it != from->end()) (*to)[name] = it->second;
     }
+    auto cold = fresh.cold_s.find(name);
+    if (cold != fresh.cold_s.end()) profile->cold_s[name] = cold->second;
+    auto cross = fresh.dispatch_cross_s.find(name);
+    if (cross != fresh.dispatch_cross_s.end()) profile->dispatch_cross_s[name] = cross->second;
   }
   if (report->links_measured > 0) {
     for (const auto& [pair, fit] : fresh.links) profile->links[pair] = fit;
@@ -277,6 +281,31 @@ bool OtherAwake(const cluster::Cluster& c,
   return false;
 }
 
+// Per device, its ops' edges to other devices per op (Profile::dispatch_cross_s):
+// inputs made on another device and consumers run on another; a node that ran
+// no kernel is on the device a transfer of it left from, if any.
+std::vector<double> CrossEdgesPerOp(const graph::Graph& g, const cluster::Cluster& c,
+                                    const StepStats& step) {
+  std::vector<int> device(g.size(), -1);
+  std::vector<char> ran(g.size(), 0);
+  for (const OpRecord& r : step.ops) device[r.node] = r.device, ran[r.node] = 1;
+  for (const TransferRecord& t : step.transfers) {
+    if (device[t.from_node] < 0) device[t.from_node] = t.src_device;
+  }
+  std::vector<double> edges(c.devices.size(), 0), ops(c.devices.size(), 0);
+  for (const OpRecord& r : step.ops) {
+    ops[r.device] += 1;
+    for (const graph::TensorRef& in : g.node(r.node).inputs) {
+      const int from = device[in.node];
+      if (from < 0 || from == r.device) continue;
+      edges[r.device] += 1;
+      if (ran[in.node]) edges[from] += 1;
+    }
+  }
+  for (size_t d = 0; d < edges.size(); ++d) edges[d] = ops[d] > 0 ? edges[d] / ops[d] : 0;
+  return edges;
+}
+
 }  // namespace
 
 void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster& c,
@@ -288,6 +317,7 @@ void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster
     }
   }
   const auto busy = BusyTimes(c, step);
+  const std::vector<double> cross = CrossEdgesPerOp(g, c, step);
   for (const OpGap& o : OpGaps(g, c, step)) {
     const cluster::DeviceSpec& spec = c.devices[o.device];
     if (spec.kind != cluster::DeviceKind::kCpu) continue;
@@ -295,13 +325,74 @@ void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster
     if (o.ready_us > o.prev_end_us && o.ready_us - o.prev_end_us <= spec.spin_s * 1e6) {
       shared_poll_[spec.name].push_back(std::max(0.0, o.start_us - o.copies_us - o.ready_us) / 1e6);
     }
-    if (!OtherAwake(c, busy, o.device, o.start_us)) continue;
-    shared_kernels_[{spec.name, graph::OpSignature(g, o.node)}].push_back((o.end_us - o.start_us) /
-                                                                          1e6);
+    if (o.ready_us <= o.prev_end_us && o.prev_end_us > 0) {
+      cross_dispatch_[spec.name].push_back({std::max(0.0, gap_us) / 1e6, cross[o.device]});
+    }
+    const bool awake = OtherAwake(c, busy, o.device, o.start_us);
+    shared_kernels_[spec.name].push_back({graph::OpSignature(g, o.node),
+                                          (o.end_us - o.start_us) / 1e6,
+                                          std::max(0.0, gap_us) / 1e6, awake});
+    if (!awake) continue;
     if (o.ready_us <= o.prev_end_us && o.prev_end_us > 0) {
       shared_dispatch_[spec.name].push_back(std::max(0.0, gap_us) / 1e6);
     }
   }
+}
+
+const std::vector<double>& ColdIdleBins() {
+  static const std::vector<double> bins{5e-6, 20e-6, 50e-6, 200e-6, 1e9};
+  return bins;
+}
+
+void ProfileBuilder::FitSharing(const std::string& device, const std::vector<SharedKernel>& kernels,
+                                Profile* profile) const {
+  const std::vector<double>& bins = ColdIdleBins();
+  constexpr int kMinPerBin = 8;
+  // Extras are measured on kernels this short alone, where a few microseconds
+  // show above the noise of the slowdown (5% of a millisecond kernel is 50 us).
+  constexpr double kSmall = 50e-6;
+  struct Kernel {
+    double seconds, alone;
+    int bin;
+    bool other_awake;
+  };
+  std::vector<Kernel> kept;
+  for (const SharedKernel& k : kernels) {
+    const OpTiming* alone = profile->Find(device, k.signature);
+    if (!alone || k.seconds > 3 * alone->seconds + 20e-6) continue;
+    const int bin =
+        static_cast<int>(std::upper_bound(bins.begin(), bins.end(), k.idle_s) - bins.begin());
+    kept.push_back({k.seconds, alone->seconds, std::min(bin, static_cast<int>(bins.size()) - 1),
+                    k.other_awake});
+  }
+  double slowdown = 1;
+  bool shared = false;
+  std::vector<double> extra(bins.size(), 0);
+  for (int round = 0; round < 8; ++round) {
+    double with = 0, alone = 0;
+    for (const Kernel& k : kept) {
+      if (!k.other_awake) continue;
+      with += k.seconds - extra[k.bin];
+      alone += k.alone;
+    }
+    shared = alone > 0;
+    if (shared) slowdown = with / alone;
+    std::vector<double> sum(bins.size(), 0);
+    std::vector<int> n(bins.size(), 0);
+    for (const Kernel& k : kept) {
+      if (k.alone > kSmall) continue;
+      sum[k.bin] += k.seconds - k.alone * (k.other_awake ? slowdown : 1);
+      ++n[k.bin];
+    }
+    for (size_t b = 0; b < bins.size(); ++b) {
+      extra[b] = !previous_model_ && n[b] >= kMinPerBin ? std::max(0.0, sum[b] / n[b]) : 0;
+    }
+  }
+  if (shared) profile->slowdown[device] = slowdown;
+  if (previous_model_) return;
+  std::vector<std::pair<double, double>>& cold = profile->cold_s[device];
+  cold.clear();
+  for (size_t b = 0; b < bins.size(); ++b) cold.push_back({bins[b], extra[b]});
 }
 
 std::set<int> ProfileBuilder::SlowStepIds(const std::string& device) const {
@@ -366,22 +457,34 @@ int ProfileBuilder::Finish(Profile* profile) const {
     }
     if (!kept.empty()) profile->dispatch_s[device] = Median(kept);
   }
-  std::map<std::string, std::pair<double, double>> ratio;  // device -> (shared, alone)
-  for (const auto& [key, v] : shared_kernels_) {
-    const OpTiming* alone = profile->Find(key.first, key.second);
-    if (!alone) continue;
-    const double median = Median(v);
-    for (double t : v) {
-      if (t > 3 * median) continue;
-      ratio[key.first].first += t;
-      ratio[key.first].second += alone->seconds;
+  for (const auto& [device, kernels] : shared_kernels_) FitSharing(device, kernels, profile);
+  for (const auto& [device, v] : shared_dispatch_) profile->dispatch_shared_s[device] = Median(v);
+  // Sums of these costs are what a step pays: means, of the samples under a
+  // millisecond (a preempted worker's wait is no hand-off cost); the previous
+  // model took medians, which the costs' long tails put at half the mean.
+  auto mean_below_ms = [](const std::vector<double>& v) {
+    double sum = 0;
+    int n = 0;
+    for (double x : v) {
+      if (x < 1e-3) sum += x, ++n;
+    }
+    return n > 0 ? sum / n : 0.0;
+  };
+  for (const auto& [device, v] : shared_poll_) {
+    profile->poll_s[device] = previous_model_ ? Median(v) : mean_below_ms(v);
+  }
+  for (const auto& [device, samples] : cross_dispatch_) {
+    auto alone = profile->dispatch_s.find(device);
+    if (previous_model_ || alone == profile->dispatch_s.end()) continue;
+    std::vector<double> gaps;
+    double edges = 0;
+    for (const auto& [gap, per_op] : samples) gaps.push_back(gap), edges += per_op;
+    edges /= samples.size();
+    if (edges > 0) {
+      profile->dispatch_cross_s[device] =
+          std::max(0.0, (mean_below_ms(gaps) - alone->second) / edges);
     }
   }
-  for (const auto& [device, r] : ratio) {
-    if (r.second > 0) profile->slowdown[device] = r.first / r.second;
-  }
-  for (const auto& [device, v] : shared_dispatch_) profile->dispatch_shared_s[device] = Median(v);
-  for (const auto& [device, v] : shared_poll_) profile->poll_s[device] = Median(v);
   for (const auto& [link, v] : transfers_) {
     if (v.size() < 8) continue;
     std::vector<double> slopes, intercepts;

@@ -46,6 +46,12 @@
 
 namespace runtime {
 
+// The idle spells (seconds before a kernel during which its device ran
+// nothing) that cold kernels are measured and predicted for: each bin's upper
+// edge; the last bin (at or over 200 us: a worker that slept, at the default
+// spin) is unbounded.
+const std::vector<double>& ColdIdleBins();
+
 struct ProfileOptions {
   int warmup = 2;                // untimed rounds first
   int steps = 7;                 // timed steps kept per device
@@ -92,14 +98,34 @@ class ProfileBuilder {
   // device's slowdown and dispatch_shared.
   void AddSharedStep(const graph::Graph& g, const cluster::Cluster& c, const StepStats& step);
 
+  // Fits the simulator's previous model of sharing the host instead (an
+  // ablation for benchmarks): no cold kernels (the slowdown takes all of the
+  // shared kernels' extra time), no dispatch_cross, the median poll time.
+  void set_previous_model(bool on) { previous_model_ = on; }
+
   // Steps of `device` added so far that are kept, and that were left out as slow.
   int KeptSteps(const std::string& device) const;
   int SlowSteps(const std::string& device) const;
 
   // Adds the entries to `profile`, replacing those of the same device and
-  // signature, then what shared steps gave: slowdowns (against the profile's
-  // times alone), dispatch_shared and poll times, and the links fitted from
-  // transfers (at least 8 of a link); returns how many op entries it wrote.
+  // signature, then what shared steps gave: slowdowns and cold kernels
+  // (against the profile's times alone), dispatch_shared, dispatch_cross
+  // (the queued ops' mean gap over dispatch_s, per cross-device edge per op)
+  // and poll times (means), and the links fitted from transfers (at least 8
+  // of a link); returns how many op entries it wrote.
+  //
+  // Slowdown and cold kernels are one fit: a kernel of a shared step takes
+  // its time alone, times the device's slowdown while another cpu is awake,
+  // plus an extra that depends only on how long its device had been idle
+  // before it (ColdIdleBins' bins). On the two-core VM of docs/simulator.md a
+  // small kernel takes 1 us more after no idle time and 6-15 us more after a
+  // sleep, so fine-grained splits, whose workers idle between most ops, pay it
+  // on most ops. The two are found by alternating: the extras as the mean
+  // residual per bin of the kernels under 50 us alone, whose residuals the
+  // slowdown's noise does not swamp (bins with fewer than 8 get none; never
+  // below 0),
+  // the slowdown as the shared kernels' time less their extras over their
+  // time alone; kernels over 3x their time alone + 20 us (preempted) are left out.
   int Finish(Profile* profile) const;
 
  private:
@@ -111,16 +137,28 @@ class ProfileBuilder {
     std::vector<Sample> samples;
     int64_t bytes = 0;
   };
+  // A kernel of a shared step: how long its device was idle before it, and
+  // whether another cpu device was awake when it started.
+  struct SharedKernel {
+    std::string signature;
+    double seconds = 0, idle_s = 0;
+    bool other_awake = false;
+  };
+  // The slowdown and cold kernels of `device` from its shared steps' kernels (see Finish).
+  void FitSharing(const std::string& device, const std::vector<SharedKernel>& kernels,
+                  Profile* profile) const;
   // The device's steps whose median op ran more than the tolerance slow.
   std::set<int> SlowStepIds(const std::string& device) const;
 
   double slow_tolerance_;
-  std::map<std::pair<std::string, std::string>, Samples> ops_;  // (device, signature)
-  std::map<std::string, std::vector<double>> dispatch_;         // device -> per step: s per op
-  // (device, signature) -> kernel seconds while another cpu device was awake
-  std::map<std::pair<std::string, std::string>, std::vector<double>> shared_kernels_;
-  std::map<std::string, std::vector<double>> shared_dispatch_;  // device -> queued ops' gaps
-  std::map<std::string, std::vector<double>> shared_poll_;      // device -> polled hand-offs
+  bool previous_model_ = false;
+  std::map<std::pair<std::string, std::string>, Samples> ops_;       // (device, signature)
+  std::map<std::string, std::vector<double>> dispatch_;              // device -> per step: s per op
+  std::map<std::string, std::vector<SharedKernel>> shared_kernels_;  // by device
+  std::map<std::string, std::vector<double>> shared_dispatch_;       // device -> queued ops' gaps
+  std::map<std::string, std::vector<double>> shared_poll_;           // device -> polled hand-offs
+  // device -> (queued op's gap, the step's cross-device edges per op there)
+  std::map<std::string, std::vector<std::pair<double, double>>> cross_dispatch_;
   // (src, dst) -> (bytes, seconds) of each transfer
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> transfers_;
 };

@@ -115,7 +115,9 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   s.estimated_.assign(nd, std::vector<char>(n, 0));
   s.dispatch_s_.assign(nd, 0);
   s.dispatch_shared_s_.assign(nd, 0);
+  s.dispatch_cross_s_.assign(nd, -1);
   s.slowdown_.assign(nd, 1);
+  s.cold_s_.assign(nd, {});
   s.wakeup_s_.assign(nd, 0);
   s.poll_s_.assign(nd, 0);
   s.notify_s_.assign(nd, 0);
@@ -163,6 +165,14 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
       auto f = profile->slowdown.find(spec.name);
       if (f != profile->slowdown.end() && spec.kind == cluster::DeviceKind::kCpu) {
         s.slowdown_[d] = f->second;
+      }
+      auto cross = profile->dispatch_cross_s.find(spec.name);
+      if (cross != profile->dispatch_cross_s.end() && spec.kind == cluster::DeviceKind::kCpu) {
+        s.dispatch_cross_s_[d] = cross->second;
+      }
+      auto cold = profile->cold_s.find(spec.name);
+      if (cold != profile->cold_s.end() && spec.kind == cluster::DeviceKind::kCpu) {
+        s.cold_s_[d] = cold->second;
       }
     }
     for (graph::NodeId id = 0; id < n; ++id) {
@@ -422,6 +432,43 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     return false;
   };
 
+  // Cold kernels: in steps with ops on several cpu devices, where they were measured.
+  int cpus_used = 0;
+  if (cpu_devices_.size() >= 2) {
+    std::vector<char> used(nd, 0);
+    for (graph::NodeId id = 0; id < n; ++id) {
+      if (scheduled_[id]) used[dev[id]] = 1;
+    }
+    for (int c : cpu_devices_) cpus_used += used[c];
+  }
+  const bool cold_kernels = cpus_used >= 2;
+  // And the executor's time per op, by each device's cross-device edges per op.
+  std::vector<double> dispatch_split(nd, -1);
+  if (cold_kernels) {
+    std::vector<double> edges(nd, 0), ops(nd, 0);
+    for (graph::NodeId id = 0; id < n; ++id) {
+      if (!scheduled_[id]) continue;
+      ops[dev[id]] += 1;
+      for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {
+        const graph::NodeId from = in_[e].node;
+        if (dev[from] == dev[id]) continue;
+        edges[dev[id]] += 1;
+        if (scheduled_[from]) edges[dev[from]] += 1;
+      }
+    }
+    for (int d = 0; d < nd; ++d) {
+      if (dispatch_cross_s_[d] >= 0 && ops[d] > 0) {
+        dispatch_split[d] = dispatch_s_[d] + dispatch_cross_s_[d] * edges[d] / ops[d];
+      }
+    }
+  }
+  auto ColdSeconds = [&](int d, double idle) {
+    for (const auto& [below, extra] : cold_s_[d]) {
+      if (idle < below) return extra;
+    }
+    return 0.0;
+  };
+
   // `woken`: the op was handed to an idle worker by another thread; `delay`:
   // what the worker starting it still had to do first. Returns whether it woke
   // a sleeping worker (the hand-off then costs the handing worker too).
@@ -430,8 +477,11 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     --free_workers[d];
     const bool slept = woken && t - idle_since[d] > spin_s_[d];
     const bool shared = OtherCpuAwake(d, t);
-    double clock = t + delay + (shared ? dispatch_shared_s_[d] : dispatch_s_[d]) +
-                   (woken ? (slept ? wakeup_s_[d] : poll_s_[d]) : 0);
+    const double dispatch = dispatch_split[d] >= 0 ? dispatch_split[d]
+                            : shared               ? dispatch_shared_s_[d]
+                                                   : dispatch_s_[d];
+    double clock = t + delay + dispatch + (woken ? (slept ? wakeup_s_[d] : poll_s_[d]) : 0);
+    const double idle = clock - running_until[d];
     for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {  // the executor's copies
       const graph::TensorRef& in = in_[e];
       const int src = dev[in.node];
@@ -451,6 +501,7 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     }
     double kernel = op_s_[d][id];
     if (shared) kernel *= slowdown_[d];
+    if (cold_kernels) kernel += ColdSeconds(d, idle);
     const double end = clock + kernel;
     running_until[d] = std::max(running_until[d], end);
     busy[d] += kernel;

@@ -14,13 +14,18 @@
 // than its device's spin time before (it still polls its queue), else after
 // the wake-up time, and then the handing worker also pays the notify time
 // before its own next op (runtime/device.h); each step starts with every
-// worker asleep, as the executor leaves them between steps. Transfers: between two real cpu devices
-// the consumer's worker copies the tensor before its kernel, as the executor does, at the profiled
-// link fit (else the devices file's link); any other pair sends it over its link as soon as it is
-// produced, one transfer at a time per direction (contention), at latency + bytes / bandwidth.
-// Memory: the executor's accounting (parameters resident, outputs from their op's end to their last
-// reader, copies on the reading device, views free); exceeding a capacity ends the step as
-// out-of-memory. Details and measured error: docs/simulator.md.
+// worker asleep, as the executor leaves them between steps. In a step with ops on
+// two or more cpu devices, a cpu kernel also takes the profile's cold extra for
+// how long its device was idle before it (from its last kernel's end to the
+// op's copies or kernel), and where the profile has a dispatch_cross figure the
+// executor's time per op is dispatch + dispatch_cross x the device's
+// cross-device edges per op, instead of dispatch_shared while another cpu is awake. Transfers:
+// between two real cpu devices the consumer's worker copies the tensor before its kernel, as the
+// executor does, at the profiled link fit (else the devices file's link); any other pair sends it
+// over its link as soon as it is produced, one transfer at a time per direction (contention), at
+// latency + bytes / bandwidth. Memory: the executor's accounting (parameters resident, outputs from
+// their op's end to their last reader, copies on the reading device, views free); exceeding a
+// capacity ends the step as out-of-memory. Details and measured error: docs/simulator.md.
 //
 // Ownership: copies the graph (as rewritten for execution), the cluster and the
 // costs. Thread safety: Run is const and may run concurrently; each thread keeps
@@ -89,12 +94,15 @@ class Simulator {
   std::vector<std::vector<char>> estimated_;  // [device][node]
   std::vector<double> dispatch_s_;            // [device] per scheduled op
   std::vector<double> dispatch_shared_s_;     // [device] the same while another cpu is awake
+  std::vector<double> dispatch_cross_s_;      // [device] Profile::dispatch_cross_s; < 0: none
   std::vector<double> wakeup_s_;  // [device] from a hand-off to its sleeping worker starting
   std::vector<double> poll_s_;    // [device] the same for a worker still polling
   std::vector<double> notify_s_;  // [device] the handing worker's cost of waking it
   std::vector<double> spin_s_;    // [device] how long an idle worker polls before sleeping
   std::vector<int> cpu_devices_;  // the real cpu devices, which share the host
   std::vector<double> slowdown_;  // [device] kernel factor while a cpu of the same host runs
+  // [device] (idle seconds below, extra kernel seconds), ascending: Profile::cold_s
+  std::vector<std::vector<std::pair<double, double>>> cold_s_;
   // Per-run counters start from these copies (one allocation each, not one per node).
   std::vector<int> out_offset_;    // [node] index of its first output in `base_uses_`; [n]: total
   std::vector<int> base_uses_;     // [output] data inputs that read it

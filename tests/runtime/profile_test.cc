@@ -22,6 +22,7 @@ TEST(ProfileTest, WrittenFileReadsBackTheSame) {
   p.poll_s["cpu1"] = 4e-7;
   p.notify_s["cpu1"] = 3e-6;
   p.links[{"cpu0", "cpu1"}] = {1e-6, 3e10, 5};
+  p.cold_s["cpu0"] = {{5e-6, 1e-6}, {1e9, 8.5e-6}};
   std::string path = Temp("roundtrip.prof");
   ASSERT_TRUE(WriteProfile(path, p).ok());
   auto back = ReadProfile(path);
@@ -37,6 +38,7 @@ TEST(ProfileTest, WrittenFileReadsBackTheSame) {
   EXPECT_DOUBLE_EQ(back->notify_s.at("cpu1"), 3e-6);
   EXPECT_EQ(back->Find("cpu1", "Relu|float32[2,3]|T=float32"), nullptr);
   EXPECT_DOUBLE_EQ(back->dispatch_s.at("cpu0"), 2.5e-6);
+  EXPECT_EQ(back->cold_s.at("cpu0"), p.cold_s.at("cpu0"));
   const LinkFit* l = back->Link("cpu0", "cpu1");
   ASSERT_NE(l, nullptr);
   EXPECT_DOUBLE_EQ(l->bandwidth_bytes_per_s, 3e10);
@@ -56,6 +58,18 @@ TEST(ProfileTest, VersionOneFilesWithoutSpreadsAreRead) {
   EXPECT_DOUBLE_EQ(t->seconds, 2e-6);
   EXPECT_EQ(t->spread, 0);
   EXPECT_TRUE(p->poll_s.empty());
+}
+
+TEST(ProfileTest, VersionTwoFilesWithoutColdKernelsAreRead) {
+  std::string path = Temp("v2.prof");
+  ASSERT_TRUE(graph::WriteFileAtomic(path,
+                                     "# planner profile v2\nop\tcpu0\t2e-06\t8\t5\t0.1\tRelu|x\n"
+                                     "slowdown\tcpu0\t1.1\n")
+                  .ok());
+  auto p = ReadProfile(path);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_DOUBLE_EQ(p->slowdown.at("cpu0"), 1.1);
+  EXPECT_TRUE(p->cold_s.empty());
 }
 
 TEST(ProfileTest, MissingFileIsNotFound) {

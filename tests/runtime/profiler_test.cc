@@ -128,6 +128,39 @@ TEST(ProfileBuilderTest, OpsWhileTheOtherCpuIsAwakeGiveItsSlowdownDispatchAndPol
   EXPECT_NEAR(p.poll_s.at("cpu0"), 2e-6, 1e-12);             // c: 44 - 1 (copy) - 41
 }
 
+// Kernels after their device idled take more than alone, by how long it idled:
+// a (idle 2 us) and b (1 us) 1.5 us more, c (100 us) 6 us, d (300 us) 12 us;
+// cpu1 sleeps throughout, so none is shared and the extras are all there is.
+TEST(ProfileBuilderTest, KernelsAfterIdleSpellsGiveTheColdExtrasByIdleTime) {
+  const graph::Graph g = Chain();
+  const cluster::Cluster c = TwoCpus();
+  ProfileBuilder b;
+  for (int i = 0; i < 3; ++i) b.AddStep(g, c, 0, Alone(g, 0, 1.0));
+  StepStats s;
+  s.ops = {{g.Find("a"), 0, 2, 13.5},
+           {g.Find("b"), 0, 14.5, 36},
+           {g.Find("c"), 0, 136, 172},
+           {g.Find("d"), 0, 472, 494}};
+  s.seconds = 495e-6;
+  for (int i = 0; i < 8; ++i) b.AddSharedStep(g, c, s);
+  Profile p;
+  b.Finish(&p);
+  const std::vector<std::pair<double, double>>& cold = p.cold_s.at("cpu0");
+  ASSERT_EQ(cold.size(), ColdIdleBins().size());
+  EXPECT_NEAR(cold[0].second, 1.5e-6, 1e-12);  // idle under 5 us: a and b
+  EXPECT_EQ(cold[1].second, 0);                // 5-20 us: none measured
+  EXPECT_EQ(cold[2].second, 0);                // 20-50 us: none measured
+  EXPECT_NEAR(cold[3].second, 6e-6, 1e-12);    // 50-200 us: c
+  EXPECT_NEAR(cold[4].second, 12e-6, 1e-12);   // over 200 us: d
+  EXPECT_EQ(p.slowdown.count("cpu0"), 0u) << "cpu1 was never awake";
+
+  // The previous model (the ablation) has no cold kernels.
+  Profile q;
+  b.set_previous_model(true);
+  b.Finish(&q);
+  EXPECT_EQ(q.cold_s.count("cpu0"), 0u);
+}
+
 TEST(ProfilerTest, OnlySimulatedDevicesIsAnError) {
   auto fwd = graph::BuildMlp({4, {8}, 1});
   ASSERT_TRUE(fwd.ok());

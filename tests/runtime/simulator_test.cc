@@ -141,6 +141,29 @@ TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
   EXPECT_EQ(r.step.transfers[0].bytes, 64);
 }
 
+// In a step on both cpus, a kernel takes the cold extra for its device's idle
+// spell before it: 1 us under 4 us idle, 7 us after more. One device's step
+// has none (its kernels were profiled that way).
+TEST(SimulatorTest, KernelsOfASplitStepTakeTheColdExtraForTheirIdleSpell) {
+  graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
+                         "node { name: 'c' op: 'AddV2' input: 'a' input: 'b' attr { key: 'T' "
+                         "value { type: DT_FLOAT } } }");
+  Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
+  p.links[{"cpu0", "cpu1"}] = {1e-6, 16e6, 1};  // 64 bytes: 1 + 4 us
+  p.links[{"cpu1", "cpu0"}] = {1e-6, 16e6, 1};
+  for (const char* d : {"cpu0", "cpu1"}) p.cold_s[d] = {{4e-6, 1e-6}, {1e9, 7e-6}};
+  auto sim = Simulator::Create(g, TwoCpus(), &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  // a on cpu0 0-11 (idle 0: +1); b on cpu1 copies x 0-5, 5-16 (+1); c on cpu0
+  // idle 11-16 (5 us: +7), copies b 16-21, 21-38.
+  SimResult r = sim->Run({0, 0, 1, 0});
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_NEAR(r.step.seconds, 38e-6, 1e-12);
+  SimResult one = sim->Run({0, 0, 0, 0});
+  ASSERT_TRUE(one.status.ok()) << one.status.message();
+  EXPECT_NEAR(one.step.seconds, 30e-6, 1e-12);
+}
+
 // x -> a on cpu0; a feeds b on cpu1 and d on cpu0; c = b + d on cpu0. Every op
 // 10 us, copies free; handing an op to a polling worker costs 1 us, to a
 // sleeping one 20 us, and the hander 3 us more.
