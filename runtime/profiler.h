@@ -24,10 +24,13 @@
 // included), the hand-off to a polling worker, and, for ops that ran while
 // another cpu device was awake (running an op or polling for one), the
 // device's kernel times over the same ops' times alone (its slowdown) and its
-// time per op outside kernels (dispatch_shared). A device's kernels run slower
-// while another device of the host is awake than while it sleeps (on the
-// two-core VM of docs/simulator.md, 12-20% against 1-9%), whatever that one
-// runs.
+// time per op outside kernels (dispatch_shared); for every kernel, what it took
+// beyond that by how long its device had idled before it (cold extras); and the
+// gap before a queued op per cross-device edge per op (dispatch_cross). On the
+// two-core VM of docs/simulator.md kernels run 2-20% slower while the other core
+// is awake, a kernel takes 1 us more after no idle time and 6-9 us after a
+// sleep, and the executor's time per op grows by about 6 us per cross-device
+// edge per op.
 //
 // Thread safety: one call at a time per process (it creates executors).
 #pragma once
