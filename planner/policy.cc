@@ -259,9 +259,24 @@ HierarchicalPolicyImpl::DecoderState HierarchicalPolicyImpl::StartDecoder(int ba
 }
 
 at::Tensor HierarchicalPolicyImpl::DecodeStep(const at::Tensor& encoded, const at::Tensor& keys,
-                                              DecoderState* st) {
-  std::tie(st->h, st->c) =
-      decoder_(at::cat({st->previous, st->context}, 1), std::make_tuple(st->h, st->c));
+                                              DecoderState* st, PolicySample* s) {
+  if (s && st->weight.defined()) {
+    // The LSTM cell (i, f, g, o gates, as torch::nn::LSTMCell) with its weights
+    // detached: autograd would otherwise form and sum a [4H, in] weight
+    // gradient at every one of the groups' steps, most of an update's backward
+    // pass on NMT-8; the tap's gradient is the gates' gradient, from which
+    // AddDecoderGradients forms the weights' in one product over all steps.
+    const at::Tensor x = at::cat({st->previous, st->context, st->h}, 1);
+    at::Tensor tap = at::zeros({x.size(0), st->weight.size(0)}).requires_grad_(true);
+    s->decoder_taps.push_back(tap);
+    s->decoder_inputs.push_back(x.detach());
+    std::vector<at::Tensor> gates = (at::addmm(st->bias, x, st->weight.t()) + tap).chunk(4, 1);
+    st->c = at::sigmoid(gates[1]) * st->c + at::sigmoid(gates[0]) * at::tanh(gates[2]);
+    st->h = at::sigmoid(gates[3]) * at::tanh(st->c);
+  } else {
+    std::tie(st->h, st->c) =
+        decoder_(at::cat({st->previous, st->context}, 1), std::make_tuple(st->h, st->c));
+  }
   at::Tensor score = attend_v_(at::tanh(keys.unsqueeze(0) + attend_query_(st->h).unsqueeze(1)))
                          .squeeze(2);  // [batch, G]
   st->context = at::softmax(score, 1).matmul(encoded);
@@ -274,12 +289,17 @@ void HierarchicalPolicyImpl::DecodeDevices(const at::Tensor& groups, int k, doub
                                            PolicySample* s) {
   auto [encoded, keys] = Encode(groups);
   DecoderState st = StartDecoder(k);
+  {
+    torch::NoGradGuard no_grad;
+    st.weight = at::cat({decoder_->weight_ih, decoder_->weight_hh}, 1);
+    st.bias = decoder_->bias_ih + decoder_->bias_hh;
+  }
   std::vector<at::Tensor> chosen, log_prob, entropy;
   chosen.reserve(groups_);
   log_prob.reserve(groups_);
   entropy.reserve(groups_);
   for (int step = 0; step < groups_; ++step) {
-    at::Tensor logits = DecodeStep(encoded, keys, &st);
+    at::Tensor logits = DecodeStep(encoded, keys, &st, s);
     if (noise > 0) {
       at::Tensor scale = logits.detach().abs().mean() * noise;
       logits =
@@ -399,6 +419,35 @@ std::vector<int> HierarchicalPolicyImpl::MajorityDevices(
     device[g] = *top == 0 ? busiest : static_cast<int>(top - count[g].begin());
   }
   return device;
+}
+
+void HierarchicalPolicyImpl::AddDecoderGradients(const std::vector<PolicySample>& samples) {
+  std::vector<at::Tensor> grads, inputs;
+  for (const PolicySample& s : samples) {
+    for (size_t t = 0; t < s.decoder_taps.size(); ++t) {
+      const at::Tensor& g = s.decoder_taps[t].grad();
+      if (!g.defined()) continue;  // a step the loss did not reach
+      grads.push_back(g);
+      inputs.push_back(s.decoder_inputs[t]);
+      s.decoder_taps[t].mutable_grad() = at::Tensor();
+    }
+  }
+  if (grads.empty()) return;
+  const at::Tensor g = at::cat(grads), x = at::cat(inputs);  // [steps x k, 4H], [.., in]
+  const at::Tensor w = g.t().mm(x);
+  const int64_t in = decoder_->weight_ih.size(1);
+  const at::Tensor bias = g.sum(0);
+  auto add = [](at::Tensor& param, const at::Tensor& grad) {
+    if (param.mutable_grad().defined()) {
+      param.mutable_grad().add_(grad);
+    } else {
+      param.mutable_grad() = grad.clone();
+    }
+  };
+  add(decoder_->weight_ih, w.narrow(1, 0, in));
+  add(decoder_->weight_hh, w.narrow(1, in, w.size(1) - in));
+  add(decoder_->bias_ih, bias);
+  add(decoder_->bias_hh, bias);
 }
 
 at::Tensor HierarchicalPolicyImpl::GrouperImitationLoss(const std::vector<int>& group_of_op) {

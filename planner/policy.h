@@ -42,6 +42,11 @@ struct PolicySample {
   at::Tensor devices;                          // [k, groups] int64, no gradient
   std::vector<int> group_of_op;                // the one grouping, per forward node
   std::vector<std::vector<int>> device_of_op;  // [k][forward node] (Sample only)
+  // The decoder's gates per step ([k, 4 H] leaves, zero, gradient only) and its
+  // inputs ([k, device_embedding + 2 H], no gradient): backward() leaves the
+  // decoder's weight gradients to AddDecoderGradients, one product over all
+  // steps instead of one per step (docs/search.md).
+  std::vector<at::Tensor> decoder_taps, decoder_inputs;
 };
 
 class HierarchicalPolicyImpl : public torch::nn::Module {
@@ -63,6 +68,12 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   // proportion to their number), and each group's device.
   std::vector<int> GroupsFollowing(const std::vector<int>& device_of_op,
                                    std::vector<int>* device_of_group) const;
+
+  // After backward() through these samples' log-probabilities: adds the
+  // decoder's weight and bias gradients, which backward() leaves out, to their
+  // parameters' gradients, and clears the samples' taps. Call it once per
+  // backward(), before the gradients are read (clipped, stepped, sent).
+  void AddDecoderGradients(const std::vector<PolicySample>& samples);
 
   // Cross-entropies against a given grouping and device per group, for warm
   // starts: the Grouper's, the mean over ops of -log p(group); the Placer's,
@@ -89,6 +100,7 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   struct DecoderState {
     at::Tensor h, c, context;  // [batch, placer_hidden]
     at::Tensor previous;       // [batch, device_embedding]: the last group's device
+    at::Tensor weight, bias;   // the cell's, detached (deferred weight gradients), or undefined
   };
 
   at::Tensor GrouperInput();
@@ -99,7 +111,11 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   DecoderState StartDecoder(int batch) const;
   // One group's step: advances `st` (not `previous`, which the caller sets to
   // the chosen device) and returns the device logits C * tanh(logits / T).
-  at::Tensor DecodeStep(const at::Tensor& encoded, const at::Tensor& keys, DecoderState* st);
+  // With `s` (and st's detached weights), the decoder's weights enter without
+  // gradient and the step's gate tap and input go to s (AddDecoderGradients);
+  // without, through autograd.
+  at::Tensor DecodeStep(const at::Tensor& encoded, const at::Tensor& keys, DecoderState* st,
+                        PolicySample* s = nullptr);
   // Decodes k device assignments of `groups`: sampled with `noise` from `gen`
   // when `forced` is undefined, else forced's [k, groups] devices. Fills the
   // sample's device fields.

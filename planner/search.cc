@@ -344,10 +344,11 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   for (auto& group : s.optimizer->param_groups()) group.options().set_lr(lr);
   double grad_norm = 0;
   graph::Status ps_status = graph::Status::Ok();
-  auto step = [&](const at::Tensor& loss) {
+  auto step = [&](const at::Tensor& loss, const std::vector<PolicySample>& through) {
     if (!ps_status.ok()) return;
     s.optimizer->zero_grad();
     loss.backward();
+    s.policy->AddDecoderGradients(through);
     grad_norm = torch::nn::utils::clip_grad_norm_(s.policy->parameters(), s.o.grad_clip);
     if (s.ps) {
       ps_status = s.PushGradient(lr);
@@ -376,7 +377,7 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
       }
       at::Tensor loss = ClippedSurrogate(now, old, advantage, s.o.ppo_clip);
       if (s.o.entropy_weight > 0) loss = loss - s.o.entropy_weight * MeanEntropy(now);
-      step(loss);
+      step(loss, now);
     }
   } else {
     // REINFORCE: the mean over samples of advantage x log p(placement).
@@ -384,7 +385,7 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
     for (const PolicySample& p : samples) log_prob.push_back(p.log_prob);
     at::Tensor loss = (advantage * at::cat(log_prob)).mean();
     if (s.o.entropy_weight > 0) loss = loss - s.o.entropy_weight * MeanEntropy(samples);
-    step(loss);
+    step(loss, samples);
   }
   if (!ps_status.ok()) {
     it.status = ps_status.WithContext("policy update " + std::to_string(s.iteration + 1));

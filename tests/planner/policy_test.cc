@@ -2,8 +2,9 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
-#include <cmath>
 #include <torch/types.h>
+
+#include <cmath>
 
 #include "tests/planner/search_test_util.h"
 
@@ -50,6 +51,7 @@ TEST(PolicyTest, LogProbabilityReachesGrouperAndPlacerParameters) {
   PolicySample s = policy->Sample(2, 0.0, gen);
   EXPECT_LT(s.log_prob.max().item<float>(), 0.0f);
   s.log_prob.sum().backward();
+  policy->AddDecoderGradients({s});
   for (const auto& named : policy->named_parameters()) {
     ASSERT_TRUE(named.value().grad().defined()) << named.key();
     EXPECT_GT(named.value().grad().abs().sum().item<float>(), 0.0f) << named.key();
@@ -169,6 +171,43 @@ TEST(PolicyTest, ImitationLossesTrainOnlyTheirOwnNetwork) {
                    policy->PlacerParameters()));
   EXPECT_EQ(policy->GrouperParameters().size() + policy->PlacerParameters().size(),
             policy->parameters().size());
+}
+
+// The decoder's weight gradients formed once over all steps
+// (AddDecoderGradients) equal autograd's, step by step through the LSTM cell:
+// the same decisions' log-probability both ways.
+TEST(PolicyTest, DeferredDecoderGradientsEqualAutogradsThroughTheCell) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  std::vector<int> device_of_group;
+  const std::vector<int> groups = policy->GroupsFollowing(Runs(p.forward.size()), &device_of_group);
+  auto gradients = [&] {
+    std::vector<at::Tensor> g;
+    for (const at::Tensor& t : policy->PlacerParameters()) g.push_back(t.grad().clone());
+    return g;
+  };
+  policy->zero_grad();
+  at::Tensor reference = policy->PlacerImitationLoss(groups, device_of_group);
+  reference.backward();
+  const std::vector<at::Tensor> want = gradients();
+
+  policy->zero_grad();
+  PolicySample s =
+      policy->Score(at::tensor(std::vector<int64_t>(groups.begin(), groups.end())),
+                    at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()))
+                        .unsqueeze(0));
+  at::Tensor loss = -s.device_log_prob.sum() / policy->num_groups();
+  EXPECT_NEAR(loss.item<double>(), reference.item<double>(), 1e-5);
+  loss.backward();
+  policy->AddDecoderGradients({s});
+  const std::vector<at::Tensor> got = gradients();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_TRUE(at::allclose(got[i], want[i], 1e-4, 1e-6)) << "placer parameter " << i;
+  }
+  policy->AddDecoderGradients({s});  // the taps were cleared: nothing is added twice
+  const std::vector<at::Tensor> again = gradients();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(at::equal(again[i], got[i]));
 }
 
 TEST(PolicyTest, ScopeFeaturesAreAddedOnlyWhenAsked) {
