@@ -540,9 +540,10 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   r.measure = r.wanted;
   if (cpus.size() >= 2) {
     for (int d : {cpus[0], cpus[1]}) {
-      const std::string& name = c.devices[d].name;  // v1 profiles lack dispatch_shared
+      // v1 profiles lack dispatch_shared, v2 profiles cold (and dispatch_cross).
+      const std::string& name = c.devices[d].name;
       if (report->links_measured > 0 || !profile->slowdown.count(name) ||
-          !profile->dispatch_shared_s.count(name)) {
+          !profile->dispatch_shared_s.count(name) || !profile->cold_s.count(name)) {
         r.shared = {cpus[0], cpus[1]};
       }
     }

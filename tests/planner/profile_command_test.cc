@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <sstream>
+#include <string>
 
 #include "graph/file_util.h"
 #include "tests/planner/cli_util.h"
@@ -28,6 +30,24 @@ TEST(ProfileCommandTest, SecondProfileOfAModelMeasuresNothingAndSimulateUsesIt) 
             std::string::npos)
       << second.out;
   EXPECT_NE(second.out.find("0 link(s) measured now"), std::string::npos) << second.out;
+
+  // A v2 profile (no cold kernels or dispatch_cross) gets them the next time.
+  auto text = graph::ReadFile(prof);
+  ASSERT_TRUE(text.ok());
+  std::string v2;
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("cold\t", 0) == 0 || line.rfind("dispatch_cross\t", 0) == 0) continue;
+    v2 += (v2.empty() ? "# planner profile v2" : line) + "\n";
+  }
+  ASSERT_TRUE(graph::WriteFileAtomic(prof, v2).ok());
+  RunResult third = Planner("profile --steps 1 --warmup 0 " + args);
+  ASSERT_EQ(third.code, 0) << third.err;
+  text = graph::ReadFile(prof);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(text->rfind("# planner profile v3", 0), 0u);
+  EXPECT_NE(text->find("\ncold\tcpu0\t"), std::string::npos) << *text;
+  EXPECT_NE(text->find("\ncold\tcpu1\t"), std::string::npos) << *text;
 
   RunResult sim = Planner("simulate --check --steps 2 --profile " + prof + " " + Model("emotion") +
                           " " + Config("local-2cpu"));

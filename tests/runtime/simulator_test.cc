@@ -123,13 +123,24 @@ TEST(SimulatorTest, WorkBoundIsTheBestFractionalSplitOfTheOpsOverDevices) {
   ExpectNoPlacementBelow(*sim, bound);
 }
 
-TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
-  graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
-                         "node { name: 'c' op: 'AddV2' input: 'a' input: 'b' attr { key: 'T' "
-                         "value { type: DT_FLOAT } } }");
+// x; a = Relu(x), b = Neg(x), c = a + b.
+graph::Graph Branches() {
+  return Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
+               "node { name: 'c' op: 'AddV2' input: 'a' input: 'b' attr { key: 'T' "
+               "value { type: DT_FLOAT } } }");
+}
+
+// Every op 10 us on either cpu; a copy of their 64 bytes 1 + 4 us.
+Profile BranchesProfile(const graph::Graph& g) {
   Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
-  p.links[{"cpu0", "cpu1"}] = {1e-6, 16e6, 1};  // 64 bytes: 1 + 4 us
+  p.links[{"cpu0", "cpu1"}] = {1e-6, 16e6, 1};
   p.links[{"cpu1", "cpu0"}] = {1e-6, 16e6, 1};
+  return p;
+}
+
+TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
+  graph::Graph g = Branches();
+  Profile p = BranchesProfile(g);
   auto sim = Simulator::Create(g, TwoCpus(), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   std::vector<int> d = {0, 0, 1, 0};  // x, a, c on cpu0; b on cpu1
@@ -145,12 +156,8 @@ TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
 // spell before it: 1 us under 4 us idle, 7 us after more. One device's step
 // has none (its kernels were profiled that way).
 TEST(SimulatorTest, KernelsOfASplitStepTakeTheColdExtraForTheirIdleSpell) {
-  graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
-                         "node { name: 'c' op: 'AddV2' input: 'a' input: 'b' attr { key: 'T' "
-                         "value { type: DT_FLOAT } } }");
-  Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
-  p.links[{"cpu0", "cpu1"}] = {1e-6, 16e6, 1};  // 64 bytes: 1 + 4 us
-  p.links[{"cpu1", "cpu0"}] = {1e-6, 16e6, 1};
+  graph::Graph g = Branches();
+  Profile p = BranchesProfile(g);
   for (const char* d : {"cpu0", "cpu1"}) p.cold_s[d] = {{4e-6, 1e-6}, {1e9, 7e-6}};
   auto sim = Simulator::Create(g, TwoCpus(), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();

@@ -47,6 +47,13 @@ bool WaitFor(const std::string& log, const std::string& text, double timeout_s) 
   return false;
 }
 
+// The pid `trainer launch` says it started rank `rank` as, or -1.
+pid_t RankPid(const std::string& launch_log, int rank) {
+  const std::string said = "trainer launch: rank " + std::to_string(rank) + " is pid ";
+  const size_t at = launch_log.find(said);
+  return at == std::string::npos ? -1 : std::atoi(launch_log.c_str() + at + said.size());
+}
+
 std::string Rank(int rank, int port, const std::string& args) {
   return "env MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(port) +
          " WORLD_SIZE=2 RANK=" + std::to_string(rank) + " " + kTrainer + " train " + args;
@@ -100,10 +107,9 @@ TEST(TrainCommandTest, LaunchNamesTheRankThatDiedAndEndsTheOthers) {
                          Tmp("launch.log"));
   ASSERT_TRUE(WaitFor(Tmp("launch.log"), "step 40/", 60)) << Log(Tmp("launch.log"));
   std::string log = Log(Tmp("launch.log"));
-  const std::string said = "trainer launch: rank 1 is pid ";
-  size_t at = log.find(said);
-  ASSERT_NE(at, std::string::npos) << log;
-  p.Signal(std::atoi(log.c_str() + at + said.size()), SIGKILL);
+  const pid_t rank1 = RankPid(log, 1);
+  ASSERT_GT(rank1, 0) << log;
+  p.Signal(rank1, SIGKILL);
   EXPECT_EQ(p.Wait(launch, 40), 1) << Log(Tmp("launch.log"));
   log = Log(Tmp("launch.log"));
   EXPECT_NE(log.find("trainer launch: rank 1 (pid"), std::string::npos) << log;
@@ -180,12 +186,10 @@ TEST(TrainCommandTest, ALauncherKilledOutrightTakesItsRanksWithIt) {
                          Tmp("orphans.log"));
   ASSERT_TRUE(WaitFor(Tmp("orphans.log"), "step 20/", 60)) << Log(Tmp("orphans.log"));
   std::vector<pid_t> ranks;
-  std::string log = Log(Tmp("orphans.log"));
+  const std::string log = Log(Tmp("orphans.log"));
   for (int r = 0; r < 2; ++r) {
-    const std::string said = "trainer launch: rank " + std::to_string(r) + " is pid ";
-    size_t at = log.find(said);
-    ASSERT_NE(at, std::string::npos) << log;
-    ranks.push_back(std::atoi(log.c_str() + at + said.size()));
+    ranks.push_back(RankPid(log, r));
+    ASSERT_GT(ranks.back(), 0) << log;
   }
   p.Signal(launch, SIGKILL);
   p.Wait(launch, 5);
