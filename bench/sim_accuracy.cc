@@ -349,16 +349,8 @@ int main(int argc, char** argv) {
     std::printf(
         "  %s: per op outside kernels in a split step, %.2f us more per cross-device edge per op\n",
         d.c_str(), calibration.dispatch_cross_s[d] * 1e6);
-    std::printf("  %s's kernels take more after idling, by idle time:", d.c_str());
-    double from = 0;
-    for (const auto& [below, extra] : calibration.cold_s[d]) {
-      if (below < 1) {
-        std::printf(" %.0f-%.0f us +%.2f us,", from * 1e6, below * 1e6, extra * 1e6);
-      } else {
-        std::printf(" over %.0f us +%.2f us\n", from * 1e6, extra * 1e6);
-      }
-      from = below;
-    }
+    std::printf("  %s's kernels take more after idling, by idle time:%s\n", d.c_str(),
+                runtime::DescribeColdBins(calibration.cold_s[d]).c_str());
   }
   std::printf("copies cpu0->cpu1 %.2f us + %.1f GB/s\n",
               calibration.links[{"cpu0", "cpu1"}].latency_s * 1e6,

@@ -96,18 +96,8 @@ int ProfileCommand(int argc, char** argv) {
     std::printf("\n");
     auto cold = profile.cold_s.find(device);
     if (cold != profile.cold_s.end()) {
-      std::printf("  %s: a kernel in a split step takes more after its device idled:",
-                  device.c_str());
-      double from = 0;
-      for (const auto& [below, extra] : cold->second) {
-        if (below < 1) {
-          std::printf(" %.0f-%.0f us: +%.1f us;", from * 1e6, below * 1e6, extra * 1e6);
-        } else {
-          std::printf(" over %.0f us: +%.1f us", from * 1e6, extra * 1e6);
-        }
-        from = below;
-      }
-      std::printf("\n");
+      std::printf("  %s: a kernel in a split step takes more after its device idled:%s\n",
+                  device.c_str(), runtime::DescribeColdBins(cold->second).c_str());
     }
   }
   for (const runtime::DeviceProfileReport& d : report.devices) {

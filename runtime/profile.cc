@@ -62,6 +62,23 @@ const LinkFit* Profile::Link(const std::string& src, const std::string& dst) con
   return it == links.end() ? nullptr : &it->second;
 }
 
+std::string DescribeColdBins(const std::vector<std::pair<double, double>>& bins) {
+  std::string out;
+  double from = 0;
+  char buf[64];
+  for (const auto& [below, extra] : bins) {
+    if (below < 1) {
+      std::snprintf(buf, sizeof buf, " %.0f-%.0f us +%.2f us,", from * 1e6, below * 1e6,
+                    extra * 1e6);
+    } else {
+      std::snprintf(buf, sizeof buf, " over %.0f us +%.2f us", from * 1e6, extra * 1e6);
+    }
+    out += buf;
+    from = below;
+  }
+  return out;
+}
+
 graph::Result<Profile> ReadProfile(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) {

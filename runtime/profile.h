@@ -70,6 +70,9 @@ struct Profile {
   const LinkFit* Link(const std::string& src, const std::string& dst) const;
 };
 
+// " 0-5 us +1.50 us, ..., over 200 us +7.10 us": a device's cold_s bins.
+std::string DescribeColdBins(const std::vector<std::pair<double, double>>& bins);
+
 // A missing file is NotFound (callers start an empty profile); anything
 // malformed is InvalidArgument naming the file and line.
 graph::Result<Profile> ReadProfile(const std::string& path);

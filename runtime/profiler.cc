@@ -325,17 +325,15 @@ void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster
     if (o.ready_us > o.prev_end_us && o.ready_us - o.prev_end_us <= spec.spin_s * 1e6) {
       shared_poll_[spec.name].push_back(std::max(0.0, o.start_us - o.copies_us - o.ready_us) / 1e6);
     }
-    if (o.ready_us <= o.prev_end_us && o.prev_end_us > 0) {
+    const bool queued = o.ready_us <= o.prev_end_us && o.prev_end_us > 0;
+    if (queued) {
       cross_dispatch_[spec.name].push_back({std::max(0.0, gap_us) / 1e6, cross[o.device]});
     }
     const bool awake = OtherAwake(c, busy, o.device, o.start_us);
     shared_kernels_[spec.name].push_back({graph::OpSignature(g, o.node),
                                           (o.end_us - o.start_us) / 1e6,
                                           std::max(0.0, gap_us) / 1e6, awake});
-    if (!awake) continue;
-    if (o.ready_us <= o.prev_end_us && o.prev_end_us > 0) {
-      shared_dispatch_[spec.name].push_back(std::max(0.0, gap_us) / 1e6);
-    }
+    if (awake && queued) shared_dispatch_[spec.name].push_back(std::max(0.0, gap_us) / 1e6);
   }
 }
 

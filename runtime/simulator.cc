@@ -432,19 +432,12 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     return false;
   };
 
-  // Cold kernels: in steps with ops on several cpu devices, where they were measured.
-  int cpus_used = 0;
-  if (cpu_devices_.size() >= 2) {
-    std::vector<char> used(nd, 0);
-    for (graph::NodeId id = 0; id < n; ++id) {
-      if (scheduled_[id]) used[dev[id]] = 1;
-    }
-    for (int c : cpu_devices_) cpus_used += used[c];
-  }
-  const bool cold_kernels = cpus_used >= 2;
-  // And the executor's time per op, by each device's cross-device edges per op.
+  // In steps with ops on several cpu devices (where they were measured): cold
+  // kernels, and the executor's time per op by the device's cross-device
+  // edges per op.
   std::vector<double> dispatch_split(nd, -1);
-  if (cold_kernels) {
+  bool cold_kernels = false;
+  if (cpu_devices_.size() >= 2) {
     std::vector<double> edges(nd, 0), ops(nd, 0);
     for (graph::NodeId id = 0; id < n; ++id) {
       if (!scheduled_[id]) continue;
@@ -456,7 +449,10 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
         if (scheduled_[from]) edges[dev[from]] += 1;
       }
     }
-    for (int d = 0; d < nd; ++d) {
+    int cpus_used = 0;
+    for (int c : cpu_devices_) cpus_used += ops[c] > 0;
+    cold_kernels = cpus_used >= 2;
+    for (int d = 0; cold_kernels && d < nd; ++d) {
       if (dispatch_cross_s_[d] >= 0 && ops[d] > 0) {
         dispatch_split[d] = dispatch_s_[d] + dispatch_cross_s_[d] * edges[d] / ops[d];
       }

@@ -73,8 +73,7 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
   if (nproc == 0) return std::cerr << kName << "--nproc N is required\n" << kUsage, 2;
   if (i >= argc) return std::cerr << kName << "the command to run, train ..., is missing\n", 2;
   if (port == 0) port = FreeLoopbackPort();
-  const std::string& exe = self;
-  std::vector<std::string> child_args{exe};
+  std::vector<std::string> child_args{self};
   for (int k = i; k < argc; ++k) child_args.push_back(argv[k]);
   std::vector<pid_t> pids(nproc, -1);
   // Before the first fork, so that a ^C while starting ranks is passed on, not
@@ -103,8 +102,8 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
       std::vector<char*> cargv;
       for (std::string& a : child_args) cargv.push_back(a.data());
       cargv.push_back(nullptr);
-      execv(exe.c_str(), cargv.data());
-      std::fprintf(stderr, "trainer launch: cannot run %s: %s\n", exe.c_str(),
+      execv(self.c_str(), cargv.data());
+      std::fprintf(stderr, "trainer launch: cannot run %s: %s\n", self.c_str(),
                    std::strerror(errno));
       _exit(127);
     }
