@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/adaptive_mutex.h"
 #include "runtime/device.h"
 
 namespace runtime {
@@ -31,7 +32,7 @@ class CpuDevice : public Device {
   explicit CpuDevice(cluster::DeviceSpec spec) : spec_(std::move(spec)) {}
   ~CpuDevice() override {
     {
-      std::lock_guard<std::mutex> l(mu_);
+      std::lock_guard<AdaptiveMutex> l(mu_);
       stop_ = true;
     }
     polling_ = false;
@@ -65,7 +66,7 @@ class CpuDevice : public Device {
   void Schedule(std::function<void()> fn) override {
     bool wake = false;
     {
-      std::lock_guard<std::mutex> l(mu_);
+      std::lock_guard<AdaptiveMutex> l(mu_);
       queue_.push_back(std::move(fn));
       queued_.store(queue_.size(), std::memory_order_release);
       wake = sleepers_ > 0;
@@ -84,7 +85,7 @@ class CpuDevice : public Device {
       Poll();
       std::function<void()> fn;
       {
-        std::unique_lock<std::mutex> l(mu_);
+        std::unique_lock<AdaptiveMutex> l(mu_);
         ++sleepers_;
         cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
         --sleepers_;
@@ -117,8 +118,8 @@ class CpuDevice : public Device {
   std::atomic<size_t> queued_{0};  // queue_.size(), read without the lock while polling
   std::atomic<bool> polling_{false};
   int sleepers_ = 0;  // workers waiting on cv_
-  std::mutex mu_;
-  std::condition_variable cv_;
+  AdaptiveMutex mu_;
+  std::condition_variable_any cv_;
   std::deque<std::function<void()>> queue_;
   bool stop_ = false;
   std::vector<std::thread> workers_;

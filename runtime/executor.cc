@@ -3,10 +3,13 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
+#include <unordered_map>
 
+#include "runtime/adaptive_mutex.h"
 #include "runtime/host_memory.h"
 #include "runtime/kernel.h"
 #include "runtime/reference_executor.h"
@@ -23,26 +26,56 @@ int64_t Key(graph::NodeId node, int index) { return (static_cast<int64_t>(node) 
 
 }  // namespace
 
+// What the devices' workers share during a step. Each node's outputs (`values`,
+// `bytes`) are written by its producer before any consumer can run: the consumer
+// is dispatched by whoever brings its `pending` count to zero, and those
+// decrements order the writes before the reads. Counts are atomics and what each
+// device records is its own, so that workers on different cores seldom meet on a
+// lock (adaptive_mutex.h): they did on every op when one mutex guarded it all,
+// and that cost split placements microseconds per op (docs/runtime.md).
 struct Executor::Step {
-  std::mutex mu;
-  std::condition_variable done;
-  std::vector<int> pending;
+  // One per device, on its own cache lines.
+  struct alignas(64) PerDevice {
+    AdaptiveMutex mu;  // guards the members below it (the device's workers and releasers meet here)
+    std::unordered_map<int64_t, at::Tensor> copies;  // output key -> its copy on this device
+    std::vector<OpRecord> ops;
+    std::vector<TransferRecord> transfers;
+    double busy = 0;
+    std::atomic<int64_t> live{0}, peak{0};
+
+    void Add(int64_t bytes) {
+      int64_t now = live.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+      int64_t seen = peak.load(std::memory_order_relaxed);
+      while (now > seen && !peak.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
+      }
+    }
+  };
+
   std::vector<std::vector<at::Tensor>> values;
-  std::vector<std::vector<int>> uses;                    // consumers still to read each output
-  std::vector<std::vector<int64_t>> bytes;               // accounted bytes of each output
-  std::map<std::pair<int64_t, int>, at::Tensor> copies;  // (output, device) -> its copy there
-  std::vector<int64_t> live, peak;
-  std::vector<double> busy;
-  std::vector<OpRecord> ops;
-  std::vector<TransferRecord> transfers;
-  int remaining = 0;  // nodes not yet finished
-  int in_flight = 0;  // nodes scheduled on a device and not yet finished
+  std::vector<std::vector<int64_t>> bytes;  // accounted bytes of each output
+  std::unique_ptr<std::atomic<int>[]> pending;
+  // Consumers still to read each output: node i's output k at uses[use_base[i] + k],
+  // for k < use_count[i] (outputs past it have no reader).
+  std::unique_ptr<std::atomic<int>[]> uses;
+  std::vector<int> use_base, use_count;
+  std::unique_ptr<PerDevice[]> devices;
+  // Nodes dispatched whose Finish has not returned, plus one held by Run while it
+  // dispatches the roots. A node dispatches its consumers before it leaves, so the
+  // count reaches zero once, when nothing runs or ever will: the step is over.
+  std::atomic<int> active{1};
+  std::atomic<bool> failed{false};
+  AdaptiveMutex mu;  // guards error and over
+  std::condition_variable_any done;
   graph::Status error;
+  bool over = false;
   std::map<std::string, at::Tensor> feeds;
   Clock::time_point t0;
 
   double Now() const {
     return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  }
+  std::atomic<int>* Uses(const graph::TensorRef& t) {
+    return t.index < use_count[t.node] ? &uses[use_base[t.node] + t.index] : nullptr;
   }
 };
 
@@ -116,6 +149,16 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
     }
     for (graph::NodeId c : n.control_inputs) ex->control_consumers_[c].push_back(id);
   }
+  ex->copy_devices_.resize(g.size());
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    for (const auto& [consumer, slot] : ex->consumers_[id]) {
+      int d = ex->device_of_node_[consumer];
+      std::vector<int>& to = ex->copy_devices_[id];
+      if (d != ex->device_of_node_[id] && std::find(to.begin(), to.end(), d) == to.end()) {
+        to.push_back(d);
+      }
+    }
+  }
   return ex;
 }
 
@@ -144,57 +187,69 @@ void Executor::Dispatch(Step* s, graph::NodeId id) {
   } else if (n.op == "NoOp") {
     Finish(s, id, {}, graph::Status::Ok());
   } else {
-    {
-      std::lock_guard<std::mutex> l(s->mu);
-      ++s->in_flight;
-    }
     devices_[device_of_node_[id]]->Schedule([this, s, id] { Execute(s, id); });
   }
 }
 
+void Executor::Leave(Step* s) {
+  if (s->active.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // The step is over: stop the idle workers' polling now, so that they leave the
+  // cores to the caller's thread, which wakes up to end the step.
+  for (const auto& d : devices_) {
+    if (d) d->SetPolling(false);
+  }
+  // Notified under the lock: Run cannot see `over` and destroy the step before
+  // this thread is done with it.
+  std::lock_guard<AdaptiveMutex> l(s->mu);
+  s->over = true;
+  s->done.notify_all();
+}
+
+void Executor::Fail(Step* s, graph::Status st) {
+  std::lock_guard<AdaptiveMutex> l(s->mu);
+  if (s->error.ok()) s->error = std::move(st);
+  s->failed.store(true, std::memory_order_release);
+}
+
+at::Tensor Executor::InputOnDevice(Step* s, const graph::TensorRef& in, int dev, at::Tensor value) {
+  const int src = device_of_node_[in.node];
+  Step::PerDevice& d = s->devices[dev];
+  const int64_t key = Key(in.node, in.index);
+  {
+    std::lock_guard<AdaptiveMutex> l(d.mu);
+    auto it = d.copies.find(key);
+    if (it != d.copies.end()) return it->second;
+  }
+  double start = s->Now();
+  at::Tensor copy = value.clone();
+  double end = s->Now();
+  std::lock_guard<AdaptiveMutex> l(d.mu);
+  auto [it, inserted] = d.copies.emplace(key, copy);
+  if (inserted) {
+    int64_t bytes = static_cast<int64_t>(copy.nbytes());
+    d.transfers.push_back({in.node, src, dev, bytes, start, end});
+    d.busy += end - start;
+    d.Add(bytes);
+  }
+  return it->second;
+}
+
 void Executor::Execute(Step* s, graph::NodeId id) {
+  if (s->failed.load(std::memory_order_acquire)) {  // the step failed elsewhere: drain
+    Leave(s);
+    return;
+  }
   const graph::Node& n = g_.node(id);
   const int dev = device_of_node_[id];
   KernelContext ctx{n, {}, {}};
-  {
-    std::lock_guard<std::mutex> l(s->mu);
-    if (!s->error.ok()) {  // the step failed elsewhere: drain without running
-      --s->in_flight;
-      s->done.notify_all();
-      return;
-    }
-    for (const graph::TensorRef& in : n.inputs) {
-      const auto& v = s->values[in.node];
-      ctx.inputs.push_back(in.index < static_cast<int>(v.size()) ? v[in.index] : at::Tensor());
-    }
+  for (const graph::TensorRef& in : n.inputs) {
+    const auto& v = s->values[in.node];
+    ctx.inputs.push_back(in.index < static_cast<int>(v.size()) ? v[in.index] : at::Tensor());
   }
   // Inputs produced on another device arrive by a transfer, once per device.
   for (size_t i = 0; i < n.inputs.size(); ++i) {
-    const graph::TensorRef& in = n.inputs[i];
-    int src = device_of_node_[in.node];
-    if (src == dev || !ctx.inputs[i].defined()) continue;
-    std::pair<int64_t, int> key{Key(in.node, in.index), dev};
-    {
-      std::lock_guard<std::mutex> l(s->mu);
-      auto it = s->copies.find(key);
-      if (it != s->copies.end()) {
-        ctx.inputs[i] = it->second;
-        continue;
-      }
-    }
-    double start = s->Now();
-    at::Tensor copy = ctx.inputs[i].clone();
-    double end = s->Now();
-    std::lock_guard<std::mutex> l(s->mu);
-    auto [it, inserted] = s->copies.emplace(key, copy);
-    ctx.inputs[i] = it->second;
-    if (inserted) {
-      int64_t bytes = static_cast<int64_t>(copy.nbytes());
-      s->transfers.push_back({in.node, src, dev, bytes, start, end});
-      s->busy[dev] += end - start;
-      s->live[dev] += bytes;
-      s->peak[dev] = std::max(s->peak[dev], s->live[dev]);
-    }
+    if (device_of_node_[n.inputs[i].node] == dev || !ctx.inputs[i].defined()) continue;
+    ctx.inputs[i] = InputOnDevice(s, n.inputs[i], dev, ctx.inputs[i]);
   }
   graph::Status st;
   double start = s->Now();
@@ -216,80 +271,90 @@ void Executor::Execute(Step* s, graph::NodeId id) {
     total += bytes[k];
   }
   {
-    std::lock_guard<std::mutex> l(s->mu);
-    s->ops.push_back({id, dev, start, end, total});
-    s->busy[dev] += end - start;
-    s->bytes[id] = std::move(bytes);
+    Step::PerDevice& d = s->devices[dev];
+    std::lock_guard<AdaptiveMutex> l(d.mu);
+    d.ops.push_back({id, dev, start, end, total});
+    d.busy += end - start;
   }
+  s->bytes[id] = std::move(bytes);
+  ctx.inputs.clear();  // the step's references decide when inputs are freed
   Finish(s, id, std::move(ctx.outputs), st);
+}
+
+void Executor::Release(Step* s, const graph::TensorRef& t) {
+  std::atomic<int>* uses = s->Uses(t);
+  if (!uses || uses->fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  s->devices[device_of_node_[t.node]].live.fetch_sub(s->bytes[t.node][t.index],
+                                                     std::memory_order_relaxed);
+  at::Tensor gone = std::move(s->values[t.node][t.index]);
+  for (int d : copy_devices_[t.node]) {
+    Step::PerDevice& dev = s->devices[d];
+    at::Tensor copy;
+    {
+      std::lock_guard<AdaptiveMutex> l(dev.mu);
+      auto c = dev.copies.find(Key(t.node, t.index));
+      if (c == dev.copies.end()) continue;
+      copy = std::move(c->second);
+      dev.copies.erase(c);
+    }
+    dev.live.fetch_sub(static_cast<int64_t>(copy.nbytes()), std::memory_order_relaxed);
+  }
 }
 
 void Executor::Finish(Step* s, graph::NodeId id, std::vector<at::Tensor> outputs,
                       graph::Status st) {
   const graph::Node& n = g_.node(id);
-  const bool scheduled = RunsKernel(n.op);
   if (st.ok() && node_done_) node_done_(id, outputs);
-  std::vector<graph::NodeId> ready;
-  {
-    std::lock_guard<std::mutex> l(s->mu);
-    if (scheduled) --s->in_flight;
-    if (st.ok() && s->error.ok()) {
-      const int dev = device_of_node_[id];
-      if (s->bytes[id].size() != outputs.size()) s->bytes[id].assign(outputs.size(), 0);
-      if (n.op == "Placeholder") s->bytes[id][0] = static_cast<int64_t>(outputs[0].nbytes());
-      for (int64_t b : s->bytes[id]) s->live[dev] += b;
-      s->peak[dev] = std::max(s->peak[dev], s->live[dev]);
-      const cluster::DeviceSpec& spec = cluster_.devices[dev];
-      if (spec.memory_bytes && s->live[dev] > *spec.memory_bytes) {
-        st = graph::Status(graph::StatusCode::kOutOfMemory,
-                           "device '" + spec.name + "' is out of memory at node '" + n.name +
-                               "': " + std::to_string(s->live[dev]) + " bytes live, capacity " +
-                               std::to_string(*spec.memory_bytes));
-      }
-    }
-    if (!st.ok() || !s->error.ok()) {
-      if (s->error.ok()) s->error = st;
-      s->done.notify_all();
-      return;
-    }
-    s->values[id] = std::move(outputs);
-    s->uses[id].resize(s->values[id].size(), 0);
-    for (size_t k = 0; k < s->values[id].size(); ++k) {  // outputs nobody reads
-      if (s->uses[id][k] > 0) continue;
-      s->live[device_of_node_[id]] -= s->bytes[id][k];
-      s->values[id][k] = at::Tensor();
-    }
-    // Release inputs after their last consumer, with their copies on other devices.
-    for (const graph::TensorRef& in : n.inputs) {
-      if (in.index >= static_cast<int>(s->uses[in.node].size())) continue;
-      if (--s->uses[in.node][in.index] > 0) continue;
-      s->live[device_of_node_[in.node]] -= s->bytes[in.node][in.index];
-      s->values[in.node][in.index] = at::Tensor();
-      for (int d = 0; d < static_cast<int>(devices_.size()); ++d) {
-        auto c = s->copies.find({Key(in.node, in.index), d});
-        if (c == s->copies.end()) continue;
-        s->live[d] -= static_cast<int64_t>(c->second.nbytes());
-        s->copies.erase(c);
-      }
-    }
-    for (const auto& [consumer, slot] : consumers_[id]) {
-      if (--s->pending[consumer] == 0) ready.push_back(consumer);
-    }
-    for (graph::NodeId c : control_consumers_[id]) {
-      if (--s->pending[c] == 0) ready.push_back(c);
-    }
-    if (--s->remaining == 0) {
-      // The step is over: stop the idle workers' polling now, so that they leave
-      // the cores to the caller's thread, which wakes up to end the step.
-      for (const auto& d : devices_) {
-        if (d) d->SetPolling(false);
-      }
-      s->done.notify_all();
-    }
+  if (st.ok() && !s->failed.load(std::memory_order_acquire)) st = Keep(s, id, std::move(outputs));
+  if (!st.ok()) Fail(s, std::move(st));
+  if (s->failed.load(std::memory_order_acquire)) {
+    Leave(s);
+    return;
   }
-  // The Step lives on Run's stack and may be gone once `remaining` reached zero;
-  // then `ready` is empty (every node has finished), so nothing below touches it.
+  // Release inputs after their last consumer, with their copies on other devices.
+  for (const graph::TensorRef& in : n.inputs) Release(s, in);
+  std::vector<graph::NodeId> ready;
+  for (const auto& [consumer, slot] : consumers_[id]) {
+    if (s->pending[consumer].fetch_sub(1, std::memory_order_acq_rel) == 1)
+      ready.push_back(consumer);
+  }
+  for (graph::NodeId c : control_consumers_[id]) {
+    if (s->pending[c].fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(c);
+  }
+  // Counted before this node leaves, so that the step cannot look over between.
+  s->active.fetch_add(static_cast<int>(ready.size()), std::memory_order_relaxed);
   for (graph::NodeId r : ready) Dispatch(s, r);
+  Leave(s);
+}
+
+graph::Status Executor::Keep(Step* s, graph::NodeId id, std::vector<at::Tensor> outputs) {
+  const graph::Node& n = g_.node(id);
+  const int dev = device_of_node_[id];
+  std::vector<int64_t>& bytes = s->bytes[id];
+  if (bytes.size() != outputs.size()) bytes.assign(outputs.size(), 0);
+  if (n.op == "Placeholder") bytes[0] = static_cast<int64_t>(outputs[0].nbytes());
+  Step::PerDevice& d = s->devices[dev];
+  int64_t total = 0;
+  for (int64_t b : bytes) total += b;
+  d.Add(total);
+  const cluster::DeviceSpec& spec = cluster_.devices[dev];
+  const int64_t live = d.live.load(std::memory_order_relaxed);
+  if (spec.memory_bytes && live > *spec.memory_bytes) {
+    return graph::Status(graph::StatusCode::kOutOfMemory,
+                         "device '" + spec.name + "' is out of memory at node '" + n.name +
+                             "': " + std::to_string(live) + " bytes live, capacity " +
+                             std::to_string(*spec.memory_bytes));
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {  // outputs nobody reads
+    if (static_cast<int>(k) < s->use_count[id] &&
+        s->uses[s->use_base[id] + k].load(std::memory_order_relaxed) > 0) {
+      continue;
+    }
+    d.live.fetch_sub(bytes[k], std::memory_order_relaxed);
+    outputs[k] = at::Tensor();
+  }
+  s->values[id] = std::move(outputs);
+  return graph::Status::Ok();
 }
 
 graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
@@ -308,54 +373,29 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
     if (!t) return graph::NotFound("fetch '" + f + "' is not an output of the graph");
     fetch_refs.push_back(*t);
   }
-  s.pending.resize(n);
+  InitCounts(&s, fetch_refs);
   s.values.resize(n);
-  s.uses.resize(n);
   s.bytes.resize(n);
-  s.live.assign(devices_.size(), 0);
-  s.busy.assign(devices_.size(), 0);
-  for (graph::NodeId id = 0; id < n; ++id) {
-    const graph::Node& node = g_.node(id);
-    s.pending[id] = static_cast<int>(node.inputs.size() + node.control_inputs.size());
-    for (const graph::TensorRef& in : node.inputs) {
-      if (static_cast<int>(s.uses[in.node].size()) <= in.index)
-        s.uses[in.node].resize(in.index + 1);
-      ++s.uses[in.node][in.index];
-    }
-  }
-  for (const graph::TensorRef& f : fetch_refs) {  // fetched tensors stay alive
-    if (static_cast<int>(s.uses[f.node].size()) <= f.index) s.uses[f.node].resize(f.index + 1);
-    ++s.uses[f.node][f.index];
-  }
-  for (const auto& [id, t] : state_)
-    s.live[device_of_node_[id]] += static_cast<int64_t>(t.nbytes());
-  s.peak = s.live;
-  s.remaining = n;
+  s.devices.reset(new Step::PerDevice[devices_.size()]);
+  for (const auto& [id, t] : state_) s.devices[device_of_node_[id]].Add(t.nbytes());
   s.t0 = Clock::now();
   std::vector<graph::NodeId> roots;
   for (graph::NodeId id = 0; id < n; ++id) {
-    if (s.pending[id] == 0) roots.push_back(id);
+    if (s.pending[id].load(std::memory_order_relaxed) == 0) roots.push_back(id);
   }
   // Idle workers poll for work during the step only (device.h).
   for (const auto& d : devices_) {
     if (d) d->SetPolling(true);
   }
+  s.active.fetch_add(static_cast<int>(roots.size()), std::memory_order_relaxed);
   for (graph::NodeId r : roots) Dispatch(&s, r);
+  Leave(&s);
   {
-    std::unique_lock<std::mutex> l(s.mu);
-    s.done.wait(l, [&] { return s.remaining == 0 || (!s.error.ok() && s.in_flight == 0); });
-  }
-  for (const auto& d : devices_) {
-    if (d) d->SetPolling(false);
+    std::unique_lock<AdaptiveMutex> l(s.mu);
+    s.done.wait(l, [&] { return s.over; });
   }
   if (!s.error.ok()) return s.error;
-  if (stats) {
-    stats->seconds = s.Now() / 1e6;
-    stats->ops = std::move(s.ops);
-    stats->transfers = std::move(s.transfers);
-    stats->peak_bytes = s.peak;
-    stats->busy_us = s.busy;
-  }
+  if (stats) Collect(&s, stats);
   results->clear();
   for (size_t i = 0; i < fetch_refs.size(); ++i) {
     const auto& v = s.values[fetch_refs[i].node];
@@ -365,6 +405,56 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
     results->push_back(v[fetch_refs[i].index]);
   }
   return graph::Status::Ok();
+}
+
+void Executor::InitCounts(Step* s, const std::vector<graph::TensorRef>& fetches) const {
+  const int n = g_.size();
+  s->pending.reset(new std::atomic<int>[n]);
+  s->use_count.assign(n, 0);
+  for (graph::NodeId id = 0; id < n; ++id) {
+    const graph::Node& node = g_.node(id);
+    s->pending[id].store(static_cast<int>(node.inputs.size() + node.control_inputs.size()),
+                         std::memory_order_relaxed);
+    for (const graph::TensorRef& in : node.inputs) {
+      s->use_count[in.node] = std::max(s->use_count[in.node], in.index + 1);
+    }
+  }
+  for (const graph::TensorRef& f : fetches) {
+    s->use_count[f.node] = std::max(s->use_count[f.node], f.index + 1);
+  }
+  s->use_base.assign(n, 0);
+  int total = 0;
+  for (graph::NodeId id = 0; id < n; ++id) {
+    s->use_base[id] = total;
+    total += s->use_count[id];
+  }
+  s->uses.reset(new std::atomic<int>[total]);
+  for (int i = 0; i < total; ++i) s->uses[i].store(0, std::memory_order_relaxed);
+  for (graph::NodeId id = 0; id < n; ++id) {
+    for (const graph::TensorRef& in : g_.node(id).inputs) s->Uses(in)->fetch_add(1);
+  }
+  for (const graph::TensorRef& f : fetches) s->Uses(f)->fetch_add(1);  // fetched: kept
+}
+
+// Every device's records, ordered by start time as one step's are read.
+void Executor::Collect(Step* s, StepStats* stats) const {
+  stats->seconds = s->Now() / 1e6;
+  stats->ops.clear();
+  stats->transfers.clear();
+  stats->peak_bytes.assign(devices_.size(), 0);
+  stats->busy_us.assign(devices_.size(), 0);
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    Step::PerDevice& dev = s->devices[d];
+    stats->ops.insert(stats->ops.end(), dev.ops.begin(), dev.ops.end());
+    stats->transfers.insert(stats->transfers.end(), dev.transfers.begin(), dev.transfers.end());
+    stats->peak_bytes[d] = dev.peak.load();
+    stats->busy_us[d] = dev.busy;
+  }
+  std::stable_sort(stats->ops.begin(), stats->ops.end(),
+                   [](const OpRecord& a, const OpRecord& b) { return a.start_us < b.start_us; });
+  std::stable_sort(
+      stats->transfers.begin(), stats->transfers.end(),
+      [](const TransferRecord& a, const TransferRecord& b) { return a.start_us < b.start_us; });
 }
 
 }  // namespace runtime

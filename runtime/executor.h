@@ -11,7 +11,8 @@
 // and names, cheaper ops.
 //
 // Ownership: copies the graph (rewritten) and the cluster.
-// Thread safety: one Run at a time.
+// Thread safety: one Run at a time. During a step, the devices' workers share
+// its state through atomic counts and per-device records (executor.cc).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -63,6 +64,17 @@ class Executor {
   void Dispatch(Step* step, graph::NodeId id);
   void Execute(Step* step, graph::NodeId id);
   void Finish(Step* step, graph::NodeId id, std::vector<at::Tensor> outputs, graph::Status st);
+  // Stores a finished node's outputs and accounts their memory (fails when out of it).
+  graph::Status Keep(Step* step, graph::NodeId id, std::vector<at::Tensor> outputs);
+  // `in`'s value on device `dev`: copied there once per step, then reused.
+  at::Tensor InputOnDevice(Step* step, const graph::TensorRef& in, int dev, at::Tensor value);
+  // One consumer has read `t`: the last one frees it and its copies.
+  void Release(Step* step, const graph::TensorRef& t);
+  void Fail(Step* step, graph::Status st);
+  // A dispatched node (or Run) is done with the step; the last one ends it.
+  void Leave(Step* step);
+  void InitCounts(Step* step, const std::vector<graph::TensorRef>& fetches) const;
+  void Collect(Step* step, StepStats* stats) const;
 
   graph::Graph g_;
   cluster::Cluster cluster_;
@@ -71,6 +83,7 @@ class Executor {
   std::unordered_map<graph::NodeId, at::Tensor> state_;
   std::vector<std::vector<std::pair<graph::NodeId, int>>> consumers_;  // (consumer, input slot)
   std::vector<std::vector<graph::NodeId>> control_consumers_;
+  std::vector<std::vector<int>> copy_devices_;  // devices other than its own that read a node
   NodeDoneHook node_done_;
 };
 

@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "graph/graphdef.h"
 #include "graph/models.h"
 #include "graph/training.h"
@@ -26,8 +28,24 @@ std::vector<int> SplitPlacement(const graph::Graph& g) {
   return d;
 }
 
-std::map<std::string, at::Tensor> Feeds() {
-  auto gen = at::detail::createCPUGenerator(3);
+// Every op on a device drawn at random (updates with their parameters, as the
+// planner places them): most edges cross devices, so the two workers meet on the
+// step's shared state at almost every op.
+std::vector<int> RandomPlacement(const graph::Graph& g, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::map<std::string, int> device_of_key;
+  std::vector<int> d(g.size());
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    const graph::Node& n = g.node(id);
+    const std::string& key = n.colocation.empty() ? n.name : n.colocation[0];
+    auto it = device_of_key.try_emplace(key, static_cast<int>(rng() % 2)).first;
+    d[id] = it->second;
+  }
+  return d;
+}
+
+std::map<std::string, at::Tensor> Feeds(uint64_t seed = 3) {
+  auto gen = at::detail::createCPUGenerator(seed);
   return {{"images", at::rand({8, 28, 28, 1}, gen)},
           {"labels", at::randint(0, 10, {8}, gen).to(at::kInt)}};
 }
@@ -107,6 +125,51 @@ TEST(ExecutorTest, AKernelErrorEndsTheStepWithoutHanging) {
   EXPECT_EQ(st.message().find('\n'), std::string::npos);
   // And the executor still works afterwards.
   EXPECT_TRUE((*ex)->Run(Feeds(), {t.loss}, &out).ok());
+}
+
+TEST(ExecutorTest, ManyStepsOfARandomSplitMatchTheReferenceStepByStep) {
+  graph::TrainingGraph t = LeNet();
+  auto ref = ReferenceExecutor::Create(t.graph);
+  auto ex = Executor::Create(t.graph, TwoCpus(), RandomPlacement(t.graph, 11));
+  ASSERT_TRUE(ref.ok() && ex.ok());
+  const std::string param = t.graph.node(t.parameters[0]).name;
+  for (uint64_t step = 0; step < 30; ++step) {
+    std::vector<at::Tensor> expected, got;
+    ASSERT_TRUE(ref->Run(Feeds(step), {t.loss}, &expected).ok());
+    StepStats stats;
+    graph::Status st = (*ex)->Run(Feeds(step), {t.loss}, &got, &stats);
+    ASSERT_TRUE(st.ok()) << "step " << step << ": " << st.message();
+    ASSERT_TRUE(at::allclose(got[0], expected[0], 1e-5, 1e-6)) << "step " << step;
+    ASSERT_FALSE(stats.transfers.empty());
+    for (size_t i = 1; i < stats.ops.size(); ++i) {
+      ASSERT_LE(stats.ops[i - 1].start_us, stats.ops[i].start_us) << "the timeline is in order";
+    }
+  }
+  EXPECT_TRUE(at::allclose((*ex)->state(param), ref->state(param), 1e-5, 1e-6));
+}
+
+TEST(ExecutorTest, FailuresWhileBothDevicesRunEndEveryStepAndLeaveTheExecutorUsable) {
+  graph::TrainingGraph t = LeNet();
+  auto ref = ReferenceExecutor::Create(t.graph);
+  auto ex = Executor::Create(t.graph, TwoCpus(), RandomPlacement(t.graph, 5));
+  ASSERT_TRUE(ref.ok() && ex.ok());
+  for (uint64_t step = 0; step < 20; ++step) {
+    std::map<std::string, at::Tensor> bad = Feeds(step);
+    bad["images"] = at::rand({8, 27, 27, 1});  // fails at the first convolution
+    std::vector<at::Tensor> expected, got;
+    EXPECT_FALSE((*ex)->Run(bad, {t.loss}, &got).ok()) << "step " << step;
+    ASSERT_TRUE(ref->Run(Feeds(step), {t.loss}, &expected).ok());
+    graph::Status st = (*ex)->Run(Feeds(step), {t.loss}, &got);
+    ASSERT_TRUE(st.ok()) << "step " << step << ": " << st.message();
+    ASSERT_TRUE(at::allclose(got[0], expected[0], 1e-5, 1e-6)) << "step " << step;
+  }
+  // Out of memory part way through, while the other device is busy.
+  auto small = Executor::Create(t.graph, TwoCpus("300KB"), RandomPlacement(t.graph, 5));
+  ASSERT_TRUE(small.ok());
+  for (int step = 0; step < 20; ++step) {
+    std::vector<at::Tensor> out;
+    EXPECT_EQ((*small)->Run(Feeds(), {t.loss}, &out).code(), graph::StatusCode::kOutOfMemory);
+  }
 }
 
 TEST(ExecutorTest, UnfedPlaceholderIsAnError) {
