@@ -43,11 +43,14 @@ struct Executor::Step {
     double busy = 0;
     std::atomic<int64_t> live{0}, peak{0};
 
-    void Add(int64_t bytes) {
+    // Returns the live bytes this addition made (what its out-of-memory check reads:
+    // `live` itself may move on at once).
+    int64_t Add(int64_t bytes) {
       int64_t now = live.fetch_add(bytes, std::memory_order_relaxed) + bytes;
       int64_t seen = peak.load(std::memory_order_relaxed);
       while (now > seen && !peak.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
       }
+      return now;
     }
   };
 
@@ -284,6 +287,8 @@ void Executor::Execute(Step* s, graph::NodeId id) {
 void Executor::Release(Step* s, const graph::TensorRef& t) {
   std::atomic<int>* uses = s->Uses(t);
   if (!uses || uses->fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // An output the graph reads but its op did not produce (the reader failed on it).
+  if (t.index >= static_cast<int>(s->bytes[t.node].size())) return;
   s->devices[device_of_node_[t.node]].live.fetch_sub(s->bytes[t.node][t.index],
                                                      std::memory_order_relaxed);
   at::Tensor gone = std::move(s->values[t.node][t.index]);
@@ -336,9 +341,8 @@ graph::Status Executor::Keep(Step* s, graph::NodeId id, std::vector<at::Tensor> 
   Step::PerDevice& d = s->devices[dev];
   int64_t total = 0;
   for (int64_t b : bytes) total += b;
-  d.Add(total);
+  const int64_t live = d.Add(total);
   const cluster::DeviceSpec& spec = cluster_.devices[dev];
-  const int64_t live = d.live.load(std::memory_order_relaxed);
   if (spec.memory_bytes && live > *spec.memory_bytes) {
     return graph::Status(graph::StatusCode::kOutOfMemory,
                          "device '" + spec.name + "' is out of memory at node '" + n.name +
