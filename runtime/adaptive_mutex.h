@@ -3,9 +3,12 @@
 // that meet on them are device workers pinned to different cores: with a plain
 // std::mutex a collision puts the loser to sleep in the kernel and makes the
 // holder pay a futex wake on unlock, microseconds for a few loads and stores.
-// Measured: facemesh-attention placed at random over two 1-core cpus ran 11%
-// faster with this mutex on the device queues and the step's state (docs/runtime.md).
+// Measured before the executor's step state went lock-free: with this mutex in
+// place of std::mutex on the device queues and the step's one lock, a random split
+// of facemesh-attention over two 1-core cpus ran 0.89x as long (0.81-0.91, 5
+// rounds alternated with the old build, 2026-11-25).
 // BasicLockable (std::lock_guard, std::unique_lock; std::condition_variable_any).
+// Where the C library has no adaptive type (not glibc), a plain pthread mutex.
 // Thread safety: a mutex.
 #pragma once
 
