@@ -44,6 +44,20 @@ bool WaitFor(const std::string& path, const std::string& text, double seconds) {
   return false;
 }
 
+// Waits until the search at `path` reports update `n` or a later one: it prints
+// progress at most every so often, so a given number may never appear.
+bool WaitForUpdate(const std::string& path, int n, double seconds) {
+  const std::regex update("update ([0-9]+):");
+  for (int i = 0; i < seconds * 10; ++i) {
+    const std::string text = Slurp(path);
+    for (std::sregex_iterator it(text.begin(), text.end(), update), end; it != end; ++it) {
+      if (std::stoi((*it)[1]) >= n) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
 TEST(PsProcess, TwoSearchesTrainOnePolicy) {
   Processes p;
   const int port = FreePort();
@@ -68,7 +82,7 @@ TEST(PsProcess, KilledSearchRestartsFromTheServersParameters) {
   ASSERT_TRUE(WaitFor(Dir() + "/ps.log", "serving", 30));
   const std::string first = Dir() + "/first";
   const pid_t a = p.Start(Bin() + " " + SearchArgs(port, "--iterations 1000"), first);
-  ASSERT_TRUE(WaitFor(first, "update 3", 120)) << Slurp(first);
+  ASSERT_TRUE(WaitForUpdate(first, 3, 120)) << Slurp(first);
   p.Signal(a, SIGKILL);
   p.Wait(a, 10);
   RunResult again = Planner(SearchArgs(port, "--iterations 1"));
@@ -84,7 +98,7 @@ TEST(PsProcess, RestartedServerRestoresItsCheckpointAndTheSearchGoesOn) {
   const std::string out = Dir() + "/search";
   const pid_t search =
       p.Start(Bin() + " " + SearchArgs(port, "--budget 12s --ps-timeout 60s"), out);
-  ASSERT_TRUE(WaitFor(out, "update 3", 120)) << Slurp(out);
+  ASSERT_TRUE(WaitForUpdate(out, 3, 120)) << Slurp(out);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a checkpoint is written
   p.Signal(ps, SIGKILL);
   p.Wait(ps, 10);
