@@ -164,6 +164,9 @@ std::string DecideOnHardware(const RewardSource& hardware, bool real_rewards,
                              const std::vector<int>& baseline_devices, double* baseline_s,
                              BestPlacement* best) {
   if (best->device_of_node == baseline_devices) {
+    // The baseline's own placement, whatever found it again (a climb that made
+    // no move is labelled METHOD+refine): written as the baseline.
+    *best = BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
     return "no improvement over " + baseline + ": the search measured no other placement faster";
   }
   Verdict v = CompareOnHardware(hardware, best->device_of_node, baseline_devices, options, nullptr);
