@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "graph/file_util.h"
+#include "runtime/flush_denormals.h"
 #include "wire/codec.h"
 #include "wire/socket.h"
 
@@ -159,6 +160,8 @@ graph::Result<wire::pb::Parameters> ParameterState::Push(const wire::pb::Push& p
 }
 
 void ParameterState::Apply(const wire::pb::Push& push) {
+  // As the searches' own optimizer steps run (planner::Search::Step).
+  const runtime::ScopedFlushDenormals flush;
   const double lr = push.learning_rate();
   if (optimizer_ == "sgd") {
     for (size_t i = 0; i < params_.size(); ++i) {

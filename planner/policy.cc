@@ -12,6 +12,7 @@
 #include <map>
 
 #include "graph/cost.h"
+#include "planner/bidirectional_lstm.h"
 
 namespace planner {
 
@@ -246,16 +247,22 @@ at::Tensor HierarchicalPolicyImpl::GrouperLogits() {
   return grouper_out_(at::relu(grouper_hidden_(GrouperInput())));
 }
 
-std::pair<at::Tensor, at::Tensor> HierarchicalPolicyImpl::Encode(const at::Tensor& groups) {
-  at::Tensor encoded =
-      std::get<0>(encoder_(at::relu(group_in_(GroupEmbeddings(groups))).unsqueeze(1))).squeeze(1);
-  return {encoded, attend_keys_(encoded)};
+std::pair<at::Tensor, at::Tensor> HierarchicalPolicyImpl::Encode(const at::Tensor& groups,
+                                                                 LstmSteps* steps) {
+  const at::Tensor x = at::relu(group_in_(GroupEmbeddings(groups)));
+  const at::Tensor encoded = steps ? BidirectionalLstm(encoder_, x, steps)
+                                   : std::get<0>(encoder_(x.unsqueeze(1))).squeeze(1);
+  return {encoded, attend_keys_(encoded) * 2};  // doubled for DecodeStep's sigmoid
 }
 
 HierarchicalPolicyImpl::DecoderState HierarchicalPolicyImpl::StartDecoder(int batch) const {
   const int H = o_.placer_hidden;
-  return {at::zeros({batch, H}), at::zeros({batch, H}), at::zeros({batch, H}),
-          at::zeros({batch, o_.device_embedding})};
+  DecoderState st;
+  st.h = at::zeros({batch, H});
+  st.c = at::zeros({batch, H});
+  st.context = at::zeros({batch, H});
+  st.previous = at::zeros({batch, o_.device_embedding});
+  return st;
 }
 
 at::Tensor HierarchicalPolicyImpl::DecodeStep(const at::Tensor& encoded, const at::Tensor& keys,
@@ -265,11 +272,9 @@ at::Tensor HierarchicalPolicyImpl::DecodeStep(const at::Tensor& encoded, const a
     // detached: autograd would otherwise form and sum a [4H, in] weight
     // gradient at every one of the groups' steps, most of an update's backward
     // pass on NMT-8; the tap's gradient is the gates' gradient, from which
-    // AddDecoderGradients forms the weights' in one product over all steps.
+    // AddDeferredGradients forms the weights' in one product over all steps.
     const at::Tensor x = at::cat({st->previous, st->context, st->h}, 1);
-    at::Tensor tap = at::zeros({x.size(0), st->weight.size(0)}).requires_grad_(true);
-    s->decoder_taps.push_back(tap);
-    s->decoder_inputs.push_back(x.detach());
+    const at::Tensor tap = s->decoder.Tap(x, st->weight.size(0));
     std::vector<at::Tensor> gates = (at::addmm(st->bias, x, st->weight.t()) + tap).chunk(4, 1);
     st->c = at::sigmoid(gates[1]) * st->c + at::sigmoid(gates[0]) * at::tanh(gates[2]);
     st->h = at::sigmoid(gates[3]) * at::tanh(st->c);
@@ -277,9 +282,13 @@ at::Tensor HierarchicalPolicyImpl::DecodeStep(const at::Tensor& encoded, const a
     std::tie(st->h, st->c) =
         decoder_(at::cat({st->previous, st->context}, 1), std::make_tuple(st->h, st->c));
   }
-  at::Tensor score = attend_v_(at::tanh(keys.unsqueeze(0) + attend_query_(st->h).unsqueeze(1)))
-                         .squeeze(2);  // [batch, G]
-  st->context = at::softmax(score, 1).matmul(encoded);
+  // Bahdanau's score v . tanh(key + query), computed as 2 v . sigmoid(2 key +
+  // 2 query) (tanh x = 2 sigmoid(2x) - 1; softmax drops the constant -v . 1):
+  // the same attention, and ATen's sigmoid takes a quarter of its tanh's time
+  // (Sleef's tanhf: 343 against 89 us over [4, 180, 256], docs/search.md).
+  const at::Tensor query = attend_query_(st->h).unsqueeze(1) * 2;
+  const at::Tensor score = attend_v_(at::sigmoid(keys.unsqueeze(0) + query)).squeeze(2) * 2;
+  st->context = at::softmax(score, 1).matmul(encoded);  // score: [batch, G]
   at::Tensor logits = device_out_(at::cat({st->h, st->context}, 1));
   return o_.tanh_constant * at::tanh(logits / o_.temperature);
 }
@@ -287,7 +296,7 @@ at::Tensor HierarchicalPolicyImpl::DecodeStep(const at::Tensor& encoded, const a
 void HierarchicalPolicyImpl::DecodeDevices(const at::Tensor& groups, int k, double noise,
                                            at::Generator* gen, const at::Tensor& forced,
                                            PolicySample* s) {
-  auto [encoded, keys] = Encode(groups);
+  auto [encoded, keys] = Encode(groups, &s->encoder);
   DecoderState st = StartDecoder(k);
   {
     torch::NoGradGuard no_grad;
@@ -421,33 +430,19 @@ std::vector<int> HierarchicalPolicyImpl::MajorityDevices(
   return device;
 }
 
-void HierarchicalPolicyImpl::AddDecoderGradients(const std::vector<PolicySample>& samples) {
-  std::vector<at::Tensor> grads, inputs;
-  for (const PolicySample& s : samples) {
-    for (size_t t = 0; t < s.decoder_taps.size(); ++t) {
-      const at::Tensor& g = s.decoder_taps[t].grad();
-      if (!g.defined()) continue;  // a step the loss did not reach
-      grads.push_back(g);
-      inputs.push_back(s.decoder_inputs[t]);
-      s.decoder_taps[t].mutable_grad() = at::Tensor();
-    }
-  }
-  if (grads.empty()) return;
-  const at::Tensor g = at::cat(grads), x = at::cat(inputs);  // [steps x k, 4H], [.., in]
-  const at::Tensor w = g.t().mm(x);
+void HierarchicalPolicyImpl::AddDeferredGradients(std::vector<PolicySample>* samples) {
   const int64_t in = decoder_->weight_ih.size(1);
-  const at::Tensor bias = g.sum(0);
-  auto add = [](at::Tensor& param, const at::Tensor& grad) {
-    if (param.mutable_grad().defined()) {
-      param.mutable_grad().add_(grad);
-    } else {
-      param.mutable_grad() = grad.clone();
+  for (PolicySample& s : *samples) {
+    at::Tensor bias;
+    const at::Tensor w = s.decoder.Product(&bias);
+    if (w.defined()) {
+      AccumulateGradient(decoder_->weight_ih, w.narrow(1, 0, in));
+      AccumulateGradient(decoder_->weight_hh, w.narrow(1, in, w.size(1) - in));
+      AccumulateGradient(decoder_->bias_ih, bias);
+      AccumulateGradient(decoder_->bias_hh, bias);
     }
-  };
-  add(decoder_->weight_ih, w.narrow(1, 0, in));
-  add(decoder_->weight_hh, w.narrow(1, in, w.size(1) - in));
-  add(decoder_->bias_ih, bias);
-  add(decoder_->bias_hh, bias);
+    AddBidirectionalLstmGradients(encoder_, &s.encoder);
+  }
 }
 
 at::Tensor HierarchicalPolicyImpl::GrouperImitationLoss(const std::vector<int>& group_of_op) {
@@ -461,7 +456,7 @@ at::Tensor HierarchicalPolicyImpl::PlacerImitationLoss(const std::vector<int>& g
   at::Tensor groups = at::tensor(std::vector<int64_t>(group_of_op.begin(), group_of_op.end()));
   at::Tensor devices =
       at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()));
-  auto [encoded, keys] = Encode(groups);
+  auto [encoded, keys] = Encode(groups, nullptr);
   DecoderState st = StartDecoder(1);
   at::Tensor loss = at::zeros({});
   for (int step = 0; step < groups_; ++step) {

@@ -27,6 +27,8 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "planner/bidirectional_lstm.h"
+#include "planner/deferred_gradient.h"
 #include "planner/search_options.h"
 
 namespace planner {
@@ -42,11 +44,11 @@ struct PolicySample {
   at::Tensor devices;                          // [k, groups] int64, no gradient
   std::vector<int> group_of_op;                // the one grouping, per forward node
   std::vector<std::vector<int>> device_of_op;  // [k][forward node] (Sample only)
-  // The decoder's gates per step ([k, 4 H] leaves, zero, gradient only) and its
-  // inputs ([k, device_embedding + 2 H], no gradient): backward() leaves the
-  // decoder's weight gradients to AddDecoderGradients, one product over all
-  // steps instead of one per step (docs/search.md).
-  std::vector<at::Tensor> decoder_taps, decoder_inputs;
+  // The recurrent weights' steps: backward() leaves the decoder's weight and
+  // the encoder's recurrent weights to AddDeferredGradients, one product over
+  // all steps instead of one per step (planner/deferred_gradient.h).
+  DeferredSteps decoder;
+  LstmSteps encoder;
 };
 
 class HierarchicalPolicyImpl : public torch::nn::Module {
@@ -70,10 +72,11 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
                                    std::vector<int>* device_of_group) const;
 
   // After backward() through these samples' log-probabilities: adds the
-  // decoder's weight and bias gradients, which backward() leaves out, to their
-  // parameters' gradients, and clears the samples' taps. Call it once per
-  // backward(), before the gradients are read (clipped, stepped, sent).
-  void AddDecoderGradients(const std::vector<PolicySample>& samples);
+  // gradients backward() leaves out (the decoder's weights and biases, the
+  // encoder's recurrent weights) to their parameters' gradients, and clears
+  // the samples' taps. Call it once per backward(), before the gradients are
+  // read (clipped, stepped, sent).
+  void AddDeferredGradients(std::vector<PolicySample>* samples);
 
   // Cross-entropies against a given grouping and device per group, for warm
   // starts: the Grouper's, the mean over ops of -log p(group); the Placer's,
@@ -106,13 +109,16 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   at::Tensor GrouperInput();
   at::Tensor GrouperLogits();                            // [ops, groups]
   at::Tensor GroupEmbeddings(const at::Tensor& groups);  // [G, group features], no gradient
-  // A grouping's encoder outputs [G, H] and attention keys [G, attention].
-  std::pair<at::Tensor, at::Tensor> Encode(const at::Tensor& groups);
+  // A grouping's encoder outputs [G, H] and attention keys [G, attention]
+  // (doubled: DecodeStep's score is in sigmoid form);
+  // with `steps`, the recurrent weights' gradients deferred to them, else
+  // through autograd.
+  std::pair<at::Tensor, at::Tensor> Encode(const at::Tensor& groups, LstmSteps* steps);
   DecoderState StartDecoder(int batch) const;
   // One group's step: advances `st` (not `previous`, which the caller sets to
   // the chosen device) and returns the device logits C * tanh(logits / T).
   // With `s` (and st's detached weights), the decoder's weights enter without
-  // gradient and the step's gate tap and input go to s (AddDecoderGradients);
+  // gradient and the step's gate tap and input go to s (AddDeferredGradients);
   // without, through autograd.
   at::Tensor DecodeStep(const at::Tensor& encoded, const at::Tensor& keys, DecoderState* st,
                         PolicySample* s = nullptr);

@@ -17,6 +17,7 @@
 #include <cstdio>
 
 #include "planner/policy.h"
+#include "runtime/flush_denormals.h"
 #include "runtime/threads.h"
 
 namespace planner {
@@ -200,6 +201,7 @@ SearchIteration Search::Step(const RewardSource& reward) {
 }
 
 WarmStartResult Search::WarmStart(const std::vector<int>& device_of_node) {
+  const runtime::ScopedFlushDenormals flush;
   try {
     return WarmStartOrThrow(device_of_node);
   } catch (const c10::Error& e) {
@@ -301,13 +303,20 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   const double noise = s.iteration < s.o.logit_noise_until ? s.o.logit_noise : 0.0;
   std::vector<PolicySample> samples;
   std::vector<std::vector<int>> placements;
-  for (int g = 0; g < m; ++g) {
-    samples.push_back(s.policy->Sample(k, noise, s.gen));
-    for (std::vector<int>& p : samples.back().device_of_op) placements.push_back(std::move(p));
+  {
+    // The policy's arithmetic with denormals flushed (runtime/flush_denormals.h:
+    // an NMT-8 update 0.69 s instead of 1.15 s), the rewards' in the thread's
+    // own mode: a real reward runs the model's kernels.
+    const runtime::ScopedFlushDenormals flush;
+    for (int g = 0; g < m; ++g) {
+      samples.push_back(s.policy->Sample(k, noise, s.gen));
+      for (std::vector<int>& p : samples.back().device_of_op) placements.push_back(std::move(p));
+    }
   }
 
   SearchIteration it;
   it.evaluations = EvaluateAll(reward, placements);
+  const runtime::ScopedFlushDenormals flush;  // the rest is the policy's update
 
   std::vector<float> costs(n);
   double mean = 0;
@@ -344,11 +353,11 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   for (auto& group : s.optimizer->param_groups()) group.options().set_lr(lr);
   double grad_norm = 0;
   graph::Status ps_status = graph::Status::Ok();
-  auto step = [&](const at::Tensor& loss, const std::vector<PolicySample>& through) {
+  auto step = [&](const at::Tensor& loss, std::vector<PolicySample>& through) {
     if (!ps_status.ok()) return;
     s.optimizer->zero_grad();
     loss.backward();
-    s.policy->AddDecoderGradients(through);
+    s.policy->AddDeferredGradients(&through);
     grad_norm = torch::nn::utils::clip_grad_norm_(s.policy->parameters(), s.o.grad_clip);
     if (s.ps) {
       ps_status = s.PushGradient(lr);

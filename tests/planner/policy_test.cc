@@ -13,6 +13,12 @@ namespace {
 
 using testing::SmallPolicy;
 
+// Adds the gradients backward() leaves to AddDeferredGradients: s's only.
+void AddDeferred(HierarchicalPolicy& policy, PolicySample* s) {
+  std::vector<PolicySample> batch{*s};
+  policy->AddDeferredGradients(&batch);
+}
+
 TEST(PolicyTest, EveryOpGetsAGroupAndEverySampleADevicePerOp) {
   testing::Problem p = testing::SmallRnnlm();
   torch::manual_seed(1);
@@ -51,7 +57,7 @@ TEST(PolicyTest, LogProbabilityReachesGrouperAndPlacerParameters) {
   PolicySample s = policy->Sample(2, 0.0, gen);
   EXPECT_LT(s.log_prob.max().item<float>(), 0.0f);
   s.log_prob.sum().backward();
-  policy->AddDecoderGradients({s});
+  AddDeferred(policy, &s);
   for (const auto& named : policy->named_parameters()) {
     ASSERT_TRUE(named.value().grad().defined()) << named.key();
     EXPECT_GT(named.value().grad().abs().sum().item<float>(), 0.0f) << named.key();
@@ -173,10 +179,11 @@ TEST(PolicyTest, ImitationLossesTrainOnlyTheirOwnNetwork) {
             policy->parameters().size());
 }
 
-// The decoder's weight gradients formed once over all steps
-// (AddDecoderGradients) equal autograd's, step by step through the LSTM cell:
-// the same decisions' log-probability both ways.
-TEST(PolicyTest, DeferredDecoderGradientsEqualAutogradsThroughTheCell) {
+// The recurrent weights' gradients formed once over all steps
+// (AddDeferredGradients: the decoder's cell, the encoder's two directions)
+// equal autograd's through torch's LSTM cell and LSTM: the same decisions'
+// log-probability both ways.
+TEST(PolicyTest, DeferredGradientsEqualAutogradsThroughTheCellAndTheEncoder) {
   testing::Problem p = testing::SmallRnnlm();
   HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
   std::vector<int> device_of_group;
@@ -199,13 +206,13 @@ TEST(PolicyTest, DeferredDecoderGradientsEqualAutogradsThroughTheCell) {
   at::Tensor loss = -s.device_log_prob.sum() / policy->num_groups();
   EXPECT_NEAR(loss.item<double>(), reference.item<double>(), 1e-5);
   loss.backward();
-  policy->AddDecoderGradients({s});
+  AddDeferred(policy, &s);
   const std::vector<at::Tensor> got = gradients();
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_TRUE(at::allclose(got[i], want[i], 1e-4, 1e-6)) << "placer parameter " << i;
   }
-  policy->AddDecoderGradients({s});  // the taps were cleared: nothing is added twice
+  AddDeferred(policy, &s);  // the taps were cleared: nothing is added twice
   const std::vector<at::Tensor> again = gradients();
   for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(at::equal(again[i], got[i]));
 }
