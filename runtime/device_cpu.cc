@@ -13,6 +13,7 @@
 
 #include "runtime/adaptive_mutex.h"
 #include "runtime/device.h"
+#include "runtime/flush_denormals.h"
 
 namespace runtime {
 
@@ -78,6 +79,10 @@ class CpuDevice : public Device {
 
  private:
   void Loop() {
+    // Kernels run with denormals flushed to zero, as on TensorFlow's threads
+    // (runtime/flush_denormals.h); threads this one starts (an OpenMP team)
+    // inherit the mode.
+    const ScopedFlushDenormals flush;
     // OpenMP's thread count is per thread: without this, kernels on this worker
     // would fork the default team (one per host core), all pinned to our cores.
     at::init_num_threads();

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "runtime/flush_denormals.h"
 #include "runtime/kernel.h"
 
 namespace runtime {
@@ -100,6 +101,7 @@ graph::Status ReferenceExecutor::Run(const std::map<std::string, at::Tensor>& fe
                                      const std::vector<std::string>& fetches,
                                      std::vector<at::Tensor>* results, const RunOptions& opts) {
   at::AutoGradMode grad_mode(opts.record_autograd);
+  const ScopedFlushDenormals flush;  // as the executor's device workers run kernels
   std::vector<std::vector<at::Tensor>> values(g_->size());
   for (const auto& [name, tensor] : feeds) {
     graph::NodeId id = g_->Find(name);

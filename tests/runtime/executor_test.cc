@@ -172,6 +172,33 @@ TEST(ExecutorTest, FailuresWhileBothDevicesRunEndEveryStepAndLeaveTheExecutorUsa
   }
 }
 
+// Kernels run with denormals flushed to zero, as on TensorFlow's threads, in
+// the executor and in the reference alike: 1e-20 squared (1e-40, below the
+// smallest normal float) is 0 in both, 1e-10 squared stays 1e-20.
+TEST(ExecutorTest, DenormalResultsAreFlushedToZeroAsTensorFlowDoes) {
+  auto g = graph::ParseTextGraphDef(
+      "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }"
+      "node { name: 'y' op: 'Mul' input: 'x' input: 'x' attr { key: 'T' value { type: DT_FLOAT "
+      "} } }",
+      "m.pbtxt");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const std::map<std::string, at::Tensor> feeds = {{"x", at::tensor({1e-20f, 1e-10f})}};
+  auto ref = ReferenceExecutor::Create(*g);
+  ASSERT_TRUE(ref.ok());
+  std::vector<at::Tensor> want;
+  ASSERT_TRUE(ref->Run(feeds, {"y"}, &want).ok());
+  for (int device : {0, 1}) {
+    auto ex = Executor::Create(*g, TwoCpus(), std::vector<int>(g->size(), device));
+    ASSERT_TRUE(ex.ok()) << ex.status().message();
+    std::vector<at::Tensor> got;
+    ASSERT_TRUE((*ex)->Run(feeds, {"y"}, &got).ok());
+    EXPECT_EQ(got[0][0].item<float>(), 0.0f) << "cpu" << device;
+    EXPECT_FLOAT_EQ(got[0][1].item<float>(), 1e-20f) << "cpu" << device;
+  }
+  EXPECT_EQ(want[0][0].item<float>(), 0.0f) << "the reference executor";
+  EXPECT_FLOAT_EQ(want[0][1].item<float>(), 1e-20f);
+}
+
 TEST(ExecutorTest, UnfedPlaceholderIsAnError) {
   graph::TrainingGraph t = LeNet();
   auto ex = Executor::Create(t.graph, TwoCpus(), std::vector<int>(t.graph.size(), 1));
