@@ -18,6 +18,7 @@
 
 #include "planner/policy.h"
 #include "runtime/flush_denormals.h"
+#include "runtime/host_memory.h"
 #include "runtime/threads.h"
 
 namespace planner {
@@ -167,6 +168,9 @@ graph::Result<std::unique_ptr<Search>> Search::Create(const graph::Graph& forwar
   if (forward.size() == 0) return graph::InvalidArgument("the model has no ops to place");
   try {
     runtime::SetKernelThreads(o.threads);
+    // The policy's activations (3 MiB an attention step at k = 16) reuse freed
+    // pages instead of faulting fresh ones in (runtime/host_memory.h).
+    runtime::KeepFreedMemory();
     return std::unique_ptr<Search>(
         new Search(std::make_unique<Impl>(forward, num_devices, o, seed)));
   } catch (const c10::Error& e) {

@@ -12,7 +12,7 @@
 // afresh each time.
 //
 // Thread safety: process-wide and idempotent; call it before the work it is
-// for (the executor does, when it is created).
+// for (the executor does when it is created, a search when it is).
 #pragma once
 
 namespace runtime {
