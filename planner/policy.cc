@@ -177,6 +177,11 @@ HierarchicalPolicyImpl::HierarchicalPolicyImpl(const graph::Graph& g, int num_de
     grouper_in += kScopeNumbers + 2 * o.scope_embedding;
     group_features += scopes_;
   }
+  if (o.incumbent_features) {
+    incumbent_ = at::zeros({ops_, devices_});
+    grouper_in += devices_;
+    group_features += devices_;
+  }
   // Ops in structural order: by the topological position at which their
   // depth-2 scope first appears, then by their own (a layer's time steps in
   // order, layer after layer); topological order alone without scopes.
@@ -231,16 +236,37 @@ at::Tensor HierarchicalPolicyImpl::GroupEmbeddings(const at::Tensor& groups) {
   if (scopes_ > 0) {
     parts.push_back(at::log1p(at::zeros({G, scopes_}).index_add_(0, groups, scope_hot_)));
   }
+  if (incumbent_.defined()) {
+    parts.push_back(at::log1p(at::zeros({G, devices_}).index_add_(0, groups, incumbent_)));
+  }
   parts.push_back(at::log1p(adj) / 5);
   parts.push_back(at::log1p(adj.t()) / 5);
   return at::cat(parts, 1);
 }
 
 at::Tensor HierarchicalPolicyImpl::GrouperInput() {
-  if (scopes_ == 0) return at::cat({type_embedding_(type_ids_), features_}, 1);
-  return at::cat(
-      {type_embedding_(type_ids_), scope_embedding_(scope1_), scope_embedding_(scope2_), features_},
-      1);
+  std::vector<at::Tensor> parts = {type_embedding_(type_ids_)};
+  if (scopes_ > 0) {
+    parts.push_back(scope_embedding_(scope1_));
+    parts.push_back(scope_embedding_(scope2_));
+  }
+  parts.push_back(features_);
+  if (incumbent_.defined()) parts.push_back(incumbent_);
+  return at::cat(parts, 1);
+}
+
+void HierarchicalPolicyImpl::SetIncumbent(const std::vector<int>& device_of_op) {
+  TORCH_CHECK(incumbent_.defined(), "SetIncumbent without incumbent_features");
+  incumbent_.zero_();
+  if (device_of_op.empty()) return;
+  TORCH_CHECK(static_cast<int>(device_of_op.size()) == ops_, "incumbent of ",
+              device_of_op.size(), " ops for a policy of ", ops_);
+  auto hot = incumbent_.accessor<float, 2>();
+  for (int i = 0; i < ops_; ++i) {
+    const int d = device_of_op[i];
+    TORCH_CHECK(d >= 0 && d < devices_, "incumbent device ", d, " of op ", i);
+    hot[i][d] = 1.0f;
+  }
 }
 
 at::Tensor HierarchicalPolicyImpl::GrouperLogits() {

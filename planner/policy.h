@@ -92,6 +92,12 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   std::vector<int> MajorityDevices(const std::vector<int>& group_of_op,
                                    const std::vector<int>& device_of_op) const;
 
+  // With SearchOptions::incumbent_features: the placement the policy is shown
+  // (every forward node's device; empty: none yet, all zeros). Samples and
+  // scores are conditioned on it, so set it between updates, not between a
+  // sample and its scoring.
+  void SetIncumbent(const std::vector<int>& device_of_op);
+
   std::vector<at::Tensor> GrouperParameters() const;
   std::vector<at::Tensor> PlacerParameters() const;
 
@@ -139,6 +145,7 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   at::Tensor edge_src_, edge_dst_;  // [edges] int64
   at::Tensor scope1_, scope2_;      // [ops] int64: depth-1 and depth-2 scope ids
   at::Tensor scope_hot_;            // [ops, scopes]: both ids, one-hot summed
+  at::Tensor incumbent_;            // [ops, devices]: the incumbent's device, one-hot (or undefined)
   torch::nn::Embedding scope_embedding_{nullptr};
   torch::nn::Embedding type_embedding_{nullptr};
   torch::nn::Linear grouper_hidden_{nullptr}, grouper_out_{nullptr};

@@ -62,6 +62,11 @@ struct Search::Impl {
   double Cost(const Evaluation& e) const {
     return std::sqrt(e.status.ok() ? e.step_s : o.failing_step_s);
   }
+  // With incumbent_features: shows the policy the best placement so far, once
+  // per update (samples and their PPO re-scores must see the same one).
+  void ShowIncumbent() {
+    if (o.incumbent_features) policy->SetIncumbent(best ? best->device_of_node : std::vector<int>{});
+  }
 
   SearchOptions o;
   int num_ops;
@@ -218,6 +223,7 @@ WarmStartResult Search::WarmStart(const std::vector<int>& device_of_node) {
 WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node) {
   Impl& s = *impl_;
   const auto start = std::chrono::steady_clock::now();
+  s.ShowIncumbent();
   std::vector<int> device_of_group;
   const std::vector<int> groups = s.policy->GroupsFollowing(device_of_node, &device_of_group);
   // Each network with its own Adam and rate, until its loss is below
@@ -307,6 +313,7 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   const double noise = s.iteration < s.o.logit_noise_until ? s.o.logit_noise : 0.0;
   std::vector<PolicySample> samples;
   std::vector<std::vector<int>> placements;
+  s.ShowIncumbent();
   {
     // The policy's arithmetic with denormals flushed (runtime/flush_denormals.h:
     // an NMT-8 update 0.69 s instead of 1.15 s), the rewards' in the thread's

@@ -42,6 +42,7 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
       {"grouper_samples", {&o.grouper_samples, 1, 1024}},
       {"ppo_epochs", {&o.ppo_epochs, 1, 1000}},
       {"imitate_best", {&o.imitate_best, 0, 1}},
+      {"incumbent_features", {&o.incumbent_features, 0, 1}},
       {"placer_samples", {&o.placer_samples, 1, 1024}},
       {"lr_decay_every", {&o.lr_decay_every, 1, 1 << 30}},
       {"lr_decay_start", {&o.lr_decay_start, 0, 1 << 30}},

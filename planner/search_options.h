@@ -61,6 +61,12 @@ struct SearchOptions {
   // 2018; the cross-entropy half of Post), so the policy is pulled toward it
   // while its own samples explore; 0: off (paper).
   int imitate_best = 0;
+  // Ours: 1 shows the policy the best placement so far: every op's device in
+  // it (one-hot) joins the Grouper's features, and each group's count of ops
+  // per device in it joins the group embeddings, so that the Grouper can cut
+  // groups along it and the Placer can keep or move each one (conditioning on
+  // an incumbent, as learned improvement heuristics do). 0: off (paper).
+  int incumbent_features = 0;
 
   // Warm start (ours): before REINFORCE, train the policy by cross-entropy to
   // propose the best baseline (Search::WarmStart), so that it searches around

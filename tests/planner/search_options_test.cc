@@ -75,6 +75,7 @@ TEST(SearchOptionsTest, ShippedPpoConfigUsesTheClippedUpdateOnStandardisedCosts)
   EXPECT_GE(o->grouper_samples * o->placer_samples, 2);
   EXPECT_EQ(o->imitate_best, 1);
   EXPECT_GT(o->scope_embedding, 0);
+  EXPECT_EQ(o->incumbent_features, 1);
 }
 
 TEST(SearchOptionsTest, PolicyOptimizerIsOneOfItsNames) {
