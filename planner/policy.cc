@@ -259,8 +259,8 @@ void HierarchicalPolicyImpl::SetIncumbent(const std::vector<int>& device_of_op) 
   TORCH_CHECK(incumbent_.defined(), "SetIncumbent without incumbent_features");
   incumbent_.zero_();
   if (device_of_op.empty()) return;
-  TORCH_CHECK(static_cast<int>(device_of_op.size()) == ops_, "incumbent of ",
-              device_of_op.size(), " ops for a policy of ", ops_);
+  TORCH_CHECK(static_cast<int>(device_of_op.size()) == ops_, "incumbent of ", device_of_op.size(),
+              " ops for a policy of ", ops_);
   auto hot = incumbent_.accessor<float, 2>();
   for (int i = 0; i < ops_; ++i) {
     const int d = device_of_op[i];

@@ -145,7 +145,7 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   at::Tensor edge_src_, edge_dst_;  // [edges] int64
   at::Tensor scope1_, scope2_;      // [ops] int64: depth-1 and depth-2 scope ids
   at::Tensor scope_hot_;            // [ops, scopes]: both ids, one-hot summed
-  at::Tensor incumbent_;            // [ops, devices]: the incumbent's device, one-hot (or undefined)
+  at::Tensor incumbent_;            // [ops, devices]: the incumbent's devices, one-hot
   torch::nn::Embedding scope_embedding_{nullptr};
   torch::nn::Embedding type_embedding_{nullptr};
   torch::nn::Linear grouper_hidden_{nullptr}, grouper_out_{nullptr};

@@ -65,7 +65,8 @@ struct Search::Impl {
   // With incumbent_features: shows the policy the best placement so far, once
   // per update (samples and their PPO re-scores must see the same one).
   void ShowIncumbent() {
-    if (o.incumbent_features) policy->SetIncumbent(best ? best->device_of_node : std::vector<int>{});
+    if (o.incumbent_features)
+      policy->SetIncumbent(best ? best->device_of_node : std::vector<int>{});
   }
 
   SearchOptions o;

@@ -79,6 +79,9 @@ const CommandSpec kSpec{
      {"--refine", "DURATION",
       "sim: hill-climb name scopes from the best after the search "
       "(default 60s; 0: off)"},
+     {"--patience", "DURATION",
+      "with --budget: end the policy's search once its best has not improved for this long, "
+      "and give the hill climb the budget left (default: off)"},
      {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
      {"--rounds", "N",
       "real devices: interleaved rounds comparing the result with the best baseline (default 9)"},
@@ -100,6 +103,7 @@ struct SearchFlags {
   std::optional<int64_t> iterations;  // policy updates in all (default 200 without a budget)
   std::optional<double> budget_s;     // search seconds in all
   double refine_s = 60;               // the hill climb's seconds (0: off)
+  double patience_s = 0;              // the policy's search ends after this long without a gain
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
   VerdictOptions verdict;
@@ -126,6 +130,11 @@ graph::Status ParseSearchFlags(const Args& args, SearchFlags* f) {
     f->refine_s = 0;
   } else if (args.Has("--refine")) {
     GRAPH_ASSIGN_OR_RETURN(f->refine_s, ParseDurationSeconds("--refine", args.Get("--refine")));
+  }
+  if (args.Has("--patience")) {
+    if (!f->budget_s) return graph::InvalidArgument("--patience goes with --budget");
+    GRAPH_ASSIGN_OR_RETURN(f->patience_s,
+                           ParseDurationSeconds("--patience", args.Get("--patience")));
   }
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,
@@ -544,9 +553,22 @@ int SearchCommand(int argc, char** argv) {
   auto last_checkpoint = Clock::now();
   std::vector<CurvePoint> curve;
   graph::Status failure = graph::Status::Ok();
+  const double policy_start_s = search.elapsed_s();
+  double handed_to_climb_s = 0;  // --patience: the budget the policy left
   while (!StopOnSignals::requested()) {
     if (iterations && search.iterations() >= *iterations) break;
     if (budget_s && search.elapsed_s() >= *budget_s) break;
+    if (flags.patience_s > 0 && search.best()) {
+      const double since = std::max(policy_start_s, search.best()->found_at_s);
+      if (search.elapsed_s() - since >= flags.patience_s) {
+        handed_to_climb_s = *budget_s - search.elapsed_s();
+        std::printf(
+            "policy search: no better placement in the last %.0f s; its %.0f s left go to "
+            "the hill climb\n",
+            search.elapsed_s() - since, handed_to_climb_s);
+        break;
+      }
+    }
     SearchIteration it = search.Step(*reward);
     if (failure = it.status; !failure.ok()) break;
     const UpdateSummary u = Summarize(it);
@@ -595,7 +617,7 @@ int SearchCommand(int argc, char** argv) {
               search.elapsed_s());
   if (climb_on && refine_s > 0 && !StopOnSignals::requested()) {
     RefineOptions refine;
-    refine.budget_s = refine_s;
+    refine.budget_s = refine_s + handed_to_climb_s;
     refine.seed = seed;
     const ClimbResult climb = ClimbFromStarts(forward, c, *climb_on, best, baselines_ran, refine);
     const RefineResult& r = climb.result.refine;

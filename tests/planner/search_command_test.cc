@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "graph/file_util.h"
@@ -174,6 +175,31 @@ TEST(SearchCommandTest, WhenNothingFitsTheSearchFailsWithOneLine) {
   std::remove(devices.c_str());
 }
 
+// --patience ends the policy's search once its best stops improving and hands
+// the budget left to the hill climb; without --budget there is none to hand.
+TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
+  RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kSmallConfig +
+                        " --budget 8s --patience 1s --refine 1s");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t handed = r.out.find("policy search: no better placement in the last ");
+  ASSERT_NE(handed, std::string::npos) << r.out;
+  double left_s = 0, searched_s = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + r.out.find("; its ", handed), "; its %lf s left", &left_s),
+            1);
+  ASSERT_EQ(
+      std::sscanf(r.out.c_str() + r.out.find(" updates, ", handed), " updates, %lf s", &searched_s),
+      1)
+      << r.out;
+  EXPECT_GT(left_s, 0);
+  EXPECT_NEAR(left_s + searched_s, 8, 0.5) << r.out;
+  EXPECT_NE(r.out.find("refine: "), std::string::npos) << r.out;
+
+  RunResult no_budget =
+      Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --patience 1s");
+  EXPECT_EQ(no_budget.code, 2);
+  EXPECT_EQ(no_budget.err, "planner search: --patience goes with --budget\n");
+}
+
 TEST(SearchCommandTest, BadFlagsAreUsageErrors) {
   for (const char* flags : {"--reward fleet", "--budget 5x", "--iterations -1", "--seed x"}) {
     RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " " + flags);
@@ -260,12 +286,13 @@ TEST(SearchCommandTest, RealRewardSearchOfAChainClaimsNoGain) {
 }
 
 TEST(SearchCommandTest, BadVerdictFlagsAreOneLineErrors) {
-  for (const std::string& flags :
+  for (const char* flags :
        {"--rounds 0", "--significance 0", "--significance 0.7", "--significance x"}) {
     RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " " + flags);
     EXPECT_EQ(r.code, 2) << flags;
     EXPECT_EQ(Lines(r.err), 1) << flags << ": " << r.err;
-    EXPECT_NE(r.err.find(flags.substr(0, flags.find(' '))), std::string::npos) << r.err;
+    const std::string flag(flags, std::strchr(flags, ' '));
+    EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
   }
 }
 
