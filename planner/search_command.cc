@@ -132,7 +132,10 @@ graph::Status ParseSearchFlags(const Args& args, SearchFlags* f) {
     GRAPH_ASSIGN_OR_RETURN(f->refine_s, ParseDurationSeconds("--refine", args.Get("--refine")));
   }
   if (args.Has("--patience")) {
-    if (!f->budget_s) return graph::InvalidArgument("--patience goes with --budget");
+    if (!f->budget_s || f->refine_s == 0) {
+      return graph::InvalidArgument(
+          "--patience goes with --budget and a hill climb to hand it to (not --refine 0)");
+    }
     GRAPH_ASSIGN_OR_RETURN(f->patience_s,
                            ParseDurationSeconds("--patience", args.Get("--patience")));
   }
@@ -553,12 +556,14 @@ int SearchCommand(int argc, char** argv) {
   auto last_checkpoint = Clock::now();
   std::vector<CurvePoint> curve;
   graph::Status failure = graph::Status::Ok();
-  const double policy_start_s = search.elapsed_s();
+  // --patience counts from the policy's first update (after any warm start),
+  // or across a resume from the best's own time.
+  const double policy_start_s = resumed ? 0 : search.elapsed_s();
   double handed_to_climb_s = 0;  // --patience: the budget the policy left
   while (!StopOnSignals::requested()) {
     if (iterations && search.iterations() >= *iterations) break;
     if (budget_s && search.elapsed_s() >= *budget_s) break;
-    if (flags.patience_s > 0 && search.best()) {
+    if (flags.patience_s > 0 && climb_on && search.best()) {
       const double since = std::max(policy_start_s, search.best()->found_at_s);
       if (search.elapsed_s() - since >= flags.patience_s) {
         handed_to_climb_s = *budget_s - search.elapsed_s();

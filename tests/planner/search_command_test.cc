@@ -176,28 +176,32 @@ TEST(SearchCommandTest, WhenNothingFitsTheSearchFailsWithOneLine) {
 }
 
 // --patience ends the policy's search once its best stops improving and hands
-// the budget left to the hill climb; without --budget there is none to hand.
+// the budget left to the hill climb; without --budget or a climb it is refused.
 TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
   RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kSmallConfig +
                         " --budget 8s --patience 1s --refine 1s");
   ASSERT_EQ(r.code, 0) << r.err;
   const size_t handed = r.out.find("policy search: no better placement in the last ");
   ASSERT_NE(handed, std::string::npos) << r.out;
-  double left_s = 0, searched_s = 0;
-  ASSERT_EQ(std::sscanf(r.out.c_str() + r.out.find("; its ", handed), "; its %lf s left", &left_s),
-            1);
-  ASSERT_EQ(
-      std::sscanf(r.out.c_str() + r.out.find(" updates, ", handed), " updates, %lf s", &searched_s),
-      1)
-      << r.out;
-  EXPECT_GT(left_s, 0);
-  EXPECT_NEAR(left_s + searched_s, 8, 0.5) << r.out;
-  EXPECT_NE(r.out.find("refine: "), std::string::npos) << r.out;
+  const size_t left_at = r.out.find("; its ", handed),
+               searched_at = r.out.find(" updates, ", handed);
+  ASSERT_NE(left_at, std::string::npos) << r.out;
+  ASSERT_NE(searched_at, std::string::npos) << r.out;
+  double left_s = -1, searched_s = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + left_at, "; its %lf s left", &left_s), 1);
+  ASSERT_EQ(std::sscanf(r.out.c_str() + searched_at, " updates, %lf s", &searched_s), 1);
+  EXPECT_GE(left_s, 0);
+  EXPECT_NEAR(left_s + searched_s, 8, 0.6) << r.out;  // printed to 1 s and 0.1 s
+  EXPECT_NE(r.out.find("refine: ", handed), std::string::npos) << r.out;
 
-  RunResult no_budget =
-      Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --patience 1s");
-  EXPECT_EQ(no_budget.code, 2);
-  EXPECT_EQ(no_budget.err, "planner search: --patience goes with --budget\n");
+  for (const char* flags : {" --patience 1s", " --patience 1s --budget 8s --refine 0"}) {
+    RunResult bad = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + flags);
+    EXPECT_EQ(bad.code, 2) << flags;
+    EXPECT_EQ(bad.err,
+              "planner search: --patience goes with --budget and a hill climb to hand it to (not "
+              "--refine 0)\n")
+        << flags;
+  }
 }
 
 TEST(SearchCommandTest, BadFlagsAreUsageErrors) {
