@@ -1,7 +1,6 @@
 #include "planner/bidirectional_lstm.h"
 
 #include <ATen/ATen.h>
-#include <torch/utils.h>
 
 #include <cassert>
 #include <string>
@@ -27,19 +26,15 @@ at::Tensor Direction(const torch::nn::LSTM& lstm, const at::Tensor& x, bool reve
       at::linear(x, Param(lstm, "weight_ih", reverse),
                  Param(lstm, "bias_ih", reverse) + Param(lstm, "bias_hh", reverse))
           .unbind(0);
-  at::Tensor w_hh_t;
-  {
-    torch::NoGradGuard no_grad;
-    w_hh_t = Param(lstm, "weight_hh", reverse).t().contiguous();
-  }
-  const int64_t length = x.size(0), hidden = w_hh_t.size(0);
+  const at::Tensor w_hh = Param(lstm, "weight_hh", reverse).detach();
+  const int64_t length = x.size(0), hidden = w_hh.size(1);
   at::Tensor h = at::zeros({1, hidden}, x.options()), c = at::zeros({1, hidden}, x.options());
   std::vector<at::Tensor> out(length);
   for (int64_t i = 0; i < length; ++i) {
     const int64_t t = reverse ? length - 1 - i : i;
     const at::Tensor tap = steps->Tap(h, 4 * hidden);
     const std::vector<at::Tensor> gates =
-        (at::addmm(inputs[t].unsqueeze(0), h, w_hh_t) + tap).chunk(4, 1);
+        (inputs[t].unsqueeze(0) + FewRowsTimesWeight(h, w_hh) + tap).chunk(4, 1);
     c = at::sigmoid(gates[1]) * c + at::sigmoid(gates[0]) * at::tanh(gates[2]);
     h = at::sigmoid(gates[3]) * at::tanh(c);
     out[t] = h;

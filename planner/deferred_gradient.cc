@@ -2,6 +2,9 @@
 
 #include <ATen/ATen.h>
 
+#include <cassert>
+#include <vector>
+
 namespace planner {
 
 at::Tensor DeferredSteps::Tap(const at::Tensor& input, int64_t out) {
@@ -24,6 +27,17 @@ at::Tensor DeferredSteps::Product(at::Tensor* bias_grad) {
   const at::Tensor g = at::cat(grads);  // [steps x batch, out]
   if (bias_grad) *bias_grad = g.sum(0);
   return g.t().mm(at::cat(xs));
+}
+
+at::Tensor FewRowsTimesWeight(const at::Tensor& x, const at::Tensor& weight) {
+  assert(!weight.requires_grad());  // per row, its gradient would be formed row by row
+  const int64_t rows = x.size(0);
+  if (rows >= kGemvRows) return at::mm(x, weight.t());
+  if (rows == 1) return at::mv(weight, x.squeeze(0)).unsqueeze(0);
+  std::vector<at::Tensor> out;
+  out.reserve(rows);
+  for (int64_t r = 0; r < rows; ++r) out.push_back(at::mv(weight, x.select(0, r)));
+  return at::stack(out);
 }
 
 void AccumulateGradient(const at::Tensor& param, const at::Tensor& grad) {

@@ -33,6 +33,18 @@ struct DeferredSteps {
   at::Tensor Product(at::Tensor* bias_grad = nullptr);
 };
 
+// x W^T for `x` [rows, in] and a `weight` [out, in] that takes no gradient
+// (as in the loops above); gradients flow into x. With few rows, one
+// matrix-vector product per row: OpenBLAS's gemm copies (packs) the whole
+// weight into its own layout at every call, which for a batch of one to a few
+// rows costs more than reading the weight once per row, and gemv reads it in
+// place, forward and backward (W^T g). NMT-8's decoder weight (8.5 MB), one
+// thread, AMD EPYC (docs/benchmarks.md): 1 row 0.07 ms by gemv against 0.29 by
+// gemm, 4 rows 0.25 against 0.50; 8 rows even; 17 rows gemm ahead (0.73
+// against 1.10). kGemvRows is that crossover.
+constexpr int64_t kGemvRows = 8;
+at::Tensor FewRowsTimesWeight(const at::Tensor& x, const at::Tensor& weight);
+
 // Adds `grad` to `param`'s gradient (or sets it).
 void AccumulateGradient(const at::Tensor& param, const at::Tensor& grad);
 

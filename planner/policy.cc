@@ -301,7 +301,8 @@ at::Tensor HierarchicalPolicyImpl::DecodeStep(const at::Tensor& encoded, const a
     // AddDeferredGradients forms the weights' in one product over all steps.
     const at::Tensor x = at::cat({st->previous, st->context, st->h}, 1);
     const at::Tensor tap = s->decoder.Tap(x, st->weight.size(0));
-    std::vector<at::Tensor> gates = (at::addmm(st->bias, x, st->weight.t()) + tap).chunk(4, 1);
+    std::vector<at::Tensor> gates =
+        (FewRowsTimesWeight(x, st->weight) + st->bias + tap).chunk(4, 1);
     st->c = at::sigmoid(gates[1]) * st->c + at::sigmoid(gates[0]) * at::tanh(gates[2]);
     st->h = at::sigmoid(gates[3]) * at::tanh(st->c);
   } else {
