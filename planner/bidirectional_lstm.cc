@@ -9,9 +9,10 @@
 namespace planner {
 namespace {
 
-const at::Tensor& Param(const torch::nn::LSTM& lstm, const std::string& name, bool reverse) {
-  const at::Tensor* p =
-      lstm->named_parameters(/*recurse=*/false).find(name + (reverse ? "_l0_reverse" : "_l0"));
+// By value: named_parameters() returns a dictionary that dies with the call.
+at::Tensor Param(const torch::nn::LSTM& lstm, const std::string& name, bool reverse) {
+  const auto params = lstm->named_parameters(/*recurse=*/false);
+  const at::Tensor* p = params.find(name + (reverse ? "_l0_reverse" : "_l0"));
   assert(p != nullptr);
   return *p;
 }
@@ -26,6 +27,8 @@ at::Tensor Direction(const torch::nn::LSTM& lstm, const at::Tensor& x, bool reve
       at::linear(x, Param(lstm, "weight_ih", reverse),
                  Param(lstm, "bias_ih", reverse) + Param(lstm, "bias_hh", reverse))
           .unbind(0);
+  // Shares the parameter's storage: backward() must run before the optimizer
+  // updates it (as every update does), or autograd reports the in-place change.
   const at::Tensor w_hh = Param(lstm, "weight_hh", reverse).detach();
   const int64_t length = x.size(0), hidden = w_hh.size(1);
   at::Tensor h = at::zeros({1, hidden}, x.options()), c = at::zeros({1, hidden}, x.options());
