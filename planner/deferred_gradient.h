@@ -39,7 +39,7 @@ struct DeferredSteps {
 // weight into its own layout at every call, which for a batch of one to a few
 // rows costs more than reading the weight once per row, and gemv reads it in
 // place, forward and backward (W^T g). NMT-8's decoder weight (8.5 MB), one
-// thread, AMD EPYC (docs/benchmarks.md), forward / backward: 1 row 0.07 / 0.07
+// thread, AMD EPYC (bench/few_rows_product.py), forward / backward: 1 row 0.07 / 0.07
 // ms by gemv against 0.29 / 0.23 by gemm; 4 rows 0.25 / 0.28 against 0.50 /
 // 0.48; 8 rows 0.51 / 0.55 against 0.52 / 0.47; 17 rows gemm well ahead.
 // kGemvRows is that crossover.
