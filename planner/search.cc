@@ -270,14 +270,14 @@ WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node)
 
 namespace {
 
-// The mean entropy per decision of a batch of samples: the Grouper's over its
-// ops and the Placer's over its groups, averaged.
-at::Tensor MeanEntropy(const std::vector<PolicySample>& samples) {
+// The mean entropy per decision of the first `count` samples: the Grouper's
+// over its ops and the Placer's over its groups, averaged.
+at::Tensor MeanEntropy(const std::vector<PolicySample>& samples, size_t count) {
   at::Tensor sum = at::zeros({});
-  for (const PolicySample& p : samples) {
-    sum = sum + p.group_entropy.mean() + p.device_entropy.mean();
+  for (size_t g = 0; g < count; ++g) {
+    sum = sum + samples[g].group_entropy.mean() + samples[g].device_entropy.mean();
   }
-  return sum / static_cast<double>(2 * samples.size());
+  return sum / static_cast<double>(2 * count);
 }
 
 // PPO's clipped surrogate (Schulman et al. 2017) for costs, which are
@@ -286,23 +286,30 @@ at::Tensor MeanEntropy(const std::vector<PolicySample>& samples) {
 // to (a grouping's: the mean of its placements'). Ratios are per decision,
 // not per placement: a placement's probability is a product over thousands of
 // decisions, whose ratio leaves any clip range after the smallest step.
+// Over the first `count` samples of `now` (those `advantage` covers).
 at::Tensor ClippedSurrogate(const std::vector<PolicySample>& now,
                             const std::vector<PolicySample>& old, const at::Tensor& advantage,
-                            double clip) {
+                            double clip, size_t count) {
   auto term = [&](const at::Tensor& logp, const at::Tensor& old_logp, const at::Tensor& a) {
     at::Tensor ratio = at::exp(logp - old_logp);
     return at::max(ratio * a, at::clamp(ratio, 1 - clip, 1 + clip) * a).mean();
   };
   at::Tensor loss = at::zeros({});
   int64_t first = 0;
-  for (size_t g = 0; g < now.size(); ++g) {
+  for (size_t g = 0; g < count; ++g) {
     const int64_t k = now[g].devices.size(0);
     at::Tensor a = advantage.slice(0, first, first + k);  // [k]
     first += k;
     loss = loss + term(now[g].group_log_prob, old[g].group_log_prob, a.mean()) +
            term(now[g].device_log_prob, old[g].device_log_prob, a.unsqueeze(1));
   }
-  return loss / static_cast<double>(now.size());
+  return loss / static_cast<double>(count);
+}
+
+// A demonstration's cross-entropy under the policy: the mean -log p of its
+// grouping decisions plus that of its device decisions.
+at::Tensor CrossEntropy(const PolicySample& demo) {
+  return -(demo.group_log_prob.mean() + demo.device_log_prob.mean());
 }
 
 }  // namespace
@@ -337,7 +344,12 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   // Self-imitation: the best placement so far joins the update as one more
   // sample, decided by the grouping that follows it (GroupsFollowing) and its
   // groups' majority devices, at its known cost, without being run again.
-  if (s.o.imitate_best && s.best) {
+  // With imitation_weight it enters as its own cross-entropy term instead, in
+  // every gradient step: the last of `samples`, but the first `with_advantage`
+  // alone have advantages, a clip and an entropy bonus.
+  const bool demo = s.o.imitate_best && s.best;
+  const bool demo_apart = demo && s.o.imitation_weight > 0;
+  if (demo) {
     std::vector<int> device_of_group;
     const std::vector<int> groups =
         s.policy->GroupsFollowing(s.best->device_of_node, &device_of_group);
@@ -345,8 +357,9 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
         at::tensor(std::vector<int64_t>(groups.begin(), groups.end())),
         at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()))
             .unsqueeze(0)));
-    costs.push_back(static_cast<float>(std::sqrt(s.best->step_s)));
+    if (!demo_apart) costs.push_back(static_cast<float>(std::sqrt(s.best->step_s)));
   }
+  const size_t with_advantage = samples.size() - (demo_apart ? 1 : 0);
   if (!s.have_baseline) {
     s.baseline = mean;
     s.have_baseline = true;
@@ -396,16 +409,20 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
           old.push_back(std::move(d));
         }
       }
-      at::Tensor loss = ClippedSurrogate(now, old, advantage, s.o.ppo_clip);
-      if (s.o.entropy_weight > 0) loss = loss - s.o.entropy_weight * MeanEntropy(now);
+      at::Tensor loss = ClippedSurrogate(now, old, advantage, s.o.ppo_clip, with_advantage);
+      if (s.o.entropy_weight > 0)
+        loss = loss - s.o.entropy_weight * MeanEntropy(now, with_advantage);
+      if (demo_apart) loss = loss + s.o.imitation_weight * CrossEntropy(now.back());
       step(loss, now);
     }
   } else {
     // REINFORCE: the mean over samples of advantage x log p(placement).
     std::vector<at::Tensor> log_prob;
-    for (const PolicySample& p : samples) log_prob.push_back(p.log_prob);
+    for (size_t g = 0; g < with_advantage; ++g) log_prob.push_back(samples[g].log_prob);
     at::Tensor loss = (advantage * at::cat(log_prob)).mean();
-    if (s.o.entropy_weight > 0) loss = loss - s.o.entropy_weight * MeanEntropy(samples);
+    if (s.o.entropy_weight > 0)
+      loss = loss - s.o.entropy_weight * MeanEntropy(samples, with_advantage);
+    if (demo_apart) loss = loss + s.o.imitation_weight * CrossEntropy(samples.back());
     step(loss, samples);
   }
   if (!ps_status.ok()) {

@@ -57,6 +57,7 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
       {"lr_decay", {&o.lr_decay, 1e-6, 1}},
       {"grad_clip", {&o.grad_clip, 1e-12, 1e12}},
       {"baseline_decay", {&o.baseline_decay, 0, 1}},
+      {"imitation_weight", {&o.imitation_weight, 0, 1e6}},
       {"failing_step_s", {&o.failing_step_s, 1e-9, 1e9}},
       {"logit_noise", {&o.logit_noise, 0, 1e6}},
       {"warm_start_grouper_lr", {&o.warm_start_grouper_lr, 1e-12, 10}},
@@ -114,6 +115,11 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
     return graph::InvalidArgument(source +
                                   ": 'advantage: batch' needs at least 2 samples per update "
                                   "(grouper_samples x placer_samples)");
+  }
+  if (o.imitation_weight > 0 && !o.imitate_best) {
+    return graph::InvalidArgument(source +
+                                  ": 'imitation_weight' needs 'imitate_best: 1' (it weights "
+                                  "the best placement's cross-entropy)");
   }
   if (o.placer_hidden % 2) {
     return graph::InvalidArgument(

@@ -61,6 +61,16 @@ struct SearchOptions {
   // 2018; the cross-entropy half of Post), so the policy is pulled toward it
   // while its own samples explore; 0: off (paper).
   int imitate_best = 0;
+  // Ours; needs imitate_best. Above 0, the best placement is no sample of the
+  // update (no advantage, no clip, no entropy bonus); instead every gradient
+  // step's loss gains this weight times its cross-entropy under the policy
+  // (the mean -log p of its grouping decisions plus that of its device
+  // decisions), as Post's cross-entropy step on its elite sample. As a clipped
+  // sample, a decision the policy gives p = 0.001 gains about a factor
+  // 1 + ppo_clip an update (past it the clip stops its gradient), some 38
+  // updates at 0.2 to become likely; the cross-entropy has no such bound.
+  // 0: the best is one more sample (imitate_best alone).
+  double imitation_weight = 0;
   // Ours: 1 shows the policy the best placement so far: every op's device in
   // it (one-hot) joins the Grouper's features, and each group's count of ops
   // per device in it joins the group embeddings, so that the Grouper can cut

@@ -74,8 +74,21 @@ TEST(SearchOptionsTest, ShippedPpoConfigUsesTheClippedUpdateOnStandardisedCosts)
   EXPECT_EQ(o->advantage, "batch");
   EXPECT_GE(o->grouper_samples * o->placer_samples, 2);
   EXPECT_EQ(o->imitate_best, 1);
+  EXPECT_GT(o->imitation_weight, 0);
   EXPECT_GT(o->scope_embedding, 0);
   EXPECT_EQ(o->incumbent_features, 1);
+}
+
+TEST(SearchOptionsTest, ImitationWeightNeedsTheBestImitated) {
+  auto o = ParseSearchConfig("imitate_best: 1\nimitation_weight: 0.5\n", "s.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->imitation_weight, 0.5);
+  auto alone = ParseSearchConfig("imitation_weight: 0.5\n", "s.yaml");
+  ASSERT_FALSE(alone.ok());
+  EXPECT_EQ(alone.status().message(),
+            "s.yaml: 'imitation_weight' needs 'imitate_best: 1' (it weights the best "
+            "placement's cross-entropy)");
+  EXPECT_FALSE(ParseSearchConfig("imitate_best: 1\nimitation_weight: -1\n", "s.yaml").ok());
 }
 
 TEST(SearchOptionsTest, PolicyOptimizerIsOneOfItsNames) {

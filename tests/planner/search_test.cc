@@ -234,32 +234,81 @@ TEST(SearchTest, SearchShownTheIncumbentLearnsAndResumesExactly) {
   ExpectLearnsToAvoidTheSlowDeviceAndResumesExactly(o, 7, 30, "incumbent.ckpt");
 }
 
-// With imitate_best the best placement so far is a sample of every update: the
-// policy's samples come to agree with it. Every op on gpu0 is as fast as every
-// op on gpu1, so which GPU the samples end on is the imitation's doing: offered
-// either, they follow it.
-TEST(SearchTest, ImitatingTheBestPullsTheSamplesTowardIt) {
-  auto share_on = [](int device) {
-    Fixture f;
-    SearchOptions o = SmallPpoPolicy();
-    o.placer_samples = 8;
-    o.imitate_best = 1;
-    auto search = f.NewSearch(8, o);
-    const std::vector<int> all_on(f.p.forward.size(), device);
-    search->Offer("single", all_on, f.reward->Evaluate(all_on), 0);
-    int on_device = 0, ops = 0;
-    for (int i = 0; i < 30; ++i) {
-      SearchIteration it = search->Step(*f.reward);
-      EXPECT_TRUE(it.status.ok()) << it.status.message();
-      if (i < 25) continue;
-      for (const std::vector<int>& p : it.placements) {
-        for (int d : p) on_device += d == device, ++ops;
-      }
+// The share of the samples' ops on `device` over updates 26-30 of a PPO
+// search offered every op on `device` as its best placement and imitating it
+// with `imitation_weight`. Every op on gpu0 is as fast as every op on gpu1, so
+// which GPU the samples end on is the imitation's doing.
+double ShareOnTheImitatedDevice(int device, double imitation_weight) {
+  Fixture f;
+  SearchOptions o = SmallPpoPolicy();
+  o.placer_samples = 8;
+  o.imitate_best = 1;
+  o.imitation_weight = imitation_weight;
+  auto search = f.NewSearch(8, o);
+  const std::vector<int> all_on(f.p.forward.size(), device);
+  search->Offer("single", all_on, f.reward->Evaluate(all_on), 0);
+  int on_device = 0, ops = 0;
+  for (int i = 0; i < 30; ++i) {
+    SearchIteration it = search->Step(*f.reward);
+    EXPECT_TRUE(it.status.ok()) << it.status.message();
+    if (i < 25) continue;
+    for (const std::vector<int>& p : it.placements) {
+      for (int d : p) on_device += d == device, ++ops;
     }
-    return static_cast<double>(on_device) / ops;
-  };
-  EXPECT_GT(share_on(1), 0.8);
-  EXPECT_GT(share_on(2), 0.8);
+  }
+  return static_cast<double>(on_device) / ops;
+}
+
+// With imitate_best the best placement so far is a sample of every update: the
+// policy's samples come to agree with it, whichever GPU it is on.
+TEST(SearchTest, ImitatingTheBestPullsTheSamplesTowardIt) {
+  EXPECT_GT(ShareOnTheImitatedDevice(1, 0), 0.8);
+  EXPECT_GT(ShareOnTheImitatedDevice(2, 0), 0.8);
+}
+
+// With imitation_weight the best placement is no sample but a cross-entropy
+// term of its own, and pulls the samples toward it as well.
+TEST(SearchTest, ImitationAsCrossEntropyPullsTheSamplesTowardTheBest) {
+  EXPECT_GT(ShareOnTheImitatedDevice(1, 1), 0.8);
+  EXPECT_GT(ShareOnTheImitatedDevice(2, 1), 0.8);
+}
+
+// The placements sampled in 8 updates of a search offered every op on gpu1 as
+// its best at `best_s` seconds a step (faster than any sample, so it stays the
+// best).
+std::vector<std::vector<int>> SamplesImitatingOneGpu(double best_s, SearchOptions o) {
+  Fixture f;
+  o.imitate_best = 1;
+  auto search = f.NewSearch(8, o);
+  const std::vector<int> all_on(f.p.forward.size(), 1);
+  Evaluation e = f.reward->Evaluate(all_on);
+  e.step_s = best_s;
+  search->Offer("single", all_on, e, 0);
+  std::vector<std::vector<int>> placements;
+  for (int i = 0; i < 8; ++i) {
+    SearchIteration it = search->Step(*f.reward);
+    EXPECT_TRUE(it.status.ok()) << it.status.message();
+    placements.insert(placements.end(), it.placements.begin(), it.placements.end());
+  }
+  return placements;
+}
+
+// With imitation_weight the best's step time enters no advantage: two searches
+// whose best differs only in it sample the same placements, with either update
+// and advantage, with or without logit noise. As a sample it does enter them.
+TEST(SearchTest, BestImitatedByCrossEntropyTakesNoPartInTheAdvantages) {
+  SearchOptions ppo = SmallPpoPolicy(), noisy_ppo = SmallPpoPolicy();
+  noisy_ppo.logit_noise = 0.5;
+  const std::vector<std::pair<std::string, SearchOptions>> updates = {
+      {"ppo, batch", ppo},
+      {"ppo, batch, noise", noisy_ppo},
+      {"reinforce, ema, noise", SmallPolicy()}};
+  for (auto [name, o] : updates) {
+    o.imitation_weight = 1;
+    EXPECT_EQ(SamplesImitatingOneGpu(1e-6, o), SamplesImitatingOneGpu(1e-4, o)) << name;
+    o.imitation_weight = 0;
+    EXPECT_NE(SamplesImitatingOneGpu(1e-6, o), SamplesImitatingOneGpu(1e-4, o)) << name;
+  }
 }
 
 TEST(SearchTest, WarmStartMakesThePolicyProposeTheGivenPlacement) {
