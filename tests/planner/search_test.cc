@@ -234,25 +234,39 @@ TEST(SearchTest, SearchShownTheIncumbentLearnsAndResumesExactly) {
   ExpectLearnsToAvoidTheSlowDeviceAndResumesExactly(o, 7, 30, "incumbent.ckpt");
 }
 
-// The share of the samples' ops on `device` over updates 26-30 of a PPO
-// search offered every op on `device` as its best placement and imitating it
-// with `imitation_weight`. Every op on gpu0 is as fast as every op on gpu1, so
-// which GPU the samples end on is the imitation's doing.
-double ShareOnTheImitatedDevice(int device, double imitation_weight) {
+// The placements each of `updates` updates sampled, in a search with `o` and
+// imitate_best offered every op on `device` as its best placement, at `best_s`
+// seconds a step (0: its simulated time).
+std::vector<std::vector<std::vector<int>>> SamplesImitatingOneDevice(SearchOptions o, int device,
+                                                                     double best_s, int updates) {
   Fixture f;
-  SearchOptions o = SmallPpoPolicy();
-  o.placer_samples = 8;
   o.imitate_best = 1;
-  o.imitation_weight = imitation_weight;
   auto search = f.NewSearch(8, o);
   const std::vector<int> all_on(f.p.forward.size(), device);
-  search->Offer("single", all_on, f.reward->Evaluate(all_on), 0);
-  int on_device = 0, ops = 0;
-  for (int i = 0; i < 30; ++i) {
+  Evaluation e = f.reward->Evaluate(all_on);
+  if (best_s > 0) e.step_s = best_s;
+  search->Offer("single", all_on, e, 0);
+  std::vector<std::vector<std::vector<int>>> sampled;
+  for (int i = 0; i < updates; ++i) {
     SearchIteration it = search->Step(*f.reward);
     EXPECT_TRUE(it.status.ok()) << it.status.message();
-    if (i < 25) continue;
-    for (const std::vector<int>& p : it.placements) {
+    sampled.push_back(std::move(it.placements));
+  }
+  return sampled;
+}
+
+// The share of the samples' ops on `device` over updates 26-30 of a PPO
+// search imitating every op on `device` with `imitation_weight`. Every op on
+// gpu0 is as fast as every op on gpu1, so which GPU the samples end on is the
+// imitation's doing.
+double ShareOnTheImitatedDevice(int device, double imitation_weight) {
+  SearchOptions o = SmallPpoPolicy();
+  o.placer_samples = 8;
+  o.imitation_weight = imitation_weight;
+  const auto sampled = SamplesImitatingOneDevice(o, device, 0, 30);
+  int on_device = 0, ops = 0;
+  for (size_t i = 25; i < sampled.size(); ++i) {
+    for (const std::vector<int>& p : sampled[i]) {
       for (int d : p) on_device += d == device, ++ops;
     }
   }
@@ -273,26 +287,6 @@ TEST(SearchTest, ImitationAsCrossEntropyPullsTheSamplesTowardTheBest) {
   EXPECT_GT(ShareOnTheImitatedDevice(2, 1), 0.8);
 }
 
-// The placements sampled in 8 updates of a search offered every op on gpu1 as
-// its best at `best_s` seconds a step (faster than any sample, so it stays the
-// best).
-std::vector<std::vector<int>> SamplesImitatingOneGpu(double best_s, SearchOptions o) {
-  Fixture f;
-  o.imitate_best = 1;
-  auto search = f.NewSearch(8, o);
-  const std::vector<int> all_on(f.p.forward.size(), 1);
-  Evaluation e = f.reward->Evaluate(all_on);
-  e.step_s = best_s;
-  search->Offer("single", all_on, e, 0);
-  std::vector<std::vector<int>> placements;
-  for (int i = 0; i < 8; ++i) {
-    SearchIteration it = search->Step(*f.reward);
-    EXPECT_TRUE(it.status.ok()) << it.status.message();
-    placements.insert(placements.end(), it.placements.begin(), it.placements.end());
-  }
-  return placements;
-}
-
 // With imitation_weight the best's step time enters no advantage: two searches
 // whose best differs only in it sample the same placements, with either update
 // and advantage, with or without logit noise. As a sample it does enter them.
@@ -305,9 +299,11 @@ TEST(SearchTest, BestImitatedByCrossEntropyTakesNoPartInTheAdvantages) {
       {"reinforce, ema, noise", SmallPolicy()}};
   for (auto [name, o] : updates) {
     o.imitation_weight = 1;
-    EXPECT_EQ(SamplesImitatingOneGpu(1e-6, o), SamplesImitatingOneGpu(1e-4, o)) << name;
+    EXPECT_EQ(SamplesImitatingOneDevice(o, 1, 1e-6, 8), SamplesImitatingOneDevice(o, 1, 1e-4, 8))
+        << name;
     o.imitation_weight = 0;
-    EXPECT_NE(SamplesImitatingOneGpu(1e-6, o), SamplesImitatingOneGpu(1e-4, o)) << name;
+    EXPECT_NE(SamplesImitatingOneDevice(o, 1, 1e-6, 8), SamplesImitatingOneDevice(o, 1, 1e-4, 8))
+        << name;
   }
 }
 
