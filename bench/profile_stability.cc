@@ -1,6 +1,7 @@
 // How much two profiles of the same devices, taken minutes apart, disagree: for
 // every TF.js model of models/tfjs, `planner profile`'s measurement
-// (runtime::ProfileGraph, default options) on the local two-CPU machine, once
+// (runtime::ProfileGraph, default options; --op-time picks runtime::OpTime) on
+// the local two-CPU machine, once
 // for all models and then again for all, each into an empty profile; then the
 // step each profile predicts for the same placements (every op on cpu0, and
 // the etf split planned on the first profile), and how far the two profiles'
@@ -14,6 +15,7 @@
 // is on the raw figures).
 //
 //   profile_stability [--models DIR] [--only A,B] [--pause SECONDS] [--spin DURATION]
+//                     [--op-time steady-mean|mean|step-median]
 #include <ATen/ATen.h>
 #include <pthread.h>
 #include <sched.h>
@@ -88,6 +90,7 @@ int main(int argc, char** argv) {
   std::string dir = "models/tfjs", spin;
   std::vector<std::string> only;
   double pause_s = 0;
+  runtime::ProfileOptions options;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--models") {
@@ -98,6 +101,11 @@ int main(int argc, char** argv) {
       pause_s = std::atof(v.c_str());
     } else if (a == "--spin") {
       spin = v;
+    } else if (a == "--op-time") {
+      if (!runtime::ParseOpTime(v, &options.op_time)) {
+        std::fprintf(stderr, "profile_stability: --op-time: steady-mean, mean or step-median\n");
+        return 2;
+      }
     } else {
       std::fprintf(stderr, "profile_stability: unknown flag %s\n", a.c_str());
       return 2;
@@ -127,7 +135,7 @@ int main(int argc, char** argv) {
       runtime::ProfileReport report;
       const double ref_before = ReferenceSeconds();
       graph::Status st =
-          runtime::ProfileGraph(m.training.graph, m.training.loss, *c, {}, &p, &report);
+          runtime::ProfileGraph(m.training.graph, m.training.loss, *c, options, &p, &report);
       if (!st.ok()) Die(m.name, st);
       reference[round].push_back((ref_before + ReferenceSeconds()) / 2);
       profiles[round].push_back(std::move(p));

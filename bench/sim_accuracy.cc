@@ -5,7 +5,9 @@
 // placement a search on the simulator finds (the hill climb, planner/refine.h,
 // from the best of the others). Prints each placement's measured and simulated
 // step, then per model and per group the median and 90th percentile of
-// |error| and Kendall's tau within the model.
+// |error| and Kendall's tau within the model; then, on the same measurements,
+// the ablations: the simulator's previous model of sharing the host, and op
+// times estimated the two other ways of runtime::OpTime.
 //
 // Protocol: this machine's speed drifts by tens of percent over seconds to
 // minutes, so everything is interleaved: each round runs one step of every
@@ -81,8 +83,9 @@ struct Placed {
   std::unique_ptr<runtime::Executor> ex;
   std::vector<double> measured;  // seconds, one per timed round
   double simulated = 0;
-  double simulated_warm = 0;  // by the previous model of sharing the host (the ablation)
-  int single = -1;            // the device of a single-device placement
+  double simulated_warm = 0;   // by the previous model of sharing the host (an ablation)
+  double simulated_other = 0;  // by one of the other ablations, in turn
+  int single = -1;             // the device of a single-device placement
 };
 
 bool HeldOut(const Options& o, const std::string& name) {
@@ -171,6 +174,21 @@ std::vector<std::pair<std::string, std::vector<int>>> PlanPlacements(const bench
       planner::Refine(m.forward, 2, **reward, out[best].second, best_s, ro, nullptr);
   add("searched", r.device_of_node);
   return out;
+}
+
+// A profile with no op times: the machine's figures fitted on the calibration
+// models (`fitted`), the wake-up costs of the microbenchmarks (`machine`).
+runtime::Profile MachineFigures(const runtime::Profile& fitted, const runtime::Profile& machine) {
+  runtime::Profile p;
+  p.links = fitted.links;
+  p.slowdown = fitted.slowdown;
+  p.cold_s = fitted.cold_s;
+  p.dispatch_shared_s = fitted.dispatch_shared_s;
+  p.dispatch_cross_s = fitted.dispatch_cross_s;
+  p.poll_s = fitted.poll_s;
+  p.wakeup_s = machine.wakeup_s;
+  p.notify_s = machine.notify_s;
+  return p;
 }
 
 // +1 / -1: the hardware says a is slower / faster than b (paired rounds);
@@ -401,15 +419,7 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<runtime::Simulator>> sims(models.size()), warm_sims(models.size());
   for (size_t k = 0; k < models.size(); ++k) {
     for (const runtime::Profile* from : {&calibration, &warm}) {
-      runtime::Profile p;
-      p.links = from->links;
-      p.slowdown = from->slowdown;
-      p.cold_s = from->cold_s;
-      p.dispatch_shared_s = from->dispatch_shared_s;
-      p.dispatch_cross_s = from->dispatch_cross_s;
-      p.poll_s = from->poll_s;
-      p.wakeup_s = machine.wakeup_s;
-      p.notify_s = machine.notify_s;
+      runtime::Profile p = MachineFigures(*from, machine);
       ops[k].Finish(&p);
       auto sim = runtime::Simulator::Create(models[k].training.graph, *c, &p);
       if (!sim.ok()) Die(models[k].name, sim.status());
@@ -473,30 +483,78 @@ int main(int argc, char** argv) {
         "", kTauTarget, s.reaching, s.models, s.self_reaching, s.worst_self_tau);
   }
 
-  std::printf(
-      "the previous model of sharing the host (no cold kernels or cross-device dispatch, median "
-      "poll), on the same measurements:\n");
-  for (int g = 0; g < 2; ++g) {
-    std::vector<double> warm_errors;
-    std::vector<Agreement> warm_agreements;
-    for (size_t k = 0; k < models.size(); ++k) {
-      if ((HeldOut(o, models[k].name) ? 1 : 0) != g) continue;
-      std::vector<const Placed*> of_model;
-      for (const Placed& p : placed) {
-        if (p.model != static_cast<int>(k)) continue;
-        warm_errors.push_back(std::fabs(p.simulated_warm / bench::Median(p.measured) - 1));
-        of_model.push_back(&p);
-      }
-      warm_agreements.push_back(Agree(of_model, &Placed::simulated_warm));
+  // The ablations' figures, on the same measurements.
+  auto print_ablation = [&](const char* what, double Placed::*simulated) {
+    std::printf("%s, on the same measurements:\n", what);
+    std::vector<double> single_signed;
+    for (const Placed& p : placed) {
+      if (p.single >= 0) single_signed.push_back(p.*simulated / bench::Median(p.measured) - 1);
     }
-    if (warm_errors.empty()) continue;
-    const Summary s = Summarize(warm_errors, warm_agreements);
-    std::printf(
-        "%-12s %3d placements of %2d models: median |error| %.1f%%, p90 %.1f%%; lowest "
-        "tau within a model %.3f, lowest tau resolved %.3f\n",
-        names[g], s.placements, s.models, 100 * s.median, 100 * s.p90, s.worst_tau,
-        s.worst_tau_resolved);
+    for (int g = 0; g < 2; ++g) {
+      std::vector<double> group_errors;
+      std::vector<Agreement> group_agreements;
+      for (size_t k = 0; k < models.size(); ++k) {
+        if ((HeldOut(o, models[k].name) ? 1 : 0) != g) continue;
+        std::vector<const Placed*> of_model;
+        for (const Placed& p : placed) {
+          if (p.model != static_cast<int>(k)) continue;
+          group_errors.push_back(std::fabs(p.*simulated / bench::Median(p.measured) - 1));
+          of_model.push_back(&p);
+        }
+        group_agreements.push_back(Agree(of_model, simulated));
+      }
+      if (group_errors.empty()) continue;
+      const Summary s = Summarize(group_errors, group_agreements);
+      std::printf(
+          "%-12s %3d placements of %2d models: median |error| %.1f%%, p90 %.1f%%; lowest "
+          "tau within a model %.3f, lowest tau resolved %.3f\n",
+          names[g], s.placements, s.models, 100 * s.median, 100 * s.p90, s.worst_tau,
+          s.worst_tau_resolved);
+    }
+    std::printf("%-12s single-device placements: median error (signed) %+.1f%%\n", "",
+                100 * bench::Median(single_signed));
+  };
+  {
+    std::vector<double> single_signed;
+    for (const Placed& p : placed) {
+      if (p.single >= 0) single_signed.push_back(p.simulated / bench::Median(p.measured) - 1);
+    }
+    std::printf("%-12s single-device placements: median error (signed) %+.1f%%\n", "",
+                100 * bench::Median(single_signed));
   }
+  print_ablation(
+      "the previous model of sharing the host (no cold kernels or cross-device dispatch, median "
+      "poll)",
+      &Placed::simulated_warm);
+  // Op times estimated otherwise (runtime::OpTime), everything refitted.
+  for (const runtime::OpTime op_time : {runtime::OpTime::kMean, runtime::OpTime::kStepMedian}) {
+    runtime::Profile other = machine;
+    for (size_t k = 0; k < models.size(); ++k) {
+      ops[k].set_op_time(op_time);
+      if (!HeldOut(o, models[k].name)) ops[k].Finish(&other);
+    }
+    machine_steps.set_previous_model(false);
+    machine_steps.Finish(&other);
+    for (size_t k = 0; k < models.size(); ++k) {
+      runtime::Profile p = MachineFigures(other, machine);
+      ops[k].Finish(&p);
+      auto sim = runtime::Simulator::Create(models[k].training.graph, *c, &p);
+      if (!sim.ok()) Die(models[k].name, sim.status());
+      for (Placed& pl : placed) {
+        if (pl.model != static_cast<int>(k)) continue;
+        runtime::SimResult r =
+            sim->Run(pl.device_of_node, models[k].training.graph.Find(models[k].training.loss));
+        if (!r.status.ok()) Die(models[k].name + " " + pl.name, r.status);
+        pl.simulated_other = r.step.seconds;
+      }
+    }
+    print_ablation(op_time == runtime::OpTime::kMean
+                       ? "op times as the mean over every step (--op-time mean)"
+                       : "op times as each step's mean, the median over every step (--op-time "
+                         "step-median)",
+                   &Placed::simulated_other);
+  }
+  for (runtime::ProfileBuilder& b : ops) b.set_op_time(runtime::OpTime::kSteadyMean);
 
   if (o.diff > 0) {  // where the worst predictions depart from a fresh measured step
     std::vector<Placed*> worst;

@@ -12,12 +12,13 @@ namespace planner {
 namespace {
 const CommandSpec kSpec{
     "profile",
-    "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--batch N] [--optimizer sgd|momentum]\n"
-    "       [--input-shape NAME=D0,...]",
+    "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--op-time steady-mean|mean|step-median]\n"
+    "       [--batch N] [--optimizer sgd|momentum] [--input-shape NAME=D0,...]",
     "Measures, on each real device of DEVICES, the time of every distinct op signature (type,\n"
     "input shapes, attributes) of MODEL's training step, forward and gradient, in rounds that\n"
-    "interleave the devices; a step during which a device ran slow is left out and measured\n"
-    "again. Also fits each link between real devices as latency + bytes/bandwidth, and times\n"
+    "interleave the devices; by default a step during which a device ran slow is left out and\n"
+    "measured again (--op-time). Also fits each link between real devices as latency + "
+    "bytes/bandwidth, and times\n"
     "the hand-off of an op between devices. PROFILE is read first when it\n"
     "exists: signatures and links already in it are reused, not measured again (profiling a\n"
     "model twice costs nothing the second time), and it is written back atomically.\n"
@@ -26,6 +27,10 @@ const CommandSpec kSpec{
     {{"-o", "PROFILE", "profile file to extend (required)"},
      {"--steps", "N", "timed steps kept per device (default 7)"},
      {"--warmup", "W", "untimed steps first (default 2)"},
+     {"--op-time", "NAME",
+      "steady-mean (default: the mean over the steps no device ran over 10% slow in; slow ones "
+      "are measured again), mean (over every step) or step-median (each step's mean, the median "
+      "over every step)"},
      BatchFlag(),
      InputShapeFlag(),
      {"--optimizer", "NAME", "sgd (default) or momentum"}}};
@@ -49,6 +54,11 @@ int ProfileCommand(int argc, char** argv) {
     auto v = ParseIntInRange(flag, args->Get(flag), lo, 100000);
     if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
     *target = static_cast<int>(*v);
+  }
+  if (args->Has("--op-time") && !runtime::ParseOpTime(args->Get("--op-time"), &options.op_time)) {
+    return std::cerr << kName << "--op-time must be steady-mean, mean or step-median, not '"
+                     << args->Get("--op-time") << "'\n",
+           2;
   }
   const std::string out = args->Get("-o");
   auto setup =
@@ -101,11 +111,12 @@ int ProfileCommand(int argc, char** argv) {
     }
   }
   for (const runtime::DeviceProfileReport& d : report.devices) {
-    std::printf(
-        "  %s: %d steps kept, %d left out because the device ran over %.0f%% slow; op times "
-        "spread %.1f%% (median absolute deviation); %.3fx the op times of %s\n",
-        d.device.c_str(), d.kept_steps, d.slow_steps, options.slow_tolerance * 100,
-        d.median_spread * 100, d.relative_speed, report.devices.front().device.c_str());
+    std::printf(options.op_time == runtime::OpTime::kSteadyMean
+                    ? "  %s: %d steps kept, %d left out because the device ran over %.0f%% slow; "
+                    : "  %s: %d steps, %d of them with the device over %.0f%% slow; ",
+                d.device.c_str(), d.kept_steps, d.slow_steps, options.slow_tolerance * 100);
+    std::printf("op times spread %.1f%% (median absolute deviation); %.3fx the op times of %s\n",
+                d.median_spread * 100, d.relative_speed, report.devices.front().device.c_str());
   }
   std::printf("wrote %s (%d link(s) measured now)\n", out.c_str(), report.links_measured);
   return 0;

@@ -416,16 +416,26 @@ std::set<int> ProfileBuilder::SlowStepIds(const std::string& device) const {
 int ProfileBuilder::KeptSteps(const std::string& device) const {
   auto it = dispatch_.find(device);
   if (it == dispatch_.end()) return 0;
-  return static_cast<int>(it->second.size()) - SlowSteps(device);
+  return static_cast<int>(it->second.size()) -
+         (op_time_ == OpTime::kSteadyMean ? SlowSteps(device) : 0);
 }
 
 int ProfileBuilder::SlowSteps(const std::string& device) const {
   return static_cast<int>(SlowStepIds(device).size());
 }
 
+bool ParseOpTime(const std::string& name, OpTime* out) {
+  if (name == "steady-mean") return *out = OpTime::kSteadyMean, true;
+  if (name == "step-median") return *out = OpTime::kStepMedian, true;
+  if (name == "mean") return *out = OpTime::kMean, true;
+  return false;
+}
+
 int ProfileBuilder::Finish(Profile* profile) const {
   std::map<std::string, std::set<int>> slow;
-  for (const auto& [device, steps] : dispatch_) slow[device] = SlowStepIds(device);
+  if (op_time_ == OpTime::kSteadyMean) {
+    for (const auto& [device, steps] : dispatch_) slow[device] = SlowStepIds(device);
+  }
   int written = 0;
   for (const auto& [key, s] : ops_) {
     const std::set<int>& left_out = slow[key.first];
@@ -435,17 +445,26 @@ int ProfileBuilder::Finish(Profile* profile) const {
     }
     if (kept.empty()) continue;
     const double median = Median(kept);
+    std::vector<double> deviations;
+    for (double x : kept) deviations.push_back(std::fabs(x - median));
+    std::map<int, std::pair<double, int>> per_step;  // step -> sum, count
     double sum = 0;
     int n = 0;
-    std::vector<double> deviations;
-    for (double x : kept) {
-      deviations.push_back(std::fabs(x - median));
-      if (x > 3 * median) continue;
-      sum += x;
+    for (const Sample& x : s.samples) {
+      if (left_out.count(x.step) || x.seconds > 3 * median) continue;
+      per_step[x.step].first += x.seconds;
+      ++per_step[x.step].second;
+      sum += x.seconds;
       ++n;
     }
+    double seconds = sum / n;
+    if (op_time_ == OpTime::kStepMedian) {
+      std::vector<double> step_means;
+      for (const auto& [step, v] : per_step) step_means.push_back(v.first / v.second);
+      seconds = Median(step_means);
+    }
     const double spread = median > 0 ? Median(deviations) / median : 0;
-    profile->ops[key.first][key.second] = {sum / n, s.bytes, static_cast<int>(kept.size()), spread};
+    profile->ops[key.first][key.second] = {seconds, s.bytes, static_cast<int>(kept.size()), spread};
     ++written;
   }
   for (const auto& [device, steps] : dispatch_) {
@@ -562,11 +581,11 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   }
   if (r.measure.empty() && !r.alternating) return graph::Status::Ok();
   GRAPH_ASSIGN_OR_RETURN(r.feeds, RandomFeeds(g, 1));
-  ProfileBuilder b(options.slow_tolerance);
+  ProfileBuilder b(options.slow_tolerance, options.op_time);
   for (int i = 0; i < options.warmup + options.steps; ++i) {
     GRAPH_RETURN_IF_ERROR(RunRound(r, fetch, c, i >= options.warmup, &b));
   }
-  // Steps left out as slow are measured again, device by device.
+  // Steps left out as slow (kSteadyMean) are measured again, device by device.
   for (int k = 0; k < options.max_extra_steps; ++k) {
     bool more = false;
     for (int d : r.measure) {

@@ -5,11 +5,12 @@
 // with two or more cpu devices, one with ops alternating between the first
 // two), so that a machine whose speed drifts over seconds or minutes drifts
 // under every measurement alike. Each op
-// signature gets the mean of its kernel times over its ops and steps, and the
-// spread of those samples. A step during which the device ran slow (its median
-// op more than `slow_tolerance` slower than that op's median over the steps: a
-// core taken by another guest, a frequency drop) is left out and another step
-// measured in its place, up to `max_extra_steps`; the report says how many.
+// signature gets a time from its kernel samples (OpTime below), and their
+// spread. A step during which the device ran slow (its median op more than
+// `slow_tolerance` slower than that op's median over the steps: a core taken
+// by another guest, a frequency drop) is counted for the report, and, by
+// default (OpTime::kSteadyMean), left out and another step measured in its
+// place, up to `max_extra_steps`.
 // A device that already has every signature of the graph in the profile is not
 // run again, so profiling a model twice costs nothing the second time; new
 // signatures are added, existing ones kept.
@@ -55,18 +56,35 @@ namespace runtime {
 // spin) is unbounded.
 const std::vector<double>& ColdIdleBins();
 
+// How an op signature's time is estimated from its kernel samples (samples
+// over 3x their median, preempted kernels, are left out in each). The measured
+// step it is set against is the median over rounds, slow spells included; on a
+// machine whose speed swings, leaving the slow steps out predicts every step
+// fast, and keeping them makes two profiles minutes apart agree less
+// (docs/simulator.md, item 7 of "What diverged": neither wins both there).
+enum class OpTime {
+  kSteadyMean,  // the mean over the steps the device did not run slow in (slow ones re-measured)
+  kMean,        // the mean over every step's samples: the mean step
+  kStepMedian,  // its mean within each step, then the median over every step: its share of
+                // the median step when the machine's speed moves a step's ops alike
+};
+
+// "steady-mean", "mean" or "step-median"; false for anything else.
+bool ParseOpTime(const std::string& name, OpTime* out);
+
 struct ProfileOptions {
-  int warmup = 2;                // untimed rounds first
-  int steps = 7;                 // timed steps kept per device
-  double slow_tolerance = 0.10;  // a step whose median op ran this much slower is left out...
-  int max_extra_steps = 7;       // ...and re-measured, at most this many times per device
+  int warmup = 2;                        // untimed rounds first
+  int steps = 7;                         // timed steps kept per device
+  double slow_tolerance = 0.10;          // a step whose median op ran this much slower is slow...
+  OpTime op_time = OpTime::kSteadyMean;  // ...and with kSteadyMean left out and re-measured...
+  int max_extra_steps = 7;               // ...at most this many times per device
 };
 
 // What one device's steps looked like while it was profiled now.
 struct DeviceProfileReport {
   std::string device;
   int kept_steps = 0;
-  int slow_steps = 0;         // left out: the device ran slow during them
+  int slow_steps = 0;         // the device ran slow during them (left out with kSteadyMean)
   double median_spread = 0;   // over its signatures: median absolute deviation / median
   double relative_speed = 1;  // its op times over the first measured device's (median)
 };
@@ -84,11 +102,12 @@ struct ProfileReport {
 // per op signature the mean kernel time (samples over three times the median, a
 // preempted kernel, left out), its spread, and the bytes its outputs occupy;
 // per device the executor's time per op outside kernels. Steps during which the
-// device ran slow are left out (see above). What ProfileGraph uses, and what a
-// benchmark that interleaves profiling with measuring can use.
+// device ran slow are counted, and left out with OpTime::kSteadyMean (see above). What ProfileGraph
+// uses, and what a benchmark that interleaves profiling with measuring can use.
 class ProfileBuilder {
  public:
-  explicit ProfileBuilder(double slow_tolerance = 0.10) : slow_tolerance_(slow_tolerance) {}
+  explicit ProfileBuilder(double slow_tolerance = 0.10, OpTime op_time = OpTime::kSteadyMean)
+      : slow_tolerance_(slow_tolerance), op_time_(op_time) {}
 
   // `g`: the graph as the executor ran it (Executor::graph()); `device` its index.
   // Each call is one step of that device.
@@ -105,8 +124,11 @@ class ProfileBuilder {
   // ablation for benchmarks): no cold kernels (the slowdown takes all of the
   // shared kernels' extra time), no dispatch_cross, the median poll time.
   void set_previous_model(bool on) { previous_model_ = on; }
+  // For benchmarks that refit the same steps with another estimate.
+  void set_op_time(OpTime t) { op_time_ = t; }
 
-  // Steps of `device` added so far that are kept, and that were left out as slow.
+  // Steps of `device` added so far that are kept, and that ran slow (left out
+  // only with OpTime::kSteadyMean).
   int KeptSteps(const std::string& device) const;
   int SlowSteps(const std::string& device) const;
 
@@ -154,6 +176,7 @@ class ProfileBuilder {
   std::set<int> SlowStepIds(const std::string& device) const;
 
   double slow_tolerance_;
+  OpTime op_time_;
   bool previous_model_ = false;
   std::map<std::pair<std::string, std::string>, Samples> ops_;       // (device, signature)
   std::map<std::string, std::vector<double>> dispatch_;              // device -> per step: s per op

@@ -67,4 +67,14 @@ TEST(ProfileCommandTest, ACorruptProfileIsAOneLineErrorNamingIt) {
   EXPECT_NE(r.err.find(prof + ":1: not a planner profile"), std::string::npos) << r.err;
 }
 
+TEST(ProfileCommandTest, AnUnknownOpTimeIsAOneLineErrorNamingIt) {
+  RunResult r = Planner("profile --op-time median " + Model("emotion") + " " +
+                        Config("local-2cpu") + " -o " + planner_test::ScratchDir() + "/x.prof");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--op-time must be steady-mean, mean or step-median, not 'median'"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace

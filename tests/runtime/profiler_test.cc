@@ -87,10 +87,53 @@ StepStats Alone(const graph::Graph& g, int device, double factor) {
   return s;
 }
 
-TEST(ProfileBuilderTest, AStepDuringWhichTheDeviceRanSlowIsLeftOut) {
+TEST(ProfileBuilderTest, OpTimesAsStepMediansAreTheirShareOfTheMedianStepSlowStepsCounted) {
   const graph::Graph g = Chain();
   const cluster::Cluster c = TwoCpus();
-  ProfileBuilder b(0.10);
+  ProfileBuilder b(0.10, OpTime::kStepMedian);
+  for (double factor : {1.0, 1.2, 1.4, 1.3, 0.9}) b.AddStep(g, c, 0, Alone(g, 0, factor));
+  EXPECT_EQ(b.KeptSteps("cpu0"), 5) << "every step counts";
+  EXPECT_EQ(b.SlowSteps("cpu0"), 1) << "x1.4 is over 10% slower than the median x1.2 (x1.3 is not)";
+  Profile p;
+  EXPECT_EQ(b.Finish(&p), 3);
+  const OpTiming* neg = p.Find("cpu0", graph::OpSignature(g, g.Find("b")));
+  ASSERT_NE(neg, nullptr);
+  EXPECT_NEAR(neg->seconds, 24e-6, 1e-12) << "20 us in the median step (x1.2)";
+  EXPECT_EQ(neg->samples, 5);
+  // Relu runs twice a step (a and d: 10 us each): its mean within a step, then the median.
+  const OpTiming* relu = p.Find("cpu0", graph::OpSignature(g, g.Find("a")));
+  ASSERT_NE(relu, nullptr);
+  EXPECT_NEAR(relu->seconds, 12e-6, 1e-12);
+}
+
+TEST(ProfileBuilderTest, OpTimesAsTheMeanTakeEverySample) {
+  const graph::Graph g = Chain();
+  const cluster::Cluster c = TwoCpus();
+  ProfileBuilder b(0.10, OpTime::kMean);
+  for (double factor : {1.0, 1.0, 1.4, 1.0}) b.AddStep(g, c, 0, Alone(g, 0, factor));
+  EXPECT_EQ(b.KeptSteps("cpu0"), 4);
+  Profile p;
+  EXPECT_EQ(b.Finish(&p), 3);
+  const OpTiming* neg = p.Find("cpu0", graph::OpSignature(g, g.Find("b")));
+  ASSERT_NE(neg, nullptr);
+  EXPECT_NEAR(neg->seconds, 22e-6, 1e-12) << "the mean of 20, 20, 28 and 20 us";
+}
+
+TEST(ProfileBuilderTest, OpTimeNamesParse) {
+  OpTime t = OpTime::kMean;
+  EXPECT_TRUE(ParseOpTime("steady-mean", &t));
+  EXPECT_EQ(t, OpTime::kSteadyMean);
+  EXPECT_TRUE(ParseOpTime("step-median", &t));
+  EXPECT_EQ(t, OpTime::kStepMedian);
+  EXPECT_TRUE(ParseOpTime("mean", &t));
+  EXPECT_EQ(t, OpTime::kMean);
+  EXPECT_FALSE(ParseOpTime("median", &t));
+}
+
+TEST(ProfileBuilderTest, AStepDuringWhichTheDeviceRanSlowIsLeftOutByDefault) {
+  const graph::Graph g = Chain();
+  const cluster::Cluster c = TwoCpus();
+  ProfileBuilder b;
   for (double factor : {1.0, 1.0, 1.4, 1.0}) b.AddStep(g, c, 0, Alone(g, 0, factor));
   EXPECT_EQ(b.KeptSteps("cpu0"), 3);
   EXPECT_EQ(b.SlowSteps("cpu0"), 1);
