@@ -17,11 +17,11 @@ const CommandSpec kSpec{
     "Measures, on each real device of DEVICES, the time of every distinct op signature (type,\n"
     "input shapes, attributes) of MODEL's training step, forward and gradient, in rounds that\n"
     "interleave the devices; by default a step during which a device ran slow is left out and\n"
-    "measured again (--op-time). Also fits each link between real devices as latency + "
-    "bytes/bandwidth, and times\n"
-    "the hand-off of an op between devices. PROFILE is read first when it\n"
-    "exists: signatures and links already in it are reused, not measured again (profiling a\n"
-    "model twice costs nothing the second time), and it is written back atomically.\n"
+    "measured again (--op-time). Also fits each link between real devices as latency +\n"
+    "bytes/bandwidth, and times the hand-off of an op between devices. PROFILE is read first\n"
+    "when it exists: signatures and links already in it are reused, not measured again\n"
+    "(profiling a model twice costs nothing the second time), and it is written back\n"
+    "atomically.\n"
     "Format: docs/file-formats.md.",
     {"MODEL", "DEVICES"},
     {{"-o", "PROFILE", "profile file to extend (required)"},

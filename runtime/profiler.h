@@ -99,11 +99,11 @@ struct ProfileReport {
 };
 
 // Turns timelines of steps run with every op on one device into profile entries:
-// per op signature the mean kernel time (samples over three times the median, a
-// preempted kernel, left out), its spread, and the bytes its outputs occupy;
-// per device the executor's time per op outside kernels. Steps during which the
-// device ran slow are counted, and left out with OpTime::kSteadyMean (see above). What ProfileGraph
-// uses, and what a benchmark that interleaves profiling with measuring can use.
+// per op signature its kernel time as its OpTime estimates it, its spread, and
+// the bytes its outputs occupy; per device the executor's time per op outside
+// kernels. Steps during which the device ran slow are counted, and left out
+// with OpTime::kSteadyMean (see above). What ProfileGraph uses, and what a
+// benchmark that interleaves profiling with measuring can use.
 class ProfileBuilder {
  public:
   explicit ProfileBuilder(double slow_tolerance = 0.10, OpTime op_time = OpTime::kSteadyMean)
