@@ -32,8 +32,9 @@
 // nothing about the simulator. "The hardware against itself": tau-b between
 // the medians of the even and of the odd rounds, the agreement the machine's
 // own noise leaves two measurements of the same placements; a simulator
-// cannot be expected to rank a model's placements better than that. (Each half
-// has half the rounds, so this understates how well the full medians repeat.)
+// cannot be expected to rank a model's placements much better than that (each
+// half has half the rounds, so this understates how well the full medians
+// repeat).
 //
 //   sim_accuracy [--rounds R] [--models DIR] [--only A,B] [--held-out A,B]
 //                [--spin DURATION] [--search SECONDS] [--diff N]
