@@ -28,7 +28,8 @@ const CommandSpec kSpec{
      {"--steps", "N", "timed steps kept per device (default 7)"},
      {"--warmup", "W", "untimed steps first (default 2)"},
      {"--op-time", "NAME",
-      "steady-mean (default: the mean over the steps no device ran over 10% slow in; slow ones "
+      "steady-mean (default: the mean over the steps in which the device ran under 10% slow; slow "
+      "ones "
       "are measured again), mean (over every step) or step-median (each step's mean, the median "
       "over every step)"},
      BatchFlag(),
