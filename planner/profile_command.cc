@@ -28,10 +28,9 @@ const CommandSpec kSpec{
      {"--steps", "N", "timed steps kept per device (default 7)"},
      {"--warmup", "W", "untimed steps first (default 2)"},
      {"--op-time", "NAME",
-      "steady-mean (default: the mean over the steps in which the device ran under 10% slow; slow "
-      "ones "
-      "are measured again), mean (over every step) or step-median (each step's mean, the median "
-      "over every step)"},
+      "steady-mean (default: the mean over the steps in which the device ran under 10% slow; "
+      "slow ones are measured again), mean (over every step) or step-median (each step's mean, "
+      "the median over every step)"},
      BatchFlag(),
      InputShapeFlag(),
      {"--optimizer", "NAME", "sgd (default) or momentum"}}};
