@@ -484,13 +484,20 @@ int main(int argc, char** argv) {
         "", kTauTarget, s.reaching, s.models, s.self_reaching, s.worst_self_tau);
   }
 
-  // The ablations' figures, on the same measurements.
-  auto print_ablation = [&](const char* what, double Placed::*simulated) {
-    std::printf("%s, on the same measurements:\n", what);
+  // The single-device placements' median signed error: how far the profile's
+  // op times sit from the rounds they were measured in.
+  auto print_single_bias = [&](double Placed::*simulated) {
     std::vector<double> single_signed;
     for (const Placed& p : placed) {
       if (p.single >= 0) single_signed.push_back(p.*simulated / bench::Median(p.measured) - 1);
     }
+    std::printf("%-12s single-device placements: median error (signed) %+.1f%%\n", "",
+                100 * bench::Median(single_signed));
+  };
+  print_single_bias(&Placed::simulated);
+  // The ablations' figures, on the same measurements.
+  auto print_ablation = [&](const char* what, double Placed::*simulated) {
+    std::printf("%s, on the same measurements:\n", what);
     for (int g = 0; g < 2; ++g) {
       std::vector<double> group_errors;
       std::vector<Agreement> group_agreements;
@@ -512,29 +519,20 @@ int main(int argc, char** argv) {
           names[g], s.placements, s.models, 100 * s.median, 100 * s.p90, s.worst_tau,
           s.worst_tau_resolved);
     }
-    std::printf("%-12s single-device placements: median error (signed) %+.1f%%\n", "",
-                100 * bench::Median(single_signed));
+    print_single_bias(simulated);
   };
-  {
-    std::vector<double> single_signed;
-    for (const Placed& p : placed) {
-      if (p.single >= 0) single_signed.push_back(p.simulated / bench::Median(p.measured) - 1);
-    }
-    std::printf("%-12s single-device placements: median error (signed) %+.1f%%\n", "",
-                100 * bench::Median(single_signed));
-  }
   print_ablation(
       "the previous model of sharing the host (no cold kernels or cross-device dispatch, median "
       "poll)",
       &Placed::simulated_warm);
   // Op times estimated otherwise (runtime::OpTime), everything refitted.
+  machine_steps.set_previous_model(false);
   for (const runtime::OpTime op_time : {runtime::OpTime::kMean, runtime::OpTime::kStepMedian}) {
     runtime::Profile other = machine;
     for (size_t k = 0; k < models.size(); ++k) {
       ops[k].set_op_time(op_time);
       if (!HeldOut(o, models[k].name)) ops[k].Finish(&other);
     }
-    machine_steps.set_previous_model(false);
     machine_steps.Finish(&other);
     for (size_t k = 0; k < models.size(); ++k) {
       runtime::Profile p = MachineFigures(other, machine);
