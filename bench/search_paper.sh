@@ -8,11 +8,13 @@
 #     `--iterations 0 --refine BUDGET+REFINE`;
 #   - the two together: `--budget BUDGET --refine REFINE`, and with PATIENCE set
 #     `--patience PATIENCE` (the policy stops once its best has not improved for
-#     that long and the climb gets the budget left);
+#     that long and the climb gets the budget left), and with ORDER=climb-first
+#     `--order climb-first` (the climb first, until it stalls for PATIENCE or
+#     60 s, then the policy from its result, then the climb for the time left);
 # each contender's improvement over the best baseline, the paper's improvement,
 # and the simulator's lower bound on any placement's step time with the largest
 # improvement it leaves (runtime/simulator.h).
-#   [MODELS="nmt4 nmt8"] [PATIENCE=60s] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
+#   [MODELS="nmt4 nmt8"] [PATIENCE=60s] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
 # configs/search-ppo.yaml, "" for the compiled one; MODELS picks rows by name,
@@ -68,7 +70,8 @@ for row in "${rows[@]}"; do
   }
   run policy --budget "$budget" --refine 0
   run climb --iterations 0 --refine "${total}s"
-  run both --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"}
+  run both --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
+    ${ORDER:+--order "$ORDER"}
   log="$out/$name-both.log"
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4)}' "$log")
   col() { awk -v m="$1" '$1==m{print ($2=="out" ? "OOM" : $2=="skipped:" ? "skipped" : $2)}' "$log"; }
@@ -82,5 +85,6 @@ for row in "${rows[@]}"; do
 done
 echo
 echo "times in ms; improvements over the best baseline; policy alone: --budget $budget --refine 0;"
-echo "climb alone: --iterations 0 --refine ${total}s; policy + climb: --budget $budget --refine $refine"
+echo "climb alone: --iterations 0 --refine ${total}s; policy + climb: --budget $budget --refine $refine" \
+  "${PATIENCE:+--patience $PATIENCE} ${ORDER:+--order $ORDER}"
 cat "$table"

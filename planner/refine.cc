@@ -46,7 +46,19 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
   }
 
   RefineResult r{start, start_s, static_cast<int>(units.size())};
-  auto out_of_time = [&] { return elapsed() >= options.budget_s || (stop && *stop); };
+  // stall_s counts once the sweeps have converged: from the first kick, or the
+  // last that gained at least kStallGain (relative; gains down to rounding do
+  // not count).
+  constexpr double kStallGain = 1e-6;
+  std::optional<double> kicks_gained_s;  // set when the kicks start
+  double gained_to_s = start_s;
+  auto out_of_time = [&] {
+    if (options.stall_s > 0 && kicks_gained_s && elapsed() - *kicks_gained_s >= options.stall_s) {
+      r.stalled = elapsed() < options.budget_s;
+      return true;
+    }
+    return elapsed() >= options.budget_s || (stop && *stop);
+  };
 
   // Moves `unit` to whichever other device makes (current, current_s) fastest,
   // if any does; true when it moved.
@@ -128,11 +140,16 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
       }
     }
   };
-  climb(r.device_of_node, r.step_s);
-  std::mt19937_64 rng(options.seed);
+  if (!options.start_converged) climb(r.device_of_node, r.step_s);
+  kicks_gained_s = elapsed();
+  gained_to_s = r.step_s;
   int fruitless = 0;
   while (r.kicks < options.kicks && fruitless < options.patience && num_devices > 1 &&
          !units.empty() && !out_of_time()) {
+    // Each kick draws from its own generator, so a resumed climb can go on
+    // with kick `first_kick` whatever the draws before it.
+    const uint64_t kick = static_cast<uint64_t>(options.first_kick) + r.kicks;
+    std::mt19937_64 rng(options.seed + 0x9E3779B97F4A7C15ULL * (kick + 1));
     ++r.kicks;
     std::vector<int> current = r.device_of_node;
     for (int k = 0; k < options.kick_units; ++k) {
@@ -146,6 +163,10 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
     if (!e.status.ok()) continue;  // out of memory, say: kick again
     double current_s = e.step_s;
     climb(current, current_s);
+    if (current_s < gained_to_s * (1 - kStallGain)) {
+      kicks_gained_s = elapsed();
+      gained_to_s = current_s;
+    }
     if (current_s < r.step_s * (1 - 1e-9)) {
       r.device_of_node = std::move(current);
       r.step_s = current_s;
@@ -172,6 +193,7 @@ MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
   const auto t0 = Clock::now();
   RefineOptions trial = options;
   trial.kicks = 0;
+  trial.stall_s = 0;
   trial.budget_s = options.budget_s / (2.0 * static_cast<double>(starts.size()));
   MultiStartResult out;
   RefineResult total;
@@ -203,6 +225,7 @@ MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
   add(r);
   total.device_of_node = std::move(r.device_of_node);
   total.step_s = r.step_s;
+  total.stalled = r.stalled;
   total.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   out.refine = std::move(total);
   return out;

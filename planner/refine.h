@@ -17,8 +17,10 @@
 // keeps anything. Then, while time is left, the climb restarts from the best
 // placement with a few random units moved to random devices (a kick: iterated
 // local search), and a climb that ends faster than the best becomes the best,
-// until `patience` kicks in a row found nothing. Its result is reported apart
-// from the policy's (method "search+refine").
+// until `patience` kicks in a row found nothing, or, with `stall_s`, until the
+// kicks have not improved the best for that long (the search then gives the
+// policy the time left: --order climb-first). Its result is reported apart from the
+// policy's (method "search+refine").
 //
 // Thread safety: Refine evaluates one unit's candidate moves on several threads
 // when the reward source is concurrent; the caller's flag `stop` is read between
@@ -41,7 +43,14 @@ struct RefineOptions {
   int patience = 500;         // ...ending after this many in a row found nothing faster
   int kick_units = 3;         // units a kick moves
   bool critical_path = true;  // also try single ops of the critical path (false: scopes only)
-  uint64_t seed = 1;          // of the kicks' choices
+  double stall_s = 0;  // seconds of kicks without a better best (by 1 ppm) that end it (0: never)
+  uint64_t seed = 1;   // of the kicks' choices
+  // A climb resumed (--order climb-first, after the policy): the start is an
+  // earlier climb's result, which had made `first_kick` kicks with this seed;
+  // the sweeps from it are skipped and the kicks go on where they stopped, so
+  // that a resumed climb makes the kicks one run straight through would have.
+  int first_kick = 0;
+  bool start_converged = false;
 };
 
 struct RefineResult {
@@ -56,6 +65,7 @@ struct RefineResult {
   int kicks = 0;           // restarts from a kicked best
   int kicks_kept = 0;      // of which ended faster than the best before them
   double seconds = 0;
+  bool stalled = false;  // ended by stall_s, with time left
 };
 
 // Starts from `start` (which ran in `start_s` seconds per step).
@@ -78,8 +88,9 @@ struct MultiStartResult {
 // The best of several starts is not always the best to climb from: a climb
 // over name scopes goes far from a placement made of whole scopes (a layer per
 // GPU) and little from one scattered op by op, even a faster one. So each start
-// gets a climb of budget_s / (2 x starts) (no kicks), and the best result of
-// those goes on with Refine for the rest of the budget. One start: Refine.
+// gets a climb of budget_s / (2 x starts) (no kicks, no stall_s), and the best
+// result of those goes on with Refine for the rest of the budget. One start:
+// Refine.
 MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
                                   const RewardSource& reward,
                                   const std::vector<RefineStart>& starts,

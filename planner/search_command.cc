@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -43,7 +44,8 @@ const CommandSpec kSpec{
     "       [--resume CKPT] [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb]\n"
     "       [--steps N] [--rounds N] [--significance ALPHA] [--batch N] [--input-shape "
     "NAME=D0,...]\n"
-    "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]",
+    "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
+    "       [--refine DURATION] [--patience DURATION] [--order policy-first|climb-first]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -81,7 +83,11 @@ const CommandSpec kSpec{
       "(default 60s; 0: off)"},
      {"--patience", "DURATION",
       "with --budget: end the policy's search once its best has not improved for this long, "
-      "and give the hill climb the budget left (default: off)"},
+      "and give the hill climb the budget left (default: off; 60s with --order climb-first)"},
+     {"--order", "NAME",
+      "policy-first (default: the policy, then the climb from its best) or climb-first (the "
+      "climb from the baselines until it converges and its kicks find nothing for --patience, "
+      "the policy from its result, then the climb again; --budget + --refine in all; sim only)"},
      {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
      {"--rounds", "N",
       "real devices: interleaved rounds comparing the result with the best baseline (default 9)"},
@@ -94,6 +100,9 @@ const CommandSpec kSpec{
      {"--ps-timeout", "DURATION", "give up on a parameter server silent this long (default 60s)"}}};
 
 constexpr char kName[] = "planner search: ";
+// --order climb-first without --patience: how long the climb, then the
+// policy, may go without a better placement before handing the time on.
+constexpr double kClimbFirstPatienceS = 60;
 
 int Fail(const graph::Status& st) { return ReportError(kName, st); }
 
@@ -104,6 +113,7 @@ struct SearchFlags {
   std::optional<double> budget_s;     // search seconds in all
   double refine_s = 60;               // the hill climb's seconds (0: off)
   double patience_s = 0;              // the policy's search ends after this long without a gain
+  bool climb_first = false;           // --order climb-first: the climb, the policy, the climb
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
   VerdictOptions verdict;
@@ -138,6 +148,20 @@ graph::Status ParseSearchFlags(const Args& args, SearchFlags* f) {
     }
     GRAPH_ASSIGN_OR_RETURN(f->patience_s,
                            ParseDurationSeconds("--patience", args.Get("--patience")));
+  }
+  const std::string order = args.Get("--order", "policy-first");
+  if (order != "policy-first" && order != "climb-first") {
+    return graph::InvalidArgument("--order: '" + order +
+                                  "' is not an order (policy-first or climb-first)");
+  }
+  f->climb_first = order == "climb-first";
+  if (f->climb_first) {
+    if (!f->budget_s || f->refine_s == 0 || f->reward != "sim") {
+      return graph::InvalidArgument(
+          "--order climb-first goes with --budget, --reward sim and a hill climb (not --refine "
+          "0)");
+    }
+    if (f->patience_s == 0) f->patience_s = kClimbFirstPatienceS;
   }
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,
@@ -265,6 +289,21 @@ void PrintResult(const std::string& reward_name, const Search& search, const std
   }
 }
 
+// With sim rewards: names the op types the simulator can only estimate.
+void PrintOpsWithoutKernels(const graph::Graph& training) {
+  std::set<std::string> no_kernel;
+  for (const graph::Node& n : training.nodes()) {
+    if (runtime::RunsKernel(n.op) && !runtime::FindKernel(n.op)) no_kernel.insert(n.op);
+  }
+  if (no_kernel.empty()) return;
+  std::string list;
+  for (const std::string& op : no_kernel) list += (list.empty() ? "" : ", ") + op;
+  std::printf(
+      "note: %zu op types have no kernel here (%s): the simulator places them by its "
+      "roofline estimate, and the result cannot be measured on this machine\n",
+      no_kernel.size(), list.c_str());
+}
+
 // What one update's placements cost: the mean and min of those that ran.
 struct UpdateSummary {
   double mean_s = 0, min_s = 0;  // 0 when none ran
@@ -287,16 +326,15 @@ UpdateSummary Summarize(const SearchIteration& it) {
 
 // "update 12: best 1.234 ms (etf), mean 2.345 ms, 0 failed, elapsed 3 s, ETA 57 s".
 std::string ProgressLine(int iteration, const Search& search, const UpdateSummary& u,
-                         const SearchFlags& flags) {
+                         std::optional<double> budget_s, std::optional<int64_t> iterations) {
   std::string eta;
-  if (flags.budget_s) {
+  if (budget_s) {
     eta = ", ETA " +
-          std::to_string(static_cast<int>(std::max(0.0, *flags.budget_s - search.elapsed_s()))) +
-          " s";
-  } else if (flags.iterations && iteration > 0) {
+          std::to_string(static_cast<int>(std::max(0.0, *budget_s - search.elapsed_s()))) + " s";
+  } else if (iterations && iteration > 0) {
     eta = ", ETA " +
           std::to_string(
-              static_cast<int>(search.elapsed_s() / iteration * (*flags.iterations - iteration))) +
+              static_cast<int>(search.elapsed_s() / iteration * (*iterations - iteration))) +
           " s";
   }
   const std::string best_text =
@@ -357,6 +395,111 @@ ClimbResult ClimbFromStarts(const graph::Graph& forward, const cluster::Cluster&
   return out;
 }
 
+// What the policy's updates write as they go.
+struct PolicyOutputs {
+  std::ofstream* csv;                         // a row per update; null: none
+  std::vector<CurvePoint>* curve;             // for the SVG
+  std::function<graph::Status()> write_best;  // the placement file, at every improvement
+  std::string checkpoint_path;                // saved every 30 s; empty: none
+  SearchIdentity identity;
+};
+
+struct PolicyPhase {
+  graph::Status status = graph::Status::Ok();  // a failed update or output
+  double left_s = 0;                           // of the budget, when the patience ended the phase
+};
+
+// Policy updates until --iterations, `budget_s` of search time in all, a
+// signal, or, with `patience_s` > 0, once the best has not improved for that
+// long since `patience_from_s` (search time) or the best's own time.
+PolicyPhase RunPolicy(Search& search, const RewardSource& reward, const SearchFlags& flags,
+                      std::optional<double> budget_s, double patience_s, double patience_from_s,
+                      const PolicyOutputs& out) {
+  using Clock = std::chrono::steady_clock;
+  auto last_print = Clock::now() - std::chrono::seconds(10);
+  auto last_checkpoint = Clock::now();
+  PolicyPhase phase;
+  while (!StopOnSignals::requested()) {
+    if (flags.iterations && search.iterations() >= *flags.iterations) break;
+    if (budget_s && search.elapsed_s() >= *budget_s) break;
+    if (patience_s > 0 && budget_s && search.best()) {
+      const double since = std::max(patience_from_s, search.best()->found_at_s);
+      if (search.elapsed_s() - since >= patience_s) {
+        phase.left_s = *budget_s - search.elapsed_s();
+        std::printf(
+            "policy search: no better placement in the last %.0f s; its %.0f s left go to "
+            "the hill climb\n",
+            search.elapsed_s() - since, phase.left_s);
+        break;
+      }
+    }
+    SearchIteration it = search.Step(reward);
+    if (phase.status = it.status; !phase.status.ok()) break;
+    const UpdateSummary u = Summarize(it);
+    const double best = search.best() ? search.best()->step_s : 0;
+    out.curve->push_back({it.iteration, u.mean_s, best});
+    if (out.csv) {
+      char row[256];
+      std::snprintf(row, sizeof row, "%d,%.3f,%.9g,%.9g,%d,%.9g,%.6g,%.6g,%.6g\n", it.iteration,
+                    search.elapsed_s(), u.mean_s, u.min_s, u.failed, best, it.baseline,
+                    it.learning_rate, it.grad_norm);
+      *out.csv << row << std::flush;
+    }
+    if (it.improved) {
+      if (phase.status = out.write_best(); !phase.status.ok()) break;
+    }
+    const auto now = Clock::now();
+    if (it.improved || now - last_print >= std::chrono::seconds(1)) {
+      std::printf("%s\n",
+                  ProgressLine(it.iteration, search, u, budget_s, flags.iterations).c_str());
+      std::fflush(stdout);
+      last_print = now;
+    }
+    if (!out.checkpoint_path.empty() && now - last_checkpoint >= std::chrono::seconds(30)) {
+      if (phase.status = search.Save(out.checkpoint_path, out.identity); !phase.status.ok()) break;
+      last_checkpoint = now;
+    }
+  }
+  return phase;
+}
+
+struct ClimbPhase {
+  std::optional<BestPlacement> found;  // faster than its start; step time on the search's reward
+  std::vector<int> ended_at;           // the climb's placement, found or not
+  int kicks = 0;                       // made after its sweeps converged
+  double seconds = 0;
+  bool stalled = false;  // ended by RefineOptions::stall_s
+};
+
+// ClimbFromStarts from `best` and `baselines` on `climb_on`; a placement it
+// improved on the simulator behind measured rewards is measured on `reward`
+// (the simulator proposes, the hardware decides).
+ClimbPhase ClimbAndMeasure(const graph::Graph& forward, const cluster::Cluster& c,
+                           const RewardSource& climb_on, const RewardSource& reward,
+                           const BestPlacement& best, std::vector<RefineStart> baselines,
+                           const RefineOptions& options) {
+  const ClimbResult climb =
+      ClimbFromStarts(forward, c, climb_on, best, std::move(baselines), options);
+  const RefineResult& r = climb.result.refine;
+  const RefineStart& from = climb.starts[climb.result.chosen];
+  ClimbPhase out{std::nullopt, r.device_of_node, r.kicks, r.seconds, r.stalled};
+  if (r.step_s >= from.step_s) return out;
+  double step_s = r.step_s;
+  if (&climb_on != &reward) {
+    const Evaluation measured = reward.Evaluate(r.device_of_node);
+    std::printf("refine: its placement (%s simulated) measured %s\n", FormatMs(r.step_s).c_str(),
+                DescribeEvaluation(measured).c_str());
+    if (!measured.status.ok()) return out;
+    step_s = measured.step_s;
+  }
+  // A climb from a climbed placement keeps its name ("expert+refine").
+  const bool climbed =
+      from.method.size() > 7 && from.method.compare(from.method.size() - 7, 7, "+refine") == 0;
+  out.found = BestPlacement{climbed ? from.method : from.method + "+refine", step_s,
+                            r.device_of_node, 0, 0};
+  return out;
+}
+
 }  // namespace
 
 int SearchCommand(int argc, char** argv) {
@@ -371,7 +514,6 @@ int SearchCommand(int argc, char** argv) {
     return std::cerr << kName << st.message() << "\n", 2;
   }
   const std::string& reward_name = flags.reward;
-  const std::optional<int64_t>& iterations = flags.iterations;
   const std::optional<double>& budget_s = flags.budget_s;
   const double refine_s = flags.refine_s;
   const uint64_t seed = flags.seed;
@@ -417,20 +559,7 @@ int SearchCommand(int argc, char** argv) {
   std::printf("%s on %s: %d ops to place (training graph of %d nodes), %d devices, reward %s\n",
               model_path.c_str(), devices_path.c_str(), forward.size(),
               setup->training.graph.size(), num_devices, reward_name.c_str());
-  if (reward_name == "sim") {
-    std::set<std::string> no_kernel;
-    for (const graph::Node& n : setup->training.graph.nodes()) {
-      if (runtime::RunsKernel(n.op) && !runtime::FindKernel(n.op)) no_kernel.insert(n.op);
-    }
-    if (!no_kernel.empty()) {
-      std::string list;
-      for (const std::string& op : no_kernel) list += (list.empty() ? "" : ", ") + op;
-      std::printf(
-          "note: %zu op types have no kernel here (%s): the simulator places them by its "
-          "roofline estimate, and the result cannot be measured on this machine\n",
-          no_kernel.size(), list.c_str());
-    }
-  }
+  if (reward_name == "sim") PrintOpsWithoutKernels(setup->training.graph);
 
   const SearchIdentity identity{ModelDigest(forward), c.digest, reward_name};
   auto make_placement = [&](const BestPlacement& b, double seconds, int iters) {
@@ -549,62 +678,48 @@ int SearchCommand(int argc, char** argv) {
              "rate,grad_norm\n";
   }
 
-  // Through the search and the hill climb.
+  // Through the search and the hill climb: with --order climb-first the climb
+  // goes first, from the baselines, until it stalls; the policy then starts
+  // from its result (the best, which the policy imitates), and the climb gets
+  // whatever time the policy leaves. The policy costs the climb nothing while
+  // the climb still improves.
   std::optional<StopOnSignals> stop_on_signals(std::in_place);
-  using Clock = std::chrono::steady_clock;
-  auto last_print = Clock::now() - std::chrono::seconds(10);
-  auto last_checkpoint = Clock::now();
   std::vector<CurvePoint> curve;
-  graph::Status failure = graph::Status::Ok();
-  // --patience counts from the policy's first update (after any warm start),
-  // or across a resume from the best's own time.
-  const double policy_start_s = resumed ? 0 : search.elapsed_s();
-  double handed_to_climb_s = 0;  // --patience: the budget the policy left
-  while (!StopOnSignals::requested()) {
-    if (iterations && search.iterations() >= *iterations) break;
-    if (budget_s && search.elapsed_s() >= *budget_s) break;
-    if (flags.patience_s > 0 && climb_on && search.best()) {
-      const double since = std::max(policy_start_s, search.best()->found_at_s);
-      if (search.elapsed_s() - since >= flags.patience_s) {
-        handed_to_climb_s = *budget_s - search.elapsed_s();
-        std::printf(
-            "policy search: no better placement in the last %.0f s; its %.0f s left go to "
-            "the hill climb\n",
-            search.elapsed_s() - since, handed_to_climb_s);
-        break;
-      }
+  const PolicyOutputs outputs{csv.is_open() ? &csv : nullptr, &curve, write_best, checkpoint_path,
+                              identity};
+  const double total_s = budget_s ? *budget_s + refine_s : 0;  // climb-first: every phase's
+  std::optional<ClimbPhase> first_climb;
+  double climbed_s = 0;  // its seconds
+  if (flags.climb_first && !resumed && search.best() && !StopOnSignals::requested()) {
+    RefineOptions first;
+    first.budget_s = total_s;
+    first.stall_s = flags.patience_s;
+    first.seed = seed;
+    const ClimbPhase climb =
+        ClimbAndMeasure(forward, c, *climb_on, *reward, *search.best(), baselines_ran, first);
+    climbed_s = climb.seconds;
+    first_climb = climb;
+    if (climb.found) {
+      search.Offer(climb.found->method, climb.found->device_of_node,
+                   Evaluation{graph::Status::Ok(), climb.found->step_s}, 0);
+      if (graph::Status st = write_best(); !st.ok()) return Fail(st);
     }
-    SearchIteration it = search.Step(*reward);
-    if (failure = it.status; !failure.ok()) break;
-    const UpdateSummary u = Summarize(it);
-    const double mean = u.mean_s, min = u.min_s;
-    const int failed = u.failed;
-    const double best = search.best() ? search.best()->step_s : 0;
-    curve.push_back({it.iteration, mean, best});
-    if (csv.is_open()) {
-      char row[256];
-      std::snprintf(row, sizeof row, "%d,%.3f,%.9g,%.9g,%d,%.9g,%.6g,%.6g,%.6g\n", it.iteration,
-                    search.elapsed_s(), mean, min, failed, best, it.baseline, it.learning_rate,
-                    it.grad_norm);
-      csv << row << std::flush;
-    }
-    if (it.improved) {
-      if (failure = write_best(); !failure.ok()) break;
-    }
-    const auto now = Clock::now();
-    if (it.improved || now - last_print >= std::chrono::seconds(1)) {
-      std::printf("%s\n", ProgressLine(it.iteration, search, u, flags).c_str());
-      std::fflush(stdout);
-      last_print = now;
-    }
-    if (!checkpoint_path.empty() && now - last_checkpoint >= std::chrono::seconds(30)) {
-      if (failure = search.Save(checkpoint_path, identity); !failure.ok()) break;
-      last_checkpoint = now;
-    }
+    const char* why = climb.stalled               ? "its kicks found nothing for --patience"
+                      : climbed_s < total_s - 0.5 ? "its kicks exhausted"
+                                                  : "out of time";
+    std::printf("climb first: %s after %.0f s (%s); the policy starts from it with %.0f s\n",
+                FormatMs(search.best()->step_s).c_str(), climbed_s, why,
+                std::max(0.0, *budget_s - climbed_s));
   }
+  const double policy_from_s = search.elapsed_s();
+  std::optional<double> policy_budget_s = budget_s;
+  if (flags.climb_first) policy_budget_s = std::max(0.0, *budget_s - climbed_s);
+  const PolicyPhase policy =
+      RunPolicy(search, *reward, flags, policy_budget_s, climb_on ? flags.patience_s : 0,
+                resumed ? 0 : policy_from_s, outputs);
   if (StopOnSignals::requested())
     std::printf("stopped by a signal after %d updates; files are complete\n", search.iterations());
-  if (!failure.ok()) return Fail(failure);
+  if (!policy.status.ok()) return Fail(policy.status);
   if (!checkpoint_path.empty()) {
     if (graph::Status st = search.Save(checkpoint_path, identity); !st.ok()) return Fail(st);
   }
@@ -620,26 +735,32 @@ int SearchCommand(int argc, char** argv) {
   std::printf("policy search: best %s (%s) after %d updates, %.1f s\n",
               FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
               search.elapsed_s());
-  if (climb_on && refine_s > 0 && !StopOnSignals::requested()) {
+  const double last_climb_s = flags.climb_first
+                                  ? std::max(0.0, total_s - climbed_s - search.elapsed_s())
+                                  : refine_s + policy.left_s;
+  if (climb_on && refine_s > 0 && last_climb_s > 0 && !StopOnSignals::requested()) {
     RefineOptions refine;
-    refine.budget_s = refine_s + handed_to_climb_s;
+    refine.budget_s = last_climb_s;
     refine.seed = seed;
-    const ClimbResult climb = ClimbFromStarts(forward, c, *climb_on, best, baselines_ran, refine);
-    const RefineResult& r = climb.result.refine;
-    const RefineStart& from = climb.starts[climb.result.chosen];
-    double step_s = r.step_s;
-    if (climb_on != reward && r.step_s < from.step_s) {
-      const Evaluation measured = reward->Evaluate(r.device_of_node);
-      std::printf("refine: its placement (%s simulated) measured %s\n", FormatMs(r.step_s).c_str(),
-                  DescribeEvaluation(measured).c_str());
-      step_s = measured.status.ok() ? measured.step_s : best.step_s;
+    // Climb-first: the baselines were climbed already; the first climb's kicks
+    // go on where they stopped, from its result when the policy found nothing
+    // better, so the policy costs the climb its time and nothing else.
+    if (first_climb) {
+      refine.first_kick = first_climb->kicks;
+      refine.start_converged =
+          first_climb->kicks > 0 && best.device_of_node == first_climb->ended_at;
     }
-    if (step_s < best.step_s) {
-      best = BestPlacement{from.method + "+refine", step_s, r.device_of_node, search.iterations(),
-                           search.elapsed_s() + r.seconds};
+    const ClimbPhase climb =
+        ClimbAndMeasure(forward, c, *climb_on, *reward, best,
+                        flags.climb_first ? std::vector<RefineStart>{} : baselines_ran, refine);
+    if (climb.found && climb.found->step_s < best.step_s) {
+      best = *climb.found;
+      best.iteration = search.iterations();
+      best.found_at_s = search.elapsed_s() + climb.seconds;
       if (!out_path.empty()) {
         graph::Status st = WritePlacement(
-            out_path, make_placement(best, search.elapsed_s() + r.seconds, search.iterations()));
+            out_path,
+            make_placement(best, search.elapsed_s() + climb.seconds, search.iterations()));
         if (!st.ok()) return Fail(st);
       }
     }

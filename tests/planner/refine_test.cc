@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "graph/graphdef.h"
+#include "tests/planner/fake_reward.h"
 #include "tests/planner/search_test_util.h"
 
 namespace planner {
@@ -82,6 +83,52 @@ TEST(RefineTest, KicksStopAtTheBudget) {
   RefineResult r = Refine(f.p.forward, 3, *f.reward, start, e.step_s, o, nullptr);
   EXPECT_GT(r.kicks, 0);
   EXPECT_LT(r.seconds, 5.0);
+}
+
+// --order climb-first stops the climb for the policy and resumes it after: the
+// resumed climb skips the sweeps of a converged start and makes the kicks that
+// one run straight through would have made.
+TEST(RefineTest, AResumedClimbMakesTheKicksOfOneRunStraightThrough) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 1);
+  const double start_s = f.reward->Evaluate(start).step_s;
+  RefineOptions o;
+  o.kicks = 8;
+  const RefineResult straight = Refine(f.p.forward, 3, *f.reward, start, start_s, o, nullptr);
+  o.kicks = 3;
+  const RefineResult before = Refine(f.p.forward, 3, *f.reward, start, start_s, o, nullptr);
+  ASSERT_EQ(before.kicks, 3);
+  o.kicks = 5;
+  o.first_kick = 3;
+  o.start_converged = true;
+  const RefineResult resumed =
+      Refine(f.p.forward, 3, *f.reward, before.device_of_node, before.step_s, o, nullptr);
+  EXPECT_EQ(resumed.kicks, 5);
+  EXPECT_EQ(resumed.device_of_node, straight.device_of_node);
+  EXPECT_DOUBLE_EQ(resumed.step_s, straight.step_s);
+  EXPECT_EQ(resumed.kept + before.kept, straight.kept) << "no sweep of the converged start kept";
+}
+
+// stall_s ends the climb, kicks included, once the best has gone that long
+// without improving, and says so; the budget alone does not count as a stall.
+TEST(RefineTest, StallEndsTheClimbOnceTheBestStopsImproving) {
+  Fixture f;
+  testing::FakeReward flat([](const std::vector<int>&, int) { return 1.0; });
+  std::vector<int> start(f.p.forward.size(), 1);
+  RefineOptions o;
+  o.budget_s = 30;
+  o.patience = 1 << 30;  // only the stall or the budget can end the kicks
+  o.critical_path = false;
+  o.stall_s = 0.3;
+  RefineResult r = Refine(f.p.forward, 3, flat, start, 1.0, o, nullptr);
+  EXPECT_TRUE(r.stalled);
+  EXPECT_GT(r.kicks, 0);
+  EXPECT_LT(r.seconds, 10.0);
+  EXPECT_EQ(r.device_of_node, start);
+
+  o.stall_s = 0;
+  o.budget_s = 0.3;
+  EXPECT_FALSE(Refine(f.p.forward, 3, flat, start, 1.0, o, nullptr).stalled);
 }
 
 // On two modelled GPUs, scope "a" on gpu0 holds a big MatMul of two parameters

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "graph/file_util.h"
@@ -202,6 +204,45 @@ TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
               "--refine 0)\n")
         << flags;
   }
+}
+
+// --order climb-first: the climb from the baselines until it stalls, then the
+// policy from its result, then the climb again, all within --budget + --refine;
+// it needs both and sim rewards, and an unknown order is named.
+TEST(SearchCommandTest, ClimbFirstHandsAStalledClimbsResultToThePolicy) {
+  const std::string out = Temp("climb_first.yaml");
+  RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kSmallConfig +
+                        " --budget 6s --refine 1s --order climb-first --patience 1s -o " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t first = r.out.find("climb first: ");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  EXPECT_LT(r.out.find("refine: from 3 start(s)"), first) << r.out;
+  double climbed_s = -1, policy_s = -1;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + r.out.find(" after ", first), " after %lf s", &climbed_s),
+            1);
+  ASSERT_EQ(std::sscanf(r.out.c_str() + r.out.find(" with ", first), " with %lf s", &policy_s), 1);
+  // Ended before its time: by the patience, or by the kicks' own limit.
+  EXPECT_EQ(r.out.find("(out of time)", first), std::string::npos) << r.out;
+  EXPECT_NEAR(climbed_s + policy_s, 6, 1.01) << r.out;  // both printed to 1 s
+  const size_t updates = r.out.find("policy search: best ", first);
+  ASSERT_NE(updates, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refine: from 1 start(s)", updates), std::string::npos) << r.out;
+  EXPECT_TRUE(std::ifstream(out).good());
+
+  for (const char* flags :
+       {" --order climb-first", " --order climb-first --budget 4s --refine 0"}) {
+    RunResult bad = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + flags);
+    EXPECT_EQ(bad.code, 2) << flags;
+    EXPECT_EQ(bad.err,
+              "planner search: --order climb-first goes with --budget, --reward sim and a hill "
+              "climb (not --refine 0)\n")
+        << flags;
+  }
+  RunResult bad =
+      Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --order random");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err,
+            "planner search: --order: 'random' is not an order (policy-first or climb-first)\n");
 }
 
 TEST(SearchCommandTest, BadFlagsAreUsageErrors) {
