@@ -109,9 +109,9 @@ TEST(RefineTest, AResumedClimbMakesTheKicksOfOneRunStraightThrough) {
   EXPECT_EQ(resumed.kept + before.kept, straight.kept) << "no sweep of the converged start kept";
 }
 
-// stall_s ends the climb, kicks included, once the best has gone that long
-// without improving, and says so; the budget alone does not count as a stall.
-TEST(RefineTest, StallEndsTheClimbOnceTheBestStopsImproving) {
+// stall_s ends the climb once its kicks have gone that long without a better
+// best, and says so; the budget alone does not count as a stall.
+TEST(RefineTest, StallEndsTheClimbOnceItsKicksStopImprovingTheBest) {
   Fixture f;
   testing::FakeReward flat([](const std::vector<int>&, int) { return 1.0; });
   std::vector<int> start(f.p.forward.size(), 1);
