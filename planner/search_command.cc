@@ -493,8 +493,7 @@ ClimbPhase ClimbAndMeasure(const graph::Graph& forward, const cluster::Cluster& 
     step_s = measured.step_s;
   }
   // A climb from a climbed placement keeps its name ("expert+refine").
-  const bool climbed =
-      from.method.size() > 7 && from.method.compare(from.method.size() - 7, 7, "+refine") == 0;
+  const bool climbed = from.method.find("+refine") != std::string::npos;
   out.found = BestPlacement{climbed ? from.method : from.method + "+refine", step_s,
                             r.device_of_node, 0, 0};
   return out;
@@ -689,28 +688,26 @@ int SearchCommand(int argc, char** argv) {
                               identity};
   const double total_s = budget_s ? *budget_s + refine_s : 0;  // climb-first: every phase's
   std::optional<ClimbPhase> first_climb;
-  double climbed_s = 0;  // its seconds
   if (flags.climb_first && !resumed && search.best() && !StopOnSignals::requested()) {
     RefineOptions first;
     first.budget_s = total_s;
     first.stall_s = flags.patience_s;
     first.seed = seed;
-    const ClimbPhase climb =
-        ClimbAndMeasure(forward, c, *climb_on, *reward, *search.best(), baselines_ran, first);
-    climbed_s = climb.seconds;
-    first_climb = climb;
+    const ClimbPhase& climb = first_climb.emplace(
+        ClimbAndMeasure(forward, c, *climb_on, *reward, *search.best(), baselines_ran, first));
     if (climb.found) {
       search.Offer(climb.found->method, climb.found->device_of_node,
                    Evaluation{graph::Status::Ok(), climb.found->step_s}, 0);
       if (graph::Status st = write_best(); !st.ok()) return Fail(st);
     }
-    const char* why = climb.stalled               ? "its kicks found nothing for --patience"
-                      : climbed_s < total_s - 0.5 ? "its kicks exhausted"
-                                                  : "out of time";
+    const char* why = climb.stalled                   ? "its kicks found nothing for --patience"
+                      : climb.seconds < total_s - 0.5 ? "its kicks exhausted"
+                                                      : "out of time";
     std::printf("climb first: %s after %.0f s (%s); the policy starts from it with %.0f s\n",
-                FormatMs(search.best()->step_s).c_str(), climbed_s, why,
-                std::max(0.0, *budget_s - climbed_s));
+                FormatMs(search.best()->step_s).c_str(), climb.seconds, why,
+                std::max(0.0, *budget_s - climb.seconds));
   }
+  const double climbed_s = first_climb ? first_climb->seconds : 0;
   const double policy_from_s = search.elapsed_s();
   std::optional<double> policy_budget_s = budget_s;
   if (flags.climb_first) policy_budget_s = std::max(0.0, *budget_s - climbed_s);

@@ -177,6 +177,13 @@ TEST(SearchCommandTest, WhenNothingFitsTheSearchFailsWithOneLine) {
   std::remove(devices.c_str());
 }
 
+// The small RNNLM searched with `flags` is a usage error (exit 2) printing `err`.
+void ExpectUsageError(const std::string& flags, const std::string& err) {
+  RunResult bad = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + flags);
+  EXPECT_EQ(bad.code, 2) << flags;
+  EXPECT_EQ(bad.err, err) << flags;
+}
+
 // --patience ends the policy's search once its best stops improving and hands
 // the budget left to the hill climb; without --budget or a climb it is refused.
 TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
@@ -197,12 +204,9 @@ TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
   EXPECT_NE(r.out.find("refine: ", handed), std::string::npos) << r.out;
 
   for (const char* flags : {" --patience 1s", " --patience 1s --budget 8s --refine 0"}) {
-    RunResult bad = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + flags);
-    EXPECT_EQ(bad.code, 2) << flags;
-    EXPECT_EQ(bad.err,
-              "planner search: --patience goes with --budget and a hill climb to hand it to (not "
-              "--refine 0)\n")
-        << flags;
+    ExpectUsageError(flags,
+                     "planner search: --patience goes with --budget and a hill climb to hand it to "
+                     "(not --refine 0)\n");
   }
 }
 
@@ -231,18 +235,13 @@ TEST(SearchCommandTest, ClimbFirstHandsAStalledClimbsResultToThePolicy) {
 
   for (const char* flags :
        {" --order climb-first", " --order climb-first --budget 4s --refine 0"}) {
-    RunResult bad = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + flags);
-    EXPECT_EQ(bad.code, 2) << flags;
-    EXPECT_EQ(bad.err,
-              "planner search: --order climb-first goes with --budget, --reward sim and a hill "
-              "climb (not --refine 0)\n")
-        << flags;
+    ExpectUsageError(flags,
+                     "planner search: --order climb-first goes with --budget, --reward sim and a "
+                     "hill climb (not --refine 0)\n");
   }
-  RunResult bad =
-      Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --order random");
-  EXPECT_EQ(bad.code, 2);
-  EXPECT_EQ(bad.err,
-            "planner search: --order: 'random' is not an order (policy-first or climb-first)\n");
+  ExpectUsageError(" --order random",
+                   "planner search: --order: 'random' is not an order (policy-first or "
+                   "climb-first)\n");
 }
 
 TEST(SearchCommandTest, BadFlagsAreUsageErrors) {
