@@ -4,11 +4,11 @@
 #include <cstring>
 #include <iostream>
 
+#include "cli/commands.h"
 #include "controllers/fleet_reward.h"
 #include "controllers/fleet_up.h"
 #include "controllers/ps.h"
 #include "controllers/ps_client.h"
-#include "planner/commands.h"
 #include "workers/worker.h"
 
 namespace {
@@ -20,15 +20,17 @@ struct Subcommand {
 };
 
 constexpr Subcommand kCommands[] = {
-    {"inspect", planner::InspectCommand, "ops, parameters, FLOPs, memory, unsupported ops"},
-    {"import", planner::ImportCommand, "convert a model to a binary GraphDef"},
-    {"devices", planner::DevicesCommand, "validate and show a devices.yaml file"},
-    {"measure", planner::MeasureCommand, "time training steps of a placed model on real devices"},
-    {"profile", planner::ProfileCommand, "measure op and link costs on the real devices"},
-    {"simulate", planner::SimulateCommand, "predict a placed model's step time and memory"},
-    {"baseline", planner::BaselineCommand, "place by a simple rule: one device, expert, etf"},
-    {"search", planner::SearchCommand, "learn a placement: the Hierarchical Planner (REINFORCE)"},
-    {"zoo", planner::ZooCommand, "write a benchmark model (rnnlm, nmt, small models)"},
+    {"inspect", planner::cli::InspectCommand, "ops, parameters, FLOPs, memory, unsupported ops"},
+    {"import", planner::cli::ImportCommand, "convert a model to a binary GraphDef"},
+    {"devices", planner::cli::DevicesCommand, "validate and show a devices.yaml file"},
+    {"measure", planner::cli::MeasureCommand,
+     "time training steps of a placed model on real devices"},
+    {"profile", planner::cli::ProfileCommand, "measure op and link costs on the real devices"},
+    {"simulate", planner::cli::SimulateCommand, "predict a placed model's step time and memory"},
+    {"baseline", planner::cli::BaselineCommand, "place by a simple rule: one device, expert, etf"},
+    {"search", planner::cli::SearchCommand,
+     "learn a placement: the Hierarchical Planner (REINFORCE)"},
+    {"zoo", planner::cli::ZooCommand, "write a benchmark model (rnnlm, nmt, small models)"},
     {"worker", workers::WorkerCommand, "evaluate placements for a fleet search (docs/fleet.md)"},
     {"ps", controllers::PsCommand, "parameter server: searches that join it train one policy"},
     {"fleet", controllers::FleetCommand, "fleet up local:CxW: server, controllers, workers here"},

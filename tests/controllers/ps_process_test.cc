@@ -6,8 +6,8 @@
 
 #include <regex>
 
-#include "planner/cli_util.h"
 #include "processes.h"
+#include "tests/cli/cli_util.h"
 
 namespace planner::testing {
 namespace {

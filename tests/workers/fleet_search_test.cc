@@ -8,8 +8,8 @@
 #include <random>
 #include <regex>
 
-#include "planner/cli_util.h"
 #include "processes.h"
+#include "tests/cli/cli_util.h"
 
 namespace planner::testing {
 namespace {

@@ -34,8 +34,8 @@ inline RunResult Planner(const std::string& args) {
   std::string out = dir + "_out", err = dir + "_err";
   // Profiles made by search and baseline go to a per-process cache in the
   // scratch directory, never to the user's.
-  std::string cmd = "PLANNER_CACHE_DIR=" + dir + "_cache " + std::string(PLANNER_BIN) + " " +
-                    args + " >" + out + " 2>" + err;
+  std::string cmd = "PLANNER_CACHE_DIR=" + dir + "_cache " + std::string(PLANNER_BIN) + " " + args +
+                    " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
   RunResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -1,13 +1,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/commands.h"
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/zoo.h"
 #include "planner/args.h"
-#include "planner/commands.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 const CommandSpec kSpec{
@@ -65,4 +65,4 @@ int ZooCommand(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace planner
+}  // namespace planner::cli

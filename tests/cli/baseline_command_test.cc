@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "tests/planner/cli_util.h"
+#include "tests/cli/cli_util.h"
 #include "tests/scratch_dir.h"
 
 namespace {

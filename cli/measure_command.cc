@@ -2,18 +2,18 @@
 #include <iostream>
 #include <tuple>
 
+#include "cli/commands.h"
 #include "graph/file_util.h"
 #include "graph/summary.h"
 #include "graph/training.h"
 #include "planner/args.h"
-#include "planner/commands.h"
 #include "planner/model_loading.h"
 #include "planner/placement.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
 #include "runtime/timeline.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 const CommandSpec kSpec{
@@ -127,4 +127,4 @@ int MeasureCommand(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace planner
+}  // namespace planner::cli

@@ -5,7 +5,7 @@
 #include "graph/file_util.h"
 #include "graph/importer.h"
 #include "graph/test_util.h"  // tests/graph
-#include "tests/planner/cli_util.h"
+#include "tests/cli/cli_util.h"
 #include "tests/scratch_dir.h"
 
 namespace {

@@ -2,12 +2,12 @@
 #include <iostream>
 #include <tuple>
 
+#include "cli/commands.h"
 #include "planner/args.h"
-#include "planner/commands.h"
 #include "planner/model_loading.h"
 #include "runtime/profiler.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 const CommandSpec kSpec{
@@ -122,4 +122,4 @@ int ProfileCommand(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace planner
+}  // namespace planner::cli

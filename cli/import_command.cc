@@ -1,12 +1,12 @@
 #include <iostream>
 
+#include "cli/commands.h"
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/importer.h"
 #include "planner/args.h"
-#include "planner/commands.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 const CommandSpec kSpec{
@@ -45,4 +45,4 @@ int ImportCommand(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace planner
+}  // namespace planner::cli

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "tests/planner/cli_util.h"
+#include "tests/cli/cli_util.h"
 #include "tests/scratch_dir.h"
 
 namespace {
@@ -42,15 +42,15 @@ TEST(ZooCommandTest, PaperScaleNmtDoesNotFitOnOneK40AndSmallDoes) {
   const std::string paper = Temp("nmt2-paper.pb"), small = Temp("nmt2-small.pb");
   ASSERT_EQ(Planner("zoo nmt -o " + paper).code, 0);
   ASSERT_EQ(Planner("zoo nmt --sizes small -o " + small).code, 0);
-  RunResult one = Planner("baseline " + paper + " " + Config("k40-paper-2gpu") +
-                          " --method single:gpu0");
+  RunResult one =
+      Planner("baseline " + paper + " " + Config("k40-paper-2gpu") + " --method single:gpu0");
   EXPECT_NE(one.out.find("out of memory"), std::string::npos) << one.out << one.err;
   RunResult expert =
       Planner("baseline " + paper + " " + Config("k40-paper-2gpu") + " --method expert");
   EXPECT_EQ(expert.code, 0) << expert.err;
   EXPECT_EQ(expert.out.find("out of memory"), std::string::npos) << expert.out;
-  RunResult fits = Planner("baseline " + small + " " + Config("k40-paper-2gpu") +
-                           " --method single:gpu0");
+  RunResult fits =
+      Planner("baseline " + small + " " + Config("k40-paper-2gpu") + " --method single:gpu0");
   EXPECT_EQ(fits.code, 0) << fits.err;
   EXPECT_EQ(fits.out.find("out of memory"), std::string::npos) << fits.out;
   std::remove(paper.c_str());

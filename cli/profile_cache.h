@@ -21,7 +21,7 @@
 #include "planner/model_loading.h"
 #include "runtime/profile.h"
 
-namespace planner {
+namespace planner::cli {
 
 FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
 
@@ -32,4 +32,4 @@ FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
 graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
                                                                  const PlacedTraining& setup);
 
-}  // namespace planner
+}  // namespace planner::cli

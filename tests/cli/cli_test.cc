@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "graph/file_util.h"
+#include "tests/cli/cli_util.h"
 #include "tests/graph/test_util.h"
-#include "tests/planner/cli_util.h"
 #include "tests/scratch_dir.h"
 
 namespace {

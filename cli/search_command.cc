@@ -11,14 +11,14 @@
 #include <optional>
 #include <set>
 
+#include "cli/commands.h"
+#include "cli/profile_cache.h"
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "planner/args.h"
 #include "planner/baselines.h"
-#include "planner/commands.h"
 #include "planner/model_loading.h"
 #include "planner/placement.h"
-#include "planner/profile_cache.h"
 #include "planner/refine.h"
 #include "planner/report_svg.h"
 #include "planner/reward.h"
@@ -32,7 +32,7 @@
 #include "runtime/statistics.h"
 #include "runtime/timeline.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 
@@ -819,4 +819,4 @@ int SearchCommand(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace planner
+}  // namespace planner::cli

@@ -1,4 +1,4 @@
-#include "planner/profile_cache.h"
+#include "cli/profile_cache.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 #include "runtime/profiler.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 
@@ -91,4 +91,4 @@ graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& arg
   return std::optional<runtime::Profile>(std::move(profile));
 }
 
-}  // namespace planner
+}  // namespace planner::cli

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "graph/file_util.h"
-#include "tests/planner/cli_util.h"
+#include "tests/cli/cli_util.h"
 #include "tests/scratch_dir.h"
 
 namespace {

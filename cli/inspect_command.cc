@@ -1,11 +1,11 @@
 #include <iostream>
 
+#include "cli/commands.h"
 #include "graph/summary.h"
 #include "planner/args.h"
-#include "planner/commands.h"
 #include "planner/model_loading.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 const CommandSpec kSpec{
@@ -36,4 +36,4 @@ int InspectCommand(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace planner
+}  // namespace planner::cli

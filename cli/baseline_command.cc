@@ -5,24 +5,25 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/commands.h"
+#include "cli/profile_cache.h"
 #include "planner/args.h"
 #include "planner/baselines.h"
-#include "planner/commands.h"
 #include "planner/model_loading.h"
 #include "planner/placement.h"
-#include "planner/profile_cache.h"
 #include "planner/reward.h"
 #include "runtime/profile.h"
 #include "runtime/simulator.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 
 const CommandSpec kSpec{
     "baseline",
     "MODEL DEVICES [--method NAME] [-o PLACEMENT] [--reward sim|real] [--profile PROFILE]\n"
-    "       [--profile-cache DIR] [--export-graphdef PLACED.pb] [--steps N] [--batch N] [--input-shape NAME=D0,...]\n"
+    "       [--profile-cache DIR] [--export-graphdef PLACED.pb] [--steps N] [--batch N] "
+    "[--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum]",
     "Places MODEL on DEVICES by a simple rule and prints its training step time from the\n"
     "simulator (--reward sim, the default) or measured on the real devices (--reward real).\n"
@@ -151,4 +152,4 @@ int BaselineCommand(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace planner
+}  // namespace planner::cli

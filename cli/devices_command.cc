@@ -1,11 +1,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/commands.h"
 #include "cluster/devices.h"
 #include "planner/args.h"
-#include "planner/commands.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 const CommandSpec kSpec{
@@ -58,4 +58,4 @@ int DevicesCommand(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace planner
+}  // namespace planner::cli

@@ -5,9 +5,9 @@
 #include <optional>
 #include <tuple>
 
+#include "cli/commands.h"
 #include "graph/file_util.h"
 #include "planner/args.h"
-#include "planner/commands.h"
 #include "planner/model_loading.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
@@ -15,7 +15,7 @@
 #include "runtime/timeline.h"
 #include "runtime/timeline_diff.h"
 
-namespace planner {
+namespace planner::cli {
 
 namespace {
 const CommandSpec kSpec{
@@ -144,4 +144,4 @@ int SimulateCommand(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace planner
+}  // namespace planner::cli

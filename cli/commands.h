@@ -1,0 +1,20 @@
+// The `planner` executable's own subcommands: the command layer, which parses
+// a command's flags, calls the engine in planner/ and prints; the fleet's and
+// the worker's commands are in controllers/ and workers/, beside their code.
+// Each returns the process exit status: 0 on success, 1 when the work failed on
+// bad input (after printing one line to stderr), 2 on a usage error.
+#pragma once
+
+namespace planner::cli {
+
+int InspectCommand(int argc, char** argv);
+int ImportCommand(int argc, char** argv);
+int DevicesCommand(int argc, char** argv);
+int MeasureCommand(int argc, char** argv);
+int ProfileCommand(int argc, char** argv);
+int SimulateCommand(int argc, char** argv);
+int ZooCommand(int argc, char** argv);
+int BaselineCommand(int argc, char** argv);
+int SearchCommand(int argc, char** argv);
+
+}  // namespace planner::cli
