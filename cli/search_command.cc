@@ -499,306 +499,365 @@ ClimbPhase ClimbAndMeasure(const graph::Graph& forward, const cluster::Cluster& 
   return out;
 }
 
-}  // namespace
+// A search's inputs, loaded once from its flags and files: the model, the
+// devices, the profile and the reward source. Its reward context points into
+// it, so it stays where it was made.
+struct Session {
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
-int SearchCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
+  std::optional<Args> args;
   SearchFlags flags;
-  graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (!ParseTrainingFlags(*args, kName, &inference, &training)) return 2;
-  if (graph::Status st = ParseSearchFlags(*args, &flags); !st.ok()) {
-    return std::cerr << kName << st.message() << "\n", 2;
-  }
-  const std::string& reward_name = flags.reward;
-  const std::optional<double>& budget_s = flags.budget_s;
-  const double refine_s = flags.refine_s;
-  const uint64_t seed = flags.seed;
-  const int steps = flags.steps;
-  const VerdictOptions& verdict_options = flags.verdict;
-  const std::string out_path = args->Get("-o");
-  std::string checkpoint_path = args->Get("--checkpoint");
-  if (checkpoint_path.empty()) checkpoint_path = args->Get("--resume");
-  if (checkpoint_path.empty() && !out_path.empty()) checkpoint_path = out_path + ".ckpt";
-  for (const char* flag : {"-o", "--csv", "--svg", "--export-graphdef", "--checkpoint"}) {
-    if (args->Has(flag)) {
-      if (graph::Status st = CheckOutputWritable(flag, args->Get(flag)); !st.ok()) return Fail(st);
-    }
-  }
-
+  std::string model_path, devices_path;
+  std::string out_path;         // -o; empty: none
+  std::string checkpoint_path;  // --checkpoint, --resume or PLACEMENT.ckpt; empty: none
   SearchOptions options;
-  if (args->Has("--config")) {
-    auto o = ReadSearchConfig(args->Get("--config"));
-    if (!o.ok()) return Fail(o.status());
-    options = *o;
-  }
-  const std::string model_path = args->positional()[0];
-  const std::string devices_path = args->positional()[1];
-  auto setup = LoadPlacedTraining(model_path, devices_path, "", inference, training);
-  if (!setup.ok()) return Fail(setup.status());
-  const graph::Graph& forward = setup->model.graph;
-  const cluster::Cluster& c = setup->cluster;
-  const int num_devices = static_cast<int>(c.devices.size());
-  auto profile = ProfileForDevices(*args, *setup);
-  if (!profile.ok()) return Fail(profile.status());
-  const runtime::Profile* profile_ptr = *profile ? &**profile : nullptr;
-  RewardContext context{&forward, &setup->training,      &c,        profile_ptr,         2,
-                        steps,    &setup->model.options, &training, args->Get("--fleet")};
-  auto made_reward = MakeRewardSource(reward_name, context);
-  if (!made_reward.ok()) return Fail(made_reward.status());
-  // Measured rewards: a placement measured once keeps its measurement
-  // (planner/reward_memo.h); the verdict below measures afresh on `hardware`.
-  const RewardSource& hardware = **made_reward;
-  const bool real_rewards = hardware.measured();
-  std::optional<RememberingReward> memo;
-  if (real_rewards) memo.emplace(hardware);
-  const RewardSource* reward = memo ? &*memo : &hardware;
-  std::printf("%s on %s: %d ops to place (training graph of %d nodes), %d devices, reward %s\n",
-              model_path.c_str(), devices_path.c_str(), forward.size(),
-              setup->training.graph.size(), num_devices, reward_name.c_str());
-  if (reward_name == "sim") PrintOpsWithoutKernels(setup->training.graph);
+  std::optional<PlacedTraining> setup;
+  std::optional<runtime::Profile> profile;
+  RewardContext context;
+  std::unique_ptr<RewardSource> hardware;  // as made: the verdict measures on it afresh
+  std::optional<RememberingReward> memo;   // measured rewards: each placement measured once
+  const RewardSource* reward = nullptr;    // the search's: memo, else hardware
+  SearchIdentity identity;
 
-  const SearchIdentity identity{ModelDigest(forward), c.digest, reward_name};
-  auto make_placement = [&](const BestPlacement& b, double seconds, int iters) {
+  const graph::Graph& forward() const { return setup->model.graph; }
+  const cluster::Cluster& cluster() const { return setup->cluster; }
+  int num_devices() const { return static_cast<int>(cluster().devices.size()); }
+  bool real_rewards() const { return hardware->measured(); }
+
+  // The placement file for `b`, found after `seconds` and `iterations` updates.
+  Placement PlacementOf(const BestPlacement& b, double seconds, int iterations) const {
     const bool searched =
         b.method.rfind("search", 0) == 0 || b.method.find("+refine") != std::string::npos;
-    Placement p = MakePlacement(model_path, forward, identity.model_digest, devices_path, c,
-                                searched ? b.method : "baseline " + b.method, b.device_of_node);
-    (real_rewards ? p.measured_step_s : p.simulated_step_s) = b.step_s;
-    p.search = {{"iterations", iters},
+    Placement p =
+        MakePlacement(model_path, forward(), identity.model_digest, devices_path, cluster(),
+                      searched ? b.method : "baseline " + b.method, b.device_of_node);
+    (real_rewards() ? p.measured_step_s : p.simulated_step_s) = b.step_s;
+    p.search = {{"iterations", iterations},
                 {"seconds", std::round(seconds * 10) / 10},
                 {"found_at_iteration", b.iteration},
                 {"found_at_seconds", std::round(b.found_at_s * 10) / 10}};
     return p;
-  };
-
-  auto export_graphdef = [&](const std::vector<int>& device_of_node) -> graph::Status {
-    if (!args->Has("--export-graphdef")) return graph::Status::Ok();
-    GRAPH_RETURN_IF_ERROR(
-        WritePlacedGraphDef(args->Get("--export-graphdef"), forward, c, device_of_node));
-    std::printf("graphdef: %s\n", args->Get("--export-graphdef").c_str());
-    return graph::Status::Ok();
-  };
-
-  // One device: nothing to choose.
-  if (num_devices == 1) {
-    std::vector<int> all(forward.size(), 0);
-    Evaluation e = reward->Evaluate(all);
-    std::printf(
-        "%s has one device, '%s': every op runs on it and there is nothing to search "
-        "(step %s)\n",
-        devices_path.c_str(), c.devices[0].name.c_str(), DescribeEvaluation(e).c_str());
-    if (!out_path.empty()) {
-      BestPlacement b{"single:" + c.devices[0].name, e.status.ok() ? e.step_s : 0, all, 0};
-      Placement p = make_placement(b, 0, 0);
-      if (!e.status.ok()) p.simulated_step_s = p.measured_step_s = std::nullopt;
-      if (graph::Status st = WritePlacement(out_path, p); !st.ok()) return Fail(st);
-      std::printf("placement: %s\n", out_path.c_str());
-    }
-    if (graph::Status st = export_graphdef(all); !st.ok()) return Fail(st);
-    return 0;
   }
+  // Writes it to -o, if given.
+  graph::Status WritePlacementOf(const BestPlacement& b, double seconds, int iterations) const {
+    if (out_path.empty()) return graph::Status::Ok();
+    return WritePlacement(out_path, PlacementOf(b, seconds, iterations));
+  }
+  // The model with `device_of_node` as TensorFlow device strings, to
+  // --export-graphdef, if given.
+  graph::Status ExportGraphdef(const std::vector<int>& device_of_node) const {
+    if (!args->Has("--export-graphdef")) return graph::Status::Ok();
+    const std::string& path = args->Get("--export-graphdef");
+    GRAPH_RETURN_IF_ERROR(WritePlacedGraphDef(path, forward(), cluster(), device_of_node));
+    std::printf("graphdef: %s\n", path.c_str());
+    return graph::Status::Ok();
+  }
+};
 
-  auto created = Search::Create(forward, num_devices, options, seed);
-  if (!created.ok()) return Fail(created.status());
-  Search& search = **created;
-  const bool resumed = args->Has("--resume");
-  if (resumed) {
-    if (graph::Status st = search.Load(args->Get("--resume"), identity); !st.ok()) return Fail(st);
-    std::printf("resumed %s: %d updates done, %.1f s searched\n", args->Get("--resume").c_str(),
+// Parses the flags and loads `s`'s inputs, printing what it will search. The
+// exit status when the command ends here (after its message), else nullopt.
+std::optional<int> OpenSession(int argc, char** argv, Session* s) {
+  int exit_code = 0;
+  s->args = ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!s->args) return exit_code;
+  const Args& args = *s->args;
+  graph::InferenceOptions inference;
+  if (!ParseTrainingFlags(args, kName, &inference, &s->training)) return 2;
+  if (graph::Status st = ParseSearchFlags(args, &s->flags); !st.ok()) {
+    return std::cerr << kName << st.message() << "\n", 2;
+  }
+  s->out_path = args.Get("-o");
+  s->checkpoint_path = args.Get("--checkpoint");
+  if (s->checkpoint_path.empty()) s->checkpoint_path = args.Get("--resume");
+  if (s->checkpoint_path.empty() && !s->out_path.empty())
+    s->checkpoint_path = s->out_path + ".ckpt";
+  for (const char* flag : {"-o", "--csv", "--svg", "--export-graphdef", "--checkpoint"}) {
+    if (args.Has(flag)) {
+      if (graph::Status st = CheckOutputWritable(flag, args.Get(flag)); !st.ok()) return Fail(st);
+    }
+  }
+  if (args.Has("--config")) {
+    auto o = ReadSearchConfig(args.Get("--config"));
+    if (!o.ok()) return Fail(o.status());
+    s->options = *o;
+  }
+  s->model_path = args.positional()[0];
+  s->devices_path = args.positional()[1];
+  auto setup = LoadPlacedTraining(s->model_path, s->devices_path, "", inference, s->training);
+  if (!setup.ok()) return Fail(setup.status());
+  s->setup = std::move(*setup);
+  auto profile = ProfileForDevices(args, *s->setup);
+  if (!profile.ok()) return Fail(profile.status());
+  s->profile = std::move(*profile);
+  s->context = RewardContext{&s->forward(),
+                             &s->setup->training,
+                             &s->cluster(),
+                             s->profile ? &*s->profile : nullptr,
+                             2,
+                             s->flags.steps,
+                             &s->setup->model.options,
+                             &s->training,
+                             args.Get("--fleet")};
+  auto made = MakeRewardSource(s->flags.reward, s->context);
+  if (!made.ok()) return Fail(made.status());
+  s->hardware = std::move(*made);
+  if (s->real_rewards()) s->memo.emplace(*s->hardware);
+  s->reward = s->memo ? &*s->memo : s->hardware.get();
+  s->identity = {ModelDigest(s->forward()), s->cluster().digest, s->flags.reward};
+  std::printf("%s on %s: %d ops to place (training graph of %d nodes), %d devices, reward %s\n",
+              s->model_path.c_str(), s->devices_path.c_str(), s->forward().size(),
+              s->setup->training.graph.size(), s->num_devices(), s->flags.reward.c_str());
+  if (s->flags.reward == "sim") PrintOpsWithoutKernels(s->setup->training.graph);
+  return std::nullopt;
+}
+
+// One device: nothing to choose. Writes every op on it.
+int SearchOneDevice(const Session& s) {
+  std::vector<int> all(s.forward().size(), 0);
+  const Evaluation e = s.reward->Evaluate(all);
+  const std::string& device = s.cluster().devices[0].name;
+  std::printf(
+      "%s has one device, '%s': every op runs on it and there is nothing to search (step %s)\n",
+      s.devices_path.c_str(), device.c_str(), DescribeEvaluation(e).c_str());
+  if (!s.out_path.empty()) {
+    Placement p = s.PlacementOf({"single:" + device, e.status.ok() ? e.step_s : 0, all, 0}, 0, 0);
+    if (!e.status.ok()) p.simulated_step_s = p.measured_step_s = std::nullopt;
+    if (graph::Status st = WritePlacement(s.out_path, p); !st.ok()) return Fail(st);
+    std::printf("placement: %s\n", s.out_path.c_str());
+  }
+  if (graph::Status st = s.ExportGraphdef(all); !st.ok()) return Fail(st);
+  return 0;
+}
+
+// A search's state past its inputs: the policy and its search, the baselines'
+// results, the source the hill climb runs on, and what the updates write.
+struct Run {
+  std::unique_ptr<Search> search;
+  bool resumed = false;
+  // The hill climb runs on the simulator: with sim rewards the reward source
+  // itself; with real ones a simulator on the devices' profile (null without
+  // one: no climb), whose proposal is then measured (the simulator proposes,
+  // the hardware decides).
+  std::unique_ptr<RewardSource> profile_sim;
+  const RewardSource* climb_on = nullptr;
+  BaselinesRun baselines;
+  std::unique_ptr<ParameterServer> ps;
+  std::ofstream csv;
+  std::vector<CurvePoint> curve;
+
+  // The search's best so far to -o.
+  graph::Status WriteBest(const Session& s) const {
+    if (!search->best()) return graph::Status::Ok();
+    return s.WritePlacementOf(*search->best(), search->elapsed_s(), search->iterations());
+  }
+};
+
+// Creates (or resumes) the search, runs the baselines, warm-starts the policy,
+// joins the parameter server and opens the curve's file.
+graph::Status StartRun(Session& s, Run* run) {
+  const Args& args = *s.args;
+  GRAPH_ASSIGN_OR_RETURN(run->search,
+                         Search::Create(s.forward(), s.num_devices(), s.options, s.flags.seed));
+  Search& search = *run->search;
+  run->resumed = args.Has("--resume");
+  if (run->resumed) {
+    GRAPH_RETURN_IF_ERROR(search.Load(args.Get("--resume"), s.identity));
+    std::printf("resumed %s: %d updates done, %.1f s searched\n", args.Get("--resume").c_str(),
                 search.iterations(), search.elapsed_s());
   }
-
-  // The hill climb runs on the simulator: with sim rewards the reward source
-  // itself; with real ones a simulator on the devices' profile, whose proposal
-  // is then measured (the simulator proposes, the hardware decides). The
-  // cost-based baselines plan on the same simulator.
-  std::unique_ptr<RewardSource> profile_sim;
-  const RewardSource* climb_on = real_rewards ? nullptr : reward;
-  if (real_rewards && profile_ptr) {
-    auto made = MakeRewardSource("sim", context);
-    if (made.ok()) climb_on = (profile_sim = std::move(*made)).get();
+  run->climb_on = s.real_rewards() ? nullptr : s.reward;
+  if (s.real_rewards() && s.profile) {
+    auto made = MakeRewardSource("sim", s.context);
+    if (made.ok()) run->climb_on = (run->profile_sim = std::move(*made)).get();
   }
-  // Baselines, through the same reward source.
+  // The cost-based baselines plan on the climb's simulator.
   std::printf("baselines:\n");
   std::optional<runtime::Simulator> own_costs;
-  auto costs = PlanningCosts(climb_on ? *climb_on : *reward, context, &own_costs);
-  if (!costs.ok()) return Fail(costs.status());
-  BaselinesRun baselines = RunBaselines(forward, c, *reward, *costs, &search);
-  std::vector<RefineStart>& baselines_ran = baselines.ran;
-  std::optional<double> best_baseline_s;
-  std::string best_baseline;
-  std::vector<int> best_baseline_devices;
-  if (baselines.best) {
-    best_baseline_s = baselines.best->step_s;
-    best_baseline = baselines.best->method;
-    best_baseline_devices = baselines.best->device_of_node;
-  }
-  const graph::Status& first_failure = baselines.first_failure;
-  auto write_best = [&]() -> graph::Status {
-    if (out_path.empty() || !search.best()) return graph::Status::Ok();
-    return WritePlacement(out_path,
-                          make_placement(*search.best(), search.elapsed_s(), search.iterations()));
-  };
-  if (graph::Status st = write_best(); !st.ok()) return Fail(st);
+  GRAPH_ASSIGN_OR_RETURN(
+      const runtime::Simulator* costs,
+      PlanningCosts(run->climb_on ? *run->climb_on : *s.reward, s.context, &own_costs));
+  run->baselines = RunBaselines(s.forward(), s.cluster(), *s.reward, costs, &search);
+  GRAPH_RETURN_IF_ERROR(run->WriteBest(s));
 
-  if (!resumed && options.warm_start_steps > 0 && best_baseline_s) {
-    WarmStartResult w = search.WarmStart(best_baseline_devices);
-    if (!w.status.ok()) return Fail(w.status);
+  const std::optional<RefineStart>& best_baseline = run->baselines.best;
+  if (!run->resumed && s.options.warm_start_steps > 0 && best_baseline) {
+    WarmStartResult w = search.WarmStart(best_baseline->device_of_node);
+    GRAPH_RETURN_IF_ERROR(w.status);
     std::printf(
         "warm start from %s: cross-entropy %.3f (Grouper, %d steps, %.1f s), %.3f (Placer, %d "
         "steps, %.1f s)\n",
-        best_baseline.c_str(), w.grouper_loss, w.grouper_steps, w.grouper_s, w.placer_loss,
+        best_baseline->method.c_str(), w.grouper_loss, w.grouper_steps, w.grouper_s, w.placer_loss,
         w.placer_steps, w.placer_s);
   }
-
-  std::unique_ptr<ParameterServer> ps;
-  if (!flags.ps.empty()) {
-    auto connected = ConnectParameterServer(flags.ps, flags.ps_timeout_s);
-    if (!connected.ok()) return Fail(connected.status());
-    ps = std::move(*connected);
-    const std::string policy_of = identity.model_digest + " on devices " + identity.devices_digest;
-    if (graph::Status st = search.UseParameterServer(ps.get(), policy_of); !st.ok())
-      return Fail(st);
-    std::printf("ps: joined %s at parameter version %lld\n", flags.ps.c_str(),
+  if (!s.flags.ps.empty()) {
+    GRAPH_ASSIGN_OR_RETURN(run->ps, ConnectParameterServer(s.flags.ps, s.flags.ps_timeout_s));
+    const std::string policy_of =
+        s.identity.model_digest + " on devices " + s.identity.devices_digest;
+    GRAPH_RETURN_IF_ERROR(search.UseParameterServer(run->ps.get(), policy_of));
+    std::printf("ps: joined %s at parameter version %lld\n", s.flags.ps.c_str(),
                 static_cast<long long>(search.parameter_version()));
   }
-
-  std::ofstream csv;
-  if (args->Has("--csv")) {
-    const std::string path = args->Get("--csv");
-    const bool append = resumed && std::ifstream(path).good();
-    csv.open(path, append ? std::ios::app : std::ios::trunc);
-    if (!csv) return Fail(graph::IoError(path + ": cannot write --csv output"));
-    if (!append)
-      csv << "iteration,elapsed_s,mean_step_s,min_step_s,failed,best_step_s,baseline_cost,learning_"
-             "rate,grad_norm\n";
-  }
-
-  // Through the search and the hill climb: with --order climb-first the climb
-  // goes first, from the baselines, until it stalls; the policy then starts
-  // from its result (the best, which the policy imitates), and the climb gets
-  // whatever time the policy leaves. The policy costs the climb nothing while
-  // the climb still improves.
-  std::optional<StopOnSignals> stop_on_signals(std::in_place);
-  std::vector<CurvePoint> curve;
-  const PolicyOutputs outputs{csv.is_open() ? &csv : nullptr, &curve, write_best, checkpoint_path,
-                              identity};
-  const double total_s = budget_s ? *budget_s + refine_s : 0;  // climb-first: every phase's
-  std::optional<ClimbPhase> first_climb;
-  if (flags.climb_first && !resumed && search.best() && !StopOnSignals::requested()) {
-    RefineOptions first;
-    first.budget_s = total_s;
-    first.stall_s = flags.patience_s;
-    first.seed = seed;
-    const ClimbPhase& climb = first_climb.emplace(
-        ClimbAndMeasure(forward, c, *climb_on, *reward, *search.best(), baselines_ran, first));
-    if (climb.found) {
-      search.Offer(climb.found->method, climb.found->device_of_node,
-                   Evaluation{graph::Status::Ok(), climb.found->step_s}, 0);
-      if (graph::Status st = write_best(); !st.ok()) return Fail(st);
+  if (args.Has("--csv")) {
+    const std::string& path = args.Get("--csv");
+    const bool append = run->resumed && std::ifstream(path).good();
+    run->csv.open(path, append ? std::ios::app : std::ios::trunc);
+    if (!run->csv) return graph::IoError(path + ": cannot write --csv output");
+    if (!append) {
+      run->csv << "iteration,elapsed_s,mean_step_s,min_step_s,failed,best_step_s,baseline_cost,"
+                  "learning_rate,grad_norm\n";
     }
-    const char* why = climb.stalled                   ? "its kicks found nothing for --patience"
-                      : climb.seconds < total_s - 0.5 ? "its kicks exhausted"
-                                                      : "out of time";
-    std::printf("climb first: %s after %.0f s (%s); the policy starts from it with %.0f s\n",
-                FormatMs(search.best()->step_s).c_str(), climb.seconds, why,
-                std::max(0.0, *budget_s - climb.seconds));
+  }
+  return graph::Status::Ok();
+}
+
+// --order climb-first's first phase: the climb from the baselines until its
+// kicks stall (--patience) or `total_s` ends; its result is offered to the
+// search as its best, which the policy then imitates.
+graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s) {
+  Search& search = *run.search;
+  RefineOptions first;
+  first.budget_s = total_s;
+  first.stall_s = s.flags.patience_s;
+  first.seed = s.flags.seed;
+  ClimbPhase climb = ClimbAndMeasure(s.forward(), s.cluster(), *run.climb_on, *s.reward,
+                                     *search.best(), run.baselines.ran, first);
+  if (climb.found) {
+    search.Offer(climb.found->method, climb.found->device_of_node,
+                 Evaluation{graph::Status::Ok(), climb.found->step_s}, 0);
+    GRAPH_RETURN_IF_ERROR(run.WriteBest(s));
+  }
+  const char* why = climb.stalled                   ? "its kicks found nothing for --patience"
+                    : climb.seconds < total_s - 0.5 ? "its kicks exhausted"
+                                                    : "out of time";
+  std::printf("climb first: %s after %.0f s (%s); the policy starts from it with %.0f s\n",
+              FormatMs(search.best()->step_s).c_str(), climb.seconds, why,
+              std::max(0.0, *s.flags.budget_s - climb.seconds));
+  return climb;
+}
+
+// The last phase: the climb from `*best` for `budget_s`, and with policy-first
+// from the baselines too (climb-first climbed them already); after a first
+// climb its kicks go on where they stopped, from its result when the policy
+// found nothing better, so that the policy costs the climb its time and
+// nothing else. A faster placement replaces `*best` and is written.
+graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<ClimbPhase>& first,
+                        double budget_s, BestPlacement* best) {
+  const Search& search = *run.search;
+  RefineOptions refine;
+  refine.budget_s = budget_s;
+  refine.seed = s.flags.seed;
+  if (first) {
+    refine.first_kick = first->kicks;
+    refine.start_converged = first->kicks > 0 && best->device_of_node == first->ended_at;
+  }
+  const ClimbPhase climb =
+      ClimbAndMeasure(s.forward(), s.cluster(), *run.climb_on, *s.reward, *best,
+                      s.flags.climb_first ? std::vector<RefineStart>{} : run.baselines.ran, refine);
+  if (!climb.found || climb.found->step_s >= best->step_s) return graph::Status::Ok();
+  *best = *climb.found;
+  best->iteration = search.iterations();
+  best->found_at_s = search.elapsed_s() + climb.seconds;
+  return s.WritePlacementOf(*best, search.elapsed_s() + climb.seconds, search.iterations());
+}
+
+// Through the search and the hill climb: with --order climb-first the climb
+// goes first, from the baselines, until it stalls; the policy then starts from
+// its result (the best, which the policy imitates), and the climb gets
+// whatever time the policy leaves. The policy costs the climb nothing while
+// the climb still improves. Returns the best placement found; SIGINT or
+// SIGTERM end each phase early, leaving every file complete.
+graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run) {
+  Search& search = *run.search;
+  const SearchFlags& flags = s.flags;
+  StopOnSignals stop_on_signals;
+  const PolicyOutputs outputs{run.csv.is_open() ? &run.csv : nullptr, &run.curve,
+                              [&] { return run.WriteBest(s); }, s.checkpoint_path, s.identity};
+  const double total_s = flags.budget_s ? *flags.budget_s + flags.refine_s : 0;  // climb-first's
+  std::optional<ClimbPhase> first_climb;
+  if (flags.climb_first && !run.resumed && search.best() && !StopOnSignals::requested()) {
+    GRAPH_ASSIGN_OR_RETURN(first_climb.emplace(), ClimbFirst(s, run, total_s));
   }
   const double climbed_s = first_climb ? first_climb->seconds : 0;
-  const double policy_from_s = search.elapsed_s();
-  std::optional<double> policy_budget_s = budget_s;
-  if (flags.climb_first) policy_budget_s = std::max(0.0, *budget_s - climbed_s);
+  std::optional<double> policy_budget_s = flags.budget_s;
+  if (flags.climb_first) policy_budget_s = std::max(0.0, *flags.budget_s - climbed_s);
   const PolicyPhase policy =
-      RunPolicy(search, *reward, flags, policy_budget_s, climb_on ? flags.patience_s : 0,
-                resumed ? 0 : policy_from_s, outputs);
+      RunPolicy(search, *s.reward, flags, policy_budget_s, run.climb_on ? flags.patience_s : 0,
+                run.resumed ? 0 : search.elapsed_s(), outputs);
   if (StopOnSignals::requested())
     std::printf("stopped by a signal after %d updates; files are complete\n", search.iterations());
-  if (!policy.status.ok()) return Fail(policy.status);
-  if (!checkpoint_path.empty()) {
-    if (graph::Status st = search.Save(checkpoint_path, identity); !st.ok()) return Fail(st);
-  }
-  if (graph::Status st = write_best(); !st.ok()) return Fail(st);
+  GRAPH_RETURN_IF_ERROR(policy.status);
+  if (!s.checkpoint_path.empty()) GRAPH_RETURN_IF_ERROR(search.Save(s.checkpoint_path, s.identity));
+  GRAPH_RETURN_IF_ERROR(run.WriteBest(s));
   if (!search.best()) {
-    return Fail(graph::Status(first_failure.code(),
-                              model_path + " on " + devices_path +
-                                  ": no placement ran (every baseline and sample failed; " +
-                                  first_failure.message() + ")"));
+    const graph::Status& failure = run.baselines.first_failure;
+    return graph::Status(failure.code(), s.model_path + " on " + s.devices_path +
+                                             ": no placement ran (every baseline and sample "
+                                             "failed; " +
+                                             failure.message() + ")");
   }
-
   BestPlacement best = *search.best();
   std::printf("policy search: best %s (%s) after %d updates, %.1f s\n",
               FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
               search.elapsed_s());
   const double last_climb_s = flags.climb_first
                                   ? std::max(0.0, total_s - climbed_s - search.elapsed_s())
-                                  : refine_s + policy.left_s;
-  if (climb_on && refine_s > 0 && last_climb_s > 0 && !StopOnSignals::requested()) {
-    RefineOptions refine;
-    refine.budget_s = last_climb_s;
-    refine.seed = seed;
-    // Climb-first: the baselines were climbed already; the first climb's kicks
-    // go on where they stopped, from its result when the policy found nothing
-    // better, so the policy costs the climb its time and nothing else.
-    if (first_climb) {
-      refine.first_kick = first_climb->kicks;
-      refine.start_converged =
-          first_climb->kicks > 0 && best.device_of_node == first_climb->ended_at;
-    }
-    const ClimbPhase climb =
-        ClimbAndMeasure(forward, c, *climb_on, *reward, best,
-                        flags.climb_first ? std::vector<RefineStart>{} : baselines_ran, refine);
-    if (climb.found && climb.found->step_s < best.step_s) {
-      best = *climb.found;
-      best.iteration = search.iterations();
-      best.found_at_s = search.elapsed_s() + climb.seconds;
-      if (!out_path.empty()) {
-        graph::Status st = WritePlacement(
-            out_path,
-            make_placement(best, search.elapsed_s() + climb.seconds, search.iterations()));
-        if (!st.ok()) return Fail(st);
-      }
-    }
+                                  : flags.refine_s + policy.left_s;
+  if (run.climb_on && flags.refine_s > 0 && last_climb_s > 0 && !StopOnSignals::requested()) {
+    GRAPH_RETURN_IF_ERROR(ClimbLast(s, run, first_climb, last_climb_s, &best));
   }
-  stop_on_signals.reset();
+  return best;
+}
+
+// The result: on real devices the hardware's verdict against the best
+// baseline (which becomes the result unless the gain is significant), the
+// result's lines, and the files that show it (graphdef, picture).
+int Conclude(const Session& s, const Run& run, BestPlacement best) {
+  const Search& search = *run.search;
+  const std::optional<RefineStart>& baseline = run.baselines.best;
+  std::optional<double> baseline_s;
+  if (baseline) baseline_s = baseline->step_s;
   // On real devices the hardware decides (planner/verdict.h): the best of many
   // noisy measurements is the luckiest, and a simulated gain is a prediction,
   // so the found placement must beat the best baseline in fresh interleaved
-  // rounds at the stated level, or the baseline is the result.
+  // rounds at the stated level, or the baseline is the result. Sim rewards on
+  // real devices: the result is measured for real too.
   bool all_real = true;
-  for (const cluster::DeviceSpec& d : c.devices) all_real &= d.kind != cluster::DeviceKind::kSim;
+  for (const cluster::DeviceSpec& d : s.cluster().devices) {
+    all_real &= d.kind != cluster::DeviceKind::kSim;
+  }
   std::unique_ptr<RewardSource> sim_checked_on;  // sim rewards: a real source to check with
-  const RewardSource* on_hardware = real_rewards ? &hardware : nullptr;
-  if (reward_name == "sim" && all_real) {
-    auto real =
-        MakeRewardSource("real", RewardContext{&forward, &setup->training, &c, nullptr, 2, 10});
+  const RewardSource* on_hardware = s.real_rewards() ? s.hardware.get() : nullptr;
+  if (s.flags.reward == "sim" && all_real) {
+    auto real = MakeRewardSource(
+        "real", RewardContext{&s.forward(), &s.setup->training, &s.cluster(), nullptr, 2, 10});
     if (real.ok()) on_hardware = (sim_checked_on = std::move(*real)).get();
   }
   std::string verdict_text;
-  if (on_hardware && best_baseline_s && !StopOnSignals::requested()) {
-    const bool was_baseline = best.device_of_node == best_baseline_devices;
-    verdict_text = DecideOnHardware(*on_hardware, real_rewards, verdict_options, best_baseline,
-                                    best_baseline_devices, &*best_baseline_s, &best);
-    if (!was_baseline && !out_path.empty()) {
-      graph::Status st =
-          WritePlacement(out_path, make_placement(best, search.elapsed_s(), search.iterations()));
+  if (on_hardware && baseline && !StopOnSignals::requested()) {
+    const bool was_baseline = best.device_of_node == baseline->device_of_node;
+    verdict_text =
+        DecideOnHardware(*on_hardware, s.real_rewards(), s.flags.verdict, baseline->method,
+                         baseline->device_of_node, &*baseline_s, &best);
+    if (!was_baseline) {
+      graph::Status st = s.WritePlacementOf(best, search.elapsed_s(), search.iterations());
       if (!st.ok()) return Fail(st);
     }
   }
   runtime::StepStats timeline;
-  Evaluation final_eval = reward->Timeline(best.device_of_node, &timeline);
-  PrintResult(reward_name, search, best_baseline, best_baseline_s, best, verdict_text,
-              reward->LowerBoundSeconds(), final_eval.estimated_ops);
-  if (const std::string line = hardware.Summary(); !line.empty()) std::printf("%s\n", line.c_str());
-  if (ps) std::printf("%s\n", ps->Summary().c_str());
-  if (!out_path.empty()) std::printf("placement: %s\n", out_path.c_str());
-  if (!checkpoint_path.empty()) std::printf("checkpoint: %s\n", checkpoint_path.c_str());
-
-  // With simulated rewards on real devices, the result is measured for real.
+  const Evaluation final_eval = s.reward->Timeline(best.device_of_node, &timeline);
+  PrintResult(s.flags.reward, search, baseline ? baseline->method : "", baseline_s, best,
+              verdict_text, s.reward->LowerBoundSeconds(), final_eval.estimated_ops);
+  if (const std::string line = s.hardware->Summary(); !line.empty()) {
+    std::printf("%s\n", line.c_str());
+  }
+  if (run.ps) std::printf("%s\n", run.ps->Summary().c_str());
+  if (!s.out_path.empty()) std::printf("placement: %s\n", s.out_path.c_str());
+  if (!s.checkpoint_path.empty()) std::printf("checkpoint: %s\n", s.checkpoint_path.c_str());
   if (sim_checked_on && !StopOnSignals::requested()) {
-    Evaluation m = sim_checked_on->Evaluate(best.device_of_node);
+    const Evaluation m = sim_checked_on->Evaluate(best.device_of_node);
     if (m.status.ok()) {
       std::printf("  measured       %s on the real devices; simulator error %+.1f%%\n",
                   FormatMs(m.step_s).c_str(), 100 * (best.step_s - m.step_s) / m.step_s);
@@ -806,17 +865,30 @@ int SearchCommand(int argc, char** argv) {
       std::printf("  measured       %s\n", DescribeEvaluation(m).c_str());
     }
   }
-  if (graph::Status st = export_graphdef(best.device_of_node); !st.ok()) return Fail(st);
-  if (args->Has("--svg")) {
-    const std::string title = model_path + " on " + devices_path + ": " + best.method + " " +
-                              FormatMs(best.step_s) + " (" + reward_name + ")";
+  if (graph::Status st = s.ExportGraphdef(best.device_of_node); !st.ok()) return Fail(st);
+  if (s.args->Has("--svg")) {
+    const std::string title = s.model_path + " on " + s.devices_path + ": " + best.method + " " +
+                              FormatMs(best.step_s) + " (" + s.flags.reward + ")";
     graph::Status st = graph::WriteFileAtomic(
-        args->Get("--svg"), SearchReportSvg(title, curve, best_baseline_s.value_or(best.step_s),
-                                            reward->executed_graph(), c, timeline));
+        s.args->Get("--svg"), SearchReportSvg(title, run.curve, baseline_s.value_or(best.step_s),
+                                              s.reward->executed_graph(), s.cluster(), timeline));
     if (!st.ok()) return Fail(st);
-    std::printf("picture: %s\n", args->Get("--svg").c_str());
+    std::printf("picture: %s\n", s.args->Get("--svg").c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+int SearchCommand(int argc, char** argv) {
+  Session s;
+  if (const std::optional<int> exit_code = OpenSession(argc, argv, &s)) return *exit_code;
+  if (s.num_devices() == 1) return SearchOneDevice(s);
+  Run run;
+  if (graph::Status st = StartRun(s, &run); !st.ok()) return Fail(st);
+  graph::Result<BestPlacement> best = SearchPhases(s, run);
+  if (!best.ok()) return Fail(best.status());
+  return Conclude(s, run, *best);
 }
 
 }  // namespace planner::cli
