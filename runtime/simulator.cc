@@ -51,12 +51,14 @@ struct CopyTable {
   std::vector<CopyEntry> entries;
   uint32_t run = 0;
 
-  void Begin(size_t size) {
+  // Starts a run over `size` entries; returns its stamp.
+  uint32_t Begin(size_t size) {
     if (entries.size() < size) entries.resize(size);
     if (++run == 0) {  // the stamps wrapped: forget every old one
       std::fill(entries.begin(), entries.end(), CopyEntry{});
       run = 1;
     }
+    return run;
   }
 };
 
@@ -338,76 +340,20 @@ double Simulator::WorkBoundSeconds(int iterations) const {
   return best;
 }
 
-SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId fetch) const {
-  const graph::Graph& g = g_;
-  const int n = g.size(), nd = static_cast<int>(cluster_.devices.size());
-  assert(static_cast<int>(device_of_node.size()) == n);
-  SimResult r;
-  const std::vector<int>& dev = device_of_node;
-  std::vector<int> no_time(nd, 0);
-  std::string example;
-  for (graph::NodeId id = 0; id < n; ++id) {
-    assert(dev[id] >= 0 && dev[id] < nd);
-    if (op_s_[dev[id]][id] == kNoTime && no_time[dev[id]]++ == 0 && example.empty()) {
-      example = "'" + cluster_.devices[dev[id]].name + "' has no profiled time for node '" +
-                g.node(id).name + "' (" + g.node(id).op + ")";
-    }
-  }
-  if (!example.empty()) {
-    int total = 0;
-    for (int k : no_time) total += k;
-    r.status = graph::InvalidArgument(
-        "device " + example + " and no peak_flops/memory_bandwidth to estimate it (" +
-        std::to_string(total) + " op(s) so placed): run planner profile on these devices");
-    return r;
-  }
-  for (graph::NodeId id = 0; id < n; ++id) {
-    for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {
-      const graph::TensorRef& in = in_[e];
-      const int a = dev[in.node], b = dev[id];
-      if (a != b && links_[a][b].bandwidth_bytes_per_s <= 0) {
-        r.status = graph::InvalidArgument(
-            "no link from '" + cluster_.devices[a].name + "' to '" + cluster_.devices[b].name +
-            "' (node '" + g.node(id).name + "' reads '" + g.node(in.node).name +
-            "'): give one in the devices file or run planner profile");
-        return r;
-      }
-    }
-  }
+// One step's discrete-event simulation, for one Simulator::Run call on its
+// thread: the state its event loop advances (per-device workers, queues,
+// memory and links; copies of tensors on other devices) and the loop's
+// handlers. A node finishing makes its consumers ready, either at once or when
+// an eager send's copy arrives; ready nodes join their device's queue, and a
+// free worker starts the next one, copying its inputs first where the executor
+// copies on the consumer's side.
+class Simulator::Step {
+ public:
+  Step(const Simulator& sim, const std::vector<int>& device_of_node, graph::NodeId fetch,
+       CopyTable* table);
+  SimResult Run();
 
-  std::vector<int> pending = base_pending_;
-  std::vector<int> uses = base_uses_;  // readers left, per output (out_offset_)
-  auto outputs = [&](graph::NodeId id) { return out_offset_[id + 1] - out_offset_[id]; };
-  if (fetch >= 0 && outputs(fetch) > 0) ++uses[out_offset_[fetch]];
-
-  std::vector<int64_t> live(nd, 0);
-  for (graph::NodeId id = 0; id < n; ++id) live[dev[id]] += state_bytes_[id];
-  std::vector<int64_t> peak = live;
-  std::vector<double> busy(nd, 0);
-  std::vector<int> free_workers(nd);
-  for (int d = 0; d < nd; ++d) {
-    const cluster::DeviceSpec& spec = cluster_.devices[d];
-    free_workers[d] = spec.kind == cluster::DeviceKind::kCpu ? std::max(1, spec.threads) : 1;
-  }
-  std::vector<std::deque<graph::NodeId>> queue(nd);
-  r.step.ops.reserve(n);
-  // Copies of an output on another device: bytes (for release) and, for links
-  // that send eagerly, the time the copy arrives.
-  thread_local CopyTable table;
-  table.Begin(static_cast<size_t>(slot_offset_[n]) * nd);
-  const uint32_t run = table.run;
-  auto entry = [&](graph::NodeId node, int index, int d) {
-    return static_cast<size_t>(slot_offset_[node] + index) * nd + d;
-  };
-  // Whether any device got a copy of a slot this run: most never do, and
-  // testing this small array spares the table's cache misses when they die.
-  std::vector<char> copied(slot_offset_[n], 0);
-  std::vector<double> link_free(nd * nd, 0);
-  std::vector<double> running_until(nd, 0);  // when each device's last started kernel ends
-  // When each device's worker last went idle: at the start every worker sleeps
-  // (the executor lets workers poll during a step only).
-  std::vector<double> idle_since(nd, -std::numeric_limits<double>::infinity());
-
+ private:
   struct Event {
     double t;
     uint64_t seq;
@@ -415,222 +361,352 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
     bool edge;  // true: an input of `node` arrived; false: `node` finished
     bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
-  uint64_t seq = 0;
-  int remaining = n;
-  double now = 0;
 
+  // A placement the profile or the links cannot run: the error, else Ok.
+  graph::Status CheckPlaceable() const;
+  // In steps with ops on several cpu devices (where they were measured): cold
+  // kernels, and the executor's time per op by the device's cross-device edges
+  // per op.
+  void PlanCpuSharing();
+  int Outputs(graph::NodeId id) const { return s_.out_offset_[id + 1] - s_.out_offset_[id]; }
+  size_t Entry(graph::NodeId node, int index, int d) const {
+    return static_cast<size_t>(s_.slot_offset_[node] + index) * nd_ + d;
+  }
   // Whether a cpu device of the host other than d is awake at t: running an op
   // (or copying for one) or polling for one. Another device's kernels and gaps
   // are slower then (runtime/profiler.h).
-  auto OtherCpuAwake = [&](int d, double t) {
-    for (int other : cpu_devices_) {
-      if (other != d && (running_until[other] > t || t - idle_since[other] <= spin_s_[other])) {
-        return true;
-      }
-    }
-    return false;
-  };
-
-  // In steps with ops on several cpu devices (where they were measured): cold
-  // kernels, and the executor's time per op by the device's cross-device
-  // edges per op.
-  std::vector<double> dispatch_split(nd, -1);
-  bool cold_kernels = false;
-  if (cpu_devices_.size() >= 2) {
-    std::vector<double> edges(nd, 0), ops(nd, 0);
-    for (graph::NodeId id = 0; id < n; ++id) {
-      if (!scheduled_[id]) continue;
-      ops[dev[id]] += 1;
-      for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {
-        const graph::NodeId from = in_[e].node;
-        if (dev[from] == dev[id]) continue;
-        edges[dev[id]] += 1;
-        if (scheduled_[from]) edges[dev[from]] += 1;
-      }
-    }
-    int cpus_used = 0;
-    for (int c : cpu_devices_) cpus_used += ops[c] > 0;
-    cold_kernels = cpus_used >= 2;
-    for (int d = 0; cold_kernels && d < nd; ++d) {
-      if (dispatch_cross_s_[d] >= 0 && ops[d] > 0) {
-        dispatch_split[d] = dispatch_s_[d] + dispatch_cross_s_[d] * edges[d] / ops[d];
-      }
-    }
-  }
-  auto ColdSeconds = [&](int d, double idle) {
-    for (const auto& [below, extra] : cold_s_[d]) {
-      if (idle < below) return extra;
-    }
-    return 0.0;
-  };
-
+  bool OtherCpuAwake(int d, double t) const;
+  double ColdSeconds(int d, double idle) const;
+  // The executor's copies of `id`'s inputs from other devices onto d, from
+  // *clock on; advances *clock past them.
+  void CopyInputs(graph::NodeId id, int d, double* clock);
   // `woken`: the op was handed to an idle worker by another thread; `delay`:
   // what the worker starting it still had to do first. Returns whether it woke
   // a sleeping worker (the hand-off then costs the handing worker too).
-  auto start = [&](graph::NodeId id, double t, bool woken, double delay) -> bool {
-    const int d = dev[id];
-    --free_workers[d];
-    const bool slept = woken && t - idle_since[d] > spin_s_[d];
-    const bool shared = OtherCpuAwake(d, t);
-    const double dispatch = dispatch_split[d] >= 0 ? dispatch_split[d]
-                            : shared               ? dispatch_shared_s_[d]
-                                                   : dispatch_s_[d];
-    double clock = t + delay + dispatch + (woken ? (slept ? wakeup_s_[d] : poll_s_[d]) : 0);
-    const double idle = clock - running_until[d];
-    for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {  // the executor's copies
-      const graph::TensorRef& in = in_[e];
-      const int src = dev[in.node];
-      if (src == d || !consumer_copies_[src * nd + d]) continue;
-      CopyEntry& copy = table.entries[entry(in.node, in.index, d)];
-      if (copy.held == run) continue;
-      const int64_t size = copy_bytes_[slot_offset_[in.node] + in.index];
-      const double s = TransferSeconds(src, d, size);
-      r.step.transfers.push_back({in.node, src, d, size, clock * 1e6, (clock + s) * 1e6});
-      copy.held = run;
-      copy.bytes = size;
-      copied[slot_offset_[in.node] + in.index] = 1;
-      live[d] += size;
-      peak[d] = std::max(peak[d], live[d]);
-      busy[d] += s;
-      clock += s;
-    }
-    double kernel = op_s_[d][id];
-    if (shared) kernel *= slowdown_[d];
-    if (cold_kernels) kernel += ColdSeconds(d, idle);
-    const double end = clock + kernel;
-    running_until[d] = std::max(running_until[d], end);
-    busy[d] += kernel;
-    r.step.ops.push_back({id, d, clock * 1e6, end * 1e6, out_total_[id]});
-    r.estimated_ops += estimated_[d][id];
-    events.push({end, seq++, id, false});
-    return slept;
-  };
-
-  std::vector<graph::NodeId> ready;
-  auto make_ready = [&](graph::NodeId id) {
-    if (--pending[id] == 0) ready.push_back(id);
-  };
-
-  // Finishes `id` at time t; returns false on out-of-memory.
-  auto finish = [&](graph::NodeId id, double t) -> bool {
-    const int d = dev[id];
-    --remaining;
-    live[d] += out_total_[id];
-    peak[d] = std::max(peak[d], live[d]);
-    const cluster::DeviceSpec& spec = cluster_.devices[d];
-    if (spec.memory_bytes && live[d] > *spec.memory_bytes) {
-      r.status = graph::Status(graph::StatusCode::kOutOfMemory,
-                               "device '" + spec.name + "' is out of memory at node '" +
-                                   g.node(id).name + "': " + std::to_string(live[d]) +
-                                   " bytes live, capacity " + std::to_string(*spec.memory_bytes));
-      return false;
-    }
-    for (int k = 0; k < outputs(id); ++k) {
-      if (uses[out_offset_[id] + k] == 0) live[d] -= out_flat_[out_offset_[id] + k];
-    }
-    for (int e = in_offset_[id]; e < in_offset_[id + 1]; ++e) {
-      const graph::TensorRef& in = in_[e];
-      if (in.index >= outputs(in.node)) continue;
-      if (--uses[out_offset_[in.node] + in.index] > 0) continue;
-      live[dev[in.node]] -= out_flat_[out_offset_[in.node] + in.index];
-      if (!copied[slot_offset_[in.node] + in.index]) continue;
-      CopyEntry* copies = &table.entries[entry(in.node, in.index, 0)];
-      for (int other = 0; other < nd; ++other) {
-        if (copies[other].held != run) continue;
-        live[other] -= copies[other].bytes;
-        copies[other].held = 0;
-      }
-    }
-    // Eager sends: one transfer per output and receiving device.
-    for (int u = use_offset_[id]; u < use_offset_[id + 1]; ++u) {
-      const graph::NodeId consumer = use_[u].node;
-      const int index = use_[u].index;
-      const int cd = dev[consumer];
-      if (cd == d || consumer_copies_[d * nd + cd]) {
-        make_ready(consumer);
-        continue;
-      }
-      CopyEntry& copy = table.entries[entry(id, index, cd)];
-      if (copy.sent != run) {  // sent once; later consumers there wait for the same copy
-        copy.sent = run;
-        const int64_t size = send_bytes_[slot_offset_[id] + index];
-        double& lf = link_free[d * nd + cd];
-        const double s0 = std::max(t, lf);
-        copy.arrival = s0 + TransferSeconds(d, cd, size);
-        lf = copy.arrival;
-        r.step.transfers.push_back({id, d, cd, size, s0 * 1e6, copy.arrival * 1e6});
-        copy.held = run;
-        copy.bytes = size;
-        copied[slot_offset_[id] + index] = 1;
-        live[cd] += size;
-        peak[cd] = std::max(peak[cd], live[cd]);
-      }
-      events.push({copy.arrival, seq++, consumer, true});
-    }
-    for (int u = ctrl_offset_[id]; u < ctrl_offset_[id + 1]; ++u) make_ready(ctrl_[u]);
-    return true;
-  };
-
-  // Nodes that became ready at time t: state, feeds and NoOp finish at once (and
-  // may make more ready); the others join their device's queue.
-  // `self`: the device whose worker just finished an op and takes the next one
-  // from its queue without waking (-1: none).
-  auto dispatch_ready = [&](double t, int self) -> bool {
-    while (!ready.empty()) {
-      graph::NodeId id = ready.back();
-      ready.pop_back();
-      if (!scheduled_[id]) {
-        if (!finish(id, t)) return false;
-        continue;
-      }
-      const int d = dev[id];
-      queue[d].push_back(id);
-    }
-    // Other devices first: the finishing worker hands their ops over before it
-    // takes its own next one, paying for every sleeper it wakes.
-    double notify = 0;
-    for (int k = 0; k <= nd; ++k) {
-      const int d = k < nd ? k : self;
-      if (d < 0 || (k < nd && d == self)) continue;
-      while (free_workers[d] > 0 && !queue[d].empty()) {
-        graph::NodeId id = queue[d].front();
-        queue[d].pop_front();
-        if (start(id, t, d != self, d == self ? notify : 0) && self >= 0) notify += notify_s_[d];
-      }
-      if (free_workers[d] > 0 && queue[d].empty() && d == self) idle_since[d] = t;
-    }
-    return true;
-  };
-
-  for (graph::NodeId id = 0; id < n; ++id) {
-    if (pending[id] == 0) ready.push_back(id);
+  bool Start(graph::NodeId id, double t, bool woken, double delay);
+  void MakeReady(graph::NodeId id) {
+    if (--pending_[id] == 0) ready_.push_back(id);
   }
-  std::reverse(ready.begin(), ready.end());  // dispatch roots in id order
-  bool ok = dispatch_ready(0, -1);           // the caller's thread hands out the roots
-  while (ok && !events.empty()) {
-    Event e = events.top();
-    events.pop();
-    now = e.t;
+  // Frees the inputs `id` was the last reader of, with their copies.
+  void ReleaseInputs(graph::NodeId id);
+  // Eager sends of `id`'s outputs at t: one transfer per output and receiving
+  // device; consumers on its own device, or reading through the executor's
+  // copies, are ready at once.
+  void SendOutputs(graph::NodeId id, double t);
+  // Finishes `id` at time t; false on out-of-memory.
+  bool Finish(graph::NodeId id, double t);
+  // Nodes that became ready at time t: state, feeds and NoOp finish at once
+  // (and may make more ready); the others join their device's queue. `self`:
+  // the device whose worker just finished an op and takes the next one from
+  // its queue without waking (-1: none). False on out-of-memory.
+  bool DispatchReady(double t, int self);
+
+  const Simulator& s_;
+  const graph::Graph& g_;
+  const std::vector<int>& dev_;
+  const int n_, nd_;
+  SimResult r_;
+  std::vector<int> pending_;
+  std::vector<int> uses_;  // readers left, per output (out_offset_)
+  std::vector<int64_t> live_, peak_;
+  std::vector<double> busy_;
+  std::vector<int> free_workers_;
+  std::vector<std::deque<graph::NodeId>> queue_;
+  // Copies of an output on another device: bytes (for release) and, for links
+  // that send eagerly, the time the copy arrives.
+  CopyTable& table_;
+  const uint32_t run_;
+  // Whether any device got a copy of a slot this run: most never do, and
+  // testing this small array spares the table's cache misses when they die.
+  std::vector<char> copied_;
+  std::vector<double> link_free_;
+  std::vector<double> running_until_;  // when each device's last started kernel ends
+  // When each device's worker last went idle: at the start every worker sleeps
+  // (the executor lets workers poll during a step only).
+  std::vector<double> idle_since_;
+  std::vector<double> dispatch_split_;  // < 0: none
+  bool cold_kernels_ = false;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  uint64_t seq_ = 0;
+  int remaining_;
+  double now_ = 0;
+  std::vector<graph::NodeId> ready_;
+};
+
+Simulator::Step::Step(const Simulator& sim, const std::vector<int>& device_of_node,
+                      graph::NodeId fetch, CopyTable* table)
+    : s_(sim),
+      g_(sim.g_),
+      dev_(device_of_node),
+      n_(sim.g_.size()),
+      nd_(static_cast<int>(sim.cluster_.devices.size())),
+      pending_(sim.base_pending_),
+      uses_(sim.base_uses_),
+      live_(nd_, 0),
+      busy_(nd_, 0),
+      free_workers_(nd_),
+      queue_(nd_),
+      table_(*table),
+      run_(table->Begin(static_cast<size_t>(sim.slot_offset_[n_]) * nd_)),
+      copied_(sim.slot_offset_[n_], 0),
+      link_free_(nd_ * nd_, 0),
+      running_until_(nd_, 0),
+      idle_since_(nd_, -std::numeric_limits<double>::infinity()),
+      dispatch_split_(nd_, -1),
+      remaining_(n_) {
+  assert(static_cast<int>(dev_.size()) == n_);
+  for (graph::NodeId id = 0; id < n_; ++id) assert(dev_[id] >= 0 && dev_[id] < nd_);
+  if (fetch >= 0 && Outputs(fetch) > 0) ++uses_[s_.out_offset_[fetch]];
+  for (graph::NodeId id = 0; id < n_; ++id) live_[dev_[id]] += s_.state_bytes_[id];
+  peak_ = live_;
+  for (int d = 0; d < nd_; ++d) {
+    const cluster::DeviceSpec& spec = s_.cluster_.devices[d];
+    free_workers_[d] = spec.kind == cluster::DeviceKind::kCpu ? std::max(1, spec.threads) : 1;
+  }
+  r_.step.ops.reserve(n_);
+}
+
+graph::Status Simulator::Step::CheckPlaceable() const {
+  std::vector<int> no_time(nd_, 0);
+  std::string example;
+  for (graph::NodeId id = 0; id < n_; ++id) {
+    if (s_.op_s_[dev_[id]][id] == kNoTime && no_time[dev_[id]]++ == 0 && example.empty()) {
+      example = "'" + s_.cluster_.devices[dev_[id]].name + "' has no profiled time for node '" +
+                g_.node(id).name + "' (" + g_.node(id).op + ")";
+    }
+  }
+  if (!example.empty()) {
+    int total = 0;
+    for (int k : no_time) total += k;
+    return graph::InvalidArgument(
+        "device " + example + " and no peak_flops/memory_bandwidth to estimate it (" +
+        std::to_string(total) + " op(s) so placed): run planner profile on these devices");
+  }
+  for (graph::NodeId id = 0; id < n_; ++id) {
+    for (int e = s_.in_offset_[id]; e < s_.in_offset_[id + 1]; ++e) {
+      const graph::TensorRef& in = s_.in_[e];
+      const int a = dev_[in.node], b = dev_[id];
+      if (a != b && s_.links_[a][b].bandwidth_bytes_per_s <= 0) {
+        return graph::InvalidArgument("no link from '" + s_.cluster_.devices[a].name + "' to '" +
+                                      s_.cluster_.devices[b].name + "' (node '" + g_.node(id).name +
+                                      "' reads '" + g_.node(in.node).name +
+                                      "'): give one in the devices file or run planner profile");
+      }
+    }
+  }
+  return graph::Status::Ok();
+}
+
+void Simulator::Step::PlanCpuSharing() {
+  if (s_.cpu_devices_.size() < 2) return;
+  std::vector<double> edges(nd_, 0), ops(nd_, 0);
+  for (graph::NodeId id = 0; id < n_; ++id) {
+    if (!s_.scheduled_[id]) continue;
+    ops[dev_[id]] += 1;
+    for (int e = s_.in_offset_[id]; e < s_.in_offset_[id + 1]; ++e) {
+      const graph::NodeId from = s_.in_[e].node;
+      if (dev_[from] == dev_[id]) continue;
+      edges[dev_[id]] += 1;
+      if (s_.scheduled_[from]) edges[dev_[from]] += 1;
+    }
+  }
+  int cpus_used = 0;
+  for (int c : s_.cpu_devices_) cpus_used += ops[c] > 0;
+  cold_kernels_ = cpus_used >= 2;
+  for (int d = 0; cold_kernels_ && d < nd_; ++d) {
+    if (s_.dispatch_cross_s_[d] >= 0 && ops[d] > 0) {
+      dispatch_split_[d] = s_.dispatch_s_[d] + s_.dispatch_cross_s_[d] * edges[d] / ops[d];
+    }
+  }
+}
+
+bool Simulator::Step::OtherCpuAwake(int d, double t) const {
+  for (int other : s_.cpu_devices_) {
+    if (other != d && (running_until_[other] > t || t - idle_since_[other] <= s_.spin_s_[other])) {
+      return true;
+    }
+  }
+  return false;
+}
+
+double Simulator::Step::ColdSeconds(int d, double idle) const {
+  for (const auto& [below, extra] : s_.cold_s_[d]) {
+    if (idle < below) return extra;
+  }
+  return 0.0;
+}
+
+void Simulator::Step::CopyInputs(graph::NodeId id, int d, double* clock) {
+  for (int e = s_.in_offset_[id]; e < s_.in_offset_[id + 1]; ++e) {
+    const graph::TensorRef& in = s_.in_[e];
+    const int src = dev_[in.node];
+    if (src == d || !s_.consumer_copies_[src * nd_ + d]) continue;
+    CopyEntry& copy = table_.entries[Entry(in.node, in.index, d)];
+    if (copy.held == run_) continue;
+    const int64_t size = s_.copy_bytes_[s_.slot_offset_[in.node] + in.index];
+    const double seconds = s_.TransferSeconds(src, d, size);
+    r_.step.transfers.push_back({in.node, src, d, size, *clock * 1e6, (*clock + seconds) * 1e6});
+    copy.held = run_;
+    copy.bytes = size;
+    copied_[s_.slot_offset_[in.node] + in.index] = 1;
+    live_[d] += size;
+    peak_[d] = std::max(peak_[d], live_[d]);
+    busy_[d] += seconds;
+    *clock += seconds;
+  }
+}
+
+bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay) {
+  const int d = dev_[id];
+  --free_workers_[d];
+  const bool slept = woken && t - idle_since_[d] > s_.spin_s_[d];
+  const bool shared = OtherCpuAwake(d, t);
+  const double dispatch = dispatch_split_[d] >= 0 ? dispatch_split_[d]
+                          : shared                ? s_.dispatch_shared_s_[d]
+                                                  : s_.dispatch_s_[d];
+  double clock = t + delay + dispatch + (woken ? (slept ? s_.wakeup_s_[d] : s_.poll_s_[d]) : 0);
+  const double idle = clock - running_until_[d];
+  CopyInputs(id, d, &clock);
+  double kernel = s_.op_s_[d][id];
+  if (shared) kernel *= s_.slowdown_[d];
+  if (cold_kernels_) kernel += ColdSeconds(d, idle);
+  const double end = clock + kernel;
+  running_until_[d] = std::max(running_until_[d], end);
+  busy_[d] += kernel;
+  r_.step.ops.push_back({id, d, clock * 1e6, end * 1e6, s_.out_total_[id]});
+  r_.estimated_ops += s_.estimated_[d][id];
+  events_.push({end, seq_++, id, false});
+  return slept;
+}
+
+void Simulator::Step::ReleaseInputs(graph::NodeId id) {
+  for (int e = s_.in_offset_[id]; e < s_.in_offset_[id + 1]; ++e) {
+    const graph::TensorRef& in = s_.in_[e];
+    if (in.index >= Outputs(in.node)) continue;
+    if (--uses_[s_.out_offset_[in.node] + in.index] > 0) continue;
+    live_[dev_[in.node]] -= s_.out_flat_[s_.out_offset_[in.node] + in.index];
+    if (!copied_[s_.slot_offset_[in.node] + in.index]) continue;
+    CopyEntry* copies = &table_.entries[Entry(in.node, in.index, 0)];
+    for (int other = 0; other < nd_; ++other) {
+      if (copies[other].held != run_) continue;
+      live_[other] -= copies[other].bytes;
+      copies[other].held = 0;
+    }
+  }
+}
+
+void Simulator::Step::SendOutputs(graph::NodeId id, double t) {
+  const int d = dev_[id];
+  for (int u = s_.use_offset_[id]; u < s_.use_offset_[id + 1]; ++u) {
+    const graph::NodeId consumer = s_.use_[u].node;
+    const int index = s_.use_[u].index;
+    const int cd = dev_[consumer];
+    if (cd == d || s_.consumer_copies_[d * nd_ + cd]) {
+      MakeReady(consumer);
+      continue;
+    }
+    CopyEntry& copy = table_.entries[Entry(id, index, cd)];
+    if (copy.sent != run_) {  // sent once; later consumers there wait for the same copy
+      copy.sent = run_;
+      const int64_t size = s_.send_bytes_[s_.slot_offset_[id] + index];
+      double& link_free = link_free_[d * nd_ + cd];
+      const double sent_at = std::max(t, link_free);
+      copy.arrival = sent_at + s_.TransferSeconds(d, cd, size);
+      link_free = copy.arrival;
+      r_.step.transfers.push_back({id, d, cd, size, sent_at * 1e6, copy.arrival * 1e6});
+      copy.held = run_;
+      copy.bytes = size;
+      copied_[s_.slot_offset_[id] + index] = 1;
+      live_[cd] += size;
+      peak_[cd] = std::max(peak_[cd], live_[cd]);
+    }
+    events_.push({copy.arrival, seq_++, consumer, true});
+  }
+}
+
+bool Simulator::Step::Finish(graph::NodeId id, double t) {
+  const int d = dev_[id];
+  --remaining_;
+  live_[d] += s_.out_total_[id];
+  peak_[d] = std::max(peak_[d], live_[d]);
+  const cluster::DeviceSpec& spec = s_.cluster_.devices[d];
+  if (spec.memory_bytes && live_[d] > *spec.memory_bytes) {
+    r_.status = graph::Status(graph::StatusCode::kOutOfMemory,
+                              "device '" + spec.name + "' is out of memory at node '" +
+                                  g_.node(id).name + "': " + std::to_string(live_[d]) +
+                                  " bytes live, capacity " + std::to_string(*spec.memory_bytes));
+    return false;
+  }
+  for (int k = 0; k < Outputs(id); ++k) {
+    if (uses_[s_.out_offset_[id] + k] == 0) live_[d] -= s_.out_flat_[s_.out_offset_[id] + k];
+  }
+  ReleaseInputs(id);
+  SendOutputs(id, t);
+  for (int u = s_.ctrl_offset_[id]; u < s_.ctrl_offset_[id + 1]; ++u) MakeReady(s_.ctrl_[u]);
+  return true;
+}
+
+bool Simulator::Step::DispatchReady(double t, int self) {
+  while (!ready_.empty()) {
+    graph::NodeId id = ready_.back();
+    ready_.pop_back();
+    if (!s_.scheduled_[id]) {
+      if (!Finish(id, t)) return false;
+      continue;
+    }
+    queue_[dev_[id]].push_back(id);
+  }
+  // Other devices first: the finishing worker hands their ops over before it
+  // takes its own next one, paying for every sleeper it wakes.
+  double notify = 0;
+  for (int k = 0; k <= nd_; ++k) {
+    const int d = k < nd_ ? k : self;
+    if (d < 0 || (k < nd_ && d == self)) continue;
+    while (free_workers_[d] > 0 && !queue_[d].empty()) {
+      graph::NodeId id = queue_[d].front();
+      queue_[d].pop_front();
+      if (Start(id, t, d != self, d == self ? notify : 0) && self >= 0) notify += s_.notify_s_[d];
+    }
+    if (free_workers_[d] > 0 && queue_[d].empty() && d == self) idle_since_[d] = t;
+  }
+  return true;
+}
+
+SimResult Simulator::Step::Run() {
+  if (r_.status = CheckPlaceable(); !r_.status.ok()) return std::move(r_);
+  PlanCpuSharing();
+  for (graph::NodeId id = 0; id < n_; ++id) {
+    if (pending_[id] == 0) ready_.push_back(id);
+  }
+  std::reverse(ready_.begin(), ready_.end());  // dispatch roots in id order
+  bool ok = DispatchReady(0, -1);              // the caller's thread hands out the roots
+  while (ok && !events_.empty()) {
+    const Event e = events_.top();
+    events_.pop();
+    now_ = e.t;
     if (e.edge) {
-      make_ready(e.node);
+      MakeReady(e.node);
     } else {
-      ++free_workers[dev[e.node]];
-      ok = finish(e.node, now);
+      ++free_workers_[dev_[e.node]];
+      ok = Finish(e.node, now_);
     }
     if (ok) {
-      std::reverse(ready.begin(), ready.end());
-      ok = dispatch_ready(now, e.edge ? -1 : dev[e.node]);
+      std::reverse(ready_.begin(), ready_.end());
+      ok = DispatchReady(now_, e.edge ? -1 : dev_[e.node]);
     }
   }
-  if (!r.status.ok()) return r;
-  assert(remaining == 0 && "every node runs in an acyclic graph");
-  (void)remaining;
-  r.step.seconds = now;
-  r.step.peak_bytes = peak;
-  r.step.busy_us.resize(nd);
-  for (int d = 0; d < nd; ++d) r.step.busy_us[d] = busy[d] * 1e6;
-  return r;
+  if (!r_.status.ok()) return std::move(r_);
+  assert(remaining_ == 0 && "every node runs in an acyclic graph");
+  r_.step.seconds = now_;
+  r_.step.peak_bytes = peak_;
+  r_.step.busy_us.resize(nd_);
+  for (int d = 0; d < nd_; ++d) r_.step.busy_us[d] = busy_[d] * 1e6;
+  return std::move(r_);
+}
+
+SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId fetch) const {
+  thread_local CopyTable table;
+  return Step(*this, device_of_node, fetch, &table).Run();
 }
 
 }  // namespace runtime

@@ -86,6 +86,8 @@ class Simulator {
   double TransferSeconds(int src, int dst, int64_t bytes) const;
 
  private:
+  class Step;  // one Run's event loop (simulator.cc)
+
   Simulator() = default;
 
   graph::Graph g_;
