@@ -45,6 +45,8 @@ std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const std::string& name,
 
 }  // namespace
 
+struct UpdateBatch;
+
 struct Search::Impl {
   Impl(const graph::Graph& forward, int num_devices, const SearchOptions& options, uint64_t seed)
       : o(options),
@@ -74,6 +76,18 @@ struct Search::Impl {
   HierarchicalPolicy policy;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   at::Generator gen;
+  // The parts of an update (StepOrThrow), in its order.
+  void AddDemonstration(UpdateBatch* batch, std::vector<float>* costs);
+  at::Tensor Advantages(const std::vector<float>& costs) const;
+  // The update rule, by SearchOptions::update: one REINFORCE step, or
+  // ppo_epochs steps of PPO's clipped surrogate on the batch's samples.
+  graph::Status ReinforceUpdate(UpdateBatch& batch, double lr, double* grad_norm);
+  graph::Status PpoUpdate(UpdateBatch& batch, double noise, double lr, double* grad_norm);
+  // backward() through `loss` and `through`'s deferred gradients, clipped,
+  // then the optimizer's step (or the parameter server's).
+  graph::Status GradientStep(const at::Tensor& loss, std::vector<PolicySample>* through, double lr,
+                             double* grad_norm);
+
   // With a parameter server (UseParameterServer): updates go there.
   graph::Status PushGradient(double lr);
   ParameterServer* ps = nullptr;
@@ -314,12 +328,103 @@ at::Tensor CrossEntropy(const PolicySample& demo) {
 
 }  // namespace
 
+// One update's batch after its placements ran: the samples (with
+// self-imitation the best placement so far last), the advantages of the first
+// `with_advantage` of them, and whether the last is imitated by a
+// cross-entropy term of its own (imitation_weight) rather than as a sample.
+struct UpdateBatch {
+  std::vector<PolicySample> samples;
+  at::Tensor advantage;
+  size_t with_advantage = 0;
+  bool demo_apart = false;
+};
+
+// Self-imitation: the best placement so far joins the update as one more
+// sample, decided by the grouping that follows it (GroupsFollowing) and its
+// groups' majority devices, at its known cost, without being run again. With
+// imitation_weight it enters as its own cross-entropy term instead, in every
+// gradient step: the last of the samples, but the first `with_advantage` alone
+// have advantages, a clip and an entropy bonus.
+void Search::Impl::AddDemonstration(UpdateBatch* batch, std::vector<float>* costs) {
+  if (!o.imitate_best || !best) return;
+  std::vector<int> device_of_group;
+  const std::vector<int> groups = policy->GroupsFollowing(best->device_of_node, &device_of_group);
+  batch->samples.push_back(
+      policy->Score(at::tensor(std::vector<int64_t>(groups.begin(), groups.end())),
+                    at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()))
+                        .unsqueeze(0)));
+  batch->demo_apart = o.imitation_weight > 0;
+  if (!batch->demo_apart) costs->push_back(static_cast<float>(std::sqrt(best->step_s)));
+}
+
+at::Tensor Search::Impl::Advantages(const std::vector<float>& costs) const {
+  const at::Tensor cost = at::tensor(costs);
+  if (o.advantage == "batch") {
+    // Standardised within the update: the scale of the step times (1 ms or
+    // 1 s) no longer sets the step size, and half the samples are pushed up.
+    return (cost - cost.mean()) / (cost.std() + 1e-6);
+  }
+  // The paper's: the moving average before this update's costs enter it.
+  return cost - static_cast<float>(baseline);
+}
+
+graph::Status Search::Impl::GradientStep(const at::Tensor& loss, std::vector<PolicySample>* through,
+                                         double lr, double* grad_norm) {
+  optimizer->zero_grad();
+  loss.backward();
+  policy->AddDeferredGradients(through);
+  *grad_norm = torch::nn::utils::clip_grad_norm_(policy->parameters(), o.grad_clip);
+  if (ps) return PushGradient(lr);
+  optimizer->step();
+  return graph::Status::Ok();
+}
+
+graph::Status Search::Impl::ReinforceUpdate(UpdateBatch& batch, double lr, double* grad_norm) {
+  // The mean over samples of advantage x log p(placement).
+  std::vector<at::Tensor> log_prob;
+  for (size_t g = 0; g < batch.with_advantage; ++g) log_prob.push_back(batch.samples[g].log_prob);
+  at::Tensor loss = (batch.advantage * at::cat(log_prob)).mean();
+  if (o.entropy_weight > 0)
+    loss = loss - o.entropy_weight * MeanEntropy(batch.samples, batch.with_advantage);
+  if (batch.demo_apart) loss = loss + o.imitation_weight * CrossEntropy(batch.samples.back());
+  return GradientStep(loss, &batch.samples, lr, grad_norm);
+}
+
+graph::Status Search::Impl::PpoUpdate(UpdateBatch& batch, double noise, double lr,
+                                      double* grad_norm) {
+  std::vector<PolicySample> old;
+  for (int epoch = 0; epoch < o.ppo_epochs; ++epoch) {
+    // Without noise the samples' own log-probabilities are the policy's, and
+    // the first epoch needs no second forward pass.
+    std::vector<PolicySample> now;
+    if (epoch == 0 && noise == 0) {
+      now = batch.samples;  // the demonstration, if any, was scored as it is now
+    } else {
+      for (const PolicySample& p : batch.samples) now.push_back(policy->Score(p.groups, p.devices));
+    }
+    if (epoch == 0) {
+      for (const PolicySample& p : now) {
+        PolicySample d;
+        d.group_log_prob = p.group_log_prob.detach();
+        d.device_log_prob = p.device_log_prob.detach();
+        old.push_back(std::move(d));
+      }
+    }
+    at::Tensor loss = ClippedSurrogate(now, old, batch.advantage, o.ppo_clip, batch.with_advantage);
+    if (o.entropy_weight > 0)
+      loss = loss - o.entropy_weight * MeanEntropy(now, batch.with_advantage);
+    if (batch.demo_apart) loss = loss + o.imitation_weight * CrossEntropy(now.back());
+    GRAPH_RETURN_IF_ERROR(GradientStep(loss, &now, lr, grad_norm));
+  }
+  return graph::Status::Ok();
+}
+
 SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   Impl& s = *impl_;
   const auto start = std::chrono::steady_clock::now();
   const int m = s.o.grouper_samples, k = s.o.placer_samples, n = m * k;
   const double noise = s.iteration < s.o.logit_noise_until ? s.o.logit_noise : 0.0;
-  std::vector<PolicySample> samples;
+  UpdateBatch batch;
   std::vector<std::vector<int>> placements;
   s.ShowIncumbent();
   {
@@ -328,8 +433,10 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
     // own mode: a real reward runs the model's kernels.
     const runtime::ScopedFlushDenormals flush;
     for (int g = 0; g < m; ++g) {
-      samples.push_back(s.policy->Sample(k, noise, s.gen));
-      for (std::vector<int>& p : samples.back().device_of_op) placements.push_back(std::move(p));
+      batch.samples.push_back(s.policy->Sample(k, noise, s.gen));
+      for (std::vector<int>& p : batch.samples.back().device_of_op) {
+        placements.push_back(std::move(p));
+      }
     }
   }
 
@@ -341,92 +448,20 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   double mean = 0;
   for (int j = 0; j < n; ++j) mean += costs[j] = static_cast<float>(s.Cost(it.evaluations[j]));
   mean /= n;
-  // Self-imitation: the best placement so far joins the update as one more
-  // sample, decided by the grouping that follows it (GroupsFollowing) and its
-  // groups' majority devices, at its known cost, without being run again.
-  // With imitation_weight it enters as its own cross-entropy term instead, in
-  // every gradient step: the last of `samples`, but the first `with_advantage`
-  // alone have advantages, a clip and an entropy bonus.
-  const bool demo = s.o.imitate_best && s.best;
-  const bool demo_apart = demo && s.o.imitation_weight > 0;
-  if (demo) {
-    std::vector<int> device_of_group;
-    const std::vector<int> groups =
-        s.policy->GroupsFollowing(s.best->device_of_node, &device_of_group);
-    samples.push_back(s.policy->Score(
-        at::tensor(std::vector<int64_t>(groups.begin(), groups.end())),
-        at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()))
-            .unsqueeze(0)));
-    if (!demo_apart) costs.push_back(static_cast<float>(std::sqrt(s.best->step_s)));
-  }
-  const size_t with_advantage = samples.size() - (demo_apart ? 1 : 0);
+  s.AddDemonstration(&batch, &costs);
+  batch.with_advantage = batch.samples.size() - (batch.demo_apart ? 1 : 0);
   if (!s.have_baseline) {
     s.baseline = mean;
     s.have_baseline = true;
   }
-  at::Tensor cost = at::tensor(costs);
-  at::Tensor advantage;
-  if (s.o.advantage == "batch") {
-    // Standardised within the update: the scale of the step times (1 ms or
-    // 1 s) no longer sets the step size, and half the samples are pushed up.
-    advantage = (cost - cost.mean()) / (cost.std() + 1e-6);
-  } else {
-    // The paper's: the moving average before this update's costs enter it.
-    advantage = cost - static_cast<float>(s.baseline);
-  }
+  batch.advantage = s.Advantages(costs);
   const double lr = s.LearningRate();
   for (auto& group : s.optimizer->param_groups()) group.options().set_lr(lr);
   double grad_norm = 0;
-  graph::Status ps_status = graph::Status::Ok();
-  auto step = [&](const at::Tensor& loss, std::vector<PolicySample>& through) {
-    if (!ps_status.ok()) return;
-    s.optimizer->zero_grad();
-    loss.backward();
-    s.policy->AddDeferredGradients(&through);
-    grad_norm = torch::nn::utils::clip_grad_norm_(s.policy->parameters(), s.o.grad_clip);
-    if (s.ps) {
-      ps_status = s.PushGradient(lr);
-    } else {
-      s.optimizer->step();
-    }
-  };
-  if (s.o.update == "ppo") {
-    std::vector<PolicySample> old;
-    for (int epoch = 0; epoch < s.o.ppo_epochs; ++epoch) {
-      // Without noise the samples' own log-probabilities are the policy's, and
-      // the first epoch needs no second forward pass.
-      std::vector<PolicySample> now;
-      if (epoch == 0 && noise == 0) {
-        now = samples;  // the demonstration, if any, was scored as it is now
-      } else {
-        for (const PolicySample& p : samples) now.push_back(s.policy->Score(p.groups, p.devices));
-      }
-      if (epoch == 0) {
-        for (const PolicySample& p : now) {
-          PolicySample d;
-          d.group_log_prob = p.group_log_prob.detach();
-          d.device_log_prob = p.device_log_prob.detach();
-          old.push_back(std::move(d));
-        }
-      }
-      at::Tensor loss = ClippedSurrogate(now, old, advantage, s.o.ppo_clip, with_advantage);
-      if (s.o.entropy_weight > 0)
-        loss = loss - s.o.entropy_weight * MeanEntropy(now, with_advantage);
-      if (demo_apart) loss = loss + s.o.imitation_weight * CrossEntropy(now.back());
-      step(loss, now);
-    }
-  } else {
-    // REINFORCE: the mean over samples of advantage x log p(placement).
-    std::vector<at::Tensor> log_prob;
-    for (size_t g = 0; g < with_advantage; ++g) log_prob.push_back(samples[g].log_prob);
-    at::Tensor loss = (advantage * at::cat(log_prob)).mean();
-    if (s.o.entropy_weight > 0)
-      loss = loss - s.o.entropy_weight * MeanEntropy(samples, with_advantage);
-    if (demo_apart) loss = loss + s.o.imitation_weight * CrossEntropy(samples.back());
-    step(loss, samples);
-  }
-  if (!ps_status.ok()) {
-    it.status = ps_status.WithContext("policy update " + std::to_string(s.iteration + 1));
+  const graph::Status updated = s.o.update == "ppo" ? s.PpoUpdate(batch, noise, lr, &grad_norm)
+                                                    : s.ReinforceUpdate(batch, lr, &grad_norm);
+  if (!updated.ok()) {
+    it.status = updated.WithContext("policy update " + std::to_string(s.iteration + 1));
     return it;
   }
   s.baseline = s.o.baseline_decay * s.baseline + (1 - s.o.baseline_decay) * mean;
