@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <regex>
 
 #include "data/fashion_mnist.h"
@@ -131,6 +132,158 @@ std::vector<Probe> RunProbes(Child* child, const std::vector<TuneConfig>& candid
   return probes;
 }
 
+// The command's settings past the child's.
+struct TuneFlags {
+  int64_t epochs = 10, retune = 1, eval_every = 200;
+  TunerOptions tuner;
+  // A re-tune replaces the running configuration only when a probe promises
+  // this many times its speed: short probes favour small steps (short-horizon
+  // bias) and are noisy. 1 is pure greedy.
+  double switch_margin = 2;
+  double target = 0;  // test accuracy to stop at (0: none)
+};
+
+// Reads the flags into `child` and `f`; the exit status of a usage error, else
+// nullopt.
+std::optional<int> ParseTuneFlags(const planner::Args& args, Child* child, TuneFlags* f) {
+  child->model = args.positional()[0];
+  child->data_dir = args.Get("--data-dir");
+  struct IntFlag {
+    const char* flag;
+    int64_t* target;
+  };
+  if (!args.Has("--nproc")) return Usage("--nproc N is required");
+  for (IntFlag i : {IntFlag{"--nproc", &child->nproc},
+                    {"--epochs", &f->epochs},
+                    {"--batch", &child->batch},
+                    {"--probe-steps", &f->tuner.probe_steps},
+                    {"--retune", &f->retune},
+                    {"--eval-every", &f->eval_every}}) {
+    if (!args.Has(i.flag)) continue;
+    auto v = planner::ParseIntInRange(i.flag, args.Get(i.flag),
+                                      i.flag == std::string("--probe-steps") ? 4 : 1, 1 << 20);
+    if (!v.ok()) return Usage(v.status().message());
+    *i.target = *v;
+  }
+  if (args.Has("--switch-margin")) {
+    auto v = planner::ParseNumberInRange("--switch-margin", args.Get("--switch-margin"), 0, 1e6);
+    if (!v.ok()) return Usage(v.status().message());
+    f->switch_margin = std::max(1.0, *v);
+  }
+  if (args.Has("--target-accuracy")) {
+    auto v = planner::ParseNumberInRange("--target-accuracy", args.Get("--target-accuracy"), 0, 1);
+    if (!v.ok()) return Usage(v.status().message());
+    f->target = *v;
+  }
+  child->dir = args.Get("--dir");
+  if (child->dir.empty()) {
+    char tmpl[] = "/tmp/trainer-tune-XXXXXX";
+    if (!mkdtemp(tmpl)) return Usage("cannot make a working directory in /tmp");
+    child->dir = tmpl;
+  } else if (mkdir(child->dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Usage("--dir " + child->dir + ": cannot create it");
+  }
+  return std::nullopt;
+}
+
+// What the run has done so far.
+struct TuneProgress {
+  TuneConfig chosen;
+  std::string choices;  // every epoch's configuration, as JSON strings
+  double train_s = 0, tune_s = 0, accuracy = 0;
+  double reached_at = -1;  // training seconds when the target was first reached; < 0: not yet
+};
+
+// Epoch `e`'s re-tune: probes every candidate from the checkpoint, prints them,
+// and chooses the configuration to train with, keeping the running one unless
+// a probe is switch_margin times better per unit of loss. False when the
+// command must end (a failed probe run, or no probe lowered the loss at first).
+bool Retune(Child* child, const std::vector<TuneConfig>& candidates, const TuneFlags& f, int64_t e,
+            int64_t steps_per_epoch, const std::string& ckpt, TuneProgress* p) {
+  std::vector<Probe> probes = RunProbes(child, candidates, f.tuner.probe_steps, ckpt, e > 0);
+  p->tune_s += child->seconds;
+  if (probes.size() != candidates.size()) return false;
+  std::printf(
+      "epoch %lld: probes from step %lld (untrained, the loss on the second half's "
+      "batches is %.4f)\n  %-40s %10s %10s %10s %14s\n",
+      static_cast<long long>(e + 1), static_cast<long long>(e * steps_per_epoch),
+      probes[0].base_loss, "configuration", "ms/step", "loss 1st", "loss 2nd", "s per -1 loss");
+  for (const Probe& probe : probes) {
+    std::printf("  %-40s %10.2f %10.4f %10.4f %14.3g\n", Describe(probe.config).c_str(),
+                1e3 * probe.step_s, probe.first_loss, probe.final_loss, SecondsPerUnitLoss(probe));
+  }
+  const int best = ChooseProbe(probes);
+  if (best < 0 && e == 0) {
+    std::cerr << kName << "no configuration lowered the loss in " << f.tuner.probe_steps
+              << " steps: try more --probe-steps\n";
+    return false;
+  }
+  if (best < 0) {  // later in training the loss falls slower than mini-batch noise
+    std::printf("  no probe lowered the loss measurably in %lld steps: keeping %s\n",
+                static_cast<long long>(f.tuner.probe_steps), Describe(p->chosen).c_str());
+    return true;
+  }
+  const Probe& b = probes[best];
+  double incumbent = std::numeric_limits<double>::infinity();
+  for (const Probe& probe : probes) {
+    if (e > 0 && SameConfig(probe.config, p->chosen)) incumbent = SecondsPerUnitLoss(probe);
+  }
+  if (std::isfinite(incumbent) && SecondsPerUnitLoss(b) * f.switch_margin > incumbent) {
+    std::printf(
+        "  keeping %s: %.3g s per unit of loss against the best probe's %.3g s (%s), "
+        "not %gx better\n",
+        Describe(p->chosen).c_str(), incumbent, SecondsPerUnitLoss(b), Describe(b.config).c_str(),
+        f.switch_margin);
+    return true;
+  }
+  p->chosen = b.config;
+  std::printf("  chose %s: %.2f ms per step x %.0f steps per unit of loss = %.3g s, the least\n",
+              Describe(p->chosen).c_str(), 1e3 * b.step_s, SecondsPerUnitLoss(b) / b.step_s,
+              SecondsPerUnitLoss(b));
+  return true;
+}
+
+// Trains epoch `e` with the chosen configuration from the checkpoint, and
+// reads its evaluations (the first at the target, if any, sets reached_at).
+// False when the training run failed.
+bool TrainEpoch(Child* child, const TuneFlags& f, int64_t e, const std::string& ckpt,
+                TuneProgress* p) {
+  p->choices += (p->choices.empty() ? "\"" : ", \"") + Describe(p->chosen) + "\"";
+  std::string json =
+      child->Run("training epoch " + std::to_string(e + 1) + " with " + Describe(p->chosen),
+                 ConfigFlags(p->chosen) + " --epochs " + std::to_string(e + 1) + " --checkpoint '" +
+                     ckpt + "'" + (e > 0 ? " --resume" : "") + " --log-every 0 --eval-every " +
+                     std::to_string(f.eval_every) +
+                     (f.target > 0 ? " --target-accuracy " + std::to_string(f.target) : ""));
+  if (json.empty()) return false;
+  std::regex eval("\\{\"step\": ([0-9]+), \"train_s\": ([0-9.]+), \"accuracy\": ([0-9.]+)\\}");
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), eval); it != std::sregex_iterator();
+       ++it) {
+    p->accuracy = std::atof((*it)[3].str().c_str());
+    if (f.target > 0 && p->accuracy >= f.target && p->reached_at < 0) {
+      p->reached_at = p->train_s + std::atof((*it)[2].str().c_str());
+    }
+  }
+  p->train_s += Number(json, "train_s");
+  std::printf(
+      "epoch %lld with %s: test accuracy %.2f%%, %.1f s of training so far, %.1f s of "
+      "probes\n",
+      static_cast<long long>(e + 1), Describe(p->chosen).c_str(), 100 * p->accuracy, p->train_s,
+      p->tune_s);
+  std::fflush(stdout);
+  return true;
+}
+
+// --report's JSON.
+graph::Status WriteReport(const std::string& path, const TuneProgress& p) {
+  char b[256];
+  std::snprintf(b, sizeof b,
+                "{\"train_s\": %.4f, \"tune_s\": %.4f, \"accuracy\": %.5f, "
+                "\"time_to_target_s\": %.4f, \"choices\": [",
+                p.train_s, p.tune_s, p.accuracy, p.reached_at);
+  return graph::WriteFileAtomic(path, b + p.choices + "]}\n");
+}
+
 }  // namespace
 
 int TuneCommand(int argc, char** argv, const std::string& self) {
@@ -139,154 +292,39 @@ int TuneCommand(int argc, char** argv, const std::string& self) {
   if (!args) return exit_code;
   Child child;
   child.exe = self;
-  child.model = args->positional()[0];
-  child.data_dir = args->Get("--data-dir");
-  int64_t epochs = 10, retune = 1, eval_every = 200;
-  TunerOptions topts;
-  struct IntFlag {
-    const char* flag;
-    int64_t* target;
-  };
-  if (!args->Has("--nproc")) return Usage("--nproc N is required");
-  for (IntFlag f : {IntFlag{"--nproc", &child.nproc},
-                    {"--epochs", &epochs},
-                    {"--batch", &child.batch},
-                    {"--probe-steps", &topts.probe_steps},
-                    {"--retune", &retune},
-                    {"--eval-every", &eval_every}}) {
-    if (!args->Has(f.flag)) continue;
-    auto v = planner::ParseIntInRange(f.flag, args->Get(f.flag),
-                                      f.flag == std::string("--probe-steps") ? 4 : 1, 1 << 20);
-    if (!v.ok()) return Usage(v.status().message());
-    *f.target = *v;
-  }
-  // A re-tune replaces the running configuration only when a probe promises
-  // this many times its speed: short probes favour small steps (short-horizon
-  // bias) and are noisy. 1 is pure greedy.
-  double switch_margin = 2;
-  if (args->Has("--switch-margin")) {
-    auto v = planner::ParseNumberInRange("--switch-margin", args->Get("--switch-margin"), 0, 1e6);
-    if (!v.ok()) return Usage(v.status().message());
-    switch_margin = std::max(1.0, *v);
-  }
-  double target = 0;
-  if (args->Has("--target-accuracy")) {
-    auto v = planner::ParseNumberInRange("--target-accuracy", args->Get("--target-accuracy"), 0, 1);
-    if (!v.ok()) return Usage(v.status().message());
-    target = *v;
-  }
-  child.dir = args->Get("--dir");
-  if (child.dir.empty()) {
-    char tmpl[] = "/tmp/trainer-tune-XXXXXX";
-    if (!mkdtemp(tmpl)) return Usage("cannot make a working directory in /tmp");
-    child.dir = tmpl;
-  } else if (mkdir(child.dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Usage("--dir " + child.dir + ": cannot create it");
-  }
+  TuneFlags f;
+  if (const std::optional<int> usage = ParseTuneFlags(*args, &child, &f)) return *usage;
   auto train_set = data::LoadFashionMnist(
       child.data_dir.empty() ? data::DefaultFashionMnistDir() : child.data_dir, true);
   if (!train_set.ok()) return planner::ReportError(kName, train_set.status());
-  const int64_t spe = train_set->count / (child.batch * child.nproc);
-  if (spe < 1) return Usage("the batch exceeds the data set");
+  const int64_t steps_per_epoch = train_set->count / (child.batch * child.nproc);
+  if (steps_per_epoch < 1) return Usage("the batch exceeds the data set");
   const std::string ckpt = child.dir + "/ckpt";
   mkdir(ckpt.c_str(), 0755);
-  std::vector<TuneConfig> candidates = Candidates(static_cast<int>(child.nproc), topts);
+  const std::vector<TuneConfig> candidates = Candidates(static_cast<int>(child.nproc), f.tuner);
   std::printf(
       "tuning %s on %lld ranks: %zu candidates (momenta tried fall as groups rise: "
       "asynchrony adds implicit momentum 1 - 1/groups), %lld-step probes\n",
       child.model.c_str(), static_cast<long long>(child.nproc), candidates.size(),
-      static_cast<long long>(topts.probe_steps));
-  double train_s = 0, tune_s = 0, accuracy = 0, reached_at = -1;
-  TuneConfig chosen;
-  std::string choices;
-  for (int64_t e = 0; e < epochs && reached_at < 0; ++e) {
-    const bool resume = e > 0;
-    if (e % retune == 0) {
-      std::vector<Probe> probes = RunProbes(&child, candidates, topts.probe_steps, ckpt, resume);
-      tune_s += child.seconds;
-      if (probes.size() != candidates.size()) return 1;
-      std::printf(
-          "epoch %lld: probes from step %lld (untrained, the loss on the second half's "
-          "batches is %.4f)\n  %-40s %10s %10s %10s %14s\n",
-          static_cast<long long>(e + 1), static_cast<long long>(e * spe), probes[0].base_loss,
-          "configuration", "ms/step", "loss 1st", "loss 2nd", "s per -1 loss");
-      for (const Probe& p : probes) {
-        std::printf("  %-40s %10.2f %10.4f %10.4f %14.3g\n", Describe(p.config).c_str(),
-                    1e3 * p.step_s, p.first_loss, p.final_loss, SecondsPerUnitLoss(p));
-      }
-      int best = ChooseProbe(probes);
-      if (best < 0 && e == 0) {
-        std::cerr << kName << "no configuration lowered the loss in " << topts.probe_steps
-                  << " steps: try more --probe-steps\n";
-        return 1;
-      }
-      if (best < 0) {  // later in training the loss falls slower than mini-batch noise
-        std::printf("  no probe lowered the loss measurably in %lld steps: keeping %s\n",
-                    static_cast<long long>(topts.probe_steps), Describe(chosen).c_str());
-      } else {
-        const Probe& b = probes[best];
-        double incumbent = std::numeric_limits<double>::infinity();
-        for (const Probe& p : probes) {
-          if (e > 0 && SameConfig(p.config, chosen)) incumbent = SecondsPerUnitLoss(p);
-        }
-        if (std::isfinite(incumbent) && SecondsPerUnitLoss(b) * switch_margin > incumbent) {
-          std::printf(
-              "  keeping %s: %.3g s per unit of loss against the best probe's %.3g s (%s), "
-              "not %gx better\n",
-              Describe(chosen).c_str(), incumbent, SecondsPerUnitLoss(b),
-              Describe(b.config).c_str(), switch_margin);
-        } else {
-          chosen = b.config;
-          std::printf(
-              "  chose %s: %.2f ms per step x %.0f steps per unit of loss = %.3g s, the least\n",
-              Describe(chosen).c_str(), 1e3 * b.step_s, SecondsPerUnitLoss(b) / b.step_s,
-              SecondsPerUnitLoss(b));
-        }
-      }
-    }
-    choices += (choices.empty() ? "\"" : ", \"") + Describe(chosen) + "\"";
-    std::string json =
-        child.Run("training epoch " + std::to_string(e + 1) + " with " + Describe(chosen),
-                  ConfigFlags(chosen) + " --epochs " + std::to_string(e + 1) + " --checkpoint '" +
-                      ckpt + "'" + (resume ? " --resume" : "") + " --log-every 0 --eval-every " +
-                      std::to_string(eval_every) +
-                      (target > 0 ? " --target-accuracy " + std::to_string(target) : ""));
-    if (json.empty()) return 1;
-    // The first evaluation at the target, if any: its time within this epoch.
-    std::regex eval("\\{\"step\": ([0-9]+), \"train_s\": ([0-9.]+), \"accuracy\": ([0-9.]+)\\}");
-    for (auto it = std::sregex_iterator(json.begin(), json.end(), eval);
-         it != std::sregex_iterator(); ++it) {
-      accuracy = std::atof((*it)[3].str().c_str());
-      if (target > 0 && accuracy >= target && reached_at < 0) {
-        reached_at = train_s + std::atof((*it)[2].str().c_str());
-      }
-    }
-    train_s += Number(json, "train_s");
-    std::printf(
-        "epoch %lld with %s: test accuracy %.2f%%, %.1f s of training so far, %.1f s of "
-        "probes\n",
-        static_cast<long long>(e + 1), Describe(chosen).c_str(), 100 * accuracy, train_s, tune_s);
-    std::fflush(stdout);
+      static_cast<long long>(f.tuner.probe_steps));
+  TuneProgress p;
+  for (int64_t e = 0; e < f.epochs && p.reached_at < 0; ++e) {
+    if (e % f.retune == 0 && !Retune(&child, candidates, f, e, steps_per_epoch, ckpt, &p)) return 1;
+    if (!TrainEpoch(&child, f, e, ckpt, &p)) return 1;
   }
-  if (target > 0) {
-    if (reached_at >= 0) {
-      std::printf("reached %.0f%% after %.1f s of training (and %.1f s of probes)\n", 100 * target,
-                  reached_at, tune_s);
-    } else {
-      std::printf("did not reach %.0f%% in %lld epochs\n", 100 * target,
-                  static_cast<long long>(epochs));
-    }
+  if (f.target > 0 && p.reached_at >= 0) {
+    std::printf("reached %.0f%% after %.1f s of training (and %.1f s of probes)\n", 100 * f.target,
+                p.reached_at, p.tune_s);
+  } else if (f.target > 0) {
+    std::printf("did not reach %.0f%% in %lld epochs\n", 100 * f.target,
+                static_cast<long long>(f.epochs));
   }
   if (args->Has("--report")) {
-    char b[256];
-    std::snprintf(b, sizeof b,
-                  "{\"train_s\": %.4f, \"tune_s\": %.4f, \"accuracy\": %.5f, "
-                  "\"time_to_target_s\": %.4f, \"choices\": [",
-                  train_s, tune_s, accuracy, reached_at);
-    graph::Status st = graph::WriteFileAtomic(args->Get("--report"), b + choices + "]}\n");
-    if (!st.ok()) return planner::ReportError(kName, st);
+    if (graph::Status st = WriteReport(args->Get("--report"), p); !st.ok()) {
+      return planner::ReportError(kName, st);
+    }
   }
-  return target > 0 && reached_at < 0 ? 1 : 0;
+  return f.target > 0 && p.reached_at < 0 ? 1 : 0;
 }
 
 }  // namespace trainer
