@@ -6,7 +6,6 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -395,74 +394,6 @@ ClimbResult ClimbFromStarts(const graph::Graph& forward, const cluster::Cluster&
   return out;
 }
 
-// What the policy's updates write as they go.
-struct PolicyOutputs {
-  std::ofstream* csv;                         // a row per update; null: none
-  std::vector<CurvePoint>* curve;             // for the SVG
-  std::function<graph::Status()> write_best;  // the placement file, at every improvement
-  std::string checkpoint_path;                // saved every 30 s; empty: none
-  SearchIdentity identity;
-};
-
-struct PolicyPhase {
-  graph::Status status = graph::Status::Ok();  // a failed update or output
-  double left_s = 0;                           // of the budget, when the patience ended the phase
-};
-
-// Policy updates until --iterations, `budget_s` of search time in all, a
-// signal, or, with `patience_s` > 0, once the best has not improved for that
-// long since `patience_from_s` (search time) or the best's own time.
-PolicyPhase RunPolicy(Search& search, const RewardSource& reward, const SearchFlags& flags,
-                      std::optional<double> budget_s, double patience_s, double patience_from_s,
-                      const PolicyOutputs& out) {
-  using Clock = std::chrono::steady_clock;
-  auto last_print = Clock::now() - std::chrono::seconds(10);
-  auto last_checkpoint = Clock::now();
-  PolicyPhase phase;
-  while (!StopOnSignals::requested()) {
-    if (flags.iterations && search.iterations() >= *flags.iterations) break;
-    if (budget_s && search.elapsed_s() >= *budget_s) break;
-    if (patience_s > 0 && budget_s && search.best()) {
-      const double since = std::max(patience_from_s, search.best()->found_at_s);
-      if (search.elapsed_s() - since >= patience_s) {
-        phase.left_s = *budget_s - search.elapsed_s();
-        std::printf(
-            "policy search: no better placement in the last %.0f s; its %.0f s left go to "
-            "the hill climb\n",
-            search.elapsed_s() - since, phase.left_s);
-        break;
-      }
-    }
-    SearchIteration it = search.Step(reward);
-    if (phase.status = it.status; !phase.status.ok()) break;
-    const UpdateSummary u = Summarize(it);
-    const double best = search.best() ? search.best()->step_s : 0;
-    out.curve->push_back({it.iteration, u.mean_s, best});
-    if (out.csv) {
-      char row[256];
-      std::snprintf(row, sizeof row, "%d,%.3f,%.9g,%.9g,%d,%.9g,%.6g,%.6g,%.6g\n", it.iteration,
-                    search.elapsed_s(), u.mean_s, u.min_s, u.failed, best, it.baseline,
-                    it.learning_rate, it.grad_norm);
-      *out.csv << row << std::flush;
-    }
-    if (it.improved) {
-      if (phase.status = out.write_best(); !phase.status.ok()) break;
-    }
-    const auto now = Clock::now();
-    if (it.improved || now - last_print >= std::chrono::seconds(1)) {
-      std::printf("%s\n",
-                  ProgressLine(it.iteration, search, u, budget_s, flags.iterations).c_str());
-      std::fflush(stdout);
-      last_print = now;
-    }
-    if (!out.checkpoint_path.empty() && now - last_checkpoint >= std::chrono::seconds(30)) {
-      if (phase.status = search.Save(out.checkpoint_path, out.identity); !phase.status.ok()) break;
-      last_checkpoint = now;
-    }
-  }
-  return phase;
-}
-
 struct ClimbPhase {
   std::optional<BestPlacement> found;  // faster than its start; step time on the search's reward
   std::vector<int> ended_at;           // the climb's placement, found or not
@@ -713,6 +644,68 @@ graph::Status StartRun(Session& s, Run* run) {
   return graph::Status::Ok();
 }
 
+struct PolicyPhase {
+  graph::Status status = graph::Status::Ok();  // a failed update or output
+  double left_s = 0;                           // of the budget, when the patience ended the phase
+};
+
+// Policy updates until --iterations, `budget_s` of search time in all, a
+// signal, or, with `patience_s` > 0, once the best has not improved for that
+// long since `patience_from_s` (search time) or the best's own time. Each
+// update adds to the curve (and --csv), writes an improvement to -o, and the
+// checkpoint is saved every 30 s.
+PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s, double patience_s,
+                      double patience_from_s) {
+  Search& search = *run.search;
+  const SearchFlags& flags = s.flags;
+  using Clock = std::chrono::steady_clock;
+  auto last_print = Clock::now() - std::chrono::seconds(10);
+  auto last_checkpoint = Clock::now();
+  PolicyPhase phase;
+  while (!StopOnSignals::requested()) {
+    if (flags.iterations && search.iterations() >= *flags.iterations) break;
+    if (budget_s && search.elapsed_s() >= *budget_s) break;
+    if (patience_s > 0 && budget_s && search.best()) {
+      const double since = std::max(patience_from_s, search.best()->found_at_s);
+      if (search.elapsed_s() - since >= patience_s) {
+        phase.left_s = *budget_s - search.elapsed_s();
+        std::printf(
+            "policy search: no better placement in the last %.0f s; its %.0f s left go to "
+            "the hill climb\n",
+            search.elapsed_s() - since, phase.left_s);
+        break;
+      }
+    }
+    SearchIteration it = search.Step(*s.reward);
+    if (phase.status = it.status; !phase.status.ok()) break;
+    const UpdateSummary u = Summarize(it);
+    const double best = search.best() ? search.best()->step_s : 0;
+    run.curve.push_back({it.iteration, u.mean_s, best});
+    if (run.csv.is_open()) {
+      char row[256];
+      std::snprintf(row, sizeof row, "%d,%.3f,%.9g,%.9g,%d,%.9g,%.6g,%.6g,%.6g\n", it.iteration,
+                    search.elapsed_s(), u.mean_s, u.min_s, u.failed, best, it.baseline,
+                    it.learning_rate, it.grad_norm);
+      run.csv << row << std::flush;
+    }
+    if (it.improved) {
+      if (phase.status = run.WriteBest(s); !phase.status.ok()) break;
+    }
+    const auto now = Clock::now();
+    if (it.improved || now - last_print >= std::chrono::seconds(1)) {
+      std::printf("%s\n",
+                  ProgressLine(it.iteration, search, u, budget_s, flags.iterations).c_str());
+      std::fflush(stdout);
+      last_print = now;
+    }
+    if (!s.checkpoint_path.empty() && now - last_checkpoint >= std::chrono::seconds(30)) {
+      if (phase.status = search.Save(s.checkpoint_path, s.identity); !phase.status.ok()) break;
+      last_checkpoint = now;
+    }
+  }
+  return phase;
+}
+
 // --order climb-first's first phase: the climb from the baselines until its
 // kicks stall (--patience) or `total_s` ends; its result is offered to the
 // search as its best, which the policy then imitates.
@@ -773,8 +766,6 @@ graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run) {
   Search& search = *run.search;
   const SearchFlags& flags = s.flags;
   StopOnSignals stop_on_signals;
-  const PolicyOutputs outputs{run.csv.is_open() ? &run.csv : nullptr, &run.curve,
-                              [&] { return run.WriteBest(s); }, s.checkpoint_path, s.identity};
   const double total_s = flags.budget_s ? *flags.budget_s + flags.refine_s : 0;  // climb-first's
   std::optional<ClimbPhase> first_climb;
   if (flags.climb_first && !run.resumed && search.best() && !StopOnSignals::requested()) {
@@ -783,9 +774,8 @@ graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run) {
   const double climbed_s = first_climb ? first_climb->seconds : 0;
   std::optional<double> policy_budget_s = flags.budget_s;
   if (flags.climb_first) policy_budget_s = std::max(0.0, *flags.budget_s - climbed_s);
-  const PolicyPhase policy =
-      RunPolicy(search, *s.reward, flags, policy_budget_s, run.climb_on ? flags.patience_s : 0,
-                run.resumed ? 0 : search.elapsed_s(), outputs);
+  const PolicyPhase policy = RunPolicy(s, run, policy_budget_s, run.climb_on ? flags.patience_s : 0,
+                                       run.resumed ? 0 : search.elapsed_s());
   if (StopOnSignals::requested())
     std::printf("stopped by a signal after %d updates; files are complete\n", search.iterations());
   GRAPH_RETURN_IF_ERROR(policy.status);
