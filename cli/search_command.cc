@@ -228,12 +228,13 @@ struct BaselinesRun {
 };
 
 // Every baseline for the devices (planner/baselines.h), evaluated on `reward`,
-// printed and offered to `search`.
+// printed and offered to `search`; after a signal, no more once one ran.
 BaselinesRun RunBaselines(const graph::Graph& forward, const cluster::Cluster& c,
                           const RewardSource& reward, const runtime::Simulator* costs,
                           Search* search) {
   BaselinesRun out;
   for (const std::string& method : BaselineMethods(c)) {
+    if (StopOnSignals::requested() && out.best) break;  // a result to write is enough
     auto made = MakeBaseline(method, forward, c, costs);
     if (!made.ok()) {
       std::printf("  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
@@ -614,7 +615,8 @@ graph::Status StartRun(Session& s, Run* run) {
   GRAPH_RETURN_IF_ERROR(run->WriteBest(s));
 
   const std::optional<RefineStart>& best_baseline = run->baselines.best;
-  if (!run->resumed && s.options.warm_start_steps > 0 && best_baseline) {
+  if (!run->resumed && s.options.warm_start_steps > 0 && best_baseline &&
+      !StopOnSignals::requested()) {
     WarmStartResult w = search.WarmStart(best_baseline->device_of_node);
     GRAPH_RETURN_IF_ERROR(w.status);
     std::printf(
@@ -760,12 +762,11 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
 // goes first, from the baselines, until it stalls; the policy then starts from
 // its result (the best, which the policy imitates), and the climb gets
 // whatever time the policy leaves. The policy costs the climb nothing while
-// the climb still improves. Returns the best placement found; SIGINT or
-// SIGTERM end each phase early, leaving every file complete.
+// the climb still improves. Returns the best placement found; a signal
+// (StopOnSignals, the caller's) ends each phase early.
 graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run) {
   Search& search = *run.search;
   const SearchFlags& flags = s.flags;
-  StopOnSignals stop_on_signals;
   const double total_s = flags.budget_s ? *flags.budget_s + flags.refine_s : 0;  // climb-first's
   std::optional<ClimbPhase> first_climb;
   if (flags.climb_first && !run.resumed && search.best() && !StopOnSignals::requested()) {
@@ -875,8 +876,13 @@ int SearchCommand(int argc, char** argv) {
   if (const std::optional<int> exit_code = OpenSession(argc, argv, &s)) return *exit_code;
   if (s.num_devices() == 1) return SearchOneDevice(s);
   Run run;
+  // From the baselines to the last climb, SIGINT or SIGTERM ends the search
+  // early with every file complete (a fleet stops its controllers so, whatever
+  // phase each is in); the verdict, which a signal skips, is past it.
+  std::optional<StopOnSignals> stop_on_signals(std::in_place);
   if (graph::Status st = StartRun(s, &run); !st.ok()) return Fail(st);
   graph::Result<BestPlacement> best = SearchPhases(s, run);
+  stop_on_signals.reset();
   if (!best.ok()) return Fail(best.status());
   return Conclude(s, run, *best);
 }
