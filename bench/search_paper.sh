@@ -17,7 +17,7 @@
 #   [MODELS="nmt4 nmt8"] [PATIENCE=60s] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
-# configs/search-ppo.yaml, "" for the compiled one; MODELS picks rows by name,
+# configs/search-paper.yaml, "" for the compiled one; MODELS picks rows by name,
 # all six by default). Run from the repository root after scripts/build.sh.
 # Logs, placements, curves (CSV) and pictures (SVG) are left in OUTDIR.
 set -euo pipefail

@@ -1,9 +1,11 @@
 // The cost of one policy update of the Hierarchical Planner on the paper's
 // largest problem: NMT-8 (zoo defaults, or --sizes small) on
 // configs/k40-paper-8gpu.yaml with simulated rewards, the compiled search
-// settings or --config's. One update samples a grouping and 4 placements, simulates
-// them, and takes a REINFORCE step (target: at most 1 s). Prints the median of
-// 10 updates after 3 warm-up ones, and the share the 4 simulations take.
+// settings or --config's. One update samples m groupings and k placements of
+// each (16 with the defaults, 4 with configs/search-paper.yaml), simulates them,
+// and takes the configured step (target with the defaults: at most 1 s). Prints
+// the median of 10 updates after 3 warm-up ones, and the share the simulations
+// take.
 //   search_update [--configs DIR] [--sizes paper-scale|small] [--config SEARCH.yaml]
 #include <algorithm>
 #include <chrono>
@@ -62,7 +64,7 @@ int main(int argc, char** argv) {
     auto t0 = Clock::now();
     planner::SearchIteration it = (*search)->Step(**reward);
     const double u = std::chrono::duration<double>(Clock::now() - t0).count();
-    // The same 4 placements simulated again, one after another: the reward's share.
+    // The same placements simulated again, one after another: the reward's share.
     auto t1 = Clock::now();
     for (const auto& p : it.placements) (*reward)->Evaluate(p);
     const double s = std::chrono::duration<double>(Clock::now() - t1).count();

@@ -22,6 +22,15 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
   SearchOptions o;
   if (root.IsNull()) return o;
   if (!root.IsMap()) return graph::InvalidArgument(source + ": a search config is a YAML map");
+  if (const YAML::Node preset = root["preset"]) {
+    const std::string name = preset.IsScalar() ? preset.as<std::string>() : "";
+    if (name == "paper") {
+      o = PaperSearchOptions();
+    } else if (name != "default") {
+      return graph::InvalidArgument(Where(source, preset) +
+                                    ": 'preset' must be one of default, paper");
+    }
+  }
   // Each key: where it goes and its allowed range.
   struct IntField {
     int* v;
@@ -78,6 +87,7 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     const YAML::Node& v = kv.second;
+    if (key == "preset") continue;  // applied first, above
     if (auto it = ints.find(key); it != ints.end()) {
       int x;
       if (!v.IsScalar() || !YAML::convert<int>::decode(v, x) || x < it->second.lo ||
@@ -116,7 +126,8 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
                                   ": 'advantage: batch' needs at least 2 samples per update "
                                   "(grouper_samples x placer_samples)");
   }
-  if (o.imitation_weight > 0 && !o.imitate_best) {
+  // A weight the file sets needs the imitation on; the default weight does not.
+  if (root["imitation_weight"] && o.imitation_weight > 0 && !o.imitate_best) {
     return graph::InvalidArgument(source +
                                   ": 'imitation_weight' needs 'imitate_best: 1' (it weights "
                                   "the best placement's cross-entropy)");
@@ -129,6 +140,23 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
 }
 
 }  // namespace
+
+SearchOptions PaperSearchOptions() {
+  SearchOptions o;
+  o.placer_hidden = 512;
+  o.scope_embedding = 0;
+  o.placer_samples = 4;
+  o.learning_rate = 0.1;
+  o.logit_noise = 0.5;
+  o.update = "reinforce";
+  o.ppo_epochs = 4;
+  o.advantage = "ema";
+  o.entropy_weight = 0;
+  o.imitate_best = 0;
+  o.imitation_weight = 0;
+  o.incumbent_features = 0;
+  return o;
+}
 
 graph::Result<SearchOptions> ParseSearchConfig(const std::string& text, const std::string& source) {
   try {

@@ -7,42 +7,72 @@
 namespace planner {
 namespace {
 
+// Every field of `got` equals `want`'s.
+void ExpectSameOptions(const SearchOptions& got, const SearchOptions& want) {
+  EXPECT_EQ(got.num_groups, want.num_groups);
+  EXPECT_EQ(got.type_embedding, want.type_embedding);
+  EXPECT_EQ(got.grouper_hidden, want.grouper_hidden);
+  EXPECT_EQ(got.placer_hidden, want.placer_hidden);
+  EXPECT_EQ(got.attention, want.attention);
+  EXPECT_EQ(got.device_embedding, want.device_embedding);
+  EXPECT_EQ(got.temperature, want.temperature);
+  EXPECT_EQ(got.tanh_constant, want.tanh_constant);
+  EXPECT_EQ(got.grouper_samples, want.grouper_samples);
+  EXPECT_EQ(got.placer_samples, want.placer_samples);
+  EXPECT_EQ(got.learning_rate, want.learning_rate);
+  EXPECT_EQ(got.lr_decay, want.lr_decay);
+  EXPECT_EQ(got.lr_decay_every, want.lr_decay_every);
+  EXPECT_EQ(got.lr_decay_start, want.lr_decay_start);
+  EXPECT_EQ(got.grad_clip, want.grad_clip);
+  EXPECT_EQ(got.baseline_decay, want.baseline_decay);
+  EXPECT_EQ(got.failing_step_s, want.failing_step_s);
+  EXPECT_EQ(got.logit_noise, want.logit_noise);
+  EXPECT_EQ(got.logit_noise_until, want.logit_noise_until);
+  EXPECT_EQ(got.threads, want.threads);
+  EXPECT_EQ(got.scope_embedding, want.scope_embedding);
+  EXPECT_EQ(got.policy_optimizer, want.policy_optimizer);
+  EXPECT_EQ(got.warm_start_steps, want.warm_start_steps);
+  EXPECT_EQ(got.warm_start_loss, want.warm_start_loss);
+  EXPECT_EQ(got.warm_start_grouper_lr, want.warm_start_grouper_lr);
+  EXPECT_EQ(got.warm_start_placer_lr, want.warm_start_placer_lr);
+  EXPECT_EQ(got.update, want.update);
+  EXPECT_EQ(got.ppo_epochs, want.ppo_epochs);
+  EXPECT_EQ(got.ppo_clip, want.ppo_clip);
+  EXPECT_EQ(got.advantage, want.advantage);
+  EXPECT_EQ(got.entropy_weight, want.entropy_weight);
+  EXPECT_EQ(got.imitate_best, want.imitate_best);
+  EXPECT_EQ(got.imitation_weight, want.imitation_weight);
+  EXPECT_EQ(got.incumbent_features, want.incumbent_features);
+}
+
 TEST(SearchOptionsTest, ShippedConfigStatesTheCompiledDefaults) {
   auto o = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search.yaml");
   ASSERT_TRUE(o.ok()) << o.status().message();
-  const SearchOptions d;
-  EXPECT_EQ(o->num_groups, d.num_groups);
-  EXPECT_EQ(o->type_embedding, d.type_embedding);
-  EXPECT_EQ(o->grouper_hidden, d.grouper_hidden);
-  EXPECT_EQ(o->placer_hidden, d.placer_hidden);
-  EXPECT_EQ(o->attention, d.attention);
-  EXPECT_EQ(o->device_embedding, d.device_embedding);
-  EXPECT_EQ(o->temperature, d.temperature);
-  EXPECT_EQ(o->tanh_constant, d.tanh_constant);
-  EXPECT_EQ(o->grouper_samples, d.grouper_samples);
-  EXPECT_EQ(o->placer_samples, d.placer_samples);
-  EXPECT_EQ(o->learning_rate, d.learning_rate);
-  EXPECT_EQ(o->lr_decay, d.lr_decay);
-  EXPECT_EQ(o->lr_decay_every, d.lr_decay_every);
-  EXPECT_EQ(o->lr_decay_start, d.lr_decay_start);
-  EXPECT_EQ(o->grad_clip, d.grad_clip);
-  EXPECT_EQ(o->baseline_decay, d.baseline_decay);
-  EXPECT_EQ(o->failing_step_s, d.failing_step_s);
-  EXPECT_EQ(o->logit_noise, d.logit_noise);
-  EXPECT_EQ(o->logit_noise_until, d.logit_noise_until);
-  EXPECT_EQ(o->threads, d.threads);
-  EXPECT_EQ(o->scope_embedding, d.scope_embedding);
-  EXPECT_EQ(o->policy_optimizer, d.policy_optimizer);
-  EXPECT_EQ(o->warm_start_steps, d.warm_start_steps);
-  EXPECT_EQ(o->warm_start_loss, d.warm_start_loss);
-  EXPECT_EQ(o->warm_start_grouper_lr, d.warm_start_grouper_lr);
-  EXPECT_EQ(o->warm_start_placer_lr, d.warm_start_placer_lr);
-  EXPECT_EQ(o->update, d.update);
-  EXPECT_EQ(o->ppo_epochs, d.ppo_epochs);
-  EXPECT_EQ(o->ppo_clip, d.ppo_clip);
-  EXPECT_EQ(o->advantage, d.advantage);
-  EXPECT_EQ(o->entropy_weight, d.entropy_weight);
-  EXPECT_EQ(o->imitate_best, d.imitate_best);
+  ExpectSameOptions(*o, SearchOptions());
+}
+
+TEST(SearchOptionsTest, ShippedPaperConfigIsThePapersSettings) {
+  auto o = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search-paper.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  ExpectSameOptions(*o, PaperSearchOptions());
+  EXPECT_EQ(o->update, "reinforce");
+  EXPECT_EQ(o->advantage, "ema");
+  EXPECT_EQ(o->placer_samples, 4);
+  EXPECT_EQ(o->learning_rate, 0.1);
+  EXPECT_EQ(o->imitate_best, 0);
+}
+
+TEST(SearchOptionsTest, PresetAppliesFirstWhereverItStands) {
+  auto o = ParseSearchConfig("placer_samples: 8\npreset: paper\n", "s.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->placer_samples, 8);
+  EXPECT_EQ(o->update, "reinforce");
+  auto d = ParseSearchConfig("preset: default\n", "s.yaml");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ExpectSameOptions(*d, SearchOptions());
+  auto bad = ParseSearchConfig("\npreset: tf\n", "s.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "s.yaml:2: 'preset' must be one of default, paper");
 }
 
 TEST(SearchOptionsTest, UpdateAndAdvantageAreOneOfTheirNames) {
@@ -65,6 +95,7 @@ TEST(SearchOptionsTest, ShippedWarmConfigWarmStartsWithScopesAndSgd) {
   EXPECT_GT(o->warm_start_steps, 0);
   EXPECT_GT(o->scope_embedding, 0);
   EXPECT_EQ(o->policy_optimizer, "sgd");
+  EXPECT_EQ(o->update, "reinforce");  // measured on top of the paper's settings
 }
 
 TEST(SearchOptionsTest, ShippedPpoConfigUsesTheClippedUpdateOnStandardisedCosts) {
@@ -83,11 +114,15 @@ TEST(SearchOptionsTest, ImitationWeightNeedsTheBestImitated) {
   auto o = ParseSearchConfig("imitate_best: 1\nimitation_weight: 0.5\n", "s.yaml");
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->imitation_weight, 0.5);
-  auto alone = ParseSearchConfig("imitation_weight: 0.5\n", "s.yaml");
-  ASSERT_FALSE(alone.ok());
-  EXPECT_EQ(alone.status().message(),
+  auto off = ParseSearchConfig("imitate_best: 0\nimitation_weight: 0.5\n", "s.yaml");
+  ASSERT_FALSE(off.ok());
+  EXPECT_EQ(off.status().message(),
             "s.yaml: 'imitation_weight' needs 'imitate_best: 1' (it weights the best "
             "placement's cross-entropy)");
+  // Turning the imitation off leaves the default weight unused, not an error.
+  auto plain = ParseSearchConfig("imitate_best: 0\n", "s.yaml");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->imitate_best, 0);
   EXPECT_FALSE(ParseSearchConfig("imitate_best: 1\nimitation_weight: -1\n", "s.yaml").ok());
 }
 

@@ -234,6 +234,16 @@ TEST(SearchTest, SearchShownTheIncumbentLearnsAndResumesExactly) {
   ExpectLearnsToAvoidTheSlowDeviceAndResumesExactly(o, 7, 30, "incumbent.ckpt");
 }
 
+// The compiled defaults (ours: one PPO step on 16 standardised costs, the best
+// imitated and shown), at the small policy's sizes.
+TEST(SearchTest, DefaultSearchLearnsToAvoidTheSlowDeviceAndResumesExactly) {
+  SearchOptions o;
+  o.placer_hidden = 32;
+  o.attention = 16;
+  o.num_groups = 8;
+  ExpectLearnsToAvoidTheSlowDeviceAndResumesExactly(o, 7, 30, "default.ckpt");
+}
+
 // The placements each of `updates` updates sampled, in a search with `o` and
 // imitate_best offered every op on `device` as its best placement, at `best_s`
 // seconds a step (0: its simulated time).

@@ -80,9 +80,9 @@ inline cluster::Cluster UnprofiledCpus() {
   return std::move(c).value();
 }
 
-// The policy at a size that samples and trains in milliseconds.
+// The paper's policy at a size that samples and trains in milliseconds.
 inline SearchOptions SmallPolicy() {
-  SearchOptions o;
+  SearchOptions o = PaperSearchOptions();
   o.placer_hidden = 32;
   o.attention = 16;
   o.num_groups = 8;
