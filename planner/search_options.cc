@@ -149,7 +149,7 @@ SearchOptions PaperSearchOptions() {
   o.learning_rate = 0.1;
   o.logit_noise = 0.5;
   o.update = "reinforce";
-  o.ppo_epochs = 4;
+  o.ppo_epochs = 4;  // unused by REINFORCE; a config that sets update: ppo on it gets 4 as before
   o.advantage = "ema";
   o.entropy_weight = 0;
   o.imitate_best = 0;
