@@ -16,7 +16,7 @@ const CommandSpec kSpec{
     "       [--vocab V] [--steps T]",
     "Writes a benchmark model as a binary GraphDef with a scalar 'loss': rnnlm (multi-layer\n"
     "LSTM language model), nmt (LSTM encoder-decoder with attention), or the small models\n"
-    "mlp, lenet, two_branch. Recurrent cells are unrolled over time at TensorFlow\n"
+    "mlp, lenet, two_branch, chain. Recurrent cells are unrolled over time at TensorFlow\n"
     "granularity; weights are TF1 variables. Defaults and their sources: docs/zoo.md.",
     {"NAME"},
     {{"-o", "OUT", "output file (required), written atomically"},

@@ -67,4 +67,31 @@ Result<Graph> BuildTwoBranch(const TwoBranchOptions& opts) {
   return b.FinishWithLoss(logits, labels, "two_branch");
 }
 
+Result<Graph> BuildChain(const ChainOptions& opts) {
+  GRAPH_RETURN_IF_ERROR(CheckSizes("chain", opts.batch, {opts.width}));
+  if (opts.width % kClasses != 0) {
+    return InvalidArgument("chain: width must be a multiple of " + std::to_string(kClasses) +
+                           ", got " + std::to_string(opts.width));
+  }
+  if (opts.tanh_layers < 0 || opts.tanh_layers > 1024) {
+    return InvalidArgument("chain: tanh layers must be in [0, 1024], got " +
+                           std::to_string(opts.tanh_layers));
+  }
+  Builder b(opts.seed);
+  auto [images, labels] = Inputs(b, opts.batch);
+  std::string x = b.Flatten("flatten", images, kPixels);
+  std::string w = b.FloatConst("dense/kernel", {kPixels, opts.width}, kPixels, opts.width);
+  x = b.Op("dense/MatMul", "MatMul", {x, w},
+           {{"transpose_a", MakeAttr(false)}, {"transpose_b", MakeAttr(false)}});
+  for (int i = 0; i < opts.tanh_layers; ++i) {
+    x = b.Op("tanh_" + std::to_string(i), "Tanh", {x}, {});
+  }
+  std::string groups = b.Int32Const("groups/shape", {-1, kClasses, opts.width / kClasses});
+  x = b.Op("groups", "Reshape", {x, groups}, {{"Tshape", MakeAttr(DType::kInt32)}});
+  std::string axis = b.Int32Const("logits/reduction_indices", {2});
+  std::string logits = b.Op("logits", "Sum", {x, axis},
+                            {{"Tidx", MakeAttr(DType::kInt32)}, {"keep_dims", MakeAttr(false)}});
+  return b.FinishWithLoss(logits, labels, "chain");
+}
+
 }  // namespace graph

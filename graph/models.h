@@ -65,4 +65,24 @@ struct TwoBranchOptions {
 // machine (an AVX-512 EPYC core). Default parameters: 2 x 669,706.
 Result<Graph> BuildTwoBranch(const TwoBranchOptions& opts);
 
+struct ChainOptions {
+  int64_t batch = 64;    // examples per step
+  int64_t width = 1280;  // units after the one MatMul; a multiple of 10
+  int tanh_layers = 8;   // Tanh ops after it
+  uint32_t seed = 1;     // weight initialisation
+};
+
+// A model whose training step has no parallelism: images -> Reshape
+// [batch, 784] -> MatMul with the only parameter "dense/kernel" [784, width]
+// -> `tanh_layers` Tanh ops ("tanh_0", ...) -> Reshape [batch, 10, width/10]
+// -> Sum over the last axis = "logits". The images need no gradient and no
+// other op has a parameter, so the backward pass is one chain (TanhGrads, then
+// the kernel's gradient) ending in the one update: apart from constants and
+// the loss's value (a Mean over the batch that the gradients do not read) no
+// two ops can run at once, and no placement can beat every op on the fastest
+// device. It is the counterpart of two_branch for tests of the search's
+// honesty. With the defaults a step is about 0.4 GFLOP (the MatMul and its
+// gradient) plus 16 passes over 64 x 1280 floats.
+Result<Graph> BuildChain(const ChainOptions& opts);
+
 }  // namespace graph

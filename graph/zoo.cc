@@ -463,7 +463,7 @@ Result<Graph> BuildResnet(const ZooOptions& o) {
 }  // namespace
 
 std::vector<std::string> ZooModels() {
-  return {"inception_v3", "resnet", "rnnlm", "nmt", "mlp", "lenet", "two_branch"};
+  return {"inception_v3", "resnet", "rnnlm", "nmt", "mlp", "lenet", "two_branch", "chain"};
 }
 
 Result<Graph> BuildZooModel(const std::string& name, const ZooOptions& o) {
@@ -472,7 +472,7 @@ Result<Graph> BuildZooModel(const std::string& name, const ZooOptions& o) {
   if (name == "resnet") return BuildResnet(o);
   if (name == "inception_v3") return BuildInceptionV3(o);
   if (o.layers || o.hidden || o.vocab || o.steps) {
-    if (name == "mlp" || name == "lenet" || name == "two_branch") {
+    if (name == "mlp" || name == "lenet" || name == "two_branch" || name == "chain") {
       return InvalidArgument(name + ": only --batch applies to the small models");
     }
   }
@@ -480,6 +480,7 @@ Result<Graph> BuildZooModel(const std::string& name, const ZooOptions& o) {
   if (name == "mlp") return BuildMlp({batch, {256, 256}, 1});
   if (name == "lenet") return BuildLeNet({batch, 1});
   if (name == "two_branch") return BuildTwoBranch({batch, {512, 512}, 1});
+  if (name == "chain") return BuildChain({batch, 1280, 8, 1});
   std::string known;
   for (const std::string& m : ZooModels()) known += (known.empty() ? "" : ", ") + m;
   return InvalidArgument("unknown zoo model '" + name + "' (known: " + known + ")");

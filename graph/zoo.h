@@ -36,7 +36,7 @@ struct ZooOptions {
 };
 
 // "inception_v3", "resnet", "rnnlm", "nmt", and the small models "mlp", "lenet",
-// "two_branch".
+// "two_branch", "chain".
 std::vector<std::string> ZooModels();
 
 // Unknown names and out-of-range sizes are InvalidArgument naming the model.

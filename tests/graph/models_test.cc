@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -13,6 +14,7 @@
 #include "graph/graphdef.h"
 #include "graph/shape_inference.h"
 #include "graph/summary.h"
+#include "graph/training.h"
 
 namespace graph {
 namespace {
@@ -236,6 +238,59 @@ TEST(Models, TwoBranchBranchesAreDisjointAndEqualCost) {
   EXPECT_NEAR(fa, 2.0 * 64 * (784 * 512 + 512 * 512 + 512 * 10), 0.2e6);
 }
 
+// Whether the ops of `model`'s training step that depend on the images run one
+// after another: the longest path through them visits them all. Left out: ops
+// computed from constants alone (shape arithmetic), and the loss's own value,
+// which the gradients do not read (they start from the cross-entropy's
+// backprop output), a Mean over the batch.
+bool TrainingStepIsOneChain(Result<Graph> model) {
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  if (!model.ok()) return false;
+  Result<TrainingGraph> t = BuildTrainingGraph(*model, {});
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  if (!t.ok()) return false;
+  const Graph& g = t->graph;
+  const std::vector<NodeId>& order = g.topological_order();
+  std::vector<int> depth(g.size(), 0);  // longest chain of image-dependent ops ending here
+  const NodeId images = g.Find("images");
+  int ops = 0, longest = 0;
+  for (NodeId n : order) {
+    int before = 0;
+    bool reads_images = n == images;
+    auto visit = [&](NodeId in) {
+      if (depth[in] > 0 || in == images) reads_images = true;
+      before = std::max(before, depth[in]);
+    };
+    for (const TensorRef& in : g.node(n).inputs) visit(in.node);
+    for (NodeId in : g.node(n).control_inputs) visit(in);
+    if (!reads_images || n == images || g.node(n).name == t->loss) continue;
+    depth[n] = before + 1;
+    ++ops;
+    longest = std::max(longest, depth[n]);
+  }
+  EXPECT_GT(ops, 10);
+  return longest == ops;
+}
+
+TEST(Models, ChainTrainingStepHasNoParallelismAndMlpsHas) {
+  EXPECT_TRUE(TrainingStepIsOneChain(BuildChain({})));
+  ChainOptions o;
+  o.tanh_layers = 2;
+  o.width = 30;
+  EXPECT_TRUE(TrainingStepIsOneChain(BuildChain(o)));
+  // An MLP's weight gradients run beside the backward pass through the layers.
+  EXPECT_FALSE(TrainingStepIsOneChain(BuildMlp({})));
+}
+
+TEST(Models, ChainIsStaticWithOneParameter) {
+  Built b = Infer(BuildChain({}));
+  ExpectStaticAndClean(b, 64);
+  EXPECT_EQ(OutShape(b.g, "tanh_7"), Shape({64, 1280}));
+  GraphSummary s = Summary(b);
+  EXPECT_EQ(s.parameters, 784 * 1280);
+  EXPECT_EQ(s.parameter_tensors, 1);
+}
+
 TEST(Models, RejectsBadSizes) {
   MlpOptions m;
   m.batch = 0;
@@ -254,6 +309,12 @@ TEST(Models, RejectsBadSizes) {
   t.hidden = {};  // no hidden layers: each branch is linear
   Built lin = Infer(BuildTwoBranch(t));
   ExpectStaticAndClean(lin, 64);
+  ChainOptions c;
+  c.width = 25;
+  EXPECT_EQ(BuildChain(c).status().message(), "chain: width must be a multiple of 10, got 25");
+  c.width = 10;
+  c.tanh_layers = -1;
+  EXPECT_EQ(BuildChain(c).status().message(), "chain: tanh layers must be in [0, 1024], got -1");
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ TEST(ZooTest, UnknownNamesAndBadSizesAreErrorsNamingTheModel) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().message(),
             "unknown zoo model 'alexnet' (known: inception_v3, resnet, rnnlm, nmt, mlp, lenet, "
-            "two_branch)");
+            "two_branch, chain)");
   ZooOptions o;
   o.steps = 5000;
   auto big = BuildZooModel("nmt", o);

@@ -38,9 +38,10 @@ TEST(ListScheduleTest, TwoIndependentBranchesRunOnTwoGpusFasterThanOne) {
 }
 
 TEST(ListScheduleTest, AChainStaysOffTheSlowCpu) {
-  // The MLP is one chain: no op can start before its predecessor ends, so every
-  // op's earliest finish is on a GPU, 40x faster than the modelled CPU.
-  Problem p = Zoo("mlp");
+  // The zoo's chain trains as one chain: no op can start before its predecessor
+  // ends, so every op's earliest finish is on a GPU, 40x faster than the
+  // modelled CPU.
+  Problem p = Zoo("chain");
   cluster::Cluster c = SimCluster(2);
   runtime::Simulator sim = testing::SimCosts(p, c);
   auto s = EarliestTaskFirst(p.forward, sim, c);
