@@ -121,7 +121,7 @@ constexpr std::array<std::string_view, 3> kTopKeys = {"devices", "default_link",
 constexpr std::array<std::string_view, 5> kCommonDeviceKeys = {"name", "kind", "memory",
                                                                "peak_flops", "memory_bandwidth"};
 constexpr std::array<std::string_view, 3> kCpuKeys = {"cores", "threads", "spin"};
-constexpr std::array<std::string_view, 1> kCudaKeys = {"index"};
+constexpr std::array<std::string_view, 2> kCudaKeys = {"index", "sync"};
 constexpr std::array<std::string_view, 1> kSimKeys = {"simulates"};
 constexpr std::array<std::string_view, 3> kLinkKeys = {"between", "bandwidth", "latency"};
 
@@ -332,6 +332,13 @@ class Parser {
         if (device.cuda_index < 0) {
           return Fail(index->key,
                       context + ": index must be >= 0, got " + std::to_string(device.cuda_index));
+        }
+        if (const Entry* sync = Get(fields, "sync")) {
+          GRAPH_ASSIGN_OR_RETURN(const std::string when, ReadScalar(*sync, context + ": sync"));
+          if (when != "step" && when != "op") {
+            return Fail(sync->key, context + ": sync must be step or op, got '" + when + "'");
+          }
+          device.sync_each_op = when == "op";
         }
         break;
       }

@@ -40,7 +40,12 @@ struct DeviceSpec {
   int threads = 1;         // cpu: intra-op threads, 1..cores.size()
   // cpu: seconds an idle worker polls its queue before it sleeps (docs/devices.md, `spin`)
   double spin_s = 200e-6;
-  int cuda_index = -1;                     // cuda: CUDA device ordinal
+  int cuda_index = -1;  // cuda: CUDA device ordinal
+  // cuda: wait for each op's kernels before the next (`sync: op`), so that the
+  // timeline holds each op's GPU time, at the cost of a launch the GPU cannot
+  // overlap; else (`sync: step`) kernels queue and the step waits for them at
+  // its end, and an op's span on the timeline is its launch.
+  bool sync_each_op = false;
   std::string simulates;                   // sim: "cpu" or "gpu", the kind of device being modelled
   std::optional<int64_t> memory_bytes;     // capacity; absent means unbounded
   std::optional<double> peak_flops;        // FLOP/s (fp32); always set for sim

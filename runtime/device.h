@@ -10,9 +10,16 @@
 // and handed to another guest, so the kernels after it start cold. Kernels run
 // single-threaded inside a worker (the executor sets ATen's intra-op pool to one
 // thread): ATen's pool is process-wide and cannot be split between devices.
-// CUDA devices need a CUDA build of LibTorch and are refused by this build.
+//
+// CudaDevice (device_cuda.cc, compiled only against a CUDA LibTorch): one
+// worker that launches kernels on its GPU's default stream, so that every copy
+// from or to the GPU, whichever thread makes it, is ordered after the kernels
+// before it, and a block the caching allocator hands out again is reused in
+// stream order. A build whose LibTorch has no CUDA refuses cuda devices.
 // Thread safety: Schedule may be called from any thread.
 #pragma once
+
+#include <c10/core/Device.h>
 
 #include <functional>
 #include <memory>
@@ -33,9 +40,21 @@ class Device {
   // executor turns it on for a step only, so that the idle workers of one
   // executor do not spin on cores another executor's step is using.
   virtual void SetPolling(bool on) = 0;
+  // Where tensors of ops placed here live.
+  virtual c10::Device torch_device() const = 0;
+  // Called by a worker after a kernel, before the op's clock stops. A cpu
+  // kernel is done when it returns; a GPU runs kernels asynchronously, and a
+  // cuda device waits for them here only with `sync: op` (devices.h).
+  // Fails when the device reports an error.
+  virtual graph::Status WaitForKernels() { return graph::Status::Ok(); }
+  // Returns once every kernel launched on the device has run: the executor
+  // calls it when a step's last op is done, before the step's clock stops.
+  virtual graph::Status Synchronize() { return graph::Status::Ok(); }
 };
 
-// Creates the device `spec` describes, or says why this build cannot.
+// Creates the device `spec` describes, or says why this build cannot. A cuda
+// device's spec() has its memory capacity filled in from the device when
+// `spec` gives none.
 graph::Result<std::unique_ptr<Device>> MakeDevice(const cluster::DeviceSpec& spec);
 
 }  // namespace runtime

@@ -13,6 +13,7 @@
 
 #include "runtime/adaptive_mutex.h"
 #include "runtime/device.h"
+#include "runtime/device_backends.h"
 #include "runtime/flush_denormals.h"
 
 namespace runtime {
@@ -77,6 +78,8 @@ class CpuDevice : public Device {
 
   void SetPolling(bool on) override { polling_.store(on, std::memory_order_release); }
 
+  c10::Device torch_device() const override { return c10::Device(c10::kCPU); }
+
  private:
   void Loop() {
     // Kernels run with denormals flushed to zero, as on TensorFlow's threads
@@ -132,22 +135,10 @@ class CpuDevice : public Device {
 
 }  // namespace
 
-graph::Result<std::unique_ptr<Device>> MakeDevice(const cluster::DeviceSpec& spec) {
-  switch (spec.kind) {
-    case cluster::DeviceKind::kCpu: {
-      auto d = std::make_unique<CpuDevice>(spec);
-      GRAPH_RETURN_IF_ERROR(d->Start());
-      return std::unique_ptr<Device>(std::move(d));
-    }
-    case cluster::DeviceKind::kCuda:
-      return graph::Unimplemented("device '" + spec.name +
-                                  "' is cuda, and this build's LibTorch has no CUDA (build with "
-                                  "-DTorch_DIR pointing at a CUDA LibTorch)");
-    case cluster::DeviceKind::kSim:
-      return graph::InvalidArgument("device '" + spec.name +
-                                    "' is simulated: it can be simulated, not executed on");
-  }
-  return graph::Internal("unknown device kind");
+graph::Result<std::unique_ptr<Device>> MakeCpuDevice(const cluster::DeviceSpec& spec) {
+  auto d = std::make_unique<CpuDevice>(spec);
+  GRAPH_RETURN_IF_ERROR(d->Start());
+  return std::unique_ptr<Device>(std::move(d));
 }
 
 }  // namespace runtime

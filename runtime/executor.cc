@@ -15,6 +15,7 @@
 #include "runtime/reference_executor.h"
 #include "runtime/rewrite.h"
 #include "runtime/threads.h"
+#include "runtime/torch_status.h"
 
 namespace runtime {
 
@@ -126,6 +127,15 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
         "the placement puts ops on simulated devices, which have no kernels (" + list + "; first " +
         first + "): measure on cpu or cuda devices, or simulate instead");
   }
+  int gpus = 0;
+  for (size_t d = 0; d < cluster.devices.size(); ++d) {
+    gpus += used[d] && cluster.devices[d].kind == cluster::DeviceKind::kCuda;
+  }
+  if (gpus > 1) {
+    return graph::Unimplemented("the placement uses " + std::to_string(gpus) +
+                                " cuda devices: copies between GPUs are not built yet (one GPU, "
+                                "with cpu devices, is)");
+  }
   // Kernels run single-threaded inside a device's workers (see device.h); the
   // process-wide pools left at several threads would be shared and fought over
   // by every device's matmuls.
@@ -140,8 +150,15 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
     GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, MakeDevice(cluster.devices[d]));
     ex->devices_.push_back(std::move(dev));
   }
+  for (size_t d = 0; d < ex->devices_.size(); ++d) {
+    if (ex->devices_[d]) ex->cluster_.devices[d] = ex->devices_[d]->spec();  // capacities read
+  }
   for (graph::NodeId id = 0; id < g.size(); ++id) {
-    if (IsStateOp(g.node(id).op)) ex->state_[id] = reference.state(g.node(id).name);
+    if (!IsStateOp(g.node(id).op)) continue;
+    const std::string& name = g.node(id).name;
+    GRAPH_RETURN_IF_ERROR(Catching(
+        "placing '" + name + "' on device '" + cluster.devices[ex->device_of_node_[id]].name + "'",
+        [&] { ex->set_state(name, reference.state(name)); }));
   }
   ex->consumers_.resize(g.size());
   ex->control_consumers_.resize(g.size());
@@ -173,7 +190,14 @@ at::Tensor Executor::state(const std::string& node) const {
 void Executor::set_state(const std::string& node, at::Tensor value) {
   graph::NodeId id = g_.Find(node);
   assert(id >= 0 && "set_state of a node that does not exist");
-  state_[id] = std::move(value);
+  if (id < 0) return;
+  state_[id] = OnDevice(std::move(value), device_of_node_[id]);
+}
+
+at::Tensor Executor::OnDevice(at::Tensor t, int dev) const {
+  if (!t.defined() || !devices_[dev]) return t;
+  const c10::Device where = devices_[dev]->torch_device();
+  return t.device() == where ? t : t.to(where);
 }
 
 void Executor::Dispatch(Step* s, graph::NodeId id) {
@@ -185,7 +209,7 @@ void Executor::Dispatch(Step* s, graph::NodeId id) {
     if (it == s->feeds.end()) {
       Finish(s, id, {}, graph::InvalidArgument("placeholder '" + n.name + "' is not fed"));
     } else {
-      Finish(s, id, {it->second}, graph::Status::Ok());
+      Finish(s, id, {it->second}, graph::Status::Ok());  // on its device already (Run)
     }
   } else if (n.op == "NoOp") {
     Finish(s, id, {}, graph::Status::Ok());
@@ -224,7 +248,10 @@ at::Tensor Executor::InputOnDevice(Step* s, const graph::TensorRef& in, int dev,
     if (it != d.copies.end()) return it->second;
   }
   double start = s->Now();
-  at::Tensor copy = value.clone();
+  // Between two devices of one kind (two cpu devices share host memory) the
+  // copy is what a transfer between them costs; across kinds it is the move.
+  const c10::Device where = devices_[dev]->torch_device();
+  at::Tensor copy = value.device() == where ? value.clone() : value.to(where);
   double end = s->Now();
   std::lock_guard<AdaptiveMutex> l(d.mu);
   auto [it, inserted] = d.copies.emplace(key, copy);
@@ -250,11 +277,15 @@ void Executor::Execute(Step* s, graph::NodeId id) {
     ctx.inputs.push_back(in.index < static_cast<int>(v.size()) ? v[in.index] : at::Tensor());
   }
   // Inputs produced on another device arrive by a transfer, once per device.
-  for (size_t i = 0; i < n.inputs.size(); ++i) {
-    if (device_of_node_[n.inputs[i].node] == dev || !ctx.inputs[i].defined()) continue;
-    ctx.inputs[i] = InputOnDevice(s, n.inputs[i], dev, ctx.inputs[i]);
-  }
-  graph::Status st;
+  graph::Status st =
+      Catching("node '" + n.name + "': a copy to device '" + cluster_.devices[dev].name + "'", [&] {
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          if (device_of_node_[n.inputs[i].node] == dev || !ctx.inputs[i].defined()) {
+            continue;
+          }
+          ctx.inputs[i] = InputOnDevice(s, n.inputs[i], dev, ctx.inputs[i]);
+        }
+      });
   double start = s->Now();
   for (size_t i = 0; i < n.inputs.size() && st.ok(); ++i) {
     if (!ctx.inputs[i].defined()) {
@@ -262,6 +293,18 @@ void Executor::Execute(Step* s, graph::NodeId id) {
     }
   }
   if (st.ok()) st = RunKernel(ctx);
+  // An op's outputs live on its device (a kernel may build a small tensor on
+  // the host), and with `sync: op` its clock stops when its kernels have run.
+  if (st.ok()) {
+    st = Catching(
+        "node '" + n.name + "': its outputs to device '" + cluster_.devices[dev].name + "'", [&] {
+          for (at::Tensor& out : ctx.outputs) out = OnDevice(std::move(out), dev);
+        });
+  }
+  if (st.ok()) st = devices_[dev]->WaitForKernels();
+  if (st.code() == graph::StatusCode::kOutOfMemory && st.message().rfind("device '", 0) != 0) {
+    st = graph::Status(st.code(), "device '" + cluster_.devices[dev].name + "': " + st.message());
+  }
   double end = s->Now();
   // Outputs that are views of an input occupy no new memory.
   std::vector<int64_t> bytes(ctx.outputs.size(), 0);
@@ -367,9 +410,15 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
   at::NoGradGuard no_grad;
   const int n = g_.size();
   Step s;
-  s.feeds = feeds;
+  // Feeds are copied to their placeholder's device before the step's clock
+  // starts, as inputs a GPU's step finds in its memory.
   for (const auto& [name, t] : feeds) {
-    if (g_.Find(name) < 0) return graph::NotFound("feed '" + name + "' is not a node of the graph");
+    const graph::NodeId id = g_.Find(name);
+    if (id < 0) return graph::NotFound("feed '" + name + "' is not a node of the graph");
+    const int dev = device_of_node_[id];
+    GRAPH_RETURN_IF_ERROR(
+        Catching("feed '" + name + "' to device '" + cluster_.devices[dev].name + "'",
+                 [&] { s.feeds[name] = OnDevice(t, dev); }));
   }
   std::vector<graph::TensorRef> fetch_refs;
   for (const std::string& f : fetches) {
@@ -397,6 +446,11 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
   {
     std::unique_lock<AdaptiveMutex> l(s.mu);
     s.done.wait(l, [&] { return s.over; });
+  }
+  // A GPU may still run the kernels its last ops launched.
+  for (const auto& d : devices_) {
+    graph::Status st = d ? d->Synchronize() : graph::Status::Ok();
+    if (!st.ok() && s.error.ok()) s.error = std::move(st);
   }
   if (!s.error.ok()) return s.error;
   if (stats) Collect(&s, stats);

@@ -3,7 +3,7 @@
 // device when all its inputs (data and control) are done; a data edge between
 // devices becomes a transfer (a copy into the consumer's device, recorded on the
 // timeline); parameters live on the device of their node; a step ends when every
-// node has run. Per-device memory is accounted from output sizes (views of an
+// node has run and every GPU has run the kernels its ops launched. Per-device memory is accounted from output sizes (views of an
 // input count nothing) and freed after a tensor's last consumer; exceeding a
 // device's capacity ends the step as out-of-memory, naming device and bytes.
 //
@@ -45,9 +45,11 @@ class Executor {
                     const std::vector<std::string>& fetches, std::vector<at::Tensor>* results,
                     StepStats* stats = nullptr);
 
+  // A parameter's or constant's value, on its node's device.
   at::Tensor state(const std::string& node) const;
   // The graph as it runs: node ids and names are the given graph's.
   const graph::Graph& graph() const { return g_; }
+  // Stores `value` on the node's device (a copy when it is elsewhere).
   void set_state(const std::string& node, at::Tensor value);
 
   // Called on the thread that finished node `id`, with its outputs, before the
@@ -71,6 +73,8 @@ class Executor {
   // One consumer has read `t`: the last one frees it and its copies.
   void Release(Step* step, const graph::TensorRef& t);
   void Fail(Step* step, graph::Status st);
+  // `t` on device `dev`'s memory: itself when it is there, else a copy.
+  at::Tensor OnDevice(at::Tensor t, int dev) const;
   // A dispatched node (or Run) is done with the step; the last one ends it.
   void Leave(Step* step);
   void InitCounts(Step* step, const std::vector<graph::TensorRef>& fetches) const;

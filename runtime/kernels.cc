@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "runtime/kernel.h"
+#include "runtime/torch_status.h"
 
 namespace runtime {
 
@@ -34,17 +35,15 @@ const KernelFn* FindKernel(const std::string& op) {
 graph::Status RunKernel(KernelContext& ctx) {
   const KernelFn* fn = FindKernel(ctx.node.op);
   assert(fn && "RunKernel of an op without a kernel: executors check before running");
-  // LibTorch's messages carry a backtrace after the first line.
-  auto first_line = [](const char* what) {
-    std::string s(what);
-    return s.substr(0, s.find('\n'));
-  };
   try {
     return (*fn)(ctx);
+  } catch (const c10::OutOfMemoryError& e) {  // a GPU's allocator ran out
+    return graph::Status(graph::StatusCode::kOutOfMemory,
+                         ctx.Error(FirstLine(e.what_without_backtrace())).message());
   } catch (const c10::Error& e) {
-    return ctx.Error(first_line(e.what_without_backtrace()));
+    return ctx.Error(FirstLine(e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    return ctx.Error(first_line(e.what()));
+    return ctx.Error(FirstLine(e.what()));
   }
 }
 

@@ -104,7 +104,7 @@ Status MirrorPad(KernelContext& c) {
     for (int64_t i = -before; i < n + after; ++i) {
       src.push_back(i < 0 ? -i - 1 + edge : i >= n ? 2 * n - 1 - i - edge : i);
     }
-    y = y.index_select(d, at::tensor(src, at::kLong));
+    y = y.index_select(d, at::tensor(src, at::kLong).to(y.device()));
   }
   c.outputs = {y};
   return Status::Ok();
@@ -161,8 +161,8 @@ Status ResizeNearestNeighbor(KernelContext& c) {  // (images NHWC, size)
   const bool align = c.node.attr_bool("align_corners", false);
   const bool half = c.node.attr_bool("half_pixel_centers", false);
   if (align && half) return c.Error("align_corners and half_pixel_centers are exclusive");
-  c.outputs = {x.index_select(1, NearestSource(x.size(1), size[0], align, half))
-                   .index_select(2, NearestSource(x.size(2), size[1], align, half))};
+  c.outputs = {x.index_select(1, NearestSource(x.size(1), size[0], align, half).to(x.device()))
+                   .index_select(2, NearestSource(x.size(2), size[1], align, half).to(x.device()))};
   return Status::Ok();
 }
 

@@ -20,7 +20,7 @@ namespace {
 using graph::Status;
 
 std::vector<int64_t> Values(const at::Tensor& t) {
-  at::Tensor c = t.to(at::kLong).contiguous();
+  at::Tensor c = t.to(at::kCPU, at::kLong).contiguous();
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
 

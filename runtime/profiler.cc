@@ -544,6 +544,13 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   std::vector<int> real, cpus;
   for (int d = 0; d < static_cast<int>(c.devices.size()); ++d) {
     if (c.devices[d].kind == cluster::DeviceKind::kSim) continue;
+    if (c.devices[d].kind == cluster::DeviceKind::kCuda) {
+      // Per-op GPU times need CUDA events or `sync: op`, and the links to and
+      // from a GPU their own copies: neither is built yet (docs/runtime.md).
+      return graph::Unimplemented("device '" + c.devices[d].name +
+                                  "' is cuda: profiling a GPU is not built yet; simulate it as "
+                                  "a sim device, or measure with `planner measure`");
+    }
     real.push_back(d);
     if (c.devices[d].kind == cluster::DeviceKind::kCpu) cpus.push_back(d);
   }

@@ -166,11 +166,30 @@ TEST(DevicesTest, SpinIsADurationAndDefaultsTo200Microseconds) {
   EXPECT_DOUBLE_EQ(cluster.devices[2].spin_s, 0);
 }
 
+TEST(DevicesTest, CudaSyncIsPerStepUnlessSetToOp) {
+  auto c = ParseDevicesYaml(
+      "devices:\n  - {name: g0, kind: cuda, index: 0}\n"
+      "  - {name: g1, kind: cuda, index: 1, sync: op}\n  - {name: g2, kind: cuda, index: 2, "
+      "sync: step}\n",
+      "test.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_FALSE(c->devices[0].sync_each_op);
+  EXPECT_TRUE(c->devices[1].sync_each_op);
+  EXPECT_FALSE(c->devices[2].sync_each_op);
+}
+
+TEST(DevicesErrorTest, RejectsASyncOtherThanStepOrOpAndOnACpu) {
+  ExpectError("devices:\n  - {name: g0, kind: cuda, index: 0, sync: always}\n",
+              "test.yaml:2: ", "device 'g0': sync must be step or op, got 'always'");
+  ExpectError("devices:\n  - {name: c0, kind: cpu, cores: [0], sync: op}\n",
+              "test.yaml:2: ", "device 'c0': key 'sync' is not valid for a cpu device");
+}
+
 TEST(DevicesErrorTest, RejectsASpinThatIsNotADurationOrOutOfRange) {
-  ExpectError("devices:\n  - {name: a, kind: cpu, cores: [0], spin: fast}\n", "test.yaml:2: ",
-              "device 'a': spin: ");
-  ExpectError("devices:\n  - {name: a, kind: cpu, cores: [0], spin: 2s}\n", "test.yaml:2: ",
-              "device 'a': spin must be between 0 and 1 s, got '2s'");
+  ExpectError("devices:\n  - {name: a, kind: cpu, cores: [0], spin: fast}\n",
+              "test.yaml:2: ", "device 'a': spin: ");
+  ExpectError("devices:\n  - {name: a, kind: cpu, cores: [0], spin: 2s}\n",
+              "test.yaml:2: ", "device 'a': spin must be between 0 and 1 s, got '2s'");
 }
 
 TEST(DevicesTest, TfDeviceStringsFollowKindAndPosition) {

@@ -18,15 +18,7 @@ using testing::LeNet;
 using testing::TwoCpus;
 
 // Convolutions and their gradients on cpu0, everything else on cpu1.
-std::vector<int> SplitPlacement(const graph::Graph& g) {
-  std::vector<int> d(g.size());
-  for (graph::NodeId id = 0; id < g.size(); ++id) {
-    const graph::Node& n = g.node(id);
-    const std::string& key = n.colocation.empty() ? n.name : n.colocation[0];
-    d[id] = key.find("conv") != std::string::npos ? 0 : 1;
-  }
-  return d;
-}
+std::vector<int> SplitPlacement(const graph::Graph& g) { return testing::ConvsOn(g, 0, 1); }
 
 // Every op on a device drawn at random (updates with their parameters, as the
 // planner places them): most edges cross devices, so the two workers meet on the
@@ -228,6 +220,7 @@ TEST(ExecutorTest, OpsOnADeviceKindWithoutKernelsAreCountedAndTheFirstNamed) {
 }
 
 TEST(ExecutorTest, CudaDeviceWithoutACudaBuildIsRefusedBeforeRunning) {
+  if (at::hasCUDA()) GTEST_SKIP() << "this build has CUDA and the host a GPU (executor_cuda_test)";
   graph::TrainingGraph t = LeNet();
   auto c =
       cluster::ParseDevicesYaml("devices:\n  - {name: gpu0, kind: cuda, index: 0}\n", "gpu.yaml");
@@ -236,6 +229,24 @@ TEST(ExecutorTest, CudaDeviceWithoutACudaBuildIsRefusedBeforeRunning) {
   ASSERT_FALSE(ex.ok());
   EXPECT_NE(ex.status().message().find("device 'gpu0' is cuda"), std::string::npos)
       << ex.status().message();
+}
+
+TEST(ExecutorTest, TwoCudaDevicesAreRefusedBeforeAnyIsCreated) {
+  graph::TrainingGraph t = LeNet();
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: gpu0, kind: cuda, index: 0}\n  - {name: gpu1, kind: cuda, index: 1}\n",
+      "gpus.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  std::vector<int> placement(t.graph.size(), 0);
+  placement.back() = 1;
+  auto ex = Executor::Create(t.graph, *c, placement);
+  ASSERT_FALSE(ex.ok());
+  EXPECT_EQ(ex.status().message(),
+            "the placement uses 2 cuda devices: copies between GPUs are not built yet (one GPU, "
+            "with cpu devices, is)");
+  // One of them is fine as far as this check goes.
+  auto one = Executor::Create(t.graph, *c, std::vector<int>(t.graph.size(), 1));
+  if (!one.ok()) EXPECT_EQ(one.status().message().find("cuda devices:"), std::string::npos);
 }
 
 TEST(ExecutorTest, EveryOpWithoutAKernelIsListedBeforeAnythingRuns) {

@@ -220,5 +220,23 @@ TEST(ProfilerTest, OnlySimulatedDevicesIsAnError) {
   EXPECT_EQ(st.message(), "sim.yaml: every device is simulated; there is nothing to profile");
 }
 
+TEST(ProfilerTest, ACudaDeviceIsRefusedBeforeAnythingRuns) {
+  auto fwd = graph::BuildMlp({4, {8}, 1});
+  ASSERT_TRUE(fwd.ok());
+  auto t = graph::BuildTrainingGraph(*fwd, {});
+  ASSERT_TRUE(t.ok());
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: gpu0, kind: cuda, index: 0}\n",
+      "gpu.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  Profile p;
+  ProfileReport report;
+  graph::Status st = ProfileGraph(t->graph, t->loss, *c, {}, &p, &report);
+  EXPECT_EQ(st.code(), graph::StatusCode::kUnimplemented);
+  EXPECT_EQ(st.message().rfind("device 'gpu0' is cuda: profiling a GPU is not built yet", 0), 0u)
+      << st.message();
+  EXPECT_TRUE(p.ops.empty());
+}
+
 }  // namespace
 }  // namespace runtime

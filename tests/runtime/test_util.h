@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "cluster/devices.h"
 #include "graph/models.h"
@@ -32,5 +33,17 @@ inline graph::TrainingGraph Training(graph::Result<graph::Graph> forward) {
 }
 
 inline graph::TrainingGraph LeNet() { return Training(graph::BuildLeNet({8, 1})); }
+
+// Convolutions and their gradients (ops of a "conv" scope or colocated with
+// one) on device `convs`, every other op on device `rest`.
+inline std::vector<int> ConvsOn(const graph::Graph& g, int convs, int rest) {
+  std::vector<int> d(g.size());
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    const graph::Node& n = g.node(id);
+    const std::string& key = n.colocation.empty() ? n.name : n.colocation[0];
+    d[id] = key.find("conv") != std::string::npos ? convs : rest;
+  }
+  return d;
+}
 
 }  // namespace runtime::testing

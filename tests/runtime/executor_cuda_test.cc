@@ -1,0 +1,114 @@
+// The executor with a cuda device (runtime/device_cuda.cc). Every test skips
+// where this build's LibTorch has no CUDA or the host has no GPU.
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <gtest/gtest.h>
+
+#include "runtime/executor.h"
+#include "runtime/reference_executor.h"
+#include "tests/runtime/test_util.h"
+
+namespace runtime {
+namespace {
+
+using testing::LeNet;
+
+#define SKIP_WITHOUT_GPU() \
+  if (!at::hasCUDA()) GTEST_SKIP() << "no CUDA in this build or no GPU on this host"
+
+cluster::Cluster CpuAndGpu(const std::string& gpu_extra = "") {
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n"
+      "  - {name: gpu0, kind: cuda, index: 0" +
+          gpu_extra + "}\n",
+      "cpu_gpu.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
+// Convolutions and their gradients on the GPU (device 1), the rest on cpu0.
+std::vector<int> ConvsOnGpu(const graph::Graph& g) { return testing::ConvsOn(g, 1, 0); }
+
+std::map<std::string, at::Tensor> Feeds() {
+  auto gen = at::detail::createCPUGenerator(3);
+  return {{"images", at::rand({8, 28, 28, 1}, gen)},
+          {"labels", at::randint(0, 10, {8}, gen).to(at::kInt)}};
+}
+
+TEST(ExecutorCudaTest, GpuAndMixedPlacementsMatchTheReferenceExecutorWithEitherSync) {
+  SKIP_WITHOUT_GPU();
+  // cuDNN's TF32 convolutions round to 10 bits; the reference is float32.
+  at::globalContext().setAllowTF32CuDNN(false);
+  graph::TrainingGraph t = LeNet();
+  auto ref = ReferenceExecutor::Create(t.graph);
+  ASSERT_TRUE(ref.ok());
+  std::vector<at::Tensor> expected;
+  ASSERT_TRUE(ref->Run(Feeds(), {t.loss}, &expected).ok());
+  const std::string param = t.graph.node(t.parameters[0]).name;
+  for (const char* sync : {"", ", sync: op"})
+    for (const auto& placement : {std::vector<int>(t.graph.size(), 1), ConvsOnGpu(t.graph)}) {
+      SCOPED_TRACE(sync);
+      auto ex = Executor::Create(t.graph, CpuAndGpu(sync), placement);
+      ASSERT_TRUE(ex.ok()) << ex.status().message();
+      std::vector<at::Tensor> got;
+      StepStats stats;
+      graph::Status st = (*ex)->Run(Feeds(), {t.loss}, &got, &stats);
+      ASSERT_TRUE(st.ok()) << st.message();
+      EXPECT_TRUE(at::allclose(got[0].cpu(), expected[0], 1e-4, 1e-5))
+          << got[0].cpu() << " vs " << expected[0];
+      EXPECT_TRUE(at::allclose((*ex)->state(param).cpu(), ref->state(param), 1e-4, 1e-5))
+          << "the update of " << param << " differs";
+    }
+}
+
+TEST(ExecutorCudaTest, ParametersLiveOnTheGpuAndCrossingEdgesAreTransfers) {
+  SKIP_WITHOUT_GPU();
+  graph::TrainingGraph t = LeNet();
+  auto ex = Executor::Create(t.graph, CpuAndGpu(), ConvsOnGpu(t.graph));
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  EXPECT_TRUE((*ex)->state("conv1/kernel").is_cuda());
+  EXPECT_FALSE((*ex)->state("fc1/kernel").is_cuda());
+  std::vector<at::Tensor> got;
+  StepStats stats;
+  ASSERT_TRUE((*ex)->Run(Feeds(), {t.loss}, &got, &stats).ok());
+  int to_gpu = 0, to_cpu = 0;
+  for (const TransferRecord& r : stats.transfers) {
+    to_gpu += r.src_device == 0 && r.dst_device == 1;
+    to_cpu += r.src_device == 1 && r.dst_device == 0;
+  }
+  EXPECT_GT(to_gpu, 0);
+  EXPECT_GT(to_cpu, 0);
+  int gpu_ops = 0;
+  for (const OpRecord& r : stats.ops) gpu_ops += r.device == 1;
+  EXPECT_GT(gpu_ops, 10);
+  EXPECT_GT(stats.busy_us[1], 0);
+  EXPECT_GT(stats.peak_bytes[1], 0);
+}
+
+TEST(ExecutorCudaTest, ACudaIndexTheHostLacksIsRefusedNamingTheDevice) {
+  SKIP_WITHOUT_GPU();
+  graph::TrainingGraph t = LeNet();
+  auto c =
+      cluster::ParseDevicesYaml("devices:\n  - {name: gpu9, kind: cuda, index: 99}\n", "g.yaml");
+  ASSERT_TRUE(c.ok());
+  auto ex = Executor::Create(t.graph, *c, std::vector<int>(t.graph.size(), 0));
+  ASSERT_FALSE(ex.ok());
+  EXPECT_NE(ex.status().message().find("device 'gpu9' is cuda index 99, but this host has "),
+            std::string::npos)
+      << ex.status().message();
+}
+
+TEST(ExecutorCudaTest, OutOfGpuMemoryNamesTheDeviceAndBytes) {
+  SKIP_WITHOUT_GPU();
+  graph::TrainingGraph t = LeNet();
+  auto ex =
+      Executor::Create(t.graph, CpuAndGpu(", memory: 64KiB"), std::vector<int>(t.graph.size(), 1));
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  std::vector<at::Tensor> got;
+  graph::Status st = (*ex)->Run(Feeds(), {t.loss}, &got);
+  ASSERT_EQ(st.code(), graph::StatusCode::kOutOfMemory) << st.message();
+  EXPECT_NE(st.message().find("device 'gpu0' is out of memory"), std::string::npos) << st.message();
+}
+
+}  // namespace
+}  // namespace runtime
