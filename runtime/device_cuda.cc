@@ -75,10 +75,12 @@ class CudaDevice : public Device {
   }
 
   graph::Status Synchronize() override {
-    return Catching("device '" + spec_.name + "'", [this] {
-      c10::cuda::getDefaultCUDAStream(static_cast<c10::DeviceIndex>(spec_.cuda_index))
-          .synchronize();
-    });
+    return Catching(
+        [this] { return "device '" + spec_.name + "'"; },
+        [this] {
+          c10::cuda::getDefaultCUDAStream(static_cast<c10::DeviceIndex>(spec_.cuda_index))
+              .synchronize();
+        });
   }
 
  private:

@@ -157,7 +157,10 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
     if (!IsStateOp(g.node(id).op)) continue;
     const std::string& name = g.node(id).name;
     GRAPH_RETURN_IF_ERROR(Catching(
-        "placing '" + name + "' on device '" + cluster.devices[ex->device_of_node_[id]].name + "'",
+        [&] {
+          return "placing '" + name + "' on device '" +
+                 cluster.devices[ex->device_of_node_[id]].name + "'";
+        },
         [&] { ex->set_state(name, reference.state(name)); }));
   }
   ex->consumers_.resize(g.size());
@@ -277,8 +280,11 @@ void Executor::Execute(Step* s, graph::NodeId id) {
     ctx.inputs.push_back(in.index < static_cast<int>(v.size()) ? v[in.index] : at::Tensor());
   }
   // Inputs produced on another device arrive by a transfer, once per device.
-  graph::Status st =
-      Catching("node '" + n.name + "': a copy to device '" + cluster_.devices[dev].name + "'", [&] {
+  graph::Status st = Catching(
+      [&] {
+        return "node '" + n.name + "': a copy to device '" + cluster_.devices[dev].name + "'";
+      },
+      [&] {
         for (size_t i = 0; i < n.inputs.size(); ++i) {
           if (device_of_node_[n.inputs[i].node] == dev || !ctx.inputs[i].defined()) {
             continue;
@@ -297,7 +303,11 @@ void Executor::Execute(Step* s, graph::NodeId id) {
   // the host), and with `sync: op` its clock stops when its kernels have run.
   if (st.ok()) {
     st = Catching(
-        "node '" + n.name + "': its outputs to device '" + cluster_.devices[dev].name + "'", [&] {
+        [&] {
+          return "node '" + n.name + "': its outputs to device '" + cluster_.devices[dev].name +
+                 "'";
+        },
+        [&] {
           for (at::Tensor& out : ctx.outputs) out = OnDevice(std::move(out), dev);
         });
   }
@@ -416,9 +426,9 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
     const graph::NodeId id = g_.Find(name);
     if (id < 0) return graph::NotFound("feed '" + name + "' is not a node of the graph");
     const int dev = device_of_node_[id];
-    GRAPH_RETURN_IF_ERROR(
-        Catching("feed '" + name + "' to device '" + cluster_.devices[dev].name + "'",
-                 [&] { s.feeds[name] = OnDevice(t, dev); }));
+    GRAPH_RETURN_IF_ERROR(Catching(
+        [&] { return "feed '" + name + "' to device '" + cluster_.devices[dev].name + "'"; },
+        [&] { s.feeds[name] = OnDevice(t, dev); }));
   }
   std::vector<graph::TensorRef> fetch_refs;
   for (const std::string& f : fetches) {

@@ -19,21 +19,22 @@ inline std::string FirstLine(const char* what) {
   return s.substr(0, s.find('\n'));
 }
 
-// Runs `f`; a LibTorch exception becomes a status whose message is `what`,
+// Runs `f`; a LibTorch exception becomes a status whose message is what(),
 // ": " and LibTorch's first line (kOutOfMemory for an allocator's, else
-// kInternal).
-template <typename F>
-graph::Status Catching(const std::string& what, F&& f) {
+// kInternal). `what` is called only then: `f` may be on an executor's
+// per-op path, where building the message every time would cost.
+template <typename W, typename F>
+graph::Status Catching(W&& what, F&& f) {
   try {
     f();
     return graph::Status::Ok();
   } catch (const c10::OutOfMemoryError& e) {
     return graph::Status(graph::StatusCode::kOutOfMemory,
-                         what + ": " + FirstLine(e.what_without_backtrace()));
+                         what() + ": " + FirstLine(e.what_without_backtrace()));
   } catch (const c10::Error& e) {
-    return graph::Internal(what + ": " + FirstLine(e.what_without_backtrace()));
+    return graph::Internal(what() + ": " + FirstLine(e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    return graph::Internal(what + ": " + FirstLine(e.what()));
+    return graph::Internal(what() + ": " + FirstLine(e.what()));
   }
 }
 
