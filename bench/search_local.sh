@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Real-reward searches on this machine: for every model in models/tfjs and the
-# zoo's two-branch model (parallel branches), `planner search --reward real` on
+# Real-reward searches on this machine: for every model in models/tfjs, the
+# zoo's two-branch model (parallel branches) and its chain (no op can run beside
+# another, so no gain may be claimed), `planner search --reward real` on
 # configs/local-2cpu.yaml for N policy updates and a REFINE hill climb on the
 # simulator of the devices' profile (made on first use, cached), then the table:
 # the best baseline, the result, and the hardware's verdict (planner search
@@ -15,7 +16,8 @@ out=${3:-build/search_local}
 planner=${PLANNER:-build/planner/planner}
 mkdir -p "$out"
 "$planner" zoo two_branch -o "$out/two_branch.pb" >/dev/null
-models=("$out/two_branch.pb")
+"$planner" zoo chain -o "$out/chain.pb" >/dev/null
+models=("$out/two_branch.pb" "$out/chain.pb")
 for m in models/tfjs/*.json; do models+=("$m"); done
 table="$out/table.txt"
 printf "%-26s %-24s %-28s %s\n" model "best baseline" "result (method)" "on the hardware" >"$table"
