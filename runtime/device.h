@@ -44,7 +44,7 @@ class Device {
   virtual c10::Device torch_device() const = 0;
   // Called by a worker after a kernel, before the op's clock stops. A cpu
   // kernel is done when it returns; a GPU runs kernels asynchronously, and a
-  // cuda device waits for them here only with `sync: op` (devices.h).
+  // cuda device waits for them here only with `sync: op` (cluster/devices.h).
   // Fails when the device reports an error.
   virtual graph::Status WaitForKernels() { return graph::Status::Ok(); }
   // Returns once every kernel launched on the device has run: the executor
