@@ -12,6 +12,7 @@ namespace runtime {
 namespace {
 
 using testing::LeNet;
+using testing::LeNetFeeds;
 
 #define SKIP_WITHOUT_GPU() \
   if (!at::hasCUDA()) GTEST_SKIP() << "no CUDA in this build or no GPU on this host"
@@ -29,12 +30,6 @@ cluster::Cluster CpuAndGpu(const std::string& gpu_extra = "") {
 // Convolutions and their gradients on the GPU (device 1), the rest on cpu0.
 std::vector<int> ConvsOnGpu(const graph::Graph& g) { return testing::ConvsOn(g, 1, 0); }
 
-std::map<std::string, at::Tensor> Feeds() {
-  auto gen = at::detail::createCPUGenerator(3);
-  return {{"images", at::rand({8, 28, 28, 1}, gen)},
-          {"labels", at::randint(0, 10, {8}, gen).to(at::kInt)}};
-}
-
 TEST(ExecutorCudaTest, GpuAndMixedPlacementsMatchTheReferenceExecutorWithEitherSync) {
   SKIP_WITHOUT_GPU();
   // cuDNN's TF32 convolutions round to 10 bits; the reference is float32.
@@ -43,7 +38,7 @@ TEST(ExecutorCudaTest, GpuAndMixedPlacementsMatchTheReferenceExecutorWithEitherS
   auto ref = ReferenceExecutor::Create(t.graph);
   ASSERT_TRUE(ref.ok());
   std::vector<at::Tensor> expected;
-  ASSERT_TRUE(ref->Run(Feeds(), {t.loss}, &expected).ok());
+  ASSERT_TRUE(ref->Run(LeNetFeeds(), {t.loss}, &expected).ok());
   const std::string param = t.graph.node(t.parameters[0]).name;
   for (const char* sync : {"", ", sync: op"})
     for (const auto& placement : {std::vector<int>(t.graph.size(), 1), ConvsOnGpu(t.graph)}) {
@@ -52,7 +47,7 @@ TEST(ExecutorCudaTest, GpuAndMixedPlacementsMatchTheReferenceExecutorWithEitherS
       ASSERT_TRUE(ex.ok()) << ex.status().message();
       std::vector<at::Tensor> got;
       StepStats stats;
-      graph::Status st = (*ex)->Run(Feeds(), {t.loss}, &got, &stats);
+      graph::Status st = (*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats);
       ASSERT_TRUE(st.ok()) << st.message();
       EXPECT_TRUE(at::allclose(got[0].cpu(), expected[0], 1e-4, 1e-5))
           << got[0].cpu() << " vs " << expected[0];
@@ -70,7 +65,7 @@ TEST(ExecutorCudaTest, ParametersLiveOnTheGpuAndCrossingEdgesAreTransfers) {
   EXPECT_FALSE((*ex)->state("fc1/kernel").is_cuda());
   std::vector<at::Tensor> got;
   StepStats stats;
-  ASSERT_TRUE((*ex)->Run(Feeds(), {t.loss}, &got, &stats).ok());
+  ASSERT_TRUE((*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats).ok());
   int to_gpu = 0, to_cpu = 0;
   for (const TransferRecord& r : stats.transfers) {
     to_gpu += r.src_device == 0 && r.dst_device == 1;
@@ -105,7 +100,7 @@ TEST(ExecutorCudaTest, OutOfGpuMemoryNamesTheDeviceAndBytes) {
       Executor::Create(t.graph, CpuAndGpu(", memory: 64KiB"), std::vector<int>(t.graph.size(), 1));
   ASSERT_TRUE(ex.ok()) << ex.status().message();
   std::vector<at::Tensor> got;
-  graph::Status st = (*ex)->Run(Feeds(), {t.loss}, &got);
+  graph::Status st = (*ex)->Run(LeNetFeeds(), {t.loss}, &got);
   ASSERT_EQ(st.code(), graph::StatusCode::kOutOfMemory) << st.message();
   EXPECT_NE(st.message().find("device 'gpu0' is out of memory"), std::string::npos) << st.message();
 }

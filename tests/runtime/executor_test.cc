@@ -15,6 +15,7 @@ namespace runtime {
 namespace {
 
 using testing::LeNet;
+using testing::LeNetFeeds;
 using testing::TwoCpus;
 
 // Convolutions and their gradients on cpu0, everything else on cpu1.
@@ -36,19 +37,13 @@ std::vector<int> RandomPlacement(const graph::Graph& g, uint32_t seed) {
   return d;
 }
 
-std::map<std::string, at::Tensor> Feeds(uint64_t seed = 3) {
-  auto gen = at::detail::createCPUGenerator(seed);
-  return {{"images", at::rand({8, 28, 28, 1}, gen)},
-          {"labels", at::randint(0, 10, {8}, gen).to(at::kInt)}};
-}
-
 TEST(ExecutorTest, MatchesTheReferenceExecutorOnOneAndOnTwoDevices) {
   graph::TrainingGraph t = LeNet();
   cluster::Cluster c = TwoCpus();
   auto ref = ReferenceExecutor::Create(t.graph);
   ASSERT_TRUE(ref.ok());
   std::vector<at::Tensor> expected;
-  ASSERT_TRUE(ref->Run(Feeds(), {t.loss}, &expected).ok());
+  ASSERT_TRUE(ref->Run(LeNetFeeds(), {t.loss}, &expected).ok());
   const std::string param = t.graph.node(t.parameters[0]).name;
   at::Tensor expected_param = ref->state(param);
 
@@ -57,7 +52,7 @@ TEST(ExecutorTest, MatchesTheReferenceExecutorOnOneAndOnTwoDevices) {
     ASSERT_TRUE(ex.ok()) << ex.status().message();
     std::vector<at::Tensor> got;
     StepStats stats;
-    graph::Status st = (*ex)->Run(Feeds(), {t.loss}, &got, &stats);
+    graph::Status st = (*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats);
     ASSERT_TRUE(st.ok()) << st.message();
     EXPECT_TRUE(at::allclose(got[0], expected[0], 1e-6, 1e-6));
     EXPECT_TRUE(at::allclose((*ex)->state(param), expected_param, 1e-6, 1e-6))
@@ -72,8 +67,8 @@ TEST(ExecutorTest, CrossDeviceEdgesBecomeTransfersAndEveryOpIsOnTheTimeline) {
   ASSERT_TRUE(one.ok() && two.ok());
   std::vector<at::Tensor> out;
   StepStats a, b;
-  ASSERT_TRUE((*one)->Run(Feeds(), {t.loss}, &out, &a).ok());
-  ASSERT_TRUE((*two)->Run(Feeds(), {t.loss}, &out, &b).ok());
+  ASSERT_TRUE((*one)->Run(LeNetFeeds(), {t.loss}, &out, &a).ok());
+  ASSERT_TRUE((*two)->Run(LeNetFeeds(), {t.loss}, &out, &b).ok());
   EXPECT_TRUE(a.transfers.empty());
   ASSERT_FALSE(b.transfers.empty());
   for (const TransferRecord& r : b.transfers) {
@@ -97,7 +92,7 @@ TEST(ExecutorTest, ExceedingADevicesMemoryIsAnOutOfMemoryResultNamingIt) {
   auto ex = Executor::Create(t.graph, TwoCpus("300KB"), std::vector<int>(t.graph.size(), 0));
   ASSERT_TRUE(ex.ok()) << ex.status().message();
   std::vector<at::Tensor> out;
-  graph::Status st = (*ex)->Run(Feeds(), {t.loss}, &out);
+  graph::Status st = (*ex)->Run(LeNetFeeds(), {t.loss}, &out);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), graph::StatusCode::kOutOfMemory);
   EXPECT_NE(st.message().find("device 'cpu0' is out of memory at node '"), std::string::npos)
@@ -109,14 +104,14 @@ TEST(ExecutorTest, AKernelErrorEndsTheStepWithoutHanging) {
   graph::TrainingGraph t = LeNet();
   auto ex = Executor::Create(t.graph, TwoCpus(), SplitPlacement(t.graph));
   ASSERT_TRUE(ex.ok());
-  std::map<std::string, at::Tensor> feeds = Feeds();
+  std::map<std::string, at::Tensor> feeds = LeNetFeeds();
   feeds["images"] = at::rand({8, 27, 27, 1});  // wrong image size
   std::vector<at::Tensor> out;
   graph::Status st = (*ex)->Run(feeds, {t.loss}, &out);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.message().find('\n'), std::string::npos);
   // And the executor still works afterwards.
-  EXPECT_TRUE((*ex)->Run(Feeds(), {t.loss}, &out).ok());
+  EXPECT_TRUE((*ex)->Run(LeNetFeeds(), {t.loss}, &out).ok());
 }
 
 TEST(ExecutorTest, ManyStepsOfARandomSplitMatchTheReferenceStepByStep) {
@@ -127,9 +122,9 @@ TEST(ExecutorTest, ManyStepsOfARandomSplitMatchTheReferenceStepByStep) {
   const std::string param = t.graph.node(t.parameters[0]).name;
   for (uint64_t step = 0; step < 30; ++step) {
     std::vector<at::Tensor> expected, got;
-    ASSERT_TRUE(ref->Run(Feeds(step), {t.loss}, &expected).ok());
+    ASSERT_TRUE(ref->Run(LeNetFeeds(step), {t.loss}, &expected).ok());
     StepStats stats;
-    graph::Status st = (*ex)->Run(Feeds(step), {t.loss}, &got, &stats);
+    graph::Status st = (*ex)->Run(LeNetFeeds(step), {t.loss}, &got, &stats);
     ASSERT_TRUE(st.ok()) << "step " << step << ": " << st.message();
     ASSERT_TRUE(at::allclose(got[0], expected[0], 1e-5, 1e-6)) << "step " << step;
     ASSERT_FALSE(stats.transfers.empty());
@@ -146,12 +141,12 @@ TEST(ExecutorTest, FailuresWhileBothDevicesRunEndEveryStepAndLeaveTheExecutorUsa
   auto ex = Executor::Create(t.graph, TwoCpus(), RandomPlacement(t.graph, 5));
   ASSERT_TRUE(ref.ok() && ex.ok());
   for (uint64_t step = 0; step < 20; ++step) {
-    std::map<std::string, at::Tensor> bad = Feeds(step);
+    std::map<std::string, at::Tensor> bad = LeNetFeeds(step);
     bad["images"] = at::rand({8, 27, 27, 1});  // fails at the first convolution
     std::vector<at::Tensor> expected, got;
     EXPECT_FALSE((*ex)->Run(bad, {t.loss}, &got).ok()) << "step " << step;
-    ASSERT_TRUE(ref->Run(Feeds(step), {t.loss}, &expected).ok());
-    graph::Status st = (*ex)->Run(Feeds(step), {t.loss}, &got);
+    ASSERT_TRUE(ref->Run(LeNetFeeds(step), {t.loss}, &expected).ok());
+    graph::Status st = (*ex)->Run(LeNetFeeds(step), {t.loss}, &got);
     ASSERT_TRUE(st.ok()) << "step " << step << ": " << st.message();
     ASSERT_TRUE(at::allclose(got[0], expected[0], 1e-5, 1e-6)) << "step " << step;
   }
@@ -160,7 +155,7 @@ TEST(ExecutorTest, FailuresWhileBothDevicesRunEndEveryStepAndLeaveTheExecutorUsa
   ASSERT_TRUE(small.ok());
   for (int step = 0; step < 20; ++step) {
     std::vector<at::Tensor> out;
-    EXPECT_EQ((*small)->Run(Feeds(), {t.loss}, &out).code(), graph::StatusCode::kOutOfMemory);
+    EXPECT_EQ((*small)->Run(LeNetFeeds(), {t.loss}, &out).code(), graph::StatusCode::kOutOfMemory);
   }
 }
 

@@ -204,34 +204,31 @@ TEST(ProfileBuilderTest, KernelsAfterIdleSpellsGiveTheColdExtrasByIdleTime) {
   EXPECT_EQ(q.cold_s.count("cpu0"), 0u);
 }
 
+// Profiles a tiny MLP's training step on the devices of `yaml` (named `source`).
+graph::Status ProfileTinyMlp(const std::string& yaml, const std::string& source, Profile* p) {
+  auto t = graph::BuildTrainingGraph(*graph::BuildMlp({4, {8}, 1}), {});
+  EXPECT_TRUE(t.ok());
+  auto c = cluster::ParseDevicesYaml(yaml, source);
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  if (!t.ok() || !c.ok()) return graph::Internal("test setup failed");
+  ProfileReport report;
+  return ProfileGraph(t->graph, t->loss, *c, {}, p, &report);
+}
+
 TEST(ProfilerTest, OnlySimulatedDevicesIsAnError) {
-  auto fwd = graph::BuildMlp({4, {8}, 1});
-  ASSERT_TRUE(fwd.ok());
-  auto t = graph::BuildTrainingGraph(*fwd, {});
-  ASSERT_TRUE(t.ok());
-  auto c = cluster::ParseDevicesYaml(
+  Profile p;
+  graph::Status st = ProfileTinyMlp(
       "devices:\n  - {name: g0, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
       "1GB/s}\n",
-      "sim.yaml");
-  ASSERT_TRUE(c.ok()) << c.status().message();
-  Profile p;
-  ProfileReport report;
-  graph::Status st = ProfileGraph(t->graph, t->loss, *c, {}, &p, &report);
+      "sim.yaml", &p);
   EXPECT_EQ(st.message(), "sim.yaml: every device is simulated; there is nothing to profile");
 }
 
 TEST(ProfilerTest, ACudaDeviceIsRefusedBeforeAnythingRuns) {
-  auto fwd = graph::BuildMlp({4, {8}, 1});
-  ASSERT_TRUE(fwd.ok());
-  auto t = graph::BuildTrainingGraph(*fwd, {});
-  ASSERT_TRUE(t.ok());
-  auto c = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: gpu0, kind: cuda, index: 0}\n",
-      "gpu.yaml");
-  ASSERT_TRUE(c.ok()) << c.status().message();
   Profile p;
-  ProfileReport report;
-  graph::Status st = ProfileGraph(t->graph, t->loss, *c, {}, &p, &report);
+  graph::Status st = ProfileTinyMlp(
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: gpu0, kind: cuda, index: 0}\n",
+      "gpu.yaml", &p);
   EXPECT_EQ(st.code(), graph::StatusCode::kUnimplemented);
   EXPECT_EQ(st.message().rfind("device 'gpu0' is cuda: profiling a GPU is not built yet", 0), 0u)
       << st.message();

@@ -2,8 +2,10 @@
 // small training graphs.
 #pragma once
 
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,13 @@ inline graph::TrainingGraph Training(graph::Result<graph::Graph> forward) {
 }
 
 inline graph::TrainingGraph LeNet() { return Training(graph::BuildLeNet({8, 1})); }
+
+// Random feeds for LeNet(): 8 images in [0, 1) and labels in [0, 10), drawn from `seed`.
+inline std::map<std::string, at::Tensor> LeNetFeeds(uint64_t seed = 3) {
+  auto gen = at::detail::createCPUGenerator(seed);
+  return {{"images", at::rand({8, 28, 28, 1}, gen)},
+          {"labels", at::randint(0, 10, {8}, gen).to(at::kInt)}};
+}
 
 // Convolutions and their gradients (ops of a "conv" scope or colocated with
 // one) on device `convs`, every other op on device `rest`.
