@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
     at::Tensor v = x;
     t0 = Clock::now();
     for (int i = 0; i < n; ++i) {
-      runtime::KernelContext ctx{chain.node(i + 1), {v, x}, {}};
+      runtime::KernelContext ctx{chain.node(i + 1), {v, x}, {}, {}};
       (void)(*add)(ctx);
       v = ctx.outputs[0];
     }

@@ -95,9 +95,12 @@ int MeasureCommand(int argc, char** argv) {
         t.robust_mean_s, t.min_s, t.median_s, t.max_s, m->transfers,
         static_cast<long long>(m->transfer_bytes));
     for (size_t d = 0; d < cluster->devices.size(); ++d) {
-      std::printf("%s{\"name\":%s,\"ops\":%d,\"busy_s\":%.9g,\"peak_bytes\":%lld}", d ? "," : "",
-                  graph::JsonQuote(cluster->devices[d].name).c_str(), ops_on[d], m->busy_s[d],
-                  static_cast<long long>(m->peak_bytes[d]));
+      std::printf(
+          "%s{\"name\":%s,\"ops\":%d,\"busy_s\":%.9g,\"peak_bytes\":%lld,"
+          "\"allocator_peak_bytes\":%lld}",
+          d ? "," : "", graph::JsonQuote(cluster->devices[d].name).c_str(), ops_on[d], m->busy_s[d],
+          static_cast<long long>(m->peak_bytes[d]),
+          static_cast<long long>(m->allocator_peak_bytes[d]));
     }
     std::printf("]}\n");
     return 0;
@@ -117,6 +120,11 @@ int MeasureCommand(int argc, char** argv) {
                 cluster::DeviceKindName(spec.kind), ops_on[d], m->busy_s[d] * 1e3,
                 100 * m->busy_s[d] / t.robust_mean_s, FormatMib(m->peak_bytes[d]).c_str(),
                 spec.memory_bytes ? FormatMib(*spec.memory_bytes).c_str() : "-");
+  }
+  for (size_t d = 0; d < cluster->devices.size(); ++d) {
+    if (m->allocator_peak_bytes[d] < 0) continue;
+    std::printf("  %s's allocator held at most %s (tensors, its cache and workspaces)\n",
+                cluster->devices[d].name.c_str(), FormatMib(m->allocator_peak_bytes[d]).c_str());
   }
   std::printf("transfers per step: %d, %s\n", m->transfers, FormatMib(m->transfer_bytes).c_str());
   std::printf(

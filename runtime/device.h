@@ -21,8 +21,11 @@
 
 #include <c10/core/Device.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "cluster/devices.h"
 #include "graph/status.h"
@@ -50,6 +53,31 @@ class Device {
   // Returns once every kernel launched on the device has run: the executor
   // calls it when a step's last op is done, before the step's clock stops.
   virtual graph::Status Synchronize() { return graph::Status::Ok(); }
+
+  // Kernel times, on devices whose kernels run asynchronously (a GPU; the
+  // others keep these defaults and time nothing). With timing on, the
+  // executor calls StartTiming on its own thread before a step's first op;
+  // the worker brackets each op's kernels with BeginKernels and EndKernels;
+  // after Synchronize, KernelSpans gives each token's (start, end) on the
+  // device, in seconds since StartTiming's mark. `hold_s` > 0: BeginKernels
+  // first waits for the device's earlier kernels, then holds it back that
+  // long (a spinning kernel), so that the op's launches have queued when its
+  // kernels start and its span is theirs alone, not its launches' (what
+  // `planner profile` does).
+  virtual graph::Status StartTiming(double hold_s) {
+    (void)hold_s;
+    return graph::Status::Ok();
+  }
+  virtual int BeginKernels() { return -1; }  // a token, or -1: not timed
+  virtual void EndKernels(int token) { (void)token; }
+  virtual graph::Status KernelSpans(std::vector<std::pair<double, double>>* spans) {
+    spans->clear();
+    return graph::Status::Ok();
+  }
+  // Bytes its allocator held at most since ResetPeakMemory (LibTorch's
+  // caching allocator on a GPU); -1 where the device keeps no such figure.
+  virtual int64_t PeakMemory() { return -1; }
+  virtual void ResetPeakMemory() {}
 };
 
 // Creates the device `spec` describes, or says why this build cannot. A cuda

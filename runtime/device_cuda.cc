@@ -1,15 +1,20 @@
 // The cuda backend of runtime::Device (device.h). Compiled only where LibTorch
 // has CUDA (PLANNER_CUDA): the CPU build never needs CUDA's headers.
 #include <ATen/Parallel.h>
+#include <ATen/cuda/Sleep.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "runtime/device.h"
 #include "runtime/device_backends.h"
@@ -18,6 +23,28 @@
 namespace runtime {
 
 namespace {
+
+// A CUDA event that records times, destroyed with its owner.
+class Event {
+ public:
+  Event() = default;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  cudaError_t Create() { return e_ ? cudaSuccess : cudaEventCreate(&e_); }
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+graph::Status CudaStatus(cudaError_t err, const std::string& what) {
+  if (err == cudaSuccess) return graph::Status::Ok();
+  cudaGetLastError();  // not sticky: clear it, so that LibTorch's next check does not see it
+  return graph::Internal(what + ": " + cudaGetErrorString(err));
+}
 
 class CudaDevice : public Device {
  public:
@@ -47,6 +74,10 @@ class CudaDevice : public Device {
       }
       spec_.memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
     }
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, spec_.cuda_index) == cudaSuccess) {
+      clock_hz_ = 1e3 * khz;
+    }
     worker_ = std::thread([this] { Loop(); });
     return graph::Status::Ok();
   }
@@ -75,15 +106,79 @@ class CudaDevice : public Device {
   }
 
   graph::Status Synchronize() override {
-    return Catching(
-        [this] { return "device '" + spec_.name + "'"; },
-        [this] {
-          c10::cuda::getDefaultCUDAStream(static_cast<c10::DeviceIndex>(spec_.cuda_index))
-              .synchronize();
-        });
+    return Catching([this] { return "device '" + spec_.name + "'"; },
+                    [this] { Stream().synchronize(); });
   }
 
+  graph::Status StartTiming(double hold_s) override {
+    c10::cuda::CUDAGuard guard(Index());
+    next_token_ = 0;
+    record_error_ = graph::Status::Ok();
+    hold_cycles_ = static_cast<int64_t>(hold_s * clock_hz_);
+    GRAPH_RETURN_IF_ERROR(CudaStatus(start_.Create(), What("an event")));
+    return CudaStatus(cudaEventRecord(start_.get(), Stream().stream()), What("an event"));
+  }
+
+  // On the worker only (one per device), so the events need no lock.
+  int BeginKernels() override {
+    const int token = next_token_++;
+    while (static_cast<int>(events_.size()) < 2 * (token + 1)) {
+      events_.push_back(std::make_unique<Event>());
+    }
+    if (hold_cycles_ > 0 && record_error_.ok()) {
+      // The GPU is idle first, so that launches never fill its queue and wait.
+      record_error_ = Catching([this] { return What("a hold"); },
+                               [this] {
+                                 Stream().synchronize();
+                                 at::cuda::sleep(hold_cycles_);
+                               });
+    }
+    Record(*events_[2 * token]);
+    return token;
+  }
+
+  void EndKernels(int token) override {
+    if (token >= 0) Record(*events_[2 * token + 1]);
+  }
+
+  graph::Status KernelSpans(std::vector<std::pair<double, double>>* spans) override {
+    spans->clear();
+    GRAPH_RETURN_IF_ERROR(record_error_);
+    for (int t = 0; t < next_token_; ++t) {
+      float begin_ms = 0, end_ms = 0;
+      GRAPH_RETURN_IF_ERROR(CudaStatus(
+          cudaEventElapsedTime(&begin_ms, start_.get(), events_[2 * t]->get()), What("a span")));
+      GRAPH_RETURN_IF_ERROR(CudaStatus(
+          cudaEventElapsedTime(&end_ms, start_.get(), events_[2 * t + 1]->get()), What("a span")));
+      spans->push_back({begin_ms / 1e3, std::max(begin_ms, end_ms) / 1e3});
+    }
+    return graph::Status::Ok();
+  }
+
+  int64_t PeakMemory() override {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(Index());
+    return stats.reserved_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)]
+        .peak;
+  }
+
+  void ResetPeakMemory() override { c10::cuda::CUDACachingAllocator::resetPeakStats(Index()); }
+
  private:
+  c10::DeviceIndex Index() const { return static_cast<c10::DeviceIndex>(spec_.cuda_index); }
+  c10::cuda::CUDAStream Stream() const { return c10::cuda::getDefaultCUDAStream(Index()); }
+  std::string What(const char* what) const { return "device '" + spec_.name + "': " + what; }
+
+  // An event on the default stream; the first failure is kept for KernelSpans.
+  void Record(Event& e) {
+    cudaError_t err = cudaSuccess;
+    if (!e.get()) {
+      c10::cuda::CUDAGuard guard(Index());  // an event belongs to the current device
+      err = e.Create();
+    }
+    if (err == cudaSuccess) err = cudaEventRecord(e.get(), Stream().stream());
+    if (err != cudaSuccess && record_error_.ok()) record_error_ = CudaStatus(err, What("an event"));
+  }
+
   void Loop() {
     // Host-side work of its ops (a kernel that reads a shape) stays on one
     // thread, as on the cpu devices' workers, instead of forking OpenMP's
@@ -107,6 +202,14 @@ class CudaDevice : public Device {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stop_ = false;
+  double clock_hz_ = 0;      // the SM clock, for a hold's cycles
+  int64_t hold_cycles_ = 0;  // before each timed op's kernels
+  // Kernel timing: StartTiming's mark, and two events per token. Written on the
+  // worker during a step, read by the step's thread after Synchronize.
+  Event start_;
+  std::vector<std::unique_ptr<Event>> events_;
+  int next_token_ = 0;
+  graph::Status record_error_;
   std::thread worker_;
 };
 

@@ -40,6 +40,9 @@ struct Executor::Step {
     AdaptiveMutex mu;  // guards the members below it (the device's workers and releasers meet here)
     std::unordered_map<int64_t, at::Tensor> copies;  // output key -> its copy on this device
     std::vector<OpRecord> ops;
+    std::vector<int> tokens;  // with kernel timing: each op's token (Device::BeginKernels)
+    double timing_start_us = 0;
+    double timing_us = 0;  // host time in Begin/EndKernels (the device's one worker)
     std::vector<TransferRecord> transfers;
     double busy = 0;
     std::atomic<int64_t> live{0}, peak{0};
@@ -195,6 +198,32 @@ void Executor::set_state(const std::string& node, at::Tensor value) {
   assert(id >= 0 && "set_state of a node that does not exist");
   if (id < 0) return;
   state_[id] = OnDevice(std::move(value), device_of_node_[id]);
+  KeepHostCopy(id);
+}
+
+void Executor::KeepHostCopy(graph::NodeId id) {
+  host_state_.erase(id);
+  const at::Tensor& t = state_[id];
+  // Shapes, axes and sizes: small. TensorFlow keeps every int32 tensor of a
+  // GPU in host memory; the values kernels read on the host are such.
+  constexpr int64_t kMaxElements = 1024;
+  if (g_.node(id).op != "Const" || !t.defined() || !t.is_cuda() ||
+      !at::isIntegralType(t.scalar_type(), /*includeBool=*/false) || t.numel() > kMaxElements) {
+    return;
+  }
+  host_state_[id] = t.to(at::kCPU);
+}
+
+std::vector<int64_t> Executor::PeakMemory() const {
+  std::vector<int64_t> out;
+  for (const auto& d : devices_) out.push_back(d ? d->PeakMemory() : -1);
+  return out;
+}
+
+void Executor::ResetPeakMemory() {
+  for (const auto& d : devices_) {
+    if (d) d->ResetPeakMemory();
+  }
 }
 
 at::Tensor Executor::OnDevice(at::Tensor t, int dev) const {
@@ -274,10 +303,18 @@ void Executor::Execute(Step* s, graph::NodeId id) {
   }
   const graph::Node& n = g_.node(id);
   const int dev = device_of_node_[id];
-  KernelContext ctx{n, {}, {}};
+  KernelContext ctx{n, {}, {}, {}};
   for (const graph::TensorRef& in : n.inputs) {
     const auto& v = s->values[in.node];
     ctx.inputs.push_back(in.index < static_cast<int>(v.size()) ? v[in.index] : at::Tensor());
+  }
+  if (!host_state_.empty()) {
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      auto h = host_state_.find(n.inputs[i].node);
+      if (h == host_state_.end()) continue;
+      ctx.host_inputs.resize(n.inputs.size());
+      ctx.host_inputs[i] = h->second;
+    }
   }
   // Inputs produced on another device arrive by a transfer, once per device.
   graph::Status st = Catching(
@@ -292,7 +329,12 @@ void Executor::Execute(Step* s, graph::NodeId id) {
           ctx.inputs[i] = InputOnDevice(s, n.inputs[i], dev, ctx.inputs[i]);
         }
       });
+  Device& device = *devices_[dev];
+  // Timing's own events stay outside the op's span on the host.
+  const double before = time_kernels_ ? s->Now() : 0;
+  const int token = time_kernels_ && st.ok() ? device.BeginKernels() : -1;
   double start = s->Now();
+  if (token >= 0) s->devices[dev].timing_us += start - before;
   for (size_t i = 0; i < n.inputs.size() && st.ok(); ++i) {
     if (!ctx.inputs[i].defined()) {
       st = ctx.Error("input " + std::to_string(i) + " was not produced");
@@ -311,11 +353,15 @@ void Executor::Execute(Step* s, graph::NodeId id) {
           for (at::Tensor& out : ctx.outputs) out = OnDevice(std::move(out), dev);
         });
   }
-  if (st.ok()) st = devices_[dev]->WaitForKernels();
+  if (st.ok()) st = device.WaitForKernels();
   if (st.code() == graph::StatusCode::kOutOfMemory && st.message().rfind("device '", 0) != 0) {
     st = graph::Status(st.code(), "device '" + cluster_.devices[dev].name + "': " + st.message());
   }
   double end = s->Now();
+  if (token >= 0) {
+    device.EndKernels(token);
+    s->devices[dev].timing_us += s->Now() - end;
+  }
   // Outputs that are views of an input occupy no new memory.
   std::vector<int64_t> bytes(ctx.outputs.size(), 0);
   int64_t total = 0;
@@ -330,6 +376,7 @@ void Executor::Execute(Step* s, graph::NodeId id) {
     Step::PerDevice& d = s->devices[dev];
     std::lock_guard<AdaptiveMutex> l(d.mu);
     d.ops.push_back({id, dev, start, end, total});
+    if (time_kernels_) d.tokens.push_back(token);
     d.busy += end - start;
   }
   s->bytes[id] = std::move(bytes);
@@ -442,6 +489,14 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
   s.devices.reset(new Step::PerDevice[devices_.size()]);
   for (const auto& [id, t] : state_) s.devices[device_of_node_[id]].Add(t.nbytes());
   s.t0 = Clock::now();
+  if (time_kernels_) {
+    for (size_t d = 0; d < devices_.size(); ++d) {
+      if (!devices_[d]) continue;
+      GRAPH_RETURN_IF_ERROR(devices_[d]->StartTiming(hold_s_));
+      // The mark runs once the hold is over (the device is idle between steps).
+      s.devices[d].timing_start_us = s.Now() + hold_s_ * 1e6;
+    }
+  }
   std::vector<graph::NodeId> roots;
   for (graph::NodeId id = 0; id < n; ++id) {
     if (s.pending[id].load(std::memory_order_relaxed) == 0) roots.push_back(id);
@@ -462,6 +517,7 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
     graph::Status st = d ? d->Synchronize() : graph::Status::Ok();
     if (!st.ok() && s.error.ok()) s.error = std::move(st);
   }
+  if (s.error.ok() && time_kernels_) s.error = CollectKernelSpans(&s);
   if (!s.error.ok()) return s.error;
   if (stats) Collect(&s, stats);
   results->clear();
@@ -504,6 +560,22 @@ void Executor::InitCounts(Step* s, const std::vector<graph::TensorRef>& fetches)
   for (const graph::TensorRef& f : fetches) s->Uses(f)->fetch_add(1);  // fetched: kept
 }
 
+graph::Status Executor::CollectKernelSpans(Step* s) {
+  std::vector<std::pair<double, double>> spans;
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    if (!devices_[d]) continue;
+    GRAPH_RETURN_IF_ERROR(devices_[d]->KernelSpans(&spans));
+    Step::PerDevice& dev = s->devices[d];
+    for (size_t i = 0; i < dev.ops.size() && i < dev.tokens.size(); ++i) {
+      const int t = dev.tokens[i];
+      if (t < 0 || t >= static_cast<int>(spans.size())) continue;
+      dev.ops[i].kernel_start_us = dev.timing_start_us + spans[t].first * 1e6;
+      dev.ops[i].kernel_end_us = dev.timing_start_us + spans[t].second * 1e6;
+    }
+  }
+  return graph::Status::Ok();
+}
+
 // Every device's records, ordered by start time as one step's are read.
 void Executor::Collect(Step* s, StepStats* stats) const {
   stats->seconds = s->Now() / 1e6;
@@ -511,12 +583,14 @@ void Executor::Collect(Step* s, StepStats* stats) const {
   stats->transfers.clear();
   stats->peak_bytes.assign(devices_.size(), 0);
   stats->busy_us.assign(devices_.size(), 0);
+  stats->timing_us.assign(time_kernels_ ? devices_.size() : 0, 0);
   for (size_t d = 0; d < devices_.size(); ++d) {
     Step::PerDevice& dev = s->devices[d];
     stats->ops.insert(stats->ops.end(), dev.ops.begin(), dev.ops.end());
     stats->transfers.insert(stats->transfers.end(), dev.transfers.begin(), dev.transfers.end());
     stats->peak_bytes[d] = dev.peak.load();
     stats->busy_us[d] = dev.busy;
+    if (time_kernels_) stats->timing_us[d] = dev.timing_us;
   }
   std::stable_sort(stats->ops.begin(), stats->ops.end(),
                    [](const OpRecord& a, const OpRecord& b) { return a.start_us < b.start_us; });

@@ -3,9 +3,9 @@
 // device when all its inputs (data and control) are done; a data edge between
 // devices becomes a transfer (a copy into the consumer's device, recorded on the
 // timeline); parameters live on the device of their node; a step ends when every
-// node has run and every GPU has run the kernels its ops launched. Per-device memory is accounted from output sizes (views of an
-// input count nothing) and freed after a tensor's last consumer; exceeding a
-// device's capacity ends the step as out-of-memory, naming device and bytes.
+// node has run and every GPU has run the kernels its ops launched. Per-device memory is accounted
+// from output sizes (views of an input count nothing) and freed after a tensor's last consumer;
+// exceeding a device's capacity ends the step as out-of-memory, naming device and bytes.
 //
 // The graph runs as rewritten by RewriteForExecution (rewrite.h): same node ids
 // and names, cheaper ops.
@@ -60,6 +60,22 @@ class Executor {
   using NodeDoneHook = std::function<void(graph::NodeId, const std::vector<at::Tensor>&)>;
   void set_node_done_hook(NodeDoneHook hook) { node_done_ = std::move(hook); }
 
+  // With timing on, ops on devices that run kernels asynchronously (a GPU)
+  // get their kernels' span on the device in their OpRecord (kernel_start_us,
+  // kernel_end_us), from events around each op (runtime/device.h); `hold_s`
+  // holds each op's kernels back that long, so that its launches have queued
+  // when they start and the span is the kernels' alone (the step then takes
+  // that much longer per op). Off by default: the events cost each op a few
+  // microseconds, which fall between the ops' spans on the host.
+  void set_kernel_timing(bool on, double hold_s = 0) {
+    time_kernels_ = on;
+    hold_s_ = hold_s;
+  }
+  // Per device (-1: not created here, or it keeps no figure): the bytes its
+  // allocator held at most since ResetPeakMemory (a GPU's caching allocator).
+  std::vector<int64_t> PeakMemory() const;
+  void ResetPeakMemory();
+
  private:
   struct Step;
   Executor(const graph::Graph& g, const cluster::Cluster& c, std::vector<int> device_of_node);
@@ -79,12 +95,21 @@ class Executor {
   void Leave(Step* step);
   void InitCounts(Step* step, const std::vector<graph::TensorRef>& fetches) const;
   void Collect(Step* step, StepStats* stats) const;
+  // The kernel spans of the step's timed ops, after the devices synchronized.
+  graph::Status CollectKernelSpans(Step* step);
+  // Keeps a host copy of state node `id` when it is an integer constant on a GPU.
+  void KeepHostCopy(graph::NodeId id);
 
   graph::Graph g_;
   cluster::Cluster cluster_;
   std::vector<int> device_of_node_;
   std::vector<std::unique_ptr<Device>> devices_;
   std::unordered_map<graph::NodeId, at::Tensor> state_;
+  // Host copies of the integer constants placed on GPUs, given to their
+  // consumers' kernels as KernelContext::host_inputs (runtime/kernel.h).
+  std::unordered_map<graph::NodeId, at::Tensor> host_state_;
+  bool time_kernels_ = false;
+  double hold_s_ = 0;
   std::vector<std::vector<std::pair<graph::NodeId, int>>> consumers_;  // (consumer, input slot)
   std::vector<std::vector<graph::NodeId>> control_consumers_;
   std::vector<std::vector<int>> copy_devices_;  // devices other than its own that read a node

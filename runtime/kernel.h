@@ -28,6 +28,16 @@ struct KernelContext {
   const graph::Node& node;
   std::vector<at::Tensor> inputs;
   std::vector<at::Tensor> outputs;
+  // Empty, or one per input: a host copy of an input that lives on a GPU, where
+  // the executor keeps one (a constant integer tensor: a shape, an axis), as
+  // TensorFlow keeps int32 tensors in host memory. Kernels that read an
+  // input's values on the host read HostInput(i), so that a GPU op does not
+  // wait for the GPU to copy a shape back.
+  std::vector<at::Tensor> host_inputs;
+
+  const at::Tensor& HostInput(size_t i) const {
+    return i < host_inputs.size() && host_inputs[i].defined() ? host_inputs[i] : inputs[i];
+  }
 
   graph::Status Error(const std::string& msg) const {
     return graph::InvalidArgument("node '" + node.name + "' (" + node.op + "): " + msg);

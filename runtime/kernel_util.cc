@@ -22,7 +22,7 @@ Status Arity(const KernelContext& c, size_t n) {
 bool IsInt(const at::Tensor& t) { return at::isIntegralType(t.scalar_type(), false); }
 
 graph::Result<Int64s> Ints(const KernelContext& c, size_t i) {
-  const at::Tensor& t = c.inputs[i];
+  const at::Tensor& t = c.HostInput(i);
   if (!IsInt(t)) return c.Error("input " + std::to_string(i) + " must be an integer tensor");
   at::Tensor v = t.to(at::kCPU, at::kLong).contiguous();
   return Int64s(v.data_ptr<int64_t>(), v.data_ptr<int64_t>() + v.numel());
@@ -80,7 +80,7 @@ Status Vjp(KernelContext& c, const char* op, const graph::Node& forward_node,
   if (!fn) return c.Error(std::string("no forward kernel for ") + op);
   at::AutoGradMode enable(true);
   inputs[wrt] = inputs[wrt].detach().clone().requires_grad_(true);
-  KernelContext fwd{forward_node, inputs, {}};
+  KernelContext fwd{forward_node, inputs, {}, {}};
   GRAPH_RETURN_IF_ERROR((*fn)(fwd));
   fwd.outputs[0].backward(dy);
   c.outputs = {inputs[wrt].grad()};

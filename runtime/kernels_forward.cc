@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -182,7 +183,7 @@ Status MatMul(KernelContext& c) {
 Status FusedMatMul(KernelContext& c) {
   GRAPH_ASSIGN_OR_RETURN(graph::FusedOps ops, ReadFusedOps(c));
   GRAPH_RETURN_IF_ERROR(Arity(c, 3 + (ops.alpha_input >= 0)));
-  KernelContext product{c.node, {c.inputs[0], c.inputs[1]}, {}};
+  KernelContext product{c.node, {c.inputs[0], c.inputs[1]}, {}, {}};
   GRAPH_RETURN_IF_ERROR(MatMul(product));
   const at::Tensor& bias = c.inputs[ops.bias_input];
   const at::Tensor& y = product.outputs[0];
@@ -421,14 +422,24 @@ Status SparseSoftmaxCrossEntropyWithLogits(KernelContext& c) {
     return c.Error("needs logits [batch, classes] and integer labels [batch]");
   }
   const int64_t classes = logits.size(1);
-  const at::Tensor index = labels.to(at::kLong).unsqueeze(1);
-  // TF rejects out-of-range labels on CPU (its GPU kernel returns NaN instead).
-  if (((index < 0) | (index >= classes)).any().item<bool>()) {
+  at::Tensor index = labels.to(at::kLong).unsqueeze(1);
+  const at::Tensor bad = (index < 0) | (index >= classes);
+  // TF rejects out-of-range labels on CPU, and its GPU kernel returns NaN for
+  // their rows instead: so do we, since checking on a GPU would make the host
+  // wait for it in the middle of every step.
+  const bool on_host = !labels.is_cuda();
+  if (on_host && bad.any().item<bool>()) {
     return c.Error("a label is outside [0, " + std::to_string(classes) + ")");
   }
+  if (!on_host) index = index.masked_fill(bad, 0);
   const at::Tensor log_softmax = at::log_softmax(logits, 1);
-  c.outputs = {-log_softmax.gather(1, index).squeeze(1),
-               log_softmax.exp() - at::one_hot(index.squeeze(1), classes).to(logits.dtype())};
+  at::Tensor loss = -log_softmax.gather(1, index).squeeze(1);
+  at::Tensor grad = log_softmax.exp() - at::one_hot(index.squeeze(1), classes).to(logits.dtype());
+  if (!on_host) {
+    loss = loss.masked_fill(bad.squeeze(1), std::numeric_limits<double>::quiet_NaN());
+    grad = grad.masked_fill(bad, std::numeric_limits<double>::quiet_NaN());
+  }
+  c.outputs = {loss, grad};
   return Status::Ok();
 }
 
@@ -544,15 +555,25 @@ Status GatherV2(KernelContext& c) {
   GRAPH_RETURN_IF_ERROR(Axis(c, params.dim(), &axis));
   if (!IsInt(indices)) return c.Error("indices must be integers");
   if (c.node.attr_int("batch_dims", 0) != 0) return c.Error("batch_dims other than 0");
-  const at::Tensor flat = indices.reshape({-1}).to(at::kLong);
-  if (flat.numel() > 0 &&
-      ((flat < 0).any().item<bool>() || (flat >= params.size(axis)).any().item<bool>())) {
+  at::Tensor flat = indices.reshape({-1}).to(at::kLong);
+  const at::Tensor bad = (flat < 0) | (flat >= params.size(axis));
+  // On a GPU, as TF's GPU kernel does, an out-of-range index gathers zeros:
+  // checking would make the host wait for the GPU.
+  const bool on_host = !indices.is_cuda();
+  if (on_host && flat.numel() > 0 && bad.any().item<bool>()) {
     return c.Error("an index is out of range [0, " + std::to_string(params.size(axis)) + ")");
   }
+  if (!on_host) flat = flat.masked_fill(bad, 0);
   Int64s shape(params.sizes().begin(), params.sizes().begin() + axis);
   shape.insert(shape.end(), indices.sizes().begin(), indices.sizes().end());
   shape.insert(shape.end(), params.sizes().begin() + axis + 1, params.sizes().end());
-  c.outputs = {at::index_select(params, axis, flat).reshape(shape)};
+  at::Tensor out = at::index_select(params, axis, flat);
+  if (!on_host) {
+    Int64s mask_shape(out.dim(), 1);
+    mask_shape[axis] = flat.numel();
+    out = out.masked_fill(bad.reshape(mask_shape), 0);
+  }
+  c.outputs = {out.reshape(shape)};
   return Status::Ok();
 }
 
@@ -576,13 +597,23 @@ Status UnsortedSegmentSum(KernelContext& c) {
                    Str(data.sizes()) + " and num_segments >= 0");
   }
   at::Tensor flat = ids.reshape({-1}).to(at::kLong);
-  if (flat.numel() > 0 && (flat >= n).any().item<bool>()) {
-    return c.Error("a segment id is >= num_segments " + std::to_string(n));
-  }
   Int64s rest(data.sizes().begin() + ids.dim(), data.sizes().end());
   Int64s out_shape = {n};
   out_shape.insert(out_shape.end(), rest.begin(), rest.end());
   at::Tensor values = data.reshape({flat.numel(), -1});
+  if (ids.is_cuda()) {
+    // As TF's GPU kernel: ids outside [0, n) are dropped, without the host
+    // waiting for the GPU to check them.
+    const at::Tensor keep = (flat >= 0) & (flat < n);
+    at::Tensor out = at::zeros({n, values.size(1)}, data.options());
+    out.index_add_(0, flat.masked_fill(keep.logical_not(), 0),
+                   values * keep.unsqueeze(1).to(values.dtype()));
+    c.outputs = {out.reshape(out_shape)};
+    return Status::Ok();
+  }
+  if (flat.numel() > 0 && (flat >= n).any().item<bool>()) {
+    return c.Error("a segment id is >= num_segments " + std::to_string(n));
+  }
   const at::Tensor keep = flat >= 0;
   if (!keep.all().item<bool>()) {
     values = values.index({keep});
@@ -833,8 +864,8 @@ Status Range(KernelContext& c) {
   std::string error;
   at::Tensor out;
   AT_DISPATCH_ALL_TYPES(type, "Range", [&] {
-    const scalar_t start = c.inputs[0].item<scalar_t>(), limit = c.inputs[1].item<scalar_t>(),
-                   delta = c.inputs[2].item<scalar_t>();
+    const scalar_t start = c.HostInput(0).item<scalar_t>(), limit = c.HostInput(1).item<scalar_t>(),
+                   delta = c.HostInput(2).item<scalar_t>();
     if (delta == 0 || (delta > 0 ? start > limit : start < limit)) {
       error = "delta must be non-zero and point from start to limit";
       return;

@@ -82,7 +82,7 @@ std::vector<int64_t> SizesToNchw(const graph::Node& n, std::vector<int64_t> s) {
 
 // Conv2DBackpropFilter(input, filter_sizes, out_backprop)
 Status Conv2DBackpropFilter(KernelContext& c) {
-  std::vector<int64_t> fs = Values(c.inputs[1]);
+  std::vector<int64_t> fs = Values(c.HostInput(1));
   if (fs.size() != 4) return c.Error("filter_sizes must have 4 entries");
   const at::Tensor& x = c.inputs[0];
   at::Tensor w = at::empty({fs[3], fs[2], fs[0], fs[1]}, x.options());
@@ -101,7 +101,7 @@ at::Tensor DepthwiseToOihw(const at::Tensor& f) {
 }
 
 Status DepthwiseBackpropInput(KernelContext& c) {
-  std::vector<int64_t> sizes = Values(c.inputs[0]);
+  std::vector<int64_t> sizes = Values(c.HostInput(0));
   if (sizes.size() != 4) return c.Error("input_sizes must have 4 entries");
   const at::Tensor& f = c.inputs[1];
   at::Tensor gi;
@@ -113,7 +113,7 @@ Status DepthwiseBackpropInput(KernelContext& c) {
 }
 
 Status DepthwiseBackpropFilter(KernelContext& c) {
-  std::vector<int64_t> fs = Values(c.inputs[1]);
+  std::vector<int64_t> fs = Values(c.HostInput(1));
   if (fs.size() != 4) return c.Error("filter_sizes must have 4 entries");
   const at::Tensor& x = c.inputs[0];
   at::Tensor w = at::empty({fs[2] * fs[3], 1, fs[0], fs[1]}, x.options());
@@ -265,7 +265,7 @@ Status MaxPoolGradWithIndices(KernelContext& c) {  // (orig_input, grad, indices
 }
 
 Status AvgPoolGrad(KernelContext& c) {  // (orig_input_shape, grad)
-  std::vector<int64_t> shape = Values(c.inputs[0]);
+  std::vector<int64_t> shape = Values(c.HostInput(0));
   graph::Node f = AsForward(c.node, "AvgPool");
   return Vjp(c, "AvgPool", f, {at::zeros(shape, c.inputs[1].options())}, 0, c.inputs[1]);
 }
@@ -279,7 +279,7 @@ Status ResizeBilinearGrad(KernelContext& c) {  // (grads, original_image)
 }
 
 Status StridedSliceGrad(KernelContext& c) {  // (shape, begin, end, strides, dy)
-  std::vector<int64_t> shape = Values(c.inputs[0]);
+  std::vector<int64_t> shape = Values(c.HostInput(0));
   graph::Node f = AsForward(c.node, "StridedSlice");
   return Vjp(c, "StridedSlice", f,
              {at::zeros(shape, c.inputs[4].options()), c.inputs[1], c.inputs[2], c.inputs[3]}, 0,
@@ -292,7 +292,7 @@ Status StridedSliceGrad(KernelContext& c) {  // (shape, begin, end, strides, dy)
 Status ScatterNd(KernelContext& c) {
   if (c.inputs.size() != 3) return c.Error("expects indices, updates and shape");
   const at::Tensor &indices = c.inputs[0], &updates = c.inputs[1];
-  std::vector<int64_t> shape = Values(c.inputs[2]);
+  std::vector<int64_t> shape = Values(c.HostInput(2));
   if (!at::isIntegralType(indices.scalar_type(), false) || indices.dim() < 1 ||
       indices.size(-1) > static_cast<int64_t>(shape.size())) {
     return c.Error("indices must be integers [..., k] with k <= the output's rank");

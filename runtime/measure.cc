@@ -71,6 +71,7 @@ graph::Result<Measurement> Measure(Executor& ex, const graph::Graph& g, const st
   for (int i = 0; i < options.warmup + options.steps; ++i) {
     StepStats stats;
     std::vector<at::Tensor> out;
+    if (i == options.warmup) ex.ResetPeakMemory();
     graph::Status st = ex.Run(feeds, {fetch}, &out, &stats);
     if (!st.ok()) {
       return graph::Status(st.code(), "step " + std::to_string(i + 1) + ": " + st.message());
@@ -84,6 +85,7 @@ graph::Result<Measurement> Measure(Executor& ex, const graph::Graph& g, const st
       timed.push_back(std::move(stats));
     }
   }
+  m.allocator_peak_bytes = ex.PeakMemory();
   m.time = SummarizeStepTimes(m.step_s);
   m.busy_s.assign(m.peak_bytes.size(), 0);
   size_t closest = 0;

@@ -43,9 +43,13 @@ struct Measurement {
   std::vector<double> step_s;       // each timed step, in order
   std::vector<double> busy_s;       // per device: mean busy time of a timed step
   std::vector<int64_t> peak_bytes;  // per device: the highest of any step, warm-up included
-  int transfers = 0;                // cross-device copies in one step
-  int64_t transfer_bytes = 0;       // their bytes
-  StepStats median_step;            // the timeline of the timed step closest to the median
+  // Per device: what its allocator held at most over the timed steps (a GPU's
+  // caching allocator: tensors, its cache and the kernels' workspaces, which
+  // the executor's own accounting above does not see); -1: no such figure.
+  std::vector<int64_t> allocator_peak_bytes;
+  int transfers = 0;           // cross-device copies in one step
+  int64_t transfer_bytes = 0;  // their bytes
+  StepStats median_step;       // the timeline of the timed step closest to the median
 };
 
 // One feed for every Placeholder of `g`, of its inferred (fully defined) shape:

@@ -16,7 +16,8 @@ namespace runtime {
 
 namespace {
 
-constexpr char kHeader[] = "# planner profile v3";
+constexpr char kHeader[] = "# planner profile v4";
+constexpr char kHeaderV3[] = "# planner profile v3";
 constexpr char kHeaderV2[] = "# planner profile v2";
 constexpr char kHeaderV1[] = "# planner profile v1";
 
@@ -57,6 +58,13 @@ const OpTiming* Profile::Find(const std::string& device, const std::string& sign
   return s == d->second.end() ? nullptr : &s->second;
 }
 
+double Profile::HostSeconds(const std::string& device, const std::string& signature) const {
+  auto d = host_s.find(device);
+  if (d == host_s.end()) return -1;
+  auto s = d->second.find(signature);
+  return s == d->second.end() ? -1 : s->second;
+}
+
 const LinkFit* Profile::Link(const std::string& src, const std::string& dst) const {
   auto it = links.find({src, dst});
   return it == links.end() ? nullptr : &it->second;
@@ -93,7 +101,7 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     ++n;
     const std::string where = path + ":" + std::to_string(n) + ": ";
     if (n == 1) {
-      if (line != kHeader && line != kHeaderV2 && line != kHeaderV1) {
+      if (line != kHeader && line != kHeaderV3 && line != kHeaderV2 && line != kHeaderV1) {
         return graph::InvalidArgument(where + "not a planner profile (expected '" + kHeader + "')");
       }
       continue;
@@ -127,6 +135,11 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     } else if (f[0] == "cold" && f.size() == 4 && !f[1].empty() && ParseDouble(f[2], &a) && a > 0 &&
                ParseDouble(f[3], &b) && b >= 0) {
       p.cold_s[f[1]].push_back({a, b});
+    } else if (f[0] == "host" && f.size() == 4 && !f[1].empty() && ParseDouble(f[2], &a) &&
+               !f[3].empty()) {
+      p.host_s[f[1]][f[3]] = a;
+    } else if (f[0] == "launch" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
+      p.launch_s[f[1]] = a;
     } else if (f[0] == "link" && f.size() == 6 && !f[1].empty() && !f[2].empty() &&
                ParseDouble(f[3], &a) && ParseDouble(f[4], &b) && b > 0 && ParseInt(f[5], &j)) {
       p.links[{f[1], f[2]}] = {a, b, static_cast<int>(std::min<int64_t>(j, 1 << 30))};
@@ -134,8 +147,8 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
       return graph::InvalidArgument(
           where +
           "malformed record (expected 'op', 'dispatch', 'dispatch_shared', 'dispatch_cross', "
-          "'slowdown', 'wakeup', 'poll', 'notify', 'cold' or 'link' with its tab-separated "
-          "fields)");
+          "'slowdown', 'wakeup', 'poll', 'notify', 'cold', 'link', 'host' or 'launch' with its "
+          "tab-separated fields)");
     }
   }
   for (auto& [device, bins] : p.cold_s) std::sort(bins.begin(), bins.end());
@@ -153,7 +166,9 @@ graph::Status WriteProfile(const std::string& path, const Profile& p) {
       "seconds per op per cross-device edge per op; slowdown<TAB>device<TAB>factor; "
       "wakeup, poll, notify<TAB>device<TAB>seconds; "
       "cold<TAB>device<TAB>idle below s<TAB>extra s; "
-      "link<TAB>src<TAB>dst<TAB>latency s<TAB>bytes/s<TAB>samples\n";
+      "link<TAB>src<TAB>dst<TAB>latency s<TAB>bytes/s<TAB>samples; "
+      "launch<TAB>device<TAB>seconds per kernel launch; "
+      "host<TAB>device<TAB>seconds an op's launch takes<TAB>signature\n";
   for (const auto& [device, s] : p.dispatch_s) out += "dispatch\t" + device + "\t" + Num(s) + "\n";
   for (const auto& [device, s] : p.dispatch_shared_s) {
     out += "dispatch_shared\t" + device + "\t" + Num(s) + "\n";
@@ -173,6 +188,10 @@ graph::Status WriteProfile(const std::string& path, const Profile& p) {
   for (const auto& [pair, l] : p.links) {
     out += "link\t" + pair.first + "\t" + pair.second + "\t" + Num(l.latency_s) + "\t" +
            Num(l.bandwidth_bytes_per_s) + "\t" + std::to_string(l.samples) + "\n";
+  }
+  for (const auto& [device, s] : p.launch_s) out += "launch\t" + device + "\t" + Num(s) + "\n";
+  for (const auto& [device, sigs] : p.host_s) {
+    for (const auto& [sig, s] : sigs) out += "host\t" + device + "\t" + Num(s) + "\t" + sig + "\n";
   }
   for (const auto& [device, sigs] : p.ops) {
     for (const auto& [sig, t] : sigs) {

@@ -5,8 +5,14 @@
 // (latency + bytes / bandwidth). Keyed by device name, so a profile serves every
 // model run on the same devices file.
 //
+// A GPU's op times are its kernels' spans on the device (CUDA events), and
+// each signature also gets the host time its launch keeps the device's worker
+// busy: under `sync: step` the two overlap, and the simulator runs them as a
+// pipeline (runtime/simulator.h).
+//
 // File: tab-separated text, one record per line (docs/file-formats.md); v1
-// files (no spread, poll or notify) and v2 files (no cold) are read too.
+// files (no spread, poll or notify), v2 files (no cold) and v3 files (no host
+// or launch) are read too.
 // Thread safety: value types and free functions.
 #pragma once
 
@@ -64,9 +70,18 @@ struct Profile {
   // ascending. Kernels after an idle spell start cold (caches, predictors, a
   // halted vCPU); see ProfileBuilder::Finish.
   std::map<std::string, std::vector<std::pair<double, double>>> cold_s;
-  std::map<std::pair<std::string, std::string>, LinkFit> links;  // (src, dst)
+  // (src, dst); (gpu, gpu): copies within one GPU's memory
+  std::map<std::pair<std::string, std::string>, LinkFit> links;
+  // device -> signature -> host seconds an op's launch keeps the worker busy,
+  // for devices whose kernels run asynchronously (a GPU); `ops` then holds the
+  // kernels' time on the device
+  std::map<std::string, std::map<std::string, double>> host_s;
+  // device -> host seconds to launch one small kernel (a GPU's launch overhead)
+  std::map<std::string, double> launch_s;
 
   const OpTiming* Find(const std::string& device, const std::string& signature) const;
+  // The host seconds of an op of `signature` on `device`, or -1 when not profiled.
+  double HostSeconds(const std::string& device, const std::string& signature) const;
   const LinkFit* Link(const std::string& src, const std::string& dst) const;
 };
 

@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "graph/signature.h"
@@ -18,10 +19,15 @@
 #include "runtime/measure.h"
 #include "runtime/rewrite.h"
 #include "runtime/timeline_diff.h"
+#include "runtime/torch_status.h"
 
 namespace runtime {
 
 namespace {
+
+// A GPU's first profiled step holds each op's kernels back this long; later
+// steps as long as HoldFor says.
+constexpr double kFirstHoldS = 100e-6;
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -73,6 +79,51 @@ void ProfileHandOff(Device* from, Device* to, const cluster::DeviceSpec& dst, Pr
   profile->poll_s[dst.name] = Median(polls);
 }
 
+// Inside Catching (runtime/torch_status.h): a failed status as an exception.
+void Check(const graph::Status& st) {
+  if (!st.ok()) throw std::runtime_error(st.message());
+}
+
+// Latency: the time of the smallest copy; bandwidth: the median over the
+// larger sizes of bytes / (time - latency). A least-squares line lets one noisy
+// large copy swing the intercept by hundreds of microseconds on a shared machine.
+graph::Status FitLink(const cluster::Cluster& c, int src, int dst, const std::vector<double>& bytes,
+                      const std::vector<double>& seconds, Profile* profile) {
+  const double latency = seconds[0];
+  std::vector<double> bandwidths;
+  for (size_t i = 1; i < bytes.size(); ++i) {
+    if (seconds[i] > latency) bandwidths.push_back(bytes[i] / (seconds[i] - latency));
+  }
+  if (bandwidths.empty()) {
+    return graph::Internal("link '" + c.devices[src].name + "' -> '" + c.devices[dst].name +
+                           "': copy times do not grow with size; cannot fit a bandwidth");
+  }
+  profile->links[{c.devices[src].name, c.devices[dst].name}] = {latency, Median(bandwidths),
+                                                                static_cast<int>(bytes.size())};
+  return graph::Status::Ok();
+}
+
+// A small kernel's launch on a GPU's worker (Profile::launch_s): the median of
+// 5 runs of 200.
+graph::Result<double> MeasureLaunch(const cluster::DeviceSpec& spec) {
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, MakeDevice(spec));
+  std::vector<double> launches;
+  graph::Status st = Catching([&] { return "device '" + spec.name + "'"; },
+                              [&] {
+                                at::Tensor x = at::zeros({256}).to(device->torch_device());
+                                for (int run = 0; run < 5; ++run) {
+                                  launches.push_back(On(device.get(), [&] {
+                                    const auto t0 = std::chrono::steady_clock::now();
+                                    for (int i = 0; i < 200; ++i) x.add_(1);
+                                    return Since(t0) / 200;
+                                  }));
+                                  Check(device->Synchronize());
+                                }
+                              });
+  GRAPH_RETURN_IF_ERROR(st);
+  return Median(launches);
+}
+
 // The executor's copy from `src` to `dst`: a clone on dst's worker of a tensor
 // src has just written (so it comes from src's caches, as in a step).
 // Latency: the time of a 1 KiB copy; bandwidth: the median over the larger sizes
@@ -100,18 +151,37 @@ graph::Status ProfileLink(const cluster::Cluster& c, int src, int dst, Profile* 
     seconds.push_back(Median(times));
   }
   ProfileHandOff(from.get(), to.get(), c.devices[dst], profile);
-  const double latency = seconds[0];
-  std::vector<double> bandwidths;
-  for (size_t i = 1; i < bytes.size(); ++i) {
-    if (seconds[i] > latency) bandwidths.push_back(bytes[i] / (seconds[i] - latency));
-  }
-  if (bandwidths.empty()) {
-    return graph::Internal("link '" + c.devices[src].name + "' -> '" + c.devices[dst].name +
-                           "': copy times do not grow with size; cannot fit a bandwidth");
-  }
-  profile->links[{c.devices[src].name, c.devices[dst].name}] = {latency, Median(bandwidths),
-                                                                static_cast<int>(bytes.size())};
-  return graph::Status::Ok();
+  return FitLink(c, src, dst, bytes, seconds, profile);
+}
+
+// Copies as the executor makes them between a cpu and a cuda device, or
+// within a GPU (src == dst, a clone): `Tensor::to` from pageable host memory
+// or into it, timed to the GPU's synchronisation; 4 KiB to 64 MiB, medians of 7.
+graph::Status ProfileGpuLink(const cluster::Cluster& c, int src, int dst, Profile* profile) {
+  const int gpu = c.devices[src].kind == cluster::DeviceKind::kCuda ? src : dst;
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, MakeDevice(c.devices[gpu]));
+  const c10::Device from = src == gpu ? device->torch_device() : c10::Device(c10::kCPU);
+  const c10::Device to = dst == gpu ? device->torch_device() : c10::Device(c10::kCPU);
+  std::vector<double> bytes, seconds;
+  graph::Status st = Catching(
+      [&] { return "link '" + c.devices[src].name + "' -> '" + c.devices[dst].name + "'"; },
+      [&] {
+        for (int64_t floats : {1 << 10, 1 << 14, 1 << 18, 1 << 22, 1 << 24}) {
+          const at::Tensor x = at::rand({floats}).to(from);
+          std::vector<double> times;
+          for (int rep = 0; rep < 8; ++rep) {
+            Check(device->Synchronize());
+            const auto t0 = std::chrono::steady_clock::now();
+            at::Tensor y = from == to ? x.clone() : x.to(to);
+            Check(device->Synchronize());
+            if (rep > 0) times.push_back(Since(t0));  // the first warms the allocator
+          }
+          bytes.push_back(static_cast<double>(floats * 4));
+          seconds.push_back(Median(times));
+        }
+      });
+  GRAPH_RETURN_IF_ERROR(st);
+  return FitLink(c, src, dst, bytes, seconds, profile);
 }
 
 // The executors and feeds of one profiling run, and what each round runs.
@@ -132,6 +202,18 @@ graph::Status RunStep(Executor& ex, const Rounds& r, const std::string& fetch,
   return st;
 }
 
+// How long to hold each op's kernels back in a GPU's next timed step: longer
+// than most ops' launches (4x their median, at least 20 us), so that an op's
+// kernels have all queued when the first starts; at most 1 ms, which an op
+// launching longer (a first call choosing an algorithm) gets measured with
+// part of its launch.
+double HoldFor(const StepStats& step) {
+  std::vector<double> launches;
+  for (const OpRecord& r : step.ops) launches.push_back((r.end_us - r.start_us) / 1e6);
+  if (launches.empty()) return kFirstHoldS;
+  return std::clamp(4 * Median(launches), 20e-6, 1e-3);
+}
+
 // One round: a step on each device in turn, then (when asked) the alternating
 // placement. `timed`: add them to the builder.
 graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster::Cluster& c,
@@ -141,6 +223,9 @@ graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster:
     GRAPH_RETURN_IF_ERROR(
         RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'", &stats));
     if (timed) b->AddStep(r.single.at(d)->graph(), c, d, stats);
+    if (c.devices[d].kind == cluster::DeviceKind::kCuda) {
+      r.single.at(d)->set_kernel_timing(true, HoldFor(stats));
+    }
   }
   if (r.alternating) {
     StepStats stats;
@@ -187,6 +272,13 @@ void Merge(const Profile& fresh, const cluster::Cluster& c, const Rounds& r, Pro
     }
     auto it = fresh.dispatch_s.find(name);
     if (it != fresh.dispatch_s.end()) profile->dispatch_s[name] = it->second;
+    auto launch = fresh.launch_s.find(name);
+    if (launch != fresh.launch_s.end()) profile->launch_s[name] = launch->second;
+    auto host = fresh.host_s.find(name);
+    if (host == fresh.host_s.end()) continue;
+    for (const auto& [sig, s] : host->second) {
+      if (profile->HostSeconds(name, sig) < 0) profile->host_s[name][sig] = s;
+    }
   }
   for (int d : r.shared) {
     const std::string& name = c.devices[d].name;
@@ -239,16 +331,33 @@ void ProfileBuilder::AddStep(const graph::Graph& g, const cluster::Cluster& c, i
   const std::string& name = c.devices[device].name;
   std::vector<double>& steps = dispatch_[name];
   const int id = static_cast<int>(steps.size());
+  // A GPU's ops with kernel spans: their time is the kernels', their launch the
+  // host's, and the device's dispatch the host's gaps between launches.
+  double host_total_us = 0, last_end_us = 0;
+  bool kernels_timed = false;
   for (const OpRecord& r : step.ops) {
     if (r.device != device) continue;
-    Samples& s = ops_[{name, graph::OpSignature(g, r.node)}];
-    s.samples.push_back({id, (r.end_us - r.start_us) / 1e6});
+    const std::string sig = graph::OpSignature(g, r.node);
+    Samples& s = ops_[{name, sig}];
+    const bool spans = r.kernel_start_us >= 0 && r.kernel_end_us >= r.kernel_start_us;
+    s.samples.push_back(
+        {id, (spans ? r.kernel_end_us - r.kernel_start_us : r.end_us - r.start_us) / 1e6});
     s.bytes = r.bytes;
+    if (!spans) continue;
+    kernels_timed = true;
+    host_[{name, sig}].push_back((r.end_us - r.start_us) / 1e6);
+    host_total_us += r.end_us - r.start_us;
+    last_end_us = std::max(last_end_us, r.end_us);
   }
   const bool timed = !step.ops.empty() && device < static_cast<int>(step.busy_us.size());
-  steps.push_back(timed ? std::max(0.0, step.seconds - step.busy_us[device] / 1e6) /
-                              static_cast<double>(step.ops.size())
-                        : -1);
+  const double ops = static_cast<double>(step.ops.size());
+  if (kernels_timed) {
+    const double timing_us =
+        device < static_cast<int>(step.timing_us.size()) ? step.timing_us[device] : 0;
+    steps.push_back(std::max(0.0, last_end_us - host_total_us - timing_us) / 1e6 / ops);
+  } else {
+    steps.push_back(timed ? std::max(0.0, step.seconds - step.busy_us[device] / 1e6) / ops : -1);
+  }
 }
 
 namespace {
@@ -457,7 +566,7 @@ int ProfileBuilder::Finish(Profile* profile) const {
       sum += x.seconds;
       ++n;
     }
-    double seconds = sum / n;
+    double seconds = n > 0 ? sum / n : median;
     if (op_time_ == OpTime::kStepMedian) {
       std::vector<double> step_means;
       for (const auto& [step, v] : per_step) step_means.push_back(v.first / v.second);
@@ -466,6 +575,15 @@ int ProfileBuilder::Finish(Profile* profile) const {
     const double spread = median > 0 ? Median(deviations) / median : 0;
     profile->ops[key.first][key.second] = {seconds, s.bytes, static_cast<int>(kept.size()), spread};
     ++written;
+  }
+  for (const auto& [key, v] : host_) {  // means of the samples under 3x their median
+    const double median = Median(v);
+    double sum = 0;
+    int n = 0;
+    for (double x : v) {
+      if (x <= 3 * median) sum += x, ++n;
+    }
+    profile->host_s[key.first][key.second] = n > 0 ? sum / n : median;
   }
   for (const auto& [device, steps] : dispatch_) {
     std::vector<double> kept;
@@ -525,12 +643,16 @@ graph::Result<int> ProfileLinks(const cluster::Cluster& c, Profile* profile) {
   int measured = 0;
   for (int a = 0; a < static_cast<int>(c.devices.size()); ++a) {
     for (int b = 0; b < static_cast<int>(c.devices.size()); ++b) {
-      if (a == b || c.devices[a].kind != cluster::DeviceKind::kCpu ||
-          c.devices[b].kind != cluster::DeviceKind::kCpu ||
+      const cluster::DeviceKind ka = c.devices[a].kind, kb = c.devices[b].kind;
+      if (ka == cluster::DeviceKind::kSim || kb == cluster::DeviceKind::kSim ||
           profile->Link(c.devices[a].name, c.devices[b].name)) {
         continue;
       }
-      GRAPH_RETURN_IF_ERROR(ProfileLink(c, a, b, profile));
+      const bool gpu = ka == cluster::DeviceKind::kCuda || kb == cluster::DeviceKind::kCuda;
+      if (a == b && !gpu) continue;
+      // Between two GPUs: the executor refuses such placements (executor.h).
+      if (a != b && ka == cluster::DeviceKind::kCuda && kb == cluster::DeviceKind::kCuda) continue;
+      GRAPH_RETURN_IF_ERROR(gpu ? ProfileGpuLink(c, a, b, profile) : ProfileLink(c, a, b, profile));
       ++measured;
     }
   }
@@ -544,13 +666,6 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   std::vector<int> real, cpus;
   for (int d = 0; d < static_cast<int>(c.devices.size()); ++d) {
     if (c.devices[d].kind == cluster::DeviceKind::kSim) continue;
-    if (c.devices[d].kind == cluster::DeviceKind::kCuda) {
-      // Per-op GPU times need CUDA events or `sync: op`, and the links to and
-      // from a GPU their own copies: neither is built yet (docs/runtime.md).
-      return graph::Unimplemented("device '" + c.devices[d].name +
-                                  "' is cuda: profiling a GPU is not built yet; simulate it as "
-                                  "a sim device, or measure with `planner measure`");
-    }
     real.push_back(d);
     if (c.devices[d].kind == cluster::DeviceKind::kCpu) cpus.push_back(d);
   }
@@ -577,6 +692,9 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   }
   for (int d : r.measure) {
     GRAPH_ASSIGN_OR_RETURN(r.single[d], Executor::Create(g, c, std::vector<int>(g.size(), d)));
+    if (c.devices[d].kind == cluster::DeviceKind::kCuda) {
+      r.single[d]->set_kernel_timing(true, kFirstHoldS);
+    }
   }
   if (!r.shared.empty()) {
     // Ops alternating between the first two cpus in topological order: many
@@ -607,6 +725,10 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   }
   Profile fresh;
   b.Finish(&fresh);
+  for (int d : r.measure) {
+    if (c.devices[d].kind != cluster::DeviceKind::kCuda) continue;
+    GRAPH_ASSIGN_OR_RETURN(fresh.launch_s[c.devices[d].name], MeasureLaunch(c.devices[d]));
+  }
   Merge(fresh, c, r, profile, report);
   DescribeDevices(fresh, b, c, r, report);
   return graph::Status::Ok();

@@ -33,6 +33,13 @@
 // sleep, and the executor's time per op grows by about 6 us per cross-device
 // edge per op.
 //
+// A GPU (a cuda device): its single-device steps run with kernel timing
+// (Executor::set_kernel_timing), each op's kernels held back until its
+// launches have queued, so its op times are its kernels' spans on the device
+// (CUDA events) and its host times (Profile::host_s) its launches; its links
+// to and from each cpu device, and within itself, are fitted to Tensor::to
+// copies of 4 KiB to 64 MiB; a small kernel's launch gives Profile::launch_s.
+//
 // Thread safety: one call at a time per process (it creates executors).
 #pragma once
 
@@ -178,7 +185,9 @@ class ProfileBuilder {
   double slow_tolerance_;
   OpTime op_time_;
   bool previous_model_ = false;
-  std::map<std::pair<std::string, std::string>, Samples> ops_;       // (device, signature)
+  std::map<std::pair<std::string, std::string>, Samples> ops_;  // (device, signature)
+  // (device, signature) -> host seconds of each launch, for ops with kernel spans
+  std::map<std::pair<std::string, std::string>, std::vector<double>> host_;
   std::map<std::string, std::vector<double>> dispatch_;              // device -> per step: s per op
   std::map<std::string, std::vector<SharedKernel>> shared_kernels_;  // by device
   std::map<std::string, std::vector<double>> shared_dispatch_;       // device -> queued ops' gaps

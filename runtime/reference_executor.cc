@@ -82,7 +82,7 @@ void ReferenceExecutor::set_state(const std::string& node, at::Tensor value) {
 graph::Status ReferenceExecutor::RunNode(graph::NodeId id,
                                          std::vector<std::vector<at::Tensor>>& values) {
   const graph::Node& n = g_->node(id);
-  KernelContext ctx{n, {}, {}};
+  KernelContext ctx{n, {}, {}, {}};
   ctx.inputs.reserve(n.inputs.size());
   for (const graph::TensorRef& in : n.inputs) {
     const auto& src = values[in.node];

@@ -124,8 +124,23 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   s.poll_s_.assign(nd, 0);
   s.notify_s_.assign(nd, 0);
   s.spin_s_.assign(nd, 0);
+  s.async_.assign(nd, 0);
+  s.host_s_.assign(nd, {});
   for (int d = 0; d < nd; ++d) {
     const cluster::DeviceSpec& spec = c.devices[d];
+    if (spec.kind == cluster::DeviceKind::kCuda && !spec.sync_each_op) {
+      s.async_[d] = 1;
+      double launch = 0;
+      if (profile) {
+        auto it = profile->launch_s.find(spec.name);
+        if (it != profile->launch_s.end()) launch = it->second;
+      }
+      s.host_s_[d].assign(n, launch);
+      for (graph::NodeId id = 0; profile && id < n; ++id) {
+        const double h = s.scheduled_[id] ? profile->HostSeconds(spec.name, sig[id]) : -1;
+        if (h >= 0) s.host_s_[d][id] = h;
+      }
+    }
     if (spec.kind == cluster::DeviceKind::kCpu) {
       s.spin_s_[d] = spec.spin_s;
       s.cpu_devices_.push_back(d);
@@ -384,6 +399,9 @@ class Simulator::Step {
   // what the worker starting it still had to do first. Returns whether it woke
   // a sleeping worker (the hand-off then costs the handing worker too).
   bool Start(graph::NodeId id, double t, bool woken, double delay);
+  // Start's pipeline for an async GPU (see simulator.h): the launch from
+  // `clock` on the worker, the kernels on the GPU.
+  void StartOnGpu(graph::NodeId id, int d, double clock, double kernel);
   void MakeReady(graph::NodeId id) {
     if (--pending_[id] == 0) ready_.push_back(id);
   }
@@ -421,6 +439,8 @@ class Simulator::Step {
   std::vector<char> copied_;
   std::vector<double> link_free_;
   std::vector<double> running_until_;  // when each device's last started kernel ends
+  std::vector<double> gpu_free_;       // async devices: when the GPU is done with its kernels
+  std::vector<double> kernels_end_;    // [node] on an async device: when its kernels end
   // When each device's worker last went idle: at the start every worker sleeps
   // (the executor lets workers poll during a step only).
   std::vector<double> idle_since_;
@@ -451,6 +471,8 @@ Simulator::Step::Step(const Simulator& sim, const std::vector<int>& device_of_no
       copied_(sim.slot_offset_[n_], 0),
       link_free_(nd_ * nd_, 0),
       running_until_(nd_, 0),
+      gpu_free_(nd_, 0),
+      kernels_end_(n_, 0),
       idle_since_(nd_, -std::numeric_limits<double>::infinity()),
       dispatch_split_(nd_, -1),
       remaining_(n_) {
@@ -568,6 +590,10 @@ bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay
   const double idle = clock - running_until_[d];
   CopyInputs(id, d, &clock);
   double kernel = s_.op_s_[d][id];
+  if (s_.async_[d]) {
+    StartOnGpu(id, d, clock, kernel);
+    return slept;
+  }
   if (shared) kernel *= s_.slowdown_[d];
   if (cold_kernels_) kernel += ColdSeconds(d, idle);
   const double end = clock + kernel;
@@ -577,6 +603,23 @@ bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay
   r_.estimated_ops += s_.estimated_[d][id];
   events_.push({end, seq_++, id, false});
   return slept;
+}
+
+void Simulator::Step::StartOnGpu(graph::NodeId id, int d, double clock, double kernel) {
+  const double launched = clock + s_.host_s_[d][id];
+  const double start = std::max(clock, gpu_free_[d]);
+  // Its last kernel cannot end before it is launched.
+  const double end = std::max(start + kernel, launched);
+  gpu_free_[d] = end;
+  kernels_end_[id] = end;
+  running_until_[d] = std::max(running_until_[d], launched);
+  busy_[d] += kernel;
+  OpRecord r{id, d, clock * 1e6, launched * 1e6, s_.out_total_[id]};
+  r.kernel_start_us = start * 1e6;
+  r.kernel_end_us = end * 1e6;
+  r_.step.ops.push_back(r);
+  r_.estimated_ops += s_.estimated_[d][id];
+  events_.push({launched, seq_++, id, false});
 }
 
 void Simulator::Step::ReleaseInputs(graph::NodeId id) {
@@ -610,7 +653,9 @@ void Simulator::Step::SendOutputs(graph::NodeId id, double t) {
       copy.sent = run_;
       const int64_t size = s_.send_bytes_[s_.slot_offset_[id] + index];
       double& link_free = link_free_[d * nd_ + cd];
-      const double sent_at = std::max(t, link_free);
+      // Off a GPU once its kernels are done.
+      const double ready = s_.async_[d] ? std::max(t, kernels_end_[id]) : t;
+      const double sent_at = std::max(ready, link_free);
       copy.arrival = sent_at + s_.TransferSeconds(d, cd, size);
       link_free = copy.arrival;
       r_.step.transfers.push_back({id, d, cd, size, sent_at * 1e6, copy.arrival * 1e6});
@@ -698,6 +743,7 @@ SimResult Simulator::Step::Run() {
   if (!r_.status.ok()) return std::move(r_);
   assert(remaining_ == 0 && "every node runs in an acyclic graph");
   r_.step.seconds = now_;
+  for (double t : gpu_free_) r_.step.seconds = std::max(r_.step.seconds, t);
   r_.step.peak_bytes = peak_;
   r_.step.busy_us.resize(nd_);
   for (int d = 0; d < nd_; ++d) r_.step.busy_us[d] = busy_[d] * 1e6;

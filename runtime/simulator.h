@@ -25,7 +25,13 @@
 // over its link as soon as it is produced, one transfer at a time per direction (contention), at
 // latency + bytes / bandwidth. Memory: the executor's accounting (parameters resident, outputs from
 // their op's end to their last reader, copies on the reading device, views free); exceeding a
-// capacity ends the step as out-of-memory. Details and measured error: docs/simulator.md.
+// capacity ends the step as out-of-memory. A cuda device under `sync: step` is
+// a pipeline, as the executor drives it: its worker spends an op's launch time
+// (profiled per signature) and moves on, while the op's kernels run on the GPU
+// once launched and once the GPU is done with the kernels before them; its ops'
+// consumers on the same GPU may launch as soon as it is launched, others wait
+// for its kernels, and the step ends when the last kernel does. Details and
+// measured error: docs/simulator.md.
 //
 // Ownership: copies the graph (as rewritten for execution), the cluster and the
 // costs. Thread safety: Run is const and may run concurrently; each thread keeps
@@ -92,7 +98,12 @@ class Simulator {
 
   graph::Graph g_;
   cluster::Cluster cluster_;
-  std::vector<std::vector<double>> op_s_;     // [device][node]
+  std::vector<std::vector<double>> op_s_;  // [device][node]
+  // A cuda device under `sync: step` runs its ops as a pipeline: its worker is
+  // busy for an op's launch (host_s_: the profile's host time, else its
+  // launch_s, else 0), its kernels start when launched and the GPU is free.
+  std::vector<char> async_;                   // [device]
+  std::vector<std::vector<double>> host_s_;   // [device][node], async devices only
   std::vector<std::vector<char>> estimated_;  // [device][node]
   std::vector<double> dispatch_s_;            // [device] per scheduled op
   std::vector<double> dispatch_shared_s_;     // [device] the same while another cpu is awake

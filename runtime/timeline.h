@@ -18,6 +18,10 @@ struct OpRecord {
   int device;
   double start_us, end_us;  // since the step started
   int64_t bytes = 0;        // bytes its outputs newly occupy (views of an input: none)
+  // On a device that runs kernels asynchronously (a GPU, `sync: step`), when
+  // timed: its kernels' span on the device, since the step started (the span
+  // above is then its launch on the host); -1 when not timed.
+  double kernel_start_us = -1, kernel_end_us = -1;
 };
 
 struct TransferRecord {
@@ -33,6 +37,9 @@ struct StepStats {
   std::vector<TransferRecord> transfers;
   std::vector<int64_t> peak_bytes;  // per device: parameters plus live tensors
   std::vector<double> busy_us;      // per device: time spent in kernels and transfers
+  // Per device: host time its worker spent timing kernels (Executor's kernel
+  // timing), which falls between its ops; empty when not timed.
+  std::vector<double> timing_us;
 };
 
 // One op of a step's critical path, and what it waited for last.

@@ -4,7 +4,10 @@
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "runtime/executor.h"
+#include "runtime/measure.h"
 #include "runtime/reference_executor.h"
 #include "tests/runtime/test_util.h"
 
@@ -103,6 +106,62 @@ TEST(ExecutorCudaTest, OutOfGpuMemoryNamesTheDeviceAndBytes) {
   graph::Status st = (*ex)->Run(LeNetFeeds(), {t.loss}, &got);
   ASSERT_EQ(st.code(), graph::StatusCode::kOutOfMemory) << st.message();
   EXPECT_NE(st.message().find("device 'gpu0' is out of memory"), std::string::npos) << st.message();
+}
+
+TEST(ExecutorCudaTest, KernelTimingGivesEveryGpuOpASpanOnTheDeviceWithinTheStep) {
+  SKIP_WITHOUT_GPU();
+  graph::TrainingGraph t = LeNet();
+  auto ex = Executor::Create(t.graph, CpuAndGpu(), std::vector<int>(t.graph.size(), 1));
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  for (double hold_s : {0.0, 50e-6}) {
+    SCOPED_TRACE(hold_s);
+    (*ex)->set_kernel_timing(true, hold_s);
+    std::vector<at::Tensor> got;
+    StepStats stats;
+    ASSERT_TRUE((*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats).ok());
+    ASSERT_FALSE(stats.ops.empty());
+    for (const OpRecord& r : stats.ops) {
+      EXPECT_GE(r.kernel_start_us, 0) << t.graph.node(r.node).name;
+      EXPECT_GE(r.kernel_end_us, r.kernel_start_us) << t.graph.node(r.node).name;
+      EXPECT_LE(r.kernel_end_us, stats.seconds * 1e6 + 100) << t.graph.node(r.node).name;
+    }
+  }
+  (*ex)->set_kernel_timing(false);
+  std::vector<at::Tensor> got;
+  StepStats stats;
+  ASSERT_TRUE((*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats).ok());
+  for (const OpRecord& r : stats.ops) EXPECT_EQ(r.kernel_start_us, -1);
+}
+
+TEST(ExecutorCudaTest, AnOutOfRangeLabelGivesANanLossOnTheGpuAsTensorFlowsGpuKernel) {
+  SKIP_WITHOUT_GPU();
+  graph::TrainingGraph t = LeNet();
+  auto feeds = LeNetFeeds();
+  feeds["labels"][0].fill_(10);  // 10 classes
+  auto ex = Executor::Create(t.graph, CpuAndGpu(), std::vector<int>(t.graph.size(), 1));
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  std::vector<at::Tensor> got;
+  graph::Status st = (*ex)->Run(feeds, {t.loss}, &got);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_TRUE(std::isnan(got[0].cpu().item<float>()));
+  // On a cpu device it is an error naming the node, as TensorFlow's CPU kernel.
+  auto cpu = Executor::Create(t.graph, CpuAndGpu(), std::vector<int>(t.graph.size(), 0));
+  ASSERT_TRUE(cpu.ok()) << cpu.status().message();
+  st = (*cpu)->Run(feeds, {t.loss}, &got);
+  EXPECT_NE(st.message().find("a label is outside [0, 10)"), std::string::npos) << st.message();
+}
+
+TEST(ExecutorCudaTest, MeasureReportsTheGpuAllocatorsPeakAndNoneForACpu) {
+  SKIP_WITHOUT_GPU();
+  graph::TrainingGraph t = LeNet();
+  auto ex = Executor::Create(t.graph, CpuAndGpu(), ConvsOnGpu(t.graph));
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  auto m = Measure(**ex, t.graph, t.loss, MeasureOptions{1, 2, 1});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->allocator_peak_bytes.size(), 2u);
+  EXPECT_EQ(m->allocator_peak_bytes[0], -1);
+  // At least the GPU's parameters and the activations the executor counted.
+  EXPECT_GE(m->allocator_peak_bytes[1], m->peak_bytes[1]);
 }
 
 }  // namespace

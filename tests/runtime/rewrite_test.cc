@@ -83,7 +83,7 @@ graph::Graph PoolNode(int64_t k, int64_t s, const std::string& padding, bool nch
 }
 
 std::vector<at::Tensor> RunOp(const char* op, const graph::Node& node, std::vector<at::Tensor> in) {
-  KernelContext c{node, std::move(in), {}};
+  KernelContext c{node, std::move(in), {}, {}};
   graph::Status st = RunKernel(c);
   EXPECT_TRUE(st.ok()) << op << ": " << st.message();
   return c.outputs;
