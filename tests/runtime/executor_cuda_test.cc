@@ -20,15 +20,7 @@ using testing::LeNetFeeds;
 #define SKIP_WITHOUT_GPU() \
   if (!at::hasCUDA()) GTEST_SKIP() << "no CUDA in this build or no GPU on this host"
 
-cluster::Cluster CpuAndGpu(const std::string& gpu_extra = "") {
-  auto c = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n"
-      "  - {name: gpu0, kind: cuda, index: 0" +
-          gpu_extra + "}\n",
-      "cpu_gpu.yaml");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return std::move(c).value();
-}
+using testing::CpuAndGpu;
 
 // Convolutions and their gradients on the GPU (device 1), the rest on cpu0.
 std::vector<int> ConvsOnGpu(const graph::Graph& g) { return testing::ConvsOn(g, 1, 0); }

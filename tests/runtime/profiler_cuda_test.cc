@@ -18,14 +18,7 @@ using testing::LeNet;
 #define SKIP_WITHOUT_GPU() \
   if (!at::hasCUDA()) GTEST_SKIP() << "no CUDA in this build or no GPU on this host"
 
-cluster::Cluster CpuAndGpu() {
-  auto c = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n"
-      "  - {name: gpu0, kind: cuda, index: 0}\n",
-      "cpu_gpu.yaml");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return std::move(c).value();
-}
+using testing::CpuAndGpu;
 
 TEST(ProfilerCudaTest, AGpuGetsKernelAndLaunchTimesAndLinksBothWays) {
   SKIP_WITHOUT_GPU();

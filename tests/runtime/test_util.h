@@ -36,6 +36,18 @@ inline graph::TrainingGraph Training(graph::Result<graph::Graph> forward) {
 
 inline graph::TrainingGraph LeNet() { return Training(graph::BuildLeNet({8, 1})); }
 
+// One cpu device (core 0) and the GPU of CUDA index 0; `gpu_extra` goes into
+// the GPU's entry (", sync: op"). For the CUDA tests, which skip without a GPU.
+inline cluster::Cluster CpuAndGpu(const std::string& gpu_extra = "") {
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n"
+      "  - {name: gpu0, kind: cuda, index: 0" +
+          gpu_extra + "}\n",
+      "cpu_gpu.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
 // Random feeds for LeNet(): 8 images in [0, 1) and labels in [0, 10), drawn from `seed`.
 inline std::map<std::string, at::Tensor> LeNetFeeds(uint64_t seed = 3) {
   auto gen = at::detail::createCPUGenerator(seed);
