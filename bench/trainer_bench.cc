@@ -17,7 +17,15 @@
 // target, its training time beside untuned sync's (lr 0.01, momentum 0.9), and
 // the time its probes took on top.
 //
+// Exported (--exported NAME --onnx FILE): the same throughput comparison on one
+// of scripts/pytorch/export_models.py's PyTorch models, FILE its ONNX export:
+// `trainer launch --nproc 2 train FILE --data synthetic --strategy sync`
+// against bench/ddp_exported.py (DDP on the same PyTorch model, prepared and in
+// eval mode as exported, the same synthetic loss, one fixed batch per rank, the
+// batch the export holds, B: export_models.py --batch B).
+//
 //   trainer_bench [--rounds R] [--steps N] [--strategies] [--target A] [--epochs E]
+//                 [--exported NAME --onnx FILE --batch B]
 //                 [--trainer PATH] [--python PATH] [--script PATH]
 #include <algorithm>
 #include <cstdio>
@@ -39,6 +47,9 @@ struct Options {
   std::string trainer = TRAINER_BIN;
   std::string python = "/usr/bin/python3";
   std::string script = DDP_SCRIPT;
+  std::string exported;  // a model of export_models.py, with `onnx` its export
+  std::string onnx;
+  int exported_batch = 2;  // the batch it was exported with (export_models.py --batch)
 };
 
 // Runs `cmd` in a shell and returns its stdout; empty on failure (said on stderr).
@@ -89,8 +100,10 @@ Ours RunTrainer(const Options& o, const std::string& extra) {
   std::string report = "/tmp/trainer_bench_report.json";
   std::remove(report.c_str());
   std::string out =
-      Run(o.trainer + " launch --nproc 2 train lenet --strategy sync --steps " +
-          std::to_string(o.steps) + " --log-every 0 --quiet --report " + report + " " + extra);
+      Run(o.trainer + " launch --nproc 2 train " +
+          (o.exported.empty() ? std::string("lenet") : o.onnx + " --data synthetic") +
+          " --strategy sync --steps " + std::to_string(o.steps) +
+          " --log-every 0 --quiet --report " + report + " " + extra);
   std::string json = Slurp(report);
   Ours r;
   if (out.empty() && json.empty()) return r;
@@ -102,15 +115,25 @@ Ours RunTrainer(const Options& o, const std::string& extra) {
 
 double RunDdp(const Options& o, int port) {
   std::string env = "MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(port) + " WORLD_SIZE=2";
-  std::string args = " " + o.script + " --steps " + std::to_string(o.steps);
+  std::string args = o.exported.empty()
+                         ? " " + o.script + " --steps " + std::to_string(o.steps)
+                         : std::string(" ") + EXPORTED_DDP_SCRIPT + " " + o.exported +
+                               " --steps " + std::to_string(o.steps) + " --batch " +
+                               std::to_string(o.exported_batch);
   std::string out = Run("(" + env + " RANK=1 " + o.python + args + " >/dev/null & " + env +
                         " RANK=0 " + o.python + args + "; wait)");
   return Number(out, "images_per_s");
 }
 
 int Throughput(const Options& o) {
+  if (o.exported.empty()) {
+    std::printf("LeNet, Fashion-MNIST, 2 ranks x batch 64, ");
+  } else {
+    std::printf("%s (%s), one fixed synthetic batch per rank, eval-mode model, ",
+                o.exported.c_str(), o.onnx.c_str());
+  }
   std::printf(
-      "LeNet, Fashion-MNIST, 2 ranks x batch 64, momentum SGD, 1 thread per rank, Gloo; "
+      "momentum SGD, 1 thread per rank, Gloo; "
       "%d steps per run, %d rounds (alternating which goes first)\n",
       o.steps, o.rounds);
   std::printf("%-6s %14s %14s %8s %22s\n", "round", "trainer img/s", "DDP img/s", "ratio",
@@ -234,12 +257,21 @@ int main(int argc, char** argv) {
       o.python = next();
     else if (k == "--script")
       o.script = next();
+    else if (k == "--exported")
+      o.exported = next();
+    else if (k == "--onnx")
+      o.onnx = next();
+    else if (k == "--batch")
+      o.exported_batch = std::atoi(next().c_str());
     else
       return std::fprintf(stderr, "trainer_bench: unknown option %s\n", k.c_str()), 2;
   }
   if (o.rounds < 1 || o.steps < 1 || o.epochs < 1) {
     return std::fprintf(stderr, "trainer_bench: --rounds, --steps and --epochs must be positive\n"),
            2;
+  }
+  if (o.exported.empty() != o.onnx.empty()) {
+    return std::fprintf(stderr, "trainer_bench: --exported and --onnx go together\n"), 2;
   }
   return o.strategies ? Strategies(o) : Throughput(o);
 }

@@ -10,6 +10,7 @@
 #include "planner/args.h"
 #include "planner/baselines.h"
 #include "planner/model_loading.h"
+#include "planner/module_placement.h"
 #include "planner/placement.h"
 #include "planner/reward.h"
 #include "runtime/profile.h"
@@ -22,7 +23,8 @@ namespace {
 const CommandSpec kSpec{
     "baseline",
     "MODEL DEVICES [--method NAME] [-o PLACEMENT] [--reward sim|real] [--profile PROFILE]\n"
-    "       [--profile-cache DIR] [--export-graphdef PLACED.pb] [--steps N] [--batch N] "
+    "       [--profile-cache DIR] [--export-graphdef PLACED.pb] [--export-modules MODULES.yaml]\n"
+    "       [--steps N] [--batch N] "
     "[--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum]",
     "Places MODEL on DEVICES by a simple rule and prints its training step time from the\n"
@@ -42,6 +44,8 @@ const CommandSpec kSpec{
       "profiled into the cache)"},
      ProfileCacheFlag(),
      {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
+     {"--export-modules", "FILE",
+      "write the device of each PyTorch module (a model exported by torch.onnx.export)"},
      {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
      BatchFlag(),
      InputShapeFlag(),
@@ -50,6 +54,27 @@ const CommandSpec kSpec{
 constexpr char kName[] = "planner baseline: ";
 
 int Fail(const graph::Status& st) { return ReportError(kName, st); }
+
+}  // namespace
+
+// --export-modules: the placement per PyTorch module; an error when the model
+// has no PyTorch module names.
+graph::Status ExportModules(const std::string& path, const graph::Graph& forward,
+                            const cluster::Cluster& c, const std::vector<int>& device_of_node,
+                            const std::string& model_path, const std::string& devices_path,
+                            const std::string& method) {
+  std::vector<ModuleDevice> modules = PlaceModules(forward, c, device_of_node);
+  if (modules.empty()) {
+    return graph::InvalidArgument(model_path +
+                                  ": no PyTorch modules (parameters named module.param and "
+                                  "ops scoped by module, as torch.onnx.export writes them)");
+  }
+  GRAPH_RETURN_IF_ERROR(WriteModulePlacement(path, modules, model_path, devices_path, method));
+  std::printf("modules: %s (%zu modules)\n", path.c_str(), modules.size());
+  return graph::Status::Ok();
+}
+
+namespace {
 
 }  // namespace
 
@@ -71,7 +96,7 @@ int BaselineCommand(int argc, char** argv) {
     if (!v.ok()) return usage(v.status());
     steps = static_cast<int>(*v);
   }
-  for (const char* flag : {"-o", "--export-graphdef"}) {
+  for (const char* flag : {"-o", "--export-graphdef", "--export-modules"}) {
     if (args->Has(flag)) {
       if (graph::Status st = CheckOutputWritable(flag, args->Get(flag)); !st.ok()) return Fail(st);
     }
@@ -148,6 +173,12 @@ int BaselineCommand(int argc, char** argv) {
         WritePlacedGraphDef(args->Get("--export-graphdef"), forward, c, best->device_of_node);
     if (!st.ok()) return Fail(st);
     std::printf("graphdef: %s\n", args->Get("--export-graphdef").c_str());
+  }
+  if (args->Has("--export-modules")) {
+    graph::Status st = ExportModules(args->Get("--export-modules"), forward, c,
+                                     best->device_of_node, model_path, devices_path,
+                                     "baseline " + best->method);
+    if (!st.ok()) return Fail(st);
   }
   return 0;
 }

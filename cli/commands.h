@@ -5,6 +5,13 @@
 // bad input (after printing one line to stderr), 2 on a usage error.
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "cluster/devices.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+
 namespace planner::cli {
 
 int InspectCommand(int argc, char** argv);
@@ -16,5 +23,13 @@ int SimulateCommand(int argc, char** argv);
 int ZooCommand(int argc, char** argv);
 int BaselineCommand(int argc, char** argv);
 int SearchCommand(int argc, char** argv);
+
+// --export-modules of search and baseline: writes the device of each PyTorch
+// module (planner/module_placement.h) and prints where; an error when the model
+// has no PyTorch module names.
+graph::Status ExportModules(const std::string& path, const graph::Graph& forward,
+                            const cluster::Cluster& c, const std::vector<int>& device_of_node,
+                            const std::string& model_path, const std::string& devices_path,
+                            const std::string& method);
 
 }  // namespace planner::cli

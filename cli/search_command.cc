@@ -41,6 +41,7 @@ const CommandSpec kSpec{
     "       [--profile-cache DIR]\n"
     "       [--config CONFIG] [--iterations N] [--budget DURATION] [--seed S] [--checkpoint CKPT]\n"
     "       [--resume CKPT] [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb]\n"
+    "       [--export-modules MODULES.yaml]\n"
     "       [--steps N] [--rounds N] [--significance ALPHA] [--batch N] [--input-shape "
     "NAME=D0,...]\n"
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
@@ -77,6 +78,8 @@ const CommandSpec kSpec{
      {"--csv", "FILE", "write the reward curve (one row per policy update)"},
      {"--svg", "FILE", "write a picture of the curve and the best placement's timeline"},
      {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of the best"},
+     {"--export-modules", "FILE",
+      "write the best placement's device for each PyTorch module (torch.onnx.export models)"},
      {"--refine", "DURATION",
       "sim: hill-climb name scopes from the best after the search "
       "(default 60s; 0: off)"},
@@ -487,6 +490,13 @@ struct Session {
     std::printf("graphdef: %s\n", path.c_str());
     return graph::Status::Ok();
   }
+  // The device of each PyTorch module, to --export-modules, if given.
+  graph::Status ExportModulesOf(const std::vector<int>& device_of_node,
+                                const std::string& method) const {
+    if (!args->Has("--export-modules")) return graph::Status::Ok();
+    return ExportModules(args->Get("--export-modules"), forward(), cluster(), device_of_node,
+                         model_path, devices_path, method);
+  }
 };
 
 // Parses the flags and loads `s`'s inputs, printing what it will search. The
@@ -506,7 +516,8 @@ std::optional<int> OpenSession(int argc, char** argv, Session* s) {
   if (s->checkpoint_path.empty()) s->checkpoint_path = args.Get("--resume");
   if (s->checkpoint_path.empty() && !s->out_path.empty())
     s->checkpoint_path = s->out_path + ".ckpt";
-  for (const char* flag : {"-o", "--csv", "--svg", "--export-graphdef", "--checkpoint"}) {
+  for (const char* flag :
+       {"-o", "--csv", "--svg", "--export-graphdef", "--export-modules", "--checkpoint"}) {
     if (args.Has(flag)) {
       if (graph::Status st = CheckOutputWritable(flag, args.Get(flag)); !st.ok()) return Fail(st);
     }
@@ -561,6 +572,7 @@ int SearchOneDevice(const Session& s) {
     std::printf("placement: %s\n", s.out_path.c_str());
   }
   if (graph::Status st = s.ExportGraphdef(all); !st.ok()) return Fail(st);
+  if (graph::Status st = s.ExportModulesOf(all, "single:" + device); !st.ok()) return Fail(st);
   return 0;
 }
 
@@ -857,6 +869,9 @@ int Conclude(const Session& s, const Run& run, BestPlacement best) {
     }
   }
   if (graph::Status st = s.ExportGraphdef(best.device_of_node); !st.ok()) return Fail(st);
+  if (graph::Status st = s.ExportModulesOf(best.device_of_node, best.method); !st.ok()) {
+    return Fail(st);
+  }
   if (s.args->Has("--svg")) {
     const std::string title = s.model_path + " on " + s.devices_path + ": " + best.method + " " +
                               FormatMs(best.step_s) + " (" + s.flags.reward + ")";

@@ -313,7 +313,9 @@ bool HasCostRule(const std::string& op) { return FlopTable().count(op) > 0; }
 
 bool IsTrainableParameter(const Node& n) {
   if (n.op == "VariableV2" || n.op == "Variable" || n.op == "VarHandleOp") return true;
-  return n.op == "Const" && n.num_outputs() == 1 && IsFloating(n.output_dtypes[0]);
+  // Importers mark the constants they make themselves (ONNX's, onnx.h).
+  return n.op == "Const" && n.num_outputs() == 1 && IsFloating(n.output_dtypes[0]) &&
+         !n.attr_bool("_untrainable", false);
 }
 
 std::vector<char> TrainableParameters(const Graph& g) {

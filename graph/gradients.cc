@@ -293,17 +293,18 @@ Status BiasAddGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
-// Training-mode batch norm: TF's FusedBatchNormGrad of the same version, fed the
-// forward op's saved statistics (reserve spaces). Its statistics outputs get no
-// gradient (TF's rule ignores them too).
+// Batch norm: TF's FusedBatchNormGrad of the same version. In training mode it
+// is fed the forward op's saved statistics (reserve spaces); in inference mode
+// (is_training false: an exported eval-mode model), the population mean and
+// variance the forward op read, as TF's _FusedBatchNormGrad does. The
+// statistics get no gradient (TF's rule ignores them too).
 Status FusedBatchNormGradient(GradContext& c, std::vector<std::string>* dx) {
-  if (!c.node().attr_bool("is_training", true)) {
-    return c.Error("gradient only in training mode (is_training)");
-  }
+  const bool training = c.node().attr_bool("is_training", true);
   const std::string op = c.node().op == "FusedBatchNormV3"   ? "FusedBatchNormGradV3"
                          : c.node().op == "FusedBatchNormV2" ? "FusedBatchNormGradV2"
                                                              : "FusedBatchNormGrad";
-  std::vector<std::string> in = {c.dy[0], c.x(0), c.x(1), c.y(3), c.y(4)};
+  std::vector<std::string> in = {c.dy[0], c.x(0), c.x(1), training ? c.y(3) : c.x(3),
+                                 training ? c.y(4) : c.x(4)};
   if (op == "FusedBatchNormGradV3") in.push_back(c.y(5));
   AttrMap attrs = WithAttrs(c, {"T", "U", "epsilon", "data_format", "is_training"});
   std::string g = c.b.Add(op, op, in, attrs);
@@ -380,14 +381,16 @@ Status ConvTransposeGradient(GradContext& c, std::vector<std::string>* dx) {
 
 Status MaxPoolGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] = c.b.Add("MaxPoolGrad", "MaxPoolGrad", {c.x(0), c.y(), c.dy[0]},
-                     WithAttrs(c, {"ksize", "strides", "padding", "data_format"}));
+                     WithAttrs(c, {"ksize", "strides", "padding", "explicit_paddings",
+                                   "data_format"}));
   return Status::Ok();
 }
 
 Status AvgPoolGradient(GradContext& c, std::vector<std::string>* dx) {
   (*dx)[0] = c.b.Add("AvgPoolGrad", "AvgPoolGrad",
                      {c.b.IntConst("orig_input_shape", c.x_shape(0).dims()), c.dy[0]},
-                     WithAttrs(c, {"ksize", "strides", "padding", "data_format"}));
+                     WithAttrs(c, {"ksize", "strides", "padding", "explicit_paddings",
+                                   "data_format"}));
   return Status::Ok();
 }
 

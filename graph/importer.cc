@@ -2,6 +2,7 @@
 
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
+#include "graph/onnx.h"
 
 namespace graph {
 
@@ -15,8 +16,16 @@ const char* ModelFormatName(ModelFormat f) {
       return "JSON GraphDef";
     case ModelFormat::kTfjs:
       return "TensorFlow.js graph model";
+    case ModelFormat::kOnnx:
+      return "ONNX model";
   }
   return "unknown";
+}
+
+bool LooksLikeOnnx(const std::string& contents) {
+  // Every writer serializes ModelProto's fields in order: ir_version (field 1,
+  // a varint: tag 0x08) first. A GraphDef starts with its nodes (tag 0x0a).
+  return !contents.empty() && contents[0] == '\x08';
 }
 
 ModelFormat DetectModelFormat(const std::string& contents) {
@@ -33,6 +42,7 @@ ModelFormat DetectModelFormat(const std::string& contents) {
       break;
     }
   }
+  if (!printable && LooksLikeOnnx(contents)) return ModelFormat::kOnnx;
   if (!printable || contents.empty()) return ModelFormat::kBinaryGraphDef;
   while (i < contents.size() && isspace(static_cast<unsigned char>(contents[i]))) ++i;
   if (i < contents.size() && contents[i] == '{') {
@@ -53,6 +63,8 @@ Result<Graph> ImportModelContents(const std::string& contents, const std::string
       return ParseJsonGraphDef(contents, path);
     case ModelFormat::kTfjs:
       return ImportTfjs(contents, path);
+    case ModelFormat::kOnnx:
+      return ImportOnnx(contents, path);
   }
   return InvalidArgument(path + ": unrecognised model format");
 }

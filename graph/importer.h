@@ -1,7 +1,8 @@
 // Reading model files into the graph IR. The format is recognised from the file's
 // content, never from its extension:
-//   binary GraphDef, text GraphDef (.pbtxt), a GraphDef in protobuf JSON, and
-//   TensorFlow.js graph models (model.json plus the weight files its manifest names).
+//   binary GraphDef, text GraphDef (.pbtxt), a GraphDef in protobuf JSON,
+//   TensorFlow.js graph models (model.json plus the weight files its manifest names),
+//   and ONNX models (graph/onnx.h).
 // Errors are one line naming the file and the problem. No shape inference here
 // (see shape_inference.h). Thread safety: free functions, no shared state.
 #pragma once
@@ -13,7 +14,7 @@
 
 namespace graph {
 
-enum class ModelFormat { kBinaryGraphDef, kTextGraphDef, kJsonGraphDef, kTfjs };
+enum class ModelFormat { kBinaryGraphDef, kTextGraphDef, kJsonGraphDef, kTfjs, kOnnx };
 const char* ModelFormatName(ModelFormat f);
 
 // Guesses the format from the first bytes of a file.

@@ -127,10 +127,16 @@ Status PoolRule(InferenceContext& c) {
   GRAPH_ASSIGN_OR_RETURN(auto k, SpatialPair(c, "ksize", l, 1));
   GRAPH_ASSIGN_OR_RETURN(auto s, SpatialPair(c, "strides", l, 1));
   std::string padding = c.node().attr_string("padding", "VALID");
-  GRAPH_ASSIGN_OR_RETURN(int64_t oh,
-                         WindowOutput(c, in.dim(l.h), k.first, s.first, 1, padding, 0, 0));
-  GRAPH_ASSIGN_OR_RETURN(int64_t ow,
-                         WindowOutput(c, in.dim(l.w), k.second, s.second, 1, padding, 0, 0));
+  std::vector<int64_t> pads(8, 0);
+  if (padding == "EXPLICIT") {
+    const std::vector<int64_t>* p = c.node().attr_ints("explicit_paddings");
+    if (!p || p->size() != 8) return c.Error("explicit_paddings must have 8 entries");
+    pads = *p;
+  }
+  GRAPH_ASSIGN_OR_RETURN(int64_t oh, WindowOutput(c, in.dim(l.h), k.first, s.first, 1, padding,
+                                                  pads[2 * l.h], pads[2 * l.h + 1]));
+  GRAPH_ASSIGN_OR_RETURN(int64_t ow, WindowOutput(c, in.dim(l.w), k.second, s.second, 1, padding,
+                                                  pads[2 * l.w], pads[2 * l.w + 1]));
   std::vector<int64_t> dims = in.dims();
   dims[l.h] = oh;
   dims[l.w] = ow;

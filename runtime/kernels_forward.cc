@@ -319,16 +319,21 @@ Status Pool(KernelContext& c) {
   GRAPH_ASSIGN_OR_RETURN(Window w, ReadWindow(c, nchw, in, k));
   Pair pad;
   at::Tensor y;
+  const Pair half = {k[0] / 2, k[1] / 2};  // the most padding PyTorch's pools take
   if (c.node.op == "MaxPool") {
-    y = at::max_pool2d(PadAsymmetric(x, w, -INFINITY, &pad), k, w.stride, pad);
-  } else if (w.before == w.after) {
+    // Integer inputs (ONNX allows uint8 and int8) pool exactly as floats.
+    const bool integral = !at::isFloatingType(x.scalar_type());
+    at::Tensor xf = integral ? x.to(at::kFloat) : x;
+    y = at::max_pool2d(PadAsymmetric(xf, w, -INFINITY, &pad, half), k, w.stride, pad);
+    if (integral) y = y.to(x.scalar_type());
+  } else if (w.before == w.after && w.before[0] <= half[0] && w.before[1] <= half[1]) {
     // TF divides by the number of real (non-padding) elements in each window.
     y = at::avg_pool2d(x, k, w.stride, w.before, false, /*count_include_pad=*/false);
   } else {
     // Window sums of the zero-padded input over each window's count of real elements.
-    at::Tensor sum = at::avg_pool2d(PadAsymmetric(x, w, 0, &pad), k, w.stride, pad, false, true, 1);
+    at::Tensor sum = at::avg_pool2d(PadAsymmetric(x, w, 0, &pad, half), k, w.stride, pad, false, true, 1);
     at::Tensor ones = at::ones({1, 1, x.size(2), x.size(3)}, x.options());
-    y = sum / at::avg_pool2d(PadAsymmetric(ones, w, 0, &pad), k, w.stride, pad, false, true, 1);
+    y = sum / at::avg_pool2d(PadAsymmetric(ones, w, 0, &pad, half), k, w.stride, pad, false, true, 1);
   }
   c.outputs = {nchw ? y : NchwToNhwc(y)};
   return Status::Ok();

@@ -125,20 +125,24 @@ Status DepthwiseBackpropFilter(KernelContext& c) {
   return Status::Ok();
 }
 
-// FusedBatchNormGrad/V2/V3(dy, x, scale, reserve_space_1 (batch mean),
-// reserve_space_2 (biased batch variance)[, reserve_space_3]), training mode:
-// (dx, dscale, doffset, empty, empty).
+// FusedBatchNormGrad/V2/V3(dy, x, scale, reserve_space_1, reserve_space_2
+// [, reserve_space_3]) -> (dx, dscale, doffset, empty, empty). Training mode:
+// the reserve spaces are the batch mean and biased variance; inference mode
+// (is_training false): the population mean and variance, held constant.
 Status FusedBatchNormGrad(KernelContext& c) {
   if (c.inputs.size() < 5 || c.inputs[0].dim() != 4 || c.inputs[1].dim() != 4) {
     return c.Error("expects a 4-D gradient and input, scale, mean and variance");
   }
-  if (!c.node.attr_bool("is_training", true)) return c.Error("only training mode is supported");
+  const bool training = c.node.attr_bool("is_training", true);
   const at::Tensor dy = ToNchw(c.node, c.inputs[0]), x = ToNchw(c.node, c.inputs[1]);
   const double eps = c.node.attr_float("epsilon", 1e-4f);
   const at::Tensor invstd = (c.inputs[4] + eps).rsqrt();
   auto [dx, dscale, doffset] =
-      at::native_batch_norm_backward(dy, x, c.inputs[2], c10::nullopt, c10::nullopt, c.inputs[3],
-                                     invstd, true, eps, {true, true, true});
+      training ? at::native_batch_norm_backward(dy, x, c.inputs[2], c10::nullopt, c10::nullopt,
+                                                c.inputs[3], invstd, true, eps, {true, true, true})
+               : at::native_batch_norm_backward(dy, x, c.inputs[2], c.inputs[3], c.inputs[4],
+                                                c10::nullopt, c10::nullopt, false, eps,
+                                                {true, true, true});
   at::Tensor empty = at::empty({0}, x.options());
   c.outputs = {FromNchw(c.node, dx), dscale, doffset, empty, empty};
   return Status::Ok();

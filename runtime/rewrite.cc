@@ -10,9 +10,15 @@ bool SameWindow(const graph::Node& pool, const graph::Node& grad) {
     const std::vector<int64_t>* b = grad.attr_ints(key);
     if (!a || !b || *a != *b) return false;
   }
-  // TF's gradient of an EXPLICIT-padded pool does not carry the paddings over.
+  // An EXPLICIT-padded pool pairs only with a gradient that carries the same
+  // paddings (ours does; TF's own gradient graphs do not).
   const std::string padding = pool.attr_string("padding", "");
-  return padding != "EXPLICIT" && padding == grad.attr_string("padding", "") &&
+  if (padding == "EXPLICIT") {
+    const std::vector<int64_t>* a = pool.attr_ints("explicit_paddings");
+    const std::vector<int64_t>* b = grad.attr_ints("explicit_paddings");
+    if (!a || !b || *a != *b) return false;
+  }
+  return padding == grad.attr_string("padding", "") &&
          pool.attr_string("data_format", "NHWC") == grad.attr_string("data_format", "NHWC");
 }
 

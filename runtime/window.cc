@@ -55,8 +55,9 @@ graph::Result<Window> ReadWindow(const KernelContext& c, bool nchw, Pair in, Pai
   return w;
 }
 
-at::Tensor PadAsymmetric(const at::Tensor& x, const Window& w, const at::Scalar& value, Pair* sym) {
-  if (w.before == w.after) {
+at::Tensor PadAsymmetric(const at::Tensor& x, const Window& w, const at::Scalar& value, Pair* sym,
+                         Pair max_sym) {
+  if (w.before == w.after && w.before[0] <= max_sym[0] && w.before[1] <= max_sym[1]) {
     *sym = w.before;
     return x;
   }

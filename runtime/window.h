@@ -25,7 +25,9 @@ graph::Result<Pair> SpatialAttr(const KernelContext& c, const char* name, bool n
 graph::Result<Window> ReadWindow(const KernelContext& c, bool nchw, Pair in, Pair size);
 
 // PyTorch pads both sides of a dimension equally; where TF's padding is
-// asymmetric, pads the NCHW input with `value` and sets `sym` to zero padding.
-at::Tensor PadAsymmetric(const at::Tensor& x, const Window& w, const at::Scalar& value, Pair* sym);
+// asymmetric, or larger than `max_sym` (PyTorch's pools take at most half the
+// window), pads the NCHW input with `value` and sets `sym` to zero padding.
+at::Tensor PadAsymmetric(const at::Tensor& x, const Window& w, const at::Scalar& value, Pair* sym,
+                         Pair max_sym = {INT64_MAX, INT64_MAX});
 
 }  // namespace runtime

@@ -14,6 +14,7 @@ PACKAGES=(
   libzmq3-dev cppzmq-dev
   libscotch-dev libmetis-dev
   dataset-fashion-mnist zlib1g-dev
+  libonnx-dev libonnx-testdata python3-onnx python3-torchvision python3-yaml
 )
 
 missing=()

@@ -73,7 +73,11 @@ class Batches {
                            : at::zeros(dims, n.output_dtypes[0] == graph::DType::kInt64 ? at::kLong
                                                                                         : at::kInt);
         b.synthetic_[n.name] = t;
+        // A model whose inputs have a fixed batch (an ONNX export) is fed that
+        // batch, whatever --batch says; the first input's leading dim counts.
+        if (b.examples_ == 0) b.examples_ = dims.empty() ? 1 : dims[0];
       }
+      if (b.examples_ <= 0) b.examples_ = o.batch;
       b.steps_per_epoch_ = 1000;
       return b;
     }
@@ -96,6 +100,8 @@ class Batches {
     return b;
   }
   int64_t steps_per_epoch() const { return steps_per_epoch_; }
+  // Examples one training batch feeds.
+  int64_t examples() const { return synthetic_.empty() ? opts_.batch : examples_; }
   bool has_test_set() const { return test_.count > 0; }
 
   graph::Status Train(int64_t epoch, int64_t step_in_epoch, std::map<std::string, at::Tensor>* f) {
@@ -132,6 +138,7 @@ class Batches {
   int rank_ = 0, world_ = 1;
   data::Dataset train_, test_;
   std::map<std::string, at::Tensor> synthetic_;
+  int64_t examples_ = 0;  // synthetic: the batch the model's inputs hold
   int64_t steps_per_epoch_ = 0;
   std::vector<int64_t> order_;
   int64_t order_epoch_ = -1;
@@ -262,7 +269,7 @@ class Run {
     report->comm_s += comm.comm_s;
     report->exposed_s += comm.exposed_s;
     report->update_s += u1 - u0;
-    report->examples += o_.batch * world_;
+    report->examples += batches_.examples() * world_;
     ++report->steps;
     return graph::Status::Ok();
   }
@@ -277,7 +284,8 @@ class Run {
                            MakeStrategy(o_.strategy, pg_.get(), replica.get()));
     const int64_t spe = batches_.steps_per_epoch();
     Say("training " + o_.model + " on " + std::to_string(world_) + " rank(s), strategy " +
-        o_.strategy.name + ", batch " + std::to_string(o_.batch) + " per rank, placement " +
+        o_.strategy.name + ", batch " + std::to_string(batches_.examples()) +
+        " per rank, placement " +
         method + ", " + std::to_string(spe) + " steps per epoch");
     TrainReport report;
     const int64_t total = o_.max_steps > 0 ? o_.max_steps : o_.epochs * spe;

@@ -35,6 +35,8 @@ PC
 fi
 # Or name the LibTorch with TORCH_PREFIX (the folder holding share/cmake/Torch).
 torch_prefix="${TORCH_PREFIX:-$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')}"
+# PLANNER_ONNX=OFF: Debian's libonnx is built on Debian's protobuf, which the
+# GPU hosts' own protobuf need not match; pass -DPLANNER_ONNX=ON where it does.
 cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_PREFIX_PATH="$torch_prefix" -DPLANNER_TRAINER=OFF "$@"
+  -DCMAKE_PREFIX_PATH="$torch_prefix" -DPLANNER_TRAINER=OFF -DPLANNER_ONNX=OFF "$@"
 cmake --build build-cuda -j "$(nproc)"

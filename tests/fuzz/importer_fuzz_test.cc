@@ -194,5 +194,42 @@ TEST_P(ImporterFuzzTest, MutatedWeightFilesNeverCrash) {
 INSTANTIATE_TEST_SUITE_P(SharedModels, ImporterFuzzTest, ::testing::ValuesIn(testing::ModelNames()),
                          testing::ParamName);
 
+// ONNX models written by others (Debian's libonnx-testdata: ONNX's backend
+// tests and PyTorch's converted modules), mutated: the importer, ONNX's
+// checker and its shape inference behind it must fail in one line.
+const std::vector<std::string> kOnnxModels = {
+    "pytorch-converted/test_Conv2d_groups",  "pytorch-converted/test_BatchNorm2d_eval",
+    "pytorch-converted/test_Embedding",      "pytorch-operator/test_operator_maxpool",
+    "node/test_lstm_with_initial_bias",      "node/test_layer_normalization_4d_axis1",
+    "node/test_gemm_all_attributes",         "node/test_conv_with_strides_and_asymmetric_padding",
+};
+
+class OnnxFuzzTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxFuzzTest, MutatedOnnxModelNeverCrashes) {
+#ifndef PLANNER_ONNX
+  GTEST_SKIP() << "built without ONNX (PLANNER_ONNX=OFF)";
+#endif
+  const std::string path =
+      std::string(PLANNER_ONNX_TESTDATA) + "/" + GetParam() + "/model.onnx";
+  auto bytes = ReadFile(path);
+  if (!bytes.ok()) GTEST_SKIP() << "libonnx-testdata is not installed: " << path;
+  ASSERT_TRUE(ImportModelContents(*bytes, path).ok());
+  std::mt19937_64 rng(std::hash<std::string>()(GetParam()));
+  int imported = 0;
+  const int n = std::max(1, Iterations() / 4);
+  for (int i = 0; i < n; ++i) CheckOne(Mutate(*bytes, rng, false), "m.onnx", &imported);
+  std::printf("%s: %d of %d mutated ONNX models imported\n", GetParam().c_str(), imported, n);
+}
+
+INSTANTIATE_TEST_SUITE_P(LibOnnxTestdata, OnnxFuzzTest, ::testing::ValuesIn(kOnnxModels),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& c : s) {
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return s;
+                         });
+
 }  // namespace
 }  // namespace graph

@@ -120,6 +120,29 @@ std::vector<Case> CoreCases() {
              A("epsilon", "f: 0.01") + A("is_training", "b: true")) +
            N("y", "FusedBatchNormV2", {"bn1", "scale", "offset", "mean", "var"},
              A("epsilon", "f: 0.001") + A("is_training", "b: true") + A("U", "type: DT_FLOAT"))},
+      // An eval-mode model's batch norm (ONNX imports of PyTorch models): the
+      // statistics are inputs, held constant.
+      {"InferenceBatchNorm",
+       {"FusedBatchNormV3"},
+       X({2, 4, 3, 3}) + W("scale", {4}) + W("offset", {4}) + W("mean", {4}) + W("var", {4}) +
+           N("y", "FusedBatchNormV3", {"x", "scale", "offset", "mean", "var"},
+             A("epsilon", "f: 0.001") + A("is_training", "b: false") +
+                 A("data_format", "s: 'NCHW'") + A("U", "type: DT_FLOAT")),
+       true},
+      // ONNX's explicit pads, symmetric (larger than PyTorch's pools take) and not.
+      {"ExplicitPool",
+       {"MaxPool", "AvgPool"},
+       X({1, 2, 6, 5}) + W("w", {1, 2, 6, 5}) + N("m", "Mul", {"x", "w"}) +
+           N("mp", "MaxPool", {"m"},
+             A("ksize", Ints({1, 1, 3, 3})) + A("strides", Ints({1, 1, 2, 2})) +
+                 A("padding", "s: 'EXPLICIT'") +
+                 A("explicit_paddings", Ints({0, 0, 0, 0, 2, 2, 1, 1})) +
+                 A("data_format", "s: 'NCHW'")) +
+           N("y", "AvgPool", {"m"},
+             A("ksize", Ints({1, 1, 2, 3})) + A("strides", Ints({1, 1, 1, 2})) +
+                 A("padding", "s: 'EXPLICIT'") +
+                 A("explicit_paddings", Ints({0, 0, 0, 0, 0, 1, 1, 0})) +
+                 A("data_format", "s: 'NCHW'"))},
       {"BatchMatMul",
        {"BatchMatMulV2", "BatchMatMulV3"},
        X({2, 3, 4}) + W("w", {2, 4, 5}) + W("v", {2, 3, 5}) + N("m", "BatchMatMulV2", {"x", "w"}) +

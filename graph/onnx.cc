@@ -1,0 +1,320 @@
+// The one adapter to libonnx: parses ModelProto, loads external data, runs
+// ONNX's checker and shape inference (translating their exceptions into our
+// one-line errors) and drives the per-op translation (onnx_translate.h).
+#include "graph/onnx.h"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <unordered_map>
+
+#include "graph/file_util.h"
+#include "graph/onnx_translate.h"
+
+namespace graph {
+
+using onnx_import::NodeContext;
+using onnx_import::Translation;
+using onnx_import::ValueInfo;
+
+namespace {
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+bool SafeRelativePath(const std::string& p) {
+  if (p.empty() || p[0] == '/') return false;
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find('/', start);
+    if (end == std::string::npos) end = p.size();
+    if (end - start == 2 && p.compare(start, 2, "..") == 0) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+// Reads each initializer's external data (location, offset, length: what
+// torch.onnx.export writes for models over 2 GiB) into its raw_data.
+Status LoadExternalData(onnx::GraphProto* g, const std::string& path) {
+  std::map<std::string, std::string> files;
+  for (onnx::TensorProto& t : *g->mutable_initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto& kv : t.external_data()) {
+      try {
+        if (kv.key() == "location") location = kv.value();
+        if (kv.key() == "offset") offset = std::stoll(kv.value());
+        if (kv.key() == "length") length = std::stoll(kv.value());
+      } catch (const std::exception&) {
+        return InvalidArgument(path + ": initializer '" + t.name() + "' has a malformed " +
+                               kv.key() + " '" + kv.value() + "'");
+      }
+    }
+    if (!SafeRelativePath(location)) {
+      return InvalidArgument(path + ": initializer '" + t.name() + "': external data location '" +
+                             location + "' must be a relative path inside the model's directory");
+    }
+    auto it = files.find(location);
+    if (it == files.end()) {
+      auto bytes = ReadFile(DirName(path) + location);
+      if (!bytes.ok()) {
+        return bytes.status().WithContext(path + ": external data of initializer '" + t.name() +
+                                          "'");
+      }
+      it = files.emplace(location, *std::move(bytes)).first;
+    }
+    const std::string& data = it->second;
+    const int64_t size = static_cast<int64_t>(data.size());
+    if (length < 0 && offset >= 0 && offset <= size) length = size - offset;
+    if (offset < 0 || offset > size || length < 0 || length > size - offset) {
+      return InvalidArgument(DirName(path) + location + ": initializer '" + t.name() +
+                             "' reads bytes " + std::to_string(offset) + "+" +
+                             std::to_string(length) + " of a " + std::to_string(data.size()) +
+                             "-byte file");
+    }
+    t.set_raw_data(data.substr(static_cast<size_t>(offset), static_cast<size_t>(length)));
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+  }
+  return Status::Ok();
+}
+
+ValueInfo InfoFromType(const onnx::TypeProto& type) {
+  ValueInfo v;
+  if (!type.has_tensor_type()) return v;
+  v.dtype = onnx_import::DTypeFromOnnx(type.tensor_type().elem_type());
+  if (!type.tensor_type().has_shape()) return v;
+  std::vector<int64_t> dims;
+  for (const auto& d : type.tensor_type().shape().dim()) {
+    dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : kUnknownDim);
+  }
+  v.shape = Shape(dims);
+  return v;
+}
+
+Result<int> DefaultOpset(const onnx::ModelProto& m, const std::string& path) {
+  int opset = -1;
+  for (const auto& o : m.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+  }
+  if (opset < 0) {
+    for (const auto& o : m.opset_import()) {
+      return Unimplemented(path + ": the model uses only the '" + o.domain() +
+                           "' domain (opset " + std::to_string(o.version()) +
+                           "), whose ops are not supported");
+    }
+    return InvalidArgument(path + ": the model imports no opset");
+  }
+  if (opset > kMaxOnnxOpset) {
+    return Unimplemented(path + ": opset " + std::to_string(opset) + " is newer than " +
+                         std::to_string(kMaxOnnxOpset) + ", the newest this planner reads");
+  }
+  if (opset < kMinOnnxOpset) {
+    return Unimplemented(path + ": opset " + std::to_string(opset) + " is older than " +
+                         std::to_string(kMinOnnxOpset) + ", the oldest this planner reads");
+  }
+  return opset;
+}
+
+// ONNX's checker and shape inference; their exceptions become one line.
+Status CheckAndInfer(onnx::ModelProto* m, const std::string& path) {
+  try {
+    onnx::checker::check_model(*m);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    return InvalidArgument(path + ": not a valid ONNX model: " + what);
+  }
+  try {
+    onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*strict_mode=*/0,
+                                     /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(*m, onnx::OpSchemaRegistry::Instance(), opts);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    return InvalidArgument(path + ": ONNX shape inference failed: " + what);
+  }
+  return Status::Ok();
+}
+
+Status AddInitializers(const onnx::GraphProto& g, Translation* t) {
+  for (const onnx::TensorProto& init : g.initializer()) {
+    GRAPH_ASSIGN_OR_RETURN(
+        Tensor value,
+        onnx_import::TensorFromOnnx(init, t->path + ": initializer '" + init.name() + "'"));
+    std::string name = t->UniqueName(init.name());
+    t->specs.push_back(
+        {name, "Const", {}, "", {{"dtype", MakeAttr(value.dtype())}, {"value", MakeAttr(value)}}});
+    t->tensors[init.name()] = name;
+    t->infos[init.name()] = ValueInfo{value.dtype(), value.shape()};
+    t->constants[init.name()] = std::move(value);
+  }
+  return Status::Ok();
+}
+
+Status AddInputs(const onnx::GraphProto& g, Translation* t, OnnxSignature* sig) {
+  for (const onnx::ValueInfoProto& in : g.input()) {
+    if (t->tensors.count(in.name())) continue;  // an initializer listed as an input (IR < 4)
+    ValueInfo v = InfoFromType(in.type());
+    if (v.dtype == DType::kInvalid) {
+      return Unimplemented(t->path + ": graph input '" + in.name() +
+                           "' is not a tensor of a supported element type");
+    }
+    std::string name = t->UniqueName(in.name());
+    t->specs.push_back({name,
+                        "Placeholder",
+                        {},
+                        "",
+                        {{"dtype", MakeAttr(v.dtype)}, {"shape", MakeAttr(v.shape)}}});
+    t->tensors[in.name()] = name;
+    if (sig) sig->inputs.push_back(name);
+  }
+  return Status::Ok();
+}
+
+Status CheckNodeSupported(const onnx::NodeProto& n, const Translation& t) {
+  const std::string where = t.path + ": node '" + n.name() + "' (" + n.op_type();
+  if (!n.domain().empty() && n.domain() != "ai.onnx") {
+    return Unimplemented(where + ", domain '" + n.domain() + "'): ops of this domain are not supported");
+  }
+  if (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan") {
+    return Unimplemented(where + ", opset " + std::to_string(t.opset) +
+                         "): control flow is not supported (the executors run acyclic step graphs)");
+  }
+  if (onnx_import::FindRule(n.op_type()) == nullptr) {
+    return Unimplemented(where + ", domain 'ai.onnx', opset " + std::to_string(t.opset) +
+                         "): op has no translation (docs/onnx.md lists the supported ops)");
+  }
+  for (const std::string& in : n.input()) {
+    if (!in.empty() && !t.tensors.count(in)) {
+      return InvalidArgument(where + "): input '" + in + "' is not produced before the node");
+    }
+  }
+  return Status::Ok();
+}
+
+Status TranslateNodes(const onnx::GraphProto& g, Translation* t) {
+  for (const onnx::NodeProto& n : g.node()) {
+    GRAPH_RETURN_IF_ERROR(CheckNodeSupported(n, *t));
+    std::string base = n.name();
+    if (base.empty()) base = n.output_size() > 0 && !n.output(0).empty() ? n.output(0) : n.op_type();
+    // Reserve the base name now so that helpers emitted first cannot take it.
+    std::string reserved = t->UniqueName(base);
+    t->names.erase(reserved);
+    NodeContext c(t, &n, reserved);
+    GRAPH_RETURN_IF_ERROR(onnx_import::FindRule(n.op_type())->translate(c));
+    onnx_import::RefineOutputs(c);
+    for (int k = 0; k < n.output_size(); ++k) {
+      if (!n.output(k).empty() && !t->tensors.count(n.output(k))) {
+        return Unimplemented(t->path + ": node '" + n.name() + "' (" + n.op_type() +
+                             "): output " + std::to_string(k) + " is not supported");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// Keeps the nodes the graph outputs depend on, and the graph inputs: ONNX
+// defines a model by its outputs, and translation leaves shape arithmetic
+// behind whose values were folded into constants.
+void PruneDeadNodes(std::vector<NodeSpec>* specs) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < specs->size(); ++i) index[(*specs)[i].name] = i;
+  std::vector<char> live(specs->size(), 0);
+  std::vector<size_t> stack;
+  for (size_t i = 0; i < specs->size(); ++i) {
+    const NodeSpec& s = (*specs)[i];
+    if (s.op == "Placeholder" || s.attrs.count("_onnx_output")) {
+      live[i] = 1;
+      stack.push_back(i);
+    }
+  }
+  while (!stack.empty()) {
+    const NodeSpec& s = (*specs)[stack.back()];
+    stack.pop_back();
+    for (std::string in : s.inputs) {
+      if (!in.empty() && in[0] == '^') in.erase(0, 1);
+      size_t colon = in.rfind(':');
+      if (colon != std::string::npos) in.resize(colon);
+      auto it = index.find(in);
+      if (it != index.end() && !live[it->second]) {
+        live[it->second] = 1;
+        stack.push_back(it->second);
+      }
+    }
+  }
+  std::vector<NodeSpec> kept;
+  for (size_t i = 0; i < specs->size(); ++i) {
+    if (!live[i]) continue;
+    (*specs)[i].attrs.erase("_onnx_output");
+    kept.push_back(std::move((*specs)[i]));
+  }
+  *specs = std::move(kept);
+}
+
+}  // namespace
+
+Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
+                         OnnxSignature* signature) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(contents)) {
+    return InvalidArgument(path + ": not an ONNX model (the ModelProto does not parse)");
+  }
+  if (!model.has_graph() || model.graph().node_size() == 0) {
+    return InvalidArgument(path + ": the ONNX model's graph has no nodes");
+  }
+  Translation t;
+  t.path = path;
+  GRAPH_ASSIGN_OR_RETURN(t.opset, DefaultOpset(model, path));
+  GRAPH_RETURN_IF_ERROR(LoadExternalData(model.mutable_graph(), path));
+  GRAPH_RETURN_IF_ERROR(CheckAndInfer(&model, path));
+  const onnx::GraphProto& g = model.graph();
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
+    for (const onnx::ValueInfoProto& v : *list) t.infos[v.name()] = InfoFromType(v.type());
+  }
+  OnnxSignature sig;
+  GRAPH_RETURN_IF_ERROR(AddInitializers(g, &t));
+  GRAPH_RETURN_IF_ERROR(AddInputs(g, &t, &sig));
+  GRAPH_RETURN_IF_ERROR(TranslateNodes(g, &t));
+  for (const onnx::ValueInfoProto& out : g.output()) {
+    auto it = t.tensors.find(out.name());
+    if (it == t.tensors.end()) {
+      return InvalidArgument(path + ": graph output '" + out.name() + "' is never produced");
+    }
+    std::string name = t.UniqueName(out.name());
+    t.specs.push_back({name, "Identity", {it->second}, "", {{"_onnx_output", MakeAttr(true)}}});
+    sig.outputs.push_back(name);
+  }
+  PruneDeadNodes(&t.specs);
+  GRAPH_ASSIGN_OR_RETURN(Graph graph, Graph::Create(std::move(t.specs), path));
+  if (signature) *signature = std::move(sig);
+  return graph;
+}
+
+Result<Tensor> ReadOnnxTensor(const std::string& path, std::string* name) {
+  GRAPH_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  onnx::TensorProto t;
+  if (!t.ParseFromString(bytes)) return InvalidArgument(path + ": not an ONNX TensorProto");
+  if (name) *name = t.name();
+  return onnx_import::TensorFromOnnx(t, path);
+}
+
+std::vector<OnnxOpInfo> SupportedOnnxOps() {
+  std::vector<OnnxOpInfo> out;
+  for (const auto* family : {&onnx_import::MathRules(), &onnx_import::NnRules(),
+                             &onnx_import::ArrayRules(), &onnx_import::RnnRules()}) {
+    for (const onnx_import::OpRule& r : *family) out.push_back({r.op, r.differentiable});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const OnnxOpInfo& a, const OnnxOpInfo& b) { return a.op < b.op; });
+  return out;
+}
+
+}  // namespace graph

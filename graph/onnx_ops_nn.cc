@@ -1,0 +1,531 @@
+// ONNX rules, neural-network family: convolution, pooling, normalisation,
+// dropout, resizing. ONNX is NCHW with OIHW weights; the IR's Conv2D and pools
+// run NCHW directly (data_format), with the weight transposed to HWIO by a
+// Transpose node (its gradient transposes back), and ONNX's explicit pads as
+// TF's EXPLICIT padding. 1-D ops run as 2-D ones over a unit height.
+#include <cmath>
+
+#include "graph/onnx_translate.h"
+
+namespace graph::onnx_import {
+namespace {
+
+struct Window2d {
+  std::vector<int64_t> kernel;  // spatial sizes, 2 entries
+  std::vector<int64_t> strides, dilations;
+  std::string padding;          // "EXPLICIT", "SAME" or "VALID"
+  std::vector<int64_t> pads;    // EXPLICIT: top, left, bottom, right
+};
+
+// The spatial rank of a convolution or pool from its kernel_shape, or from the
+// weight's rank.
+Result<int> SpatialRank(NodeContext& c, int weight_input) {
+  if (auto k = c.attr_ints("kernel_shape")) return static_cast<int>(k->size());
+  if (weight_input >= 0 && c.rank(weight_input) >= 3) return c.rank(weight_input) - 2;
+  if (c.rank(0) >= 3) return c.rank(0) - 2;
+  return c.Unsupported("the spatial rank is unknown");
+}
+
+// Reads kernel_shape, strides, dilations, pads and auto_pad for 1 or 2
+// spatial dims, as 2-D values (a 1-D op gets a unit height).
+Result<Window2d> ReadWindow(NodeContext& c, int spatial, std::vector<int64_t> kernel) {
+  Window2d w;
+  auto two = [&](const char* name, int64_t dflt) -> Result<std::vector<int64_t>> {
+    std::vector<int64_t> v = c.attr_ints(name).value_or(std::vector<int64_t>(spatial, dflt));
+    if (static_cast<int>(v.size()) != spatial) {
+      return c.Error(std::string(name) + " has " + std::to_string(v.size()) + " entries, not " +
+                     std::to_string(spatial));
+    }
+    if (spatial == 1) v.insert(v.begin(), name == std::string("pads") ? 0 : 1);
+    return v;
+  };
+  if (static_cast<int>(kernel.size()) != spatial) return c.Error("kernel_shape size mismatch");
+  for (int64_t k : kernel) {
+    if (k < 1) return c.Error("kernel sizes must be positive");
+  }
+  if (spatial == 1) kernel.insert(kernel.begin(), 1);
+  w.kernel = kernel;
+  GRAPH_ASSIGN_OR_RETURN(w.strides, two("strides", 1));
+  GRAPH_ASSIGN_OR_RETURN(w.dilations, two("dilations", 1));
+  for (size_t i = 0; i < 2; ++i) {
+    if (w.strides[i] < 1 || w.dilations[i] < 1) {
+      return c.Error("strides and dilations must be positive");
+    }
+  }
+  const std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER") {
+    w.padding = "SAME";  // TF's SAME puts the odd element at the end, as SAME_UPPER does
+  } else if (auto_pad == "VALID") {
+    w.padding = "VALID";
+  } else if (auto_pad == "NOTSET" || auto_pad.empty()) {
+    std::vector<int64_t> pads = c.attr_ints("pads").value_or(std::vector<int64_t>(2 * spatial, 0));
+    if (static_cast<int>(pads.size()) != 2 * spatial) return c.Error("pads size mismatch");
+    for (int64_t p : pads) {
+      if (p < 0) return c.Unsupported("negative pads are not supported");
+    }
+    if (spatial == 1) pads = {0, pads[0], 0, pads[1]};
+    w.padding = "EXPLICIT";
+    w.pads = pads;
+  } else if (auto_pad == "SAME_LOWER") {
+    // As SAME, with the odd element at the start: explicit pads from static dims.
+    Shape s = c.shape(0);
+    if (!s.known_rank() || s.rank() != spatial + 2) {
+      return c.Unsupported("auto_pad SAME_LOWER needs a known input rank");
+    }
+    w.padding = "EXPLICIT";
+    w.pads.assign(4, 0);
+    for (int i = 0; i < spatial; ++i) {
+      const int k = i + 2 - spatial;  // the 2-D index
+      const int64_t in = s.dim(2 + i);
+      if (in < 0) return c.Unsupported("auto_pad SAME_LOWER needs static spatial dims");
+      const int64_t out = (in + w.strides[k] - 1) / w.strides[k];
+      const int64_t window = (w.kernel[k] - 1) * w.dilations[k] + 1;
+      const int64_t total = std::max<int64_t>((out - 1) * w.strides[k] + window - in, 0);
+      w.pads[k] = total - total / 2;
+      w.pads[k + 2] = total / 2;
+    }
+  } else {
+    return c.Error("unknown auto_pad '" + auto_pad + "'");
+  }
+  return w;
+}
+
+AttrMap WindowAttrs(const Window2d& w) {
+  AttrMap a = {{"data_format", StrAttr("NCHW")},
+               {"strides", IntList({1, 1, w.strides[0], w.strides[1]})},
+               {"padding", MakeAttr(w.padding)}};
+  std::vector<int64_t> explicit_pads;
+  if (w.padding == "EXPLICIT") {
+    explicit_pads = {0, 0, 0, 0, w.pads[0], w.pads[2], w.pads[1], w.pads[3]};
+  }
+  a["explicit_paddings"] = IntList(explicit_pads);
+  return a;
+}
+
+std::string ToSpatial2d(NodeContext& c, int spatial, const std::string& x, const char* name) {
+  if (spatial == 2) return x;
+  return c.Emit(name, "ExpandDims", {x, c.IntScalar(std::string(name) + "_axis", 2)});
+}
+
+std::string FromSpatial2d(NodeContext& c, int spatial, const std::string& y) {
+  if (spatial == 2) return y;
+  return c.Emit("", "Squeeze", {y}, {{"squeeze_dims", IntList({2})}});
+}
+
+// ---- convolution ----
+
+Status Conv(NodeContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(int spatial, SpatialRank(c, 1));
+  if (spatial != 1 && spatial != 2) return c.Unsupported(std::to_string(spatial) + "-D convolution");
+  Shape ws = c.shape(1);
+  if (!ws.known_rank() || ws.rank() != spatial + 2 || !ws.FullyDefined()) {
+    return c.Unsupported("the weight's shape must be static");
+  }
+  std::vector<int64_t> kernel(ws.dims().begin() + 2, ws.dims().end());
+  GRAPH_ASSIGN_OR_RETURN(Window2d w, ReadWindow(c, spatial, kernel));
+  const int64_t group = c.attr_int("group", 1);
+  const int64_t out_ch = ws.dim(0), in_per_group = ws.dim(1);
+  if (group < 1 || out_ch % group != 0) return c.Error("group does not divide the output channels");
+  const bool last = !c.has(2) && spatial == 2;
+  std::string x = ToSpatial2d(c, spatial, c.in(0), "input_2d");
+  std::string wt = ToSpatial2d(c, spatial, c.in(1), "weight_2d");
+  AttrMap attrs = WindowAttrs(w);
+  attrs["dilations"] = IntList({1, 1, w.dilations[0], w.dilations[1]});
+  std::string y;
+  if (group == 1) {
+    std::string hwio = c.Emit("weight_hwio", "Transpose", {wt, c.IntConst("hwio", {2, 3, 1, 0})});
+    y = c.Emit(last ? "" : "conv", "Conv2D", {x, hwio}, attrs);
+  } else if (in_per_group == 1) {
+    // Depthwise: [C*m, 1, kh, kw] -> [kh, kw, C, m].
+    const int64_t m = out_ch / group;
+    std::string r = c.Emit("weight_cm", "Reshape",
+                           {wt, c.IntConst("cm_shape", {group, m, w.kernel[0], w.kernel[1]})});
+    std::string hwcm = c.Emit("weight_hwcm", "Transpose", {r, c.IntConst("hwcm", {2, 3, 0, 1})});
+    y = c.Emit(last ? "" : "conv", "DepthwiseConv2dNative", {x, hwcm}, attrs);
+  } else if (group > 1024) {
+    return c.Unsupported(std::to_string(group) + " groups of more than one channel");
+  } else {
+    // Grouped: one convolution per group, concatenated along channels.
+    std::string axis0 = c.IntScalar("weight_axis", 0);
+    std::string axis1 = c.IntScalar("channel_axis", 1);
+    AttrMap split = {{"num_split", MakeAttr(group)}, {"T", MakeAttr(c.dtype(0))}};
+    std::string xs = c.Emit("split_input", "Split", {axis1, x}, split);
+    std::string wsplit = c.Emit("split_weight", "Split", {axis0, wt}, split);
+    std::vector<std::string> parts;
+    std::string perm = c.IntConst("hwio", {2, 3, 1, 0});
+    for (int64_t g = 0; g < group; ++g) {
+      std::string sg = std::to_string(g);
+      std::string wi = g == 0 ? wsplit : wsplit + ":" + sg;
+      std::string xi = g == 0 ? xs : xs + ":" + sg;
+      std::string hwio = c.Emit("weight_hwio_" + sg, "Transpose", {wi, perm});
+      parts.push_back(c.Emit("conv_" + sg, "Conv2D", {xi, hwio}, attrs));
+    }
+    parts.push_back(axis1);
+    y = c.Emit(last ? "" : "conv", "ConcatV2", parts, {{"N", MakeAttr(group)}});
+  }
+  if (c.has(2)) {
+    y = c.Emit(spatial == 2 ? "" : "bias", "BiasAdd", {y, c.in(2)},
+               {{"data_format", StrAttr("NCHW")}});
+  }
+  c.Output(0, FromSpatial2d(c, spatial, y));
+  return Status::Ok();
+}
+
+// The gradient of a convolution with respect to its input, which is what
+// ConvTranspose computes: weight [C_in, C_out, kh, kw] read as the forward
+// convolution's HWIO filter [kh, kw, C_out, C_in].
+Status ConvTranspose(NodeContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(int spatial, SpatialRank(c, 1));
+  if (spatial != 1 && spatial != 2) return c.Unsupported(std::to_string(spatial) + "-D ConvTranspose");
+  if (c.attr_int("group", 1) != 1) return c.Unsupported("grouped ConvTranspose");
+  if (c.attr("output_shape")) return c.Unsupported("the output_shape attribute");
+  const std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") return c.Unsupported("auto_pad " + auto_pad);
+  Shape ws = c.shape(1), xs = c.shape(0);
+  if (!ws.known_rank() || ws.rank() != spatial + 2 || !ws.FullyDefined() || !xs.known_rank() ||
+      xs.rank() != spatial + 2 || !xs.FullyDefined()) {
+    return c.Unsupported("ConvTranspose needs static input and weight shapes");
+  }
+  std::vector<int64_t> kernel(ws.dims().begin() + 2, ws.dims().end());
+  GRAPH_ASSIGN_OR_RETURN(Window2d w, ReadWindow(c, spatial, kernel));
+  if (w.padding == "VALID") {
+    w.padding = "EXPLICIT";
+    w.pads.assign(4, 0);
+  }
+  std::vector<int64_t> extra = c.attr_ints("output_padding").value_or(std::vector<int64_t>(spatial, 0));
+  if (static_cast<int>(extra.size()) != spatial) return c.Error("output_padding size mismatch");
+  if (spatial == 1) extra.insert(extra.begin(), 0);
+  std::vector<int64_t> in_hw = {spatial == 2 ? xs.dim(2) : 1, xs.dim(spatial == 2 ? 3 : 2)};
+  std::vector<int64_t> sizes = {xs.dim(0), ws.dim(1), 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    // The output size; output_padding adds rows that the end padding absorbs.
+    sizes[2 + i] = (in_hw[i] - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 +
+                   extra[i] - w.pads[i] - w.pads[i + 2];
+    w.pads[i + 2] -= extra[i];
+    if (w.pads[i + 2] < 0) return c.Unsupported("output_padding larger than the end padding");
+  }
+  std::string x = ToSpatial2d(c, spatial, c.in(0), "input_2d");
+  std::string wt = ToSpatial2d(c, spatial, c.in(1), "weight_2d");
+  std::string hwio = c.Emit("weight_hwio", "Transpose", {wt, c.IntConst("hwio", {2, 3, 1, 0})});
+  AttrMap attrs = WindowAttrs(w);
+  attrs["dilations"] = IntList({1, 1, w.dilations[0], w.dilations[1]});
+  const bool last = !c.has(2) && spatial == 2;
+  std::string y = c.Emit(last ? "" : "conv", "Conv2DBackpropInput",
+                         {c.IntConst("input_sizes", sizes), hwio, x}, attrs);
+  if (c.has(2)) {
+    y = c.Emit(spatial == 2 ? "" : "bias", "BiasAdd", {y, c.in(2)}, {{"data_format", StrAttr("NCHW")}});
+  }
+  c.Output(0, FromSpatial2d(c, spatial, y));
+  return Status::Ok();
+}
+
+// ---- pooling ----
+
+Status Pool(NodeContext& c, const char* op) {
+  auto kernel = c.attr_ints("kernel_shape");
+  if (!kernel) return c.Error("kernel_shape is required");
+  const int spatial = static_cast<int>(kernel->size());
+  if (spatial != 1 && spatial != 2) return c.Unsupported(std::to_string(spatial) + "-D pooling");
+  GRAPH_ASSIGN_OR_RETURN(Window2d w, ReadWindow(c, spatial, *kernel));
+  if (w.dilations[0] != 1 || w.dilations[1] != 1) return c.Unsupported("dilated pooling");
+  if (c.has_output(1)) return c.Unsupported("the Indices output is not supported");
+  const bool avg = std::string(op) == "AvgPool";
+  std::string x = ToSpatial2d(c, spatial, c.in(0), "input_2d");
+  // ceil_mode: extra end padding so that floor division gives ceil's output
+  // size. It never counts as elements, even where ONNX's pads do.
+  std::vector<int64_t> ceil_extra = {0, 0};
+  if (c.attr_int("ceil_mode", 0) != 0) {
+    Shape s = c.shape(0);
+    if (w.padding != "EXPLICIT" || !s.known_rank() || s.rank() != spatial + 2 ||
+        !s.FullyDefined()) {
+      return c.Unsupported("ceil_mode needs explicit pads and a static input shape");
+    }
+    for (int i = 0; i < 2; ++i) {
+      const int64_t in = spatial == 2 ? s.dim(2 + i) : (i == 0 ? 1 : s.dim(2));
+      const int64_t padded = in + w.pads[i] + w.pads[i + 2];
+      if (padded < w.kernel[i]) return c.Error("the window exceeds the padded input");
+      int64_t out = (padded - w.kernel[i] + w.strides[i] - 1) / w.strides[i] + 1;
+      // PyTorch's rule: the last window must start inside the input or left pad.
+      if ((out - 1) * w.strides[i] >= in + w.pads[i]) --out;
+      ceil_extra[i] = std::max<int64_t>((out - 1) * w.strides[i] + w.kernel[i] - padded, 0);
+    }
+  }
+  if (avg && c.attr_int("count_include_pad", 0) != 0) {
+    if (w.padding == "SAME") return c.Unsupported("count_include_pad with auto_pad SAME");
+    if (w.padding == "EXPLICIT") {
+      // ONNX's pads count as zeros: pad explicitly, then pool the padded input.
+      std::string pads = c.Constant(
+          "paddings", Tensor::FromInt64s(DType::kInt64, Shape({4, 2}),
+                                         {0, 0, 0, 0, w.pads[0], w.pads[2], w.pads[1], w.pads[3]}));
+      x = c.Emit("padded", "Pad", {x, pads});
+      w.pads = {0, 0, 0, 0};
+    }
+  }
+  if (w.padding == "EXPLICIT") {
+    w.pads[2] += ceil_extra[0];
+    w.pads[3] += ceil_extra[1];
+  }
+  AttrMap attrs = WindowAttrs(w);
+  attrs["ksize"] = IntList({1, 1, w.kernel[0], w.kernel[1]});
+  std::string y = c.Emit(spatial == 2 ? "" : "pool", op, {x}, attrs);
+  c.Output(0, FromSpatial2d(c, spatial, y));
+  return Status::Ok();
+}
+
+Status MaxPool(NodeContext& c) {
+  if (c.attr_int("storage_order", 0) != 0) return c.Unsupported("storage_order = 1");
+  return Pool(c, "MaxPool");
+}
+Status AveragePool(NodeContext& c) { return Pool(c, "AvgPool"); }
+
+Status GlobalPool(NodeContext& c, const char* op) {
+  GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
+  if (r < 3) return c.Error("input must have a spatial dimension");
+  std::vector<int64_t> axes;
+  for (int i = 2; i < r; ++i) axes.push_back(i);
+  c.Output(0, c.Emit("", op, {c.in(0), c.IntConst("axes", axes)},
+                     {{"keep_dims", MakeAttr(true)}, {"Tidx", MakeAttr(DType::kInt32)}}));
+  return Status::Ok();
+}
+
+Status GlobalAveragePool(NodeContext& c) { return GlobalPool(c, "Mean"); }
+Status GlobalMaxPool(NodeContext& c) { return GlobalPool(c, "Max"); }
+
+// ---- normalisation ----
+
+// [C] -> [C, 1, ..., 1] so that it broadcasts along axis 1 of a rank-r input.
+std::string PerChannel(NodeContext& c, const std::string& v, int r, const std::string& name) {
+  if (r <= 2) return v;
+  std::vector<int64_t> shape(r - 1, 1);
+  shape[0] = -1;
+  return c.Emit(name, "Reshape", {v, c.IntConst(name + "_shape", shape)});
+}
+
+Status BatchNormalization(NodeContext& c) {
+  if (c.attr_int("training_mode", 0) != 0 || c.has_output(1)) {
+    return c.Unsupported("training-mode batch normalization (export the model in eval mode)");
+  }
+  if (c.opset() < 9 && c.attr_int("spatial", 1) == 0) {
+    return c.Unsupported("per-activation batch normalization (spatial = 0)");
+  }
+  GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
+  const float eps = c.attr_float("epsilon", 1e-5f);
+  if (r == 4 && c.dtype(0) == DType::kFloat) {
+    c.Output(0, c.Emit("", "FusedBatchNormV3", {c.in(0), c.in(1), c.in(2), c.in(3), c.in(4)},
+                       {{"epsilon", MakeAttr(eps)},
+                        {"is_training", MakeAttr(false)},
+                        {"data_format", StrAttr("NCHW")},
+                        {"U", MakeAttr(DType::kFloat)}}));
+    return Status::Ok();
+  }
+  // y = x * a + b with a = scale / sqrt(var + eps), b = bias - mean * a.
+  const DType t = c.dtype(0);
+  std::string var = c.Emit("variance_eps", "AddV2", {c.in(4), c.ScalarConst("epsilon", eps, t)});
+  std::string a = c.Emit("multiplier", "Mul", {c.in(1), c.Emit("rsqrt", "Rsqrt", {var})});
+  std::string b = c.Emit("offset", "Sub", {c.in(2), c.Emit("mean_scaled", "Mul", {c.in(3), a})});
+  std::string ax = c.Emit("scaled", "Mul", {c.in(0), PerChannel(c, a, r, "multiplier_c")});
+  c.Output(0, c.Emit("", "AddV2", {ax, PerChannel(c, b, r, "offset_c")}));
+  return Status::Ok();
+}
+
+// (x - mean) / sqrt(var + eps) over `axes`, keeping dims; the mean and the
+// reciprocal deviation are returned through the pointers when given.
+std::string Normalize(NodeContext& c, const std::string& x, const std::vector<int64_t>& axes,
+                      float eps, DType t, std::string* mean_out = nullptr,
+                      std::string* inv_out = nullptr) {
+  AttrMap keep = {{"keep_dims", MakeAttr(true)}, {"Tidx", MakeAttr(DType::kInt32)}};
+  std::string ax = c.IntConst("axes", axes);
+  std::string mean = c.Emit("mean", "Mean", {x, ax}, keep);
+  std::string centred = c.Emit("centred", "Sub", {x, mean});
+  std::string var = c.Emit("variance", "Mean", {c.Emit("square", "Square", {centred}), ax}, keep);
+  std::string inv = c.Emit("rsqrt", "Rsqrt",
+                           {c.Emit("variance_eps", "AddV2", {var, c.ScalarConst("epsilon", eps, t)})});
+  if (mean_out) *mean_out = mean;
+  if (inv_out) *inv_out = inv;
+  return c.Emit("normalized", "Mul", {centred, inv});
+}
+
+Status LayerNormalization(NodeContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
+  GRAPH_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c, c.attr_int("axis", -1), r));
+  std::vector<int64_t> axes;
+  for (int64_t i = axis; i < r; ++i) axes.push_back(i);
+  std::string mean, inv;
+  std::string y =
+      Normalize(c, c.in(0), axes, c.attr_float("epsilon", 1e-5f), c.dtype(0), &mean, &inv);
+  c.Output(1, mean);
+  c.Output(2, inv);
+  y = c.Emit(c.has(2) ? "scaled" : "", "Mul", {y, c.in(1)});
+  if (c.has(2)) y = c.Emit("", "AddV2", {y, c.in(2)});
+  c.Output(0, y);
+  return Status::Ok();
+}
+
+Status InstanceNormalization(NodeContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
+  std::vector<int64_t> axes;
+  for (int i = 2; i < r; ++i) axes.push_back(i);
+  std::string y = Normalize(c, c.in(0), axes, c.attr_float("epsilon", 1e-5f), c.dtype(0));
+  y = c.Emit("scaled", "Mul", {y, PerChannel(c, c.in(1), r, "scale_c")});
+  c.Output(0, c.Emit("", "AddV2", {y, PerChannel(c, c.in(2), r, "bias_c")}));
+  return Status::Ok();
+}
+
+Status Dropout(NodeContext& c) {
+  // Inference: the identity. training_mode (opset 12 input 2) must be false.
+  if (c.opset() < 7 && c.attr_int("is_test", 0) == 0) {
+    return c.Unsupported("training-mode Dropout (is_test = 0)");
+  }
+  if (c.has(2)) {
+    const Tensor* training = c.value(2);
+    std::vector<int64_t> v = training ? training->ToInt64s() : std::vector<int64_t>{};
+    if (v.size() != 1 || v[0] != 0) return c.Unsupported("training-mode Dropout");
+  }
+  c.Output(0, c.Emit("", "Identity", {c.in(0)}));
+  if (c.has_output(1)) {
+    std::string shape = c.Emit("shape", "Shape", {c.in(0)}, {{"out_type", MakeAttr(DType::kInt32)}});
+    c.Output(1, c.Emit("mask", "Fill", {shape, c.ScalarConst("true", 1, DType::kBool)}));
+  }
+  return Status::Ok();
+}
+
+// ---- resizing ----
+
+// Nearest or bilinear resizing of the spatial dims of an NCHW tensor, through
+// TF's NHWC ResizeNearestNeighbor / ResizeBilinear.
+Status ResizeImpl(NodeContext& c, const std::string& mode, const std::vector<int64_t>& out_hw) {
+  // Upsample and Resize before opset 11 sample asymmetrically (nearest: floor).
+  const bool legacy = c.node().op_type() == "Upsample" || c.opset() < 11;
+  const std::string ctm =
+      legacy ? "asymmetric" : c.attr_string("coordinate_transformation_mode", "half_pixel");
+  bool align = false, half = false;
+  if (ctm == "align_corners") {
+    align = true;
+  } else if (ctm == "half_pixel" || ctm == "pytorch_half_pixel") {
+    // pytorch_half_pixel samples position 0 where an output size is 1.
+    if (ctm == "pytorch_half_pixel" && (out_hw[0] == 1 || out_hw[1] == 1)) {
+      return c.Unsupported("pytorch_half_pixel with an output size of 1");
+    }
+    half = true;
+  } else if (ctm != "asymmetric") {
+    return c.Unsupported("coordinate_transformation_mode '" + ctm + "'");
+  }
+  const char* op;
+  if (mode == "nearest") {
+    const std::string nm = legacy ? "floor" : c.attr_string("nearest_mode", "round_prefer_floor");
+    // TF's nearest: floor for asymmetric sampling; with half-pixel or aligned
+    // corners it rounds halves up, which is ONNX's round_prefer_ceil.
+    if (!half && !align && nm != "floor") return c.Unsupported("nearest_mode '" + nm + "'");
+    if ((half || align) && nm != "round_prefer_ceil") {
+      return c.Unsupported("nearest_mode '" + nm + "' with " + ctm + " sampling");
+    }
+    op = "ResizeNearestNeighbor";
+  } else if (mode == "linear" || mode == "bilinear") {
+    op = "ResizeBilinear";
+  } else {
+    return c.Unsupported("mode '" + mode + "'");
+  }
+  std::string nhwc = c.Emit("nhwc", "Transpose", {c.in(0), c.IntConst("to_nhwc", {0, 2, 3, 1})});
+  std::string y = c.Emit("resize", op, {nhwc, c.IntConst("size", out_hw)},
+                         {{"align_corners", MakeAttr(align)}, {"half_pixel_centers", MakeAttr(half)}});
+  c.Output(0, c.Emit("", "Transpose", {y, c.IntConst("to_nchw", {0, 3, 1, 2})}));
+  return Status::Ok();
+}
+
+// The output's spatial size from static input dims and scales, or from sizes.
+Result<std::vector<int64_t>> ResizeSizes(NodeContext& c, int scales_in, int sizes_in) {
+  Shape s = c.shape(0);
+  if (!s.known_rank() || s.rank() != 4) return c.Unsupported("resizing needs a 4-D NCHW input");
+  if (sizes_in >= 0 && c.has(sizes_in)) {
+    GRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, c.ints(sizes_in, "sizes"));
+    if (sizes.size() != 4) return c.Error("sizes must have 4 entries");
+    if (s.dim(0) >= 0 && (sizes[0] != s.dim(0) || sizes[1] != s.dim(1))) {
+      return c.Unsupported("resizing the batch or channel dimension");
+    }
+    return std::vector<int64_t>{sizes[2], sizes[3]};
+  }
+  const Tensor* scales = c.value(scales_in);
+  std::vector<double> sc;
+  if (scales) {
+    sc = scales->ToDoubles();
+  } else if (auto a = c.attr_floats("scales")) {
+    sc.assign(a->begin(), a->end());
+  }
+  if (sc.size() != 4) return c.Unsupported("scales must be a constant of 4 entries");
+  if (sc[0] != 1 || sc[1] != 1) return c.Unsupported("resizing the batch or channel dimension");
+  if (s.dim(2) < 0 || s.dim(3) < 0) return c.Unsupported("resizing needs static spatial dims");
+  // ONNX maps coordinates with the given scale; TF with in / out: they agree
+  // only when the scale gives a whole output size.
+  std::vector<int64_t> out;
+  for (int i = 2; i < 4; ++i) {
+    const double size = s.dim(i) * sc[i];
+    if (size < 1 || size > (1 << 24) || size != std::floor(size)) {
+      return c.Unsupported("scale " + std::to_string(sc[i]) + " gives a fractional output size");
+    }
+    out.push_back(static_cast<int64_t>(size));
+  }
+  return out;
+}
+
+Status Resize(NodeContext& c) {
+  const int scales_in = c.opset() >= 11 ? 2 : 1;
+  const int sizes_in = c.opset() >= 11 ? 3 : -1;
+  GRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> hw, ResizeSizes(c, scales_in, sizes_in));
+  return ResizeImpl(c, c.attr_string("mode", "nearest"), hw);
+}
+
+Status Upsample(NodeContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> hw, ResizeSizes(c, c.opset() >= 9 ? 1 : 99, -1));
+  return ResizeImpl(c, c.attr_string("mode", "nearest"), hw);
+}
+
+// DepthToSpace (DCR: TF's order) and SpaceToDepth through TF's NHWC ops; CRD
+// as reshape, transpose, reshape over static dims.
+Status BlockRearrange(NodeContext& c, const char* op) {
+  const int64_t b = c.attr_int("blocksize", 0);
+  if (b < 1) return c.Error("blocksize must be positive");
+  const std::string mode = c.attr_string("mode", "DCR");
+  if (mode == "CRD") {
+    Shape s = c.shape(0);
+    if (!s.known_rank() || s.rank() != 4 || !s.FullyDefined()) {
+      return c.Unsupported("CRD mode needs a static 4-D input");
+    }
+    const int64_t n = s.dim(0), ch = s.dim(1), h = s.dim(2), w = s.dim(3);
+    std::string r = c.Emit("split", "Reshape", {c.in(0), c.IntConst("split_shape", {n, ch / (b * b), b, b, h, w})});
+    std::string t = c.Emit("interleave", "Transpose", {r, c.IntConst("perm", {0, 1, 4, 2, 5, 3})});
+    c.Output(0, c.Emit("", "Reshape", {t, c.IntConst("shape", {n, ch / (b * b), h * b, w * b})}));
+    return Status::Ok();
+  }
+  std::string nhwc = c.Emit("nhwc", "Transpose", {c.in(0), c.IntConst("to_nhwc", {0, 2, 3, 1})});
+  std::string y = c.Emit("rearrange", op, {nhwc},
+                         {{"block_size", MakeAttr(b)}, {"data_format", StrAttr("NHWC")}});
+  c.Output(0, c.Emit("", "Transpose", {y, c.IntConst("to_nchw", {0, 3, 1, 2})}));
+  return Status::Ok();
+}
+
+Status DepthToSpace(NodeContext& c) { return BlockRearrange(c, "DepthToSpace"); }
+Status SpaceToDepth(NodeContext& c) { return BlockRearrange(c, "SpaceToDepth"); }
+
+}  // namespace
+
+const std::vector<OpRule>& NnRules() {
+  static const std::vector<OpRule> rules = {
+      {"Conv", Conv},
+      {"ConvTranspose", ConvTranspose},
+      {"MaxPool", MaxPool},
+      {"AveragePool", AveragePool},
+      {"GlobalAveragePool", GlobalAveragePool},
+      {"GlobalMaxPool", GlobalMaxPool},
+      {"BatchNormalization", BatchNormalization},
+      {"LayerNormalization", LayerNormalization},
+      {"InstanceNormalization", InstanceNormalization},
+      {"Dropout", Dropout},
+      {"Resize", Resize},
+      {"Upsample", Upsample},
+      {"DepthToSpace", DepthToSpace},
+      {"SpaceToDepth", SpaceToDepth},
+  };
+  return rules;
+}
+
+}  // namespace graph::onnx_import

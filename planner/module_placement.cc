@@ -1,0 +1,170 @@
+#include "planner/module_placement.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "graph/file_util.h"
+
+namespace planner {
+namespace {
+
+// Qualified names of the modules holding parameters (from the parameters'
+// names: "layer1.0.conv1.weight" -> "layer1.0.conv1"), and their ancestors.
+std::set<std::string> ModulesWithParameters(const graph::Graph& g, std::set<std::string>* owners) {
+  std::set<std::string> all;
+  for (const graph::Node& n : g.nodes()) {
+    if (n.op != "Const" || n.attr_bool("_untrainable", false)) continue;
+    if (n.name.find('/') != std::string::npos) continue;
+    size_t dot = n.name.rfind('.');
+    if (dot == std::string::npos || dot == 0) continue;
+    std::string m = n.name.substr(0, dot);
+    owners->insert(m);
+    for (size_t p = m.size(); p != std::string::npos; p = m.rfind('.', p - 1)) {
+      all.insert(m.substr(0, p));
+      if (p == 0) break;
+    }
+  }
+  return all;
+}
+
+}  // namespace
+
+std::string ModuleOfNode(const std::string& node_name, const std::vector<std::string>& modules) {
+  std::set<std::string> known(modules.begin(), modules.end());
+  std::string q, last, best;
+  size_t start = 0;
+  // A parameter's own name: its module is the name up to the last dot.
+  if (node_name.find('/') == std::string::npos) {
+    size_t dot = node_name.rfind('.');
+    if (dot != std::string::npos && known.count(node_name.substr(0, dot))) {
+      return node_name.substr(0, dot);
+    }
+    return "";
+  }
+  while (start < node_name.size()) {
+    size_t end = node_name.find('/', start);
+    if (end == std::string::npos) break;  // the last component names the op
+    std::string comp = node_name.substr(start, end - start);
+    // A container's children are scoped by the container's attribute name
+    // ("block.0" under "block"), other submodules by their own ("conv1"); a
+    // module's second call gets "_1" appended to its part ("norm_1").
+    auto extend = [&](const std::string& part) {
+      if (!last.empty() && part.rfind(last + ".", 0) == 0) {
+        return q.substr(0, q.size() - last.size()) + part;
+      }
+      return q.empty() ? part : q + "." + part;
+    };
+    std::string next = extend(comp);
+    size_t us = comp.rfind('_');
+    if (!known.count(next) && us != std::string::npos && us + 1 < comp.size() &&
+        comp.find_first_not_of("0123456789", us + 1) == std::string::npos) {
+      comp = comp.substr(0, us);
+      next = extend(comp);
+    }
+    q = next;
+    last = comp;
+    if (!known.count(q)) break;
+    best = q;
+    start = end + 1;
+  }
+  return best;
+}
+
+std::string TorchDevice(const cluster::DeviceSpec& d) {
+  if (d.kind == cluster::DeviceKind::kCuda) return "cuda:" + std::to_string(d.cuda_index);
+  if (d.IsCpuLike()) return "cpu";
+  return "cuda:" + std::to_string(d.tf_ordinal);
+}
+
+std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluster::Cluster& c,
+                                       const std::vector<int>& device_of_node) {
+  std::set<std::string> owners;
+  std::set<std::string> all = ModulesWithParameters(forward, &owners);
+  std::vector<std::string> known(all.begin(), all.end());
+  std::vector<std::string> order;
+  // module -> device -> ops; a container's entry counts only its own ops, the
+  // root's ("") the ops outside every module.
+  std::map<std::string, std::map<int, int>> counts;
+  for (graph::NodeId id = 0; id < forward.size(); ++id) {
+    const graph::Node& n = forward.node(id);
+    if (n.op == "Placeholder" || n.op == "Const") continue;
+    std::string m = ModuleOfNode(n.name, known);
+    if (owners.count(m) && !counts.count(m)) order.push_back(m);
+    counts[m][device_of_node[id]]++;
+  }
+  auto majority = [](const std::map<int, int>& per) {
+    return std::max_element(per.begin(), per.end(), [](const auto& a, const auto& b) {
+             return a.second < b.second;
+           })->first;
+  };
+  // Modules whose parameters are used only by ops in other scopes (weights
+  // read through F.* by their parent, MultiheadAttention's out_proj) follow the
+  // ops that read them.
+  std::vector<std::vector<graph::NodeId>> consumers(forward.size());
+  for (graph::NodeId id = 0; id < forward.size(); ++id) {
+    for (const graph::TensorRef& in : forward.node(id).inputs) consumers[in.node].push_back(id);
+  }
+  for (graph::NodeId id = 0; id < forward.size(); ++id) {
+    const graph::Node& n = forward.node(id);
+    if (n.op != "Const") continue;
+    std::string m = ModuleOfNode(n.name, known);
+    if (m.empty() || !owners.count(m) || counts.count(m)) continue;
+    order.push_back(m);
+    for (graph::NodeId user : consumers[id]) counts[m][device_of_node[user]]++;
+    if (counts[m].empty()) counts[m][device_of_node[id]]++;
+  }
+  // Ancestors before descendants: applying the file calls Module.to in this
+  // order, and a parent's move would carry its children with it.
+  std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+    return std::count(a.begin(), a.end(), '.') < std::count(b.begin(), b.end(), '.');
+  });
+  std::vector<ModuleDevice> out;
+  for (const std::string& m : order) {
+    const auto& per = counts[m];
+    const int device = majority(per);
+    ModuleDevice md;
+    md.module = m;
+    md.device = c.devices[device].name;
+    md.torch = TorchDevice(c.devices[device]);
+    md.output = md.torch;
+    // The nearest enclosing module (or the root) with ops of its own.
+    std::string parent = m;
+    while (!parent.empty()) {
+      size_t dot = parent.rfind('.');
+      parent = dot == std::string::npos ? "" : parent.substr(0, dot);
+      auto it = counts.find(parent);
+      if (it != counts.end()) {
+        md.output = TorchDevice(c.devices[majority(it->second)]);
+        break;
+      }
+    }
+    for (const auto& [d, k] : per) {
+      md.ops += k;
+      if (d != device) md.ops_elsewhere += k;
+    }
+    out.push_back(md);
+  }
+  return out;
+}
+
+graph::Status WriteModulePlacement(const std::string& path, const std::vector<ModuleDevice>& m,
+                                   const std::string& model_path, const std::string& devices_path,
+                                   const std::string& method) {
+  std::ostringstream s;
+  s << "# The device of each PyTorch module (docs/onnx.md shows how to apply it).\n"
+    << "model: \"" << model_path << "\"\n"
+    << "devices: \"" << devices_path << "\"\n"
+    << "method: \"" << method << "\"\n"
+    << "modules:\n";
+  for (const ModuleDevice& d : m) {
+    s << "  - {module: \"" << d.module << "\", device: " << d.device << ", torch: \"" << d.torch
+      << "\", output: \"" << d.output << "\", ops: " << d.ops;
+    if (d.ops_elsewhere > 0) s << ", ops_elsewhere: " << d.ops_elsewhere;
+    s << "}\n";
+  }
+  return graph::WriteFileAtomic(path, s.str());
+}
+
+}  // namespace planner

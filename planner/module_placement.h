@@ -1,0 +1,55 @@
+// Placements PyTorch users can apply: the device of each nn.Module of a model
+// exported by torch.onnx.export, read off the placement of its ops.
+//
+// torch.onnx.export names each node by its module scopes
+// ("/layer1/layer1.0/conv1/Conv") and each parameter by its qualified name
+// ("layer1.0.conv1.weight"). The modules that hold parameters are the units a
+// user can move (Module.to); an op belongs to the deepest such module its scopes
+// name, and the module takes the device most of its ops run on. The ops of a
+// container's own forward (a residual add) run on the device most of them are
+// placed on, and each module's output is sent there. docs/onnx.md has the
+// snippet that applies the file with forward hooks. Thread safety: free
+// functions of their arguments.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cluster/devices.h"
+#include "graph/graph.h"
+#include "graph/status.h"
+
+namespace planner {
+
+struct ModuleDevice {
+  std::string module;  // qualified name, as model.get_submodule takes it
+  std::string device;  // the devices file's name ("gpu0")
+  std::string torch;   // PyTorch's device string ("cuda:0", "cpu")
+  // Where the module's output goes back to: the device of the ops of the
+  // enclosing container's own forward (a residual add, a flatten), so that
+  // they find their operands on one device; `torch` when it has none.
+  std::string output;
+  int ops = 0;            // ops of the module
+  int ops_elsewhere = 0;  // of those, ops the placement puts on other devices
+};
+
+// The device of each module that holds parameters, ancestors before their
+// descendants (else in order of first op). Empty when the graph has no
+// PyTorch-style names (not an export of a PyTorch model).
+std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluster::Cluster& c,
+                                       const std::vector<int>& device_of_node);
+
+// The qualified module name a node's scopes spell ("layer1.0.conv1" for
+// "layer1/layer1.0/conv1/Conv"), limited to prefixes in `modules`; "" if none.
+std::string ModuleOfNode(const std::string& node_name, const std::vector<std::string>& modules);
+
+// PyTorch's name for a device of the cluster ("cpu", "cuda:1").
+std::string TorchDevice(const cluster::DeviceSpec& d);
+
+// Writes the modules as YAML (docs/file-formats.md), atomically; `method`,
+// `model_path` and `devices_path` go in its header.
+graph::Status WriteModulePlacement(const std::string& path, const std::vector<ModuleDevice>& m,
+                                   const std::string& model_path, const std::string& devices_path,
+                                   const std::string& method);
+
+}  // namespace planner

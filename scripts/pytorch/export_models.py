@@ -1,0 +1,208 @@
+#!/usr/bin/python3
+"""Exports PyTorch models to ONNX with the reference values the planner is
+checked against (bench/onnx_pytorch_parity.cc).
+
+For each model, in OUT/<model>/:
+  model.onnx            torch.onnx.export (eval mode, no constant folding, so
+                        initializers keep the module's parameter names)
+  input_<i>.pb          the inputs (ONNX TensorProto)
+  output_<i>.pb         PyTorch's forward outputs on them
+  loss.pb               the loss of one training step: the planner's synthetic
+                        loss for graphs without one, sum over outputs of
+                        mean(output ** 2) (docs/training.md)
+  grads/<k>.pb          d loss / d parameter, named as the ONNX initializer
+  meta.txt              opset and learning rate
+
+Needs Debian's python3-torch 1.13, python3-torchvision 0.14 and python3-onnx.
+Usage: export_models.py [--batch N] OUT [MODEL...]   (N examples per batch, default 2)
+"""
+import math
+import os
+import sys
+
+import onnx
+import torch
+import torchvision
+from onnx import numpy_helper
+from torch import nn
+
+torch.manual_seed(0)
+LEARNING_RATE = 0.1
+
+
+class VitTiny(nn.Module):
+    """A small vision transformer: conv patches, class token, nn.TransformerEncoder."""
+
+    def __init__(self, side=32, patch=8, width=64, heads=4, layers=2, classes=10):
+        super().__init__()
+        self.patches = nn.Conv2d(3, width, patch, stride=patch)
+        n = (side // patch) ** 2
+        self.cls = nn.Parameter(torch.randn(1, 1, width) * 0.02)
+        self.pos = nn.Parameter(torch.randn(1, n + 1, width) * 0.02)
+        layer = nn.TransformerEncoderLayer(width, heads, 2 * width, dropout=0.1,
+                                           activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(width)
+        self.head = nn.Linear(width, classes)
+
+    def forward(self, x):
+        p = self.patches(x).flatten(2).transpose(1, 2)
+        p = torch.cat([self.cls.expand(x.shape[0], -1, -1), p], dim=1) + self.pos
+        return self.head(self.norm(self.encoder(p))[:, 0])
+
+
+class LstmLm(nn.Module):
+    """An LSTM language model: embedding, 2-layer nn.LSTM, tied-size decoder."""
+
+    def __init__(self, vocab=500, width=64, hidden=96):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.lstm = nn.LSTM(width, hidden, num_layers=2)
+        self.decoder = nn.Linear(hidden, vocab)
+
+    def forward(self, ids):
+        y, _ = self.lstm(self.embed(ids))
+        return self.decoder(y)
+
+
+class GptBlock(nn.Module):
+    """A GPT-style decoder: token + position embeddings, one pre-norm block with
+    causal nn.MultiheadAttention and a GELU MLP, final LayerNorm, LM head."""
+
+    def __init__(self, vocab=500, steps=16, width=64, heads=4):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, width)
+        self.pos = nn.Parameter(torch.randn(1, steps, width) * 0.02)
+        self.ln1 = nn.LayerNorm(width)
+        self.attn = nn.MultiheadAttention(width, heads, batch_first=True)
+        self.ln2 = nn.LayerNorm(width)
+        self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(),
+                                 nn.Linear(4 * width, width))
+        self.lnf = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+        mask = torch.triu(torch.full((steps, steps), float("-inf")), diagonal=1)
+        # Not persistent: exported as a constant, not as a (trainable) initializer.
+        self.register_buffer("mask", mask, persistent=False)
+
+    def forward(self, ids):
+        x = self.tok(ids) + self.pos
+        h = self.ln1(x)
+        a, _ = self.attn(h, h, h, attn_mask=self.mask, need_weights=False)
+        x = x + a
+        x = x + self.mlp(self.ln2(x))
+        return self.head(self.lnf(x))
+
+
+def images(batch, side):
+    return (torch.rand(batch, 3, side, side) * 2 - 1,)
+
+
+def tokens(shape, vocab=500):
+    return (torch.randint(0, vocab, shape, dtype=torch.int64),)
+
+
+# Examples per batch (--batch): 2 for the checks, larger for throughput.
+BATCH = 2
+
+# name: (constructor, example inputs, opset)
+MODELS = {
+    "resnet18": (lambda: torchvision.models.resnet18(num_classes=10),
+                 lambda: images(BATCH, 64), 13),
+    "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(num_classes=10),
+                     lambda: images(BATCH, 64), 13),
+    "efficientnet_b0": (lambda: torchvision.models.efficientnet_b0(num_classes=10),
+                        lambda: images(BATCH, 64), 13),
+    "vit_tiny": (VitTiny, lambda: images(BATCH, 32), 13),
+    "lstm_lm": (LstmLm, lambda: tokens((12, BATCH)), 13),
+    "gpt_block": (GptBlock, lambda: tokens((BATCH, 16)), 17),
+}
+
+
+def prepare(model, inputs):
+    """Makes the reference numerically meaningful, then puts the model in eval mode.
+
+    torch.onnx.export merges initializers of equal value (nn.TransformerEncoder's
+    deep-copied layers, LayerNorm's ones), so each parameter gets a small random
+    perturbation first. Batch norm's running statistics are set to one batch's
+    (momentum None: a cumulative average), so that activations keep their scale
+    through deep networks instead of vanishing under the initial statistics.
+    """
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.01)
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                m.reset_running_stats()
+                m.momentum = None
+        model.train()
+        model(*inputs)
+    model.eval()
+
+
+def save(tensor, path, name=""):
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(tensor.detach().contiguous().numpy(), name).SerializeToString())
+
+
+def export(name, out_root):
+    make, inputs_of, opset = MODELS[name]
+    torch.manual_seed(1)
+    model = make()
+    inputs = inputs_of()
+    prepare(model, inputs)
+    out = os.path.join(out_root, name)
+    os.makedirs(os.path.join(out, "grads"), exist_ok=True)
+    path = os.path.join(out, "model.onnx")
+    # PRESERVE keeps BatchNormalization apart from the convolutions (EVAL would
+    # fold it into their weights, which then lose their names).
+    torch.onnx.export(model, inputs, path, opset_version=opset, do_constant_folding=False,
+                      training=torch.onnx.TrainingMode.PRESERVE,
+                      input_names=[f"input_{i}" for i in range(len(inputs))])
+    initializers = {i.name for i in onnx.load(path).graph.initializer}
+    for i, x in enumerate(inputs):
+        save(x, os.path.join(out, f"input_{i}.pb"))
+    # One training step's loss and gradients (eval mode: batch norm uses its
+    # running statistics and dropout is off, as in the exported graph).
+    outputs = model(*inputs)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    loss = sum(y.float().square().mean() for y in outputs)
+    loss.backward()
+    for i, y in enumerate(outputs):
+        save(y, os.path.join(out, f"output_{i}.pb"))
+    save(loss, os.path.join(out, "loss.pb"))
+    k = 0
+    missing = []
+    for pname, p in model.named_parameters():
+        if p.grad is None:
+            continue
+        if pname not in initializers:
+            missing.append(pname)
+            continue
+        save(p.grad, os.path.join(out, "grads", f"{k:04d}.pb"), pname)
+        k += 1
+    with open(os.path.join(out, "meta.txt"), "w") as f:
+        f.write(f"opset {opset}\nlearning_rate {LEARNING_RATE}\nparameters {k}\n")
+        for m in missing:
+            f.write(f"unnamed {m}\n")
+    print(f"{name}: opset {opset}, {k} parameters, loss {loss.item():.6g}"
+          + (f", {len(missing)} parameters not named in the ONNX file" if missing else ""))
+
+
+def main():
+    global BATCH
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "--batch":
+        BATCH = int(args[1])
+        args = args[2:]
+    if not args:
+        sys.exit("usage: export_models.py [--batch N] OUT [MODEL...]")
+    sys.argv = [sys.argv[0]] + args
+    names = sys.argv[2:] or list(MODELS)
+    for n in names:
+        if n not in MODELS:
+            sys.exit(f"export_models.py: unknown model '{n}' (known: {', '.join(MODELS)})")
+        export(n, sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()

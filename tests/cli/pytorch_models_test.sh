@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# PyTorch models end to end (docs/onnx.md): exports resnet18, mobilenet_v2,
+# efficientnet_b0, a small ViT, an LSTM language model and a GPT-style block
+# with Debian's python3-torch (scripts/pytorch/export_models.py), then
+#   - checks the forward outputs and one SGD step against PyTorch's
+#     (bench/onnx_pytorch_parity: loss, every gradient, every parameter);
+#   - checks that `planner inspect` finds no unsupported op in any of them;
+#   - places each with `planner baseline --method etf` on the simulated
+#     2-GPU paper cluster, writes its placement per PyTorch module, and
+#     applies two of them to the PyTorch models (devices are whatever this
+#     machine has: the check is that the hooks keep the forward exact);
+#   - measures one of them on this machine's CPUs.
+# Usage: pytorch_models_test.sh PARITY_BIN PLANNER_BIN SOURCE_DIR
+# Exits 77 (skipped) without Debian's torch, torchvision and onnx for python3.
+set -euo pipefail
+parity=$1 planner=$2 src=$3
+py=/usr/bin/python3
+if ! "$py" -c 'import torch, torchvision, onnx' 2>/dev/null; then
+  echo "skipped: /usr/bin/python3 lacks torch, torchvision or onnx (scripts/setup.sh installs them)"
+  exit 77
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$py" "$src/scripts/pytorch/export_models.py" "$out" 2>/dev/null
+"$parity" "$out"
+for dir in "$out"/*/; do
+  name=$(basename "$dir")
+  model="$dir/model.onnx"
+  "$planner" inspect "$model" > "$out/$name.inspect"
+  if ! grep -q "unsupported ops (0): none" "$out/$name.inspect"; then
+    echo "$name: planner inspect reports unsupported ops" >&2
+    cat "$out/$name.inspect" >&2
+    exit 1
+  fi
+  "$planner" baseline "$model" "$src/configs/k40-paper-2gpu.yaml" --method etf \
+    --export-modules "$out/$name.modules.yaml" > "$out/$name.baseline"
+  if ! grep -q "module: " "$out/$name.modules.yaml"; then
+    echo "$name: no modules in $name.modules.yaml" >&2
+    exit 1
+  fi
+  echo "$name: inspect ok, $(grep -c 'module: ' "$out/$name.modules.yaml") modules placed"
+done
+# resnet18's first convolution is a module of its own: it must be listed; and
+# the file applies to the PyTorch model (scripts/pytorch/apply_placement.py).
+grep -q 'module: "conv1"' "$out/resnet18.modules.yaml"
+for name in resnet18 vit_tiny; do
+  (cd "$src/scripts/pytorch" && "$py" apply_placement.py "$name" "$out/$name.modules.yaml")
+done
+"$planner" measure "$out/lstm_lm/model.onnx" "$src/configs/local-2cpu.yaml" --steps 2 --warmup 1

@@ -1,0 +1,317 @@
+// The ONNX importer on model files written here with ONNX's own protobuf
+// schema (libonnx): what it reads (initializers, symbolic inputs, external
+// data, constants) and the one-line errors for what it refuses.
+#include "graph/onnx.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "graph/cost.h"
+#include "graph/file_util.h"
+#include "graph/importer.h"
+#include "graph/shape_inference.h"
+#include "tests/scratch_dir.h"
+
+namespace graph {
+namespace {
+
+onnx::ModelProto Model(int opset) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.set_producer_name("onnx_test");
+  onnx::OperatorSetIdProto* o = m.add_opset_import();
+  o->set_domain("");
+  o->set_version(opset);
+  m.mutable_graph()->set_name("g");
+  return m;
+}
+
+// A float input; -1 dims become the symbolic dim "N".
+void Input(onnx::ModelProto* m, const std::string& name, const std::vector<int64_t>& dims) {
+  onnx::ValueInfoProto* v = m->mutable_graph()->add_input();
+  v->set_name(name);
+  auto* t = v->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) {
+    auto* dim = t->mutable_shape()->add_dim();
+    if (d < 0) {
+      dim->set_dim_param("N");
+    } else {
+      dim->set_dim_value(d);
+    }
+  }
+}
+
+void Output(onnx::ModelProto* m, const std::string& name, const std::vector<int64_t>& dims) {
+  onnx::ValueInfoProto* v = m->mutable_graph()->add_output();
+  v->set_name(name);
+  auto* t = v->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* shape = t->mutable_shape();
+  for (int64_t d : dims) {
+    auto* dim = shape->add_dim();
+    if (d < 0) {
+      dim->set_dim_param("N");
+    } else {
+      dim->set_dim_value(d);
+    }
+  }
+}
+
+onnx::NodeProto* AddNode(onnx::ModelProto* m, const std::string& op,
+                      const std::vector<std::string>& in, const std::vector<std::string>& out,
+                      const std::string& name = "") {
+  onnx::NodeProto* n = m->mutable_graph()->add_node();
+  n->set_op_type(op);
+  n->set_name(name.empty() ? "/" + op : name);
+  for (const auto& i : in) n->add_input(i);
+  for (const auto& o : out) n->add_output(o);
+  return n;
+}
+
+onnx::TensorProto* Initializer(onnx::ModelProto* m, const std::string& name,
+                               const std::vector<int64_t>& dims, float fill) {
+  onnx::TensorProto* t = m->mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  for (int64_t i = 0; i < n; ++i) t->add_float_data(fill + static_cast<float>(i));
+  return t;
+}
+
+// x [N, 4] -> MatMul(fc.weight [4, 3]) -> Relu -> y
+onnx::ModelProto LinearRelu(int opset = 13) {
+  onnx::ModelProto m = Model(opset);
+  Input(&m, "x", {-1, 4});
+  Initializer(&m, "fc.weight", {4, 3}, 0.5f);
+  AddNode(&m, "MatMul", {"x", "fc.weight"}, {"h"}, "/fc/MatMul");
+  AddNode(&m, "Relu", {"h"}, {"y"}, "/act/Relu");
+  Output(&m, "y", {-1, 3});
+  return m;
+}
+
+Result<Graph> Import(const onnx::ModelProto& m, const std::string& path = "m.onnx",
+                     OnnxSignature* sig = nullptr) {
+  return ImportOnnx(m.SerializeAsString(), path, sig);
+}
+
+TEST(OnnxTest, FormatIsRecognisedFromContentNotExtension) {
+  std::string bytes = LinearRelu().SerializeAsString();
+  EXPECT_TRUE(LooksLikeOnnx(bytes));
+  EXPECT_EQ(DetectModelFormat(bytes), ModelFormat::kOnnx);
+  auto g = ImportModelContents(bytes, "model.pb");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+}
+
+TEST(OnnxTest, InitializersBecomeTrainableConstsNamedAsInTheFile) {
+  OnnxSignature sig;
+  auto g = Import(LinearRelu(), "m.onnx", &sig);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  InferShapes(*g);
+  NodeId w = g->Find("fc.weight");
+  ASSERT_GE(w, 0);
+  EXPECT_EQ(g->node(w).op, "Const");
+  EXPECT_TRUE(IsTrainableParameter(g->node(w)));
+  // PyTorch's scopes become IR scopes; the op keeps the ONNX node's name.
+  EXPECT_EQ(g->node(g->Find("fc/MatMul")).op, "MatMul");
+  ASSERT_EQ(sig.inputs, std::vector<std::string>{"x"});
+  ASSERT_EQ(sig.outputs, std::vector<std::string>{"y"});
+}
+
+TEST(OnnxTest, ConstantNodesAreNotTrained) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {2});
+  onnx::NodeProto* k = AddNode(&m, "Constant", {}, {"c"}, "/scale/Constant");
+  onnx::AttributeProto* a = k->add_attribute();
+  a->set_name("value_float");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(2.0f);
+  AddNode(&m, "Mul", {"x", "c"}, {"y"});
+  Output(&m, "y", {2});
+  auto g = Import(m);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  InferShapes(*g);
+  NodeId c = g->Find("scale/Constant");
+  ASSERT_GE(c, 0);
+  EXPECT_FALSE(IsTrainableParameter(g->node(c)));
+}
+
+TEST(OnnxTest, SymbolicDimsAreUnknownUntilGivenAnInputShape) {
+  auto g = Import(LinearRelu());
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Node& x = g->node(g->Find("x"));
+  EXPECT_EQ(x.attr("shape")->get<Shape>()->ToString(), "[?,4]");
+  InferenceOptions opts;
+  opts.input_shapes["x"] = {5, 4};
+  ASSERT_TRUE(CheckInputShapes(*g, opts).ok());
+  InferShapes(*g, opts);
+  EXPECT_EQ(g->node(g->Find("y")).output_shapes[0].ToString(), "[5,3]");
+}
+
+TEST(OnnxTest, ReadsExternalDataBesideTheModel) {
+  const std::string dir = planner_test::ScratchDir() + "/onnx_external";
+  ::mkdir(dir.c_str(), 0755);
+  onnx::ModelProto m = LinearRelu();
+  onnx::TensorProto* w = m.mutable_graph()->mutable_initializer(0);
+  std::vector<float> values(12);
+  for (int i = 0; i < 12; ++i) values[i] = 0.25f * i;
+  std::string bytes(48, '\0');
+  std::memcpy(bytes.data(), values.data(), 48);
+  ASSERT_TRUE(WriteFileAtomic(dir + "/weights.bin", "pad!" + bytes).ok());
+  w->clear_float_data();
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  for (auto [k, v] : {std::pair<const char*, const char*>{"location", "weights.bin"},
+                      {"offset", "4"},
+                      {"length", "48"}}) {
+    auto* e = w->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  }
+  auto g = Import(m, dir + "/model.onnx");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Tensor* t = g->node(g->Find("fc.weight")).attr("value")->get<Tensor>();
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->ToDoubles()[5], 1.25);
+
+  // The same model without its data file: one line naming the missing file.
+  auto missing = Import(m, dir + "/elsewhere/model.onnx");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("weights.bin"), std::string::npos)
+      << missing.status().message();
+  EXPECT_EQ(missing.status().message().find('\n'), std::string::npos);
+
+  // A location outside the model's directory is refused.
+  w->mutable_external_data(0)->set_value("../weights.bin");
+  auto outside = Import(m, dir + "/model.onnx");
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.status().message().find("inside the model's directory"), std::string::npos);
+}
+
+TEST(OnnxTest, TruncatedAndCorruptFilesGiveOneLineErrors) {
+  std::string bytes = LinearRelu().SerializeAsString();
+  for (size_t cut : {size_t{1}, bytes.size() / 3, bytes.size() - 3}) {
+    auto g = ImportModelContents(bytes.substr(0, cut), "cut.onnx");
+    ASSERT_FALSE(g.ok()) << cut;
+    EXPECT_EQ(g.status().message().rfind("cut.onnx: ", 0), 0u) << g.status().message();
+    EXPECT_EQ(g.status().message().find('\n'), std::string::npos);
+  }
+}
+
+TEST(OnnxTest, UnsupportedOpNamesTheNodeDomainAndOpset) {
+  onnx::ModelProto m = Model(14);
+  Input(&m, "x", {2, 2});
+  AddNode(&m, "Trilu", {"x"}, {"y"}, "/mask/Trilu");
+  Output(&m, "y", {2, 2});
+  auto g = Import(m);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), StatusCode::kUnimplemented);
+  const std::string& msg = g.status().message();
+  EXPECT_NE(msg.find("'/mask/Trilu' (Trilu, domain 'ai.onnx', opset 14)"), std::string::npos)
+      << msg;
+}
+
+TEST(OnnxTest, OpsetNewerThanSupportedIsRefused) {
+  auto g = Import(LinearRelu(kMaxOnnxOpset + 1));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("opset 18 is newer than 17"), std::string::npos)
+      << g.status().message();
+}
+
+TEST(OnnxTest, ControlFlowIsRefusedInOneLine) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {1});
+  onnx::TensorProto* cond = m.mutable_graph()->add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(onnx::TensorProto::BOOL);
+  cond->add_int32_data(1);
+  onnx::NodeProto* n = AddNode(&m, "If", {"cond"}, {"y"}, "/branch/If");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* body = a->mutable_g();
+    body->set_name(branch);
+    onnx::NodeProto* id = body->add_node();
+    id->set_op_type("Identity");
+    id->add_input("x");
+    id->add_output(std::string(branch) + "_y");
+    onnx::ValueInfoProto* o = body->add_output();
+    o->set_name(std::string(branch) + "_y");
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    o->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(1);
+  }
+  Output(&m, "y", {1});
+  auto g = Import(m);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("control flow is not supported"), std::string::npos)
+      << g.status().message();
+}
+
+TEST(OnnxTest, OpsOfOtherDomainsAreRefused) {
+  onnx::ModelProto m = LinearRelu();
+  onnx::OperatorSetIdProto* o = m.add_opset_import();
+  o->set_domain("com.microsoft");
+  o->set_version(1);
+  m.mutable_graph()->mutable_node(1)->set_domain("com.microsoft");
+  m.mutable_graph()->mutable_node(1)->set_op_type("FusedGelu");
+  auto g = Import(m);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("domain 'com.microsoft'"), std::string::npos)
+      << g.status().message();
+}
+
+TEST(OnnxTest, InvalidGraphIsReportedByTheChecker) {
+  onnx::ModelProto m = LinearRelu();
+  m.mutable_graph()->mutable_node(1)->set_input(0, "never_made");
+  auto g = Import(m);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message().rfind("m.onnx: ", 0), 0u) << g.status().message();
+  EXPECT_EQ(g.status().message().find('\n'), std::string::npos);
+}
+
+TEST(OnnxTest, UnusedNodesArePruned) {
+  onnx::ModelProto m = LinearRelu();
+  AddNode(&m, "Neg", {"h"}, {"dangling"}, "/unused/Neg");
+  auto g = Import(m);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->Find("unused/Neg"), -1);
+}
+
+TEST(OnnxTest, SupportedOpsMarkWhatTrainingDoesNotDifferentiate) {
+  bool saw_argmax = false, saw_conv = false;
+  for (const OnnxOpInfo& op : SupportedOnnxOps()) {
+    if (op.op == "ArgMax") saw_argmax = !op.differentiable;
+    if (op.op == "Conv") saw_conv = op.differentiable;
+  }
+  EXPECT_TRUE(saw_argmax);
+  EXPECT_TRUE(saw_conv);
+}
+
+TEST(OnnxTest, ReadsTensorFiles) {
+  onnx::TensorProto t;
+  t.set_name("w");
+  t.set_data_type(onnx::TensorProto::INT64);
+  t.add_dims(3);
+  for (int64_t v : {7, -1, 4}) t.add_int64_data(v);
+  const std::string path = planner_test::ScratchDir() + "/tensor.pb";
+  ASSERT_TRUE(WriteFileAtomic(path, t.SerializeAsString()).ok());
+  std::string name;
+  auto r = ReadOnnxTensor(path, &name);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(name, "w");
+  EXPECT_EQ(r->ToInt64s(), (std::vector<int64_t>{7, -1, 4}));
+  // Claimed size and data disagree: an error, not a read past the end.
+  t.add_dims(2);
+  ASSERT_TRUE(WriteFileAtomic(path, t.SerializeAsString()).ok());
+  EXPECT_FALSE(ReadOnnxTensor(path).ok());
+}
+
+}  // namespace
+}  // namespace graph

@@ -1,0 +1,112 @@
+// The placement per PyTorch module, on graphs named as torch.onnx.export names
+// them: module scopes on ops, qualified names on parameters.
+#include "planner/module_placement.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/file_util.h"
+#include "tests/scratch_dir.h"
+
+namespace planner {
+namespace {
+
+graph::NodeSpec Param(const std::string& name) {
+  graph::Tensor v(graph::DType::kFloat, graph::Shape({1}), std::string(4, '\0'));
+  return {name, "Const", {}, "", {{"dtype", graph::MakeAttr(graph::DType::kFloat)},
+                                  {"value", graph::MakeAttr(v)}}};
+}
+
+graph::NodeSpec Op(const std::string& name, const std::string& op,
+                   std::vector<std::string> inputs) {
+  return {name, op, std::move(inputs), "", {}};
+}
+
+// A residual block as ResNet's BasicBlock exports: two convolutions with
+// parameters, and the block's own Add of their output and its input.
+graph::Graph Block() {
+  std::vector<graph::NodeSpec> s = {
+      {"x", "Placeholder", {}, "", {{"dtype", graph::MakeAttr(graph::DType::kFloat)}}},
+      Param("layer1.0.conv1.weight"),
+      Param("layer1.0.conv2.weight"),
+      Op("layer1/layer1.0/conv1/Conv", "Mul", {"x", "layer1.0.conv1.weight"}),
+      Op("layer1/layer1.0/conv1/Conv/helper", "Neg", {"layer1/layer1.0/conv1/Conv"}),
+      Op("layer1/layer1.0/conv2/Conv", "Mul", {"layer1/layer1.0/conv1/Conv/helper",
+                                               "layer1.0.conv2.weight"}),
+      Op("layer1/layer1.0/Add", "AddV2", {"layer1/layer1.0/conv2/Conv", "x"}),
+      Op("Flatten", "Identity", {"layer1/layer1.0/Add"}),
+  };
+  auto g = graph::Graph::Create(std::move(s), "block");
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return *std::move(g);
+}
+
+cluster::Cluster TwoGpus() {
+  auto c = cluster::ParseDevicesYaml(
+      "devices:\n"
+      "  - {name: cpu0, kind: sim, simulates: cpu, peak_flops: 1e11, memory_bandwidth: 1e10}\n"
+      "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 1e13, memory_bandwidth: 1e12}\n"
+      "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 1e13, memory_bandwidth: 1e12}\n"
+      "default_link: {bandwidth: 10 GB/s, latency: 10us}\n",
+      "test");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return *c;
+}
+
+TEST(ModulePlacementTest, ScopesSpellQualifiedModuleNames) {
+  const std::vector<std::string> known = {"layer1", "layer1.0", "layer1.0.conv1", "features",
+                                          "features.8", "features.8.1", "encoder",
+                                          "encoder.layers.0", "encoder.layers.0.self_attn",
+                                          "features.1", "features.1.0", "features.1.0.block",
+                                          "features.1.0.block.0", "features.1.0.block.0.0"};
+  EXPECT_EQ(ModuleOfNode("layer1/layer1.0/conv1/Conv", known), "layer1.0.conv1");
+  EXPECT_EQ(ModuleOfNode("layer1/layer1.0/conv1/Conv/weight_hwio", known), "layer1.0.conv1");
+  EXPECT_EQ(ModuleOfNode("features/features.8/features.8.1/BatchNormalization", known),
+            "features.8.1");
+  EXPECT_EQ(ModuleOfNode("encoder/layers.0/self_attn/MatMul", known),
+            "encoder.layers.0.self_attn");
+  EXPECT_EQ(ModuleOfNode("layer1/layer1.0/Add", known), "layer1.0");
+  EXPECT_EQ(ModuleOfNode("features/features.1/features.1.0/block/block.0/block.0.0/Conv", known),
+            "features.1.0.block.0.0");
+  EXPECT_EQ(ModuleOfNode("layer1.0.conv1.weight", known), "layer1.0.conv1");
+  EXPECT_EQ(ModuleOfNode("Flatten", known), "");
+  // A module's second call: torch.onnx.export appends "_1" to its scope.
+  EXPECT_EQ(ModuleOfNode("layer1/layer1.0/conv1_1/Conv", known), "layer1.0.conv1");
+  EXPECT_EQ(ModuleOfNode("other/Conv", known), "");
+}
+
+TEST(ModulePlacementTest, ModulesTakeTheirOpsDeviceAndReturnOutputsToTheirContainer) {
+  graph::Graph g = Block();
+  cluster::Cluster c = TwoGpus();
+  // x, 2 params, conv1, helper, conv2, add, flatten
+  std::vector<int> device = {0, 1, 2, 1, 1, 2, 0, 0};
+  std::vector<ModuleDevice> m = PlaceModules(g, c, device);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].module, "layer1.0.conv1");
+  EXPECT_EQ(m[0].device, "gpu0");
+  EXPECT_EQ(m[0].torch, "cuda:0");
+  EXPECT_EQ(m[0].ops, 2);
+  EXPECT_EQ(m[1].module, "layer1.0.conv2");
+  EXPECT_EQ(m[1].torch, "cuda:1");
+  // The block's own Add runs on cpu0, so both outputs go there.
+  EXPECT_EQ(m[0].output, "cpu");
+  EXPECT_EQ(m[1].output, "cpu");
+
+  const std::string path = planner_test::ScratchDir() + "/block.modules.yaml";
+  ASSERT_TRUE(WriteModulePlacement(path, m, "block.onnx", "two.yaml", "etf").ok());
+  auto text = graph::ReadFile(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("{module: \"layer1.0.conv2\", device: gpu1, torch: \"cuda:1\", output: "
+                       "\"cpu\", ops: 1}"),
+            std::string::npos)
+      << *text;
+}
+
+TEST(ModulePlacementTest, GraphsWithoutPyTorchNamesHaveNoModules) {
+  std::vector<graph::NodeSpec> s = {Param("w"), Op("y", "Neg", {"w"})};
+  auto g = graph::Graph::Create(std::move(s), "plain");
+  ASSERT_TRUE(g.ok());
+  EXPECT_TRUE(PlaceModules(*g, TwoGpus(), {0, 0}).empty());
+}
+
+}  // namespace
+}  // namespace planner
