@@ -66,4 +66,21 @@ Status WriteFileAtomic(const std::string& path, const std::string& contents) {
   return Status::Ok();
 }
 
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+bool SafeRelativePath(const std::string& p) {
+  if (p.empty() || p[0] == '/') return false;
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find('/', start);
+    if (end == std::string::npos) end = p.size();
+    if (end - start == 2 && p.compare(start, 2, "..") == 0) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
 }  // namespace graph

@@ -12,4 +12,11 @@ Result<std::string> ReadFile(const std::string& path);
 // `path`, so readers never see a half-written file and a crash leaves the old one.
 Status WriteFileAtomic(const std::string& path, const std::string& contents);
 
+// The directory part of `path` with its trailing '/', or "" for a bare name.
+std::string DirName(const std::string& path);
+
+// Whether `p` names a file inside a model's directory: relative, non-empty,
+// with no ".." component (TF.js weight paths, ONNX external data locations).
+bool SafeRelativePath(const std::string& p);
+
 }  // namespace graph

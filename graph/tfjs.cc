@@ -18,24 +18,6 @@ namespace graph {
 
 namespace {
 
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-}
-
-// Weight paths are relative names inside the model's directory.
-bool SafeRelativePath(const std::string& p) {
-  if (p.empty() || p[0] == '/') return false;
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t end = p.find('/', start);
-    if (end == std::string::npos) end = p.size();
-    if (p.compare(start, end - start, "..") == 0 && end - start == 2) return false;
-    start = end + 1;
-  }
-  return true;
-}
-
 // Decodes one weight's bytes into a Tensor of its (original) dtype. Faults in the
 // manifest entry are reported against `spec_where` (model.json), missing bytes
 // against `data_where` (the weight files).
