@@ -230,6 +230,7 @@ Outcome RunTest(const fs::path& dir, const cluster::Cluster& cpu) {
 
 struct Counts {
   int pass = 0, fail = 0, refused = 0, float_tests = 0, float_pass = 0;
+  int pass_as_constants = 0;  // passes with inputs 1.. written in as initializers
 };
 
 }  // namespace
@@ -316,6 +317,7 @@ int main(int argc, char** argv) {
                          : o.verdict == Verdict::kFail ? "fail"
                                                        : "refused";
       (o.verdict == Verdict::kPass ? c.pass : o.verdict == Verdict::kFail ? c.fail : c.refused)++;
+      c.pass_as_constants += o.verdict == Verdict::kPass && !o.reason.empty();
       if (o.float_only) {
         c.float_tests++;
         c.float_pass += o.verdict == Verdict::kPass;
@@ -348,8 +350,11 @@ int main(int argc, char** argv) {
     all.refused += c.refused;
     all.float_tests += c.float_tests;
     all.float_pass += c.float_pass;
+    all.pass_as_constants += c.pass_as_constants;
   }
   if (counts.size() > 1) row("all", all);
+  std::cout << all.pass_as_constants
+            << " of the passes with inputs 1.. written in as constants\n";
   if (!expected.empty()) {
     for (const std::string& m : missed) std::cout << "claimed but not passing: " << m << "\n";
     std::cout << (missed.empty() ? "every claimed test passes" : "claimed tests fail") << " ("

@@ -74,10 +74,6 @@ graph::Status ExportModules(const std::string& path, const graph::Graph& forward
   return graph::Status::Ok();
 }
 
-namespace {
-
-}  // namespace
-
 int BaselineCommand(int argc, char** argv) {
   int exit_code = 0;
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
