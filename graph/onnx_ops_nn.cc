@@ -506,6 +506,91 @@ Status BlockRearrange(NodeContext& c, const char* op) {
 Status DepthToSpace(NodeContext& c) { return BlockRearrange(c, "DepthToSpace"); }
 Status SpaceToDepth(NodeContext& c) { return BlockRearrange(c, "SpaceToDepth"); }
 
+// ---- losses (what nn.CrossEntropyLoss and nn.NLLLoss export) ----
+
+// The class axis (1) moved last, `op` applied, and moved back.
+std::string AlongAxis1(NodeContext& c, const std::string& x, int r, const char* op,
+                       const std::string& name) {
+  if (r == 2) return c.Emit(name, op, {x});
+  std::vector<int64_t> perm(r);
+  for (int i = 0; i < r; ++i) perm[i] = i;
+  std::swap(perm[1], perm[r - 1]);
+  std::string p = c.IntConst(name + "_perm", perm);
+  std::string t = c.Emit(name + "_last", "Transpose", {x, p});
+  return c.Emit(name, "Transpose", {c.Emit(name + "_op", op, {t}), p});
+}
+
+// Negative log-likelihood of `logp` [N, C, d...] at `labels` [N, d...], with
+// ONNX's optional class weights, ignore_index and reduction.
+Status NllLoss(NodeContext& c, const std::string& logp, int r, int64_t classes) {
+  const DType t = c.dtype(0);
+  const DType lt = c.dtype(1);
+  std::string labels = c.in(1);
+  std::string mask;  // float, 0 where the label is ignored
+  if (const onnx::AttributeProto* ii = c.attr("ignore_index")) {
+    std::string keep = c.Emit("kept", "NotEqual", {labels, c.ScalarConst("ignore_index", ii->i(), lt)});
+    labels = c.Emit("safe_labels", "SelectV2", {keep, labels, c.ScalarConst("label_zero", 0, lt)});
+    mask = c.Emit("mask", "Cast", {keep}, {{"SrcT", MakeAttr(DType::kBool)}, {"DstT", MakeAttr(t)}});
+  }
+  std::string onehot = c.Emit("onehot", "OneHot",
+                              {labels, c.IntScalar("depth", classes), c.ScalarConst("on", 1, t),
+                               c.ScalarConst("off", 0, t)},
+                              {{"axis", MakeAttr(int64_t{1})}, {"T", MakeAttr(t)}});
+  AttrMap sum = {{"keep_dims", MakeAttr(false)}, {"Tidx", MakeAttr(DType::kInt32)}};
+  std::string picked = c.Emit("picked", "Sum", {c.Emit("masked_logp", "Mul", {logp, onehot}),
+                                                c.IntConst("class_axis", {1})}, sum);
+  std::string loss = c.Emit("nll", "Neg", {picked});
+  std::string weight = mask;
+  if (c.has(2)) {
+    std::string w = c.Emit("label_weight", "GatherV2", {c.in(2), labels, c.IntScalar("axis0", 0)},
+                           {{"batch_dims", MakeAttr(int64_t{0})}});
+    weight = mask.empty() ? w : c.Emit("weight", "Mul", {w, mask});
+  }
+  if (!weight.empty()) loss = c.Emit("weighted", "Mul", {loss, weight});
+  const std::string reduction = c.attr_string("reduction", "mean");
+  std::vector<int64_t> all(r - 1);
+  for (int i = 0; i < r - 1; ++i) all[i] = i;
+  if (reduction == "none") {
+    c.Output(0, c.Emit("", "Identity", {loss}));
+  } else if (reduction == "sum") {
+    c.Output(0, c.Emit("", "Sum", {loss, c.IntConst("all", all)}, sum));
+  } else if (reduction == "mean") {
+    if (weight.empty()) {
+      c.Output(0, c.Emit("", "Mean", {loss, c.IntConst("all", all)}, sum));
+    } else {
+      std::string total = c.Emit("total", "Sum", {loss, c.IntConst("all", all)}, sum);
+      std::string norm = c.Emit("weight_total", "Sum", {weight, c.IntConst("all_w", all)}, sum);
+      c.Output(0, c.Emit("", "RealDiv", {total, norm}));
+    }
+  } else {
+    return c.Error("unknown reduction '" + reduction + "'");
+  }
+  return Status::Ok();
+}
+
+Result<int64_t> ClassCount(NodeContext& c, int* rank) {
+  GRAPH_ASSIGN_OR_RETURN(*rank, c.known_rank(0));
+  if (*rank < 2) return c.Error("scores need a class axis");
+  const int64_t classes = c.shape(0).dim(1);
+  if (classes < 1) return c.Unsupported("a class count unknown at import");
+  if (c.rank(1) != *rank - 1) return c.Error("labels must have one rank less than the scores");
+  return classes;
+}
+
+Status SoftmaxCrossEntropyLoss(NodeContext& c) {
+  int r = 0;
+  GRAPH_ASSIGN_OR_RETURN(int64_t classes, ClassCount(c, &r));
+  std::string logp = AlongAxis1(c, c.in(0), r, "LogSoftmax", "log_prob");
+  c.Output(1, logp);
+  return NllLoss(c, logp, r, classes);
+}
+
+Status NegativeLogLikelihoodLoss(NodeContext& c) {
+  int r = 0;
+  GRAPH_ASSIGN_OR_RETURN(int64_t classes, ClassCount(c, &r));
+  return NllLoss(c, c.in(0), r, classes);
+}
+
 }  // namespace
 
 const std::vector<OpRule>& NnRules() {
@@ -522,6 +607,8 @@ const std::vector<OpRule>& NnRules() {
       {"Dropout", Dropout},
       {"Resize", Resize},
       {"Upsample", Upsample},
+      {"SoftmaxCrossEntropyLoss", SoftmaxCrossEntropyLoss},
+      {"NegativeLogLikelihoodLoss", NegativeLogLikelihoodLoss},
       {"DepthToSpace", DepthToSpace},
       {"SpaceToDepth", SpaceToDepth},
   };
