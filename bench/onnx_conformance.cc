@@ -208,6 +208,7 @@ Outcome RunTest(const fs::path& dir, const cluster::Cluster& cpu) {
   }
   std::sort(sets.begin(), sets.end());
   if (sets.empty()) return Refuse("no test data set");
+  const bool float_only = FloatOnly(dir);
   Outcome result{Verdict::kPass, ""};
   for (const fs::path& set : sets) {
     Outcome o = RunSet(*contents, model_path, set, false, cpu);
@@ -219,12 +220,12 @@ Outcome RunTest(const fs::path& dir, const cluster::Cluster& cpu) {
       }
     }
     if (o.verdict != Verdict::kPass) {
-      o.float_only = FloatOnly(dir);
+      o.float_only = float_only;
       return o;
     }
     result.reason = o.reason;
   }
-  result.float_only = FloatOnly(dir);
+  result.float_only = float_only;
   return result;
 }
 

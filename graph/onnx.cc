@@ -188,7 +188,8 @@ Status TranslateNodes(const onnx::GraphProto& g, Translation* t) {
     GRAPH_RETURN_IF_ERROR(CheckNodeSupported(n, *t));
     std::string base = n.name();
     if (base.empty()) base = n.output_size() > 0 && !n.output(0).empty() ? n.output(0) : n.op_type();
-    // Reserve the base name now so that helpers emitted first cannot take it.
+    // The name made valid and unused; the IR node that carries it (Emit with
+    // no suffix) claims it.
     std::string reserved = t->UniqueName(base);
     t->names.erase(reserved);
     NodeContext c(t, &n, reserved);

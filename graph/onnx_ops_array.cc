@@ -103,23 +103,6 @@ Result<std::vector<int64_t>> ReshapeTarget(NodeContext& c, std::vector<int64_t> 
   return target;
 }
 
-// A reshape's output shape: the target with its -1 resolved when the input's
-// size is known.
-Shape ResolvedShape(const Shape& in, std::vector<int64_t> target) {
-  const int64_t n = in.NumElements();
-  int64_t known = 1;
-  int unknown = -1;
-  for (size_t i = 0; i < target.size(); ++i) {
-    if (target[i] < 0) {
-      unknown = static_cast<int>(i);
-    } else {
-      known *= target[i];
-    }
-  }
-  if (unknown >= 0) target[unknown] = n >= 0 && known > 0 ? n / known : kUnknownDim;
-  return Shape(target);
-}
-
 Status Reshape(NodeContext& c) {
   std::optional<std::vector<int64_t>> known;
   if (c.opset() < 5) {
@@ -392,13 +375,14 @@ Status Gather(NodeContext& c) {
   GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
   GRAPH_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c, c.attr_int("axis", 0), r));
   std::string indices = c.in(1);
-  // ONNX allows negative indices; TF does not. Known ones are wrapped here.
+  const int64_t dim = c.shape(0).dim(static_cast<int>(axis));
+  // ONNX allows negative indices; TF does not. Known ones are wrapped here,
+  // others at run time below.
   if (const Tensor* v = c.value(1)) {
     GRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> idx, c.ints(1, "indices"));
-    const int64_t size = c.shape(0).dim(static_cast<int>(axis));
     bool negative = std::any_of(idx.begin(), idx.end(), [](int64_t i) { return i < 0; });
-    if (negative && size < 0) return c.Unsupported("negative indices into a dim of unknown size");
-    for (int64_t& i : idx) i = i < 0 ? i + size : i;
+    if (negative && dim < 0) return c.Unsupported("negative indices into a dim of unknown size");
+    for (int64_t& i : idx) i = i < 0 ? i + dim : i;
     indices = c.Constant("indices", Tensor::FromInt64s(DType::kInt64, v->shape(), idx));
     if (const Tensor* data = c.value(0);
         data && (data->dtype() == DType::kInt32 || data->dtype() == DType::kInt64) &&
@@ -411,9 +395,7 @@ Status Gather(NodeContext& c) {
       }
       if (ok) c.OutputConstant(0, Tensor::FromInt64s(data->dtype(), v->shape(), out));
     }
-  }
-  const int64_t dim = c.shape(0).dim(static_cast<int>(axis));
-  if (!c.value(1) && dim >= 0 && c.dtype(1) != DType::kInvalid) {
+  } else if (dim >= 0 && c.dtype(1) != DType::kInvalid) {
     // Negative indices count from the end: i + dim where i < 0.
     const DType t = c.dtype(1);
     std::string negative = c.Emit("negative", "Less", {indices, c.ScalarConst("zero", 0, t)});

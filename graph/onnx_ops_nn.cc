@@ -36,7 +36,7 @@ Result<Window2d> ReadWindow(NodeContext& c, int spatial, std::vector<int64_t> ke
       return c.Error(std::string(name) + " has " + std::to_string(v.size()) + " entries, not " +
                      std::to_string(spatial));
     }
-    if (spatial == 1) v.insert(v.begin(), name == std::string("pads") ? 0 : 1);
+    if (spatial == 1) v.insert(v.begin(), 1);  // the unit height
     return v;
   };
   if (static_cast<int>(kernel.size()) != spatial) return c.Error("kernel_shape size mismatch");

@@ -162,21 +162,13 @@ std::optional<Tensor> Fold(const NodeContext& c) {
   }
   if (op == "Reshape" && Foldable(c.value(0)) && Foldable(c.value(1))) {
     std::vector<int64_t> target = c.value(1)->ToInt64s();
-    const int64_t n = c.value(0)->num_elements();
-    int64_t known = 1, unknown = -1;
-    for (size_t i = 0; i < target.size(); ++i) {
-      if (target[i] == -1) {
-        unknown = static_cast<int64_t>(i);
-      } else if (target[i] <= 0) {
-        return std::nullopt;
-      } else {
-        known *= target[i];
-      }
+    if (target.size() > 64 || std::any_of(target.begin(), target.end(), [](int64_t d) {
+          return d == 0 || d < -1;  // ONNX's copy-a-dim 0 is not folded here
+        })) {
+      return std::nullopt;
     }
-    if (unknown >= 0 && known > 0) target[unknown] = n / known;
-    if (target.size() > 64) return std::nullopt;
-    Shape s(target);
-    if (s.NumElements() != n) return std::nullopt;
+    Shape s = ResolvedShape(c.value(0)->shape(), target);
+    if (s.NumElements() != c.value(0)->num_elements()) return std::nullopt;
     return Tensor::FromInt64s(c.value(0)->dtype(), s, c.value(0)->ToInt64s());
   }
   const Tensor* a = c.value(0);

@@ -255,6 +255,24 @@ DType DTypeFromOnnx(int t) {
   }
 }
 
+Shape ResolvedShape(const Shape& in, std::vector<int64_t> target) {
+  const int64_t n = in.NumElements();
+  int64_t known = 1;
+  int unknown = -1;
+  bool overflow = false;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] < 0) {
+      unknown = static_cast<int>(i);
+    } else {
+      overflow |= __builtin_mul_overflow(known, target[i], &known);
+    }
+  }
+  if (unknown >= 0) {
+    target[unknown] = n >= 0 && known > 0 && !overflow ? n / known : kUnknownDim;
+  }
+  return Shape(target);
+}
+
 Result<int64_t> NormalizeAxis(const NodeContext& c, int64_t axis, int rank) {
   if (axis < -rank || axis >= rank) {
     return c.Error("axis " + std::to_string(axis) + " is out of range for rank " +

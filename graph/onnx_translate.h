@@ -144,6 +144,10 @@ AttrValue IntList(std::vector<int64_t> v);
 AttrValue StrAttr(const char* s);
 // ONNX's TensorProto.DataType as ours; kInvalid if we have no equivalent.
 DType DTypeFromOnnx(int onnx_type);
+// A reshape's output shape: `target` with its -1 resolved when the input's
+// size is known (else left unknown, as is a product that would overflow).
+Shape ResolvedShape(const Shape& in, std::vector<int64_t> target);
+
 // An axis in [-rank, rank) made non-negative; an error names it otherwise.
 Result<int64_t> NormalizeAxis(const NodeContext& c, int64_t axis, int rank);
 

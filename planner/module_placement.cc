@@ -21,9 +21,9 @@ std::set<std::string> ModulesWithParameters(const graph::Graph& g, std::set<std:
     if (dot == std::string::npos || dot == 0) continue;
     std::string m = n.name.substr(0, dot);
     owners->insert(m);
-    for (size_t p = m.size(); p != std::string::npos; p = m.rfind('.', p - 1)) {
-      all.insert(m.substr(0, p));
-      if (p == 0) break;
+    for (std::string a = m;; a.resize(a.rfind('.'))) {
+      all.insert(a);
+      if (a.rfind('.') == std::string::npos) break;
     }
   }
   return all;
@@ -31,8 +31,7 @@ std::set<std::string> ModulesWithParameters(const graph::Graph& g, std::set<std:
 
 }  // namespace
 
-std::string ModuleOfNode(const std::string& node_name, const std::vector<std::string>& modules) {
-  std::set<std::string> known(modules.begin(), modules.end());
+std::string ModuleOfNode(const std::string& node_name, const std::set<std::string>& known) {
   std::string q, last, best;
   size_t start = 0;
   // A parameter's own name: its module is the name up to the last dot.
@@ -81,8 +80,7 @@ std::string TorchDevice(const cluster::DeviceSpec& d) {
 std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluster::Cluster& c,
                                        const std::vector<int>& device_of_node) {
   std::set<std::string> owners;
-  std::set<std::string> all = ModulesWithParameters(forward, &owners);
-  std::vector<std::string> known(all.begin(), all.end());
+  const std::set<std::string> known = ModulesWithParameters(forward, &owners);
   std::vector<std::string> order;
   // module -> device -> ops; a container's entry counts only its own ops, the
   // root's ("") the ops outside every module.

@@ -12,6 +12,7 @@
 // functions of their arguments.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,7 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
 
 // The qualified module name a node's scopes spell ("layer1.0.conv1" for
 // "layer1/layer1.0/conv1/Conv"), limited to prefixes in `modules`; "" if none.
-std::string ModuleOfNode(const std::string& node_name, const std::vector<std::string>& modules);
+std::string ModuleOfNode(const std::string& node_name, const std::set<std::string>& modules);
 
 // PyTorch's name for a device of the cluster ("cpu", "cuda:1").
 std::string TorchDevice(const cluster::DeviceSpec& d);

@@ -196,12 +196,11 @@ def main():
         args = args[2:]
     if not args:
         sys.exit("usage: export_models.py [--batch N] OUT [MODEL...]")
-    sys.argv = [sys.argv[0]] + args
-    names = sys.argv[2:] or list(MODELS)
+    out, names = args[0], args[1:] or list(MODELS)
     for n in names:
         if n not in MODELS:
             sys.exit(f"export_models.py: unknown model '{n}' (known: {', '.join(MODELS)})")
-        export(n, sys.argv[1])
+        export(n, out)
 
 
 if __name__ == "__main__":

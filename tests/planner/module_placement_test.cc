@@ -53,7 +53,7 @@ cluster::Cluster TwoGpus() {
 }
 
 TEST(ModulePlacementTest, ScopesSpellQualifiedModuleNames) {
-  const std::vector<std::string> known = {"layer1", "layer1.0", "layer1.0.conv1", "features",
+  const std::set<std::string> known = {"layer1", "layer1.0", "layer1.0.conv1", "features",
                                           "features.8", "features.8.1", "encoder",
                                           "encoder.layers.0", "encoder.layers.0.self_attn",
                                           "features.1", "features.1.0", "features.1.0.block",
