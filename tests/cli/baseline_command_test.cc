@@ -68,6 +68,15 @@ TEST(BaselineCommandTest, AnUnknownMethodIsAUsageErrorListingTheMethods) {
       << r.err;
 }
 
+TEST(BaselineCommandTest, ModulePlacementOfAModelWithoutPyTorchNamesFailsInOneLine) {
+  const std::string out = Temp("modules.yaml");
+  RunResult r = Planner("baseline --batch 32 --method etf --export-modules " + out + " " +
+                        Model("emotion") + " " + Config("k40-paper-2gpu"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(Model("emotion") + ": no PyTorch modules"), std::string::npos) << r.err;
+}
+
 TEST(BaselineCommandTest, AnUnwritableOutputFailsBeforeAnyWork) {
   RunResult r = Planner("baseline -o /nonexistent/dir/p.yaml " + Model("emotion") + " " +
                         Config("k40-paper-2gpu"));
