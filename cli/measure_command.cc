@@ -88,12 +88,12 @@ int MeasureCommand(int argc, char** argv) {
     std::printf(
         "{\"model\":%s,\"devices\":%s,\"placement\":%s,\"training_nodes\":%d,\"forward_nodes\":%d,"
         "\"steps\":%d,\"warmup\":%d,\"outliers\":%d,\"robust_mean_s\":%.9g,\"min_s\":%.9g,"
-        "\"median_s\":%.9g,\"max_s\":%.9g,\"transfers\":%d,\"transfer_bytes\":%lld,\"per_device\":"
-        "[",
+        "\"median_s\":%.9g,\"max_s\":%.9g,\"transfers\":%d,\"transfer_bytes\":%lld,"
+        "\"cuda_graph_replays\":%s,\"per_device\":[",
         graph::JsonQuote(model_path).c_str(), graph::JsonQuote(devices_path).c_str(),
         graph::JsonQuote(method).c_str(), g.size(), forward.size(), t.n, options.warmup, t.outliers,
         t.robust_mean_s, t.min_s, t.median_s, t.max_s, m->transfers,
-        static_cast<long long>(m->transfer_bytes));
+        static_cast<long long>(m->transfer_bytes), m->median_step.replayed ? "true" : "false");
     for (size_t d = 0; d < cluster->devices.size(); ++d) {
       std::printf(
           "%s{\"name\":%s,\"ops\":%d,\"busy_s\":%.9g,\"peak_bytes\":%lld,"
@@ -126,11 +126,18 @@ int MeasureCommand(int argc, char** argv) {
     std::printf("  %s's allocator held at most %s (tensors, its cache and workspaces)\n",
                 cluster->devices[d].name.c_str(), FormatMib(m->allocator_peak_bytes[d]).c_str());
   }
-  std::printf("transfers per step: %d, %s\n", m->transfers, FormatMib(m->transfer_bytes).c_str());
-  std::printf(
-      "median step's %s\n",
-      runtime::CriticalPathSummary(*cluster, runtime::CriticalPath((*ex)->graph(), m->median_step))
-          .c_str());
+  if (!(*ex)->graph_note().empty()) std::printf("%s\n", (*ex)->graph_note().c_str());
+  if (m->median_step.replayed) {
+    std::printf(
+        "the timed steps replayed a CUDA graph captured in a warm-up step: no per-op timeline "
+        "(set graphs: off in DEVICES for one)\n");
+  } else {
+    std::printf("transfers per step: %d, %s\n", m->transfers, FormatMib(m->transfer_bytes).c_str());
+    std::printf("median step's %s\n",
+                runtime::CriticalPathSummary(*cluster,
+                                             runtime::CriticalPath((*ex)->graph(), m->median_step))
+                    .c_str());
+  }
   if (args->Has("--trace")) std::printf("trace: %s\n", args->Get("--trace").c_str());
   return 0;
 }

@@ -121,7 +121,7 @@ constexpr std::array<std::string_view, 3> kTopKeys = {"devices", "default_link",
 constexpr std::array<std::string_view, 5> kCommonDeviceKeys = {"name", "kind", "memory",
                                                                "peak_flops", "memory_bandwidth"};
 constexpr std::array<std::string_view, 3> kCpuKeys = {"cores", "threads", "spin"};
-constexpr std::array<std::string_view, 2> kCudaKeys = {"index", "sync"};
+constexpr std::array<std::string_view, 3> kCudaKeys = {"index", "sync", "graphs"};
 constexpr std::array<std::string_view, 1> kSimKeys = {"simulates"};
 constexpr std::array<std::string_view, 3> kLinkKeys = {"between", "bandwidth", "latency"};
 
@@ -339,6 +339,18 @@ class Parser {
             return Fail(sync->key, context + ": sync must be step or op, got '" + when + "'");
           }
           device.sync_each_op = when == "op";
+        }
+        if (const Entry* graphs = Get(fields, "graphs")) {
+          GRAPH_ASSIGN_OR_RETURN(const std::string on, ReadScalar(*graphs, context + ": graphs"));
+          if (on != "on" && on != "off") {
+            return Fail(graphs->key, context + ": graphs must be on or off, got '" + on + "'");
+          }
+          device.cuda_graphs = on == "on";
+          if (device.cuda_graphs && device.sync_each_op) {
+            return Fail(graphs->key, context +
+                                         ": graphs: on needs sync: step (a graph's kernels "
+                                         "run as one launch)");
+          }
         }
         break;
       }

@@ -46,6 +46,10 @@ struct DeviceSpec {
   // overlap; else (`sync: step`) kernels queue and the step waits for them at
   // its end, and an op's span on the timeline is its launch.
   bool sync_each_op = false;
+  // cuda (`graphs: on`): a step whose every op runs on this device is captured
+  // as a CUDA graph once and replayed after (docs/runtime.md, "CUDA graphs"),
+  // so that launching its kernels costs the host one call instead of one per op.
+  bool cuda_graphs = false;
   std::string simulates;                   // sim: "cpu" or "gpu", the kind of device being modelled
   std::optional<int64_t> memory_bytes;     // capacity; absent means unbounded
   std::optional<double> peak_flops;        // FLOP/s (fp32); always set for sim

@@ -78,6 +78,21 @@ class Device {
   // caching allocator on a GPU); -1 where the device keeps no such figure.
   virtual int64_t PeakMemory() { return -1; }
   virtual void ResetPeakMemory() {}
+
+  // CUDA graphs (a cuda device; the others refuse). Called by the executor's
+  // thread between steps, never during one. BeginCapture waits for the
+  // device's earlier work, then records every kernel its worker launches,
+  // without running them, until EndCapture makes them one graph (or says why
+  // the device could not: an op that waited for the GPU, say). Replay runs the
+  // graph once, ordered after the calling thread's earlier work on the device.
+  // Tensors made during the capture live in the graph's own memory pool,
+  // which replays write again; DropGraph frees the graph and its pool.
+  virtual graph::Status BeginCapture() {
+    return graph::Unimplemented("device '" + spec().name + "' has no CUDA graphs");
+  }
+  virtual graph::Status EndCapture() { return BeginCapture(); }
+  virtual graph::Status Replay() { return BeginCapture(); }
+  virtual void DropGraph() {}
 };
 
 // Creates the device `spec` describes, or says why this build cannot. A cuda

@@ -1,6 +1,7 @@
 // The cuda backend of runtime::Device (device.h). Compiled only where LibTorch
 // has CUDA (PLANNER_CUDA): the CPU build never needs CUDA's headers.
 #include <ATen/Parallel.h>
+#include <ATen/cuda/CUDAGraph.h>
 #include <ATen/cuda/Sleep.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
@@ -11,6 +12,8 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -163,6 +166,56 @@ class CudaDevice : public Device {
 
   void ResetPeakMemory() override { c10::cuda::CUDACachingAllocator::resetPeakStats(Index()); }
 
+  // A capture records what the worker launches, so it begins and ends there:
+  // the worker's current stream becomes a side stream for it (a capture
+  // cannot use the default stream), and the kernels of the ops scheduled
+  // between BeginCapture and EndCapture go to that stream.
+  graph::Status BeginCapture() override {
+    return OnWorker([this] {
+      graph::Status st =
+          Catching([this] { return What("a CUDA graph's capture"); },
+                   [this] {
+                     c10::cuda::CUDAGuard guard(Index());
+                     Stream().synchronize();  // the feeds' copies are done
+                     graph_ = std::make_unique<at::cuda::CUDAGraph>();
+                     c10::cuda::setCurrentCUDAStream(c10::cuda::getStreamFromPool(false, Index()));
+                     graph_->capture_begin();
+                   });
+      if (!st.ok()) Abandon();
+      return st;
+    });
+  }
+
+  graph::Status EndCapture() override {
+    return OnWorker([this] {
+      if (!graph_) return graph::Internal(What("no CUDA graph is being captured"));
+      graph::Status st = Catching([this] { return What("a CUDA graph's capture"); },
+                                  [this] {
+                                    c10::cuda::CUDAGuard guard(Index());
+                                    graph_->capture_end();
+                                  });
+      c10::cuda::setCurrentCUDAStream(Stream());
+      if (!st.ok()) {
+        Abandon();
+        return st;
+      }
+      // The eager steps' cached blocks: the graph's pool holds what replays need.
+      c10::cuda::CUDACachingAllocator::emptyCache();
+      return st;
+    });
+  }
+
+  graph::Status Replay() override {
+    if (!graph_) return graph::Internal(What("no CUDA graph was captured"));
+    return Catching([this] { return What("a CUDA graph's replay"); },
+                    [this] {
+                      c10::cuda::CUDAGuard guard(Index());
+                      graph_->replay();
+                    });
+  }
+
+  void DropGraph() override { graph_.reset(); }
+
  private:
   c10::DeviceIndex Index() const { return static_cast<c10::DeviceIndex>(spec_.cuda_index); }
   c10::cuda::CUDAStream Stream() const { return c10::cuda::getDefaultCUDAStream(Index()); }
@@ -177,6 +230,22 @@ class CudaDevice : public Device {
     }
     if (err == cudaSuccess) err = cudaEventRecord(e.get(), Stream().stream());
     if (err != cudaSuccess && record_error_.ok()) record_error_ = CudaStatus(err, What("an event"));
+  }
+
+  // Runs `fn` on the worker, after the work queued before it, and waits.
+  graph::Status OnWorker(std::function<graph::Status()> fn) {
+    std::promise<graph::Status> done;
+    std::future<graph::Status> result = done.get_future();
+    Schedule([&] { done.set_value(fn()); });
+    return result.get();
+  }
+
+  // After a failed capture: the worker back on the default stream, the CUDA
+  // error LibTorch's next check would see cleared, the graph gone.
+  void Abandon() {
+    c10::cuda::setCurrentCUDAStream(Stream());
+    cudaGetLastError();
+    graph_.reset();
   }
 
   void Loop() {
@@ -210,6 +279,9 @@ class CudaDevice : public Device {
   std::vector<std::unique_ptr<Event>> events_;
   int next_token_ = 0;
   graph::Status record_error_;
+  // The step's CUDA graph: made on the worker, replayed and dropped by the
+  // executor's thread, never at the same time (device.h).
+  std::unique_ptr<at::cuda::CUDAGraph> graph_;
   std::thread worker_;
 };
 

@@ -77,6 +77,7 @@ struct Executor::Step {
   bool over = false;
   std::map<std::string, at::Tensor> feeds;
   Clock::time_point t0;
+  bool capturing = false;  // the kernels are recorded as a CUDA graph (executor.h)
 
   double Now() const {
     return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
@@ -185,6 +186,7 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
       }
     }
   }
+  ex->ChooseGraphDevice();
   return ex;
 }
 
@@ -199,6 +201,10 @@ void Executor::set_state(const std::string& node, at::Tensor value) {
   if (id < 0) return;
   state_[id] = OnDevice(std::move(value), device_of_node_[id]);
   KeepHostCopy(id);
+  // A captured graph reads and writes the tensor this replaced; the next
+  // step warms up again before a capture.
+  DropCapture();
+  last_key_.clear();
 }
 
 void Executor::KeepHostCopy(graph::NodeId id) {
@@ -341,6 +347,14 @@ void Executor::Execute(Step* s, graph::NodeId id) {
     }
   }
   if (st.ok()) st = RunKernel(ctx);
+  // A replay runs the GPU's kernels alone: what a kernel made on the host
+  // would be stale by then.
+  for (size_t k = 0; s->capturing && st.ok() && k < ctx.outputs.size(); ++k) {
+    if (ctx.outputs[k].defined() && ctx.outputs[k].device() != device.torch_device()) {
+      st = ctx.Error("output " + std::to_string(k) +
+                     " is made on the host, which a CUDA graph's replay would not redo");
+    }
+  }
   // An op's outputs live on its device (a kernel may build a small tensor on
   // the host), and with `sync: op` its clock stops when its kernels have run.
   if (st.ok()) {
@@ -465,6 +479,16 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
                             const std::vector<std::string>& fetches,
                             std::vector<at::Tensor>* results, StepStats* stats) {
   at::NoGradGuard no_grad;
+  if (graph_device_ >= 0 && !time_kernels_ && !node_done_) {
+    return RunWithGraphs(feeds, fetches, results, stats);
+  }
+  return RunStep(feeds, fetches, results, stats, nullptr);
+}
+
+graph::Status Executor::RunStep(const std::map<std::string, at::Tensor>& feeds,
+                                const std::vector<std::string>& fetches,
+                                std::vector<at::Tensor>* results, StepStats* stats,
+                                Captured* capture) {
   const int n = g_.size();
   Step s;
   // Feeds are copied to their placeholder's device before the step's clock
@@ -475,7 +499,11 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
     const int dev = device_of_node_[id];
     GRAPH_RETURN_IF_ERROR(Catching(
         [&] { return "feed '" + name + "' to device '" + cluster_.devices[dev].name + "'"; },
-        [&] { s.feeds[name] = OnDevice(t, dev); }));
+        [&] {
+          // A graph's inputs are its own: replays copy the next feeds into them.
+          const bool there = devices_[dev] && t.device() == devices_[dev]->torch_device();
+          s.feeds[name] = capture && there ? t.clone() : OnDevice(t, dev);
+        }));
   }
   std::vector<graph::TensorRef> fetch_refs;
   for (const std::string& f : fetches) {
@@ -497,6 +525,10 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
       s.devices[d].timing_start_us = s.Now() + hold_s_ * 1e6;
     }
   }
+  if (capture) {
+    GRAPH_RETURN_IF_ERROR(devices_[graph_device_]->BeginCapture());
+    s.capturing = true;
+  }
   std::vector<graph::NodeId> roots;
   for (graph::NodeId id = 0; id < n; ++id) {
     if (s.pending[id].load(std::memory_order_relaxed) == 0) roots.push_back(id);
@@ -511,6 +543,11 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
   {
     std::unique_lock<AdaptiveMutex> l(s.mu);
     s.done.wait(l, [&] { return s.over; });
+  }
+  if (s.capturing) {  // the kernels were recorded: the step runs now
+    graph::Status st = devices_[graph_device_]->EndCapture();
+    if (st.ok() && s.error.ok()) st = devices_[graph_device_]->Replay();
+    if (!st.ok() && s.error.ok()) s.error = std::move(st);
   }
   // A GPU may still run the kernels its last ops launched.
   for (const auto& d : devices_) {
@@ -527,6 +564,11 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
       return graph::NotFound("fetch '" + fetches[i] + "' is not an output of the graph");
     }
     results->push_back(v[fetch_refs[i].index]);
+  }
+  if (capture) {
+    capture->feeds = std::move(s.feeds);
+    capture->peak_bytes.clear();
+    for (size_t d = 0; d < devices_.size(); ++d) capture->peak_bytes.push_back(s.devices[d].peak);
   }
   return graph::Status::Ok();
 }

@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -76,8 +77,43 @@ class Executor {
   std::vector<int64_t> PeakMemory() const;
   void ResetPeakMemory();
 
+  // CUDA graphs (docs/runtime.md, "CUDA graphs"). When every op is placed on
+  // one cuda device with `graphs: on`, and neither kernel timing nor a
+  // node-done hook is set, a step whose feeds (names, shapes, dtypes) and
+  // fetches are the step before it's is captured as a CUDA graph, and later
+  // steps with those feeds and fetches replay it: feeds are copied into the
+  // captured step's inputs, fetches are copies of its outputs, and the stats
+  // have no per-op records (StepStats::replayed). Other feeds or fetches, or a
+  // set_state, make the next such pair capture again. A capture the device
+  // refuses (an op that reads a GPU value on the host, say) runs that step as
+  // before and leaves graphs off for this executor. Says why graphs are off
+  // where the devices asked for them; empty otherwise.
+  const std::string& graph_note() const { return graph_note_; }
+
  private:
   struct Step;
+  // A captured step: what its graph reads and writes, for its replays.
+  struct Captured {
+    std::string key;                          // StepKey of the feeds and fetches
+    std::map<std::string, at::Tensor> feeds;  // the graph's inputs, on the device
+    std::vector<at::Tensor> fetches;          // its outputs, written by each replay
+    std::vector<int64_t> peak_bytes;          // the captured step's accounting
+  };
+  // A step run op by op; with `capture`, its kernels are recorded as a graph
+  // and run by one replay, and `capture` gets the graph's inputs and outputs.
+  graph::Status RunStep(const std::map<std::string, at::Tensor>& feeds,
+                        const std::vector<std::string>& fetches, std::vector<at::Tensor>* results,
+                        StepStats* stats, Captured* capture);
+  // Run with graphs: replays, captures or runs op by op (executor_graphs.cc).
+  graph::Status RunWithGraphs(const std::map<std::string, at::Tensor>& feeds,
+                              const std::vector<std::string>& fetches,
+                              std::vector<at::Tensor>* results, StepStats* stats);
+  graph::Status Replay(const std::map<std::string, at::Tensor>& feeds,
+                       std::vector<at::Tensor>* results, StepStats* stats);
+  // The one cuda device every op is on when it asks for graphs, else -1 with
+  // graph_note_ saying why not (when a device asked).
+  void ChooseGraphDevice();
+  void DropCapture();
   Executor(const graph::Graph& g, const cluster::Cluster& c, std::vector<int> device_of_node);
   void Dispatch(Step* step, graph::NodeId id);
   void Execute(Step* step, graph::NodeId id);
@@ -114,6 +150,12 @@ class Executor {
   std::vector<std::vector<graph::NodeId>> control_consumers_;
   std::vector<std::vector<int>> copy_devices_;  // devices other than its own that read a node
   NodeDoneHook node_done_;
+  // CUDA graphs: the device they run on (-1: none), the last step's StepKey
+  // while no graph is kept, the graph's step, and why graphs are off.
+  int graph_device_ = -1;
+  std::string last_key_;
+  std::optional<Captured> captured_;
+  std::string graph_note_;
 };
 
 }  // namespace runtime

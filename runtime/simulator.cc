@@ -383,6 +383,9 @@ class Simulator::Step {
   // kernels, and the executor's time per op by the device's cross-device edges
   // per op.
   void PlanCpuSharing();
+  // Every op on one cuda device with `graphs: on`: the executor replays the
+  // step as a CUDA graph (executor.h), so ops cost no launch or dispatch.
+  void PlanGraphReplay();
   int Outputs(graph::NodeId id) const { return s_.out_offset_[id + 1] - s_.out_offset_[id]; }
   size_t Entry(graph::NodeId node, int index, int d) const {
     return static_cast<size_t>(s_.slot_offset_[node] + index) * nd_ + d;
@@ -446,6 +449,7 @@ class Simulator::Step {
   std::vector<double> idle_since_;
   std::vector<double> dispatch_split_;  // < 0: none
   bool cold_kernels_ = false;
+  bool replayed_ = false;  // PlanGraphReplay
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t seq_ = 0;
   int remaining_;
@@ -542,6 +546,16 @@ void Simulator::Step::PlanCpuSharing() {
   }
 }
 
+void Simulator::Step::PlanGraphReplay() {
+  int only = -1;
+  for (graph::NodeId id = 0; id < n_; ++id) {
+    if (!s_.scheduled_[id]) continue;
+    if (only >= 0 && dev_[id] != only) return;
+    only = dev_[id];
+  }
+  replayed_ = only >= 0 && s_.async_[only] && s_.cluster_.devices[only].cuda_graphs;
+}
+
 bool Simulator::Step::OtherCpuAwake(int d, double t) const {
   for (int other : s_.cpu_devices_) {
     if (other != d && (running_until_[other] > t || t - idle_since_[other] <= s_.spin_s_[other])) {
@@ -583,10 +597,12 @@ bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay
   --free_workers_[d];
   const bool slept = woken && t - idle_since_[d] > s_.spin_s_[d];
   const bool shared = OtherCpuAwake(d, t);
-  const double dispatch = dispatch_split_[d] >= 0 ? dispatch_split_[d]
-                          : shared                ? s_.dispatch_shared_s_[d]
-                                                  : s_.dispatch_s_[d];
-  double clock = t + delay + dispatch + (woken ? (slept ? s_.wakeup_s_[d] : s_.poll_s_[d]) : 0);
+  const double dispatch = replayed_                 ? 0
+                          : dispatch_split_[d] >= 0 ? dispatch_split_[d]
+                          : shared                  ? s_.dispatch_shared_s_[d]
+                                                    : s_.dispatch_s_[d];
+  const double handed = woken && !replayed_ ? (slept ? s_.wakeup_s_[d] : s_.poll_s_[d]) : 0;
+  double clock = t + delay + dispatch + handed;
   const double idle = clock - running_until_[d];
   CopyInputs(id, d, &clock);
   double kernel = s_.op_s_[d][id];
@@ -606,7 +622,7 @@ bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay
 }
 
 void Simulator::Step::StartOnGpu(graph::NodeId id, int d, double clock, double kernel) {
-  const double launched = clock + s_.host_s_[d][id];
+  const double launched = clock + (replayed_ ? 0 : s_.host_s_[d][id]);
   const double start = std::max(clock, gpu_free_[d]);
   // Its last kernel cannot end before it is launched.
   const double end = std::max(start + kernel, launched);
@@ -720,6 +736,7 @@ bool Simulator::Step::DispatchReady(double t, int self) {
 SimResult Simulator::Step::Run() {
   if (r_.status = CheckPlaceable(); !r_.status.ok()) return std::move(r_);
   PlanCpuSharing();
+  PlanGraphReplay();
   for (graph::NodeId id = 0; id < n_; ++id) {
     if (pending_[id] == 0) ready_.push_back(id);
   }

@@ -40,6 +40,9 @@ struct StepStats {
   // Per device: host time its worker spent timing kernels (Executor's kernel
   // timing), which falls between its ops; empty when not timed.
   std::vector<double> timing_us;
+  // The step replayed a captured CUDA graph (Executor::graph_note): it has its
+  // time and peak bytes, but no op or transfer records and no busy time.
+  bool replayed = false;
 };
 
 // One op of a step's critical path, and what it waited for last.

@@ -39,4 +39,5 @@ torch_prefix="${TORCH_PREFIX:-$(python3 -c 'import torch; print(torch.utils.cmak
 # GPU hosts' own protobuf need not match; pass -DPLANNER_ONNX=ON where it does.
 cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_PREFIX_PATH="$torch_prefix" -DPLANNER_TRAINER=OFF -DPLANNER_ONNX=OFF "$@"
-cmake --build build-cuda -j "$(nproc)"
+# PLANNER_TARGETS="a b": only those targets (a GPU session builds what it runs).
+cmake --build build-cuda -j "$(nproc)" ${PLANNER_TARGETS:+--target $PLANNER_TARGETS}

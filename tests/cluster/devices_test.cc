@@ -178,6 +178,27 @@ TEST(DevicesTest, CudaSyncIsPerStepUnlessSetToOp) {
   EXPECT_FALSE(c->devices[2].sync_each_op);
 }
 
+TEST(DevicesTest, CudaGraphsAreOffUnlessSetToOn) {
+  auto c = ParseDevicesYaml(
+      "devices:\n  - {name: g0, kind: cuda, index: 0}\n"
+      "  - {name: g1, kind: cuda, index: 1, graphs: on}\n"
+      "  - {name: g2, kind: cuda, index: 2, graphs: off, sync: op}\n",
+      "test.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_FALSE(c->devices[0].cuda_graphs);
+  EXPECT_TRUE(c->devices[1].cuda_graphs);
+  EXPECT_FALSE(c->devices[2].cuda_graphs);
+}
+
+TEST(DevicesErrorTest, RejectsGraphsOtherThanOnOrOffWithSyncOpOrOnACpu) {
+  ExpectError("devices:\n  - {name: g0, kind: cuda, index: 0, graphs: yes}\n",
+              "test.yaml:2: ", "device 'g0': graphs must be on or off, got 'yes'");
+  ExpectError("devices:\n  - {name: g0, kind: cuda, index: 0, sync: op, graphs: on}\n",
+              "test.yaml:2: ", "device 'g0': graphs: on needs sync: step");
+  ExpectError("devices:\n  - {name: c0, kind: cpu, cores: [0], graphs: on}\n",
+              "test.yaml:2: ", "device 'c0': key 'graphs' is not valid for a cpu device");
+}
+
 TEST(DevicesErrorTest, RejectsASyncOtherThanStepOrOpAndOnACpu) {
   ExpectError("devices:\n  - {name: g0, kind: cuda, index: 0, sync: always}\n",
               "test.yaml:2: ", "device 'g0': sync must be step or op, got 'always'");

@@ -156,5 +156,69 @@ TEST(ExecutorCudaTest, MeasureReportsTheGpuAllocatorsPeakAndNoneForACpu) {
   EXPECT_GE(m->allocator_peak_bytes[1], m->peak_bytes[1]);
 }
 
+// Each step's loss and a parameter after it, for steps with feeds of `seeds`.
+struct Steps {
+  std::vector<float> losses;
+  std::vector<at::Tensor> params;
+  std::vector<bool> replayed;
+};
+Steps RunSteps(Executor& ex, const graph::TrainingGraph& t, const std::vector<uint64_t>& seeds) {
+  Steps out;
+  const std::string param = t.graph.node(t.parameters[0]).name;
+  for (uint64_t seed : seeds) {
+    std::vector<at::Tensor> got;
+    StepStats stats;
+    graph::Status st = ex.Run(LeNetFeeds(seed), {t.loss}, &got, &stats);
+    EXPECT_TRUE(st.ok()) << st.message();
+    if (!st.ok()) break;
+    out.losses.push_back(got[0].cpu().item<float>());
+    out.params.push_back(ex.state(param).cpu());
+    out.replayed.push_back(stats.replayed);
+  }
+  return out;
+}
+
+TEST(ExecutorCudaTest, StepsReplayedFromACudaGraphTrainAsStepsRunOpByOp) {
+  SKIP_WITHOUT_GPU();
+  at::globalContext().setAllowTF32CuDNN(false);
+  graph::TrainingGraph t = LeNet();
+  const std::vector<int> on_gpu(t.graph.size(), 1);
+  auto eager = Executor::Create(t.graph, CpuAndGpu(), on_gpu);
+  auto graphed = Executor::Create(t.graph, CpuAndGpu(", graphs: on"), on_gpu);
+  ASSERT_TRUE(eager.ok() && graphed.ok());
+  EXPECT_EQ((*graphed)->graph_note(), "");
+  // New feeds every step: a replay must read them, not the captured step's.
+  const std::vector<uint64_t> seeds = {3, 4, 5, 6, 7};
+  Steps want = RunSteps(**eager, t, seeds), got = RunSteps(**graphed, t, seeds);
+  ASSERT_EQ(got.losses.size(), seeds.size()) << (*graphed)->graph_note();
+  EXPECT_EQ(got.replayed, (std::vector<bool>{false, false, true, true, true}))
+      << (*graphed)->graph_note();
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_NEAR(got.losses[i], want.losses[i], 1e-4 * (1 + std::fabs(want.losses[i])));
+    EXPECT_TRUE(at::allclose(got.params[i], want.params[i], 1e-4, 1e-5));
+  }
+  // set_state replaces a tensor the graph wrote: the next two steps capture again.
+  const std::string param = t.graph.node(t.parameters[0]).name;
+  for (auto* ex : {eager->get(), graphed->get()}) ex->set_state(param, want.params[0]);
+  want = RunSteps(**eager, t, {8, 9, 10});
+  got = RunSteps(**graphed, t, {8, 9, 10});
+  EXPECT_EQ(got.replayed, (std::vector<bool>{false, false, true}));
+  ASSERT_EQ(got.losses.size(), 3u);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_TRUE(at::allclose(got.params[i], want.params[i], 1e-4, 1e-5));
+}
+
+TEST(ExecutorCudaTest, GraphsAreOffWithANoteWhenThePlacementUsesTheCpuToo) {
+  SKIP_WITHOUT_GPU();
+  graph::TrainingGraph t = LeNet();
+  auto ex = Executor::Create(t.graph, CpuAndGpu(", graphs: on"), ConvsOnGpu(t.graph));
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  EXPECT_NE((*ex)->graph_note().find("this placement uses 2 device(s)"), std::string::npos)
+      << (*ex)->graph_note();
+  Steps got = RunSteps(**ex, t, {3, 3, 3});
+  EXPECT_EQ(got.replayed, (std::vector<bool>{false, false, false}));
+}
+
 }  // namespace
 }  // namespace runtime

@@ -78,6 +78,27 @@ TEST(SimulatorTest, AChainOnOneDeviceTakesTheSumOfItsOpsAndDispatch) {
   EXPECT_EQ(r.step.ops.size(), 3u);
 }
 
+TEST(SimulatorTest, AStepReplayedAsACudaGraphCostsItsKernelsAloneNotTheirLaunches) {
+  graph::Graph g =
+      Graph(Unary("a", "Relu", "x") + Unary("b", "Relu", "a") + Unary("c", "Relu", "b"));
+  Profile p = Uniform(g, {"gpu0"}, 10e-6);
+  p.launch_s["gpu0"] = 30e-6;  // launch-bound op by op
+  p.dispatch_s["gpu0"] = 2e-6;
+  for (const char* graphs : {"off", "on"}) {
+    SCOPED_TRACE(graphs);
+    auto c = cluster::ParseDevicesYaml(
+        std::string("devices:\n  - {name: gpu0, kind: cuda, index: 0, graphs: ") + graphs + "}\n",
+        "g.yaml");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    auto sim = Simulator::Create(g, *c, &p);
+    ASSERT_TRUE(sim.ok()) << sim.status().message();
+    SimResult r = sim->Run(std::vector<int>(g.size(), 0));
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    // Op by op, each op's launch (and dispatch) is on the path; replayed, the kernels alone.
+    EXPECT_NEAR(r.step.seconds, std::string(graphs) == "on" ? 30e-6 : 3 * 32e-6, 1e-9);
+  }
+}
+
 // Every placement of the graph's nodes on two devices simulates in `bound` or more.
 void ExpectNoPlacementBelow(const Simulator& sim, double bound) {
   const int n = sim.graph().size();
