@@ -20,6 +20,7 @@
 #include "graph/training.h"
 #include "graph/zoo.h"
 #include "planner/model_loading.h"
+#include "runtime/statistics.h"
 
 namespace bench {
 
@@ -106,11 +107,9 @@ inline std::vector<std::string> SplitCommas(const std::string& s) {
   return out;
 }
 
+// runtime::Median, and 0 for no samples (a model none of whose placements ran).
 inline double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return v.empty() ? 0 : runtime::Median(std::move(v));
 }
 
 // The q-quantile (0..1) by linear interpolation.

@@ -19,15 +19,12 @@
 #include "graph/training.h"
 #include "runtime/executor.h"
 #include "runtime/kernel.h"
+#include "runtime/statistics.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using runtime::Median;
 
 cluster::Cluster TwoCpus() {
   auto c = cluster::ParseDevicesYaml(

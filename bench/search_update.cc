@@ -18,12 +18,10 @@
 #include "graph/zoo.h"
 #include "planner/reward.h"
 #include "planner/search.h"
+#include "runtime/statistics.h"
 
 namespace {
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using runtime::Median;
 int Die(const graph::Status& st) { return std::fprintf(stderr, "%s\n", st.message().c_str()), 1; }
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include "graph/summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -71,6 +72,13 @@ std::string TensorListJson(const std::vector<TensorInfo>& v) {
 }
 
 }  // namespace
+
+std::string JsonNumber(double v, int decimals) {
+  if (!std::isfinite(v)) return "null";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
 
 std::string JsonQuote(const std::string& s) {
   std::string out = "\"";

@@ -59,5 +59,8 @@ std::string SummaryToJson(const GraphSummary& s, const std::string& model);
 
 // `s` as a JSON string literal, quotes included.
 std::string JsonQuote(const std::string& s);
+// `v` with `decimals` digits after the point, or null when it is not finite
+// (JSON has no NaN or infinity: a diverged loss must not break the file).
+std::string JsonNumber(double v, int decimals);
 
 }  // namespace graph

@@ -9,6 +9,8 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
+#include <optional>
+
 #include "runtime/kernel.h"
 #include "runtime/kernel_util.h"
 #include "runtime/window.h"
@@ -318,11 +320,30 @@ Status ScatterNd(KernelContext& c) {
   return Status::Ok();
 }
 
+// A rate (learning rate, momentum) on the host as a Scalar, so that `var -= lr
+// * x` is one pass over var (Tensor::sub_'s alpha) instead of a temporary and a
+// second pass; on a GPU the rate stays a tensor (reading it would wait for the
+// GPU).
+std::optional<at::Scalar> HostScalar(const KernelContext& c, size_t i) {
+  const at::Tensor& t = c.HostInput(i);
+  if (!t.defined() || !t.is_cpu() || t.numel() != 1) return std::nullopt;
+  return t.item();
+}
+
+// var -= rate * x, in place.
+void SubScaled(at::Tensor& var, const at::Tensor& x, const KernelContext& c, size_t rate) {
+  if (std::optional<at::Scalar> r = HostScalar(c, rate)) {
+    var.sub_(x, *r);
+  } else {
+    var.sub_(x * c.inputs[rate]);
+  }
+}
+
 // Updates change the variable in place: parameters keep their storage across steps.
 Status ApplyGradientDescent(KernelContext& c) {  // (var, alpha, delta)
   at::Tensor& var = c.inputs[0];
   if (!var.sizes().equals(c.inputs[2].sizes())) return c.Error("gradient shape differs from var");
-  var.sub_(c.inputs[2] * c.inputs[1]);
+  SubScaled(var, c.inputs[2], c, 1);
   c.outputs = {var};
   return Status::Ok();
 }
@@ -332,8 +353,13 @@ Status ApplyMomentum(KernelContext& c) {  // (var, accum, lr, grad, momentum)
   if (!var.sizes().equals(c.inputs[3].sizes()) || !accum.sizes().equals(var.sizes())) {
     return c.Error("gradient or accumulator shape differs from var");
   }
-  accum.mul_(c.inputs[4]).add_(c.inputs[3]);
-  var.sub_(accum * c.inputs[2]);
+  // accum = grad + momentum * accum: one pass when the momentum is on the host.
+  if (std::optional<at::Scalar> m = HostScalar(c, 4)) {
+    at::add_out(accum, c.inputs[3], accum, *m);
+  } else {
+    accum.mul_(c.inputs[4]).add_(c.inputs[3]);
+  }
+  SubScaled(var, accum, c, 2);
   c.outputs = {var};
   return Status::Ok();
 }

@@ -18,6 +18,7 @@
 #include "runtime/kernel.h"
 #include "runtime/measure.h"
 #include "runtime/rewrite.h"
+#include "runtime/statistics.h"
 #include "runtime/timeline_diff.h"
 #include "runtime/torch_status.h"
 
@@ -28,12 +29,6 @@ namespace {
 // A GPU's first profiled step holds each op's kernels back this long; later
 // steps as long as HoldFor says.
 constexpr double kFirstHoldS = 100e-6;
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Runs `fn` on `d`'s worker and returns what it returns.
 double On(Device* d, const std::function<double()>& fn) {

@@ -75,8 +75,19 @@ void Reducer::Start() {
 
 void Reducer::OnGradient(int param, const at::Tensor& gradient) {
   Bucket& b = *buckets_[bucket_of_[param]];
-  // Copying outside the lock: each parameter has its own slice.
-  b.flat.narrow(0, offset_of_[param], elements_[param]).copy_(gradient.reshape({-1}));
+  // Copying outside the lock: each parameter has its own slice. Straight from
+  // the gradient's strides: a gradient that is a transposed view (an ONNX
+  // import's OIHW weights) is copied once, not first made contiguous. Divided
+  // by the ranks on the way in, so that the all-reduce's sum is the average
+  // and no pass over the buckets is left for Finish.
+  at::Tensor slice = b.flat.narrow(0, offset_of_[param], elements_[param]);
+  const double scale = 1.0 / pg_->world_size();
+  if (gradient.numel() == elements_[param]) {
+    at::Tensor to = slice.view(gradient.sizes());
+    at::mul_out(to, gradient, at::scalar_tensor(scale, gradient.options()));
+  } else {
+    slice.copy_(gradient.reshape({-1}));  // a size mismatch: copy_'s own error
+  }
   std::lock_guard<std::mutex> l(mu_);
   if (!rebuilt_) ready_order_.push_back(param);
   --b.pending;
@@ -117,10 +128,8 @@ graph::Status Reducer::Finish(double backward_end_s, std::vector<at::Tensor>* av
       end = std::max(end, e);
     }
   }
-  const double world = pg_->world_size();
   averaged->assign(elements_.size(), at::Tensor());
-  for (auto& b : buckets_) {
-    b->flat.div_(world);
+  for (auto& b : buckets_) {  // averaged already: OnGradient divided
     for (int p : b->params) {
       (*averaged)[p] = b->flat.narrow(0, offset_of_[p], elements_[p]).view(shapes_[p]);
     }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "graph/file_util.h"
+#include "graph/summary.h"
 #include "planner/args.h"
 #include "trainer/commands.h"
 #include "trainer/train.h"
@@ -88,13 +89,14 @@ std::string ProbesJson(const TrainReport& r) {
   std::string out;
   for (const Probe& p : r.probes) {
     char b[256];
-    std::snprintf(b, sizeof b,
-                  "%s{\"groups\": %d, \"lr\": %.6g, \"momentum\": %.6g, \"steps\": %lld, "
-                  "\"step_s\": %.6f, \"first_loss\": %.5f, \"final_loss\": %.5f, "
-                  "\"base_loss\": %.5f}",
-                  out.empty() ? "" : ", ", p.config.groups, p.config.learning_rate,
-                  p.config.momentum, static_cast<long long>(p.steps), p.step_s, p.first_loss,
-                  p.final_loss, p.base_loss);
+    std::snprintf(
+        b, sizeof b,
+        "%s{\"groups\": %d, \"lr\": %.6g, \"momentum\": %.6g, \"steps\": %lld, "
+        "\"step_s\": %.6f, \"first_loss\": %s, \"final_loss\": %s, "
+        "\"base_loss\": %s}",
+        out.empty() ? "" : ", ", p.config.groups, p.config.learning_rate, p.config.momentum,
+        static_cast<long long>(p.steps), p.step_s, graph::JsonNumber(p.first_loss, 5).c_str(),
+        graph::JsonNumber(p.final_loss, 5).c_str(), graph::JsonNumber(p.base_loss, 5).c_str());
     out += b;
   }
   return out;
@@ -114,13 +116,15 @@ std::string ReportJson(const TrainOptions& o, const TrainReport& r, int world) {
                 "{\"strategy\": \"%s\", \"ranks\": %d, \"batch\": %lld, \"steps\": %lld, "
                 "\"examples\": %lld, \"train_s\": %.4f, \"images_per_s\": %.2f, "
                 "\"forward_ms\": %.4f, \"backward_ms\": %.4f, \"comm_ms\": %.4f, "
-                "\"exposed_ms\": %.4f, \"update_ms\": %.4f, \"first_loss\": %.5f, "
-                "\"final_loss\": %.5f, "
+                "\"exposed_ms\": %.4f, \"update_ms\": %.4f, \"first_loss\": %s, "
+                "\"final_loss\": %s, "
                 "\"evaluations\": [",
                 o.strategy.name.c_str(), world, static_cast<long long>(o.batch),
                 static_cast<long long>(r.steps), static_cast<long long>(r.examples), r.train_s,
                 r.images_per_s(), 1e3 * r.forward_s / n, 1e3 * r.backward_s / n, 1e3 * r.comm_s / n,
-                1e3 * r.exposed_s / n, 1e3 * r.update_s / n, r.first_loss, r.final_loss);
+                1e3 * r.exposed_s / n, 1e3 * r.update_s / n,
+                graph::JsonNumber(r.first_loss, 5).c_str(),
+                graph::JsonNumber(r.final_loss, 5).c_str());
   return b + evals + "], \"probes\": [" + ProbesJson(r) + "]}\n";
 }
 

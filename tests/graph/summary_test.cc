@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "graph/importer.h"
 #include "test_util.h"
 
@@ -74,6 +77,13 @@ TEST(SummaryTest, RealModelSummaryHasNoUnknowns) {
   ASSERT_EQ(s.outputs.size(), 1u);
   EXPECT_EQ(s.outputs[0].shape, Shape({1, 1, 17, 3}));  // the model's own signature
   EXPECT_GT(s.forward_flops, 1e8);
+}
+
+TEST(JsonNumberTest, FiniteNumbersPrintWithTheirDecimalsAndTheOthersAsNull) {
+  EXPECT_EQ(JsonNumber(0.125, 3), "0.125");
+  EXPECT_EQ(JsonNumber(-2, 1), "-2.0");
+  EXPECT_EQ(JsonNumber(std::nan(""), 5), "null");
+  EXPECT_EQ(JsonNumber(-std::numeric_limits<double>::infinity(), 5), "null");
 }
 
 }  // namespace

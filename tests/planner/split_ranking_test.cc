@@ -18,9 +18,12 @@
 #include "runtime/measure.h"
 #include "runtime/profiler.h"
 #include "runtime/simulator.h"
+#include "runtime/statistics.h"
 
 namespace planner {
 namespace {
+
+using runtime::Median;
 
 // The forward graph with its second stream on device 1: the ops downstream of
 // the input's second consumer and not of its first, and the constants only
@@ -52,11 +55,6 @@ std::vector<int> StreamPerCore(const graph::Graph& g) {
     if (g.node(id).op == "Const" && !consumers[id].empty()) device[id] = device[consumers[id][0]];
   }
   return device;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 TEST(SplitRankingTest, ASplitTheHardwareRunsFasterIsFasterInTheSimulator) {

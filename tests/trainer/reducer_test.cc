@@ -87,6 +87,26 @@ TEST(ReducerTest, BucketedAverageEqualsTheUnbucketedAllReduce) {
   EXPECT_TRUE(at::allclose(results[0][4], (g0[4] + g1[4]) / 2, 1e-6, 1e-6));
 }
 
+TEST(ReducerTest, ATransposedGradientIsAveragedInItsOwnShape) {
+  // An ONNX import's OIHW weight gets its gradient as a transposed view.
+  auto base = [](int rank) { return at::arange(12, at::kFloat).view({4, 3}) * (rank + 1); };
+  std::mutex mu;
+  std::vector<at::Tensor> got(2);
+  RunRanks(2, [&](ProcessGroup& pg) {
+    Reducer reducer(&pg, {{3, 4}}, BucketOptions{});
+    reducer.Start();
+    at::Tensor g = base(pg.rank()).t();
+    ASSERT_FALSE(g.is_contiguous());
+    reducer.OnGradient(0, g);
+    std::vector<at::Tensor> out;
+    ASSERT_TRUE(reducer.Finish(ProcessGroup::Now(), &out, nullptr).ok());
+    std::lock_guard<std::mutex> l(mu);
+    got[pg.rank()] = out[0].clone();
+  });
+  const at::Tensor want = (base(0).t() + base(1).t()) / 2;
+  for (const at::Tensor& t : got) EXPECT_TRUE(at::equal(t, want)) << t << " vs " << want;
+}
+
 TEST(ReducerTest, FirstBucketIsSmallAndBucketsRespectTheCap) {
   RunRanks(1, [&](ProcessGroup& pg) {
     Reducer r(&pg, Shapes(), {1024, 64 * 1024, true});
