@@ -90,6 +90,9 @@ inline Shape UnknownDimsOfRank(int64_t rank) {
 Result<Shape> BroadcastShapes(const Shape& a, const Shape& b);
 // Normalises a possibly negative axis against `rank`; error if out of range.
 Result<int> NormalizeAxis(int64_t axis, int rank);
+// Whether a tensor of shape `s` is small enough for a rule to evaluate its
+// values (InferenceOptions::max_constant_elements; a fully defined shape).
+bool EvaluableSize(const Shape& s, const InferenceContext& c);
 
 // nn rules (shape_rules_nn.cc)
 Status ConvRule(InferenceContext& c);
@@ -112,9 +115,6 @@ Status ApplyUpdateRule(InferenceContext& c);
 
 // elementwise and source rules (shape_rules_array.cc)
 Status UnaryRule(InferenceContext& c);
-// UnsortedSegmentSum(data, segment_ids, num_segments): [num_segments] + data's
-// dimensions after those of segment_ids.
-Status UnsortedSegmentSumRule(InferenceContext& c);
 Status BinaryRule(InferenceContext& c);
 Status CompareRule(InferenceContext& c);
 Status AddNRule(InferenceContext& c);
@@ -155,6 +155,12 @@ Status PadRule(InferenceContext& c);
 Status TileRule(InferenceContext& c);
 Status FillRule(InferenceContext& c);
 Status RangeRule(InferenceContext& c);
+// MirrorPadGrad(grad, paddings): the padded gradient less its paddings.
+Status MirrorPadGradRule(InferenceContext& c);
+// indexing and reduction rules (shape_rules_index.cc)
+// UnsortedSegmentSum(data, segment_ids, num_segments): [num_segments] + data's
+// dimensions after those of segment_ids.
+Status UnsortedSegmentSumRule(InferenceContext& c);
 Status GatherRule(InferenceContext& c);
 Status GatherNdRule(InferenceContext& c);
 Status ReductionRule(InferenceContext& c);
@@ -162,8 +168,6 @@ Status ArgMinMaxRule(InferenceContext& c);
 Status OneHotRule(InferenceContext& c);
 Status BroadcastToRule(InferenceContext& c);
 Status SparseToDenseRule(InferenceContext& c);
-// MirrorPadGrad(grad, paddings): the padded gradient less its paddings.
-Status MirrorPadGradRule(InferenceContext& c);
 Status SpaceBatchRule(InferenceContext& c);
 
 }  // namespace graph

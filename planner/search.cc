@@ -20,17 +20,14 @@
 #include "runtime/flush_denormals.h"
 #include "runtime/host_memory.h"
 #include "runtime/threads.h"
+#include "runtime/torch_status.h"
 
 namespace planner {
 
 namespace {
 
-// The first line of a LibTorch error, without its backtrace.
-std::string TorchMessage(const c10::Error& e) {
-  std::string what = e.what_without_backtrace();
-  if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
-  return what;
-}
+// What LibTorch's errors in the policy are prefixed with (runtime::Catching).
+std::string Policy() { return "policy"; }
 
 // The policy's optimizer, by SearchOptions::policy_optimizer (validated by the
 // config parser).
@@ -163,7 +160,7 @@ graph::Status Search::Impl::PushGradient(double lr) {
 
 graph::Status Search::UseParameterServer(ParameterServer* server, const std::string& identity) {
   Impl& s = *impl_;
-  try {
+  return runtime::CatchingStatus(Policy, [&]() -> graph::Status {
     const std::vector<at::Tensor> params = s.policy->parameters();
     GRAPH_ASSIGN_OR_RETURN(PolicyParameters p,
                            server->Join(identity, s.o.policy_optimizer, LayoutOf(s.policy),
@@ -173,9 +170,7 @@ graph::Status Search::UseParameterServer(ParameterServer* server, const std::str
     s.ps_identity = identity;
     s.ps_version = p.version;
     return graph::Status::Ok();
-  } catch (const c10::Error& e) {
-    return graph::Internal("policy: " + TorchMessage(e));
-  }
+  });
 }
 
 int64_t Search::parameter_version() const { return impl_->ps_version; }
@@ -186,16 +181,15 @@ graph::Result<std::unique_ptr<Search>> Search::Create(const graph::Graph& forwar
                                                       const SearchOptions& o, uint64_t seed) {
   if (num_devices < 1) return graph::InvalidArgument("a search needs at least one device");
   if (forward.size() == 0) return graph::InvalidArgument("the model has no ops to place");
-  try {
+  std::unique_ptr<Search> made;
+  GRAPH_RETURN_IF_ERROR(runtime::Catching(Policy, [&] {
     runtime::SetKernelThreads(o.threads);
     // The policy's activations (3 MiB an attention step at k = 16) reuse freed
     // pages instead of faulting fresh ones in (runtime/host_memory.h).
     runtime::KeepFreedMemory();
-    return std::unique_ptr<Search>(
-        new Search(std::make_unique<Impl>(forward, num_devices, o, seed)));
-  } catch (const c10::Error& e) {
-    return graph::Internal("policy: " + TorchMessage(e));
-  }
+    made.reset(new Search(std::make_unique<Impl>(forward, num_devices, o, seed)));
+  }));
+  return made;
 }
 
 Search::Search(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -214,25 +208,27 @@ bool Search::Offer(const std::string& method, const std::vector<int>& device_of_
 }
 
 SearchIteration Search::Step(const RewardSource& reward) {
-  try {
-    return StepOrThrow(reward);
-  } catch (const c10::Error& e) {
-    SearchIteration it;
-    it.status = graph::Internal("policy update " + std::to_string(impl_->iteration + 1) + ": " +
-                                TorchMessage(e));
-    return it;
+  SearchIteration it;
+  graph::Status st =
+      runtime::Catching([&] { return "policy update " + std::to_string(impl_->iteration + 1); },
+                        [&] { it = StepOrThrow(reward); });
+  if (!st.ok()) {
+    it = SearchIteration();
+    it.status = std::move(st);
   }
+  return it;
 }
 
 WarmStartResult Search::WarmStart(const std::vector<int>& device_of_node) {
   const runtime::ScopedFlushDenormals flush;
-  try {
-    return WarmStartOrThrow(device_of_node);
-  } catch (const c10::Error& e) {
-    WarmStartResult r;
-    r.status = graph::Internal("policy warm start: " + TorchMessage(e));
-    return r;
+  WarmStartResult r;
+  graph::Status st = runtime::Catching([] { return std::string("policy warm start"); },
+                                       [&] { r = WarmStartOrThrow(device_of_node); });
+  if (!st.ok()) {
+    r = WarmStartResult();
+    r.status = std::move(st);
   }
+  return r;
 }
 
 WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node) {
@@ -517,37 +513,40 @@ at::Tensor IntsTensor(const std::vector<int>& v) {
 graph::Status Search::Save(const std::string& path, const SearchIdentity& id) const {
   const Impl& s = *impl_;
   const std::string tmp = path + ".tmp";
-  try {
-    torch::serialize::OutputArchive root, policy, optimizer;
-    s.policy->save(policy);
-    s.optimizer->save(optimizer);
-    root.write("policy", policy);
-    root.write("policy_optimizer", c10::IValue(s.o.policy_optimizer));
-    root.write("optimizer", optimizer);
-    root.write("model_digest", c10::IValue(id.model_digest));
-    root.write("devices_digest", c10::IValue(id.devices_digest));
-    root.write("reward", c10::IValue(id.reward));
-    root.write("num_ops", c10::IValue(static_cast<int64_t>(s.num_ops)));
-    root.write("num_groups", c10::IValue(static_cast<int64_t>(s.policy->num_groups())));
-    root.write("parameter_shapes", c10::IValue(ParameterShapes(s.policy)));
-    root.write("num_devices", c10::IValue(static_cast<int64_t>(s.policy->num_devices())));
-    root.write("iteration", c10::IValue(static_cast<int64_t>(s.iteration)));
-    root.write("have_baseline", c10::IValue(s.have_baseline));
-    root.write("baseline", c10::IValue(s.baseline));
-    root.write("elapsed_s", c10::IValue(s.elapsed_s));
-    root.write("generator", s.gen.get_state());
-    root.write("have_best", c10::IValue(s.best.has_value()));
-    if (s.best) {
-      root.write("best_method", c10::IValue(s.best->method));
-      root.write("best_step_s", c10::IValue(s.best->step_s));
-      root.write("best_iteration", c10::IValue(static_cast<int64_t>(s.best->iteration)));
-      root.write("best_found_at_s", c10::IValue(s.best->found_at_s));
-      root.write("best_devices", IntsTensor(s.best->device_of_node));
-    }
-    root.save_to(tmp);
-  } catch (const c10::Error& e) {
+  graph::Status st = runtime::Catching(
+      [&] { return path + ": cannot write the checkpoint"; },
+      [&] {
+        torch::serialize::OutputArchive root, policy, optimizer;
+        s.policy->save(policy);
+        s.optimizer->save(optimizer);
+        root.write("policy", policy);
+        root.write("policy_optimizer", c10::IValue(s.o.policy_optimizer));
+        root.write("optimizer", optimizer);
+        root.write("model_digest", c10::IValue(id.model_digest));
+        root.write("devices_digest", c10::IValue(id.devices_digest));
+        root.write("reward", c10::IValue(id.reward));
+        root.write("num_ops", c10::IValue(static_cast<int64_t>(s.num_ops)));
+        root.write("num_groups", c10::IValue(static_cast<int64_t>(s.policy->num_groups())));
+        root.write("parameter_shapes", c10::IValue(ParameterShapes(s.policy)));
+        root.write("num_devices", c10::IValue(static_cast<int64_t>(s.policy->num_devices())));
+        root.write("iteration", c10::IValue(static_cast<int64_t>(s.iteration)));
+        root.write("have_baseline", c10::IValue(s.have_baseline));
+        root.write("baseline", c10::IValue(s.baseline));
+        root.write("elapsed_s", c10::IValue(s.elapsed_s));
+        root.write("generator", s.gen.get_state());
+        root.write("have_best", c10::IValue(s.best.has_value()));
+        if (s.best) {
+          root.write("best_method", c10::IValue(s.best->method));
+          root.write("best_step_s", c10::IValue(s.best->step_s));
+          root.write("best_iteration", c10::IValue(static_cast<int64_t>(s.best->iteration)));
+          root.write("best_found_at_s", c10::IValue(s.best->found_at_s));
+          root.write("best_devices", IntsTensor(s.best->device_of_node));
+        }
+        root.save_to(tmp);
+      });
+  if (!st.ok()) {
     std::remove(tmp.c_str());
-    return graph::IoError(path + ": cannot write the checkpoint: " + TorchMessage(e));
+    return graph::IoError(st.message());
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
@@ -557,90 +556,93 @@ graph::Status Search::Save(const std::string& path, const SearchIdentity& id) co
 }
 
 graph::Status Search::Load(const std::string& path, const SearchIdentity& id) {
+  graph::Status loaded;  // what the reading decided, when LibTorch did not throw
+  graph::Status thrown =
+      runtime::Catching([&] { return path + ": not a readable search checkpoint"; },
+                        [&] { loaded = LoadOrThrow(path, id); });
+  return thrown.ok() ? loaded : graph::InvalidArgument(thrown.message());
+}
+
+graph::Status Search::LoadOrThrow(const std::string& path, const SearchIdentity& id) {
   Impl& s = *impl_;
-  try {
-    torch::serialize::InputArchive root;
-    root.load_from(path);
-    c10::IValue v;
-    auto str = [&](const char* key) {
-      root.read(key, v);
-      return v.toStringRef();
-    };
-    auto integer = [&](const char* key) {
-      root.read(key, v);
-      return v.toInt();
-    };
-    auto mismatch = [&](const std::string& what, const std::string& theirs,
-                        const std::string& ours) {
-      return graph::InvalidArgument(path + ": a checkpoint of another " + what + " (" + theirs +
-                                    ", this search has " + ours + ")");
-    };
-    if (std::string m = str("model_digest"); m != id.model_digest)
-      return mismatch("model", "digest " + m, id.model_digest);
-    if (std::string d = str("devices_digest"); d != id.devices_digest)
-      return mismatch("devices file", "digest " + d, id.devices_digest);
-    if (std::string r = str("reward"); r != id.reward)
-      return mismatch("reward source", "--reward " + r, "--reward " + id.reward);
-    const int64_t groups = integer("num_groups"), devices = integer("num_devices");
-    if (groups != s.policy->num_groups() || devices != s.policy->num_devices() ||
-        integer("num_ops") != s.num_ops) {
-      return mismatch("policy shape", std::to_string(groups) + " groups",
-                      std::to_string(s.policy->num_groups()) + " (see --config)");
+  torch::serialize::InputArchive root;
+  root.load_from(path);
+  c10::IValue v;
+  auto str = [&](const char* key) {
+    root.read(key, v);
+    return v.toStringRef();
+  };
+  auto integer = [&](const char* key) {
+    root.read(key, v);
+    return v.toInt();
+  };
+  auto mismatch = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
+    return graph::InvalidArgument(path + ": a checkpoint of another " + what + " (" + theirs +
+                                  ", this search has " + ours + ")");
+  };
+  if (std::string m = str("model_digest"); m != id.model_digest)
+    return mismatch("model", "digest " + m, id.model_digest);
+  if (std::string d = str("devices_digest"); d != id.devices_digest)
+    return mismatch("devices file", "digest " + d, id.devices_digest);
+  if (std::string r = str("reward"); r != id.reward)
+    return mismatch("reward source", "--reward " + r, "--reward " + id.reward);
+  const int64_t groups = integer("num_groups"), devices = integer("num_devices");
+  if (groups != s.policy->num_groups() || devices != s.policy->num_devices() ||
+      integer("num_ops") != s.num_ops) {
+    return mismatch("policy shape", std::to_string(groups) + " groups",
+                    std::to_string(s.policy->num_groups()) + " (see --config)");
+  }
+  if (root.try_read("parameter_shapes", v)) {
+    const std::string theirs = v.toStringRef(), ours = ParameterShapes(s.policy);
+    if (theirs != ours) {
+      return mismatch("policy shape", FirstDifference(theirs, ours),
+                      FirstDifference(ours, theirs) + " (see --config)");
     }
-    if (root.try_read("parameter_shapes", v)) {
-      const std::string theirs = v.toStringRef(), ours = ParameterShapes(s.policy);
-      if (theirs != ours) {
-        return mismatch("policy shape", FirstDifference(theirs, ours),
-                        FirstDifference(ours, theirs) + " (see --config)");
-      }
+  }
+  // Checkpoints from before the policy_optimizer option hold Adam's state
+  // under "adam".
+  const bool named = root.try_read("policy_optimizer", v);
+  const std::string kind = named ? v.toStringRef() : "adam";
+  if (kind != s.o.policy_optimizer) {
+    return mismatch("policy optimizer", kind, s.o.policy_optimizer + " (see --config)");
+  }
+  torch::serialize::InputArchive policy, optimizer;
+  root.read("policy", policy);
+  root.read(named ? "optimizer" : "adam", optimizer);
+  s.policy->load(policy);
+  s.optimizer->load(optimizer);
+  s.iteration = static_cast<int>(integer("iteration"));
+  root.read("have_baseline", v);
+  s.have_baseline = v.toBool();
+  root.read("baseline", v);
+  s.baseline = v.toDouble();
+  root.read("elapsed_s", v);
+  s.elapsed_s = v.toDouble();
+  at::Tensor state;
+  root.read("generator", state);
+  s.gen.set_state(state);
+  root.read("have_best", v);
+  s.best.reset();
+  if (v.toBool()) {
+    BestPlacement b;
+    b.method = str("best_method");
+    root.read("best_step_s", v);
+    b.step_s = v.toDouble();
+    b.iteration = static_cast<int>(integer("best_iteration"));
+    root.read("best_found_at_s", v);
+    b.found_at_s = v.toDouble();
+    at::Tensor devices_t;
+    root.read("best_devices", devices_t);
+    if (devices_t.dim() != 1 || devices_t.size(0) != s.num_ops)
+      return graph::InvalidArgument(path + ": a corrupt checkpoint (best placement)");
+    devices_t = devices_t.to(at::kLong).contiguous();
+    const int64_t* p = devices_t.data_ptr<int64_t>();
+    for (int64_t i = 0; i < s.num_ops; ++i) {
+      if (p[i] < 0 || p[i] >= devices)
+        return graph::InvalidArgument(path + ": a corrupt checkpoint (device index)");
+      b.device_of_node.push_back(static_cast<int>(p[i]));
     }
-    // Checkpoints from before the policy_optimizer option hold Adam's state
-    // under "adam".
-    const bool named = root.try_read("policy_optimizer", v);
-    const std::string kind = named ? v.toStringRef() : "adam";
-    if (kind != s.o.policy_optimizer) {
-      return mismatch("policy optimizer", kind, s.o.policy_optimizer + " (see --config)");
-    }
-    torch::serialize::InputArchive policy, optimizer;
-    root.read("policy", policy);
-    root.read(named ? "optimizer" : "adam", optimizer);
-    s.policy->load(policy);
-    s.optimizer->load(optimizer);
-    s.iteration = static_cast<int>(integer("iteration"));
-    root.read("have_baseline", v);
-    s.have_baseline = v.toBool();
-    root.read("baseline", v);
-    s.baseline = v.toDouble();
-    root.read("elapsed_s", v);
-    s.elapsed_s = v.toDouble();
-    at::Tensor state;
-    root.read("generator", state);
-    s.gen.set_state(state);
-    root.read("have_best", v);
-    s.best.reset();
-    if (v.toBool()) {
-      BestPlacement b;
-      b.method = str("best_method");
-      root.read("best_step_s", v);
-      b.step_s = v.toDouble();
-      b.iteration = static_cast<int>(integer("best_iteration"));
-      root.read("best_found_at_s", v);
-      b.found_at_s = v.toDouble();
-      at::Tensor devices_t;
-      root.read("best_devices", devices_t);
-      if (devices_t.dim() != 1 || devices_t.size(0) != s.num_ops)
-        return graph::InvalidArgument(path + ": a corrupt checkpoint (best placement)");
-      devices_t = devices_t.to(at::kLong).contiguous();
-      const int64_t* p = devices_t.data_ptr<int64_t>();
-      for (int64_t i = 0; i < s.num_ops; ++i) {
-        if (p[i] < 0 || p[i] >= devices)
-          return graph::InvalidArgument(path + ": a corrupt checkpoint (device index)");
-        b.device_of_node.push_back(static_cast<int>(p[i]));
-      }
-      s.best = std::move(b);
-    }
-  } catch (const c10::Error& e) {
-    return graph::InvalidArgument(path + ": not a readable search checkpoint: " + TorchMessage(e));
+    s.best = std::move(b);
   }
   return graph::Status::Ok();
 }

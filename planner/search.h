@@ -112,6 +112,7 @@ class Search {
   explicit Search(std::unique_ptr<Impl> impl);
   SearchIteration StepOrThrow(const RewardSource& reward);
   WarmStartResult WarmStartOrThrow(const std::vector<int>& device_of_node);
+  graph::Status LoadOrThrow(const std::string& path, const SearchIdentity& id);
   std::unique_ptr<Impl> impl_;
 };
 

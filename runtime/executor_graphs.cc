@@ -39,10 +39,12 @@ void Executor::ChooseGraphDevice() {
   for (const cluster::DeviceSpec& spec : cluster_.devices) asked |= spec.cuda_graphs;
   if (!asked) return;
   if (used.size() != 1 || !cluster_.devices[used[0]].cuda_graphs) {
+    std::string names;
+    for (int d : used) names += (names.empty() ? "" : ", ") + cluster_.devices[d].name;
     graph_note_ =
         "CUDA graphs are off: a step is captured only when every op runs on one cuda "
         "device with graphs: on, and this placement uses " +
-        std::to_string(used.size()) + " device(s)";
+        std::to_string(used.size()) + " device(s): " + names;
     return;
   }
   graph_device_ = used[0];
@@ -70,9 +72,10 @@ graph::Status Executor::RunWithGraphs(const std::map<std::string, at::Tensor>& f
   capture.key = std::move(key);
   graph::Status st = RunStep(feeds, fetches, results, stats, &capture);
   if (!st.ok()) {
-    // Nothing ran: the recorded kernels were never replayed, or the replay
-    // failed before the update. The step runs again op by op, where a real
-    // error (out of memory, a kernel's) shows itself.
+    // A capture runs no kernel, so a failure before the replay left the
+    // parameters as they were: the step runs again op by op, where a real
+    // error (out of memory, a kernel's) shows itself. (An error the GPU
+    // reports from the replay itself is sticky and fails that run too.)
     graph_note_ = "CUDA graphs are off: the capture failed: " + st.message();
     devices_[graph_device_]->DropGraph();
     graph_device_ = -1;

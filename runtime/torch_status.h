@@ -8,6 +8,7 @@
 
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "graph/status.h"
 
@@ -36,6 +37,15 @@ graph::Status Catching(W&& what, F&& f) {
   } catch (const std::exception& e) {
     return graph::Internal(what() + ": " + FirstLine(e.what()));
   }
+}
+
+// As Catching, for `f` returning a status of its own: that status when `f`
+// returns, the exception's when it throws.
+template <typename W, typename F>
+graph::Status CatchingStatus(W&& what, F&& f) {
+  graph::Status returned;
+  graph::Status thrown = Catching(std::forward<W>(what), [&] { returned = f(); });
+  return thrown.ok() ? returned : thrown;
 }
 
 }  // namespace runtime

@@ -33,15 +33,12 @@ int ZmqType(SocketKind kind) {
   return ZMQ_PAIR;
 }
 
-graph::Result<void*> MakeSocket(Context& ctx, SocketKind kind, const std::string& endpoint,
-                                const SocketOptions& o) {
-  void* s = zmq_socket(ctx.handle(), ZmqType(kind));
+graph::Result<SocketHandle> MakeSocket(Context& ctx, SocketKind kind, const std::string& endpoint,
+                                       const SocketOptions& o) {
+  SocketHandle handle(zmq_socket(ctx.handle(), ZmqType(kind)));
+  void* s = handle.get();
   if (!s) return ZmqError(endpoint + ": cannot make a socket");
-  auto fail = [&](const char* what) {
-    graph::Status st = ZmqError(endpoint + ": " + what);
-    zmq_close(s);
-    return st;
-  };
+  auto fail = [&](const char* what) { return ZmqError(endpoint + ": " + what); };
   const int64_t max = static_cast<int64_t>(o.max_message_bytes);
   if (zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &max, sizeof max) != 0) return fail("ZMQ_MAXMSGSIZE");
   if (zmq_setsockopt(s, ZMQ_LINGER, &o.linger_ms, sizeof o.linger_ms) != 0) {
@@ -81,68 +78,47 @@ graph::Result<void*> MakeSocket(Context& ctx, SocketKind kind, const std::string
       zmq_setsockopt(s, ZMQ_ROUTING_ID, o.routing_id.data(), o.routing_id.size()) != 0) {
     return fail("ZMQ_ROUTING_ID");
   }
-  return s;
+  return handle;
 }
 
 }  // namespace
+
+void CloseSocket::operator()(void* socket) const {
+  if (socket) zmq_close(socket);
+}
 
 Context::Context() : ctx_(zmq_ctx_new()) {}
 Context::~Context() { zmq_ctx_term(ctx_); }
 
 graph::Result<Socket> Socket::Bind(Context& ctx, SocketKind kind, const std::string& endpoint,
                                    const SocketOptions& options) {
-  GRAPH_ASSIGN_OR_RETURN(void* s, MakeSocket(ctx, kind, endpoint, options));
-  if (zmq_bind(s, endpoint.c_str()) != 0) {
-    graph::Status st = ZmqError(endpoint + ": cannot bind");
-    zmq_close(s);
-    return st;
-  }
+  GRAPH_ASSIGN_OR_RETURN(SocketHandle s, MakeSocket(ctx, kind, endpoint, options));
+  if (zmq_bind(s.get(), endpoint.c_str()) != 0) return ZmqError(endpoint + ": cannot bind");
   char last[256] = {};
   size_t size = sizeof last;
   std::string bound = endpoint;
-  if (zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, last, &size) == 0 && last[0]) bound = last;
-  return Socket(s, bound);
+  if (zmq_getsockopt(s.get(), ZMQ_LAST_ENDPOINT, last, &size) == 0 && last[0]) bound = last;
+  return Socket(std::move(s), bound);
 }
 
 graph::Result<Socket> Socket::Connect(Context& ctx, SocketKind kind, const std::string& endpoint,
                                       const SocketOptions& options) {
-  GRAPH_ASSIGN_OR_RETURN(void* s, MakeSocket(ctx, kind, endpoint, options));
-  if (zmq_connect(s, endpoint.c_str()) != 0) {
-    graph::Status st = ZmqError(endpoint + ": cannot connect");
-    zmq_close(s);
-    return st;
-  }
-  return Socket(s, endpoint);
+  GRAPH_ASSIGN_OR_RETURN(SocketHandle s, MakeSocket(ctx, kind, endpoint, options));
+  if (zmq_connect(s.get(), endpoint.c_str()) != 0) return ZmqError(endpoint + ": cannot connect");
+  return Socket(std::move(s), endpoint);
 }
 
 graph::Status Socket::AlsoConnect(const std::string& endpoint) {
-  if (zmq_connect(socket_, endpoint.c_str()) != 0) return ZmqError(endpoint + ": cannot connect");
-  return graph::Status::Ok();
-}
-
-Socket::Socket(Socket&& other) noexcept
-    : socket_(other.socket_), endpoint_(std::move(other.endpoint_)) {
-  other.socket_ = nullptr;
-}
-
-Socket& Socket::operator=(Socket&& other) noexcept {
-  if (this != &other) {
-    if (socket_) zmq_close(socket_);
-    socket_ = other.socket_;
-    endpoint_ = std::move(other.endpoint_);
-    other.socket_ = nullptr;
+  if (zmq_connect(socket_.get(), endpoint.c_str()) != 0) {
+    return ZmqError(endpoint + ": cannot connect");
   }
-  return *this;
-}
-
-Socket::~Socket() {
-  if (socket_) zmq_close(socket_);
+  return graph::Status::Ok();
 }
 
 graph::Status Socket::Send(const Frames& frames) {
   for (size_t i = 0; i < frames.size(); ++i) {
     const int flags = ZMQ_DONTWAIT | (i + 1 < frames.size() ? ZMQ_SNDMORE : 0);
-    if (zmq_send(socket_, frames[i].data(), frames[i].size(), flags) < 0) {
+    if (zmq_send(socket_.get(), frames[i].data(), frames[i].size(), flags) < 0) {
       return ZmqError(endpoint_ + ": cannot send");
     }
   }
@@ -156,7 +132,7 @@ graph::Result<std::optional<Frames>> Socket::Receive(int timeout_ms) {
   for (;;) {
     zmq_msg_t msg;
     zmq_msg_init(&msg);
-    if (zmq_msg_recv(&msg, socket_, ZMQ_DONTWAIT) < 0) {
+    if (zmq_msg_recv(&msg, socket_.get(), ZMQ_DONTWAIT) < 0) {
       zmq_msg_close(&msg);
       if (frames.empty() && (zmq_errno() == EAGAIN || zmq_errno() == EINTR)) {
         return std::optional<Frames>();
@@ -228,15 +204,12 @@ graph::Result<std::unique_ptr<Authenticator>> Authenticator::Start(Context& ctx,
                                                                    std::vector<std::string> allowed,
                                                                    std::string log_prefix) {
   std::unique_ptr<Authenticator> a(new Authenticator());
-  a->socket_ = zmq_socket(ctx.handle(), ZMQ_REP);
+  a->socket_.reset(zmq_socket(ctx.handle(), ZMQ_REP));
   if (!a->socket_) return ZmqError("ZAP handler socket");
   const int linger = 0;
-  zmq_setsockopt(a->socket_, ZMQ_LINGER, &linger, sizeof linger);
-  if (zmq_bind(a->socket_, "inproc://zeromq.zap.01") != 0) {
-    graph::Status st = ZmqError("inproc://zeromq.zap.01: cannot bind the ZAP handler");
-    zmq_close(a->socket_);
-    a->socket_ = nullptr;
-    return st;
+  zmq_setsockopt(a->socket_.get(), ZMQ_LINGER, &linger, sizeof linger);
+  if (zmq_bind(a->socket_.get(), "inproc://zeromq.zap.01") != 0) {
+    return ZmqError("inproc://zeromq.zap.01: cannot bind the ZAP handler");
   }
   a->allowed_ = std::move(allowed);
   a->log_prefix_ = std::move(log_prefix);
@@ -247,20 +220,19 @@ graph::Result<std::unique_ptr<Authenticator>> Authenticator::Start(Context& ctx,
 Authenticator::~Authenticator() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
-  if (socket_) zmq_close(socket_);
 }
 
 void Authenticator::Serve() {
   // ZAP (RFC 27): version, request id, domain, address, routing id, mechanism,
   // then the mechanism's credentials (CURVE: the client's 32-byte public key).
   while (!stop_) {
-    zmq_pollitem_t item = {socket_, 0, ZMQ_POLLIN, 0};
+    zmq_pollitem_t item = {socket_.get(), 0, ZMQ_POLLIN, 0};
     if (zmq_poll(&item, 1, 100) <= 0) continue;
     std::vector<std::string> frames;
     for (;;) {
       zmq_msg_t msg;
       zmq_msg_init(&msg);
-      if (zmq_msg_recv(&msg, socket_, ZMQ_DONTWAIT) < 0) {
+      if (zmq_msg_recv(&msg, socket_.get(), ZMQ_DONTWAIT) < 0) {
         zmq_msg_close(&msg);
         break;
       }
@@ -290,7 +262,8 @@ void Authenticator::Serve() {
     const std::vector<std::string> reply = {
         "1.0", frames[1], ok ? "200" : "400", ok ? "OK" : "key not allowed", ok ? key : "", ""};
     for (size_t i = 0; i < reply.size(); ++i) {
-      zmq_send(socket_, reply[i].data(), reply[i].size(), i + 1 < reply.size() ? ZMQ_SNDMORE : 0);
+      zmq_send(socket_.get(), reply[i].data(), reply[i].size(),
+               i + 1 < reply.size() ? ZMQ_SNDMORE : 0);
     }
   }
 }

@@ -26,6 +26,12 @@
 
 namespace wire {
 
+// A ZeroMQ socket handle, closed when it goes (zmq_close).
+struct CloseSocket {
+  void operator()(void* socket) const;
+};
+using SocketHandle = std::unique_ptr<void, CloseSocket>;
+
 class Context {
  public:
   Context();
@@ -85,9 +91,8 @@ class Socket {
   // Connects this socket to one more endpoint (a bound ROUTER reaching out to
   // workers that listen); ZeroMQ keeps reconnecting to it.
   graph::Status AlsoConnect(const std::string& endpoint);
-  Socket(Socket&& other) noexcept;
-  Socket& operator=(Socket&& other) noexcept;
-  ~Socket();
+  Socket(Socket&&) noexcept = default;
+  Socket& operator=(Socket&&) noexcept = default;
 
   // Sends the frames as one message without blocking. A ROUTER's first frame
   // is the peer's routing id; an unknown or gone peer, or a full queue, is
@@ -97,11 +102,12 @@ class Socket {
   graph::Result<std::optional<Frames>> Receive(int timeout_ms);
   // The endpoint as bound or connected; for "tcp://host:*", the port chosen.
   const std::string& endpoint() const { return endpoint_; }
-  void* handle() const { return socket_; }
+  void* handle() const { return socket_.get(); }
 
  private:
-  Socket(void* socket, std::string endpoint) : socket_(socket), endpoint_(std::move(endpoint)) {}
-  void* socket_ = nullptr;
+  Socket(SocketHandle socket, std::string endpoint)
+      : socket_(std::move(socket)), endpoint_(std::move(endpoint)) {}
+  SocketHandle socket_;
   std::string endpoint_;
 };
 
@@ -122,7 +128,7 @@ class Authenticator {
  private:
   Authenticator() = default;
   void Serve();
-  void* socket_ = nullptr;
+  SocketHandle socket_;
   std::vector<std::string> allowed_;  // Z85 public keys
   std::string log_prefix_;
   std::set<std::string> logged_;  // refused keys and addresses already logged
