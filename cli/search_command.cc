@@ -481,6 +481,18 @@ struct Session {
     if (out_path.empty()) return graph::Status::Ok();
     return WritePlacement(out_path, PlacementOf(b, seconds, iterations));
   }
+  // A found placement the hardware never judged (a signal came first), to
+  // OUT.unverified beside -o, if -o is given; its method says so.
+  graph::Status WriteUnverified(const BestPlacement& b, const Search& search) const {
+    if (out_path.empty()) return graph::Status::Ok();
+    Placement p = PlacementOf(b, search.elapsed_s(), search.iterations());
+    p.method += " (unverified: stopped before the hardware's verdict)";
+    const std::string path = out_path + ".unverified";
+    GRAPH_RETURN_IF_ERROR(WritePlacement(path, p));
+    std::printf("unverified: %s (the search's best, which the hardware did not judge)\n",
+                path.c_str());
+    return graph::Status::Ok();
+  }
   // The model with `device_of_node` as TensorFlow device strings, to
   // --export-graphdef, if given.
   graph::Status ExportGraphdef(const std::vector<int>& device_of_node) const {
@@ -839,12 +851,24 @@ int Conclude(const Session& s, const Run& run, BestPlacement best) {
     if (real.ok()) on_hardware = (sim_checked_on = std::move(*real)).get();
   }
   std::string verdict_text;
-  if (on_hardware && baseline && !StopOnSignals::requested()) {
-    const bool was_baseline = best.device_of_node == baseline->device_of_node;
+  // Stopped by a signal before the verdict: what the search found is untested
+  // (sim rewards: a prediction; real ones: the best of many noisy samples),
+  // and the placement to use is what an undecided verdict keeps.
+  std::optional<BestPlacement> unverified;
+  const bool stopped = StopOnSignals::requested();
+  const bool found_baseline = baseline && best.device_of_node == baseline->device_of_node;
+  if (on_hardware && baseline && stopped && !found_baseline) {
+    verdict_text = "not decided: stopped before the hardware's verdict, so " +
+                   FormatMs(best.step_s) + " is the search's own " +
+                   (s.real_rewards() ? "measurement (the best of many noisy ones: biased low)"
+                                     : "prediction") +
+                   " and " + baseline->method + " is the result";
+    unverified = best;
+  } else if (on_hardware && baseline) {  // after a signal: the baseline found again
     verdict_text =
         DecideOnHardware(*on_hardware, s.real_rewards(), s.flags.verdict, baseline->method,
                          baseline->device_of_node, &*baseline_s, &best);
-    if (!was_baseline) {
+    if (!found_baseline) {
       graph::Status st = s.WritePlacementOf(best, search.elapsed_s(), search.iterations());
       if (!st.ok()) return Fail(st);
     }
@@ -853,6 +877,15 @@ int Conclude(const Session& s, const Run& run, BestPlacement best) {
   const Evaluation final_eval = s.reward->Timeline(best.device_of_node, &timeline);
   PrintResult(s.flags.reward, search, baseline ? baseline->method : "", baseline_s, best,
               verdict_text, s.reward->LowerBoundSeconds(), final_eval.estimated_ops);
+  if (unverified) {
+    // -o gets the baseline; the found placement is kept beside it, labelled.
+    best = BestPlacement{baseline->method, *baseline_s, baseline->device_of_node, 0, 0};
+    if (graph::Status st = s.WriteUnverified(*unverified, search); !st.ok()) return Fail(st);
+    if (graph::Status st = s.WritePlacementOf(best, search.elapsed_s(), search.iterations());
+        !st.ok()) {
+      return Fail(st);
+    }
+  }
   if (const std::string line = s.hardware->Summary(); !line.empty()) {
     std::printf("%s\n", line.c_str());
   }

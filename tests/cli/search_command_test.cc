@@ -332,6 +332,48 @@ TEST(SearchCommandTest, RealRewardSearchOfAChainClaimsNoGain) {
   for (const std::string& f : {model, out, out + ".ckpt"}) std::remove(f.c_str());
 }
 
+TEST(SearchCommandTest, ASignalBeforeTheVerdictClaimsNoGainAndWritesTheBaseline) {
+  // Stopped before the hardware judged it, the found placement's own figure
+  // (the best of many noisy measurements) is no result: -o gets the baseline,
+  // and the found placement, if it differs, goes beside it labelled.
+  const std::string model = Temp("sig_real.pb"), out = Temp("sig_real.yaml"),
+                    log = Temp("sig_real.out");
+  ASSERT_EQ(Planner("zoo two_branch -o " + model).code, 0);
+  const std::string cmd = std::string(PLANNER_BIN) + " search " + model + " " +
+                          Config("local-2cpu") + " --reward real --steps 2 --budget 10m --config " +
+                          PLANNER_CONFIGS_DIR + "/../tests/planner/search_small.yaml -o " + out;
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen(log.c_str(), "w", stdout);
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 1200 && Slurp(out).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const std::string printed = Slurp(log);
+  EXPECT_EQ(printed.find("% faster than the best baseline"), std::string::npos) << printed;
+  EXPECT_NE(Slurp(out).find("method: baseline "), std::string::npos) << Slurp(out);
+  const std::string unverified = Slurp(out + ".unverified");
+  if (printed.find("not decided: stopped before the hardware's verdict") != std::string::npos) {
+    EXPECT_NE(unverified.find("(unverified: stopped before the hardware's verdict)"),
+              std::string::npos)
+        << unverified;
+  } else {
+    EXPECT_NE(printed.find("no improvement over "), std::string::npos) << printed;
+    EXPECT_EQ(unverified, "");
+  }
+  for (const std::string& f : {model, out, out + ".ckpt", out + ".unverified", log}) {
+    std::remove(f.c_str());
+  }
+}
+
 TEST(SearchCommandTest, BadVerdictFlagsAreOneLineErrors) {
   for (const char* flags :
        {"--rounds 0", "--significance 0", "--significance 0.7", "--significance x"}) {
