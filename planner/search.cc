@@ -440,10 +440,29 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   it.evaluations = EvaluateAll(reward, placements);
   const runtime::ScopedFlushDenormals flush;  // the rest is the policy's update
 
+  // A placement no one could evaluate (kUnavailable: a fleet without a worker)
+  // says nothing about itself: it gets the mean cost of the evaluated ones, so
+  // that it neither pushes nor pulls the policy. Charging it the failing cost
+  // would teach the policy to avoid whatever it sampled while workers were gone.
   std::vector<float> costs(n);
   double mean = 0;
-  for (int j = 0; j < n; ++j) mean += costs[j] = static_cast<float>(s.Cost(it.evaluations[j]));
-  mean /= n;
+  int evaluated = 0;
+  for (int j = 0; j < n; ++j) {
+    if (it.evaluations[j].status.code() == graph::StatusCode::kUnavailable) continue;
+    mean += costs[j] = static_cast<float>(s.Cost(it.evaluations[j]));
+    ++evaluated;
+  }
+  if (evaluated == 0) {
+    it.status = graph::Status(
+        graph::StatusCode::kUnavailable,
+        "policy update " + std::to_string(s.iteration + 1) + ": none of its " + std::to_string(n) +
+            " placements could be evaluated (" + it.evaluations[0].status.message() + ")");
+    return it;
+  }
+  mean /= evaluated;
+  for (int j = 0; j < n; ++j) {
+    if (it.evaluations[j].status.code() == graph::StatusCode::kUnavailable) costs[j] = mean;
+  }
   s.AddDemonstration(&batch, &costs);
   batch.with_advantage = batch.samples.size() - (batch.demo_apart ? 1 : 0);
   if (!s.have_baseline) {

@@ -310,13 +310,14 @@ TEST(SearchCommandTest, RealRewardSearchOnLocalCpusReMeasuresTheResult) {
 
 TEST(SearchCommandTest, RealRewardSearchOfAChainClaimsNoGain) {
   // The zoo's "chain" trains as one chain of ops (graph/models.h): no op can run
-  // beside another, so no placement beats every op on the faster core, and a
-  // search that measures noise must say so and write the baseline. (An MLP is
-  // no such model: its weight gradients run beside the backward pass, and a
-  // split measured 3% faster than etf in all 9 rounds on a CI machine.) At
-  // --significance 0.002 a claim needs all 9 rounds to favour the found
-  // placement (p = 1/512), so this test does not flake on the 5% of a default
-  // run's false claims.
+  // beside another. That no split can beat the faster core is not a law of this
+  // hardware, though: on a CI machine (2026-11-27) a placement found by the
+  // search ran 3.7% faster than scotch's in all 9 rounds (two cores' caches
+  // hold more of the chain than one). So the test checks what the search must
+  // do whichever way the hardware goes: claim a gain only with the verdict's
+  // evidence (all 9 rounds at --significance 0.002, p = 1/512), and write to -o
+  // exactly what the verdict decided: the found placement with a claim, the
+  // best baseline without one.
   const std::string model = Temp("chain.pb"), out = Temp("chain.yaml");
   ASSERT_EQ(Planner("zoo chain -o " + model).code, 0);
   RunResult r = Planner("search " + model + " " + Config("local-2cpu") +
@@ -324,11 +325,16 @@ TEST(SearchCommandTest, RealRewardSearchOfAChainClaimsNoGain) {
                         " --config " + std::string(PLANNER_CONFIGS_DIR) +
                         "/../tests/planner/search_small.yaml");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(r.out.find("no significant improvement over ") != std::string::npos ||
-              r.out.find("no improvement over ") != std::string::npos)
-      << r.out;
-  EXPECT_EQ(r.out.find("% faster than"), std::string::npos) << r.out;
-  EXPECT_NE(Slurp(out).find("method: baseline "), std::string::npos) << Slurp(out);
+  const std::string written = Slurp(out);
+  if (r.out.find("% faster than") != std::string::npos) {
+    EXPECT_NE(r.out.find("p = 0.00195 over 9 interleaved rounds"), std::string::npos) << r.out;
+    EXPECT_EQ(written.find("method: baseline "), std::string::npos) << written;
+  } else {
+    EXPECT_TRUE(r.out.find("no significant improvement over ") != std::string::npos ||
+                r.out.find("no improvement over ") != std::string::npos)
+        << r.out;
+    EXPECT_NE(written.find("method: baseline "), std::string::npos) << written;
+  }
   for (const std::string& f : {model, out, out + ".ckpt"}) std::remove(f.c_str());
 }
 

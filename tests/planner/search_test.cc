@@ -105,6 +105,70 @@ TEST(SearchTest, FailedPlacementsAreChargedTheFailingCost) {
   EXPECT_FALSE((*search)->best()) << "a failed placement is never the best";
 }
 
+// The sim reward, except that every `every`-th placement it is asked for (1:
+// all) comes back unavailable, as from a fleet that had no worker for it.
+// Not concurrent: the batch is evaluated in turn, so the count is exact.
+class LosingWorkers : public RewardSource {
+ public:
+  LosingWorkers(std::unique_ptr<RewardSource> inner, int every)
+      : inner_(std::move(inner)), every_(every) {}
+  const char* name() const override { return "fleet"; }
+  Evaluation Evaluate(const std::vector<int>& d) const override {
+    if (++calls_ % every_ == 0) {
+      return {graph::Status(graph::StatusCode::kUnavailable, "no worker left")};
+    }
+    return inner_->Evaluate(d);
+  }
+  Evaluation Timeline(const std::vector<int>& d, runtime::StepStats* st) const override {
+    return inner_->Timeline(d, st);
+  }
+  const graph::Graph& executed_graph() const override { return inner_->executed_graph(); }
+  double LowerBoundSeconds() const override { return inner_->LowerBoundSeconds(); }
+  bool concurrent() const override { return false; }
+
+ private:
+  std::unique_ptr<RewardSource> inner_;
+  int every_;
+  mutable int calls_ = 0;
+};
+
+TEST(SearchTest, PlacementsNoOneCouldEvaluateNeitherPushNorPullThePolicy) {
+  testing::Problem p = testing::SmallRnnlm();
+  cluster::Cluster c = testing::SimCluster(2);
+  auto sim = MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  LosingWorkers some(std::move(*sim), 2);
+  auto search = Search::Create(p.forward, 2, SmallPolicy(), 5);
+  ASSERT_TRUE(search.ok());
+  SearchIteration it = (*search)->Step(some);
+  ASSERT_TRUE(it.status.ok()) << it.status.message();
+  // The mean cost is the evaluated placements' alone, not the failing cost's.
+  double sum = 0;
+  int evaluated = 0, lost = 0;
+  for (const Evaluation& e : it.evaluations) {
+    if (e.status.code() == graph::StatusCode::kUnavailable) {
+      ++lost;
+      continue;
+    }
+    ASSERT_TRUE(e.status.ok()) << e.status.message();
+    sum += std::sqrt(e.step_s);
+    ++evaluated;
+  }
+  ASSERT_EQ(lost, static_cast<int>(it.evaluations.size()) / 2);
+  EXPECT_NEAR(it.mean_cost, sum / evaluated, 1e-6);
+  // An update none of whose placements could be evaluated is not made.
+  auto none_sim = MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
+  ASSERT_TRUE(none_sim.ok());
+  auto all_lost = Search::Create(p.forward, 2, SmallPolicy(), 5);
+  ASSERT_TRUE(all_lost.ok());
+  LosingWorkers none(std::move(*none_sim), 1);
+  it = (*all_lost)->Step(none);
+  EXPECT_EQ(it.status.code(), graph::StatusCode::kUnavailable) << it.status.message();
+  EXPECT_NE(it.status.message().find("could be evaluated (no worker left)"), std::string::npos)
+      << it.status.message();
+  EXPECT_EQ((*all_lost)->iterations(), 0);
+}
+
 TEST(SearchTest, BestKeepsTheFastestOffered) {
   Fixture f;
   auto search = f.NewSearch(4);
