@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cassert>
 #include <numeric>
 
 namespace trainer {
@@ -80,14 +81,9 @@ void Reducer::OnGradient(int param, const at::Tensor& gradient) {
   // import's OIHW weights) is copied once, not first made contiguous. Divided
   // by the ranks on the way in, so that the all-reduce's sum is the average
   // and no pass over the buckets is left for Finish.
-  at::Tensor slice = b.flat.narrow(0, offset_of_[param], elements_[param]);
-  const double scale = 1.0 / pg_->world_size();
-  if (gradient.numel() == elements_[param]) {
-    at::Tensor to = slice.view(gradient.sizes());
-    at::mul_out(to, gradient, at::scalar_tensor(scale, gradient.options()));
-  } else {
-    slice.copy_(gradient.reshape({-1}));  // a size mismatch: copy_'s own error
-  }
+  assert(gradient.numel() == elements_[param] && "a gradient of another size than its parameter");
+  at::Tensor to = b.flat.narrow(0, offset_of_[param], elements_[param]).view(gradient.sizes());
+  at::mul_out(to, gradient, at::scalar_tensor(1.0 / pg_->world_size(), gradient.options()));
   std::lock_guard<std::mutex> l(mu_);
   if (!rebuilt_) ready_order_.push_back(param);
   --b.pending;

@@ -49,13 +49,14 @@ class Reducer {
 
   // Before the backward pass of a step.
   void Start();
-  // Gradient `param` is ready: copies it into its bucket, and starts every
-  // bucket that is now full and whose predecessors have started.
+  // Gradient `param` is ready: copies it, divided by the number of ranks,
+  // into its bucket (so that the all-reduce's sum is the average), and starts
+  // every bucket that is now full and whose predecessors have started. The
+  // gradient has its parameter's number of elements (any strides).
   void OnGradient(int param, const at::Tensor& gradient);
   // After the backward pass (which ended at `backward_end_s`): waits for every
-  // bucket, divides by the number of ranks and sets `averaged[i]` to a view of
-  // parameter i's average, in its shape. Every parameter must have had its
-  // OnGradient.
+  // bucket and sets `averaged[i]` to a view of parameter i's average, in its
+  // shape. Every parameter must have had its OnGradient.
   graph::Status Finish(double backward_end_s, std::vector<at::Tensor>* averaged, CommTimes* t);
 
   // Parameters of each bucket, in launch order (for tests and reports).
