@@ -338,6 +338,27 @@ TEST(SearchCommandTest, RealRewardSearchOfAChainClaimsNoGain) {
   for (const std::string& f : {model, out, out + ".ckpt"}) std::remove(f.c_str());
 }
 
+// Starts `cmd` with stdout to `log` ("/dev/null" to drop it), waits (up to
+// `wait_ms`) until it has written `out`, lets it run half a second more, sends
+// SIGTERM and returns its wait status.
+int TermAfterFirstWrite(const std::string& cmd, const std::string& out, const std::string& log,
+                        int wait_ms) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    freopen(log.c_str(), "w", stdout);
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < wait_ms / 50 && Slurp(out).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
 TEST(SearchCommandTest, ASignalBeforeTheVerdictClaimsNoGainAndWritesTheBaseline) {
   // Stopped before the hardware judged it, the found placement's own figure
   // (the best of many noisy measurements) is no result: -o gets the baseline,
@@ -348,19 +369,7 @@ TEST(SearchCommandTest, ASignalBeforeTheVerdictClaimsNoGainAndWritesTheBaseline)
   const std::string cmd = std::string(PLANNER_BIN) + " search " + model + " " +
                           Config("local-2cpu") + " --reward real --steps 2 --budget 10m --config " +
                           PLANNER_CONFIGS_DIR + "/../tests/planner/search_small.yaml -o " + out;
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    freopen(log.c_str(), "w", stdout);
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  for (int i = 0; i < 1200 && Slurp(out).empty(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const int status = TermAfterFirstWrite(cmd, out, log, 60000);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   const std::string printed = Slurp(log);
@@ -397,20 +406,8 @@ TEST(SearchCommandTest, SigtermLeavesValidFiles) {
                           Config("k40-paper-2gpu") + " --budget 10m --config " +
                           PLANNER_CONFIGS_DIR + "/../tests/planner/search_small.yaml -o " + out +
                           " --csv " + csv;
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    freopen("/dev/null", "w", stdout);
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  // Wait until the search has written its first placement, then stop it.
-  for (int i = 0; i < 600 && Slurp(out).empty(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  // Stopped once the search has written its first placement.
+  const int status = TermAfterFirstWrite(cmd, out, "/dev/null", 30000);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   RunResult sim =
