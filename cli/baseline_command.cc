@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/profile_cache.h"
 #include "planner/args.h"
 #include "planner/baselines.h"
 #include "planner/model_loading.h"
@@ -56,23 +55,6 @@ constexpr char kName[] = "planner baseline: ";
 int Fail(const graph::Status& st) { return ReportError(kName, st); }
 
 }  // namespace
-
-// --export-modules: the placement per PyTorch module; an error when the model
-// has no PyTorch module names.
-graph::Status ExportModules(const std::string& path, const graph::Graph& forward,
-                            const cluster::Cluster& c, const std::vector<int>& device_of_node,
-                            const std::string& model_path, const std::string& devices_path,
-                            const std::string& method) {
-  std::vector<ModuleDevice> modules = PlaceModules(forward, c, device_of_node);
-  if (modules.empty()) {
-    return graph::InvalidArgument(model_path +
-                                  ": no PyTorch modules (parameters named module.param and "
-                                  "ops scoped by module, as torch.onnx.export writes them)");
-  }
-  GRAPH_RETURN_IF_ERROR(WriteModulePlacement(path, modules, model_path, devices_path, method));
-  std::printf("modules: %s (%zu modules)\n", path.c_str(), modules.size());
-  return graph::Status::Ok();
-}
 
 int BaselineCommand(int argc, char** argv) {
   int exit_code = 0;
@@ -171,10 +153,11 @@ int BaselineCommand(int argc, char** argv) {
     std::printf("graphdef: %s\n", args->Get("--export-graphdef").c_str());
   }
   if (args->Has("--export-modules")) {
-    graph::Status st = ExportModules(args->Get("--export-modules"), forward, c,
-                                     best->device_of_node, model_path, devices_path,
-                                     "baseline " + best->method);
-    if (!st.ok()) return Fail(st);
+    const std::string& path = args->Get("--export-modules");
+    auto modules = ExportModules(path, forward, c, best->device_of_node, model_path, devices_path,
+                                 "baseline " + best->method);
+    if (!modules.ok()) return Fail(modules.status());
+    std::printf("modules: %s (%zu modules)\n", path.c_str(), *modules);
   }
   return 0;
 }

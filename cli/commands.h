@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "cluster/devices.h"
-#include "graph/graph.h"
+#include <optional>
+
 #include "graph/status.h"
+#include "planner/args.h"
+#include "planner/model_loading.h"
+#include "runtime/profile.h"
 
 namespace planner::cli {
 
@@ -24,12 +27,11 @@ int ZooCommand(int argc, char** argv);
 int BaselineCommand(int argc, char** argv);
 int SearchCommand(int argc, char** argv);
 
-// --export-modules of search and baseline: writes the device of each PyTorch
-// module (planner/module_placement.h) and prints where; an error when the model
-// has no PyTorch module names.
-graph::Status ExportModules(const std::string& path, const graph::Graph& forward,
-                            const cluster::Cluster& c, const std::vector<int>& device_of_node,
-                            const std::string& model_path, const std::string& devices_path,
-                            const std::string& method);
+FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
+
+// The profile a command runs with (planner/job/profile_cache.h): --profile's
+// file when given, else real devices profiled into --profile-cache's cache.
+graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
+                                                                 const PlacedTraining& setup);
 
 }  // namespace planner::cli

@@ -165,4 +165,19 @@ graph::Status WriteModulePlacement(const std::string& path, const std::vector<Mo
   return graph::WriteFileAtomic(path, s.str());
 }
 
+graph::Result<size_t> ExportModules(const std::string& path, const graph::Graph& forward,
+                                    const cluster::Cluster& c,
+                                    const std::vector<int>& device_of_node,
+                                    const std::string& model_path,
+                                    const std::string& devices_path, const std::string& method) {
+  std::vector<ModuleDevice> modules = PlaceModules(forward, c, device_of_node);
+  if (modules.empty()) {
+    return graph::InvalidArgument(model_path +
+                                  ": no PyTorch modules (parameters named module.param and "
+                                  "ops scoped by module, as torch.onnx.export writes them)");
+  }
+  GRAPH_RETURN_IF_ERROR(WriteModulePlacement(path, modules, model_path, devices_path, method));
+  return modules.size();
+}
+
 }  // namespace planner

@@ -53,4 +53,13 @@ graph::Status WriteModulePlacement(const std::string& path, const std::vector<Mo
                                    const std::string& model_path, const std::string& devices_path,
                                    const std::string& method);
 
+// PlaceModules, then WriteModulePlacement to `path` (`search --export-modules`,
+// `baseline --export-modules`): returns how many modules were written; an
+// error naming `model_path` when the model has no PyTorch module names.
+graph::Result<size_t> ExportModules(const std::string& path, const graph::Graph& forward,
+                                    const cluster::Cluster& c,
+                                    const std::vector<int>& device_of_node,
+                                    const std::string& model_path,
+                                    const std::string& devices_path, const std::string& method);
+
 }  // namespace planner

@@ -4,9 +4,9 @@
 // file per host and devices file, so that the second model, or the second run,
 // measures only the op signatures the cache lacks.
 //
-// The cache: DIR/profiles/<host>-<devices digest>.profile, DIR from
-// --profile-cache, else $PLANNER_CACHE_DIR, else $XDG_CACHE_HOME/planner, else
-// $HOME/.cache/planner. `--profile-cache off` turns it off.
+// The cache: DIR/profiles/<host>-<devices digest>.profile, DIR given (the
+// commands' --profile-cache), else $PLANNER_CACHE_DIR, else
+// $XDG_CACHE_HOME/planner, else $HOME/.cache/planner. DIR "off" turns it off.
 //
 // Thread safety: free functions; two processes extending one cache file each
 // write it atomically, and the last write wins (its signatures are re-measured
@@ -17,19 +17,18 @@
 #include <string>
 
 #include "graph/status.h"
-#include "planner/args.h"
 #include "planner/model_loading.h"
 #include "runtime/profile.h"
 
-namespace planner::cli {
+namespace planner::job {
 
-FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
-
-// The profile a command runs with: --profile's file when given; else, when
-// every device of `setup` is real and the cache is not off, the cached
-// profile extended to `setup`'s training graph (a line on stdout says where
-// and what was measured); else none.
-graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
+// The profile a command runs with: the file `profile_path` when not empty;
+// else, when every device of `setup` is real and the cache (`cache_dir`, empty
+// for the default place) is not off, the cached profile extended to `setup`'s
+// training graph (a line on stdout says where and what was measured); else
+// none.
+graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const std::string& profile_path,
+                                                                 const std::string& cache_dir,
                                                                  const PlacedTraining& setup);
 
-}  // namespace planner::cli
+}  // namespace planner::job

@@ -1,4 +1,4 @@
-#include "cli/profile_cache.h"
+#include "planner/job/profile_cache.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,12 +11,12 @@
 
 #include "runtime/profiler.h"
 
-namespace planner::cli {
+namespace planner::job {
 
 namespace {
 
-std::string CacheDir(const Args& args) {
-  if (args.Has("--profile-cache")) return args.Get("--profile-cache");
+std::string CacheDir(const std::string& given) {
+  if (!given.empty()) return given;
   if (const char* d = std::getenv("PLANNER_CACHE_DIR"); d && *d) return d;
   if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/planner";
   if (const char* d = std::getenv("HOME"); d && *d) return std::string(d) + "/.cache/planner";
@@ -48,19 +48,17 @@ std::string HostName() {
 
 }  // namespace
 
-FlagSpec ProfileCacheFlag() {
-  return {"--profile-cache", "DIR",
-          "without --profile, real devices are profiled into DIR (default ~/.cache/planner; "
-          "off: never)"};
-}
-
-graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
+graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const std::string& profile_path,
+                                                                 const std::string& cache_dir,
                                                                  const PlacedTraining& setup) {
-  if (args.Has("--profile")) return ProfileFlag(args);
+  if (!profile_path.empty()) {
+    GRAPH_ASSIGN_OR_RETURN(runtime::Profile p, runtime::ReadProfile(profile_path));
+    return std::optional<runtime::Profile>(std::move(p));
+  }
   for (const cluster::DeviceSpec& d : setup.cluster.devices) {
     if (d.kind == cluster::DeviceKind::kSim) return std::optional<runtime::Profile>();
   }
-  const std::string dir = CacheDir(args);
+  const std::string dir = CacheDir(cache_dir);
   if (dir.empty() || dir == "off") return std::optional<runtime::Profile>();
   GRAPH_RETURN_IF_ERROR(MakeDirs(dir + "/profiles"));
   const std::string path =
@@ -91,4 +89,4 @@ graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& arg
   return std::optional<runtime::Profile>(std::move(profile));
 }
 
-}  // namespace planner::cli
+}  // namespace planner::job

@@ -1,0 +1,19 @@
+// The flags that choose a command's profile (--profile, --profile-cache),
+// read into planner/job/profile_cache.h's ProfileForDevices.
+#include "cli/commands.h"
+#include "planner/job/profile_cache.h"
+
+namespace planner::cli {
+
+FlagSpec ProfileCacheFlag() {
+  return {"--profile-cache", "DIR",
+          "without --profile, real devices are profiled into DIR (default ~/.cache/planner; "
+          "off: never)"};
+}
+
+graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
+                                                                 const PlacedTraining& setup) {
+  return job::ProfileForDevices(args.Get("--profile"), args.Get("--profile-cache"), setup);
+}
+
+}  // namespace planner::cli

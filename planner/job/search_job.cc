@@ -1,0 +1,414 @@
+#include "planner/job/search_job.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <set>
+
+#include "graph/file_util.h"
+#include "planner/args.h"
+#include "planner/job/profile_cache.h"
+#include "planner/job/search_session.h"
+#include "planner/module_placement.h"
+#include "planner/stop_signals.h"
+#include "planner/verdict.h"
+#include "runtime/kernel.h"
+#include "runtime/simulator.h"
+#include "runtime/statistics.h"
+#include "runtime/timeline.h"
+
+namespace planner::job {
+
+void Say(std::FILE* log, const char* format, ...) {
+  if (!log) return;
+  va_list args;
+  va_start(args, format);
+  std::vfprintf(log, format, args);
+  va_end(args);
+}
+
+bool StopRequested() { return StopOnSignals::requested(); }
+
+namespace {
+
+// --order climb-first without --patience: how long the climb, then the
+// policy, may go without a better placement before handing the time on.
+constexpr double kClimbFirstPatienceS = 60;
+
+// The hardware's verdict on the found placement `*best` against the best
+// baseline (planner/verdict.h), printed: unless the gain is significant,
+// `*best` becomes the baseline; with real rewards both times become the
+// rounds' medians. Returns the sentence for the result.
+std::string DecideOnHardware(std::FILE* log, const RewardSource& hardware, bool real_rewards,
+                             const VerdictOptions& options, const std::string& baseline,
+                             const std::vector<int>& baseline_devices, double* baseline_s,
+                             BestPlacement* best) {
+  if (best->device_of_node == baseline_devices) {
+    // The baseline's own placement, whatever found it again (a climb that made
+    // no move is labelled METHOD+refine): written as the baseline.
+    *best = BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
+    return "no improvement over " + baseline + ": the search measured no other placement faster";
+  }
+  Verdict v = CompareOnHardware(hardware, best->device_of_node, baseline_devices, options, nullptr);
+  const std::string text = v.status.ok()
+                               ? DescribeVerdict(v, baseline, options)
+                               : "could not be measured against " + baseline + " (" +
+                                     v.status.message() + "), so " + baseline + " is the result";
+  Say(log, "on the hardware, %s (%s) against %s: %s\n", best->method.c_str(),
+      FormatMs(best->step_s).c_str(), baseline.c_str(), text.c_str());
+  if (v.status.ok() && real_rewards) {
+    *baseline_s = runtime::Median(v.incumbent_s);
+    if (v.significant) best->step_s = runtime::Median(v.candidate_s);
+  }
+  if (!v.status.ok() || !v.significant) {
+    *best = BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
+  }
+  return text;
+}
+
+// The result's lines: the best baseline, the best found and its gain (or the
+// hardware's verdict), and the simulator's lower bound.
+void PrintResult(std::FILE* log, const std::string& reward_name, const Search& search,
+                 const std::string& baseline, std::optional<double> baseline_s,
+                 const BestPlacement& best, const std::string& verdict_text, double bound,
+                 int estimated_ops) {
+  Say(log, "\nresult (%s rewards, %d updates, %.1f s of search):\n", reward_name.c_str(),
+      search.iterations(), search.elapsed_s());
+  if (baseline_s) {
+    Say(log, "  best baseline  %-16s %s\n", baseline.c_str(), FormatMs(*baseline_s).c_str());
+  } else {
+    Say(log, "  best baseline  none ran\n");
+  }
+  Say(log, "  best found     %-16s %s", best.method.c_str(), FormatMs(best.step_s).c_str());
+  if (best.iteration > 0) Say(log, " (update %d, at %.1f s)", best.iteration, best.found_at_s);
+  if (!verdict_text.empty()) {
+    Say(log, "\n  on hardware    %s", verdict_text.c_str());
+  } else if (baseline_s) {
+    Say(log, ", %.1f%% faster than the best baseline", 100 * (1 - best.step_s / *baseline_s));
+  }
+  Say(log, "\n");
+  if (bound > 0) {
+    Say(log, "  lower bound    %s: no placement on these devices is faster",
+        FormatMs(bound).c_str());
+    if (baseline_s) {
+      Say(log, " (at most %.1f%% faster than the best baseline)", 100 * (1 - bound / *baseline_s));
+    }
+    Say(log, "\n");
+  }
+  if (estimated_ops > 0) {
+    Say(log, "  %d of its ops' times are roofline estimates (no profile entry)\n", estimated_ops);
+  }
+}
+
+// With sim rewards: names the op types the simulator can only estimate.
+void PrintOpsWithoutKernels(std::FILE* log, const graph::Graph& training) {
+  std::set<std::string> no_kernel;
+  for (const graph::Node& n : training.nodes()) {
+    if (runtime::RunsKernel(n.op) && !runtime::FindKernel(n.op)) no_kernel.insert(n.op);
+  }
+  if (no_kernel.empty()) return;
+  std::string list;
+  for (const std::string& op : no_kernel) list += (list.empty() ? "" : ", ") + op;
+  Say(log,
+      "note: %zu op types have no kernel here (%s): the simulator places them by its "
+      "roofline estimate, and the result cannot be measured on this machine\n",
+      no_kernel.size(), list.c_str());
+}
+
+// Loads `s`'s inputs (model, devices, profile, reward source) and prints what
+// it will search.
+graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
+  s->options = options;
+  SearchJobOptions& o = s->options;
+  if (!o.iterations && !o.budget_s) o.iterations = 200;
+  if (o.climb_first && o.patience_s == 0) o.patience_s = kClimbFirstPatienceS;
+  GRAPH_ASSIGN_OR_RETURN(
+      s->setup, LoadPlacedTraining(o.model_path, o.devices_path, "", o.inference, o.training));
+  GRAPH_ASSIGN_OR_RETURN(s->profile,
+                         ProfileForDevices(o.profile_path, o.profile_cache_dir, *s->setup));
+  s->context = RewardContext{&s->forward(),
+                             &s->setup->training,
+                             &s->cluster(),
+                             s->profile ? &*s->profile : nullptr,
+                             2,
+                             o.steps,
+                             &s->setup->model.options,
+                             &s->options.training,
+                             o.fleet_path};
+  GRAPH_ASSIGN_OR_RETURN(s->hardware, MakeRewardSource(o.reward, s->context));
+  if (s->real_rewards()) s->memo.emplace(*s->hardware);
+  s->reward = s->memo ? &*s->memo : s->hardware.get();
+  s->identity = {ModelDigest(s->forward()), s->cluster().digest, o.reward};
+  Say(s->log(), "%s on %s: %d ops to place (training graph of %d nodes), %d devices, reward %s\n",
+      o.model_path.c_str(), o.devices_path.c_str(), s->forward().size(),
+      s->setup->training.graph.size(), s->num_devices(), o.reward.c_str());
+  if (o.reward == "sim") PrintOpsWithoutKernels(s->log(), s->setup->training.graph);
+  return graph::Status::Ok();
+}
+
+// One device: nothing to choose. Writes every op on it.
+graph::Status SearchOneDevice(const Session& s, SearchJobResult* result) {
+  std::vector<int> all(s.forward().size(), 0);
+  const Evaluation e = s.reward->Evaluate(all);
+  const std::string& device = s.cluster().devices[0].name;
+  Say(s.log(),
+      "%s has one device, '%s': every op runs on it and there is nothing to search (step %s)\n",
+      s.options.devices_path.c_str(), device.c_str(), DescribeEvaluation(e).c_str());
+  result->best = {"single:" + device, e.status.ok() ? e.step_s : 0, all, 0, 0};
+  if (!s.options.out_path.empty()) {
+    Placement p = s.PlacementOf(result->best, 0, 0);
+    if (!e.status.ok()) p.simulated_step_s = p.measured_step_s = std::nullopt;
+    GRAPH_RETURN_IF_ERROR(WritePlacement(s.options.out_path, p));
+    Say(s.log(), "placement: %s\n", s.options.out_path.c_str());
+  }
+  return s.Export(all, "single:" + device);
+}
+
+// Creates (or resumes) the search, runs the baselines, warm-starts the policy,
+// joins the parameter server and opens the curve's file.
+graph::Status StartRun(Session& s, Run* run) {
+  const SearchJobOptions& o = s.options;
+  GRAPH_ASSIGN_OR_RETURN(run->search,
+                         Search::Create(s.forward(), s.num_devices(), o.search, o.seed));
+  Search& search = *run->search;
+  run->resumed = !o.resume_path.empty();
+  if (run->resumed) {
+    GRAPH_RETURN_IF_ERROR(search.Load(o.resume_path, s.identity));
+    Say(s.log(), "resumed %s: %d updates done, %.1f s searched\n", o.resume_path.c_str(),
+        search.iterations(), search.elapsed_s());
+  }
+  run->climb_on = s.real_rewards() ? nullptr : s.reward;
+  if (s.real_rewards() && s.profile) {
+    auto made = MakeRewardSource("sim", s.context);
+    if (made.ok()) run->climb_on = (run->profile_sim = std::move(*made)).get();
+  }
+  // The cost-based baselines plan on the climb's simulator.
+  Say(s.log(), "baselines:\n");
+  std::optional<runtime::Simulator> own_costs;
+  GRAPH_ASSIGN_OR_RETURN(
+      const runtime::Simulator* costs,
+      PlanningCosts(run->climb_on ? *run->climb_on : *s.reward, s.context, &own_costs));
+  run->baselines = RunBaselines(s, *s.reward, costs, &search);
+  GRAPH_RETURN_IF_ERROR(run->WriteBest(s));
+
+  const std::optional<RefineStart>& best_baseline = run->baselines.best;
+  if (!run->resumed && o.search.warm_start_steps > 0 && best_baseline && !StopRequested()) {
+    WarmStartResult w = search.WarmStart(best_baseline->device_of_node);
+    GRAPH_RETURN_IF_ERROR(w.status);
+    Say(s.log(),
+        "warm start from %s: cross-entropy %.3f (Grouper, %d steps, %.1f s), %.3f (Placer, %d "
+        "steps, %.1f s)\n",
+        best_baseline->method.c_str(), w.grouper_loss, w.grouper_steps, w.grouper_s, w.placer_loss,
+        w.placer_steps, w.placer_s);
+  }
+  if (!o.ps.empty()) {
+    GRAPH_ASSIGN_OR_RETURN(run->ps, ConnectParameterServer(o.ps, o.ps_timeout_s));
+    const std::string policy_of =
+        s.identity.model_digest + " on devices " + s.identity.devices_digest;
+    GRAPH_RETURN_IF_ERROR(search.UseParameterServer(run->ps.get(), policy_of));
+    Say(s.log(), "ps: joined %s at parameter version %lld\n", o.ps.c_str(),
+        static_cast<long long>(search.parameter_version()));
+  }
+  if (!o.csv_path.empty()) {
+    const bool append = run->resumed && std::ifstream(o.csv_path).good();
+    run->csv.open(o.csv_path, append ? std::ios::app : std::ios::trunc);
+    if (!run->csv) return graph::IoError(o.csv_path + ": cannot write --csv output");
+    if (!append) {
+      run->csv << "iteration,elapsed_s,mean_step_s,min_step_s,failed,best_step_s,baseline_cost,"
+                  "learning_rate,grad_norm\n";
+    }
+  }
+  return graph::Status::Ok();
+}
+
+// A real source to check a sim search's result with, when every device is
+// real; null otherwise.
+std::unique_ptr<RewardSource> RealCheckForSim(const Session& s) {
+  if (s.options.reward != "sim") return nullptr;
+  for (const cluster::DeviceSpec& d : s.cluster().devices) {
+    if (d.kind == cluster::DeviceKind::kSim) return nullptr;
+  }
+  auto real = MakeRewardSource(
+      "real", RewardContext{&s.forward(), &s.setup->training, &s.cluster(), nullptr, 2, 10});
+  return real.ok() ? std::move(*real) : nullptr;
+}
+
+// The result: on real devices the hardware's verdict against the best
+// baseline (which becomes the result unless the gain is significant), the
+// result's lines, and the files that show it (graphdef, picture).
+graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
+                       SearchJobResult* result) {
+  const Search& search = *run.search;
+  const SearchJobOptions& o = s.options;
+  const std::optional<RefineStart>& baseline = run.baselines.best;
+  std::optional<double> baseline_s;
+  if (baseline) baseline_s = baseline->step_s;
+  // On real devices the hardware decides (planner/verdict.h): the best of many
+  // noisy measurements is the luckiest, and a simulated gain is a prediction,
+  // so the found placement must beat the best baseline in fresh interleaved
+  // rounds at the stated level, or the baseline is the result. Sim rewards on
+  // real devices: the result is measured for real too.
+  std::unique_ptr<RewardSource> sim_checked_on = RealCheckForSim(s);
+  const RewardSource* on_hardware = s.real_rewards() ? s.hardware.get() : sim_checked_on.get();
+  std::string verdict_text;
+  // Stopped by a signal before the verdict: what the search found is untested
+  // (sim rewards: a prediction; real ones: the best of many noisy samples),
+  // and the placement to use is what an undecided verdict keeps.
+  std::optional<BestPlacement> unverified;
+  const bool stopped = StopRequested();
+  const bool found_baseline = baseline && best.device_of_node == baseline->device_of_node;
+  if (on_hardware && baseline && stopped && !found_baseline) {
+    verdict_text = "not decided: stopped before the hardware's verdict, so " +
+                   FormatMs(best.step_s) + " is the search's own " +
+                   (s.real_rewards() ? "measurement (the best of many noisy ones: biased low)"
+                                     : "prediction") +
+                   " and " + baseline->method + " is the result";
+    unverified = best;
+  } else if (on_hardware && baseline) {  // after a signal: the baseline found again
+    verdict_text = DecideOnHardware(s.log(), *on_hardware, s.real_rewards(), o.verdict,
+                                    baseline->method, baseline->device_of_node, &*baseline_s,
+                                    &best);
+    if (!found_baseline) {
+      GRAPH_RETURN_IF_ERROR(s.WritePlacementOf(best, search.elapsed_s(), search.iterations()));
+    }
+  }
+  runtime::StepStats timeline;
+  const Evaluation final_eval = s.reward->Timeline(best.device_of_node, &timeline);
+  result->lower_bound_s = s.reward->LowerBoundSeconds();
+  PrintResult(s.log(), o.reward, search, baseline ? baseline->method : "", baseline_s, best,
+              verdict_text, result->lower_bound_s, final_eval.estimated_ops);
+  if (unverified) {
+    // -o gets the baseline; the found placement is kept beside it, labelled.
+    best = BestPlacement{baseline->method, *baseline_s, baseline->device_of_node, 0, 0};
+    GRAPH_RETURN_IF_ERROR(
+        s.WriteUnverified(*unverified, search.elapsed_s(), search.iterations()));
+    GRAPH_RETURN_IF_ERROR(s.WritePlacementOf(best, search.elapsed_s(), search.iterations()));
+  }
+  result->best = best;
+  if (baseline) result->best_baseline = BestPlacement{baseline->method, *baseline_s,
+                                                      baseline->device_of_node, 0, 0};
+  result->verdict = verdict_text;
+  result->unverified = unverified;
+  if (const std::string line = s.hardware->Summary(); !line.empty()) {
+    Say(s.log(), "%s\n", line.c_str());
+  }
+  if (run.ps) Say(s.log(), "%s\n", run.ps->Summary().c_str());
+  if (!o.out_path.empty()) Say(s.log(), "placement: %s\n", o.out_path.c_str());
+  if (!o.checkpoint_path.empty()) Say(s.log(), "checkpoint: %s\n", o.checkpoint_path.c_str());
+  if (sim_checked_on && !StopRequested()) {
+    const Evaluation m = sim_checked_on->Evaluate(best.device_of_node);
+    if (m.status.ok()) {
+      Say(s.log(), "  measured       %s on the real devices; simulator error %+.1f%%\n",
+          FormatMs(m.step_s).c_str(), 100 * (best.step_s - m.step_s) / m.step_s);
+    } else {
+      Say(s.log(), "  measured       %s\n", DescribeEvaluation(m).c_str());
+    }
+  }
+  GRAPH_RETURN_IF_ERROR(s.Export(best.device_of_node, best.method));
+  if (!o.svg_path.empty()) {
+    const std::string title = o.model_path + " on " + o.devices_path + ": " + best.method + " " +
+                              FormatMs(best.step_s) + " (" + o.reward + ")";
+    GRAPH_RETURN_IF_ERROR(graph::WriteFileAtomic(
+        o.svg_path, SearchReportSvg(title, run.curve, baseline_s.value_or(best.step_s),
+                                    s.reward->executed_graph(), s.cluster(), timeline)));
+    Say(s.log(), "picture: %s\n", o.svg_path.c_str());
+  }
+  return graph::Status::Ok();
+}
+
+}  // namespace
+
+Placement Session::PlacementOf(const BestPlacement& b, double seconds, int iterations) const {
+  const bool searched =
+      b.method.rfind("search", 0) == 0 || b.method.find("+refine") != std::string::npos;
+  Placement p = MakePlacement(options.model_path, forward(), identity.model_digest,
+                              options.devices_path, cluster(),
+                              searched ? b.method : "baseline " + b.method, b.device_of_node);
+  (real_rewards() ? p.measured_step_s : p.simulated_step_s) = b.step_s;
+  p.search = {{"iterations", iterations},
+              {"seconds", std::round(seconds * 10) / 10},
+              {"found_at_iteration", b.iteration},
+              {"found_at_seconds", std::round(b.found_at_s * 10) / 10}};
+  return p;
+}
+
+graph::Status Session::WritePlacementOf(const BestPlacement& b, double seconds,
+                                        int iterations) const {
+  if (options.out_path.empty()) return graph::Status::Ok();
+  return WritePlacement(options.out_path, PlacementOf(b, seconds, iterations));
+}
+
+graph::Status Session::WriteUnverified(const BestPlacement& b, double seconds,
+                                       int iterations) const {
+  if (options.out_path.empty()) return graph::Status::Ok();
+  Placement p = PlacementOf(b, seconds, iterations);
+  p.method += " (unverified: stopped before the hardware's verdict)";
+  const std::string path = options.out_path + ".unverified";
+  GRAPH_RETURN_IF_ERROR(WritePlacement(path, p));
+  Say(log(), "unverified: %s (the search's best, which the hardware did not judge)\n",
+      path.c_str());
+  return graph::Status::Ok();
+}
+
+graph::Status Session::Export(const std::vector<int>& device_of_node,
+                              const std::string& method) const {
+  if (!options.export_graphdef_path.empty()) {
+    const std::string& path = options.export_graphdef_path;
+    GRAPH_RETURN_IF_ERROR(WritePlacedGraphDef(path, forward(), cluster(), device_of_node));
+    Say(log(), "graphdef: %s\n", path.c_str());
+  }
+  if (!options.export_modules_path.empty()) {
+    const std::string& path = options.export_modules_path;
+    GRAPH_ASSIGN_OR_RETURN(size_t modules,
+                           ExportModules(path, forward(), cluster(), device_of_node,
+                                         options.model_path, options.devices_path, method));
+    Say(log(), "modules: %s (%zu modules)\n", path.c_str(), modules);
+  }
+  return graph::Status::Ok();
+}
+
+graph::Status Run::WriteBest(const Session& s) const {
+  if (!search->best()) return graph::Status::Ok();
+  return s.WritePlacementOf(*search->best(), search->elapsed_s(), search->iterations());
+}
+
+graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
+  GRAPH_RETURN_IF_ERROR(CheckRewardName(o.reward));
+  if (!o.fleet_path.empty() != (o.reward == "fleet")) {
+    return graph::InvalidArgument("--fleet FLEET goes with --reward fleet, and only with it");
+  }
+  if (o.patience_s > 0 && (!o.budget_s || o.refine_s == 0)) {
+    return graph::InvalidArgument(
+        "--patience goes with --budget and a hill climb to hand it to (not --refine 0)");
+  }
+  if (o.climb_first && (!o.budget_s || o.refine_s == 0 || o.reward != "sim")) {
+    return graph::InvalidArgument(
+        "--order climb-first goes with --budget, --reward sim and a hill climb (not --refine 0)");
+  }
+  return graph::Status::Ok();
+}
+
+graph::Status RunSearchJob(const SearchJobOptions& options, SearchJobResult* result) {
+  GRAPH_RETURN_IF_ERROR(CheckSearchJobOptions(options));
+  Session s;
+  GRAPH_RETURN_IF_ERROR(OpenSession(options, &s));
+  if (s.num_devices() == 1) return SearchOneDevice(s, result);
+  Run run;
+  // From the baselines to the last climb, SIGINT or SIGTERM ends the search
+  // early with every file complete (a fleet stops its controllers so, whatever
+  // phase each is in); the verdict, which a signal skips, is past it.
+  std::optional<StopOnSignals> stop_on_signals;
+  if (options.stop_on_signals) stop_on_signals.emplace();
+  graph::Status started = StartRun(s, &run);
+  graph::Result<BestPlacement> best =
+      started.ok() ? SearchPhases(s, run) : graph::Result<BestPlacement>(started);
+  stop_on_signals.reset();
+  result->stopped = StopRequested();
+  if (run.search) {
+    result->iterations = run.search->iterations();
+    result->seconds = run.search->elapsed_s();
+  }
+  GRAPH_RETURN_IF_ERROR(best.status());
+  return Conclude(s, run, *best, result);
+}
+
+}  // namespace planner::job

@@ -1,0 +1,108 @@
+// The search job: `planner search` as a library call. From options (a model
+// file, a devices file, the reward source, the budget and the outputs) it
+// loads the model, profiles real devices on demand, runs the baselines, the
+// policy's and the hill climb's phases in the order asked, asks the hardware's
+// verdict on real devices, and writes every output; the command (cli/) only
+// parses flags into SearchJobOptions, calls RunSearchJob and reports its
+// status.
+//
+// The phases (docs/search.md): the baselines, each evaluated on the reward
+// source and offered to the search; with --order policy-first the policy
+// (warm-started from the best baseline) and then the climb from its best; with
+// climb-first the climb from the baselines until it stalls, the policy from its
+// result, then the climb again. On real devices (or sim rewards on real
+// devices) the found placement must beat the best baseline in fresh
+// interleaved rounds (planner/verdict.h), or the baseline is the result.
+//
+// Output: progress and result lines go to SearchJobOptions::log (stdout by
+// default), as `planner search` prints them; files are written atomically as
+// the search improves, so an interrupted job leaves each one valid.
+//
+// Signals: with stop_on_signals, SIGINT and SIGTERM end the search phases
+// early (planner/stop_signals.h) and the job still concludes: the verdict is
+// skipped ("not decided"), -o gets the best baseline and the unjudged best
+// goes to OUT.unverified. Outside those phases signals act as usual.
+//
+// Thread safety: one job per process at a time (signals and stdout are the
+// process's).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "graph/shape_inference.h"
+#include "graph/status.h"
+#include "graph/training.h"
+#include "planner/refine.h"
+#include "planner/search.h"
+#include "planner/search_options.h"
+#include "planner/verdict.h"
+
+namespace planner::job {
+
+struct SearchJobOptions {
+  std::string model_path;    // a model file (GraphDef, TensorFlow.js, ONNX)
+  std::string devices_path;  // a devices file (docs/file-formats.md)
+  graph::InferenceOptions inference;
+  graph::TrainingOptions training;
+
+  std::string reward = "sim";  // sim, real or a registered source (fleet)
+  std::string fleet_path;      // with reward fleet: the fleet file
+  // Op and link costs: a profile file; empty: real devices are profiled into
+  // the cache (planner/job/profile_cache.h, profile_cache_dir).
+  std::string profile_path;
+  std::string profile_cache_dir;  // empty: the default place; "off": never
+  SearchOptions search;           // hyper-parameters (configs/search.yaml)
+
+  std::optional<int64_t> iterations;  // policy updates in all (resumed ones count)
+  std::optional<double> budget_s;     // search seconds in all; neither: 200 updates
+  double refine_s = 60;               // the hill climb's seconds (0: off)
+  double patience_s = 0;  // with budget_s: the policy's search ends after this long without a gain
+  bool climb_first = false;  // the climb, the policy, the climb (needs budget_s and sim)
+  uint64_t seed = 1;
+  int steps = 5;  // real rewards: timed steps per placement
+  VerdictOptions verdict;
+  std::string ps;            // parameter server endpoint, or empty
+  double ps_timeout_s = 60;  // its requests' limit
+
+  // Outputs; empty: not written.
+  std::string out_path;         // the best placement, at every improvement
+  std::string checkpoint_path;  // the search's checkpoint, every 30 s and at the end
+  std::string resume_path;      // a checkpoint to continue from
+  std::string csv_path;         // the reward curve, one row per update
+  std::string svg_path;         // a picture of the curve and the result's timeline
+  std::string export_graphdef_path;  // the model with TensorFlow device strings
+  std::string export_modules_path;   // the device of each PyTorch module
+
+  std::FILE* log = stdout;       // progress and result lines; null: none
+  bool stop_on_signals = true;   // SIGINT/SIGTERM end the search phases early
+};
+
+struct SearchJobResult {
+  // The result, as written to out_path: the found placement, or the best
+  // baseline when the hardware found no significant gain (or was not asked).
+  BestPlacement best;
+  std::optional<BestPlacement> best_baseline;  // none when no baseline ran
+  // The hardware's verdict as printed; empty when nothing was measured again.
+  std::string verdict;
+  // The search's best, when a signal came before the hardware judged it.
+  std::optional<BestPlacement> unverified;
+  int iterations = 0;     // policy updates, resumed ones included
+  double seconds = 0;     // search time, resumed time included
+  double lower_bound_s = 0;  // the simulator's bound on any placement (0: none)
+  bool stopped = false;  // a signal ended the search phases
+};
+
+// Checks the options that do not need files (the reward's name, the fleet
+// file with reward fleet, patience and climb-first's requirements); the
+// errors name the option as the command's flag.
+graph::Status CheckSearchJobOptions(const SearchJobOptions& options);
+
+// Runs the whole job. An error (a model or devices file that cannot be read, a
+// search that could not go on, an output that could not be written) is
+// returned after whatever was written so far; `*result` holds what was found.
+graph::Status RunSearchJob(const SearchJobOptions& options, SearchJobResult* result);
+
+}  // namespace planner::job

@@ -1,0 +1,331 @@
+// The search job's phases (planner/job/search_session.h): the baselines, the
+// policy's updates and the hill climbs, and the order they run in.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "planner/args.h"
+#include "planner/baselines.h"
+#include "planner/job/search_session.h"
+#include "planner/stop_signals.h"
+
+namespace planner::job {
+
+namespace {
+
+// What one update's placements cost: the mean and min of those that ran.
+struct UpdateSummary {
+  double mean_s = 0, min_s = 0;  // 0 when none ran
+  int ran = 0, failed = 0;
+};
+
+UpdateSummary Summarize(const SearchIteration& it) {
+  UpdateSummary u;
+  double sum = 0;
+  for (const Evaluation& e : it.evaluations) {
+    if (!e.status.ok()) continue;
+    sum += e.step_s;
+    u.min_s = u.ran ? std::min(u.min_s, e.step_s) : e.step_s;
+    ++u.ran;
+  }
+  u.failed = static_cast<int>(it.evaluations.size()) - u.ran;
+  u.mean_s = u.ran ? sum / u.ran : 0;
+  return u;
+}
+
+// "update 12: best 1.234 ms (etf), mean 2.345 ms, 0 failed, elapsed 3 s, ETA 57 s".
+std::string ProgressLine(int iteration, const Search& search, const UpdateSummary& u,
+                         std::optional<double> budget_s, std::optional<int64_t> iterations) {
+  std::string eta;
+  if (budget_s) {
+    eta = ", ETA " +
+          std::to_string(static_cast<int>(std::max(0.0, *budget_s - search.elapsed_s()))) + " s";
+  } else if (iterations && iteration > 0) {
+    eta = ", ETA " +
+          std::to_string(
+              static_cast<int>(search.elapsed_s() / iteration * (*iterations - iteration))) +
+          " s";
+  }
+  const std::string best_text =
+      search.best() ? FormatMs(search.best()->step_s) + " (" + search.best()->method + ")"
+                    : "none yet";
+  char line[512];
+  std::snprintf(line, sizeof line, "update %d: best %s, mean %s, %d failed, elapsed %.0f s%s",
+                iteration, best_text.c_str(), u.ran ? FormatMs(u.mean_s).c_str() : "-", u.failed,
+                search.elapsed_s(), eta.c_str());
+  return line;
+}
+
+struct ClimbResult {
+  std::vector<RefineStart> starts;  // step times on the climb's reward source
+  MultiStartResult result;
+};
+
+// The hill climb (planner/refine.h) on `climb_on` from the best so far and the
+// next fastest baselines that differ from it (refine.h says why the fastest
+// start is not always the best one), counting a placement that only swaps
+// identical GPUs as the same start. Each start is evaluated on `climb_on`,
+// whose times may differ from the search's (a simulator behind real rewards).
+// Prints what it did.
+ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const cluster::Cluster& c,
+                            const RewardSource& climb_on, const BestPlacement& best,
+                            std::vector<RefineStart> baselines, const RefineOptions& options) {
+  constexpr size_t kRefineStarts = 3;
+  ClimbResult out;
+  out.starts.push_back({best.method, best.device_of_node, best.step_s});
+  std::vector<std::vector<int>> canonical{CanonicalDevices(best.device_of_node, c)};
+  std::stable_sort(baselines.begin(), baselines.end(),
+                   [](const RefineStart& a, const RefineStart& b) { return a.step_s < b.step_s; });
+  for (const RefineStart& b : baselines) {
+    if (out.starts.size() >= kRefineStarts) break;
+    std::vector<int> form = CanonicalDevices(b.device_of_node, c);
+    if (std::find(canonical.begin(), canonical.end(), form) != canonical.end()) continue;
+    canonical.push_back(std::move(form));
+    out.starts.push_back(b);
+  }
+  for (RefineStart& s : out.starts) {
+    const Evaluation e = climb_on.Evaluate(s.device_of_node);
+    if (e.status.ok()) s.step_s = e.step_s;
+  }
+  out.result = RefineFromStarts(forward, static_cast<int>(c.devices.size()), climb_on, out.starts,
+                                options, StopOnSignals::flag());
+  const RefineResult& r = out.result.refine;
+  std::string from;
+  for (size_t i = 0; i < out.starts.size(); ++i) {
+    from += (i ? ", " : "") + out.starts[i].method + " " + FormatMs(out.starts[i].step_s);
+  }
+  Say(log, "refine: from %zu start(s) (%s), continued from %s\n", out.starts.size(),
+              from.c_str(), out.starts[out.result.chosen].method.c_str());
+  Say(log,
+      "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
+      "ops moved), %d kicks (%d kept), %.1f s: %s -> %s\n",
+      r.units, r.evaluated, r.kept, r.sweeps, r.critical_kept, r.critical_tried, r.kicks,
+      r.kicks_kept, r.seconds, FormatMs(out.starts[0].step_s).c_str(), FormatMs(r.step_s).c_str());
+  return out;
+}
+
+struct ClimbPhase {
+  std::optional<BestPlacement> found;  // faster than its start; step time on the search's reward
+  std::vector<int> ended_at;           // the climb's placement, found or not
+  int kicks = 0;                       // made after its sweeps converged
+  double seconds = 0;
+  bool stalled = false;  // ended by RefineOptions::stall_s
+};
+
+// ClimbFromStarts from `best` and `baselines` on `climb_on`; a placement it
+// improved on the simulator behind measured rewards is measured on `reward`
+// (the simulator proposes, the hardware decides).
+ClimbPhase ClimbAndMeasure(std::FILE* log, const graph::Graph& forward, const cluster::Cluster& c,
+                           const RewardSource& climb_on, const RewardSource& reward,
+                           const BestPlacement& best, std::vector<RefineStart> baselines,
+                           const RefineOptions& options) {
+  const ClimbResult climb =
+      ClimbFromStarts(log, forward, c, climb_on, best, std::move(baselines), options);
+  const RefineResult& r = climb.result.refine;
+  const RefineStart& from = climb.starts[climb.result.chosen];
+  ClimbPhase out{std::nullopt, r.device_of_node, r.kicks, r.seconds, r.stalled};
+  if (r.step_s >= from.step_s) return out;
+  double step_s = r.step_s;
+  if (&climb_on != &reward) {
+    const Evaluation measured = reward.Evaluate(r.device_of_node);
+    Say(log, "refine: its placement (%s simulated) measured %s\n", FormatMs(r.step_s).c_str(),
+                DescribeEvaluation(measured).c_str());
+    if (!measured.status.ok()) return out;
+    step_s = measured.step_s;
+  }
+  // A climb from a climbed placement keeps its name ("expert+refine").
+  const bool climbed = from.method.find("+refine") != std::string::npos;
+  out.found = BestPlacement{climbed ? from.method : from.method + "+refine", step_s,
+                            r.device_of_node, 0, 0};
+  return out;
+}
+
+struct PolicyPhase {
+  graph::Status status = graph::Status::Ok();  // a failed update or output
+  double left_s = 0;                           // of the budget, when the patience ended the phase
+};
+
+// Policy updates until --iterations, `budget_s` of search time in all, a
+// signal, or, with `patience_s` > 0, once the best has not improved for that
+// long since `patience_from_s` (search time) or the best's own time. Each
+// update adds to the curve (and --csv), writes an improvement to -o, and the
+// checkpoint is saved every 30 s.
+PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s, double patience_s,
+                      double patience_from_s) {
+  Search& search = *run.search;
+  const SearchJobOptions& o = s.options;
+  using Clock = std::chrono::steady_clock;
+  auto last_print = Clock::now() - std::chrono::seconds(10);
+  auto last_checkpoint = Clock::now();
+  PolicyPhase phase;
+  while (!StopRequested()) {
+    if (o.iterations && search.iterations() >= *o.iterations) break;
+    if (budget_s && search.elapsed_s() >= *budget_s) break;
+    if (patience_s > 0 && budget_s && search.best()) {
+      const double since = std::max(patience_from_s, search.best()->found_at_s);
+      if (search.elapsed_s() - since >= patience_s) {
+        phase.left_s = *budget_s - search.elapsed_s();
+        Say(s.log(),
+            "policy search: no better placement in the last %.0f s; its %.0f s left go to "
+            "the hill climb\n",
+            search.elapsed_s() - since, phase.left_s);
+        break;
+      }
+    }
+    SearchIteration it = search.Step(*s.reward);
+    if (phase.status = it.status; !phase.status.ok()) break;
+    const UpdateSummary u = Summarize(it);
+    const double best = search.best() ? search.best()->step_s : 0;
+    run.curve.push_back({it.iteration, u.mean_s, best});
+    if (run.csv.is_open()) {
+      char row[256];
+      std::snprintf(row, sizeof row, "%d,%.3f,%.9g,%.9g,%d,%.9g,%.6g,%.6g,%.6g\n", it.iteration,
+                    search.elapsed_s(), u.mean_s, u.min_s, u.failed, best, it.baseline,
+                    it.learning_rate, it.grad_norm);
+      run.csv << row << std::flush;
+    }
+    if (it.improved) {
+      if (phase.status = run.WriteBest(s); !phase.status.ok()) break;
+    }
+    const auto now = Clock::now();
+    if (it.improved || now - last_print >= std::chrono::seconds(1)) {
+      Say(s.log(), "%s\n",
+                  ProgressLine(it.iteration, search, u, budget_s, o.iterations).c_str());
+      if (s.log()) std::fflush(s.log());
+      last_print = now;
+    }
+    if (!s.options.checkpoint_path.empty() && now - last_checkpoint >= std::chrono::seconds(30)) {
+      if (phase.status = search.Save(s.options.checkpoint_path, s.identity); !phase.status.ok()) break;
+      last_checkpoint = now;
+    }
+  }
+  return phase;
+}
+
+// --order climb-first's first phase: the climb from the baselines until its
+// kicks stall (--patience) or `total_s` ends; its result is offered to the
+// search as its best, which the policy then imitates.
+graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s) {
+  Search& search = *run.search;
+  RefineOptions first;
+  first.budget_s = total_s;
+  first.stall_s = s.options.patience_s;
+  first.seed = s.options.seed;
+  ClimbPhase climb = ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward,
+                                     *search.best(), run.baselines.ran, first);
+  if (climb.found) {
+    search.Offer(climb.found->method, climb.found->device_of_node,
+                 Evaluation{graph::Status::Ok(), climb.found->step_s}, 0);
+    GRAPH_RETURN_IF_ERROR(run.WriteBest(s));
+  }
+  const char* why = climb.stalled                   ? "its kicks found nothing for --patience"
+                    : climb.seconds < total_s - 0.5 ? "its kicks exhausted"
+                                                    : "out of time";
+  Say(s.log(), "climb first: %s after %.0f s (%s); the policy starts from it with %.0f s\n",
+              FormatMs(search.best()->step_s).c_str(), climb.seconds, why,
+              std::max(0.0, *s.options.budget_s - climb.seconds));
+  return climb;
+}
+
+// The last phase: the climb from `*best` for `budget_s`, and with policy-first
+// from the baselines too (climb-first climbed them already); after a first
+// climb its kicks go on where they stopped, from its result when the policy
+// found nothing better, so that the policy costs the climb its time and
+// nothing else. A faster placement replaces `*best` and is written.
+graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<ClimbPhase>& first,
+                        double budget_s, BestPlacement* best) {
+  const Search& search = *run.search;
+  RefineOptions refine;
+  refine.budget_s = budget_s;
+  refine.seed = s.options.seed;
+  if (first) {
+    refine.first_kick = first->kicks;
+    refine.start_converged = first->kicks > 0 && best->device_of_node == first->ended_at;
+  }
+  const ClimbPhase climb =
+      ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward, *best,
+                      s.options.climb_first ? std::vector<RefineStart>{} : run.baselines.ran, refine);
+  if (!climb.found || climb.found->step_s >= best->step_s) return graph::Status::Ok();
+  *best = *climb.found;
+  best->iteration = search.iterations();
+  best->found_at_s = search.elapsed_s() + climb.seconds;
+  return s.WritePlacementOf(*best, search.elapsed_s() + climb.seconds, search.iterations());
+}
+
+}  // namespace
+
+
+// Every baseline for the devices (planner/baselines.h), evaluated on `reward`,
+// printed and offered to `search`; after a signal, no more once one ran.
+BaselinesRun RunBaselines(const Session& s, const RewardSource& reward,
+                          const runtime::Simulator* costs, Search* search) {
+  const graph::Graph& forward = s.forward();
+  const cluster::Cluster& c = s.cluster();
+  BaselinesRun out;
+  for (const std::string& method : BaselineMethods(c)) {
+    if (StopRequested() && out.best) break;  // a result to write is enough
+    auto made = MakeBaseline(method, forward, c, costs);
+    if (!made.ok()) {
+      Say(s.log(), "  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
+      continue;
+    }
+    const BaselinePlacement& b = *made;
+    Evaluation e = reward.Evaluate(b.device_of_node);
+    Say(s.log(), "%s\n", DescribeBaseline(b, e).c_str());
+    if (e.status.ok()) {
+      out.ran.push_back({b.method, b.device_of_node, e.step_s});
+      if (!out.best || e.step_s < out.best->step_s) out.best = out.ran.back();
+    } else if (out.first_failure.ok()) {
+      out.first_failure = e.status;
+    }
+    search->Offer(b.method, b.device_of_node, e, 0);
+  }
+  return out;
+}
+
+// Through the search and the hill climb: with --order climb-first the climb
+// goes first, from the baselines, until it stalls; the policy then starts from
+// its result (the best, which the policy imitates), and the climb gets
+// whatever time the policy leaves. The policy costs the climb nothing while
+// the climb still improves. Returns the best placement found; a signal
+// ends each phase early.
+graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run) {
+  Search& search = *run.search;
+  const SearchJobOptions& o = s.options;
+  const double total_s = o.budget_s ? *o.budget_s + o.refine_s : 0;  // climb-first's
+  std::optional<ClimbPhase> first_climb;
+  if (o.climb_first && !run.resumed && search.best() && !StopRequested()) {
+    GRAPH_ASSIGN_OR_RETURN(first_climb.emplace(), ClimbFirst(s, run, total_s));
+  }
+  const double climbed_s = first_climb ? first_climb->seconds : 0;
+  std::optional<double> policy_budget_s = o.budget_s;
+  if (o.climb_first) policy_budget_s = std::max(0.0, *o.budget_s - climbed_s);
+  const PolicyPhase policy = RunPolicy(s, run, policy_budget_s, run.climb_on ? o.patience_s : 0,
+                                       run.resumed ? 0 : search.elapsed_s());
+  if (StopRequested())
+    Say(s.log(), "stopped by a signal after %d updates; files are complete\n", search.iterations());
+  GRAPH_RETURN_IF_ERROR(policy.status);
+  if (!s.options.checkpoint_path.empty()) GRAPH_RETURN_IF_ERROR(search.Save(s.options.checkpoint_path, s.identity));
+  GRAPH_RETURN_IF_ERROR(run.WriteBest(s));
+  if (!search.best()) {
+    const graph::Status& failure = run.baselines.first_failure;
+    return graph::Status(failure.code(), s.options.model_path + " on " + s.options.devices_path +
+                                             ": no placement ran (every baseline and sample "
+                                             "failed; " +
+                                             failure.message() + ")");
+  }
+  BestPlacement best = *search.best();
+  Say(s.log(), "policy search: best %s (%s) after %d updates, %.1f s\n",
+              FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
+              search.elapsed_s());
+  const double last_climb_s = o.climb_first
+                                  ? std::max(0.0, total_s - climbed_s - search.elapsed_s())
+                                  : o.refine_s + policy.left_s;
+  if (run.climb_on && o.refine_s > 0 && last_climb_s > 0 && !StopRequested()) {
+    GRAPH_RETURN_IF_ERROR(ClimbLast(s, run, first_climb, last_climb_s, &best));
+  }
+  return best;
+}
+
+}  // namespace planner::job

@@ -1,0 +1,107 @@
+// Internal to the search job (search_job.cc, search_phases.cc): a job's
+// loaded inputs (Session), its state past them (Run), and the phases that
+// search_job.cc runs in order. Not for other rooms: RunSearchJob is the API.
+//
+// Ownership: a Session owns the model, devices, profile and reward sources;
+// its RewardContext points into it, so it stays where it was made. A Run
+// owns the search, the climb's simulator and the curve's file.
+#pragma once
+
+#include <cstdarg>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/job/search_job.h"
+#include "planner/model_loading.h"
+#include "planner/parameter_server.h"
+#include "planner/placement.h"
+#include "planner/refine.h"
+#include "planner/report_svg.h"
+#include "planner/reward.h"
+#include "planner/reward_memo.h"
+#include "planner/search.h"
+#include "runtime/profile.h"
+
+namespace planner::job {
+
+// printf to `log`, unless it is null.
+void Say(std::FILE* log, const char* format, ...) __attribute__((format(printf, 2, 3)));
+
+// True once a signal asked the job to stop (planner/stop_signals.h).
+bool StopRequested();
+
+struct Session {
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  SearchJobOptions options;
+  std::optional<PlacedTraining> setup;
+  std::optional<runtime::Profile> profile;
+  RewardContext context;
+  std::unique_ptr<RewardSource> hardware;  // as made: the verdict measures on it afresh
+  std::optional<RememberingReward> memo;   // measured rewards: each placement measured once
+  const RewardSource* reward = nullptr;    // the search's: memo, else hardware
+  SearchIdentity identity;
+
+  std::FILE* log() const { return options.log; }
+  const graph::Graph& forward() const { return setup->model.graph; }
+  const cluster::Cluster& cluster() const { return setup->cluster; }
+  int num_devices() const { return static_cast<int>(cluster().devices.size()); }
+  bool real_rewards() const { return hardware->measured(); }
+
+  // The placement file for `b`, found after `seconds` and `iterations` updates.
+  Placement PlacementOf(const BestPlacement& b, double seconds, int iterations) const;
+  // Writes it to out_path, if given.
+  graph::Status WritePlacementOf(const BestPlacement& b, double seconds, int iterations) const;
+  // A found placement the hardware never judged (a signal came first), to
+  // OUT.unverified beside out_path, if given; its method says so.
+  graph::Status WriteUnverified(const BestPlacement& b, double seconds, int iterations) const;
+  // The model with `device_of_node` as TensorFlow device strings, and the
+  // device of each PyTorch module, to their paths, if given.
+  graph::Status Export(const std::vector<int>& device_of_node, const std::string& method) const;
+};
+
+struct BaselinesRun {
+  std::vector<RefineStart> ran;     // the baselines that ran, with their step times
+  std::optional<RefineStart> best;  // the fastest of them
+  graph::Status first_failure = graph::Status::Ok();
+};
+
+// A search's state past its inputs: the policy and its search, the baselines'
+// results, the source the hill climb runs on, and what the updates write.
+struct Run {
+  std::unique_ptr<Search> search;
+  bool resumed = false;
+  // The hill climb runs on the simulator: with sim rewards the reward source
+  // itself; with real ones a simulator on the devices' profile (null without
+  // one: no climb), whose proposal is then measured (the simulator proposes,
+  // the hardware decides).
+  std::unique_ptr<RewardSource> profile_sim;
+  const RewardSource* climb_on = nullptr;
+  BaselinesRun baselines;
+  std::unique_ptr<ParameterServer> ps;
+  std::ofstream csv;
+  std::vector<CurvePoint> curve;
+
+  // The search's best so far to out_path.
+  graph::Status WriteBest(const Session& s) const;
+};
+
+// Every baseline for the devices (planner/baselines.h), evaluated on `reward`,
+// printed and offered to `search`; after a signal, no more once one ran.
+BaselinesRun RunBaselines(const Session& s, const RewardSource& reward,
+                          const runtime::Simulator* costs, Search* search);
+
+// Through the search and the hill climb, in the order the options ask (with
+// climb-first the climb goes first, from the baselines, until it stalls; the
+// policy then starts from its result and the climb gets whatever time the
+// policy leaves). Returns the best placement found; a signal ends each phase
+// early.
+graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run);
+
+}  // namespace planner::job
