@@ -19,7 +19,7 @@
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
-#include "planner/model_loading.h"
+#include "frontend/model_loading.h"
 #include "runtime/statistics.h"
 
 namespace bench {

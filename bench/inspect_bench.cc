@@ -19,7 +19,7 @@
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/summary.h"
-#include "planner/model_loading.h"
+#include "frontend/model_loading.h"
 
 namespace {
 

@@ -28,7 +28,7 @@
 
 #include "bench/bench_models.h"
 #include "planner/baselines.h"
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "runtime/profiler.h"
 #include "runtime/simulator.h"
 

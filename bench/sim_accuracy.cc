@@ -49,7 +49,7 @@
 
 #include "bench/bench_models.h"
 #include "planner/baselines.h"
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "planner/refine.h"
 #include "planner/reward.h"
 #include "runtime/executor.h"

@@ -19,7 +19,7 @@
 #include "graph/training.h"
 #include "graph/zoo.h"
 #include "planner/baselines.h"
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "runtime/simulator.h"
 
 int main(int argc, char** argv) {

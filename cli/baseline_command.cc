@@ -1,19 +1,13 @@
 // `planner baseline`: the simple placements a search is judged against, each
 // through the same reward source as the search, and written as placement files.
-#include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <optional>
 
 #include "cli/commands.h"
-#include "planner/args.h"
-#include "planner/baselines.h"
-#include "planner/model_loading.h"
-#include "planner/module_placement.h"
-#include "planner/placement.h"
+#include "frontend/args.h"
+#include "planner/job/baseline_job.h"
+#include "frontend/model_loading.h"
 #include "planner/reward.h"
-#include "runtime/profile.h"
-#include "runtime/simulator.h"
 
 namespace planner::cli {
 
@@ -63,101 +57,31 @@ int BaselineCommand(int argc, char** argv) {
   auto usage = [](const graph::Status& st) {
     return std::cerr << kName << st.message() << "\n", 2;
   };
-  graph::InferenceOptions inference;
-  graph::TrainingOptions training;
-  if (!ParseTrainingFlags(*args, kName, &inference, &training)) return 2;
-  const std::string reward_name = args->Get("--reward", "sim");
-  if (graph::Status st = CheckRewardName(reward_name); !st.ok()) return usage(st);
-  int steps = 5;
+  job::BaselineJobOptions o;
+  if (!ParseTrainingFlags(*args, kName, &o.inference, &o.training)) return 2;
+  o.reward = args->Get("--reward", "sim");
+  if (graph::Status st = CheckRewardName(o.reward); !st.ok()) return usage(st);
   if (args->Has("--steps")) {
     auto v = ParseIntInRange("--steps", args->Get("--steps"), 1, 10000);
     if (!v.ok()) return usage(v.status());
-    steps = static_cast<int>(*v);
+    o.steps = static_cast<int>(*v);
   }
   for (const char* flag : {"-o", "--export-graphdef", "--export-modules"}) {
     if (args->Has(flag)) {
       if (graph::Status st = CheckOutputWritable(flag, args->Get(flag)); !st.ok()) return Fail(st);
     }
   }
-  const std::string model_path = args->positional()[0];
-  const std::string devices_path = args->positional()[1];
-  auto setup = LoadPlacedTraining(model_path, devices_path, "", inference, training);
-  if (!setup.ok()) return Fail(setup.status());
-  const graph::Graph& forward = setup->model.graph;
-  const cluster::Cluster& c = setup->cluster;
-
-  const std::string method = args->Get("--method", "all");
-  std::vector<std::string> methods = BaselineMethods(c);
-  if (method != "all") {
-    // An unknown name fails here, before the reward source's work.
-    if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
-      return usage(MakeBaseline(method, forward, c, nullptr).status());
-    }
-    methods = {method};
-  }
-
-  auto profile = ProfileForDevices(*args, *setup);
-  if (!profile.ok()) return Fail(profile.status());
-  const runtime::Profile* profile_ptr = *profile ? &**profile : nullptr;
-  RewardContext context{&forward, &setup->training, &c, profile_ptr, 2, steps};
-  auto reward = MakeRewardSource(reward_name, context);
-  if (!reward.ok()) return Fail(reward.status());
-  std::optional<runtime::Simulator> own_costs;
-  auto costs = PlanningCosts(**reward, context, &own_costs);
-  if (!costs.ok()) return Fail(costs.status());
-
-  std::printf("%s on %s: %d ops to place (training graph of %d nodes), reward %s\n",
-              model_path.c_str(), devices_path.c_str(), forward.size(),
-              setup->training.graph.size(), reward_name.c_str());
-  std::optional<BaselinePlacement> best;
-  double best_s = 0;
-  graph::Status first_failure = graph::Status::Ok();
-  for (const std::string& m : methods) {
-    auto b = MakeBaseline(m, forward, c, *costs);
-    if (!b.ok()) {
-      std::printf("  %-16s skipped: %s\n", m.c_str(), b.status().message().c_str());
-      if (first_failure.ok()) first_failure = b.status();
-      continue;
-    }
-    Evaluation e = (*reward)->Evaluate(b->device_of_node);
-    std::printf("%s\n", DescribeBaseline(*b, e).c_str());
-    std::fflush(stdout);
-    if (!e.status.ok()) {
-      if (first_failure.ok()) first_failure = e.status;
-      continue;
-    }
-    if (!best || e.step_s < best_s) {
-      best = std::move(b).value();
-      best_s = e.step_s;
-    }
-  }
-  if (!best) {
-    return Fail(graph::Status(first_failure.code(), model_path + " on " + devices_path +
-                                                        ": no baseline ran (" +
-                                                        first_failure.message() + ")"));
-  }
-  if (methods.size() > 1) {
-    std::printf("best: %s, %s\n", best->method.c_str(), FormatMs(best_s).c_str());
-  }
-  if (args->Has("-o")) {
-    Placement p = MakePlacement(model_path, forward, ModelDigest(forward), devices_path, c,
-                                "baseline " + best->method, best->device_of_node);
-    (reward_name == "sim" ? p.simulated_step_s : p.measured_step_s) = best_s;
-    if (graph::Status st = WritePlacement(args->Get("-o"), p); !st.ok()) return Fail(st);
-    std::printf("placement: %s\n", args->Get("-o").c_str());
-  }
-  if (args->Has("--export-graphdef")) {
-    graph::Status st =
-        WritePlacedGraphDef(args->Get("--export-graphdef"), forward, c, best->device_of_node);
-    if (!st.ok()) return Fail(st);
-    std::printf("graphdef: %s\n", args->Get("--export-graphdef").c_str());
-  }
-  if (args->Has("--export-modules")) {
-    const std::string& path = args->Get("--export-modules");
-    auto modules = ExportModules(path, forward, c, best->device_of_node, model_path, devices_path,
-                                 "baseline " + best->method);
-    if (!modules.ok()) return Fail(modules.status());
-    std::printf("modules: %s (%zu modules)\n", path.c_str(), *modules);
+  o.model_path = args->positional()[0];
+  o.devices_path = args->positional()[1];
+  o.method = args->Get("--method", "all");
+  o.profile_path = args->Get("--profile");
+  o.profile_cache_dir = args->Get("--profile-cache");
+  o.out_path = args->Get("-o");
+  o.export_graphdef_path = args->Get("--export-graphdef");
+  o.export_modules_path = args->Get("--export-modules");
+  job::BaselineJobResult result;
+  if (graph::Status st = job::RunBaselineJob(o, &result); !st.ok()) {
+    return result.unknown_method ? usage(st) : Fail(st);
   }
   return 0;
 }

@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "graph/status.h"
-#include "planner/args.h"
-#include "planner/model_loading.h"
+#include "frontend/args.h"
+#include "frontend/model_loading.h"
 #include "runtime/profile.h"
 
 namespace planner::cli {
@@ -28,6 +28,10 @@ int BaselineCommand(int argc, char** argv);
 int SearchCommand(int argc, char** argv);
 
 FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
+
+// The profile named by --profile, read from its file; nullopt without the flag.
+// An unreadable or malformed file is an error naming it.
+graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args);
 
 // The profile a command runs with (planner/job/profile_cache.h): --profile's
 // file when given, else real devices profiled into --profile-cache's cache.

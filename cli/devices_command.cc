@@ -3,7 +3,7 @@
 
 #include "cli/commands.h"
 #include "cluster/devices.h"
-#include "planner/args.h"
+#include "frontend/args.h"
 
 namespace planner::cli {
 

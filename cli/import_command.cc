@@ -4,7 +4,7 @@
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/importer.h"
-#include "planner/args.h"
+#include "frontend/args.h"
 
 namespace planner::cli {
 

@@ -2,8 +2,8 @@
 
 #include "cli/commands.h"
 #include "graph/summary.h"
-#include "planner/args.h"
-#include "planner/model_loading.h"
+#include "frontend/args.h"
+#include "frontend/model_loading.h"
 
 namespace planner::cli {
 

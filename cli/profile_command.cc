@@ -3,8 +3,8 @@
 #include <tuple>
 
 #include "cli/commands.h"
-#include "planner/args.h"
-#include "planner/model_loading.h"
+#include "frontend/args.h"
+#include "frontend/model_loading.h"
 #include "runtime/profiler.h"
 
 namespace planner::cli {

@@ -11,6 +11,12 @@ FlagSpec ProfileCacheFlag() {
           "off: never)"};
 }
 
+graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args) {
+  if (!args.Has("--profile")) return std::optional<runtime::Profile>();
+  GRAPH_ASSIGN_OR_RETURN(runtime::Profile p, runtime::ReadProfile(args.Get("--profile")));
+  return std::optional<runtime::Profile>(std::move(p));
+}
+
 graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
                                                                  const PlacedTraining& setup) {
   return job::ProfileForDevices(args.Get("--profile"), args.Get("--profile-cache"), setup);

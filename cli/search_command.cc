@@ -6,9 +6,9 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "planner/args.h"
+#include "frontend/args.h"
 #include "planner/job/search_job.h"
-#include "planner/model_loading.h"
+#include "frontend/model_loading.h"
 #include "planner/search_options.h"
 
 namespace planner::cli {

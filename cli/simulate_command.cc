@@ -7,8 +7,8 @@
 
 #include "cli/commands.h"
 #include "graph/file_util.h"
-#include "planner/args.h"
-#include "planner/model_loading.h"
+#include "frontend/args.h"
+#include "frontend/model_loading.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
 #include "runtime/simulator.h"

@@ -5,7 +5,7 @@
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/zoo.h"
-#include "planner/args.h"
+#include "frontend/args.h"
 
 namespace planner::cli {
 

@@ -20,9 +20,9 @@
 #include <thread>
 
 #include "graph/file_util.h"
-#include "planner/args.h"
-#include "planner/placement.h"
-#include "planner/stop_signals.h"
+#include "frontend/args.h"
+#include "placement/placement.h"
+#include "frontend/stop_signals.h"
 #include "wire/socket.h"
 
 namespace controllers {

@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "controllers/ps.h"
-#include "planner/args.h"
-#include "planner/stop_signals.h"
+#include "frontend/args.h"
+#include "frontend/stop_signals.h"
 
 namespace controllers {
 

@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "graph/cost.h"
-#include "planner/placement.h"
+#include "placement/placement.h"
 
 namespace planner {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "graph/cost.h"
-#include "planner/placement.h"
+#include "placement/placement.h"
 
 namespace planner {
 

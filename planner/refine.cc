@@ -7,7 +7,7 @@
 #include <random>
 #include <unordered_map>
 
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "runtime/timeline.h"
 
 namespace planner {

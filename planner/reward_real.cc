@@ -1,6 +1,6 @@
 // The `real` reward source: the dataflow executor's measured step time on the
 // devices of this machine (runtime::Measure's robust mean).
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "planner/reward.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"

@@ -1,7 +1,7 @@
 // The `sim` reward source: runtime::Simulator's predicted step time.
 #include <algorithm>
 
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "planner/reward.h"
 #include "runtime/simulator.h"
 

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "planner/args.h"
+#include "frontend/args.h"
 #include "trainer/commands.h"
 #include "trainer/process_group.h"
 

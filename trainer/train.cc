@@ -11,7 +11,7 @@
 #include "data/fashion_mnist.h"
 #include "graph/shape_inference.h"
 #include "graph/zoo.h"
-#include "planner/model_loading.h"
+#include "frontend/model_loading.h"
 #include "runtime/reference_executor.h"
 #include "trainer/checkpoint.h"
 

@@ -6,7 +6,7 @@
 
 #include "graph/file_util.h"
 #include "graph/summary.h"
-#include "planner/args.h"
+#include "frontend/args.h"
 #include "trainer/commands.h"
 #include "trainer/train.h"
 

@@ -18,7 +18,7 @@
 
 #include "data/fashion_mnist.h"
 #include "graph/file_util.h"
-#include "planner/args.h"
+#include "frontend/args.h"
 #include "trainer/commands.h"
 #include "trainer/tuner.h"
 

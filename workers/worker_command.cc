@@ -2,8 +2,8 @@
 #include <csignal>
 #include <iostream>
 
-#include "planner/args.h"
-#include "planner/stop_signals.h"
+#include "frontend/args.h"
+#include "frontend/stop_signals.h"
 #include "workers/worker.h"
 
 namespace workers {

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "graph/status.h"
-#include "planner/model_loading.h"
+#include "frontend/model_loading.h"
 #include "runtime/profile.h"
 
 namespace planner::job {

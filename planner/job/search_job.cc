@@ -5,11 +5,11 @@
 #include <set>
 
 #include "graph/file_util.h"
-#include "planner/args.h"
+#include "frontend/args.h"
+#include "planner/job/exports.h"
 #include "planner/job/profile_cache.h"
 #include "planner/job/search_session.h"
-#include "planner/module_placement.h"
-#include "planner/stop_signals.h"
+#include "frontend/stop_signals.h"
 #include "planner/verdict.h"
 #include "runtime/kernel.h"
 #include "runtime/simulator.h"
@@ -351,19 +351,9 @@ graph::Status Session::WriteUnverified(const BestPlacement& b, double seconds,
 
 graph::Status Session::Export(const std::vector<int>& device_of_node,
                               const std::string& method) const {
-  if (!options.export_graphdef_path.empty()) {
-    const std::string& path = options.export_graphdef_path;
-    GRAPH_RETURN_IF_ERROR(WritePlacedGraphDef(path, forward(), cluster(), device_of_node));
-    Say(log(), "graphdef: %s\n", path.c_str());
-  }
-  if (!options.export_modules_path.empty()) {
-    const std::string& path = options.export_modules_path;
-    GRAPH_ASSIGN_OR_RETURN(size_t modules,
-                           ExportModules(path, forward(), cluster(), device_of_node,
-                                         options.model_path, options.devices_path, method));
-    Say(log(), "modules: %s (%zu modules)\n", path.c_str(), modules);
-  }
-  return graph::Status::Ok();
+  return WriteExports({options.export_graphdef_path, options.export_modules_path}, forward(),
+                      cluster(), device_of_node, options.model_path, options.devices_path, method,
+                      log());
 }
 
 graph::Status Run::WriteBest(const Session& s) const {

@@ -19,7 +19,7 @@
 // the search improves, so an interrupted job leaves each one valid.
 //
 // Signals: with stop_on_signals, SIGINT and SIGTERM end the search phases
-// early (planner/stop_signals.h) and the job still concludes: the verdict is
+// early (frontend/stop_signals.h) and the job still concludes: the verdict is
 // skipped ("not decided"), -o gets the best baseline and the unjudged best
 // goes to OUT.unverified. Outside those phases signals act as usual.
 //

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <string>
 
-#include "planner/args.h"
+#include "frontend/args.h"
 #include "planner/baselines.h"
 #include "planner/job/search_session.h"
-#include "planner/stop_signals.h"
+#include "frontend/stop_signals.h"
 
 namespace planner::job {
 

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "planner/job/search_job.h"
-#include "planner/model_loading.h"
+#include "frontend/model_loading.h"
 #include "planner/parameter_server.h"
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "planner/refine.h"
 #include "planner/report_svg.h"
 #include "planner/reward.h"
@@ -31,7 +31,7 @@ namespace planner::job {
 // printf to `log`, unless it is null.
 void Say(std::FILE* log, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
-// True once a signal asked the job to stop (planner/stop_signals.h).
+// True once a signal asked the job to stop (frontend/stop_signals.h).
 bool StopRequested();
 
 struct Session {

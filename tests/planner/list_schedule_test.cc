@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "tests/planner/search_test_util.h"
 
 namespace planner {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "tests/planner/search_test_util.h"
 
 namespace planner {

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "graph/cost.h"
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "tests/planner/search_test_util.h"
 
 namespace planner {

@@ -10,7 +10,7 @@
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "planner/reward.h"
 #include "planner/search_options.h"
 #include "runtime/simulator.h"

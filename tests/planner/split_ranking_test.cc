@@ -12,8 +12,8 @@
 
 #include "cluster/devices.h"
 #include "graph/training.h"
-#include "planner/model_loading.h"
-#include "planner/placement.h"
+#include "frontend/model_loading.h"
+#include "placement/placement.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
 #include "runtime/profiler.h"

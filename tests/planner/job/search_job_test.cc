@@ -11,7 +11,7 @@
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/zoo.h"
-#include "planner/placement.h"
+#include "placement/placement.h"
 #include "tests/scratch_dir.h"
 
 namespace planner::job {

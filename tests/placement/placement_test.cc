@@ -1,4 +1,4 @@
-#include "planner/placement.h"
+#include "placement/placement.h"
 
 #include <gtest/gtest.h>
 

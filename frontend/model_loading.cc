@@ -1,12 +1,12 @@
-#include "planner/model_loading.h"
+#include "frontend/model_loading.h"
 
 #include <cassert>
 #include <iostream>
 
 #include "graph/importer.h"
 #include "graph/training.h"
-#include "planner/args.h"
-#include "planner/placement.h"
+#include "frontend/args.h"
+#include "placement/placement.h"
 
 namespace planner {
 
@@ -83,12 +83,6 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
   std::vector<int> device_of_node = TrainingDeviceOfNode(training->graph, forward, forward_device);
   return PlacedTraining{std::move(model), std::move(c), std::move(training).value(),
                         std::move(device_of_node), method};
-}
-
-graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args) {
-  if (!args.Has("--profile")) return std::optional<runtime::Profile>();
-  GRAPH_ASSIGN_OR_RETURN(runtime::Profile p, runtime::ReadProfile(args.Get("--profile")));
-  return std::optional<runtime::Profile>(std::move(p));
 }
 
 // "NAME=1,256,256,3" -> (NAME, [1,256,256,3]); the name may itself hold '='

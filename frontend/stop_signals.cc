@@ -1,4 +1,4 @@
-#include "planner/stop_signals.h"
+#include "frontend/stop_signals.h"
 
 namespace planner {
 

@@ -1,6 +1,6 @@
 // The placement per PyTorch module, on graphs named as torch.onnx.export names
 // them: module scopes on ops, qualified names on parameters.
-#include "planner/module_placement.h"
+#include "placement/module_placement.h"
 
 #include <gtest/gtest.h>
 

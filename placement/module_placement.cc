@@ -1,4 +1,4 @@
-#include "planner/module_placement.h"
+#include "placement/module_placement.h"
 
 #include <algorithm>
 #include <map>

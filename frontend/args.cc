@@ -1,4 +1,4 @@
-#include "planner/args.h"
+#include "frontend/args.h"
 
 #include <unistd.h>
 

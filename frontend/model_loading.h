@@ -12,8 +12,7 @@
 #include "graph/status.h"
 #include "graph/summary.h"
 #include "graph/training.h"
-#include "planner/args.h"
-#include "runtime/profile.h"
+#include "frontend/args.h"
 
 namespace planner {
 
@@ -67,9 +66,6 @@ bool ParseInferenceFlags(const Args& args, const char* command_prefix,
 bool ParseTrainingFlags(const Args& args, const char* command_prefix,
                         graph::InferenceOptions* inference, graph::TrainingOptions* options);
 
-// The profile named by --profile, read from its file; nullopt without the flag.
-// An unreadable or malformed file is an error naming it.
-graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args);
 
 // Everything `planner inspect` reports: the model's summary and the op counts of
 // its training graph (or why none could be built).

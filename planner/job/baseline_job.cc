@@ -1,0 +1,108 @@
+#include "planner/job/baseline_job.h"
+
+#include <algorithm>
+
+#include "frontend/args.h"
+#include "planner/baselines.h"
+#include "planner/job/exports.h"
+#include "planner/job/profile_cache.h"
+#include "frontend/model_loading.h"
+#include "placement/placement.h"
+#include "runtime/simulator.h"
+
+namespace planner::job {
+
+namespace {
+
+void Say(std::FILE* log, const std::string& line) {
+  if (!log) return;
+  std::fprintf(log, "%s\n", line.c_str());
+  std::fflush(log);
+}
+
+// The methods `o` asks for on `c`; an unknown name is an error, found before
+// the reward source's work.
+graph::Result<std::vector<std::string>> MethodsAsked(const BaselineJobOptions& o,
+                                                     const graph::Graph& forward,
+                                                     const cluster::Cluster& c) {
+  std::vector<std::string> methods = BaselineMethods(c);
+  if (o.method == "all") return methods;
+  if (std::find(methods.begin(), methods.end(), o.method) == methods.end()) {
+    return MakeBaseline(o.method, forward, c, nullptr).status();
+  }
+  return std::vector<std::string>{o.method};
+}
+
+// The placement file of the fastest baseline, and its exports.
+graph::Status WriteOutputs(const BaselineJobOptions& o, const PlacedTraining& setup,
+                           const BaselineRun& best) {
+  const graph::Graph& forward = setup.model.graph;
+  const std::string method = "baseline " + best.method;
+  if (!o.out_path.empty()) {
+    Placement p = MakePlacement(o.model_path, forward, ModelDigest(forward), o.devices_path,
+                                setup.cluster, method, best.device_of_node);
+    (o.reward == "sim" ? p.simulated_step_s : p.measured_step_s) = best.evaluation.step_s;
+    GRAPH_RETURN_IF_ERROR(WritePlacement(o.out_path, p));
+    Say(o.log, "placement: " + o.out_path);
+  }
+  return WriteExports({o.export_graphdef_path, o.export_modules_path}, forward, setup.cluster,
+                      best.device_of_node, o.model_path, o.devices_path, method, o.log);
+}
+
+}  // namespace
+
+graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* result) {
+  GRAPH_ASSIGN_OR_RETURN(PlacedTraining setup, LoadPlacedTraining(o.model_path, o.devices_path,
+                                                                  "", o.inference, o.training));
+  const graph::Graph& forward = setup.model.graph;
+  const cluster::Cluster& c = setup.cluster;
+  auto methods = MethodsAsked(o, forward, c);
+  if (!methods.ok()) {
+    result->unknown_method = true;
+    return methods.status();
+  }
+  GRAPH_ASSIGN_OR_RETURN(std::optional<runtime::Profile> profile,
+                         ProfileForDevices(o.profile_path, o.profile_cache_dir, setup));
+  RewardContext context{&forward, &setup.training, &c, profile ? &*profile : nullptr, 2, o.steps};
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<RewardSource> reward, MakeRewardSource(o.reward, context));
+  std::optional<runtime::Simulator> own_costs;
+  GRAPH_ASSIGN_OR_RETURN(const runtime::Simulator* costs,
+                         PlanningCosts(*reward, context, &own_costs));
+
+  Say(o.log, o.model_path + " on " + o.devices_path + ": " + std::to_string(forward.size()) +
+                 " ops to place (training graph of " + std::to_string(setup.training.graph.size()) +
+                 " nodes), reward " + o.reward);
+  graph::Status first_failure = graph::Status::Ok();
+  for (const std::string& m : *methods) {
+    auto b = MakeBaseline(m, forward, c, costs);
+    if (!b.ok()) {
+      char line[512];
+      std::snprintf(line, sizeof line, "  %-16s skipped: %s", m.c_str(),
+                    b.status().message().c_str());
+      Say(o.log, line);
+      if (first_failure.ok()) first_failure = b.status();
+      continue;
+    }
+    Evaluation e = reward->Evaluate(b->device_of_node);
+    Say(o.log, DescribeBaseline(*b, e));
+    if (!e.status.ok()) {
+      if (first_failure.ok()) first_failure = e.status;
+      continue;
+    }
+    result->ran.push_back({b->method, b->device_of_node, e});
+    if (!result->best || e.step_s < result->best->evaluation.step_s) {
+      result->best = result->ran.back();
+    }
+  }
+  if (!result->best) {
+    return graph::Status(first_failure.code(), o.model_path + " on " + o.devices_path +
+                                                   ": no baseline ran (" +
+                                                   first_failure.message() + ")");
+  }
+  if (methods->size() > 1) {
+    Say(o.log, "best: " + result->best->method + ", " + FormatMs(result->best->evaluation.step_s));
+  }
+  return WriteOutputs(o, setup, *result->best);
+}
+
+}  // namespace planner::job

@@ -1,0 +1,24 @@
+#include "planner/job/exports.h"
+
+#include "placement/module_placement.h"
+#include "placement/placement.h"
+
+namespace planner::job {
+
+graph::Status WriteExports(const ExportPaths& paths, const graph::Graph& forward,
+                           const cluster::Cluster& c, const std::vector<int>& device_of_node,
+                           const std::string& model_path, const std::string& devices_path,
+                           const std::string& method, std::FILE* log) {
+  if (!paths.graphdef.empty()) {
+    GRAPH_RETURN_IF_ERROR(WritePlacedGraphDef(paths.graphdef, forward, c, device_of_node));
+    if (log) std::fprintf(log, "graphdef: %s\n", paths.graphdef.c_str());
+  }
+  if (!paths.modules.empty()) {
+    GRAPH_ASSIGN_OR_RETURN(size_t modules, ExportModules(paths.modules, forward, c, device_of_node,
+                                                         model_path, devices_path, method));
+    if (log) std::fprintf(log, "modules: %s (%zu modules)\n", paths.modules.c_str(), modules);
+  }
+  return graph::Status::Ok();
+}
+
+}  // namespace planner::job
