@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "cluster/devices.h"
+#include "frontend/model_loading.h"
 #include "graph/models.h"
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
-#include "frontend/model_loading.h"
-#include "runtime/statistics.h"
+#include "sim/statistics.h"
 
 namespace bench {
 
@@ -107,10 +107,8 @@ inline std::vector<std::string> SplitCommas(const std::string& s) {
   return out;
 }
 
-// runtime::Median, and 0 for no samples (a model none of whose placements ran).
-inline double Median(std::vector<double> v) {
-  return v.empty() ? 0 : runtime::Median(std::move(v));
-}
+// sim::Median, and 0 for no samples (a model none of whose placements ran).
+inline double Median(std::vector<double> v) { return v.empty() ? 0 : sim::Median(std::move(v)); }
 
 // The q-quantile (0..1) by linear interpolation.
 inline double Quantile(std::vector<double> v, double q) {

@@ -19,12 +19,12 @@
 #include "graph/training.h"
 #include "runtime/executor.h"
 #include "runtime/kernel.h"
-#include "runtime/statistics.h"
+#include "sim/statistics.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using runtime::Median;
+using sim::Median;
 
 cluster::Cluster TwoCpus() {
   auto c = cluster::ParseDevicesYaml(
@@ -160,11 +160,11 @@ int main(int argc, char** argv) {
   std::vector<double> a =
       Interleaved({ExecutorStep(**ex1, lenet->loss, 64), [&] { torch_lenet.Step(); }}, steps);
   if (profile) {  // where a LeNet step's time goes, by op type
-    runtime::StepStats stats;
+    sim::StepStats stats;
     std::vector<at::Tensor> out;
     (void)(*ex1)->Run(Feeds(64), {lenet->loss}, &out, &stats);
     std::map<std::string, double> by_op;
-    for (const runtime::OpRecord& r : stats.ops) {
+    for (const sim::OpRecord& r : stats.ops) {
       by_op[lenet->graph.node(r.node).op] += r.end_us - r.start_us;
     }
     std::vector<std::pair<double, std::string>> sorted;
@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
   for (double x : blocks) each += (each.empty() ? "" : " ") + std::to_string(x).substr(0, 4);
   if (profile) {  // where the two-device step's time goes
     for (int i = 0; i < 5; ++i) {
-      runtime::StepStats stats;
+      sim::StepStats stats;
       std::vector<at::Tensor> out;
       (void)(*two_dev)->Run(Feeds(64), {two->loss}, &out, &stats);
       std::printf("    two-device step %.2f ms: busy cpu0 %.2f ms, cpu1 %.2f ms, %zu transfers\n",

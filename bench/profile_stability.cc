@@ -27,10 +27,10 @@
 #include <thread>
 
 #include "bench/bench_models.h"
-#include "planner/baselines.h"
 #include "placement/placement.h"
+#include "planner/baselines.h"
 #include "runtime/profiler.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 namespace {
 
@@ -39,11 +39,11 @@ namespace {
   std::exit(1);
 }
 
-double Predict(const bench::Model& m, const cluster::Cluster& c, const runtime::Profile& p,
+double Predict(const bench::Model& m, const cluster::Cluster& c, const sim::Profile& p,
                const std::vector<int>& forward_device) {
-  auto sim = runtime::Simulator::Create(m.training.graph, c, &p);
+  auto sim = sim::Simulator::Create(m.training.graph, c, &p);
   if (!sim.ok()) Die(m.name, sim.status());
-  runtime::SimResult r =
+  sim::SimResult r =
       sim->Run(planner::TrainingDeviceOfNode(m.training.graph, m.forward, forward_device),
                m.training.graph.Find(m.training.loss));
   if (!r.status.ok()) Die(m.name, r.status);
@@ -71,11 +71,11 @@ double ReferenceSeconds() {
 }
 
 // The median over shared signatures of |log(b / a)|, as a ratio minus one.
-double OpTimesApart(const runtime::Profile& a, const runtime::Profile& b) {
+double OpTimesApart(const sim::Profile& a, const sim::Profile& b) {
   std::vector<double> logs;
   for (const auto& [device, ops] : a.ops) {
     for (const auto& [sig, t] : ops) {
-      const runtime::OpTiming* u = b.Find(device, sig);
+      const sim::OpTiming* u = b.Find(device, sig);
       if (u && t.seconds > 1e-6 && u->seconds > 1e-6) {
         logs.push_back(std::fabs(std::log(u->seconds / t.seconds)));
       }
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
     if (m.source == "tfjs") models.push_back(std::move(m));
   }
 
-  std::vector<runtime::Profile> profiles[2];
+  std::vector<sim::Profile> profiles[2];
   std::vector<runtime::ProfileReport> reports[2];
   std::vector<double> reference[2];  // per model: the reference around its profile
   double started[2] = {0, 0};
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::duration<double>(pause_s));
     started[round] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const bench::Model& m : models) {
-      runtime::Profile p;
+      sim::Profile p;
       runtime::ProfileReport report;
       const double ref_before = ReferenceSeconds();
       graph::Status st =
@@ -150,9 +150,9 @@ int main(int argc, char** argv) {
   std::vector<double> single_apart, split_apart, ops_apart, reference_apart, single_after;
   for (size_t k = 0; k < models.size(); ++k) {
     const bench::Model& m = models[k];
-    const runtime::Profile &a = profiles[0][k], &b = profiles[1][k];
+    const sim::Profile &a = profiles[0][k], &b = profiles[1][k];
     const std::vector<int> single(m.forward.size(), 0);
-    auto sim = runtime::Simulator::Create(m.training.graph, *c, &a);
+    auto sim = sim::Simulator::Create(m.training.graph, *c, &a);
     if (!sim.ok()) Die(m.name, sim.status());
     auto etf = planner::MakeBaseline("etf", m.forward, *c, &*sim);
     if (!etf.ok()) Die(m.name, etf.status());

@@ -13,7 +13,7 @@
 #     60 s, then the policy from its result, then the climb for the time left);
 # each contender's improvement over the best baseline, the paper's improvement,
 # and the simulator's lower bound on any placement's step time with the largest
-# improvement it leaves (runtime/simulator.h).
+# improvement it leaves (sim/simulator.h).
 #   [MODELS="nmt4 nmt8"] [PATIENCE=60s] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as

@@ -18,10 +18,10 @@
 #include "graph/zoo.h"
 #include "planner/reward.h"
 #include "planner/search.h"
-#include "runtime/statistics.h"
+#include "sim/statistics.h"
 
 namespace {
-using runtime::Median;
+using sim::Median;
 int Die(const graph::Status& st) { return std::fprintf(stderr, "%s\n", st.message().c_str()), 1; }
 }  // namespace
 

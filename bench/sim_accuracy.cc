@@ -48,16 +48,16 @@
 #include <set>
 
 #include "bench/bench_models.h"
-#include "planner/baselines.h"
 #include "placement/placement.h"
+#include "planner/baselines.h"
 #include "planner/refine.h"
 #include "planner/reward.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
 #include "runtime/profiler.h"
-#include "runtime/simulator.h"
-#include "runtime/statistics.h"
-#include "runtime/timeline_diff.h"
+#include "sim/simulator.h"
+#include "sim/statistics.h"
+#include "sim/timeline_diff.h"
 
 namespace {
 
@@ -99,28 +99,28 @@ bool HeldOut(const Options& o, const std::string& name) {
 }
 
 graph::Status Step(runtime::Executor& ex, const std::map<std::string, at::Tensor>& feeds,
-                   const std::string& fetch, runtime::StepStats* stats) {
+                   const std::string& fetch, sim::StepStats* stats) {
   std::vector<at::Tensor> out;
   return ex.Run(feeds, {fetch}, &out, stats);
 }
 
 // A quick profile to plan the placements on: a few single-device steps.
-runtime::Profile PlanningProfile(const bench::Model& m, const cluster::Cluster& c,
-                                 const runtime::Profile& machine,
-                                 const std::map<std::string, at::Tensor>& feeds) {
+sim::Profile PlanningProfile(const bench::Model& m, const cluster::Cluster& c,
+                             const sim::Profile& machine,
+                             const std::map<std::string, at::Tensor>& feeds) {
   runtime::ProfileBuilder b;
   for (int d = 0; d < 2; ++d) {
     auto ex = runtime::Executor::Create(m.training.graph, c,
                                         std::vector<int>(m.training.graph.size(), d));
     if (!ex.ok()) Die(m.name, ex.status());
     for (int i = 0; i < 4; ++i) {
-      runtime::StepStats s;
+      sim::StepStats s;
       graph::Status st = Step(**ex, feeds, m.training.loss, &s);
       if (!st.ok()) Die(m.name, st);
       if (i >= 1) b.AddStep((*ex)->graph(), c, d, s);
     }
   }
-  runtime::Profile p = machine;
+  sim::Profile p = machine;
   b.Finish(&p);
   return p;
 }
@@ -128,7 +128,7 @@ runtime::Profile PlanningProfile(const bench::Model& m, const cluster::Cluster& 
 // The placements of one model, named; duplicates of an earlier one are dropped.
 std::vector<std::pair<std::string, std::vector<int>>> PlanPlacements(const bench::Model& m,
                                                                      const cluster::Cluster& c,
-                                                                     const runtime::Profile& p,
+                                                                     const sim::Profile& p,
                                                                      double search_s) {
   const int n = m.forward.size();
   std::vector<std::pair<std::string, std::vector<int>>> out;
@@ -144,7 +144,7 @@ std::vector<std::pair<std::string, std::vector<int>>> PlanPlacements(const bench
   };
   add("single cpu0", std::vector<int>(n, 0));
   add("single cpu1", std::vector<int>(n, 1));
-  auto sim = runtime::Simulator::Create(m.training.graph, c, &p);
+  auto sim = sim::Simulator::Create(m.training.graph, c, &p);
   if (!sim.ok()) Die(m.name, sim.status());
   for (const char* method : {"etf", "metis", "scotch"}) {
     auto b = planner::MakeBaseline(method, m.forward, c, &*sim);
@@ -179,8 +179,8 @@ std::vector<std::pair<std::string, std::vector<int>>> PlanPlacements(const bench
 
 // A profile with no op times: the machine's figures fitted on the calibration
 // models (`fitted`), the wake-up costs of the microbenchmarks (`machine`).
-runtime::Profile MachineFigures(const runtime::Profile& fitted, const runtime::Profile& machine) {
-  runtime::Profile p;
+sim::Profile MachineFigures(const sim::Profile& fitted, const sim::Profile& machine) {
+  sim::Profile p;
   p.links = fitted.links;
   p.slowdown = fitted.slowdown;
   p.cold_s = fitted.cold_s;
@@ -198,7 +198,7 @@ int Resolved(const std::vector<double>& a, const std::vector<double>& b) {
   std::vector<double> d;
   for (size_t r = 0; r < a.size() && r < b.size(); ++r) d.push_back(a[r] - b[r]);
   double lo = 0, hi = 0;
-  if (!runtime::MedianInterval(d, 0.95, &lo, &hi)) return 0;
+  if (!sim::MedianInterval(d, 0.95, &lo, &hi)) return 0;
   return lo > 0 ? 1 : hi < 0 ? -1 : 0;
 }
 
@@ -324,7 +324,7 @@ int main(int argc, char** argv) {
               c->devices[0].spin_s * 1e6);
 
   // Hand-off costs and a first link fit: the machine, measured once.
-  runtime::Profile machine;
+  sim::Profile machine;
   if (auto links = runtime::ProfileLinks(*c, &machine); !links.ok()) Die("links", links.status());
   for (const std::string d : {"cpu0", "cpu1"}) {
     std::printf(
@@ -341,7 +341,7 @@ int main(int argc, char** argv) {
     auto f = runtime::RandomFeeds(m.training.graph, 1);
     if (!f.ok()) Die(m.name, f.status());
     feeds.push_back(std::move(f).value());
-    const runtime::Profile planning = PlanningProfile(m, *c, machine, feeds[k]);
+    const sim::Profile planning = PlanningProfile(m, *c, machine, feeds[k]);
     for (auto& [name, fwd] : PlanPlacements(m, *c, planning, o.search_s)) {
       Placed p;
       p.model = static_cast<int>(k);
@@ -373,7 +373,7 @@ int main(int argc, char** argv) {
       const bench::Model& m = models[k];
       for (Placed& p : placed) {
         if (p.model != static_cast<int>(k)) continue;
-        runtime::StepStats s;
+        sim::StepStats s;
         graph::Status st = Step(*p.ex, feeds[k], m.training.loss, &s);
         if (!st.ok()) Die(m.name + " " + p.name, st);
         if (!timed) continue;
@@ -381,7 +381,7 @@ int main(int argc, char** argv) {
         if (p.single >= 0) ops[k].AddStep(p.ex->graph(), *c, p.single, s);
       }
       if (!alternating[k]) continue;
-      runtime::StepStats alt;
+      sim::StepStats alt;
       graph::Status st = Step(*alternating[k], feeds[k], m.training.loss, &alt);
       if (!st.ok()) Die(m.name, st);
       if (timed) machine_steps.AddSharedStep(alternating[k]->graph(), *c, alt);
@@ -389,7 +389,7 @@ int main(int argc, char** argv) {
   }
 
   // The machine's figures from the calibration models, then each model's profile.
-  runtime::Profile calibration = machine;
+  sim::Profile calibration = machine;
   for (size_t k = 0; k < models.size(); ++k) {
     if (!HeldOut(o, models[k].name)) ops[k].Finish(&calibration);
   }
@@ -405,27 +405,27 @@ int main(int argc, char** argv) {
         "  %s: per op outside kernels in a split step, %.2f us more per cross-device edge per op\n",
         d.c_str(), calibration.dispatch_cross_s[d] * 1e6);
     std::printf("  %s's kernels take more after idling, by idle time:%s\n", d.c_str(),
-                runtime::DescribeColdBins(calibration.cold_s[d]).c_str());
+                sim::DescribeColdBins(calibration.cold_s[d]).c_str());
   }
   std::printf("copies cpu0->cpu1 %.2f us + %.1f GB/s\n",
               calibration.links[{"cpu0", "cpu1"}].latency_s * 1e6,
               calibration.links[{"cpu0", "cpu1"}].bandwidth_bytes_per_s / 1e9);
   // The ablation: the simulator's previous model of sharing the host, fitted
   // to the same steps, predicting the same measurements.
-  runtime::Profile warm = calibration;
+  sim::Profile warm = calibration;
   warm.cold_s.clear();
   warm.dispatch_cross_s.clear();
   machine_steps.set_previous_model(true);
   machine_steps.Finish(&warm);
-  std::vector<std::unique_ptr<runtime::Simulator>> sims(models.size()), warm_sims(models.size());
+  std::vector<std::unique_ptr<sim::Simulator>> sims(models.size()), warm_sims(models.size());
   for (size_t k = 0; k < models.size(); ++k) {
-    for (const runtime::Profile* from : {&calibration, &warm}) {
-      runtime::Profile p = MachineFigures(*from, machine);
+    for (const sim::Profile* from : {&calibration, &warm}) {
+      sim::Profile p = MachineFigures(*from, machine);
       ops[k].Finish(&p);
-      auto sim = runtime::Simulator::Create(models[k].training.graph, *c, &p);
+      auto sim = sim::Simulator::Create(models[k].training.graph, *c, &p);
       if (!sim.ok()) Die(models[k].name, sim.status());
       (from == &calibration ? sims : warm_sims)[k] =
-          std::make_unique<runtime::Simulator>(std::move(sim).value());
+          std::make_unique<sim::Simulator>(std::move(sim).value());
     }
   }
 
@@ -440,16 +440,16 @@ int main(int argc, char** argv) {
     std::vector<const Placed*> of_model;
     for (Placed& p : placed) {
       if (p.model != static_cast<int>(k)) continue;
-      runtime::SimResult r = sims[k]->Run(p.device_of_node, m.training.graph.Find(m.training.loss));
+      sim::SimResult r = sims[k]->Run(p.device_of_node, m.training.graph.Find(m.training.loss));
       if (!r.status.ok()) Die(m.name + " " + p.name, r.status);
       p.simulated = r.step.seconds;
-      runtime::SimResult w =
+      sim::SimResult w =
           warm_sims[k]->Run(p.device_of_node, m.training.graph.Find(m.training.loss));
       if (!w.status.ok()) Die(m.name + " " + p.name, w.status);
       p.simulated_warm = w.step.seconds;
       const double measured = bench::Median(p.measured), err = (p.simulated - measured) / measured;
       double lo = 0, hi = 0;
-      runtime::MedianInterval(p.measured, 0.95, &lo, &hi);
+      sim::MedianInterval(p.measured, 0.95, &lo, &hi);
       std::printf("%-26s %-12s %12.3f %8.3f - %8.3f %12.3f %+7.1f%%\n",
                   (m.name + (group ? " (held out)" : "")).c_str(), p.name.c_str(), measured * 1e3,
                   lo * 1e3, hi * 1e3, p.simulated * 1e3, 100 * err);
@@ -528,20 +528,20 @@ int main(int argc, char** argv) {
   // Op times estimated otherwise (runtime::OpTime), everything refitted.
   machine_steps.set_previous_model(false);
   for (const runtime::OpTime op_time : {runtime::OpTime::kMean, runtime::OpTime::kStepMedian}) {
-    runtime::Profile other = machine;
+    sim::Profile other = machine;
     for (size_t k = 0; k < models.size(); ++k) {
       ops[k].set_op_time(op_time);
       if (!HeldOut(o, models[k].name)) ops[k].Finish(&other);
     }
     machine_steps.Finish(&other);
     for (size_t k = 0; k < models.size(); ++k) {
-      runtime::Profile p = MachineFigures(other, machine);
+      sim::Profile p = MachineFigures(other, machine);
       ops[k].Finish(&p);
-      auto sim = runtime::Simulator::Create(models[k].training.graph, *c, &p);
+      auto sim = sim::Simulator::Create(models[k].training.graph, *c, &p);
       if (!sim.ok()) Die(models[k].name, sim.status());
       for (Placed& pl : placed) {
         if (pl.model != static_cast<int>(k)) continue;
-        runtime::SimResult r =
+        sim::SimResult r =
             sim->Run(pl.device_of_node, models[k].training.graph.Find(models[k].training.loss));
         if (!r.status.ok()) Die(models[k].name + " " + pl.name, r.status);
         pl.simulated_other = r.step.seconds;
@@ -565,15 +565,15 @@ int main(int argc, char** argv) {
     for (int i = 0; i < o.diff && i < static_cast<int>(worst.size()); ++i) {
       Placed& p = *worst[i];
       const bench::Model& m = models[p.model];
-      runtime::StepStats real;
+      sim::StepStats real;
       (void)Step(*p.ex, feeds[p.model], m.training.loss, &real);
-      runtime::SimResult r =
+      sim::SimResult r =
           sims[p.model]->Run(p.device_of_node, m.training.graph.Find(m.training.loss));
-      std::printf("\n%s, %s:\n%s", m.name.c_str(), p.name.c_str(),
-                  runtime::FormatTimelineDiff(
-                      sims[p.model]->graph(), *c,
-                      runtime::DiffTimelines(sims[p.model]->graph(), *c, real, r.step))
-                      .c_str());
+      std::printf(
+          "\n%s, %s:\n%s", m.name.c_str(), p.name.c_str(),
+          sim::FormatTimelineDiff(sims[p.model]->graph(), *c,
+                                  sim::DiffTimelines(sims[p.model]->graph(), *c, real, r.step))
+              .c_str());
     }
   }
   return 0;

@@ -18,9 +18,9 @@
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
-#include "planner/baselines.h"
 #include "placement/placement.h"
-#include "runtime/simulator.h"
+#include "planner/baselines.h"
+#include "sim/simulator.h"
 
 int main(int argc, char** argv) {
   std::string configs = "configs";
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
       auto t = graph::BuildTrainingGraph(*fwd, {});
       if (!t.ok()) return std::fprintf(stderr, "%s\n", t.status().message().c_str()), 1;
       auto t0 = std::chrono::steady_clock::now();
-      auto sim = runtime::Simulator::Create(t->graph, *c, nullptr);
+      auto sim = sim::Simulator::Create(t->graph, *c, nullptr);
       if (!sim.ok()) return std::fprintf(stderr, "%s\n", sim.status().message().c_str()), 1;
       const double create_s =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
            {std::pair<const char*, std::vector<int>*>{"all on gpu0", &one_gpu_fwd},
             {"a layer per GPU", &layer_fwd}}) {
         std::vector<int> d = planner::TrainingDeviceOfNode(t->graph, *fwd, *fwd_dev);
-        runtime::SimResult r = sim->Run(d, loss);
+        sim::SimResult r = sim->Run(d, loss);
         int64_t peak = 0;
         for (int64_t p : r.step.peak_bytes) peak = std::max(peak, p);
         if (r.status.code() == graph::StatusCode::kOutOfMemory) {
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
           size_t transfers = 0;
           for (int i = 0; i < 21; ++i) {
             auto s0 = std::chrono::steady_clock::now();
-            runtime::SimResult r = sim->Run(d, loss);
+            sim::SimResult r = sim->Run(d, loss);
             times.push_back(
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
             transfers = r.step.transfers.size();

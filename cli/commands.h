@@ -5,15 +5,14 @@
 // bad input (after printing one line to stderr), 2 on a usage error.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <optional>
-
-#include "graph/status.h"
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
-#include "runtime/profile.h"
+#include "graph/status.h"
+#include "sim/profile.h"
 
 namespace planner::cli {
 
@@ -31,11 +30,11 @@ FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
 
 // The profile named by --profile, read from its file; nullopt without the flag.
 // An unreadable or malformed file is an error naming it.
-graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args);
+graph::Result<std::optional<sim::Profile>> ProfileFlag(const Args& args);
 
 // The profile a command runs with (planner/job/profile_cache.h): --profile's
 // file when given, else real devices profiled into --profile-cache's cache.
-graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
-                                                                 const PlacedTraining& setup);
+graph::Result<std::optional<sim::Profile>> ProfileForDevices(const Args& args,
+                                                             const PlacedTraining& setup);
 
 }  // namespace planner::cli

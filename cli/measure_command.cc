@@ -3,15 +3,15 @@
 #include <tuple>
 
 #include "cli/commands.h"
+#include "frontend/args.h"
+#include "frontend/model_loading.h"
 #include "graph/file_util.h"
 #include "graph/summary.h"
 #include "graph/training.h"
-#include "frontend/args.h"
-#include "frontend/model_loading.h"
 #include "placement/placement.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
-#include "runtime/timeline.h"
+#include "sim/timeline.h"
 
 namespace planner::cli {
 
@@ -77,8 +77,8 @@ int MeasureCommand(int argc, char** argv) {
 
   if (args->Has("--trace")) {
     const std::string path = args->Get("--trace");
-    graph::Status st = graph::WriteFileAtomic(
-        path, runtime::ChromeTrace((*ex)->graph(), *cluster, m->median_step));
+    graph::Status st =
+        graph::WriteFileAtomic(path, sim::ChromeTrace((*ex)->graph(), *cluster, m->median_step));
     if (!st.ok()) return Fail(st);
   }
   std::vector<int> ops_on(cluster->devices.size(), 0);
@@ -133,10 +133,10 @@ int MeasureCommand(int argc, char** argv) {
         "(set graphs: off in DEVICES for one)\n");
   } else {
     std::printf("transfers per step: %d, %s\n", m->transfers, FormatMib(m->transfer_bytes).c_str());
-    std::printf("median step's %s\n",
-                runtime::CriticalPathSummary(*cluster,
-                                             runtime::CriticalPath((*ex)->graph(), m->median_step))
-                    .c_str());
+    std::printf(
+        "median step's %s\n",
+        sim::CriticalPathSummary(*cluster, sim::CriticalPath((*ex)->graph(), m->median_step))
+            .c_str());
   }
   if (args->Has("--trace")) std::printf("trace: %s\n", args->Get("--trace").c_str());
   return 0;

@@ -64,8 +64,8 @@ int ProfileCommand(int argc, char** argv) {
   auto setup =
       LoadPlacedTraining(args->positional()[0], args->positional()[1], "", inference, training);
   if (!setup.ok()) return std::cerr << kName << setup.status().message() << "\n", 1;
-  runtime::Profile profile;
-  auto existing = runtime::ReadProfile(out);
+  sim::Profile profile;
+  auto existing = sim::ReadProfile(out);
   if (existing.ok()) {
     profile = std::move(existing).value();
   } else if (existing.status().code() != graph::StatusCode::kNotFound) {
@@ -75,7 +75,7 @@ int ProfileCommand(int argc, char** argv) {
   graph::Status st = runtime::ProfileGraph(setup->training.graph, setup->training.loss,
                                            setup->cluster, options, &profile, &report);
   if (!st.ok()) return std::cerr << kName << st.message() << "\n", 1;
-  st = runtime::WriteProfile(out, profile);
+  st = sim::WriteProfile(out, profile);
   if (!st.ok()) return std::cerr << kName << st.message() << "\n", 1;
   std::string measured, reused;
   for (const std::string& d : report.measured) measured += (measured.empty() ? "" : ", ") + d;
@@ -107,7 +107,7 @@ int ProfileCommand(int argc, char** argv) {
     auto cold = profile.cold_s.find(device);
     if (cold != profile.cold_s.end()) {
       std::printf("  %s: a kernel in a split step takes more after its device idled:%s\n",
-                  device.c_str(), runtime::DescribeColdBins(cold->second).c_str());
+                  device.c_str(), sim::DescribeColdBins(cold->second).c_str());
     }
   }
   for (const runtime::DeviceProfileReport& d : report.devices) {

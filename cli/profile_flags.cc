@@ -11,14 +11,14 @@ FlagSpec ProfileCacheFlag() {
           "off: never)"};
 }
 
-graph::Result<std::optional<runtime::Profile>> ProfileFlag(const Args& args) {
-  if (!args.Has("--profile")) return std::optional<runtime::Profile>();
-  GRAPH_ASSIGN_OR_RETURN(runtime::Profile p, runtime::ReadProfile(args.Get("--profile")));
-  return std::optional<runtime::Profile>(std::move(p));
+graph::Result<std::optional<sim::Profile>> ProfileFlag(const Args& args) {
+  if (!args.Has("--profile")) return std::optional<sim::Profile>();
+  GRAPH_ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(args.Get("--profile")));
+  return std::optional<sim::Profile>(std::move(p));
 }
 
-graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const Args& args,
-                                                                 const PlacedTraining& setup) {
+graph::Result<std::optional<sim::Profile>> ProfileForDevices(const Args& args,
+                                                             const PlacedTraining& setup) {
   return job::ProfileForDevices(args.Get("--profile"), args.Get("--profile-cache"), setup);
 }
 

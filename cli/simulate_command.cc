@@ -6,14 +6,14 @@
 #include <tuple>
 
 #include "cli/commands.h"
-#include "graph/file_util.h"
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
+#include "graph/file_util.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
-#include "runtime/simulator.h"
-#include "runtime/timeline.h"
-#include "runtime/timeline_diff.h"
+#include "sim/simulator.h"
+#include "sim/timeline.h"
+#include "sim/timeline_diff.h"
 
 namespace planner::cli {
 
@@ -73,7 +73,7 @@ int SimulateCommand(int argc, char** argv) {
   // state as planner measure's, untouched by the simulator's work.
   std::optional<double> real;
   int real_steps = 0;
-  runtime::StepStats real_step;  // the median measured step, for --diff
+  sim::StepStats real_step;  // the median measured step, for --diff
   const bool diff = args->Has("--diff");
   if (args->Has("--check") || diff) {
     auto ex = runtime::Executor::Create(g, c, setup->device_of_node);
@@ -88,10 +88,10 @@ int SimulateCommand(int argc, char** argv) {
     real_steps = m->time.n;
     real_step = std::move(m->median_step);
   }
-  auto sim = runtime::Simulator::Create(g, c, *profile ? &**profile : nullptr);
+  auto sim = sim::Simulator::Create(g, c, *profile ? &**profile : nullptr);
   if (!sim.ok())
     return Fail(graph::Status(sim.status().code(), model_path + ": " + sim.status().message()));
-  runtime::SimResult r = sim->Run(setup->device_of_node, g.Find(setup->training.loss));
+  sim::SimResult r = sim->Run(setup->device_of_node, g.Find(setup->training.loss));
   std::printf("%s on %s: training graph of %d nodes, placement %s\n", model_path.c_str(),
               c.source.c_str(), g.size(), setup->method.c_str());
   if (r.status.code() == graph::StatusCode::kOutOfMemory) {
@@ -120,14 +120,13 @@ int SimulateCommand(int argc, char** argv) {
                 spec.memory_bytes ? FormatMib(*spec.memory_bytes).c_str() : "-");
   }
   int64_t transfer_bytes = 0;
-  for (const runtime::TransferRecord& t : r.step.transfers) transfer_bytes += t.bytes;
+  for (const sim::TransferRecord& t : r.step.transfers) transfer_bytes += t.bytes;
   std::printf("transfers per step: %zu, %s\n", r.step.transfers.size(),
               FormatMib(transfer_bytes).c_str());
-  std::printf("%s\n",
-              runtime::CriticalPathSummary(c, runtime::CriticalPath(sim->graph(), r.step)).c_str());
+  std::printf("%s\n", sim::CriticalPathSummary(c, sim::CriticalPath(sim->graph(), r.step)).c_str());
   if (args->Has("--trace")) {
     graph::Status st =
-        graph::WriteFileAtomic(args->Get("--trace"), runtime::ChromeTrace(sim->graph(), c, r.step));
+        graph::WriteFileAtomic(args->Get("--trace"), sim::ChromeTrace(sim->graph(), c, r.step));
     if (!st.ok()) return Fail(st);
     std::printf("trace: %s\n", args->Get("--trace").c_str());
   }
@@ -136,10 +135,9 @@ int SimulateCommand(int argc, char** argv) {
                 *real * 1e3, real_steps, 100 * (r.step.seconds - *real) / *real);
   }
   if (diff) {
-    std::printf("%s",
-                runtime::FormatTimelineDiff(
-                    sim->graph(), c, runtime::DiffTimelines(sim->graph(), c, real_step, r.step))
-                    .c_str());
+    std::printf("%s", sim::FormatTimelineDiff(
+                          sim->graph(), c, sim::DiffTimelines(sim->graph(), c, real_step, r.step))
+                          .c_str());
   }
   return 0;
 }

@@ -7,8 +7,8 @@
 
 #include "controllers/dispatcher.h"
 #include "planner/reward.h"
-#include "runtime/rewrite.h"
-#include "runtime/timeline.h"
+#include "sim/rewrite.h"
+#include "sim/timeline.h"
 #include "wire/model.h"
 
 namespace controllers {
@@ -17,8 +17,8 @@ namespace {
 
 // A worker's timeline, with records naming nodes or devices out of range
 // left out: a peer's numbers never index our arrays unchecked.
-runtime::StepStats FromWire(const wire::pb::Timeline& t, int nodes, int devices) {
-  runtime::StepStats s;
+sim::StepStats FromWire(const wire::pb::Timeline& t, int nodes, int devices) {
+  sim::StepStats s;
   s.seconds = t.seconds();
   auto in = [](int v, int n) { return v >= 0 && v < n; };
   for (const wire::pb::Timeline::Op& o : t.ops()) {
@@ -47,7 +47,7 @@ class FleetReward : public planner::RewardSource {
         dispatcher_(std::move(dispatcher)),
         model_(wire::ModelToWire(*c.forward, *c.inference, *c.training_options)),
         digest_(wire::WireModelDigest(model_)),
-        executed_(runtime::RewriteForExecution(c.training->graph)) {}
+        executed_(sim::RewriteForExecution(c.training->graph)) {}
 
   const char* name() const override { return "fleet"; }
   bool concurrent() const override { return false; }
@@ -60,7 +60,7 @@ class FleetReward : public planner::RewardSource {
     return EvaluateBatch({forward_device})[0];
   }
   planner::Evaluation Timeline(const std::vector<int>& forward_device,
-                               runtime::StepStats* stats) const override {
+                               sim::StepStats* stats) const override {
     std::lock_guard<std::mutex> lock(mu_);
     Outcome o = dispatcher_->Run(model_, digest_, mode_, c_.warmup, c_.steps, {forward_device},
                                  stats != nullptr)[0];

@@ -123,7 +123,7 @@ namespace {
 
 graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const graph::Graph& forward,
                                              const cluster::Cluster& c,
-                                             const runtime::Simulator* costs) {
+                                             const sim::Simulator* costs) {
   if (method.rfind("single:", 0) == 0) {
     const int d = c.IndexOf(method.substr(7));
     if (d >= 0) return BaselinePlacement{method, std::vector<int>(forward.size(), d)};
@@ -153,7 +153,7 @@ graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const gr
 graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
                                               const graph::Graph& forward,
                                               const cluster::Cluster& c,
-                                              const runtime::Simulator* costs) {
+                                              const sim::Simulator* costs) {
   const auto t0 = std::chrono::steady_clock::now();
   auto made = MakeUntimed(method, forward, c, costs);
   if (made.ok()) {

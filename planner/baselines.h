@@ -24,9 +24,9 @@
 #include "graph/graph.h"
 #include "graph/status.h"
 
-namespace runtime {
+namespace sim {
 class Simulator;
-}  // namespace runtime
+}  // namespace sim
 
 namespace planner {
 
@@ -48,7 +48,7 @@ std::vector<std::string> BaselineMethods(const cluster::Cluster& c);
 graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
                                               const graph::Graph& forward,
                                               const cluster::Cluster& c,
-                                              const runtime::Simulator* costs);
+                                              const sim::Simulator* costs);
 
 // A baseline's line in the logs of `planner baseline` and `planner search`:
 // "  etf              260.832 ms (planned in 0.41 s)", or the evaluation's failure.

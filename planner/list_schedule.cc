@@ -17,7 +17,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 
 graph::Result<ListSchedule> EarliestTaskFirst(const graph::Graph& forward,
-                                              const runtime::Simulator& costs,
+                                              const sim::Simulator& costs,
                                               const cluster::Cluster& c) {
   const graph::Graph& g = costs.graph();
   const int n = g.size(), nd = static_cast<int>(c.devices.size());

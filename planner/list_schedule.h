@@ -10,7 +10,7 @@
 // input made on another device. Hwang et al. take the pair that can *start*
 // earliest, which on a machine with a slow CPU among its devices hands the CPU
 // every op that is ready while the GPUs are busy (docs/search.md has the figure).
-// Op and transfer times are the simulator's (runtime::Simulator: profiled where
+// Op and transfer times are the simulator's (sim::Simulator: profiled where
 // it has them, else its roofline). The decision is a forward op's: the nodes the
 // training graph adds follow it (planner::ForwardSourceOfNode), so an op's
 // gradients run where its first scheduled node put them. A parameter, constant
@@ -32,7 +32,7 @@
 #include "cluster/devices.h"
 #include "graph/graph.h"
 #include "graph/status.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 namespace planner {
 
@@ -45,7 +45,7 @@ struct ListSchedule {
 // `c`. A device that can give an op no time (a real device without a profile)
 // is never chosen for it; an op no device can time is an error naming the first.
 graph::Result<ListSchedule> EarliestTaskFirst(const graph::Graph& forward,
-                                              const runtime::Simulator& costs,
+                                              const sim::Simulator& costs,
                                               const cluster::Cluster& c);
 
 }  // namespace planner

@@ -8,7 +8,7 @@
 namespace planner {
 
 graph::Result<std::vector<int>> MetisPlacement(const graph::Graph& forward,
-                                               const runtime::Simulator& costs,
+                                               const sim::Simulator& costs,
                                                const cluster::Cluster& c) {
   const std::vector<int> accel = Accelerators(c);
   const int n = forward.size();

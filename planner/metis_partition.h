@@ -17,14 +17,14 @@
 #include "cluster/devices.h"
 #include "graph/graph.h"
 #include "graph/status.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 namespace planner {
 
 // The forward graph's device per op; an error when METIS fails or the
 // accelerators cannot time an op.
 graph::Result<std::vector<int>> MetisPlacement(const graph::Graph& forward,
-                                               const runtime::Simulator& costs,
+                                               const sim::Simulator& costs,
                                                const cluster::Cluster& c);
 
 }  // namespace planner

@@ -28,7 +28,7 @@ graph::Status NoTime(const cluster::Cluster& c, int device, const std::string& o
 }  // namespace
 
 graph::Result<std::vector<double>> StepKernelSeconds(const graph::Graph& forward,
-                                                     const runtime::Simulator& costs,
+                                                     const sim::Simulator& costs,
                                                      const cluster::Cluster& c) {
   const graph::Graph& g = costs.graph();
   const std::vector<graph::NodeId> source = ForwardSourceOfNode(g, forward);
@@ -45,7 +45,7 @@ graph::Result<std::vector<double>> StepKernelSeconds(const graph::Graph& forward
 }
 
 graph::Result<PartitionGraph> BuildPartitionGraph(const graph::Graph& forward,
-                                                  const runtime::Simulator& costs,
+                                                  const sim::Simulator& costs,
                                                   const cluster::Cluster& c, int work_device,
                                                   int link_src, int link_dst) {
   const int n = forward.size();

@@ -20,7 +20,7 @@
 #include "cluster/devices.h"
 #include "graph/graph.h"
 #include "graph/status.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 namespace planner {
 
@@ -33,14 +33,14 @@ struct PartitionGraph {
 // `link_src` to `link_dst` (indexes of c.devices). An error names the device or
 // link when the simulator has no time for it (a real device without a profile).
 graph::Result<PartitionGraph> BuildPartitionGraph(const graph::Graph& forward,
-                                                  const runtime::Simulator& costs,
+                                                  const sim::Simulator& costs,
                                                   const cluster::Cluster& c, int work_device,
                                                   int link_src, int link_dst);
 
 // Each device's kernel seconds for the whole step (the nodes of the forward ops,
 // every op on that device), with the same error as BuildPartitionGraph.
 graph::Result<std::vector<double>> StepKernelSeconds(const graph::Graph& forward,
-                                                     const runtime::Simulator& costs,
+                                                     const sim::Simulator& costs,
                                                      const cluster::Cluster& c);
 
 // Compressed sparse rows, both directions of every edge listed, no self-loops:

@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "placement/placement.h"
-#include "runtime/timeline.h"
+#include "sim/timeline.h"
 
 namespace planner {
 
@@ -97,9 +97,9 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
   const std::vector<graph::NodeId> source = ForwardSourceOfNode(executed, forward);
   auto critical_units = [&](const std::vector<int>& current) {
     std::vector<std::vector<graph::NodeId>> out;
-    runtime::StepStats step;
+    sim::StepStats step;
     if (!reward.Timeline(current, &step).status.ok()) return out;
-    const std::vector<runtime::CriticalOp> path = runtime::CriticalPath(executed, step);
+    const std::vector<sim::CriticalOp> path = sim::CriticalPath(executed, step);
     std::vector<char> added(forward.size(), 0);
     auto add = [&](graph::NodeId executed_node) {
       const graph::NodeId f = source[executed_node];

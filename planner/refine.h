@@ -10,7 +10,7 @@
 // step is faster. Units are every scope prefix, coarse ones first ("decoder",
 // then "decoder/cell_1", then "decoder/cell_1/t_5"); a node without a scope is
 // its own unit. When a sweep over them keeps nothing, single ops of the step's
-// critical path (runtime::CriticalPath) are tried where it waits: an op that
+// critical path (sim::CriticalPath) are tried where it waits: an op that
 // queued for its busy device, and each end of an input from another device. A
 // scope moves an op only with all its neighbours: a reshape queued behind a long
 // kernel of its own scope cannot leave it otherwise. Sweeps repeat until neither

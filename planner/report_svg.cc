@@ -52,7 +52,7 @@ std::string Colour(const std::string& op) {
 
 std::string SearchReportSvg(const std::string& title, const std::vector<CurvePoint>& curve,
                             double best_baseline_s, const graph::Graph& g,
-                            const cluster::Cluster& c, const runtime::StepStats& t) {
+                            const cluster::Cluster& c, const sim::StepStats& t) {
   const double plot_w = kWidth - kLeft - kRight;
   const int rows = static_cast<int>(c.devices.size());
   const double timeline_top = kCurveTop + kCurveHeight + 70;
@@ -121,7 +121,7 @@ std::string SearchReportSvg(const std::string& title, const std::vector<CurvePoi
          Fmt("%.1f", plot_w) + "\" height=\"" + Fmt("%.1f", kRowHeight - 4) +
          "\" fill=\"#f4f4f4\"/>\n";
   }
-  for (const runtime::OpRecord& r : t.ops) {
+  for (const sim::OpRecord& r : t.ops) {
     if (r.device < 0 || r.device >= rows || r.node < 0 || r.node >= g.size()) continue;
     const double y = timeline_top + r.device * kRowHeight;
     const graph::Node& n = g.node(r.node);
@@ -130,7 +130,7 @@ std::string SearchReportSvg(const std::string& title, const std::vector<CurvePoi
          Fmt("%.1f", kRowHeight - 8) + "\" fill=\"" + Colour(n.op) + "\"><title>" + Escape(n.name) +
          " (" + Escape(n.op) + ") " + Fmt("%.1f us", r.end_us - r.start_us) + "</title></rect>\n";
   }
-  for (const runtime::TransferRecord& r : t.transfers) {
+  for (const sim::TransferRecord& r : t.transfers) {
     if (r.dst_device < 0 || r.dst_device >= rows) continue;
     const double y = timeline_top + r.dst_device * kRowHeight + kRowHeight - 8;
     s += "<rect x=\"" + Fmt("%.2f", TX(r.start_us)) + "\" y=\"" + Fmt("%.1f", y) + "\" width=\"" +

@@ -9,7 +9,7 @@
 
 #include "cluster/devices.h"
 #include "graph/graph.h"
-#include "runtime/timeline.h"
+#include "sim/timeline.h"
 
 namespace planner {
 
@@ -21,6 +21,6 @@ struct CurvePoint {
 
 std::string SearchReportSvg(const std::string& title, const std::vector<CurvePoint>& curve,
                             double best_baseline_s, const graph::Graph& g,
-                            const cluster::Cluster& c, const runtime::StepStats& best_timeline);
+                            const cluster::Cluster& c, const sim::StepStats& best_timeline);
 
 }  // namespace planner

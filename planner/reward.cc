@@ -5,7 +5,7 @@
 #include <map>
 #include <thread>
 
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 namespace planner {
 
@@ -13,13 +13,13 @@ namespace planner {
 graph::Result<std::unique_ptr<RewardSource>> MakeSimReward(const RewardContext& context);
 graph::Result<std::unique_ptr<RewardSource>> MakeRealReward(const RewardContext& context);
 
-graph::Result<const runtime::Simulator*> PlanningCosts(const RewardSource& reward,
-                                                       const RewardContext& context,
-                                                       std::optional<runtime::Simulator>* made) {
-  if (const runtime::Simulator* own = reward.simulator()) return own;
+graph::Result<const sim::Simulator*> PlanningCosts(const RewardSource& reward,
+                                                   const RewardContext& context,
+                                                   std::optional<sim::Simulator>* made) {
+  if (const sim::Simulator* own = reward.simulator()) return own;
   GRAPH_ASSIGN_OR_RETURN(
-      runtime::Simulator sim,
-      runtime::Simulator::Create(context.training->graph, *context.cluster, context.profile));
+      sim::Simulator sim,
+      sim::Simulator::Create(context.training->graph, *context.cluster, context.profile));
   made->emplace(std::move(sim));
   return &**made;
 }

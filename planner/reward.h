@@ -22,11 +22,11 @@
 #include "graph/status.h"
 #include "graph/training.h"
 
-namespace runtime {
+namespace sim {
 class Simulator;
 struct Profile;
 struct StepStats;
-}  // namespace runtime
+}  // namespace sim
 
 namespace planner {
 
@@ -57,14 +57,14 @@ class RewardSource {
   // The predicted or measured timeline of one step, for reports; `stats` is
   // filled when the placement runs.
   virtual Evaluation Timeline(const std::vector<int>& forward_device,
-                              runtime::StepStats* stats) const = 0;
+                              sim::StepStats* stats) const = 0;
   // The graph the timeline's node ids index (the training graph as executed).
   virtual const graph::Graph& executed_graph() const = 0;
   // A step time no placement can beat on these devices (the larger of the
   // simulator's dependency and work bounds); 0 when the source knows none (real).
   virtual double LowerBoundSeconds() const = 0;
   // The simulator behind the source (sim), or null (real).
-  virtual const runtime::Simulator* simulator() const { return nullptr; }
+  virtual const sim::Simulator* simulator() const { return nullptr; }
   // True when every op of the placement runs in the same process at once, so
   // evaluations may be spread over threads (sim); false for real devices.
   virtual bool concurrent() const = 0;
@@ -74,9 +74,9 @@ struct RewardContext {
   const graph::Graph* forward = nullptr;
   const graph::TrainingGraph* training = nullptr;
   const cluster::Cluster* cluster = nullptr;
-  const runtime::Profile* profile = nullptr;  // sim: may be null (roofline only)
-  int warmup = 2;                             // real: untimed steps per placement
-  int steps = 5;                              // real: timed steps per placement
+  const sim::Profile* profile = nullptr;  // sim: may be null (roofline only)
+  int warmup = 2;                         // real: untimed steps per placement
+  int steps = 5;                          // real: timed steps per placement
   // fleet: how the forward graph was shaped and trained (workers rebuild it)
   // and the fleet file (--fleet).
   const graph::InferenceOptions* inference = nullptr;
@@ -92,9 +92,9 @@ graph::Status CheckRewardName(const std::string& name);
 // Op and transfer costs for the baselines that plan on them (etf, metis, scotch): the
 // source's own simulator when it has one, else one made from `context` and kept
 // in `*made`.
-graph::Result<const runtime::Simulator*> PlanningCosts(const RewardSource& reward,
-                                                       const RewardContext& context,
-                                                       std::optional<runtime::Simulator>* made);
+graph::Result<const sim::Simulator*> PlanningCosts(const RewardSource& reward,
+                                                   const RewardContext& context,
+                                                   std::optional<sim::Simulator>* made);
 
 // "12.345 ms", or "out of memory: ..." / "failed: ..." with the reason.
 std::string DescribeEvaluation(const Evaluation& e);

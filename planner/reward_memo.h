@@ -32,12 +32,12 @@ class RememberingReward : public RewardSource {
   std::string Summary() const override { return inner_.Summary(); }
   // Not remembered: a timeline is a fresh run, for reports.
   Evaluation Timeline(const std::vector<int>& forward_device,
-                      runtime::StepStats* stats) const override {
+                      sim::StepStats* stats) const override {
     return inner_.Timeline(forward_device, stats);
   }
   const graph::Graph& executed_graph() const override { return inner_.executed_graph(); }
   double LowerBoundSeconds() const override { return inner_.LowerBoundSeconds(); }
-  const runtime::Simulator* simulator() const override { return inner_.simulator(); }
+  const sim::Simulator* simulator() const override { return inner_.simulator(); }
   bool concurrent() const override { return inner_.concurrent(); }
 
   int distinct() const;  // placements evaluated by the wrapped source

@@ -4,7 +4,7 @@
 #include "planner/reward.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
-#include "runtime/rewrite.h"
+#include "sim/rewrite.h"
 
 namespace planner {
 
@@ -14,7 +14,7 @@ class RealReward : public RewardSource {
  public:
   explicit RealReward(const RewardContext& c)
       : c_(c),
-        executed_(runtime::RewriteForExecution(c.training->graph)),
+        executed_(sim::RewriteForExecution(c.training->graph)),
         source_(ForwardSourceOfNode(c.training->graph, *c.forward)) {}
   const char* name() const override { return "real"; }
   bool concurrent() const override { return false; }
@@ -27,7 +27,7 @@ class RealReward : public RewardSource {
   }
 
   Evaluation Timeline(const std::vector<int>& forward_device,
-                      runtime::StepStats* stats) const override {
+                      sim::StepStats* stats) const override {
     const graph::Graph& g = c_.training->graph;
     auto ex = runtime::Executor::Create(g, *c_.cluster, DeviceOfSources(source_, forward_device));
     if (!ex.ok()) return {ex.status()};

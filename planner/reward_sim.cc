@@ -1,9 +1,9 @@
-// The `sim` reward source: runtime::Simulator's predicted step time.
+// The `sim` reward source: sim::Simulator's predicted step time.
 #include <algorithm>
 
 #include "placement/placement.h"
 #include "planner/reward.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 namespace planner {
 
@@ -11,7 +11,7 @@ namespace {
 
 class SimReward : public RewardSource {
  public:
-  SimReward(const RewardContext& c, runtime::Simulator sim)
+  SimReward(const RewardContext& c, sim::Simulator sim)
       : c_(c),
         sim_(std::move(sim)),
         loss_(sim_.graph().Find(c.training->loss)),
@@ -22,15 +22,15 @@ class SimReward : public RewardSource {
     return std::max(sim_.DependencyBoundSeconds(), sim_.WorkBoundSeconds());
   }
   const graph::Graph& executed_graph() const override { return sim_.graph(); }
-  const runtime::Simulator* simulator() const override { return &sim_; }
+  const sim::Simulator* simulator() const override { return &sim_; }
 
   Evaluation Evaluate(const std::vector<int>& forward_device) const override {
     return Timeline(forward_device, nullptr);
   }
 
   Evaluation Timeline(const std::vector<int>& forward_device,
-                      runtime::StepStats* stats) const override {
-    runtime::SimResult r = sim_.Run(DeviceOfSources(source_, forward_device), loss_);
+                      sim::StepStats* stats) const override {
+    sim::SimResult r = sim_.Run(DeviceOfSources(source_, forward_device), loss_);
     Evaluation e{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops};
     if (stats) *stats = std::move(r.step);
     return e;
@@ -38,7 +38,7 @@ class SimReward : public RewardSource {
 
  private:
   RewardContext c_;
-  runtime::Simulator sim_;
+  sim::Simulator sim_;
   graph::NodeId loss_;
   std::vector<graph::NodeId> source_;  // ForwardSourceOfNode, once
 };
@@ -46,8 +46,8 @@ class SimReward : public RewardSource {
 }  // namespace
 
 graph::Result<std::unique_ptr<RewardSource>> MakeSimReward(const RewardContext& c) {
-  GRAPH_ASSIGN_OR_RETURN(runtime::Simulator sim,
-                         runtime::Simulator::Create(c.training->graph, *c.cluster, c.profile));
+  GRAPH_ASSIGN_OR_RETURN(sim::Simulator sim,
+                         sim::Simulator::Create(c.training->graph, *c.cluster, c.profile));
   auto source = std::make_unique<SimReward>(c, std::move(sim));
   // Every op must get a time on every device (a real device needs a profile):
   // found now, once, rather than as a failure of every sampled placement.

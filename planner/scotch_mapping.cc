@@ -73,7 +73,7 @@ struct ScotchObjects {
 }  // namespace
 
 graph::Result<std::vector<int>> ScotchPlacement(const graph::Graph& forward,
-                                                const runtime::Simulator& costs,
+                                                const sim::Simulator& costs,
                                                 const cluster::Cluster& c) {
   const std::vector<int> accel = Accelerators(c);
   const int n = forward.size();

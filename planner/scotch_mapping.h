@@ -23,14 +23,14 @@
 #include "cluster/devices.h"
 #include "graph/graph.h"
 #include "graph/status.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 namespace planner {
 
 // The forward graph's device per op; an error when Scotch fails or a device
 // cannot time an op.
 graph::Result<std::vector<int>> ScotchPlacement(const graph::Graph& forward,
-                                                const runtime::Simulator& costs,
+                                                const sim::Simulator& costs,
                                                 const cluster::Cluster& c);
 
 }  // namespace planner

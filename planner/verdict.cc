@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "runtime/statistics.h"
+#include "sim/statistics.h"
 
 namespace planner {
 
@@ -34,11 +34,11 @@ Verdict CompareOnHardware(const RewardSource& reward, const std::vector<int>& ca
     ++v.rounds;
   }
   if (v.rounds == 0) return v;
-  v.median_ratio = runtime::Median(ratio);
-  v.have_interval = runtime::MedianInterval(ratio, 1 - 2 * options.alpha, &v.ratio_lo, &v.ratio_hi);
+  v.median_ratio = sim::Median(ratio);
+  v.have_interval = sim::MedianInterval(ratio, 1 - 2 * options.alpha, &v.ratio_lo, &v.ratio_hi);
   std::vector<double> log_ratio;
   for (double r : ratio) log_ratio.push_back(std::log(r));
-  v.p_value = runtime::WilcoxonLessP(log_ratio);
+  v.p_value = sim::WilcoxonLessP(log_ratio);
   v.significant = v.p_value < options.alpha && v.median_ratio < 1;
   return v;
 }

@@ -6,7 +6,7 @@
 // measured again in paired rounds (each round measures both, back to back, the
 // order alternating round by round so that a drift in the machine's speed
 // falls on both alike), and the one-sided Wilcoxon signed-rank test on each
-// round's log ratio decides (runtime/statistics.h). Each measurement is one
+// round's log ratio decides (sim/statistics.h). Each measurement is one
 // RewardSource::Evaluate (its warm-up and timed steps, robust mean).
 //
 // Thread safety: uses the reward source from the calling thread only.

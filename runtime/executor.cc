@@ -13,9 +13,9 @@
 #include "runtime/host_memory.h"
 #include "runtime/kernel.h"
 #include "runtime/reference_executor.h"
-#include "runtime/rewrite.h"
 #include "runtime/threads.h"
 #include "runtime/torch_status.h"
+#include "sim/rewrite.h"
 
 namespace runtime {
 
@@ -39,11 +39,11 @@ struct Executor::Step {
   struct alignas(64) PerDevice {
     AdaptiveMutex mu;  // guards the members below it (the device's workers and releasers meet here)
     std::unordered_map<int64_t, at::Tensor> copies;  // output key -> its copy on this device
-    std::vector<OpRecord> ops;
+    std::vector<sim::OpRecord> ops;
     std::vector<int> tokens;  // with kernel timing: each op's token (Device::BeginKernels)
     double timing_start_us = 0;
     double timing_us = 0;  // host time in Begin/EndKernels (the device's one worker)
-    std::vector<TransferRecord> transfers;
+    std::vector<sim::TransferRecord> transfers;
     double busy = 0;
     std::atomic<int64_t> live{0}, peak{0};
 
@@ -88,7 +88,7 @@ struct Executor::Step {
 };
 
 Executor::Executor(const graph::Graph& g, const cluster::Cluster& c, std::vector<int> d)
-    : g_(RewriteForExecution(g)), cluster_(c), device_of_node_(std::move(d)) {}
+    : g_(sim::RewriteForExecution(g)), cluster_(c), device_of_node_(std::move(d)) {}
 
 Executor::~Executor() = default;
 
@@ -477,7 +477,7 @@ graph::Status Executor::Keep(Step* s, graph::NodeId id, std::vector<at::Tensor> 
 
 graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
                             const std::vector<std::string>& fetches,
-                            std::vector<at::Tensor>* results, StepStats* stats) {
+                            std::vector<at::Tensor>* results, sim::StepStats* stats) {
   at::NoGradGuard no_grad;
   if (graph_device_ >= 0 && !time_kernels_ && !node_done_) {
     return RunWithGraphs(feeds, fetches, results, stats);
@@ -487,7 +487,7 @@ graph::Status Executor::Run(const std::map<std::string, at::Tensor>& feeds,
 
 graph::Status Executor::RunStep(const std::map<std::string, at::Tensor>& feeds,
                                 const std::vector<std::string>& fetches,
-                                std::vector<at::Tensor>* results, StepStats* stats,
+                                std::vector<at::Tensor>* results, sim::StepStats* stats,
                                 Captured* capture) {
   const int n = g_.size();
   Step s;
@@ -619,7 +619,7 @@ graph::Status Executor::CollectKernelSpans(Step* s) {
 }
 
 // Every device's records, ordered by start time as one step's are read.
-void Executor::Collect(Step* s, StepStats* stats) const {
+void Executor::Collect(Step* s, sim::StepStats* stats) const {
   stats->seconds = s->Now() / 1e6;
   stats->ops.clear();
   stats->transfers.clear();
@@ -634,11 +634,13 @@ void Executor::Collect(Step* s, StepStats* stats) const {
     stats->busy_us[d] = dev.busy;
     if (time_kernels_) stats->timing_us[d] = dev.timing_us;
   }
-  std::stable_sort(stats->ops.begin(), stats->ops.end(),
-                   [](const OpRecord& a, const OpRecord& b) { return a.start_us < b.start_us; });
   std::stable_sort(
-      stats->transfers.begin(), stats->transfers.end(),
-      [](const TransferRecord& a, const TransferRecord& b) { return a.start_us < b.start_us; });
+      stats->ops.begin(), stats->ops.end(),
+      [](const sim::OpRecord& a, const sim::OpRecord& b) { return a.start_us < b.start_us; });
+  std::stable_sort(stats->transfers.begin(), stats->transfers.end(),
+                   [](const sim::TransferRecord& a, const sim::TransferRecord& b) {
+                     return a.start_us < b.start_us;
+                   });
 }
 
 }  // namespace runtime

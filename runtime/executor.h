@@ -29,7 +29,7 @@
 #include "graph/graph.h"
 #include "graph/status.h"
 #include "runtime/device.h"
-#include "runtime/timeline.h"
+#include "sim/timeline.h"
 
 namespace runtime {
 
@@ -44,7 +44,7 @@ class Executor {
 
   graph::Status Run(const std::map<std::string, at::Tensor>& feeds,
                     const std::vector<std::string>& fetches, std::vector<at::Tensor>* results,
-                    StepStats* stats = nullptr);
+                    sim::StepStats* stats = nullptr);
 
   // A parameter's or constant's value, on its node's device.
   at::Tensor state(const std::string& node) const;
@@ -103,13 +103,13 @@ class Executor {
   // and run by one replay, and `capture` gets the graph's inputs and outputs.
   graph::Status RunStep(const std::map<std::string, at::Tensor>& feeds,
                         const std::vector<std::string>& fetches, std::vector<at::Tensor>* results,
-                        StepStats* stats, Captured* capture);
+                        sim::StepStats* stats, Captured* capture);
   // Run with graphs: replays, captures or runs op by op (executor_graphs.cc).
   graph::Status RunWithGraphs(const std::map<std::string, at::Tensor>& feeds,
                               const std::vector<std::string>& fetches,
-                              std::vector<at::Tensor>* results, StepStats* stats);
+                              std::vector<at::Tensor>* results, sim::StepStats* stats);
   graph::Status Replay(const std::map<std::string, at::Tensor>& feeds,
-                       std::vector<at::Tensor>* results, StepStats* stats);
+                       std::vector<at::Tensor>* results, sim::StepStats* stats);
   // The one cuda device every op is on when it asks for graphs, else -1 with
   // graph_note_ saying why not (when a device asked).
   void ChooseGraphDevice();
@@ -130,7 +130,7 @@ class Executor {
   // A dispatched node (or Run) is done with the step; the last one ends it.
   void Leave(Step* step);
   void InitCounts(Step* step, const std::vector<graph::TensorRef>& fetches) const;
-  void Collect(Step* step, StepStats* stats) const;
+  void Collect(Step* step, sim::StepStats* stats) const;
   // The kernel spans of the step's timed ops, after the devices synchronized.
   graph::Status CollectKernelSpans(Step* step);
   // Keeps a host copy of state node `id` when it is an integer constant on a GPU.

@@ -58,7 +58,7 @@ void Executor::DropCapture() {
 
 graph::Status Executor::RunWithGraphs(const std::map<std::string, at::Tensor>& feeds,
                                       const std::vector<std::string>& fetches,
-                                      std::vector<at::Tensor>* results, StepStats* stats) {
+                                      std::vector<at::Tensor>* results, sim::StepStats* stats) {
   std::string key = StepKey(feeds, fetches);
   if (captured_ && captured_->key == key) return Replay(feeds, results, stats);
   DropCapture();
@@ -93,7 +93,7 @@ graph::Status Executor::RunWithGraphs(const std::map<std::string, at::Tensor>& f
 }
 
 graph::Status Executor::Replay(const std::map<std::string, at::Tensor>& feeds,
-                               std::vector<at::Tensor>* results, StepStats* stats) {
+                               std::vector<at::Tensor>* results, sim::StepStats* stats) {
   Device& device = *devices_[graph_device_];
   // As for a step run op by op, the feeds are on the device before the clock starts.
   GRAPH_RETURN_IF_ERROR(Catching([&] { return "feeds to device '" + device.spec().name + "'"; },
@@ -114,7 +114,7 @@ graph::Status Executor::Replay(const std::map<std::string, at::Tensor>& feeds,
   if (st.ok()) st = std::move(synced);
   if (!st.ok()) return st;
   if (stats) {
-    *stats = StepStats();
+    *stats = sim::StepStats();
     stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats->peak_bytes = captured_->peak_bytes;
     stats->busy_us.assign(devices_.size(), 0);

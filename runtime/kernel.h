@@ -21,6 +21,7 @@
 
 #include "graph/graph.h"
 #include "graph/status.h"
+#include "sim/op_kind.h"
 
 namespace runtime {
 
@@ -60,11 +61,10 @@ const KernelFn* FindKernel(const std::string& op);
 graph::Status RunKernel(KernelContext& ctx);
 std::vector<std::string> KernelOps();
 
-// Ops the executors handle themselves, without a kernel: state (Const and
-// variables, whose value lives across steps), Placeholder (fed) and NoOp.
-bool IsStateOp(const std::string& op);
-// Every other op: it runs a kernel on its device's worker, is timed and costs.
-bool RunsKernel(const std::string& op);
+// Which ops run a kernel (state ops, Placeholder and NoOp do not) is
+// sim/op_kind.h's, shared with the simulator.
+using sim::IsStateOp;
+using sim::RunsKernel;
 
 // Each list ends with {nullptr, nullptr}: kernels_forward.cc, kernels_grad.cc,
 // kernels_math.cc and kernels_array.cc.

@@ -109,12 +109,4 @@ graph::DType FromTorch(at::ScalarType t) {
   }
 }
 
-bool IsStateOp(const std::string& op) {
-  return op == "Const" || op == "VariableV2" || op == "Variable";
-}
-
-bool RunsKernel(const std::string& op) {
-  return !IsStateOp(op) && op != "Placeholder" && op != "NoOp";
-}
-
 }  // namespace runtime

@@ -214,7 +214,7 @@ Status MaxPoolGrad(KernelContext& c) {  // (orig_input, orig_output, grad)
 }
 
 // The pair the executor runs in place of MaxPool and MaxPoolGrad when the
-// gradient reads the pool's own input and output (runtime/rewrite.h): the pool
+// gradient reads the pool's own input and output (sim/rewrite.h): the pool
 // keeps the position of each maximum, so its gradient scatters instead of
 // searching every window again, as PyTorch does. The indices are PyTorch's:
 // positions in the NCHW plane of the (padded) input, laid out like the output.

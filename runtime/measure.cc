@@ -67,9 +67,9 @@ graph::Result<Measurement> Measure(Executor& ex, const graph::Graph& g, const st
   assert(options.steps > 0 && options.warmup >= 0);
   GRAPH_ASSIGN_OR_RETURN(auto feeds, RandomFeeds(g, options.seed));
   Measurement m;
-  std::vector<StepStats> timed;
+  std::vector<sim::StepStats> timed;
   for (int i = 0; i < options.warmup + options.steps; ++i) {
-    StepStats stats;
+    sim::StepStats stats;
     std::vector<at::Tensor> out;
     if (i == options.warmup) ex.ResetPeakMemory();
     graph::Status st = ex.Run(feeds, {fetch}, &out, &stats);
@@ -100,7 +100,7 @@ graph::Result<Measurement> Measure(Executor& ex, const graph::Graph& g, const st
   }
   m.median_step = std::move(timed[closest]);
   m.transfers = static_cast<int>(m.median_step.transfers.size());
-  for (const TransferRecord& t : m.median_step.transfers) m.transfer_bytes += t.bytes;
+  for (const sim::TransferRecord& t : m.median_step.transfers) m.transfer_bytes += t.bytes;
   return m;
 }
 

@@ -49,7 +49,7 @@ struct Measurement {
   std::vector<int64_t> allocator_peak_bytes;
   int transfers = 0;           // cross-device copies in one step
   int64_t transfer_bytes = 0;  // their bytes
-  StepStats median_step;       // the timeline of the timed step closest to the median
+  sim::StepStats median_step;  // the timeline of the timed step closest to the median
 };
 
 // One feed for every Placeholder of `g`, of its inferred (fully defined) shape:

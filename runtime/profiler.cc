@@ -17,10 +17,10 @@
 #include "runtime/executor.h"
 #include "runtime/kernel.h"
 #include "runtime/measure.h"
-#include "runtime/rewrite.h"
-#include "runtime/statistics.h"
-#include "runtime/timeline_diff.h"
 #include "runtime/torch_status.h"
+#include "sim/rewrite.h"
+#include "sim/statistics.h"
+#include "sim/timeline_diff.h"
 
 namespace runtime {
 
@@ -45,7 +45,8 @@ double Since(std::chrono::steady_clock::time_point t0) {
 // Finish does it: the receiving worker's start when it sleeps (wake-up) and
 // when it still polls (poll), and the sender's own time in Schedule when it
 // must wake a sleeper (notify). Medians of 21.
-void ProfileHandOff(Device* from, Device* to, const cluster::DeviceSpec& dst, Profile* profile) {
+void ProfileHandOff(Device* from, Device* to, const cluster::DeviceSpec& dst,
+                    sim::Profile* profile) {
   std::vector<double> wakeups, notifies, polls;
   to->SetPolling(true);  // as during a step
   const auto asleep = std::chrono::duration<double>(dst.spin_s + 300e-6);
@@ -69,9 +70,9 @@ void ProfileHandOff(Device* from, Device* to, const cluster::DeviceSpec& dst, Pr
     polls.push_back(polled.get_future().get());
   }
   to->SetPolling(false);
-  profile->wakeup_s[dst.name] = Median(wakeups);
-  profile->notify_s[dst.name] = Median(notifies);
-  profile->poll_s[dst.name] = Median(polls);
+  profile->wakeup_s[dst.name] = sim::Median(wakeups);
+  profile->notify_s[dst.name] = sim::Median(notifies);
+  profile->poll_s[dst.name] = sim::Median(polls);
 }
 
 // Inside Catching (runtime/torch_status.h): a failed status as an exception.
@@ -83,7 +84,7 @@ void Check(const graph::Status& st) {
 // larger sizes of bytes / (time - latency). A least-squares line lets one noisy
 // large copy swing the intercept by hundreds of microseconds on a shared machine.
 graph::Status FitLink(const cluster::Cluster& c, int src, int dst, const std::vector<double>& bytes,
-                      const std::vector<double>& seconds, Profile* profile) {
+                      const std::vector<double>& seconds, sim::Profile* profile) {
   const double latency = seconds[0];
   std::vector<double> bandwidths;
   for (size_t i = 1; i < bytes.size(); ++i) {
@@ -93,7 +94,7 @@ graph::Status FitLink(const cluster::Cluster& c, int src, int dst, const std::ve
     return graph::Internal("link '" + c.devices[src].name + "' -> '" + c.devices[dst].name +
                            "': copy times do not grow with size; cannot fit a bandwidth");
   }
-  profile->links[{c.devices[src].name, c.devices[dst].name}] = {latency, Median(bandwidths),
+  profile->links[{c.devices[src].name, c.devices[dst].name}] = {latency, sim::Median(bandwidths),
                                                                 static_cast<int>(bytes.size())};
   return graph::Status::Ok();
 }
@@ -116,7 +117,7 @@ graph::Result<double> MeasureLaunch(const cluster::DeviceSpec& spec) {
                                 }
                               });
   GRAPH_RETURN_IF_ERROR(st);
-  return Median(launches);
+  return sim::Median(launches);
 }
 
 // The executor's copy from `src` to `dst`: a clone on dst's worker of a tensor
@@ -124,7 +125,7 @@ graph::Result<double> MeasureLaunch(const cluster::DeviceSpec& spec) {
 // Latency: the time of a 1 KiB copy; bandwidth: the median over the larger sizes
 // of bytes / (time - latency). A least-squares line lets one noisy large copy
 // swing the intercept by hundreds of microseconds on a shared machine.
-graph::Status ProfileLink(const cluster::Cluster& c, int src, int dst, Profile* profile) {
+graph::Status ProfileLink(const cluster::Cluster& c, int src, int dst, sim::Profile* profile) {
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> from, MakeDevice(c.devices[src]));
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> to, MakeDevice(c.devices[dst]));
   std::vector<double> bytes, seconds;
@@ -143,7 +144,7 @@ graph::Status ProfileLink(const cluster::Cluster& c, int src, int dst, Profile* 
       }));
     }
     bytes.push_back(static_cast<double>(floats * 4));
-    seconds.push_back(Median(times));
+    seconds.push_back(sim::Median(times));
   }
   ProfileHandOff(from.get(), to.get(), c.devices[dst], profile);
   return FitLink(c, src, dst, bytes, seconds, profile);
@@ -152,7 +153,7 @@ graph::Status ProfileLink(const cluster::Cluster& c, int src, int dst, Profile* 
 // Copies as the executor makes them between a cpu and a cuda device, or
 // within a GPU (src == dst, a clone): `Tensor::to` from pageable host memory
 // or into it, timed to the GPU's synchronisation; 4 KiB to 64 MiB, medians of 7.
-graph::Status ProfileGpuLink(const cluster::Cluster& c, int src, int dst, Profile* profile) {
+graph::Status ProfileGpuLink(const cluster::Cluster& c, int src, int dst, sim::Profile* profile) {
   const int gpu = c.devices[src].kind == cluster::DeviceKind::kCuda ? src : dst;
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, MakeDevice(c.devices[gpu]));
   const c10::Device from = src == gpu ? device->torch_device() : c10::Device(c10::kCPU);
@@ -172,7 +173,7 @@ graph::Status ProfileGpuLink(const cluster::Cluster& c, int src, int dst, Profil
             if (rep > 0) times.push_back(Since(t0));  // the first warms the allocator
           }
           bytes.push_back(static_cast<double>(floats * 4));
-          seconds.push_back(Median(times));
+          seconds.push_back(sim::Median(times));
         }
       });
   GRAPH_RETURN_IF_ERROR(st);
@@ -190,7 +191,7 @@ struct Rounds {
 };
 
 graph::Status RunStep(Executor& ex, const Rounds& r, const std::string& fetch,
-                      const std::string& what, StepStats* stats) {
+                      const std::string& what, sim::StepStats* stats) {
   std::vector<at::Tensor> out;
   graph::Status st = ex.Run(r.feeds, {fetch}, &out, stats);
   if (!st.ok()) return graph::Status(st.code(), "profiling " + what + ": " + st.message());
@@ -202,11 +203,11 @@ graph::Status RunStep(Executor& ex, const Rounds& r, const std::string& fetch,
 // kernels have all queued when the first starts; at most 1 ms, which an op
 // launching longer (a first call choosing an algorithm) gets measured with
 // part of its launch.
-double HoldFor(const StepStats& step) {
+double HoldFor(const sim::StepStats& step) {
   std::vector<double> launches;
-  for (const OpRecord& r : step.ops) launches.push_back((r.end_us - r.start_us) / 1e6);
+  for (const sim::OpRecord& r : step.ops) launches.push_back((r.end_us - r.start_us) / 1e6);
   if (launches.empty()) return kFirstHoldS;
-  return std::clamp(4 * Median(launches), 20e-6, 1e-3);
+  return std::clamp(4 * sim::Median(launches), 20e-6, 1e-3);
 }
 
 // One round: a step on each device in turn, then (when asked) the alternating
@@ -214,7 +215,7 @@ double HoldFor(const StepStats& step) {
 graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster::Cluster& c,
                        bool timed, ProfileBuilder* b) {
   for (int d : r.measure) {
-    StepStats stats;
+    sim::StepStats stats;
     GRAPH_RETURN_IF_ERROR(
         RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'", &stats));
     if (timed) b->AddStep(r.single.at(d)->graph(), c, d, stats);
@@ -223,7 +224,7 @@ graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster:
     }
   }
   if (r.alternating) {
-    StepStats stats;
+    sim::StepStats stats;
     GRAPH_RETURN_IF_ERROR(RunStep(*r.alternating, r, fetch, "with ops alternating", &stats));
     if (timed) b->AddSharedStep(r.alternating->graph(), c, stats);
   }
@@ -233,7 +234,7 @@ graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster:
 // The devices among `real` whose profile lacks one of g's signatures or its
 // dispatch time; counts the graph's signatures into the report.
 std::vector<int> DevicesToMeasure(const graph::Graph& rg, const cluster::Cluster& c,
-                                  const std::vector<int>& real, const Profile& profile,
+                                  const std::vector<int>& real, const sim::Profile& profile,
                                   ProfileReport* report) {
   std::set<std::string> all;
   for (graph::NodeId id = 0; id < rg.size(); ++id) {
@@ -254,8 +255,8 @@ std::vector<int> DevicesToMeasure(const graph::Graph& rg, const cluster::Cluster
 // What was measured now goes into `profile`: only the signatures it lacked,
 // the dispatch times of the devices measured, the sharing figures asked for,
 // and the links when they were measured now.
-void Merge(const Profile& fresh, const cluster::Cluster& c, const Rounds& r, Profile* profile,
-           ProfileReport* report) {
+void Merge(const sim::Profile& fresh, const cluster::Cluster& c, const Rounds& r,
+           sim::Profile* profile, ProfileReport* report) {
   for (int d : r.wanted) {
     const std::string& name = c.devices[d].name;
     auto ops = fresh.ops.find(name);
@@ -294,9 +295,9 @@ void Merge(const Profile& fresh, const cluster::Cluster& c, const Rounds& r, Pro
 }
 
 // Each measured device's steps, spread and speed against the first.
-void DescribeDevices(const Profile& fresh, const ProfileBuilder& b, const cluster::Cluster& c,
+void DescribeDevices(const sim::Profile& fresh, const ProfileBuilder& b, const cluster::Cluster& c,
                      const Rounds& r, ProfileReport* report) {
-  const std::map<std::string, OpTiming>* first = nullptr;
+  const std::map<std::string, sim::OpTiming>* first = nullptr;
   for (int d : r.wanted) {
     const std::string& name = c.devices[d].name;
     DeviceProfileReport dr{name, b.KeptSteps(name), b.SlowSteps(name)};
@@ -311,8 +312,8 @@ void DescribeDevices(const Profile& fresh, const ProfileBuilder& b, const cluste
           ratios.push_back(t.seconds / other->second.seconds);
         }
       }
-      if (!spreads.empty()) dr.median_spread = Median(spreads);
-      if (!ratios.empty()) dr.relative_speed = Median(ratios);
+      if (!spreads.empty()) dr.median_spread = sim::Median(spreads);
+      if (!ratios.empty()) dr.relative_speed = sim::Median(ratios);
       if (!first) first = &ops->second;
     }
     report->devices.push_back(dr);
@@ -322,7 +323,7 @@ void DescribeDevices(const Profile& fresh, const ProfileBuilder& b, const cluste
 }  // namespace
 
 void ProfileBuilder::AddStep(const graph::Graph& g, const cluster::Cluster& c, int device,
-                             const StepStats& step) {
+                             const sim::StepStats& step) {
   const std::string& name = c.devices[device].name;
   std::vector<double>& steps = dispatch_[name];
   const int id = static_cast<int>(steps.size());
@@ -330,7 +331,7 @@ void ProfileBuilder::AddStep(const graph::Graph& g, const cluster::Cluster& c, i
   // host's, and the device's dispatch the host's gaps between launches.
   double host_total_us = 0, last_end_us = 0;
   bool kernels_timed = false;
-  for (const OpRecord& r : step.ops) {
+  for (const sim::OpRecord& r : step.ops) {
     if (r.device != device) continue;
     const std::string sig = graph::OpSignature(g, r.node);
     Samples& s = ops_[{name, sig}];
@@ -359,10 +360,10 @@ namespace {
 
 // Per cpu device, the times (us) it was busy: its ops and the copies it made.
 std::vector<std::vector<std::pair<double, double>>> BusyTimes(const cluster::Cluster& c,
-                                                              const StepStats& step) {
+                                                              const sim::StepStats& step) {
   std::vector<std::vector<std::pair<double, double>>> busy(c.devices.size());
-  for (const OpRecord& r : step.ops) busy[r.device].push_back({r.start_us, r.end_us});
-  for (const TransferRecord& t : step.transfers)
+  for (const sim::OpRecord& r : step.ops) busy[r.device].push_back({r.start_us, r.end_us});
+  for (const sim::TransferRecord& t : step.transfers)
     busy[t.dst_device].push_back({t.start_us, t.end_us});
   for (auto& b : busy) std::sort(b.begin(), b.end());
   return busy;
@@ -389,15 +390,15 @@ bool OtherAwake(const cluster::Cluster& c,
 // inputs made on another device and consumers run on another; a node that ran
 // no kernel is on the device a transfer of it left from, if any.
 std::vector<double> CrossEdgesPerOp(const graph::Graph& g, const cluster::Cluster& c,
-                                    const StepStats& step) {
+                                    const sim::StepStats& step) {
   std::vector<int> device(g.size(), -1);
   std::vector<char> ran(g.size(), 0);
-  for (const OpRecord& r : step.ops) device[r.node] = r.device, ran[r.node] = 1;
-  for (const TransferRecord& t : step.transfers) {
+  for (const sim::OpRecord& r : step.ops) device[r.node] = r.device, ran[r.node] = 1;
+  for (const sim::TransferRecord& t : step.transfers) {
     if (device[t.from_node] < 0) device[t.from_node] = t.src_device;
   }
   std::vector<double> edges(c.devices.size(), 0), ops(c.devices.size(), 0);
-  for (const OpRecord& r : step.ops) {
+  for (const sim::OpRecord& r : step.ops) {
     ops[r.device] += 1;
     for (const graph::TensorRef& in : g.node(r.node).inputs) {
       const int from = device[in.node];
@@ -413,8 +414,8 @@ std::vector<double> CrossEdgesPerOp(const graph::Graph& g, const cluster::Cluste
 }  // namespace
 
 void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster& c,
-                                   const StepStats& step) {
-  for (const TransferRecord& t : step.transfers) {
+                                   const sim::StepStats& step) {
+  for (const sim::TransferRecord& t : step.transfers) {
     auto& v = transfers_[{c.devices[t.src_device].name, c.devices[t.dst_device].name}];
     if (v.size() < 400) {
       v.push_back({static_cast<double>(t.bytes), (t.end_us - t.start_us) / 1e6});
@@ -422,7 +423,7 @@ void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster
   }
   const auto busy = BusyTimes(c, step);
   const std::vector<double> cross = CrossEdgesPerOp(g, c, step);
-  for (const OpGap& o : OpGaps(g, c, step)) {
+  for (const sim::OpGap& o : sim::OpGaps(g, c, step)) {
     const cluster::DeviceSpec& spec = c.devices[o.device];
     if (spec.kind != cluster::DeviceKind::kCpu) continue;
     const double gap_us = o.start_us - o.copies_us - o.prev_end_us;
@@ -447,7 +448,7 @@ const std::vector<double>& ColdIdleBins() {
 }
 
 void ProfileBuilder::FitSharing(const std::string& device, const std::vector<SharedKernel>& kernels,
-                                Profile* profile) const {
+                                sim::Profile* profile) const {
   const std::vector<double>& bins = ColdIdleBins();
   constexpr int kMinPerBin = 8;
   // Extras are measured on kernels this short alone, where a few microseconds
@@ -460,7 +461,7 @@ void ProfileBuilder::FitSharing(const std::string& device, const std::vector<Sha
   };
   std::vector<Kernel> kept;
   for (const SharedKernel& k : kernels) {
-    const OpTiming* alone = profile->Find(device, k.signature);
+    const sim::OpTiming* alone = profile->Find(device, k.signature);
     if (!alone || k.seconds > 3 * alone->seconds + 20e-6) continue;
     const int bin =
         static_cast<int>(std::upper_bound(bins.begin(), bins.end(), k.idle_s) - bins.begin());
@@ -506,13 +507,13 @@ std::set<int> ProfileBuilder::SlowStepIds(const std::string& device) const {
        ++it) {
     std::vector<double> seconds;
     for (const Sample& x : it->second.samples) seconds.push_back(x.seconds);
-    const double median = Median(seconds);
+    const double median = sim::Median(seconds);
     if (median < 1e-6) continue;
     for (const Sample& x : it->second.samples) ratios[x.step].push_back(x.seconds / median);
   }
   std::set<int> slow;
   for (const auto& [step, r] : ratios) {
-    if (Median(r) > 1 + slow_tolerance_) slow.insert(step);
+    if (sim::Median(r) > 1 + slow_tolerance_) slow.insert(step);
   }
   return slow;
 }
@@ -535,7 +536,7 @@ bool ParseOpTime(const std::string& name, OpTime* out) {
   return false;
 }
 
-int ProfileBuilder::Finish(Profile* profile) const {
+int ProfileBuilder::Finish(sim::Profile* profile) const {
   std::map<std::string, std::set<int>> slow;
   if (op_time_ == OpTime::kSteadyMean) {
     for (const auto& [device, steps] : dispatch_) slow[device] = SlowStepIds(device);
@@ -548,7 +549,7 @@ int ProfileBuilder::Finish(Profile* profile) const {
       if (!left_out.count(x.step)) kept.push_back(x.seconds);
     }
     if (kept.empty()) continue;
-    const double median = Median(kept);
+    const double median = sim::Median(kept);
     std::vector<double> deviations;
     for (double x : kept) deviations.push_back(std::fabs(x - median));
     std::map<int, std::pair<double, int>> per_step;  // step -> sum, count
@@ -565,14 +566,14 @@ int ProfileBuilder::Finish(Profile* profile) const {
     if (op_time_ == OpTime::kStepMedian) {
       std::vector<double> step_means;
       for (const auto& [step, v] : per_step) step_means.push_back(v.first / v.second);
-      seconds = Median(step_means);
+      seconds = sim::Median(step_means);
     }
-    const double spread = median > 0 ? Median(deviations) / median : 0;
+    const double spread = median > 0 ? sim::Median(deviations) / median : 0;
     profile->ops[key.first][key.second] = {seconds, s.bytes, static_cast<int>(kept.size()), spread};
     ++written;
   }
   for (const auto& [key, v] : host_) {  // means of the samples under 3x their median
-    const double median = Median(v);
+    const double median = sim::Median(v);
     double sum = 0;
     int n = 0;
     for (double x : v) {
@@ -585,10 +586,11 @@ int ProfileBuilder::Finish(Profile* profile) const {
     for (size_t i = 0; i < steps.size(); ++i) {
       if (steps[i] >= 0 && !slow[device].count(static_cast<int>(i))) kept.push_back(steps[i]);
     }
-    if (!kept.empty()) profile->dispatch_s[device] = Median(kept);
+    if (!kept.empty()) profile->dispatch_s[device] = sim::Median(kept);
   }
   for (const auto& [device, kernels] : shared_kernels_) FitSharing(device, kernels, profile);
-  for (const auto& [device, v] : shared_dispatch_) profile->dispatch_shared_s[device] = Median(v);
+  for (const auto& [device, v] : shared_dispatch_)
+    profile->dispatch_shared_s[device] = sim::Median(v);
   // Sums of these costs are what a step pays: means, of the samples under a
   // millisecond (a preempted worker's wait is no hand-off cost); the previous
   // model took medians, which the costs' long tails put at half the mean.
@@ -601,7 +603,7 @@ int ProfileBuilder::Finish(Profile* profile) const {
     return n > 0 ? sum / n : 0.0;
   };
   for (const auto& [device, v] : shared_poll_) {
-    profile->poll_s[device] = previous_model_ ? Median(v) : mean_below_ms(v);
+    profile->poll_s[device] = previous_model_ ? sim::Median(v) : mean_below_ms(v);
   }
   for (const auto& [device, samples] : cross_dispatch_) {
     auto alone = profile->dispatch_s.find(device);
@@ -625,16 +627,16 @@ int ProfileBuilder::Finish(Profile* profile) const {
       }
     }
     if (slopes.empty()) continue;
-    const double slope = Median(slopes);
+    const double slope = sim::Median(slopes);
     if (!(slope > 0)) continue;
     for (const auto& [bytes, seconds] : v) intercepts.push_back(seconds - slope * bytes);
-    profile->links[link] = {std::max(0.0, Median(intercepts)), 1 / slope,
+    profile->links[link] = {std::max(0.0, sim::Median(intercepts)), 1 / slope,
                             static_cast<int>(v.size())};
   }
   return written;
 }
 
-graph::Result<int> ProfileLinks(const cluster::Cluster& c, Profile* profile) {
+graph::Result<int> ProfileLinks(const cluster::Cluster& c, sim::Profile* profile) {
   int measured = 0;
   for (int a = 0; a < static_cast<int>(c.devices.size()); ++a) {
     for (int b = 0; b < static_cast<int>(c.devices.size()); ++b) {
@@ -656,7 +658,7 @@ graph::Result<int> ProfileLinks(const cluster::Cluster& c, Profile* profile) {
 
 graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
                            const cluster::Cluster& c, const ProfileOptions& options,
-                           Profile* profile, ProfileReport* report) {
+                           sim::Profile* profile, ProfileReport* report) {
   *report = {};
   std::vector<int> real, cpus;
   for (int d = 0; d < static_cast<int>(c.devices.size()); ++d) {
@@ -670,7 +672,7 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   }
   GRAPH_ASSIGN_OR_RETURN(report->links_measured, ProfileLinks(c, profile));
   Rounds r;
-  r.wanted = DevicesToMeasure(RewriteForExecution(g), c, real, *profile, report);
+  r.wanted = DevicesToMeasure(sim::RewriteForExecution(g), c, real, *profile, report);
   r.measure = r.wanted;
   if (cpus.size() >= 2) {
     for (int d : {cpus[0], cpus[1]}) {
@@ -710,7 +712,7 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
     bool more = false;
     for (int d : r.measure) {
       if (b.KeptSteps(c.devices[d].name) >= options.steps) continue;
-      StepStats stats;
+      sim::StepStats stats;
       GRAPH_RETURN_IF_ERROR(
           RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'", &stats));
       b.AddStep(r.single.at(d)->graph(), c, d, stats);
@@ -718,7 +720,7 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
     }
     if (!more) break;
   }
-  Profile fresh;
+  sim::Profile fresh;
   b.Finish(&fresh);
   for (int d : r.measure) {
     if (c.devices[d].kind != cluster::DeviceKind::kCuda) continue;

@@ -52,8 +52,8 @@
 #include "cluster/devices.h"
 #include "graph/graph.h"
 #include "graph/status.h"
-#include "runtime/profile.h"
-#include "runtime/timeline.h"
+#include "sim/profile.h"
+#include "sim/timeline.h"
 
 namespace runtime {
 
@@ -118,14 +118,15 @@ class ProfileBuilder {
 
   // `g`: the graph as the executor ran it (Executor::graph()); `device` its index.
   // Each call is one step of that device.
-  void AddStep(const graph::Graph& g, const cluster::Cluster& c, int device, const StepStats& step);
+  void AddStep(const graph::Graph& g, const cluster::Cluster& c, int device,
+               const sim::StepStats& step);
   // A step with ops on several cpu devices (`g`: the graph as run): its copies,
   // fitted per link as latency + bytes / bandwidth (Theil-Sen: the median of
   // pairwise slopes, robust to the odd slow copy); its hand-offs to polling
   // workers; and its ops that ran while another cpu device was awake, whose
   // kernel times (set against the same ops' times alone) and gaps give each
   // device's slowdown and dispatch_shared.
-  void AddSharedStep(const graph::Graph& g, const cluster::Cluster& c, const StepStats& step);
+  void AddSharedStep(const graph::Graph& g, const cluster::Cluster& c, const sim::StepStats& step);
 
   // Fits the simulator's previous model of sharing the host instead (an
   // ablation for benchmarks): no cold kernels (the slowdown takes all of the
@@ -158,7 +159,7 @@ class ProfileBuilder {
   // below 0),
   // the slowdown as the shared kernels' time less their extras over their
   // time alone; kernels over 3x their time alone + 20 us (preempted) are left out.
-  int Finish(Profile* profile) const;
+  int Finish(sim::Profile* profile) const;
 
  private:
   struct Sample {
@@ -178,7 +179,7 @@ class ProfileBuilder {
   };
   // The slowdown and cold kernels of `device` from its shared steps' kernels (see Finish).
   void FitSharing(const std::string& device, const std::vector<SharedKernel>& kernels,
-                  Profile* profile) const;
+                  sim::Profile* profile) const;
   // The device's steps whose median op ran more than the tolerance slow.
   std::set<int> SlowStepIds(const std::string& device) const;
 
@@ -201,11 +202,11 @@ class ProfileBuilder {
 // Times, for every ordered pair of real cpu devices that `profile` lacks a link
 // for, the hand-off costs (wake-up, poll, notify of the receiving device) and a
 // first link fit; returns how many pairs it measured.
-graph::Result<int> ProfileLinks(const cluster::Cluster& c, Profile* profile);
+graph::Result<int> ProfileLinks(const cluster::Cluster& c, sim::Profile* profile);
 
 // `g`: a training graph with shapes inferred; `fetch`: its loss.
 graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
                            const cluster::Cluster& c, const ProfileOptions& options,
-                           Profile* profile, ProfileReport* report);
+                           sim::Profile* profile, ProfileReport* report);
 
 }  // namespace runtime

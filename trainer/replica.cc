@@ -8,7 +8,7 @@
 #include "graph/shape_inference.h"
 #include "runtime/executor.h"
 #include "runtime/kernel.h"
-#include "runtime/timeline.h"
+#include "sim/timeline.h"
 
 namespace trainer {
 namespace {
@@ -168,7 +168,7 @@ graph::Status Replica::Compute(const std::map<std::string, at::Tensor>& feeds,
   std::vector<std::string> fetches{loss_};
   fetches.insert(fetches.end(), gradient_fetches_.begin(), gradient_fetches_.end());
   std::vector<at::Tensor> out;
-  runtime::StepStats stats;
+  sim::StepStats stats;
   graph::Status st = compute_->Run(feeds, fetches, &out, times ? &stats : nullptr);
   compute_->set_node_done_hook(nullptr);
   GRAPH_RETURN_IF_ERROR(st);
@@ -176,7 +176,7 @@ graph::Status Replica::Compute(const std::map<std::string, at::Tensor>& feeds,
   gradients->assign(out.begin() + 1, out.end());
   if (times) {
     double loss_end_us = 0;
-    for (const runtime::OpRecord& op : stats.ops) {
+    for (const sim::OpRecord& op : stats.ops) {
       if (op.node == loss_node_) loss_end_us = op.end_us;
     }
     times->forward_s = loss_end_us / 1e6;

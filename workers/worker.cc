@@ -14,8 +14,8 @@
 
 #include "cluster/devices.h"
 #include "planner/reward.h"
-#include "runtime/profile.h"
-#include "runtime/timeline.h"
+#include "sim/profile.h"
+#include "sim/timeline.h"
 #include "wire/model.h"
 #include "wire/socket.h"
 
@@ -25,9 +25,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void ToWire(const runtime::StepStats& s, wire::pb::Timeline* t) {
+void ToWire(const sim::StepStats& s, wire::pb::Timeline* t) {
   t->set_seconds(s.seconds);
-  for (const runtime::OpRecord& o : s.ops) {
+  for (const sim::OpRecord& o : s.ops) {
     wire::pb::Timeline::Op* w = t->add_ops();
     w->set_node(o.node);
     w->set_device(o.device);
@@ -35,7 +35,7 @@ void ToWire(const runtime::StepStats& s, wire::pb::Timeline* t) {
     w->set_end_us(o.end_us);
     w->set_bytes(o.bytes);
   }
-  for (const runtime::TransferRecord& x : s.transfers) {
+  for (const sim::TransferRecord& x : s.transfers) {
     wire::pb::Timeline::Transfer* w = t->add_transfers();
     w->set_from_node(x.from_node);
     w->set_src_device(x.src_device);
@@ -79,7 +79,7 @@ struct CachedModel {
 // Evaluates requests against the worker's devices. Used by one thread at a time.
 class Evaluator {
  public:
-  Evaluator(const WorkerOptions& o, cluster::Cluster c, std::optional<runtime::Profile> p)
+  Evaluator(const WorkerOptions& o, cluster::Cluster c, std::optional<sim::Profile> p)
       : o_(o), cluster_(std::move(c)), profile_(std::move(p)) {}
 
   // A Result or, when the model is neither cached nor sent, a NeedModel.
@@ -95,7 +95,7 @@ class Evaluator {
     r.set_request(request.request());
     graph::Status st = graph::Status::Ok();
     planner::Evaluation e;
-    runtime::StepStats stats;
+    sim::StepStats stats;
     try {
       if (!m) {
         auto added = Add(request);
@@ -161,7 +161,7 @@ class Evaluator {
 
   // With `stats`, the step's timeline too.
   planner::Evaluation Evaluate(const wire::pb::Evaluate& request, CachedModel& m, graph::Status* st,
-                               runtime::StepStats* stats) {
+                               sim::StepStats* stats) {
     const bool real = request.mode() == wire::pb::REAL;
     if (!real && request.mode() != wire::pb::SIM) {
       *st = graph::InvalidArgument("request names no evaluation mode");
@@ -191,7 +191,7 @@ class Evaluator {
 
   const WorkerOptions& o_;
   cluster::Cluster cluster_;
-  std::optional<runtime::Profile> profile_;
+  std::optional<sim::Profile> profile_;
   std::list<CachedModel> cache_;
 };
 
@@ -350,9 +350,9 @@ wire::pb::Hello MakeHello(const WorkerOptions& o, const cluster::Cluster& c) {
 graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t* stop) {
   GRAPH_ASSIGN_OR_RETURN(cluster::Cluster c, cluster::LoadDevicesFile(o.devices_path));
   if (c.devices.empty()) return graph::InvalidArgument(o.devices_path + ": no devices");
-  std::optional<runtime::Profile> profile;
+  std::optional<sim::Profile> profile;
   if (!o.profile_path.empty()) {
-    GRAPH_ASSIGN_OR_RETURN(profile.emplace(), runtime::ReadProfile(o.profile_path));
+    GRAPH_ASSIGN_OR_RETURN(profile.emplace(), sim::ReadProfile(o.profile_path));
   }
   wire::pb::Hello hello = MakeHello(o, c);
   wire::Context ctx;

@@ -3,12 +3,12 @@
 #include <algorithm>
 
 #include "frontend/args.h"
+#include "frontend/model_loading.h"
+#include "placement/placement.h"
 #include "planner/baselines.h"
 #include "planner/job/exports.h"
 #include "planner/job/profile_cache.h"
-#include "frontend/model_loading.h"
-#include "placement/placement.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 namespace planner::job {
 
@@ -52,8 +52,8 @@ graph::Status WriteOutputs(const BaselineJobOptions& o, const PlacedTraining& se
 }  // namespace
 
 graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* result) {
-  GRAPH_ASSIGN_OR_RETURN(PlacedTraining setup, LoadPlacedTraining(o.model_path, o.devices_path,
-                                                                  "", o.inference, o.training));
+  GRAPH_ASSIGN_OR_RETURN(PlacedTraining setup, LoadPlacedTraining(o.model_path, o.devices_path, "",
+                                                                  o.inference, o.training));
   const graph::Graph& forward = setup.model.graph;
   const cluster::Cluster& c = setup.cluster;
   auto methods = MethodsAsked(o, forward, c);
@@ -61,13 +61,12 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
     result->unknown_method = true;
     return methods.status();
   }
-  GRAPH_ASSIGN_OR_RETURN(std::optional<runtime::Profile> profile,
+  GRAPH_ASSIGN_OR_RETURN(std::optional<sim::Profile> profile,
                          ProfileForDevices(o.profile_path, o.profile_cache_dir, setup));
   RewardContext context{&forward, &setup.training, &c, profile ? &*profile : nullptr, 2, o.steps};
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<RewardSource> reward, MakeRewardSource(o.reward, context));
-  std::optional<runtime::Simulator> own_costs;
-  GRAPH_ASSIGN_OR_RETURN(const runtime::Simulator* costs,
-                         PlanningCosts(*reward, context, &own_costs));
+  std::optional<sim::Simulator> own_costs;
+  GRAPH_ASSIGN_OR_RETURN(const sim::Simulator* costs, PlanningCosts(*reward, context, &own_costs));
 
   Say(o.log, o.model_path + " on " + o.devices_path + ": " + std::to_string(forward.size()) +
                  " ops to place (training graph of " + std::to_string(setup.training.graph.size()) +
@@ -96,8 +95,8 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
   }
   if (!result->best) {
     return graph::Status(first_failure.code(), o.model_path + " on " + o.devices_path +
-                                                   ": no baseline ran (" +
-                                                   first_failure.message() + ")");
+                                                   ": no baseline ran (" + first_failure.message() +
+                                                   ")");
   }
   if (methods->size() > 1) {
     Say(o.log, "best: " + result->best->method + ", " + FormatMs(result->best->evaluation.step_s));

@@ -48,23 +48,23 @@ std::string HostName() {
 
 }  // namespace
 
-graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const std::string& profile_path,
-                                                                 const std::string& cache_dir,
-                                                                 const PlacedTraining& setup) {
+graph::Result<std::optional<sim::Profile>> ProfileForDevices(const std::string& profile_path,
+                                                             const std::string& cache_dir,
+                                                             const PlacedTraining& setup) {
   if (!profile_path.empty()) {
-    GRAPH_ASSIGN_OR_RETURN(runtime::Profile p, runtime::ReadProfile(profile_path));
-    return std::optional<runtime::Profile>(std::move(p));
+    GRAPH_ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(profile_path));
+    return std::optional<sim::Profile>(std::move(p));
   }
   for (const cluster::DeviceSpec& d : setup.cluster.devices) {
-    if (d.kind == cluster::DeviceKind::kSim) return std::optional<runtime::Profile>();
+    if (d.kind == cluster::DeviceKind::kSim) return std::optional<sim::Profile>();
   }
   const std::string dir = CacheDir(cache_dir);
-  if (dir.empty() || dir == "off") return std::optional<runtime::Profile>();
+  if (dir.empty() || dir == "off") return std::optional<sim::Profile>();
   GRAPH_RETURN_IF_ERROR(MakeDirs(dir + "/profiles"));
   const std::string path =
       dir + "/profiles/" + HostName() + "-" + setup.cluster.digest + ".profile";
-  runtime::Profile profile;
-  auto existing = runtime::ReadProfile(path);
+  sim::Profile profile;
+  auto existing = sim::ReadProfile(path);
   if (existing.ok()) {
     profile = std::move(existing).value();
   } else if (existing.status().code() != graph::StatusCode::kNotFound) {
@@ -80,13 +80,13 @@ graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const std::stri
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (report.new_signatures > 0 || report.links_measured > 0) {
-    GRAPH_RETURN_IF_ERROR(runtime::WriteProfile(path, profile));
+    GRAPH_RETURN_IF_ERROR(sim::WriteProfile(path, profile));
     std::printf("profile: %s (%d new op entries, %d links measured, %.1f s)\n", path.c_str(),
                 report.new_signatures, report.links_measured, seconds);
   } else {
     std::printf("profile: %s (every op signature cached)\n", path.c_str());
   }
-  return std::optional<runtime::Profile>(std::move(profile));
+  return std::optional<sim::Profile>(std::move(profile));
 }
 
 }  // namespace planner::job

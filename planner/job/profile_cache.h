@@ -16,9 +16,9 @@
 #include <optional>
 #include <string>
 
-#include "graph/status.h"
 #include "frontend/model_loading.h"
-#include "runtime/profile.h"
+#include "graph/status.h"
+#include "sim/profile.h"
 
 namespace planner::job {
 
@@ -27,8 +27,8 @@ namespace planner::job {
 // for the default place) is not off, the cached profile extended to `setup`'s
 // training graph (a line on stdout says where and what was measured); else
 // none.
-graph::Result<std::optional<runtime::Profile>> ProfileForDevices(const std::string& profile_path,
-                                                                 const std::string& cache_dir,
-                                                                 const PlacedTraining& setup);
+graph::Result<std::optional<sim::Profile>> ProfileForDevices(const std::string& profile_path,
+                                                             const std::string& cache_dir,
+                                                             const PlacedTraining& setup);
 
 }  // namespace planner::job

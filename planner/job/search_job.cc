@@ -4,17 +4,17 @@
 #include <cstdarg>
 #include <set>
 
-#include "graph/file_util.h"
 #include "frontend/args.h"
+#include "frontend/stop_signals.h"
+#include "graph/file_util.h"
 #include "planner/job/exports.h"
 #include "planner/job/profile_cache.h"
 #include "planner/job/search_session.h"
-#include "frontend/stop_signals.h"
 #include "planner/verdict.h"
 #include "runtime/kernel.h"
-#include "runtime/simulator.h"
-#include "runtime/statistics.h"
-#include "runtime/timeline.h"
+#include "sim/simulator.h"
+#include "sim/statistics.h"
+#include "sim/timeline.h"
 
 namespace planner::job {
 
@@ -56,8 +56,8 @@ std::string DecideOnHardware(std::FILE* log, const RewardSource& hardware, bool 
   Say(log, "on the hardware, %s (%s) against %s: %s\n", best->method.c_str(),
       FormatMs(best->step_s).c_str(), baseline.c_str(), text.c_str());
   if (v.status.ok() && real_rewards) {
-    *baseline_s = runtime::Median(v.incumbent_s);
-    if (v.significant) best->step_s = runtime::Median(v.candidate_s);
+    *baseline_s = sim::Median(v.incumbent_s);
+    if (v.significant) best->step_s = sim::Median(v.candidate_s);
   }
   if (!v.status.ok() || !v.significant) {
     *best = BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
@@ -183,9 +183,9 @@ graph::Status StartRun(Session& s, Run* run) {
   }
   // The cost-based baselines plan on the climb's simulator.
   Say(s.log(), "baselines:\n");
-  std::optional<runtime::Simulator> own_costs;
+  std::optional<sim::Simulator> own_costs;
   GRAPH_ASSIGN_OR_RETURN(
-      const runtime::Simulator* costs,
+      const sim::Simulator* costs,
       PlanningCosts(run->climb_on ? *run->climb_on : *s.reward, s.context, &own_costs));
   run->baselines = RunBaselines(s, *s.reward, costs, &search);
   GRAPH_RETURN_IF_ERROR(run->WriteBest(s));
@@ -264,14 +264,14 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
                    " and " + baseline->method + " is the result";
     unverified = best;
   } else if (on_hardware && baseline) {  // after a signal: the baseline found again
-    verdict_text = DecideOnHardware(s.log(), *on_hardware, s.real_rewards(), o.verdict,
-                                    baseline->method, baseline->device_of_node, &*baseline_s,
-                                    &best);
+    verdict_text =
+        DecideOnHardware(s.log(), *on_hardware, s.real_rewards(), o.verdict, baseline->method,
+                         baseline->device_of_node, &*baseline_s, &best);
     if (!found_baseline) {
       GRAPH_RETURN_IF_ERROR(s.WritePlacementOf(best, search.elapsed_s(), search.iterations()));
     }
   }
-  runtime::StepStats timeline;
+  sim::StepStats timeline;
   const Evaluation final_eval = s.reward->Timeline(best.device_of_node, &timeline);
   result->lower_bound_s = s.reward->LowerBoundSeconds();
   PrintResult(s.log(), o.reward, search, baseline ? baseline->method : "", baseline_s, best,
@@ -279,13 +279,13 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
   if (unverified) {
     // -o gets the baseline; the found placement is kept beside it, labelled.
     best = BestPlacement{baseline->method, *baseline_s, baseline->device_of_node, 0, 0};
-    GRAPH_RETURN_IF_ERROR(
-        s.WriteUnverified(*unverified, search.elapsed_s(), search.iterations()));
+    GRAPH_RETURN_IF_ERROR(s.WriteUnverified(*unverified, search.elapsed_s(), search.iterations()));
     GRAPH_RETURN_IF_ERROR(s.WritePlacementOf(best, search.elapsed_s(), search.iterations()));
   }
   result->best = best;
-  if (baseline) result->best_baseline = BestPlacement{baseline->method, *baseline_s,
-                                                      baseline->device_of_node, 0, 0};
+  if (baseline)
+    result->best_baseline =
+        BestPlacement{baseline->method, *baseline_s, baseline->device_of_node, 0, 0};
   result->verdict = verdict_text;
   result->unverified = unverified;
   if (const std::string line = s.hardware->Summary(); !line.empty()) {
@@ -320,9 +320,9 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
 Placement Session::PlacementOf(const BestPlacement& b, double seconds, int iterations) const {
   const bool searched =
       b.method.rfind("search", 0) == 0 || b.method.find("+refine") != std::string::npos;
-  Placement p = MakePlacement(options.model_path, forward(), identity.model_digest,
-                              options.devices_path, cluster(),
-                              searched ? b.method : "baseline " + b.method, b.device_of_node);
+  Placement p =
+      MakePlacement(options.model_path, forward(), identity.model_digest, options.devices_path,
+                    cluster(), searched ? b.method : "baseline " + b.method, b.device_of_node);
   (real_rewards() ? p.measured_step_s : p.simulated_step_s) = b.step_s;
   p.search = {{"iterations", iterations},
               {"seconds", std::round(seconds * 10) / 10},

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "frontend/args.h"
+#include "frontend/stop_signals.h"
 #include "planner/baselines.h"
 #include "planner/job/search_session.h"
-#include "frontend/stop_signals.h"
 
 namespace planner::job {
 
@@ -95,8 +95,8 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
   for (size_t i = 0; i < out.starts.size(); ++i) {
     from += (i ? ", " : "") + out.starts[i].method + " " + FormatMs(out.starts[i].step_s);
   }
-  Say(log, "refine: from %zu start(s) (%s), continued from %s\n", out.starts.size(),
-              from.c_str(), out.starts[out.result.chosen].method.c_str());
+  Say(log, "refine: from %zu start(s) (%s), continued from %s\n", out.starts.size(), from.c_str(),
+      out.starts[out.result.chosen].method.c_str());
   Say(log,
       "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
       "ops moved), %d kicks (%d kept), %.1f s: %s -> %s\n",
@@ -130,7 +130,7 @@ ClimbPhase ClimbAndMeasure(std::FILE* log, const graph::Graph& forward, const cl
   if (&climb_on != &reward) {
     const Evaluation measured = reward.Evaluate(r.device_of_node);
     Say(log, "refine: its placement (%s simulated) measured %s\n", FormatMs(r.step_s).c_str(),
-                DescribeEvaluation(measured).c_str());
+        DescribeEvaluation(measured).c_str());
     if (!measured.status.ok()) return out;
     step_s = measured.step_s;
   }
@@ -190,13 +190,13 @@ PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s
     }
     const auto now = Clock::now();
     if (it.improved || now - last_print >= std::chrono::seconds(1)) {
-      Say(s.log(), "%s\n",
-                  ProgressLine(it.iteration, search, u, budget_s, o.iterations).c_str());
+      Say(s.log(), "%s\n", ProgressLine(it.iteration, search, u, budget_s, o.iterations).c_str());
       if (s.log()) std::fflush(s.log());
       last_print = now;
     }
     if (!s.options.checkpoint_path.empty() && now - last_checkpoint >= std::chrono::seconds(30)) {
-      if (phase.status = search.Save(s.options.checkpoint_path, s.identity); !phase.status.ok()) break;
+      if (phase.status = search.Save(s.options.checkpoint_path, s.identity); !phase.status.ok())
+        break;
       last_checkpoint = now;
     }
   }
@@ -223,8 +223,8 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
                     : climb.seconds < total_s - 0.5 ? "its kicks exhausted"
                                                     : "out of time";
   Say(s.log(), "climb first: %s after %.0f s (%s); the policy starts from it with %.0f s\n",
-              FormatMs(search.best()->step_s).c_str(), climb.seconds, why,
-              std::max(0.0, *s.options.budget_s - climb.seconds));
+      FormatMs(search.best()->step_s).c_str(), climb.seconds, why,
+      std::max(0.0, *s.options.budget_s - climb.seconds));
   return climb;
 }
 
@@ -243,9 +243,9 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
     refine.first_kick = first->kicks;
     refine.start_converged = first->kicks > 0 && best->device_of_node == first->ended_at;
   }
-  const ClimbPhase climb =
-      ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward, *best,
-                      s.options.climb_first ? std::vector<RefineStart>{} : run.baselines.ran, refine);
+  const ClimbPhase climb = ClimbAndMeasure(
+      s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward, *best,
+      s.options.climb_first ? std::vector<RefineStart>{} : run.baselines.ran, refine);
   if (!climb.found || climb.found->step_s >= best->step_s) return graph::Status::Ok();
   *best = *climb.found;
   best->iteration = search.iterations();
@@ -255,11 +255,10 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
 
 }  // namespace
 
-
 // Every baseline for the devices (planner/baselines.h), evaluated on `reward`,
 // printed and offered to `search`; after a signal, no more once one ran.
-BaselinesRun RunBaselines(const Session& s, const RewardSource& reward,
-                          const runtime::Simulator* costs, Search* search) {
+BaselinesRun RunBaselines(const Session& s, const RewardSource& reward, const sim::Simulator* costs,
+                          Search* search) {
   const graph::Graph& forward = s.forward();
   const cluster::Cluster& c = s.cluster();
   BaselinesRun out;
@@ -306,7 +305,8 @@ graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run) {
   if (StopRequested())
     Say(s.log(), "stopped by a signal after %d updates; files are complete\n", search.iterations());
   GRAPH_RETURN_IF_ERROR(policy.status);
-  if (!s.options.checkpoint_path.empty()) GRAPH_RETURN_IF_ERROR(search.Save(s.options.checkpoint_path, s.identity));
+  if (!s.options.checkpoint_path.empty())
+    GRAPH_RETURN_IF_ERROR(search.Save(s.options.checkpoint_path, s.identity));
   GRAPH_RETURN_IF_ERROR(run.WriteBest(s));
   if (!search.best()) {
     const graph::Status& failure = run.baselines.first_failure;
@@ -317,8 +317,7 @@ graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run) {
   }
   BestPlacement best = *search.best();
   Say(s.log(), "policy search: best %s (%s) after %d updates, %.1f s\n",
-              FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
-              search.elapsed_s());
+      FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(), search.elapsed_s());
   const double last_climb_s = o.climb_first
                                   ? std::max(0.0, total_s - climbed_s - search.elapsed_s())
                                   : o.refine_s + policy.left_s;

@@ -15,16 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "planner/job/search_job.h"
 #include "frontend/model_loading.h"
-#include "planner/parameter_server.h"
 #include "placement/placement.h"
+#include "planner/job/search_job.h"
+#include "planner/parameter_server.h"
 #include "planner/refine.h"
 #include "planner/report_svg.h"
 #include "planner/reward.h"
 #include "planner/reward_memo.h"
 #include "planner/search.h"
-#include "runtime/profile.h"
+#include "sim/profile.h"
 
 namespace planner::job {
 
@@ -41,7 +41,7 @@ struct Session {
 
   SearchJobOptions options;
   std::optional<PlacedTraining> setup;
-  std::optional<runtime::Profile> profile;
+  std::optional<sim::Profile> profile;
   RewardContext context;
   std::unique_ptr<RewardSource> hardware;  // as made: the verdict measures on it afresh
   std::optional<RememberingReward> memo;   // measured rewards: each placement measured once
@@ -94,8 +94,8 @@ struct Run {
 
 // Every baseline for the devices (planner/baselines.h), evaluated on `reward`,
 // printed and offered to `search`; after a signal, no more once one ran.
-BaselinesRun RunBaselines(const Session& s, const RewardSource& reward,
-                          const runtime::Simulator* costs, Search* search);
+BaselinesRun RunBaselines(const Session& s, const RewardSource& reward, const sim::Simulator* costs,
+                          Search* search);
 
 // Through the search and the hill climb, in the order the options ask (with
 // climb-first the climb goes first, from the baselines, until it stalls; the

@@ -115,7 +115,7 @@ TEST(BaselinesTest, ALogLineNamesTheMethodItsStepAndItsPlanningTime) {
 TEST(BaselinesTest, MakeBaselineTimesItsPlanning) {
   testing::Problem p = SmallRnnlm();
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto b = MakeBaseline("etf", p.forward, c, &sim);
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_GT(b->planning_s, 0);

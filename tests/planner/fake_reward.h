@@ -26,7 +26,7 @@ class FakeReward : public RewardSource {
     if (s < 0) return {graph::Internal("scripted failure"), 0, 0};
     return {graph::Status::Ok(), s, 0};
   }
-  Evaluation Timeline(const std::vector<int>&, runtime::StepStats*) const override {
+  Evaluation Timeline(const std::vector<int>&, sim::StepStats*) const override {
     throw std::logic_error("FakeReward has no timeline");
   }
   const graph::Graph& executed_graph() const override { return graph_; }

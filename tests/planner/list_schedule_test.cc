@@ -13,9 +13,9 @@ using testing::SimCluster;
 using testing::Zoo;
 
 // The simulated step of a forward placement, or a negative number when it fails.
-double Simulate(const Problem& p, const runtime::Simulator& sim, const std::vector<int>& fwd) {
-  runtime::SimResult r = sim.Run(TrainingDeviceOfNode(p.training.graph, p.forward, fwd),
-                                 sim.graph().Find(p.training.loss));
+double Simulate(const Problem& p, const sim::Simulator& sim, const std::vector<int>& fwd) {
+  sim::SimResult r = sim.Run(TrainingDeviceOfNode(p.training.graph, p.forward, fwd),
+                             sim.graph().Find(p.training.loss));
   return r.status.ok() ? r.step.seconds : -1;
 }
 
@@ -26,7 +26,7 @@ int OpsOn(const std::vector<int>& device_of_node, int d) {
 TEST(ListScheduleTest, TwoIndependentBranchesRunOnTwoGpusFasterThanOne) {
   Problem p = Zoo("two_branch");
   cluster::Cluster c = SimCluster(2);  // cpu0, gpu0, gpu1
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_GT(OpsOn(s->device_of_node, 1), 0);
@@ -43,7 +43,7 @@ TEST(ListScheduleTest, AChainStaysOffTheSlowCpu) {
   // modelled CPU.
   Problem p = Zoo("chain");
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   for (graph::NodeId id = 0; id < p.forward.size(); ++id) {
@@ -65,7 +65,7 @@ TEST(ListScheduleTest, AGpuWithoutRoomGetsOnlyWhatFits) {
       "default_link: {bandwidth: 16GB/s, latency: 10us}\n";
   auto c = cluster::ParseDevicesYaml(y, "tiny-gpu0.yaml");
   ASSERT_TRUE(c.ok()) << c.status().message();
-  runtime::Simulator sim = testing::SimCosts(p, *c);
+  sim::Simulator sim = testing::SimCosts(p, *c);
   auto s = EarliestTaskFirst(p.forward, sim, *c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   const std::vector<int> training = TrainingDeviceOfNode(sim.graph(), p.forward, s->device_of_node);
@@ -84,7 +84,7 @@ TEST(ListScheduleTest, AGpuWithoutRoomGetsOnlyWhatFits) {
 TEST(ListScheduleTest, ItsOwnMakespanRespectsTheDependencyBound) {
   Problem p = testing::SmallRnnlm();
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_GE(s->predicted_s, sim.DependencyBoundSeconds() * (1 - 1e-9));
@@ -96,7 +96,7 @@ TEST(ListScheduleTest, ItsOwnMakespanRespectsTheDependencyBound) {
 TEST(ListScheduleTest, RealDevicesWithoutAProfileAreAnErrorNamingAnOp) {
   Problem p = Zoo("mlp");
   const cluster::Cluster c = testing::UnprofiledCpus();
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("two-cpus.yaml: no device can give op '"), std::string::npos)

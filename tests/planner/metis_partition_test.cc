@@ -18,7 +18,7 @@ using testing::Zoo;
 TEST(MetisPartitionTest, SplitsTheStepOverTheGpusWithBalancedKernelTime) {
   Problem p = Zoo("rnnlm", {16, 2, 256, 1000, 8});
   cluster::Cluster c = SimCluster(2);  // cpu0, gpu0, gpu1
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto placed = MetisPlacement(p.forward, sim, c);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   EXPECT_EQ(std::count(placed->begin(), placed->end(), 0), 0) << "nothing on the CPU";
@@ -32,7 +32,7 @@ TEST(MetisPartitionTest, SplitsTheStepOverTheGpusWithBalancedKernelTime) {
 TEST(MetisPartitionTest, CutsFewerBytesThanAnAlternatingSplit) {
   Problem p = Zoo("rnnlm", {16, 2, 256, 1000, 8});
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto placed = MetisPlacement(p.forward, sim, c);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   std::vector<int> alternating(p.forward.size());
@@ -53,12 +53,12 @@ TEST(MetisPartitionTest, CutsFewerBytesThanAnAlternatingSplit) {
 TEST(MetisPartitionTest, OneGpuTakesEverythingAndRunsRepeat) {
   Problem p = testing::SmallRnnlm();
   cluster::Cluster one = SimCluster(1);
-  runtime::Simulator sim = testing::SimCosts(p, one);
+  sim::Simulator sim = testing::SimCosts(p, one);
   auto placed = MetisPlacement(p.forward, sim, one);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   EXPECT_EQ(std::count(placed->begin(), placed->end(), 1), p.forward.size());
   cluster::Cluster two = SimCluster(2);
-  runtime::Simulator sim2 = testing::SimCosts(p, two);
+  sim::Simulator sim2 = testing::SimCosts(p, two);
   EXPECT_EQ(MetisPlacement(p.forward, sim2, two).value(),
             MetisPlacement(p.forward, sim2, two).value());
 }
@@ -66,7 +66,7 @@ TEST(MetisPartitionTest, OneGpuTakesEverythingAndRunsRepeat) {
 TEST(MetisPartitionTest, RealDevicesWithoutAProfileAreAnErrorNamingTheDevice) {
   Problem p = Zoo("mlp");
   const cluster::Cluster c = testing::UnprofiledCpus();
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto placed = MetisPlacement(p.forward, sim, c);
   ASSERT_FALSE(placed.ok());
   EXPECT_NE(placed.status().message().find("two-cpus.yaml: device 'cpu0' cannot give op '"),

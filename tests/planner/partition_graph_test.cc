@@ -16,7 +16,7 @@ using testing::SimCluster;
 TEST(PartitionGraphTest, VerticesCarryTheKernelTimeOfTheirTrainingNodes) {
   Problem p = testing::SmallRnnlm();
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto pg = BuildPartitionGraph(p.forward, sim, c, 1, 1, 2);
   ASSERT_TRUE(pg.ok()) << pg.status().message();
   ASSERT_EQ(static_cast<int>(pg->work.size()), p.forward.size());
@@ -38,7 +38,7 @@ TEST(PartitionGraphTest, VerticesCarryTheKernelTimeOfTheirTrainingNodes) {
 TEST(PartitionGraphTest, EdgesAreSymmetricAndTimedOnTheGivenLink) {
   Problem p = testing::SmallRnnlm();
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto pg = BuildPartitionGraph(p.forward, sim, c, 1, 1, 2);
   ASSERT_TRUE(pg.ok()) << pg.status().message();
   int edges = 0;
@@ -77,7 +77,7 @@ TEST(PartitionGraphTest, CsrListsEveryEdgeWithWeightsInProportionAndAtLeastOne) 
 TEST(PartitionGraphTest, StepKernelSecondsTimesTheWholeStepOnEachDevice) {
   Problem p = testing::SmallRnnlm();
   cluster::Cluster c = SimCluster(2);  // cpu0 (40x slower), gpu0, gpu1
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto step = StepKernelSeconds(p.forward, sim, c);
   ASSERT_TRUE(step.ok()) << step.status().message();
   ASSERT_EQ(step->size(), 3u);
@@ -93,7 +93,7 @@ TEST(PartitionGraphTest, StepKernelSecondsTimesTheWholeStepOnEachDevice) {
 TEST(PartitionGraphTest, ADeviceWithoutTimesIsAnErrorNamingIt) {
   Problem p = testing::Zoo("mlp");
   const cluster::Cluster c = testing::UnprofiledCpus();
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto pg = BuildPartitionGraph(p.forward, sim, c, 1, 0, 1);
   ASSERT_FALSE(pg.ok());
   EXPECT_NE(pg.status().message().find("two-cpus.yaml: device 'cpu1' cannot give op '"),

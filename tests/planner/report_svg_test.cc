@@ -16,7 +16,7 @@ int Count(const std::string& s, const std::string& what) {
 TEST(ReportSvgTest, DrawsEveryOpOnItsDeviceRowAndEscapesNames) {
   testing::Problem p = testing::Zoo("mlp");
   cluster::Cluster c = testing::SimCluster(2);
-  runtime::StepStats t;
+  sim::StepStats t;
   t.seconds = 1e-3;
   t.ops = {{0, 1, 0, 400, 0}, {1, 2, 400, 900, 0}};
   t.transfers = {{0, 1, 2, 1024, 400, 450}};

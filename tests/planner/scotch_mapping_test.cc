@@ -17,7 +17,7 @@ using testing::Zoo;
 
 // Seconds to move every tensor that crosses devices, each over the GPUs' link:
 // the cut the mapper minimises (its weights are transfer times, not bytes).
-double CutSeconds(const runtime::Simulator& sim, const Problem& p, const std::vector<int>& fwd) {
+double CutSeconds(const sim::Simulator& sim, const Problem& p, const std::vector<int>& fwd) {
   const std::vector<int> d = TrainingDeviceOfNode(sim.graph(), p.forward, fwd);
   double seconds = 0;
   for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
@@ -32,7 +32,7 @@ double CutSeconds(const runtime::Simulator& sim, const Problem& p, const std::ve
 TEST(ScotchMappingTest, EqualGpusGetBalancedKernelTimeAndTheSlowCpuLess) {
   Problem p = Zoo("rnnlm", {16, 2, 256, 1000, 8});
   cluster::Cluster c = SimCluster(2);  // cpu0, gpu0, gpu1
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto placed = ScotchPlacement(p.forward, sim, c);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   const std::vector<double> work = testing::KernelSecondsPerDevice(p, sim, *placed, 3);
@@ -54,7 +54,7 @@ TEST(ScotchMappingTest, EqualGpusGetBalancedKernelTimeAndTheSlowCpuLess) {
 TEST(ScotchMappingTest, CutsFarLessTransferTimeThanARoundRobinOverTheDevices) {
   Problem p = Zoo("rnnlm", {16, 2, 256, 1000, 8});
   cluster::Cluster c = SimCluster(2);
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto placed = ScotchPlacement(p.forward, sim, c);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   std::vector<int> round_robin(p.forward.size());
@@ -65,7 +65,7 @@ TEST(ScotchMappingTest, CutsFarLessTransferTimeThanARoundRobinOverTheDevices) {
 TEST(ScotchMappingTest, OneDeviceTakesEverythingAndRunsRepeat) {
   Problem p = testing::SmallRnnlm();
   cluster::Cluster two = SimCluster(2);
-  runtime::Simulator sim = testing::SimCosts(p, two);
+  sim::Simulator sim = testing::SimCosts(p, two);
   auto first = ScotchPlacement(p.forward, sim, two);
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_EQ(*first, ScotchPlacement(p.forward, sim, two).value());
@@ -76,7 +76,7 @@ TEST(ScotchMappingTest, OneDeviceTakesEverythingAndRunsRepeat) {
       "one-gpu.yaml");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   const cluster::Cluster& one = *parsed;
-  runtime::Simulator alone = testing::SimCosts(p, one);
+  sim::Simulator alone = testing::SimCosts(p, one);
   auto placed = ScotchPlacement(p.forward, alone, one);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   EXPECT_EQ(std::count(placed->begin(), placed->end(), 0), p.forward.size());
@@ -85,7 +85,7 @@ TEST(ScotchMappingTest, OneDeviceTakesEverythingAndRunsRepeat) {
 TEST(ScotchMappingTest, RealDevicesWithoutAProfileAreAnErrorNamingTheDevice) {
   Problem p = Zoo("mlp");
   const cluster::Cluster c = testing::UnprofiledCpus();
-  runtime::Simulator sim = testing::SimCosts(p, c);
+  sim::Simulator sim = testing::SimCosts(p, c);
   auto placed = ScotchPlacement(p.forward, sim, c);
   ASSERT_FALSE(placed.ok());
   EXPECT_NE(placed.status().message().find("two-cpus.yaml: device 'cpu0' cannot give op '"),

@@ -119,7 +119,7 @@ class LosingWorkers : public RewardSource {
     }
     return inner_->Evaluate(d);
   }
-  Evaluation Timeline(const std::vector<int>& d, runtime::StepStats* st) const override {
+  Evaluation Timeline(const std::vector<int>& d, sim::StepStats* st) const override {
     return inner_->Timeline(d, st);
   }
   const graph::Graph& executed_graph() const override { return inner_->executed_graph(); }

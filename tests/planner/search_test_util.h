@@ -13,7 +13,7 @@
 #include "placement/placement.h"
 #include "planner/reward.h"
 #include "planner/search_options.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 namespace planner::testing {
 
@@ -51,15 +51,15 @@ inline cluster::Cluster SimCluster(int gpus, const std::string& gpu_memory = "12
 }
 
 // The simulator of a problem's training step on `c`: op and transfer costs.
-inline runtime::Simulator SimCosts(const Problem& p, const cluster::Cluster& c) {
-  auto sim = runtime::Simulator::Create(p.training.graph, c, nullptr);
+inline sim::Simulator SimCosts(const Problem& p, const cluster::Cluster& c) {
+  auto sim = sim::Simulator::Create(p.training.graph, c, nullptr);
   EXPECT_TRUE(sim.ok()) << sim.status().message();
   return std::move(sim).value();
 }
 
 // Kernel seconds of the training step on each of `devices` under a forward
 // placement, each node timed on the device it is placed on.
-inline std::vector<double> KernelSecondsPerDevice(const Problem& p, const runtime::Simulator& sim,
+inline std::vector<double> KernelSecondsPerDevice(const Problem& p, const sim::Simulator& sim,
                                                   const std::vector<int>& forward_device,
                                                   int devices) {
   std::vector<double> work(devices, 0);

@@ -11,19 +11,19 @@
 #include <cstdio>
 
 #include "cluster/devices.h"
-#include "graph/training.h"
 #include "frontend/model_loading.h"
+#include "graph/training.h"
 #include "placement/placement.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
 #include "runtime/profiler.h"
-#include "runtime/simulator.h"
-#include "runtime/statistics.h"
+#include "sim/simulator.h"
+#include "sim/statistics.h"
 
 namespace planner {
 namespace {
 
-using runtime::Median;
+using sim::Median;
 
 // The forward graph with its second stream on device 1: the ops downstream of
 // the input's second consumer and not of its first, and the constants only
@@ -64,10 +64,10 @@ TEST(SplitRankingTest, ASplitTheHardwareRunsFasterIsFasterInTheSimulator) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   auto c = cluster::LoadDevicesFile(std::string(PLANNER_CONFIGS_DIR) + "/local-2cpu.yaml");
   ASSERT_TRUE(c.ok()) << c.status().message();
-  runtime::Profile profile;
+  sim::Profile profile;
   runtime::ProfileReport report;
   ASSERT_TRUE(runtime::ProfileGraph(t->graph, t->loss, *c, {}, &profile, &report).ok());
-  auto sim = runtime::Simulator::Create(t->graph, *c, &profile);
+  auto sim = sim::Simulator::Create(t->graph, *c, &profile);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   const std::vector<int> single(model->graph.size(), 0);
   const std::vector<int> split = StreamPerCore(model->graph);
@@ -80,7 +80,7 @@ TEST(SplitRankingTest, ASplitTheHardwareRunsFasterIsFasterInTheSimulator) {
   std::vector<std::unique_ptr<runtime::Executor>> ex;
   for (const std::vector<int>* p : {&single, &split}) {
     const std::vector<int> d = TrainingDeviceOfNode(t->graph, model->graph, *p);
-    runtime::SimResult r = sim->Run(d, loss);
+    sim::SimResult r = sim->Run(d, loss);
     ASSERT_TRUE(r.status.ok()) << r.status.message();
     simulated.push_back(r.step.seconds);
     auto e = runtime::Executor::Create(t->graph, *c, d);
@@ -89,7 +89,7 @@ TEST(SplitRankingTest, ASplitTheHardwareRunsFasterIsFasterInTheSimulator) {
   }
   for (int round = 0; round < 13; ++round) {  // 2 warm-up, then 11 interleaved pairs
     for (int k = 0; k < 2; ++k) {
-      runtime::StepStats s;
+      sim::StepStats s;
       std::vector<at::Tensor> out;
       ASSERT_TRUE(ex[k]->Run(*feeds, {t->loss}, &out, &s).ok());
       if (round >= 2) measured[k].push_back(s.seconds);

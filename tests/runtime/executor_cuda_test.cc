@@ -41,7 +41,7 @@ TEST(ExecutorCudaTest, GpuAndMixedPlacementsMatchTheReferenceExecutorWithEitherS
       auto ex = Executor::Create(t.graph, CpuAndGpu(sync), placement);
       ASSERT_TRUE(ex.ok()) << ex.status().message();
       std::vector<at::Tensor> got;
-      StepStats stats;
+      sim::StepStats stats;
       graph::Status st = (*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats);
       ASSERT_TRUE(st.ok()) << st.message();
       EXPECT_TRUE(at::allclose(got[0].cpu(), expected[0], 1e-4, 1e-5))
@@ -59,17 +59,17 @@ TEST(ExecutorCudaTest, ParametersLiveOnTheGpuAndCrossingEdgesAreTransfers) {
   EXPECT_TRUE((*ex)->state("conv1/kernel").is_cuda());
   EXPECT_FALSE((*ex)->state("fc1/kernel").is_cuda());
   std::vector<at::Tensor> got;
-  StepStats stats;
+  sim::StepStats stats;
   ASSERT_TRUE((*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats).ok());
   int to_gpu = 0, to_cpu = 0;
-  for (const TransferRecord& r : stats.transfers) {
+  for (const sim::TransferRecord& r : stats.transfers) {
     to_gpu += r.src_device == 0 && r.dst_device == 1;
     to_cpu += r.src_device == 1 && r.dst_device == 0;
   }
   EXPECT_GT(to_gpu, 0);
   EXPECT_GT(to_cpu, 0);
   int gpu_ops = 0;
-  for (const OpRecord& r : stats.ops) gpu_ops += r.device == 1;
+  for (const sim::OpRecord& r : stats.ops) gpu_ops += r.device == 1;
   EXPECT_GT(gpu_ops, 10);
   EXPECT_GT(stats.busy_us[1], 0);
   EXPECT_GT(stats.peak_bytes[1], 0);
@@ -109,10 +109,10 @@ TEST(ExecutorCudaTest, KernelTimingGivesEveryGpuOpASpanOnTheDeviceWithinTheStep)
     SCOPED_TRACE(hold_s);
     (*ex)->set_kernel_timing(true, hold_s);
     std::vector<at::Tensor> got;
-    StepStats stats;
+    sim::StepStats stats;
     ASSERT_TRUE((*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats).ok());
     ASSERT_FALSE(stats.ops.empty());
-    for (const OpRecord& r : stats.ops) {
+    for (const sim::OpRecord& r : stats.ops) {
       EXPECT_GE(r.kernel_start_us, 0) << t.graph.node(r.node).name;
       EXPECT_GE(r.kernel_end_us, r.kernel_start_us) << t.graph.node(r.node).name;
       EXPECT_LE(r.kernel_end_us, stats.seconds * 1e6 + 100) << t.graph.node(r.node).name;
@@ -120,9 +120,9 @@ TEST(ExecutorCudaTest, KernelTimingGivesEveryGpuOpASpanOnTheDeviceWithinTheStep)
   }
   (*ex)->set_kernel_timing(false);
   std::vector<at::Tensor> got;
-  StepStats stats;
+  sim::StepStats stats;
   ASSERT_TRUE((*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats).ok());
-  for (const OpRecord& r : stats.ops) EXPECT_EQ(r.kernel_start_us, -1);
+  for (const sim::OpRecord& r : stats.ops) EXPECT_EQ(r.kernel_start_us, -1);
 }
 
 TEST(ExecutorCudaTest, AnOutOfRangeLabelGivesANanLossOnTheGpuAsTensorFlowsGpuKernel) {
@@ -167,7 +167,7 @@ Steps RunSteps(Executor& ex, const graph::TrainingGraph& t, const std::vector<ui
   const std::string param = t.graph.node(t.parameters[0]).name;
   for (uint64_t seed : seeds) {
     std::vector<at::Tensor> got;
-    StepStats stats;
+    sim::StepStats stats;
     graph::Status st = ex.Run(LeNetFeeds(seed), {t.loss}, &got, &stats);
     EXPECT_TRUE(st.ok()) << st.message();
     if (!st.ok()) break;

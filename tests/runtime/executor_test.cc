@@ -51,7 +51,7 @@ TEST(ExecutorTest, MatchesTheReferenceExecutorOnOneAndOnTwoDevices) {
     auto ex = Executor::Create(t.graph, c, placement);
     ASSERT_TRUE(ex.ok()) << ex.status().message();
     std::vector<at::Tensor> got;
-    StepStats stats;
+    sim::StepStats stats;
     graph::Status st = (*ex)->Run(LeNetFeeds(), {t.loss}, &got, &stats);
     ASSERT_TRUE(st.ok()) << st.message();
     EXPECT_TRUE(at::allclose(got[0], expected[0], 1e-6, 1e-6));
@@ -66,12 +66,12 @@ TEST(ExecutorTest, CrossDeviceEdgesBecomeTransfersAndEveryOpIsOnTheTimeline) {
   auto two = Executor::Create(t.graph, TwoCpus(), SplitPlacement(t.graph));
   ASSERT_TRUE(one.ok() && two.ok());
   std::vector<at::Tensor> out;
-  StepStats a, b;
+  sim::StepStats a, b;
   ASSERT_TRUE((*one)->Run(LeNetFeeds(), {t.loss}, &out, &a).ok());
   ASSERT_TRUE((*two)->Run(LeNetFeeds(), {t.loss}, &out, &b).ok());
   EXPECT_TRUE(a.transfers.empty());
   ASSERT_FALSE(b.transfers.empty());
-  for (const TransferRecord& r : b.transfers) {
+  for (const sim::TransferRecord& r : b.transfers) {
     EXPECT_NE(r.src_device, r.dst_device);
     EXPECT_GT(r.bytes, 0);
     EXPECT_LE(r.start_us, r.end_us);
@@ -123,7 +123,7 @@ TEST(ExecutorTest, ManyStepsOfARandomSplitMatchTheReferenceStepByStep) {
   for (uint64_t step = 0; step < 30; ++step) {
     std::vector<at::Tensor> expected, got;
     ASSERT_TRUE(ref->Run(LeNetFeeds(step), {t.loss}, &expected).ok());
-    StepStats stats;
+    sim::StepStats stats;
     graph::Status st = (*ex)->Run(LeNetFeeds(step), {t.loss}, &got, &stats);
     ASSERT_TRUE(st.ok()) << "step " << step << ": " << st.message();
     ASSERT_TRUE(at::allclose(got[0], expected[0], 1e-5, 1e-6)) << "step " << step;

@@ -123,7 +123,7 @@ TEST(MeasureTest, ChromeTraceIsJsonWithEveryOpAndTransferOnItsDeviceRow) {
   ASSERT_TRUE(ex.ok()) << ex.status().message();
   auto m = Measure(**ex, t.graph, t.loss, {0, 1, 1});
   ASSERT_TRUE(m.ok()) << m.status().message();
-  std::string json = ChromeTrace(t.graph, c, m->median_step);
+  std::string json = sim::ChromeTrace(t.graph, c, m->median_step);
   google::protobuf::Struct root;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &root).ok()) << json;
   const auto& events = root.fields().at("traceEvents").list_value().values();

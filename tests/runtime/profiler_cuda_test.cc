@@ -1,5 +1,5 @@
 // Profiling a cuda device (runtime/profiler.h) and simulating it with what was
-// profiled (runtime/simulator.h). Every test skips where this build's LibTorch
+// profiled (sim/simulator.h). Every test skips where this build's LibTorch
 // has no CUDA or the host has no GPU.
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include "runtime/executor.h"
 #include "runtime/measure.h"
 #include "runtime/profiler.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 #include "tests/runtime/test_util.h"
 
 namespace runtime {
@@ -23,7 +23,7 @@ using testing::CpuAndGpu;
 TEST(ProfilerCudaTest, AGpuGetsKernelAndLaunchTimesAndLinksBothWays) {
   SKIP_WITHOUT_GPU();
   graph::TrainingGraph t = LeNet();
-  Profile p;
+  sim::Profile p;
   ProfileReport report;
   graph::Status st = ProfileGraph(t.graph, t.loss, CpuAndGpu(), ProfileOptions{1, 3}, &p, &report);
   ASSERT_TRUE(st.ok()) << st.message();
@@ -33,10 +33,9 @@ TEST(ProfilerCudaTest, AGpuGetsKernelAndLaunchTimesAndLinksBothWays) {
   EXPECT_EQ(p.host_s.count("cpu0"), 0u);  // a cpu's kernels are its host time
   EXPECT_GT(p.launch_s["gpu0"], 0);
   EXPECT_LT(p.launch_s["gpu0"], 1e-3);
-  for (const auto& link : {std::pair<std::string, std::string>{"cpu0", "gpu0"},
-                           {"gpu0", "cpu0"},
-                           {"gpu0", "gpu0"}}) {
-    const LinkFit* fit = p.Link(link.first, link.second);
+  for (const auto& link :
+       {std::pair<std::string, std::string>{"cpu0", "gpu0"}, {"gpu0", "cpu0"}, {"gpu0", "gpu0"}}) {
+    const sim::LinkFit* fit = p.Link(link.first, link.second);
     ASSERT_NE(fit, nullptr) << link.first << " -> " << link.second;
     EXPECT_GT(fit->bandwidth_bytes_per_s, 1e8) << link.first << " -> " << link.second;
   }
@@ -48,7 +47,7 @@ TEST(ProfilerCudaTest, TheSimulatedGpuStepIsNearTheMeasuredOne) {
   SKIP_WITHOUT_GPU();
   graph::TrainingGraph t = LeNet();
   const cluster::Cluster c = CpuAndGpu();
-  Profile p;
+  sim::Profile p;
   ProfileReport report;
   ASSERT_TRUE(ProfileGraph(t.graph, t.loss, c, ProfileOptions{1, 5}, &p, &report).ok());
   for (const std::vector<int>& placement :
@@ -57,9 +56,9 @@ TEST(ProfilerCudaTest, TheSimulatedGpuStepIsNearTheMeasuredOne) {
     ASSERT_TRUE(ex.ok()) << ex.status().message();
     auto m = Measure(**ex, t.graph, t.loss, MeasureOptions{2, 10, 1});
     ASSERT_TRUE(m.ok()) << m.status().message();
-    auto sim = Simulator::Create(t.graph, c, &p);
+    auto sim = sim::Simulator::Create(t.graph, c, &p);
     ASSERT_TRUE(sim.ok()) << sim.status().message();
-    SimResult r = sim->Run(placement, sim->graph().Find(t.loss));
+    sim::SimResult r = sim->Run(placement, sim->graph().Find(t.loss));
     ASSERT_TRUE(r.status.ok()) << r.status.message();
     EXPECT_GT(r.step.seconds, m->time.median_s / 2);
     EXPECT_LT(r.step.seconds, m->time.median_s * 2);

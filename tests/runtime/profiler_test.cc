@@ -8,7 +8,7 @@
 #include "graph/shape_inference.h"
 #include "graph/signature.h"
 #include "graph/training.h"
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 #include "tests/runtime/test_util.h"
 
 namespace runtime {
@@ -26,7 +26,7 @@ TEST(ProfilerTest, ProfilesEverySignatureOnEachCpuOnceAndFitsBothLinks) {
       "[1]}\n",
       "two.yaml");
   ASSERT_TRUE(c.ok());
-  Profile p;
+  sim::Profile p;
   ProfileReport report;
   ASSERT_TRUE(ProfileGraph(t->graph, t->loss, *c, {0, 1}, &p, &report).ok());
   EXPECT_EQ(report.measured, (std::vector<std::string>{"cpu0", "cpu1"}));
@@ -47,11 +47,11 @@ TEST(ProfilerTest, ProfilesEverySignatureOnEachCpuOnceAndFitsBothLinks) {
   EXPECT_EQ(again.links_measured, 0);
 
   // And the simulator needs no estimate on either device.
-  auto sim = Simulator::Create(t->graph, *c, &p);
+  auto sim = sim::Simulator::Create(t->graph, *c, &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   std::vector<int> split(t->graph.size(), 0);
   for (graph::NodeId id = t->graph.size() / 2; id < t->graph.size(); ++id) split[id] = 1;
-  SimResult r = sim->Run(split, t->graph.Find(t->loss));
+  sim::SimResult r = sim->Run(split, t->graph.Find(t->loss));
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   EXPECT_EQ(r.estimated_ops, 0);
   EXPECT_GT(r.step.seconds, 0);
@@ -74,8 +74,8 @@ graph::Graph Chain() {
 }
 
 // One step with every op of the chain on `device`, each taking `us` x `factor`.
-StepStats Alone(const graph::Graph& g, int device, double factor) {
-  StepStats s;
+sim::StepStats Alone(const graph::Graph& g, int device, double factor) {
+  sim::StepStats s;
   double t = 0;
   for (const char* n : {"a", "b", "c", "d"}) {
     const double us = (n[0] == 'b' ? 20 : n[0] == 'c' ? 30 : 10) * factor;
@@ -84,7 +84,7 @@ StepStats Alone(const graph::Graph& g, int device, double factor) {
   }
   s.seconds = t / 1e6;
   s.busy_us.assign(2, 0);
-  for (const OpRecord& r : s.ops) s.busy_us[device] += r.end_us - r.start_us;
+  for (const sim::OpRecord& r : s.ops) s.busy_us[device] += r.end_us - r.start_us;
   return s;
 }
 
@@ -95,14 +95,14 @@ TEST(ProfileBuilderTest, OpTimesAsStepMediansAreTheirShareOfTheMedianStepSlowSte
   for (double factor : {1.0, 1.2, 1.4, 1.3, 0.9}) b.AddStep(g, c, 0, Alone(g, 0, factor));
   EXPECT_EQ(b.KeptSteps("cpu0"), 5) << "every step counts";
   EXPECT_EQ(b.SlowSteps("cpu0"), 1) << "x1.4 is over 10% slower than the median x1.2 (x1.3 is not)";
-  Profile p;
+  sim::Profile p;
   EXPECT_EQ(b.Finish(&p), 3);
-  const OpTiming* neg = p.Find("cpu0", graph::OpSignature(g, g.Find("b")));
+  const sim::OpTiming* neg = p.Find("cpu0", graph::OpSignature(g, g.Find("b")));
   ASSERT_NE(neg, nullptr);
   EXPECT_NEAR(neg->seconds, 24e-6, 1e-12) << "20 us in the median step (x1.2)";
   EXPECT_EQ(neg->samples, 5);
   // Relu runs twice a step (a and d: 10 us each): its mean within a step, then the median.
-  const OpTiming* relu = p.Find("cpu0", graph::OpSignature(g, g.Find("a")));
+  const sim::OpTiming* relu = p.Find("cpu0", graph::OpSignature(g, g.Find("a")));
   ASSERT_NE(relu, nullptr);
   EXPECT_NEAR(relu->seconds, 12e-6, 1e-12);
 }
@@ -113,9 +113,9 @@ TEST(ProfileBuilderTest, OpTimesAsTheMeanTakeEverySample) {
   ProfileBuilder b(0.10, OpTime::kMean);
   for (double factor : {1.0, 1.0, 1.4, 1.0}) b.AddStep(g, c, 0, Alone(g, 0, factor));
   EXPECT_EQ(b.KeptSteps("cpu0"), 4);
-  Profile p;
+  sim::Profile p;
   EXPECT_EQ(b.Finish(&p), 3);
-  const OpTiming* neg = p.Find("cpu0", graph::OpSignature(g, g.Find("b")));
+  const sim::OpTiming* neg = p.Find("cpu0", graph::OpSignature(g, g.Find("b")));
   ASSERT_NE(neg, nullptr);
   EXPECT_NEAR(neg->seconds, 22e-6, 1e-12) << "the mean of 20, 20, 28 and 20 us";
 }
@@ -138,9 +138,9 @@ TEST(ProfileBuilderTest, AStepDuringWhichTheDeviceRanSlowIsLeftOutByDefault) {
   for (double factor : {1.0, 1.0, 1.4, 1.0}) b.AddStep(g, c, 0, Alone(g, 0, factor));
   EXPECT_EQ(b.KeptSteps("cpu0"), 3);
   EXPECT_EQ(b.SlowSteps("cpu0"), 1);
-  Profile p;
+  sim::Profile p;
   EXPECT_EQ(b.Finish(&p), 3);  // Relu (a and d), Neg, Tanh
-  const OpTiming* neg = p.Find("cpu0", graph::OpSignature(g, g.Find("b")));
+  const sim::OpTiming* neg = p.Find("cpu0", graph::OpSignature(g, g.Find("b")));
   ASSERT_NE(neg, nullptr);
   EXPECT_NEAR(neg->seconds, 20e-6, 1e-12) << "the slow step's 28 us is not in the mean";
   EXPECT_EQ(neg->samples, 3);
@@ -155,7 +155,7 @@ TEST(ProfileBuilderTest, OpsWhileTheOtherCpuIsAwakeGiveItsSlowdownDispatchAndPol
   // a on cpu0 2-14 while cpu1 still sleeps (not shared); b on cpu1 after a
   // 1 us copy, polled 2 us after a's end, 1.2x slower; c back on cpu0 3 us
   // after b's end, 1.2x; d queued behind c, 2 us later, as fast as alone.
-  StepStats s;
+  sim::StepStats s;
   s.ops = {{g.Find("a"), 0, 2, 14},
            {g.Find("b"), 1, 17, 41},
            {g.Find("c"), 0, 44, 80},
@@ -163,7 +163,7 @@ TEST(ProfileBuilderTest, OpsWhileTheOtherCpuIsAwakeGiveItsSlowdownDispatchAndPol
   s.transfers = {{g.Find("a"), 0, 1, 64, 15, 16}, {g.Find("b"), 1, 0, 64, 43, 44}};
   s.seconds = 93e-6;
   b.AddSharedStep(g, c, s);
-  Profile p;
+  sim::Profile p;
   b.Finish(&p);
   EXPECT_NEAR(p.slowdown.at("cpu0"), 46.0 / 40.0, 1e-9);  // c and d; not a
   EXPECT_NEAR(p.slowdown.at("cpu1"), 24.0 / 20.0, 1e-9);
@@ -180,14 +180,14 @@ TEST(ProfileBuilderTest, KernelsAfterIdleSpellsGiveTheColdExtrasByIdleTime) {
   const cluster::Cluster c = TwoCpus();
   ProfileBuilder b;
   for (int i = 0; i < 3; ++i) b.AddStep(g, c, 0, Alone(g, 0, 1.0));
-  StepStats s;
+  sim::StepStats s;
   s.ops = {{g.Find("a"), 0, 2, 13.5},
            {g.Find("b"), 0, 14.5, 36},
            {g.Find("c"), 0, 136, 172},
            {g.Find("d"), 0, 472, 494}};
   s.seconds = 495e-6;
   for (int i = 0; i < 8; ++i) b.AddSharedStep(g, c, s);
-  Profile p;
+  sim::Profile p;
   b.Finish(&p);
   const std::vector<std::pair<double, double>>& cold = p.cold_s.at("cpu0");
   ASSERT_EQ(cold.size(), ColdIdleBins().size());
@@ -199,14 +199,14 @@ TEST(ProfileBuilderTest, KernelsAfterIdleSpellsGiveTheColdExtrasByIdleTime) {
   EXPECT_EQ(p.slowdown.count("cpu0"), 0u) << "cpu1 was never awake";
 
   // The previous model (the ablation) has no cold kernels.
-  Profile q;
+  sim::Profile q;
   b.set_previous_model(true);
   b.Finish(&q);
   EXPECT_EQ(q.cold_s.count("cpu0"), 0u);
 }
 
 // Profiles a tiny MLP's training step on the devices of `yaml` (named `source`).
-graph::Status ProfileTinyMlp(const std::string& yaml, const std::string& source, Profile* p) {
+graph::Status ProfileTinyMlp(const std::string& yaml, const std::string& source, sim::Profile* p) {
   auto t = graph::BuildTrainingGraph(*graph::BuildMlp({4, {8}, 1}), {});
   EXPECT_TRUE(t.ok());
   auto c = cluster::ParseDevicesYaml(yaml, source);
@@ -217,7 +217,7 @@ graph::Status ProfileTinyMlp(const std::string& yaml, const std::string& source,
 }
 
 TEST(ProfilerTest, OnlySimulatedDevicesIsAnError) {
-  Profile p;
+  sim::Profile p;
   graph::Status st = ProfileTinyMlp(
       "devices:\n  - {name: g0, kind: sim, simulates: gpu, peak_flops: 1T, memory_bandwidth: "
       "1GB/s}\n",
@@ -228,7 +228,7 @@ TEST(ProfilerTest, OnlySimulatedDevicesIsAnError) {
 // Profiling a GPU itself: tests/runtime/profiler_cuda_test.cc.
 TEST(ProfilerTest, ACudaDeviceInABuildWithoutCudaIsRefusedBeforeAnythingRuns) {
   if (at::hasCUDA()) GTEST_SKIP() << "this build and host have CUDA";
-  Profile p;
+  sim::Profile p;
   graph::Status st = ProfileTinyMlp(
       "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: gpu0, kind: cuda, index: 0}\n",
       "gpu.yaml", &p);

@@ -1,4 +1,4 @@
-#include "runtime/rewrite.h"
+#include "sim/rewrite.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ TEST(RewriteTest, LeNetPoolsKeepTheirIndicesForTheirGradientsWithIdsAndNamesUnch
   ASSERT_TRUE(fwd.ok());
   auto t = graph::BuildTrainingGraph(*fwd, {});
   ASSERT_TRUE(t.ok()) << t.status().message();
-  graph::Graph r = RewriteForExecution(t->graph);
+  graph::Graph r = sim::RewriteForExecution(t->graph);
   ASSERT_EQ(r.size(), t->graph.size());
   for (graph::NodeId id = 0; id < r.size(); ++id) {
     EXPECT_EQ(r.node(id).name, t->graph.node(id).name);
@@ -60,7 +60,7 @@ TEST(RewriteTest, GradientOfAnotherTensorIsLeftAlone) {
       "i: 2 i: 1 } } } attr { key: 'padding' value { s: 'VALID' } } }",
       "m.pbtxt");
   ASSERT_TRUE(g.ok()) << g.status().message();
-  graph::Graph r = RewriteForExecution(*g);
+  graph::Graph r = sim::RewriteForExecution(*g);
   EXPECT_EQ(r.node(r.Find("p")).op, "MaxPool");
   EXPECT_EQ(r.node(r.Find("g")).op, "MaxPoolGrad");
 }

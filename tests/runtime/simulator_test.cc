@@ -1,4 +1,4 @@
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -53,8 +53,9 @@ std::string Unary(const std::string& name, const std::string& op, const std::str
 }
 
 // Every scheduled op of `g` takes `seconds` on each named device.
-Profile Uniform(const graph::Graph& g, const std::vector<std::string>& devices, double seconds) {
-  Profile p;
+sim::Profile Uniform(const graph::Graph& g, const std::vector<std::string>& devices,
+                     double seconds) {
+  sim::Profile p;
   for (graph::NodeId id = 0; id < g.size(); ++id) {
     if (!RunsKernel(g.node(id).op)) continue;
     for (const std::string& d : devices) {
@@ -67,11 +68,11 @@ Profile Uniform(const graph::Graph& g, const std::vector<std::string>& devices, 
 TEST(SimulatorTest, AChainOnOneDeviceTakesTheSumOfItsOpsAndDispatch) {
   graph::Graph g =
       Graph(Unary("a", "Relu", "x") + Unary("b", "Relu", "a") + Unary("c", "Relu", "b"));
-  Profile p = Uniform(g, {"cpu0"}, 10e-6);
+  sim::Profile p = Uniform(g, {"cpu0"}, 10e-6);
   p.dispatch_s["cpu0"] = 1e-6;
-  auto sim = Simulator::Create(g, TwoCpus(), &p);
+  auto sim = sim::Simulator::Create(g, TwoCpus(), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
-  SimResult r = sim->Run(std::vector<int>(g.size(), 0));
+  sim::SimResult r = sim->Run(std::vector<int>(g.size(), 0));
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   EXPECT_NEAR(r.step.seconds, 33e-6, 1e-12);
   EXPECT_EQ(r.estimated_ops, 0);
@@ -81,7 +82,7 @@ TEST(SimulatorTest, AChainOnOneDeviceTakesTheSumOfItsOpsAndDispatch) {
 TEST(SimulatorTest, AStepReplayedAsACudaGraphCostsItsKernelsAloneNotTheirLaunches) {
   graph::Graph g =
       Graph(Unary("a", "Relu", "x") + Unary("b", "Relu", "a") + Unary("c", "Relu", "b"));
-  Profile p = Uniform(g, {"gpu0"}, 10e-6);
+  sim::Profile p = Uniform(g, {"gpu0"}, 10e-6);
   p.launch_s["gpu0"] = 30e-6;  // launch-bound op by op
   p.dispatch_s["gpu0"] = 2e-6;
   for (const char* graphs : {"off", "on"}) {
@@ -90,9 +91,9 @@ TEST(SimulatorTest, AStepReplayedAsACudaGraphCostsItsKernelsAloneNotTheirLaunche
         std::string("devices:\n  - {name: gpu0, kind: cuda, index: 0, graphs: ") + graphs + "}\n",
         "g.yaml");
     ASSERT_TRUE(c.ok()) << c.status().message();
-    auto sim = Simulator::Create(g, *c, &p);
+    auto sim = sim::Simulator::Create(g, *c, &p);
     ASSERT_TRUE(sim.ok()) << sim.status().message();
-    SimResult r = sim->Run(std::vector<int>(g.size(), 0));
+    sim::SimResult r = sim->Run(std::vector<int>(g.size(), 0));
     ASSERT_TRUE(r.status.ok()) << r.status.message();
     // Op by op, each op's launch (and dispatch) is on the path; replayed, the kernels alone.
     EXPECT_NEAR(r.step.seconds, std::string(graphs) == "on" ? 30e-6 : 3 * 32e-6, 1e-9);
@@ -100,12 +101,12 @@ TEST(SimulatorTest, AStepReplayedAsACudaGraphCostsItsKernelsAloneNotTheirLaunche
 }
 
 // Every placement of the graph's nodes on two devices simulates in `bound` or more.
-void ExpectNoPlacementBelow(const Simulator& sim, double bound) {
+void ExpectNoPlacementBelow(const sim::Simulator& sim, double bound) {
   const int n = sim.graph().size();
   for (int mask = 0; mask < (1 << n); ++mask) {
     std::vector<int> d(n);
     for (int i = 0; i < n; ++i) d[i] = (mask >> i) & 1;
-    SimResult r = sim.Run(d);
+    sim::SimResult r = sim.Run(d);
     ASSERT_TRUE(r.status.ok()) << r.status.message();
     EXPECT_GE(r.step.seconds, bound) << "placement " << mask;
   }
@@ -117,10 +118,10 @@ TEST(SimulatorTest, DependencyBoundIsTheLongestChainAtEachOpsFastestDevice) {
       Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "a") + Unary("d", "Relu", "x") +
             "node { name: 'c' op: 'AddV2' input: 'b' input: 'd' attr { key: 'T' "
             "value { type: DT_FLOAT } } }");
-  Profile p = Uniform(g, {"g0"}, 10e-6);
-  Profile fast = Uniform(g, {"g1"}, 5e-6);
+  sim::Profile p = Uniform(g, {"g0"}, 10e-6);
+  sim::Profile fast = Uniform(g, {"g1"}, 5e-6);
   p.ops["g1"] = fast.ops["g1"];
-  auto sim = Simulator::Create(g, Sims(), &p);
+  auto sim = sim::Simulator::Create(g, Sims(), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   EXPECT_NEAR(sim->DependencyBoundSeconds(), 15e-6, 1e-12);  // a, b, c at 5 us
   // No placement beats it (the best takes 20 us: one device runs one op at a time).
@@ -132,10 +133,10 @@ TEST(SimulatorTest, WorkBoundIsTheBestFractionalSplitOfTheOpsOverDevices) {
   // divisible work puts 3 ops' worth on g0 and 1 on g1, 30 us each.
   graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
                          Unary("c", "Relu", "x") + Unary("d", "Neg", "x"));
-  Profile p = Uniform(g, {"g0"}, 10e-6);
-  Profile slow = Uniform(g, {"g1"}, 30e-6);
+  sim::Profile p = Uniform(g, {"g0"}, 10e-6);
+  sim::Profile slow = Uniform(g, {"g1"}, 30e-6);
   p.ops["g1"] = slow.ops["g1"];
-  auto sim = Simulator::Create(g, Sims(), &p);
+  auto sim = sim::Simulator::Create(g, Sims(), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   const double bound = sim->WorkBoundSeconds();
   EXPECT_LE(bound, 30e-6 + 1e-12);
@@ -152,8 +153,8 @@ graph::Graph Branches() {
 }
 
 // Every op 10 us on either cpu; a copy of their 64 bytes 1 + 4 us.
-Profile BranchesProfile(const graph::Graph& g) {
-  Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
+sim::Profile BranchesProfile(const graph::Graph& g) {
+  sim::Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
   p.links[{"cpu0", "cpu1"}] = {1e-6, 16e6, 1};
   p.links[{"cpu1", "cpu0"}] = {1e-6, 16e6, 1};
   return p;
@@ -161,11 +162,11 @@ Profile BranchesProfile(const graph::Graph& g) {
 
 TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
   graph::Graph g = Branches();
-  Profile p = BranchesProfile(g);
-  auto sim = Simulator::Create(g, TwoCpus(), &p);
+  sim::Profile p = BranchesProfile(g);
+  auto sim = sim::Simulator::Create(g, TwoCpus(), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   std::vector<int> d = {0, 0, 1, 0};  // x, a, c on cpu0; b on cpu1
-  SimResult r = sim->Run(d);
+  sim::SimResult r = sim->Run(d);
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   // b: copy x (5 us) then 10 us, ends at 15; c: copy b (5 us) then 10 us: 30 us.
   EXPECT_NEAR(r.step.seconds, 30e-6, 1e-12);
@@ -178,16 +179,16 @@ TEST(SimulatorTest, BranchesOnTwoCpusOverlapAndTheConsumerCopiesWhatItReads) {
 // has none (its kernels were profiled that way).
 TEST(SimulatorTest, KernelsOfASplitStepTakeTheColdExtraForTheirIdleSpell) {
   graph::Graph g = Branches();
-  Profile p = BranchesProfile(g);
+  sim::Profile p = BranchesProfile(g);
   for (const char* d : {"cpu0", "cpu1"}) p.cold_s[d] = {{4e-6, 1e-6}, {1e9, 7e-6}};
-  auto sim = Simulator::Create(g, TwoCpus(), &p);
+  auto sim = sim::Simulator::Create(g, TwoCpus(), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   // a on cpu0 0-11 (idle 0: +1); b on cpu1 copies x 0-5, 5-16 (+1); c on cpu0
   // idle 11-16 (5 us: +7), copies b 16-21, 21-38.
-  SimResult r = sim->Run({0, 0, 1, 0});
+  sim::SimResult r = sim->Run({0, 0, 1, 0});
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   EXPECT_NEAR(r.step.seconds, 38e-6, 1e-12);
-  SimResult one = sim->Run({0, 0, 0, 0});
+  sim::SimResult one = sim->Run({0, 0, 0, 0});
   ASSERT_TRUE(one.status.ok()) << one.status.message();
   EXPECT_NEAR(one.step.seconds, 30e-6, 1e-12);
 }
@@ -195,12 +196,12 @@ TEST(SimulatorTest, KernelsOfASplitStepTakeTheColdExtraForTheirIdleSpell) {
 // x -> a on cpu0; a feeds b on cpu1 and d on cpu0; c = b + d on cpu0. Every op
 // 10 us, copies free; handing an op to a polling worker costs 1 us, to a
 // sleeping one 20 us, and the hander 3 us more.
-SimResult HandOffs(const std::string& spin) {
+sim::SimResult HandOffs(const std::string& spin) {
   graph::Graph g =
       Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "a") + Unary("d", "Relu", "a") +
             "node { name: 'c' op: 'AddV2' input: 'b' input: 'd' attr { key: 'T' "
             "value { type: DT_FLOAT } } }");
-  Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
+  sim::Profile p = Uniform(g, {"cpu0", "cpu1"}, 10e-6);
   for (const char* d : {"cpu0", "cpu1"}) {
     p.poll_s[d] = 1e-6;
     p.wakeup_s[d] = 20e-6;
@@ -213,7 +214,7 @@ SimResult HandOffs(const std::string& spin) {
           "}\n  - {name: cpu1, kind: cpu, cores: [1], spin: " + spin + "}\n",
       "spin.yaml");
   EXPECT_TRUE(c.ok()) << c.status().message();
-  auto sim = Simulator::Create(g, *c, &p);
+  auto sim = sim::Simulator::Create(g, *c, &p);
   EXPECT_TRUE(sim.ok()) << sim.status().message();
   std::vector<int> d(g.size(), 0);
   d[g.Find("b")] = 1;
@@ -222,15 +223,15 @@ SimResult HandOffs(const std::string& spin) {
 
 // The step starts with every worker asleep: the caller wakes cpu0 for a
 // (20-30); cpu0 wakes cpu1 for b (50-60), paying 3 us before d (33-43).
-double StartOf(const SimResult& r, graph::NodeId node) {
-  for (const OpRecord& op : r.step.ops) {
+double StartOf(const sim::SimResult& r, graph::NodeId node) {
+  for (const sim::OpRecord& op : r.step.ops) {
     if (op.node == node) return op.start_us;
   }
   return -1;
 }
 
 TEST(SimulatorTest, AWorkerStillPollingTakesAHandedOpAtOnce) {
-  SimResult r = HandOffs("200us");
+  sim::SimResult r = HandOffs("200us");
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   EXPECT_NEAR(StartOf(r, 3), 33, 1e-6) << "d";
   // c: cpu0 idle since 43, for 17 us of its 200: it polls, 61-71.
@@ -238,7 +239,7 @@ TEST(SimulatorTest, AWorkerStillPollingTakesAHandedOpAtOnce) {
 }
 
 TEST(SimulatorTest, WakingASleepingWorkerCostsItsWakeUpAndTheHanderItsNotify) {
-  SimResult r = HandOffs("5us");
+  sim::SimResult r = HandOffs("5us");
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   EXPECT_NEAR(StartOf(r, 3), 33, 1e-6) << "d";
   // c: cpu0 asleep since 48 (43 + its 5 us of polling): 80-90.
@@ -250,10 +251,10 @@ TEST(SimulatorTest, EagerSendsShareTheLinkOneAtATime) {
   graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Neg", "x") +
                          "node { name: 'c' op: 'AddV2' input: 'a' input: 'b' attr { key: 'T' "
                          "value { type: DT_FLOAT } } }");
-  Profile p = Uniform(g, {"g0", "g1"}, 10e-6);
-  auto sim = Simulator::Create(g, Sims("1.6MB/s"), &p);
+  sim::Profile p = Uniform(g, {"g0", "g1"}, 10e-6);
+  auto sim = sim::Simulator::Create(g, Sims("1.6MB/s"), &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
-  SimResult r = sim->Run({0, 0, 0, 1});
+  sim::SimResult r = sim->Run({0, 0, 0, 1});
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   // a ends at 10 and is sent 10..51; b ends at 20 but waits for the link: 51..92;
   // c runs 92..102. Without contention it would end at 71.
@@ -269,22 +270,22 @@ TEST(SimulatorTest, UnprofiledOpsOnASimDeviceAreRooflineEstimates) {
       "float_val: 1 } } } }"
       "node { name: 'm' op: 'MatMul' input: 'x' input: 'w' attr { key: 'T' value { type: "
       "DT_FLOAT } } }");
-  auto sim = Simulator::Create(g, Sims(), nullptr);
+  auto sim = sim::Simulator::Create(g, Sims(), nullptr);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   const graph::OpCost c = graph::ComputeCosts(g)[g.Find("m")];
   const double expected =
       std::max(c.flops / 1e12, static_cast<double>(c.bytes_read + c.bytes_written) / 100e9);
   EXPECT_NEAR(sim->OpSeconds(g.Find("m"), 0), expected, 1e-15);
   EXPECT_TRUE(sim->Estimated(g.Find("m"), 0));
-  SimResult r = sim->Run(std::vector<int>(g.size(), 0));
+  sim::SimResult r = sim->Run(std::vector<int>(g.size(), 0));
   EXPECT_EQ(r.estimated_ops, 1);
 }
 
 TEST(SimulatorTest, OpOnARealDeviceWithoutProfileOrFiguresIsAnErrorNamingIt) {
   graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Relu", "a"));
-  auto sim = Simulator::Create(g, TwoCpus(), nullptr);
+  auto sim = sim::Simulator::Create(g, TwoCpus(), nullptr);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
-  SimResult r = sim->Run({0, 1, 1});
+  sim::SimResult r = sim->Run({0, 1, 1});
   EXPECT_EQ(r.status.message(),
             "device 'cpu1' has no profiled time for node 'a' (Relu) and no "
             "peak_flops/memory_bandwidth to estimate it (2 op(s) so placed): run planner "
@@ -299,13 +300,13 @@ TEST(SimulatorTest, PeakMemoryOnOneDeviceIsTheExecutorsExactly) {
   auto m = Measure(**ex, t.graph, t.loss, {0, 1, 1});
   ASSERT_TRUE(m.ok()) << m.status().message();
   // As planner profile records them: which ops' outputs are views.
-  Profile p;
-  for (const OpRecord& op : m->median_step.ops) {
+  sim::Profile p;
+  for (const sim::OpRecord& op : m->median_step.ops) {
     p.ops["cpu0"][graph::OpSignature((*ex)->graph(), op.node)] = {1e-6, op.bytes, 1};
   }
-  auto sim = Simulator::Create(t.graph, c, &p);
+  auto sim = sim::Simulator::Create(t.graph, c, &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
-  SimResult r = sim->Run(std::vector<int>(t.graph.size(), 0), t.graph.Find(t.loss));
+  sim::SimResult r = sim->Run(std::vector<int>(t.graph.size(), 0), t.graph.Find(t.loss));
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   EXPECT_EQ(r.step.peak_bytes[0], m->peak_bytes[0]);
 }
@@ -315,10 +316,10 @@ TEST(SimulatorTest, ExceedingACapacityIsAnOutOfMemoryResultNamingTheDevice) {
   cluster::Cluster c = TwoCpus("300KB");
   auto ex = Executor::Create(t.graph, c, std::vector<int>(t.graph.size(), 0));
   ASSERT_TRUE(ex.ok());
-  Profile p = Uniform((*ex)->graph(), {"cpu0"}, 1e-6);
-  auto sim = Simulator::Create(t.graph, c, &p);
+  sim::Profile p = Uniform((*ex)->graph(), {"cpu0"}, 1e-6);
+  auto sim = sim::Simulator::Create(t.graph, c, &p);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
-  SimResult r = sim->Run(std::vector<int>(t.graph.size(), 0), t.graph.Find(t.loss));
+  sim::SimResult r = sim->Run(std::vector<int>(t.graph.size(), 0), t.graph.Find(t.loss));
   EXPECT_EQ(r.status.code(), graph::StatusCode::kOutOfMemory);
   EXPECT_NE(r.status.message().find("device 'cpu0' is out of memory at node '"), std::string::npos)
       << r.status.message();
@@ -337,18 +338,18 @@ TEST(SimulatorTest, ARunIsIndependentOfTheRunsBeforeIt) {
     alternating[i] = i % 2;
     thirds[i] = i % 3 == 0;
   }
-  auto sim = Simulator::Create(t.graph, Sims("1GB/s"), nullptr);
+  auto sim = sim::Simulator::Create(t.graph, Sims("1GB/s"), nullptr);
   ASSERT_TRUE(sim.ok()) << sim.status().message();
-  const SimResult first = sim->Run(alternating, loss);
+  const sim::SimResult first = sim->Run(alternating, loss);
   ASSERT_TRUE(first.status.ok()) << first.status.message();
   ASSERT_FALSE(first.step.transfers.empty());
 
   EXPECT_TRUE(sim->Run(thirds, loss).status.ok());
-  auto cramped = Simulator::Create(t.graph, Sims("1GB/s", "200KB"), nullptr);
+  auto cramped = sim::Simulator::Create(t.graph, Sims("1GB/s", "200KB"), nullptr);
   ASSERT_TRUE(cramped.ok()) << cramped.status().message();
   EXPECT_EQ(cramped->Run(alternating, loss).status.code(), graph::StatusCode::kOutOfMemory);
 
-  auto same = [&](const SimResult& r) {
+  auto same = [&](const sim::SimResult& r) {
     ASSERT_TRUE(r.status.ok()) << r.status.message();
     EXPECT_EQ(r.step.seconds, first.step.seconds);
     EXPECT_EQ(r.step.peak_bytes, first.step.peak_bytes);
@@ -358,7 +359,7 @@ TEST(SimulatorTest, ARunIsIndependentOfTheRunsBeforeIt) {
     }
   };
   same(sim->Run(alternating, loss));
-  SimResult elsewhere;
+  sim::SimResult elsewhere;
   std::thread([&] { elsewhere = sim->Run(alternating, loss); }).join();
   same(elsewhere);
 }

@@ -1,4 +1,4 @@
-#include "runtime/timeline_diff.h"
+#include "sim/timeline_diff.h"
 
 #include <gtest/gtest.h>
 
@@ -25,8 +25,8 @@ graph::Graph Diamond() {
 // a on cpu0 0-10; b on cpu0 12-20 (queued behind a: 2 us of dispatch); c on
 // cpu1 15-c_end after copying a (13-14): it waited 10 us for a, then 4 us of
 // hand-off; d on cpu0 from c's end + 1, 4 us long. The step ends 1 us later.
-StepStats Step(const graph::Graph& g, double c_end) {
-  StepStats s;
+sim::StepStats Step(const graph::Graph& g, double c_end) {
+  sim::StepStats s;
   s.ops = {{g.Find("a"), 0, 0, 10},
            {g.Find("b"), 0, 12, 20},
            {g.Find("c"), 1, 15, c_end},
@@ -39,7 +39,7 @@ StepStats Step(const graph::Graph& g, double c_end) {
 TEST(TimelineDiffTest, EachDevicesPartsAddUpToTheStep) {
   const graph::Graph g = Diamond();
   const cluster::Cluster c = TwoCpus();
-  const std::vector<DevicePhases> p = SplitIntoPhases(g, c, Step(g, 25));
+  const std::vector<sim::DevicePhases> p = sim::SplitIntoPhases(g, c, Step(g, 25));
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p[0].ops, 3);
   EXPECT_DOUBLE_EQ(p[0].kernels_us, 22);
@@ -51,7 +51,7 @@ TEST(TimelineDiffTest, EachDevicesPartsAddUpToTheStep) {
   EXPECT_DOUBLE_EQ(p[1].waiting_us, 10);  // for a
   EXPECT_DOUBLE_EQ(p[1].handoff_us, 4);
   EXPECT_DOUBLE_EQ(p[1].tail_us, 6);
-  for (const DevicePhases& d : p) {
+  for (const sim::DevicePhases& d : p) {
     EXPECT_DOUBLE_EQ(
         d.kernels_us + d.copies_us + d.dispatch_us + d.handoff_us + d.waiting_us + d.tail_us, 31);
   }
@@ -60,10 +60,10 @@ TEST(TimelineDiffTest, EachDevicesPartsAddUpToTheStep) {
 TEST(TimelineDiffTest, FindsTheFirstOpThatStartsOutOfStepAndTheOpThatCausedIt) {
   const graph::Graph g = Diamond();
   const cluster::Cluster c = TwoCpus();
-  TimelineDiffOptions o;
+  sim::TimelineDiffOptions o;
   o.threshold_min_us = 1;
   o.top = 1;
-  const TimelineDiff d = DiffTimelines(g, c, Step(g, 25), Step(g, 30), o);
+  const sim::TimelineDiff d = sim::DiffTimelines(g, c, Step(g, 25), Step(g, 30), o);
   EXPECT_DOUBLE_EQ(d.measured_us, 31);
   EXPECT_DOUBLE_EQ(d.predicted_us, 36);
   ASSERT_TRUE(d.first_departure.has_value());
@@ -76,7 +76,7 @@ TEST(TimelineDiffTest, FindsTheFirstOpThatStartsOutOfStepAndTheOpThatCausedIt) {
   EXPECT_DOUBLE_EQ(d.op_types[0].predicted_us - d.op_types[0].measured_us, 5);
   EXPECT_EQ(d.measured_transfers, 1);
   EXPECT_EQ(d.unmatched_ops, 0);
-  const std::string text = FormatTimelineDiff(g, c, d);
+  const std::string text = sim::FormatTimelineDiff(g, c, d);
   EXPECT_NE(text.find("first departure"), std::string::npos) << text;
   EXPECT_NE(text.find("'d' (AddN) on cpu0"), std::string::npos) << text;
 }
@@ -84,11 +84,11 @@ TEST(TimelineDiffTest, FindsTheFirstOpThatStartsOutOfStepAndTheOpThatCausedIt) {
 TEST(TimelineDiffTest, IdenticalTimelinesHaveNoDeparture) {
   const graph::Graph g = Diamond();
   const cluster::Cluster c = TwoCpus();
-  TimelineDiffOptions o;
+  sim::TimelineDiffOptions o;
   o.threshold_min_us = 1;
-  const TimelineDiff d = DiffTimelines(g, c, Step(g, 25), Step(g, 25), o);
+  const sim::TimelineDiff d = sim::DiffTimelines(g, c, Step(g, 25), Step(g, 25), o);
   EXPECT_FALSE(d.first_departure.has_value());
-  EXPECT_NE(FormatTimelineDiff(g, c, d).find("no op starts more than"), std::string::npos);
+  EXPECT_NE(sim::FormatTimelineDiff(g, c, d).find("no op starts more than"), std::string::npos);
 }
 
 }  // namespace

@@ -16,9 +16,9 @@
 
 #include "graph/graph.h"
 
-namespace runtime {
+namespace sim {
 
 // `g` with its shapes inferred; the result keeps them (and adds the new outputs').
 graph::Graph RewriteForExecution(const graph::Graph& g);
 
-}  // namespace runtime
+}  // namespace sim

@@ -9,7 +9,7 @@
 
 #include <vector>
 
-namespace runtime {
+namespace sim {
 
 // The sign test's confidence interval for the median of `v`: order statistics
 // k and n - k + 1 (1-based), k the largest with P(Bin(n, 1/2) < k) <= (1 -
@@ -28,4 +28,4 @@ double WilcoxonLessP(const std::vector<double>& d);
 
 double Median(std::vector<double> v);  // v not empty
 
-}  // namespace runtime
+}  // namespace sim

@@ -8,7 +8,7 @@
 // A GPU's op times are its kernels' spans on the device (CUDA events), and
 // each signature also gets the host time its launch keeps the device's worker
 // busy: under `sync: step` the two overlap, and the simulator runs them as a
-// pipeline (runtime/simulator.h).
+// pipeline (sim/simulator.h).
 //
 // File: tab-separated text, one record per line (docs/file-formats.md); v1
 // files (no spread, poll or notify), v2 files (no cold) and v3 files (no host
@@ -24,7 +24,7 @@
 
 #include "graph/status.h"
 
-namespace runtime {
+namespace sim {
 
 struct OpTiming {
   double seconds = 0;        // mean kernel time (samples over 3x the median left out)
@@ -93,4 +93,4 @@ std::string DescribeColdBins(const std::vector<std::pair<double, double>>& bins)
 graph::Result<Profile> ReadProfile(const std::string& path);
 graph::Status WriteProfile(const std::string& path, const Profile& p);  // atomically
 
-}  // namespace runtime
+}  // namespace sim

@@ -1,11 +1,11 @@
-#include "runtime/timeline_diff.h"
+#include "sim/timeline_diff.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-namespace runtime {
+namespace sim {
 
 namespace {
 
@@ -277,4 +277,4 @@ std::string FormatTimelineDiff(const graph::Graph& g, const cluster::Cluster& c,
   return out + "\n";
 }
 
-}  // namespace runtime
+}  // namespace sim

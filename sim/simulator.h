@@ -44,10 +44,10 @@
 #include "cluster/devices.h"
 #include "graph/graph.h"
 #include "graph/status.h"
-#include "runtime/profile.h"
-#include "runtime/timeline.h"
+#include "sim/profile.h"
+#include "sim/timeline.h"
 
-namespace runtime {
+namespace sim {
 
 struct SimResult {
   graph::Status status;   // ok, or kOutOfMemory naming the device, node and bytes
@@ -142,4 +142,4 @@ class Simulator {
   std::vector<char> consumer_copies_;        // [src * n + dst]: the executor's cpu copies
 };
 
-}  // namespace runtime
+}  // namespace sim

@@ -27,9 +27,9 @@
 
 #include "cluster/devices.h"
 #include "graph/graph.h"
-#include "runtime/timeline.h"
+#include "sim/timeline.h"
 
-namespace runtime {
+namespace sim {
 
 // One device's step, in microseconds.
 struct DevicePhases {
@@ -104,4 +104,4 @@ std::vector<DevicePhases> SplitIntoPhases(const graph::Graph& g, const cluster::
 std::string FormatTimelineDiff(const graph::Graph& g, const cluster::Cluster& c,
                                const TimelineDiff& d);
 
-}  // namespace runtime
+}  // namespace sim

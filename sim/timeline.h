@@ -11,7 +11,7 @@
 #include "cluster/devices.h"
 #include "graph/graph.h"
 
-namespace runtime {
+namespace sim {
 
 struct OpRecord {
   graph::NodeId node;
@@ -75,4 +75,4 @@ std::string CriticalPathSummary(const cluster::Cluster& c, const std::vector<Cri
 // read from `g`, the graph the records' node ids refer to.
 std::string ChromeTrace(const graph::Graph& g, const cluster::Cluster& c, const StepStats& step);
 
-}  // namespace runtime
+}  // namespace sim

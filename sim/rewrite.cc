@@ -1,6 +1,6 @@
-#include "runtime/rewrite.h"
+#include "sim/rewrite.h"
 
-namespace runtime {
+namespace sim {
 
 namespace {
 
@@ -52,4 +52,4 @@ graph::Graph RewriteForExecution(const graph::Graph& g) {
   return out;
 }
 
-}  // namespace runtime
+}  // namespace sim

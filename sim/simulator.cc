@@ -1,4 +1,4 @@
-#include "runtime/simulator.h"
+#include "sim/simulator.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,10 +10,10 @@
 
 #include "graph/cost.h"
 #include "graph/signature.h"
-#include "runtime/kernel.h"
-#include "runtime/rewrite.h"
+#include "sim/op_kind.h"
+#include "sim/rewrite.h"
 
-namespace runtime {
+namespace sim {
 
 namespace {
 
@@ -772,4 +772,4 @@ SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId f
   return Step(*this, device_of_node, fetch, &table).Run();
 }
 
-}  // namespace runtime
+}  // namespace sim

@@ -1,10 +1,10 @@
-#include "runtime/timeline.h"
+#include "sim/timeline.h"
 
 #include <gtest/gtest.h>
 
 #include "graph/graphdef.h"
 
-namespace runtime {
+namespace sim {
 namespace {
 
 // Nodes named in `names`, each reading the ones listed after ':' ("c:a,b").
@@ -95,4 +95,4 @@ TEST(CriticalPathTest, IsEmptyForAStepWithoutOps) {
 }
 
 }  // namespace
-}  // namespace runtime
+}  // namespace sim

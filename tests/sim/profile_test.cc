@@ -1,4 +1,4 @@
-#include "runtime/profile.h"
+#include "sim/profile.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include "graph/file_util.h"
 #include "tests/scratch_dir.h"
 
-namespace runtime {
+namespace sim {
 namespace {
 
 std::string Temp(const std::string& name) {
@@ -97,4 +97,4 @@ TEST(ProfileTest, MalformedRecordsNameTheFileAndLine) {
 }
 
 }  // namespace
-}  // namespace runtime
+}  // namespace sim

@@ -1,10 +1,10 @@
-// runtime/statistics.h: the sign test's interval and the exact Wilcoxon test,
+// sim/statistics.h: the sign test's interval and the exact Wilcoxon test,
 // against values worked out by hand.
-#include "runtime/statistics.h"
+#include "sim/statistics.h"
 
 #include <gtest/gtest.h>
 
-namespace runtime {
+namespace sim {
 namespace {
 
 TEST(StatisticsTest, WilcoxonEveryRoundFasterIsOneInTwoToTheN) {
@@ -52,4 +52,4 @@ TEST(StatisticsTest, MedianOfEvenAndOddSamples) {
 }
 
 }  // namespace
-}  // namespace runtime
+}  // namespace sim

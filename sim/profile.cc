@@ -1,4 +1,4 @@
-#include "runtime/profile.h"
+#include "sim/profile.h"
 
 #include <sys/stat.h>
 
@@ -12,7 +12,7 @@
 
 #include "graph/file_util.h"
 
-namespace runtime {
+namespace sim {
 
 namespace {
 
@@ -202,4 +202,4 @@ graph::Status WriteProfile(const std::string& path, const Profile& p) {
   return graph::WriteFileAtomic(path, out);
 }
 
-}  // namespace runtime
+}  // namespace sim

@@ -1,4 +1,4 @@
-#include "runtime/timeline.h"
+#include "sim/timeline.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 #include "graph/summary.h"
 
-namespace runtime {
+namespace sim {
 
 std::string ChromeTrace(const graph::Graph& g, const cluster::Cluster& c, const StepStats& step) {
   struct Event {
@@ -184,4 +184,4 @@ std::string CriticalPathSummary(const cluster::Cluster& c, const std::vector<Cri
   return out + buf;
 }
 
-}  // namespace runtime
+}  // namespace sim

@@ -1,10 +1,10 @@
-#include "runtime/statistics.h"
+#include "sim/statistics.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 
-namespace runtime {
+namespace sim {
 
 bool MedianInterval(std::vector<double> v, double confidence, double* lo, double* hi) {
   const int n = static_cast<int>(v.size());
@@ -68,4 +68,4 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-}  // namespace runtime
+}  // namespace sim
