@@ -25,7 +25,7 @@
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
-#include "planner/reward.h"
+#include "planner/sources/registry.h"
 #include "wire/model.h"
 
 namespace {

@@ -28,7 +28,7 @@
 
 #include "bench/bench_models.h"
 #include "placement/placement.h"
-#include "planner/baselines.h"
+#include "planner/baselines/baselines.h"
 #include "runtime/profiler.h"
 #include "sim/simulator.h"
 

@@ -16,8 +16,8 @@
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
-#include "planner/reward.h"
-#include "planner/search.h"
+#include "planner/search/search.h"
+#include "planner/sources/registry.h"
 #include "sim/statistics.h"
 
 namespace {

@@ -2,7 +2,7 @@
 // for the placements users meet: for every model of bench_models.h (the zoo's
 // small models and every model of models/tfjs), every op on cpu0, every op on
 // cpu1, the etf, metis and scotch baselines, two random placements, and the
-// placement a search on the simulator finds (the hill climb, planner/refine.h,
+// placement a search on the simulator finds (the hill climb, planner/refine/refine.h,
 // from the best of the others). Prints each placement's measured and simulated
 // step, then per model and per group the median and 90th percentile of
 // |error| and Kendall's tau within the model; then, on the same measurements,
@@ -49,9 +49,9 @@
 
 #include "bench/bench_models.h"
 #include "placement/placement.h"
-#include "planner/baselines.h"
-#include "planner/refine.h"
-#include "planner/reward.h"
+#include "planner/baselines/baselines.h"
+#include "planner/refine/refine.h"
+#include "planner/sources/registry.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
 #include "runtime/profiler.h"

@@ -4,7 +4,7 @@
 //  - the time of one Simulator::Run of NMT-8 on 8 simulated K40s, placed
 //    layer-wise and with its ops on random GPUs (median of 21 each; target <= 50 ms);
 //  - for NMT-2/4/8: everything on one K40 vs. a layer per GPU (the expert baseline,
-//    planner/baselines.h: encoder and decoder layer l on GPU l, embeddings with the
+//    planner/baselines/baselines.h: encoder and decoder layer l on GPU l, embeddings with the
 //    first layer, attention and softmax with the last): simulated step time or
 //    out-of-memory, and peak memory.
 //   sim_speed [--configs DIR]
@@ -19,7 +19,7 @@
 #include "graph/training.h"
 #include "graph/zoo.h"
 #include "placement/placement.h"
-#include "planner/baselines.h"
+#include "planner/baselines/baselines.h"
 #include "sim/simulator.h"
 
 int main(int argc, char** argv) {

@@ -36,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/statistics.h"
+
 namespace {
 
 struct Options {
@@ -86,11 +88,8 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+// 0 for no values (a run that printed none).
+double Median(std::vector<double> v) { return v.empty() ? 0 : sim::Median(std::move(v)); }
 
 struct Ours {
   double images_per_s = -1, comm_ms = 0, exposed_ms = 0;

@@ -5,9 +5,9 @@
 
 #include "cli/commands.h"
 #include "frontend/args.h"
-#include "planner/job/baseline_job.h"
 #include "frontend/model_loading.h"
-#include "planner/reward.h"
+#include "planner/job/baseline_job.h"
+#include "planner/sources/registry.h"
 
 namespace planner::cli {
 

@@ -7,9 +7,10 @@
 
 #include "cli/commands.h"
 #include "frontend/args.h"
-#include "planner/job/search_job.h"
 #include "frontend/model_loading.h"
-#include "planner/search_options.h"
+#include "planner/job/search_job.h"
+#include "planner/search/search_options.h"
+#include "planner/sources/registry.h"
 
 namespace planner::cli {
 

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "controllers/dispatcher.h"
-#include "planner/reward.h"
+#include "planner/sources/registry.h"
 #include "sim/rewrite.h"
 #include "sim/timeline.h"
 #include "wire/model.h"

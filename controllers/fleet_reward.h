@@ -1,4 +1,4 @@
-// `--reward fleet`: the third reward source (planner/reward.h), whose
+// `--reward fleet`: the third reward source (planner/rewards/reward.h), whose
 // placements are evaluated by remote workers (workers/worker.h) through a
 // Dispatcher bound as fleet.yaml says. It waits for the file's number of
 // workers when made; a batch of placements is spread over all of them at once.

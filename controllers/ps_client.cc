@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "planner/parameter_server.h"
+#include "planner/search/parameter_server.h"
 #include "wire/codec.h"
 #include "wire/socket.h"
 

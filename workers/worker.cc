@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "cluster/devices.h"
-#include "planner/reward.h"
+#include "planner/sources/registry.h"
 #include "sim/profile.h"
 #include "sim/timeline.h"
 #include "wire/model.h"

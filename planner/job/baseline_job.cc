@@ -5,9 +5,10 @@
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
 #include "placement/placement.h"
-#include "planner/baselines.h"
+#include "planner/baselines/baselines.h"
 #include "planner/job/exports.h"
 #include "planner/job/profile_cache.h"
+#include "planner/sources/registry.h"
 #include "sim/simulator.h"
 
 namespace planner::job {

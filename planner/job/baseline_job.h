@@ -1,6 +1,6 @@
 // The baseline job: `planner baseline` as a library call. Loads the model and
 // devices, profiles real devices on demand, makes each asked-for baseline
-// (planner/baselines.h), evaluates it on the reward source the search would
+// (planner/baselines/baselines.h), evaluates it on the reward source the search would
 // use, and writes the fastest one's placement and exports.
 //
 // Output: a line per baseline and the result's lines go to `log` (stdout by
@@ -17,7 +17,7 @@
 #include "graph/shape_inference.h"
 #include "graph/status.h"
 #include "graph/training.h"
-#include "planner/reward.h"
+#include "planner/rewards/reward.h"
 
 namespace planner::job {
 
@@ -25,9 +25,9 @@ struct BaselineJobOptions {
   std::string model_path, devices_path;
   graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  std::string method = "all";  // a baseline's name (single:DEVICE, expert, ...) or all
-  std::string reward = "sim";  // sim or real
-  int steps = 5;               // real rewards: timed steps per placement
+  std::string method = "all";     // a baseline's name (single:DEVICE, expert, ...) or all
+  std::string reward = "sim";     // sim or real
+  int steps = 5;                  // real rewards: timed steps per placement
   std::string profile_path;       // op and link costs; empty: real devices profiled into...
   std::string profile_cache_dir;  // ...this cache (empty: the default place; "off": never)
   // Outputs of the fastest baseline; empty: not written.

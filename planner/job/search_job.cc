@@ -10,7 +10,8 @@
 #include "planner/job/exports.h"
 #include "planner/job/profile_cache.h"
 #include "planner/job/search_session.h"
-#include "planner/verdict.h"
+#include "planner/rewards/verdict.h"
+#include "planner/sources/registry.h"
 #include "runtime/kernel.h"
 #include "sim/simulator.h"
 #include "sim/statistics.h"
@@ -35,7 +36,7 @@ namespace {
 constexpr double kClimbFirstPatienceS = 60;
 
 // The hardware's verdict on the found placement `*best` against the best
-// baseline (planner/verdict.h), printed: unless the gain is significant,
+// baseline (planner/rewards/verdict.h), printed: unless the gain is significant,
 // `*best` becomes the baseline; with real rewards both times become the
 // rounds' medians. Returns the sentence for the result.
 std::string DecideOnHardware(std::FILE* log, const RewardSource& hardware, bool real_rewards,
@@ -242,7 +243,7 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
   const std::optional<RefineStart>& baseline = run.baselines.best;
   std::optional<double> baseline_s;
   if (baseline) baseline_s = baseline->step_s;
-  // On real devices the hardware decides (planner/verdict.h): the best of many
+  // On real devices the hardware decides (planner/rewards/verdict.h): the best of many
   // noisy measurements is the luckiest, and a simulated gain is a prediction,
   // so the found placement must beat the best baseline in fresh interleaved
   // rounds at the stated level, or the baseline is the result. Sim rewards on

@@ -12,7 +12,7 @@
 // climb-first the climb from the baselines until it stalls, the policy from its
 // result, then the climb again. On real devices (or sim rewards on real
 // devices) the found placement must beat the best baseline in fresh
-// interleaved rounds (planner/verdict.h), or the baseline is the result.
+// interleaved rounds (planner/rewards/verdict.h), or the baseline is the result.
 //
 // Output: progress and result lines go to SearchJobOptions::log (stdout by
 // default), as `planner search` prints them; files are written atomically as
@@ -35,10 +35,10 @@
 #include "graph/shape_inference.h"
 #include "graph/status.h"
 #include "graph/training.h"
-#include "planner/refine.h"
-#include "planner/search.h"
-#include "planner/search_options.h"
-#include "planner/verdict.h"
+#include "planner/refine/refine.h"
+#include "planner/rewards/verdict.h"
+#include "planner/search/search.h"
+#include "planner/search/search_options.h"
 
 namespace planner::job {
 
@@ -68,16 +68,16 @@ struct SearchJobOptions {
   double ps_timeout_s = 60;  // its requests' limit
 
   // Outputs; empty: not written.
-  std::string out_path;         // the best placement, at every improvement
-  std::string checkpoint_path;  // the search's checkpoint, every 30 s and at the end
-  std::string resume_path;      // a checkpoint to continue from
-  std::string csv_path;         // the reward curve, one row per update
-  std::string svg_path;         // a picture of the curve and the result's timeline
+  std::string out_path;              // the best placement, at every improvement
+  std::string checkpoint_path;       // the search's checkpoint, every 30 s and at the end
+  std::string resume_path;           // a checkpoint to continue from
+  std::string csv_path;              // the reward curve, one row per update
+  std::string svg_path;              // a picture of the curve and the result's timeline
   std::string export_graphdef_path;  // the model with TensorFlow device strings
   std::string export_modules_path;   // the device of each PyTorch module
 
-  std::FILE* log = stdout;       // progress and result lines; null: none
-  bool stop_on_signals = true;   // SIGINT/SIGTERM end the search phases early
+  std::FILE* log = stdout;      // progress and result lines; null: none
+  bool stop_on_signals = true;  // SIGINT/SIGTERM end the search phases early
 };
 
 struct SearchJobResult {
@@ -89,10 +89,10 @@ struct SearchJobResult {
   std::string verdict;
   // The search's best, when a signal came before the hardware judged it.
   std::optional<BestPlacement> unverified;
-  int iterations = 0;     // policy updates, resumed ones included
-  double seconds = 0;     // search time, resumed time included
+  int iterations = 0;        // policy updates, resumed ones included
+  double seconds = 0;        // search time, resumed time included
   double lower_bound_s = 0;  // the simulator's bound on any placement (0: none)
-  bool stopped = false;  // a signal ended the search phases
+  bool stopped = false;      // a signal ended the search phases
 };
 
 // Checks the options that do not need files (the reward's name, the fleet

@@ -7,7 +7,7 @@
 
 #include "frontend/args.h"
 #include "frontend/stop_signals.h"
-#include "planner/baselines.h"
+#include "planner/baselines/baselines.h"
 #include "planner/job/search_session.h"
 
 namespace planner::job {
@@ -62,7 +62,7 @@ struct ClimbResult {
   MultiStartResult result;
 };
 
-// The hill climb (planner/refine.h) on `climb_on` from the best so far and the
+// The hill climb (planner/refine/refine.h) on `climb_on` from the best so far and the
 // next fastest baselines that differ from it (refine.h says why the fastest
 // start is not always the best one), counting a placement that only swaps
 // identical GPUs as the same start. Each start is evaluated on `climb_on`,
@@ -255,7 +255,7 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
 
 }  // namespace
 
-// Every baseline for the devices (planner/baselines.h), evaluated on `reward`,
+// Every baseline for the devices (planner/baselines/baselines.h), evaluated on `reward`,
 // printed and offered to `search`; after a signal, no more once one ran.
 BaselinesRun RunBaselines(const Session& s, const RewardSource& reward, const sim::Simulator* costs,
                           Search* search) {

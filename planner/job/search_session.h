@@ -17,13 +17,13 @@
 
 #include "frontend/model_loading.h"
 #include "placement/placement.h"
+#include "planner/job/report_svg.h"
 #include "planner/job/search_job.h"
-#include "planner/parameter_server.h"
-#include "planner/refine.h"
-#include "planner/report_svg.h"
-#include "planner/reward.h"
-#include "planner/reward_memo.h"
-#include "planner/search.h"
+#include "planner/refine/refine.h"
+#include "planner/rewards/reward.h"
+#include "planner/rewards/reward_memo.h"
+#include "planner/search/parameter_server.h"
+#include "planner/search/search.h"
 #include "sim/profile.h"
 
 namespace planner::job {
@@ -92,7 +92,7 @@ struct Run {
   graph::Status WriteBest(const Session& s) const;
 };
 
-// Every baseline for the devices (planner/baselines.h), evaluated on `reward`,
+// Every baseline for the devices (planner/baselines/baselines.h), evaluated on `reward`,
 // printed and offered to `search`; after a signal, no more once one ran.
 BaselinesRun RunBaselines(const Session& s, const RewardSource& reward, const sim::Simulator* costs,
                           Search* search);

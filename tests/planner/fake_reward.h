@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "planner/reward.h"
+#include "planner/rewards/reward.h"
 
 namespace planner::testing {
 

@@ -11,8 +11,7 @@
 #include "graph/training.h"
 #include "graph/zoo.h"
 #include "placement/placement.h"
-#include "planner/reward.h"
-#include "planner/search_options.h"
+#include "planner/rewards/reward.h"
 #include "sim/simulator.h"
 
 namespace planner::testing {
@@ -80,22 +79,13 @@ inline cluster::Cluster UnprofiledCpus() {
   return std::move(c).value();
 }
 
-// The paper's policy at a size that samples and trains in milliseconds.
-inline SearchOptions SmallPolicy() {
-  SearchOptions o = PaperSearchOptions();
-  o.placer_hidden = 32;
-  o.attention = 16;
-  o.num_groups = 8;
-  return o;
-}
-
 // The small RNNLM on a CPU and two GPUs, with the simulator as its reward source.
 struct SimProblem {
   Problem p = SmallRnnlm();
   cluster::Cluster c = SimCluster(2);
   std::unique_ptr<RewardSource> reward;
   SimProblem() {
-    auto r = MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
+    auto r = MakeSimReward({&p.forward, &p.training, &c, nullptr});
     EXPECT_TRUE(r.ok()) << r.status().message();
     reward = std::move(r).value();
   }

@@ -1,0 +1,234 @@
+#include "planner/refine/refine.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <optional>
+#include <random>
+#include <unordered_map>
+
+#include "placement/placement.h"
+#include "sim/timeline.h"
+
+namespace planner {
+
+RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSource& reward,
+                    const std::vector<int>& start, double start_s, const RefineOptions& options,
+                    const volatile std::sig_atomic_t* stop) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+
+  // Every name-scope prefix is a unit ("decoder", "decoder/cell_1",
+  // "decoder/cell_1/t_5"), coarse ones first, each in topological order.
+  std::vector<std::vector<std::vector<graph::NodeId>>> by_depth;
+  std::unordered_map<std::string, std::pair<int, int>> unit_of_scope;  // (depth, index)
+  for (graph::NodeId id : forward.topological_order()) {
+    const std::string& name = forward.node(id).name;
+    std::vector<std::string> scopes;
+    for (size_t slash = name.find('/'); slash != std::string::npos;
+         slash = name.find('/', slash + 1)) {
+      scopes.push_back(name.substr(0, slash));
+    }
+    if (scopes.empty()) scopes.push_back(name);
+    for (size_t depth = 0; depth < scopes.size(); ++depth) {
+      if (by_depth.size() <= depth) by_depth.emplace_back();
+      auto [it, fresh] = unit_of_scope.emplace(
+          scopes[depth],
+          std::make_pair(static_cast<int>(depth), static_cast<int>(by_depth[depth].size())));
+      if (fresh) by_depth[depth].emplace_back();
+      by_depth[it->second.first][it->second.second].push_back(id);
+    }
+  }
+  std::vector<std::vector<graph::NodeId>> units;
+  for (auto& level : by_depth) {
+    for (auto& unit : level) units.push_back(std::move(unit));
+  }
+
+  RefineResult r{start, start_s, static_cast<int>(units.size())};
+  // stall_s counts once the sweeps have converged: from the first kick, or the
+  // last that gained at least kStallGain (relative; gains down to rounding do
+  // not count).
+  constexpr double kStallGain = 1e-6;
+  std::optional<double> kicks_gained_s;  // set when the kicks start
+  double gained_to_s = start_s;
+  auto out_of_time = [&] {
+    if (options.stall_s > 0 && kicks_gained_s && elapsed() - *kicks_gained_s >= options.stall_s) {
+      r.stalled = elapsed() < options.budget_s;
+      return true;
+    }
+    return elapsed() >= options.budget_s || (stop && *stop);
+  };
+
+  // Moves `unit` to whichever other device makes (current, current_s) fastest,
+  // if any does; true when it moved.
+  auto try_unit = [&](const std::vector<graph::NodeId>& unit, std::vector<int>& current,
+                      double& current_s) {
+    std::vector<int> targets;
+    for (int d = 0; d < num_devices; ++d) {
+      bool all_there = true;
+      for (graph::NodeId id : unit) all_there &= current[id] == d;
+      if (!all_there) targets.push_back(d);
+    }
+    std::vector<std::vector<int>> candidates(targets.size(), current);
+    for (size_t j = 0; j < targets.size(); ++j) {
+      for (graph::NodeId id : unit) candidates[j][id] = targets[j];
+    }
+    const std::vector<Evaluation> results = EvaluateAll(reward, candidates);
+    r.evaluated += static_cast<int>(targets.size());
+    int best = -1;
+    for (size_t j = 0; j < targets.size(); ++j) {
+      if (results[j].status.ok() && results[j].step_s < current_s * (1 - 1e-9) &&
+          (best < 0 || results[j].step_s < results[best].step_s)) {
+        best = static_cast<int>(j);
+      }
+    }
+    if (best < 0) return false;
+    current = std::move(candidates[best]);
+    current_s = results[best].step_s;
+    ++r.kept;
+    return true;
+  };
+
+  // Single forward ops where the critical path of (current) waits: one that
+  // queued for its busy device, and each end of an input from another device.
+  // Scopes move an op only with all its neighbours.
+  const graph::Graph& executed = reward.executed_graph();
+  const std::vector<graph::NodeId> source = ForwardSourceOfNode(executed, forward);
+  auto critical_units = [&](const std::vector<int>& current) {
+    std::vector<std::vector<graph::NodeId>> out;
+    sim::StepStats step;
+    if (!reward.Timeline(current, &step).status.ok()) return out;
+    const std::vector<sim::CriticalOp> path = sim::CriticalPath(executed, step);
+    std::vector<char> added(forward.size(), 0);
+    auto add = [&](graph::NodeId executed_node) {
+      const graph::NodeId f = source[executed_node];
+      if (f >= 0 && !added[f]) {
+        added[f] = 1;
+        out.push_back({f});
+      }
+    };
+    for (size_t k = 0; k < path.size(); ++k) {  // latest first
+      if (path[k].waited_for_device) add(path[k].node);
+      if (path[k].input_transferred) {
+        add(path[k].node);
+        if (k + 1 < path.size()) add(path[k + 1].node);
+      }
+    }
+    return out;
+  };
+
+  // Sweeps over the units from (current, current_s), then over the critical
+  // path's ops when the units keep nothing, until neither keeps anything.
+  auto climb = [&](std::vector<int>& current, double& current_s) {
+    bool improved = true;
+    while (improved && !out_of_time()) {
+      improved = false;
+      ++r.sweeps;
+      for (const std::vector<graph::NodeId>& unit : units) {
+        if (out_of_time()) break;
+        improved |= try_unit(unit, current, current_s);
+      }
+      if (improved || out_of_time() || !options.critical_path) continue;
+      for (const std::vector<graph::NodeId>& unit : critical_units(current)) {
+        if (out_of_time()) break;
+        ++r.critical_tried;
+        if (try_unit(unit, current, current_s)) {
+          ++r.critical_kept;
+          improved = true;
+        }
+      }
+    }
+  };
+  if (!options.start_converged) climb(r.device_of_node, r.step_s);
+  kicks_gained_s = elapsed();
+  gained_to_s = r.step_s;
+  int fruitless = 0;
+  while (r.kicks < options.kicks && fruitless < options.patience && num_devices > 1 &&
+         !units.empty() && !out_of_time()) {
+    // Each kick draws from its own generator, so a resumed climb can go on
+    // with kick `first_kick` whatever the draws before it.
+    const uint64_t kick = static_cast<uint64_t>(options.first_kick) + r.kicks;
+    std::mt19937_64 rng(options.seed + 0x9E3779B97F4A7C15ULL * (kick + 1));
+    ++r.kicks;
+    std::vector<int> current = r.device_of_node;
+    for (int k = 0; k < options.kick_units; ++k) {
+      const auto& unit = units[std::uniform_int_distribution<size_t>(0, units.size() - 1)(rng)];
+      const int d = std::uniform_int_distribution<int>(0, num_devices - 1)(rng);
+      for (graph::NodeId id : unit) current[id] = d;
+    }
+    const Evaluation e = reward.Evaluate(current);
+    ++r.evaluated;
+    ++fruitless;
+    if (!e.status.ok()) continue;  // out of memory, say: kick again
+    double current_s = e.step_s;
+    climb(current, current_s);
+    if (current_s < gained_to_s * (1 - kStallGain)) {
+      kicks_gained_s = elapsed();
+      gained_to_s = current_s;
+    }
+    if (current_s < r.step_s * (1 - 1e-9)) {
+      r.device_of_node = std::move(current);
+      r.step_s = current_s;
+      ++r.kicks_kept;
+      fruitless = 0;
+    }
+  }
+  r.seconds = elapsed();
+  return r;
+}
+
+MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
+                                  const RewardSource& reward,
+                                  const std::vector<RefineStart>& starts,
+                                  const RefineOptions& options,
+                                  const volatile std::sig_atomic_t* stop) {
+  assert(!starts.empty());
+  if (starts.size() == 1) {
+    return {Refine(forward, num_devices, reward, starts[0].device_of_node, starts[0].step_s,
+                   options, stop),
+            0};
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  RefineOptions trial = options;
+  trial.kicks = 0;
+  trial.stall_s = 0;
+  trial.budget_s = options.budget_s / (2.0 * static_cast<double>(starts.size()));
+  MultiStartResult out;
+  RefineResult total;
+  auto add = [&](const RefineResult& r) {
+    total.units = r.units;
+    total.evaluated += r.evaluated;
+    total.kept += r.kept;
+    total.critical_tried += r.critical_tried;
+    total.critical_kept += r.critical_kept;
+    total.sweeps += r.sweeps;
+    total.kicks += r.kicks;
+    total.kicks_kept += r.kicks_kept;
+  };
+  std::optional<RefineResult> best;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    RefineResult r = Refine(forward, num_devices, reward, starts[i].device_of_node,
+                            starts[i].step_s, trial, stop);
+    add(r);
+    if (!best || r.step_s < best->step_s) {
+      best = std::move(r);
+      out.chosen = static_cast<int>(i);
+    }
+  }
+  RefineOptions rest = options;
+  rest.budget_s =
+      std::max(0.0, options.budget_s - std::chrono::duration<double>(Clock::now() - t0).count());
+  RefineResult r =
+      Refine(forward, num_devices, reward, best->device_of_node, best->step_s, rest, stop);
+  add(r);
+  total.device_of_node = std::move(r.device_of_node);
+  total.step_s = r.step_s;
+  total.stalled = r.stalled;
+  total.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  out.refine = std::move(total);
+  return out;
+}
+
+}  // namespace planner

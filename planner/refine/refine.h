@@ -1,0 +1,100 @@
+// Local search after the policy: a hill climb over the model's name scopes on
+// a deterministic reward source (the simulator).
+//
+// The REINFORCE search samples whole placements and rarely finds the structured
+// splits (a layer here, a time step there) that pay on a machine with fast
+// links; a hill climb from the best placement found supplies them cheaply. The
+// units it moves are the model's name scopes, in topological order of their
+// first node;
+// a move puts every node of one unit on one other device, and is kept when the
+// step is faster. Units are every scope prefix, coarse ones first ("decoder",
+// then "decoder/cell_1", then "decoder/cell_1/t_5"); a node without a scope is
+// its own unit. When a sweep over them keeps nothing, single ops of the step's
+// critical path (sim::CriticalPath) are tried where it waits: an op that
+// queued for its busy device, and each end of an input from another device. A
+// scope moves an op only with all its neighbours: a reshape queued behind a long
+// kernel of its own scope cannot leave it otherwise. Sweeps repeat until neither
+// keeps anything. Then, while time is left, the climb restarts from the best
+// placement with a few random units moved to random devices (a kick: iterated
+// local search), and a climb that ends faster than the best becomes the best,
+// until `patience` kicks in a row found nothing, or, with `stall_s`, until the
+// kicks have not improved the best for that long (the search then gives the
+// policy the time left: --order climb-first). Its result is reported apart from the
+// policy's (method "search+refine").
+//
+// Thread safety: Refine evaluates one unit's candidate moves on several threads
+// when the reward source is concurrent; the caller's flag `stop` is read between
+// units.
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "planner/rewards/reward.h"
+
+namespace planner {
+
+struct RefineOptions {
+  double budget_s = 60;       // wall-clock seconds at most
+  int kicks = 1 << 30;        // restarts from a kicked best at most (0: the climb alone)...
+  int patience = 500;         // ...ending after this many in a row found nothing faster
+  int kick_units = 3;         // units a kick moves
+  bool critical_path = true;  // also try single ops of the critical path (false: scopes only)
+  double stall_s = 0;  // seconds of kicks without a better best (by 1 ppm) that end it (0: never)
+  uint64_t seed = 1;   // of the kicks' choices
+  // A climb resumed (--order climb-first, after the policy): the start is an
+  // earlier climb's result, which had made `first_kick` kicks with this seed;
+  // the sweeps from it are skipped and the kicks go on where they stopped, so
+  // that a resumed climb makes the kicks one run straight through would have.
+  int first_kick = 0;
+  bool start_converged = false;
+};
+
+struct RefineResult {
+  std::vector<int> device_of_node;  // of the forward graph
+  double step_s = 0;
+  int units = 0;           // name scopes moved as one
+  int evaluated = 0;       // candidate placements evaluated
+  int kept = 0;            // moves kept
+  int critical_tried = 0;  // single ops of the critical path tried...
+  int critical_kept = 0;   // ...and moved
+  int sweeps = 0;          // full passes over the units (the last may be partial)
+  int kicks = 0;           // restarts from a kicked best
+  int kicks_kept = 0;      // of which ended faster than the best before them
+  double seconds = 0;
+  bool stalled = false;  // ended by stall_s, with time left
+};
+
+// Starts from `start` (which ran in `start_s` seconds per step).
+RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSource& reward,
+                    const std::vector<int>& start, double start_s, const RefineOptions& options,
+                    const volatile std::sig_atomic_t* stop);
+
+// A placement to climb from, and its step time.
+struct RefineStart {
+  std::string method;               // what produced it ("search", "expert", "etf")
+  std::vector<int> device_of_node;  // of the forward graph
+  double step_s = 0;
+};
+
+struct MultiStartResult {
+  RefineResult refine;  // counters summed over every climb; seconds in all
+  int chosen = 0;       // index of the start the result grew from
+};
+
+// The best of several starts is not always the best to climb from: a climb
+// over name scopes goes far from a placement made of whole scopes (a layer per
+// GPU) and little from one scattered op by op, even a faster one. So each start
+// gets a climb of budget_s / (2 x starts) (no kicks, no stall_s), and the best
+// result of those goes on with Refine for the rest of the budget. One start:
+// Refine.
+MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
+                                  const RewardSource& reward,
+                                  const std::vector<RefineStart>& starts,
+                                  const RefineOptions& options,
+                                  const volatile std::sig_atomic_t* stop);
+
+}  // namespace planner

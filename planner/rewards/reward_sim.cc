@@ -1,0 +1,61 @@
+// The `sim` reward source: sim::Simulator's predicted step time.
+#include <algorithm>
+
+#include "placement/placement.h"
+#include "planner/rewards/reward.h"
+#include "sim/simulator.h"
+
+namespace planner {
+
+namespace {
+
+class SimReward : public RewardSource {
+ public:
+  SimReward(const RewardContext& c, sim::Simulator sim)
+      : c_(c),
+        sim_(std::move(sim)),
+        loss_(sim_.graph().Find(c.training->loss)),
+        source_(ForwardSourceOfNode(c.training->graph, *c.forward)) {}
+  const char* name() const override { return "sim"; }
+  bool concurrent() const override { return true; }
+  double LowerBoundSeconds() const override {
+    return std::max(sim_.DependencyBoundSeconds(), sim_.WorkBoundSeconds());
+  }
+  const graph::Graph& executed_graph() const override { return sim_.graph(); }
+  const sim::Simulator* simulator() const override { return &sim_; }
+
+  Evaluation Evaluate(const std::vector<int>& forward_device) const override {
+    return Timeline(forward_device, nullptr);
+  }
+
+  Evaluation Timeline(const std::vector<int>& forward_device,
+                      sim::StepStats* stats) const override {
+    sim::SimResult r = sim_.Run(DeviceOfSources(source_, forward_device), loss_);
+    Evaluation e{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops};
+    if (stats) *stats = std::move(r.step);
+    return e;
+  }
+
+ private:
+  RewardContext c_;
+  sim::Simulator sim_;
+  graph::NodeId loss_;
+  std::vector<graph::NodeId> source_;  // ForwardSourceOfNode, once
+};
+
+}  // namespace
+
+graph::Result<std::unique_ptr<RewardSource>> MakeSimReward(const RewardContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(sim::Simulator sim,
+                         sim::Simulator::Create(c.training->graph, *c.cluster, c.profile));
+  auto source = std::make_unique<SimReward>(c, std::move(sim));
+  // Every op must get a time on every device (a real device needs a profile):
+  // found now, once, rather than as a failure of every sampled placement.
+  for (size_t d = 0; d < c.cluster->devices.size(); ++d) {
+    Evaluation e = source->Evaluate(std::vector<int>(c.forward->size(), static_cast<int>(d)));
+    if (!e.status.ok() && e.status.code() != graph::StatusCode::kOutOfMemory) return e.status;
+  }
+  return std::unique_ptr<RewardSource>(std::move(source));
+}
+
+}  // namespace planner

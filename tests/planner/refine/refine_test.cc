@@ -1,0 +1,241 @@
+#include "planner/refine/refine.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/graphdef.h"
+#include "tests/planner/fake_reward.h"
+#include "tests/planner/search_test_util.h"
+
+namespace planner {
+namespace {
+
+using Fixture = testing::SimProblem;
+
+// The climb alone, within `budget_s`.
+RefineOptions ClimbOnly(double budget_s = 60) {
+  RefineOptions o;
+  o.budget_s = budget_s;
+  o.kicks = 0;
+  return o;
+}
+
+TEST(RefineTest, MovesScopesOffASlowDeviceAndReportsTheTrueTime) {
+  Fixture f;
+  // Everything on the modelled CPU, 40x slower than a GPU.
+  std::vector<int> start(f.p.forward.size(), 0);
+  Evaluation e = f.reward->Evaluate(start);
+  ASSERT_TRUE(e.status.ok()) << e.status.message();
+  RefineResult r = Refine(f.p.forward, 3, *f.reward, start, e.step_s, ClimbOnly(), nullptr);
+  EXPECT_GT(r.kept, 0);
+  EXPECT_LT(r.step_s, 0.5 * e.step_s);
+  Evaluation again = f.reward->Evaluate(r.device_of_node);
+  EXPECT_DOUBLE_EQ(again.step_s, r.step_s) << "the reported time is the placement's";
+  EXPECT_GT(r.units, 10);
+}
+
+TEST(RefineTest, NeverReturnsASlowerPlacement) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 1);
+  Evaluation e = f.reward->Evaluate(start);
+  RefineOptions o = ClimbOnly();
+  o.kicks = 5;
+  RefineResult r = Refine(f.p.forward, 3, *f.reward, start, e.step_s, o, nullptr);
+  EXPECT_LE(r.step_s, e.step_s);
+  EXPECT_DOUBLE_EQ(f.reward->Evaluate(r.device_of_node).step_s, r.step_s);
+  if (r.kept == 0) {
+    EXPECT_EQ(r.device_of_node, start);
+  }
+}
+
+TEST(RefineTest, StopFlagEndsItBeforeAnyMove) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 0);
+  Evaluation e = f.reward->Evaluate(start);
+  volatile std::sig_atomic_t stop = 1;
+  RefineResult r = Refine(f.p.forward, 3, *f.reward, start, e.step_s, RefineOptions{}, &stop);
+  EXPECT_EQ(r.evaluated, 0);
+  EXPECT_EQ(r.kicks, 0);
+  EXPECT_EQ(r.device_of_node, start);
+}
+
+TEST(RefineTest, KicksNeverLoseTheClimbsResultAndRepeatWithTheSeed) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 1);
+  Evaluation e = f.reward->Evaluate(start);
+  RefineResult climb = Refine(f.p.forward, 3, *f.reward, start, e.step_s, ClimbOnly(), nullptr);
+  RefineOptions o = ClimbOnly();
+  o.kicks = 8;
+  RefineResult a = Refine(f.p.forward, 3, *f.reward, start, e.step_s, o, nullptr);
+  RefineResult b = Refine(f.p.forward, 3, *f.reward, start, e.step_s, o, nullptr);
+  EXPECT_EQ(a.kicks, 8);
+  EXPECT_LE(a.step_s, climb.step_s);
+  EXPECT_EQ(a.device_of_node, b.device_of_node) << "same seed, same kicks";
+  EXPECT_GT(a.evaluated, climb.evaluated);
+  EXPECT_LE(a.kicks_kept, a.kicks);
+}
+
+TEST(RefineTest, KicksStopAtTheBudget) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 1);
+  Evaluation e = f.reward->Evaluate(start);
+  RefineOptions o;
+  o.budget_s = 0.5;  // unlimited kicks: the time ends it
+  RefineResult r = Refine(f.p.forward, 3, *f.reward, start, e.step_s, o, nullptr);
+  EXPECT_GT(r.kicks, 0);
+  EXPECT_LT(r.seconds, 5.0);
+}
+
+// --order climb-first stops the climb for the policy and resumes it after: the
+// resumed climb skips the sweeps of a converged start and makes the kicks that
+// one run straight through would have made.
+TEST(RefineTest, AResumedClimbMakesTheKicksOfOneRunStraightThrough) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 1);
+  const double start_s = f.reward->Evaluate(start).step_s;
+  RefineOptions o;
+  o.kicks = 8;
+  const RefineResult straight = Refine(f.p.forward, 3, *f.reward, start, start_s, o, nullptr);
+  o.kicks = 3;
+  const RefineResult before = Refine(f.p.forward, 3, *f.reward, start, start_s, o, nullptr);
+  ASSERT_EQ(before.kicks, 3);
+  o.kicks = 5;
+  o.first_kick = 3;
+  o.start_converged = true;
+  const RefineResult resumed =
+      Refine(f.p.forward, 3, *f.reward, before.device_of_node, before.step_s, o, nullptr);
+  EXPECT_EQ(resumed.kicks, 5);
+  EXPECT_EQ(resumed.device_of_node, straight.device_of_node);
+  EXPECT_DOUBLE_EQ(resumed.step_s, straight.step_s);
+  EXPECT_EQ(resumed.kept + before.kept, straight.kept) << "no sweep of the converged start kept";
+}
+
+// stall_s ends the climb once its kicks have gone that long without a better
+// best, and says so; the budget alone does not count as a stall.
+TEST(RefineTest, StallEndsTheClimbOnceItsKicksStopImprovingTheBest) {
+  Fixture f;
+  testing::FakeReward flat([](const std::vector<int>&, int) { return 1.0; });
+  std::vector<int> start(f.p.forward.size(), 1);
+  RefineOptions o;
+  o.budget_s = 30;
+  o.patience = 1 << 30;  // only the stall or the budget can end the kicks
+  o.critical_path = false;
+  o.stall_s = 0.3;
+  RefineResult r = Refine(f.p.forward, 3, flat, start, 1.0, o, nullptr);
+  EXPECT_TRUE(r.stalled);
+  EXPECT_GT(r.kicks, 0);
+  EXPECT_LT(r.seconds, 10.0);
+  EXPECT_EQ(r.device_of_node, start);
+
+  o.stall_s = 0;
+  o.budget_s = 0.3;
+  EXPECT_FALSE(Refine(f.p.forward, 3, flat, start, 1.0, o, nullptr).stalled);
+}
+
+// On two modelled GPUs, scope "a" on gpu0 holds a big MatMul of two parameters
+// and a Relu; scope "b" on gpu1 feeds the Relu (a Neg of the input) and reads it
+// (another big MatMul). The Relu's input arrives once a's MatMul has started, so
+// the Relu queues behind it, and b's MatMul waits; moving either scope whole puts
+// both MatMuls on one device. Only the Relu alone changing sides helps, and it is
+// on the critical path.
+struct QueueProblem {
+  graph::Graph g;
+  graph::TrainingGraph t;
+  cluster::Cluster c;  // two modelled GPUs
+  std::unique_ptr<RewardSource> reward;
+  std::vector<int> start;
+  double start_s = 0;
+
+  QueueProblem() {
+    auto matrix = [](const std::string& name, int cols) {
+      return "node { name: '" + name +
+             "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value' "
+             "value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 512 } dim { size: " +
+             std::to_string(cols) + " } } float_val: 0.5 } } } }\n";
+    };
+    auto op = [](const std::string& name, const std::string& type, const std::string& in1,
+                 const std::string& in2 = "") {
+      return "node { name: '" + name + "' op: '" + type + "' input: '" + in1 + "'" +
+             (in2.empty() ? "" : " input: '" + in2 + "'") +
+             " attr { key: 'T' value { type: DT_FLOAT } } }\n";
+    };
+    auto parsed = graph::ParseTextGraphDef(
+        "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+        "attr { key: 'shape' value { shape { dim { size: 512 } dim { size: 512 } } } } }\n" +
+            matrix("w0", 512) + matrix("w1", 2048) + matrix("w2", 2048) + op("b/n", "Neg", "x") +
+            op("a/m1", "MatMul", "w0", "w1") + op("a/r", "Relu", "b/n") +
+            op("b/m2", "MatMul", "a/r", "w2"),
+        "queue.pbtxt");
+    EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+    g = std::move(parsed).value();
+    graph::InferShapes(g);
+    auto training = graph::BuildTrainingGraph(g, {});
+    EXPECT_TRUE(training.ok()) << training.status().message();
+    t = std::move(training).value();
+    auto devices = cluster::ParseDevicesYaml(
+        "devices:\n"
+        "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s}\n"
+        "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s}\n"
+        "default_link: {bandwidth: 16GB/s, latency: 10us}\n",
+        "two-gpus.yaml");
+    EXPECT_TRUE(devices.ok()) << devices.status().message();
+    c = std::move(devices).value();
+    auto r = MakeSimReward({&g, &t, &c, nullptr});
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    reward = std::move(r).value();
+    start.assign(g.size(), 0);
+    for (const char* name : {"x", "w2", "b/n", "b/m2"}) start[g.Find(name)] = 1;
+    start_s = reward->Evaluate(start).step_s;
+  }
+
+  RefineResult Run(bool critical_path) const {
+    RefineOptions o = ClimbOnly();
+    o.critical_path = critical_path;
+    return Refine(g, 2, *reward, start, start_s, o, nullptr);
+  }
+};
+
+TEST(RefineTest, MovesASingleOpWhereTheCriticalPathQueues) {
+  QueueProblem q;
+  RefineResult without = q.Run(false);
+  RefineResult with = q.Run(true);
+  EXPECT_GT(with.critical_kept, 0);
+  EXPECT_LE(with.critical_kept, with.critical_tried);
+  EXPECT_EQ(with.device_of_node[q.g.Find("a/r")], 1) << "the Relu joins its reader";
+  EXPECT_LT(with.step_s, 0.95 * without.step_s);
+  EXPECT_EQ(without.critical_tried, 0);
+}
+
+TEST(RefineTest, SeveralStartsEndNoSlowerThanTheFastestAndReportTheTrueTime) {
+  Fixture f;
+  std::vector<RefineStart> starts;
+  for (int d : {0, 1, 2}) {  // every op on the CPU, then on each GPU
+    std::vector<int> all(f.p.forward.size(), d);
+    Evaluation e = f.reward->Evaluate(all);
+    ASSERT_TRUE(e.status.ok()) << e.status.message();
+    starts.push_back({"single:" + std::to_string(d), all, e.step_s});
+  }
+  MultiStartResult m = RefineFromStarts(f.p.forward, 3, *f.reward, starts, ClimbOnly(), nullptr);
+  ASSERT_GE(m.chosen, 0);
+  ASSERT_LT(m.chosen, 3);
+  EXPECT_LE(m.refine.step_s, std::min({starts[0].step_s, starts[1].step_s, starts[2].step_s}));
+  EXPECT_DOUBLE_EQ(f.reward->Evaluate(m.refine.device_of_node).step_s, m.refine.step_s);
+  // Four climbs: one from each start, and the chosen one's continuation.
+  RefineResult one = Refine(f.p.forward, 3, *f.reward, starts[0].device_of_node, starts[0].step_s,
+                            ClimbOnly(), nullptr);
+  EXPECT_GT(m.refine.evaluated, one.evaluated);
+}
+
+TEST(RefineTest, OneStartIsThePlainClimb) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 1);
+  Evaluation e = f.reward->Evaluate(start);
+  RefineResult plain = Refine(f.p.forward, 3, *f.reward, start, e.step_s, ClimbOnly(), nullptr);
+  MultiStartResult m = RefineFromStarts(f.p.forward, 3, *f.reward,
+                                        {{"single:gpu0", start, e.step_s}}, ClimbOnly(), nullptr);
+  EXPECT_EQ(m.chosen, 0);
+  EXPECT_EQ(m.refine.device_of_node, plain.device_of_node);
+  EXPECT_EQ(m.refine.evaluated, plain.evaluated);
+}
+
+}  // namespace
+}  // namespace planner

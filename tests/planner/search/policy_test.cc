@@ -1,0 +1,237 @@
+#include "planner/search/policy.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
+#include <torch/types.h>
+
+#include <cmath>
+
+#include "tests/planner/search/small_policy.h"
+#include "tests/planner/search_test_util.h"
+
+namespace planner {
+namespace {
+
+using testing::SmallPolicy;
+
+// Adds the gradients backward() leaves to AddDeferredGradients: s's only.
+void AddDeferred(HierarchicalPolicy& policy, PolicySample* s) {
+  std::vector<PolicySample> batch{*s};
+  policy->AddDeferredGradients(&batch);
+}
+
+TEST(PolicyTest, EveryOpGetsAGroupAndEverySampleADevicePerOp) {
+  testing::Problem p = testing::SmallRnnlm();
+  torch::manual_seed(1);
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(7);
+  PolicySample s = policy->Sample(4, 0.0, gen);
+  ASSERT_EQ(s.group_of_op.size(), static_cast<size_t>(p.forward.size()));
+  ASSERT_EQ(s.device_of_op.size(), 4u);
+  for (int g : s.group_of_op) EXPECT_TRUE(g >= 0 && g < 8) << g;
+  for (const auto& devices : s.device_of_op) {
+    ASSERT_EQ(devices.size(), static_cast<size_t>(p.forward.size()));
+    for (int d : devices) EXPECT_TRUE(d >= 0 && d < 3) << d;
+  }
+  EXPECT_EQ(s.log_prob.sizes(), (std::vector<int64_t>{4}));
+}
+
+TEST(PolicyTest, OpsOfOneGroupShareTheirDevice) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(3);
+  PolicySample s = policy->Sample(4, 0.5, gen);
+  for (const auto& devices : s.device_of_op) {
+    std::vector<int> device_of_group(8, -1);
+    for (size_t i = 0; i < devices.size(); ++i) {
+      int& d = device_of_group[s.group_of_op[i]];
+      if (d < 0) d = devices[i];
+      EXPECT_EQ(d, devices[i]) << "op " << i << " left its group's device";
+    }
+  }
+}
+
+TEST(PolicyTest, LogProbabilityReachesGrouperAndPlacerParameters) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 2, SmallPolicy());
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  PolicySample s = policy->Sample(2, 0.0, gen);
+  EXPECT_LT(s.log_prob.max().item<float>(), 0.0f);
+  s.log_prob.sum().backward();
+  AddDeferred(policy, &s);
+  for (const auto& named : policy->named_parameters()) {
+    ASSERT_TRUE(named.value().grad().defined()) << named.key();
+    EXPECT_GT(named.value().grad().abs().sum().item<float>(), 0.0f) << named.key();
+  }
+}
+
+TEST(PolicyTest, ScoringASampleGivesItsLogProbabilitiesAndEntropies) {
+  testing::Problem p = testing::SmallRnnlm();
+  SearchOptions o = SmallPolicy();
+  o.entropy_weight = 0.01;  // entropies are computed only when they are used
+  HierarchicalPolicy policy(p.forward, 3, o);
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(11);
+  PolicySample s = policy->Sample(3, 0.0, gen);
+  PolicySample again = policy->Score(s.groups, s.devices);
+  EXPECT_TRUE(at::allclose(again.log_prob, s.log_prob, 1e-4, 1e-4))
+      << again.log_prob << " against " << s.log_prob;
+  EXPECT_TRUE(at::allclose(again.device_log_prob, s.device_log_prob, 1e-5, 1e-5));
+  EXPECT_EQ(again.device_log_prob.sizes(), (std::vector<int64_t>{3, 8}));
+  EXPECT_EQ(again.group_log_prob.sizes(), (std::vector<int64_t>{p.forward.size()}));
+  // Entropies per decision: at least 0, at most log(choices).
+  EXPECT_GE(s.group_entropy.min().item<float>(), 0.0f);
+  EXPECT_LE(s.group_entropy.max().item<float>(), std::log(8.0f) + 1e-4f);
+  EXPECT_GE(s.device_entropy.min().item<float>(), 0.0f);
+  EXPECT_LE(s.device_entropy.max().item<float>(), std::log(3.0f) + 1e-4f);
+  // The placements a sample lists are its [k, groups] devices spread over its grouping.
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < p.forward.size(); ++i) {
+      ASSERT_EQ(s.device_of_op[j][i], s.devices[j][s.group_of_op[i]].item<int64_t>());
+    }
+  }
+}
+
+TEST(PolicyTest, SameSeedSamplesTheSamePlacements) {
+  testing::Problem p = testing::SmallRnnlm();
+  auto sample = [&] {
+    torch::manual_seed(11);
+    HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(11);
+    return policy->Sample(4, 0.5, gen).device_of_op;
+  };
+  EXPECT_EQ(sample(), sample());
+}
+
+// A placement of the small RNNLM's ops on 3 devices that no grouping of the
+// policy's own would make: contiguous runs in node order, of uneven lengths.
+std::vector<int> Runs(int ops) {
+  std::vector<int> d(ops);
+  for (int i = 0; i < ops; ++i) d[i] = i < ops / 2 ? 0 : (i < ops * 5 / 6 ? 2 : 1);
+  return d;
+}
+
+TEST(PolicyTest, GroupingFollowingAPlacementKeepsEachGroupOnOneDevice) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  const std::vector<int> placement = Runs(p.forward.size());
+  std::vector<int> device_of_group;
+  const std::vector<int> group_of_op = policy->GroupsFollowing(placement, &device_of_group);
+  ASSERT_EQ(group_of_op.size(), placement.size());
+  ASSERT_EQ(device_of_group.size(), 8u);
+  std::vector<int> ops_of_group(8, 0);
+  for (size_t i = 0; i < placement.size(); ++i) {
+    ASSERT_TRUE(group_of_op[i] >= 0 && group_of_op[i] < 8) << group_of_op[i];
+    EXPECT_EQ(device_of_group[group_of_op[i]], placement[i]) << "op " << i;
+    ++ops_of_group[group_of_op[i]];
+  }
+  for (int g = 0; g < 8; ++g) EXPECT_GT(ops_of_group[g], 0) << "group " << g << " is empty";
+}
+
+TEST(PolicyTest, GroupingFollowingAPlacementGivesDevicesGroupsInProportionToTheirOps) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  const std::vector<int> placement = Runs(p.forward.size());  // 1/2, 1/6 and 1/3 of the ops
+  std::vector<int> device_of_group;
+  policy->GroupsFollowing(placement, &device_of_group);
+  std::vector<int> groups(3, 0);
+  for (int d : device_of_group) ++groups[d];
+  EXPECT_EQ(groups, (std::vector<int>{4, 1, 3}));  // 8 groups: 4, 1.33 and 2.67
+}
+
+TEST(PolicyTest, GroupingFollowingMoreDevicesThanGroupsStillGroupsEveryOp) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 10, SmallPolicy());  // 8 groups
+  std::vector<int> placement(p.forward.size());
+  for (size_t i = 0; i < placement.size(); ++i) placement[i] = static_cast<int>(i % 10);
+  std::vector<int> device_of_group;
+  const std::vector<int> group_of_op = policy->GroupsFollowing(placement, &device_of_group);
+  for (int g : group_of_op) EXPECT_TRUE(g >= 0 && g < 8) << g;
+  const std::vector<int> majority = policy->MajorityDevices(group_of_op, placement);
+  ASSERT_EQ(majority.size(), 8u);
+  for (int d : majority) EXPECT_TRUE(d >= 0 && d < 10) << d;
+}
+
+TEST(PolicyTest, ImitationLossesTrainOnlyTheirOwnNetwork) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  std::vector<int> device_of_group;
+  const std::vector<int> groups = policy->GroupsFollowing(Runs(p.forward.size()), &device_of_group);
+  auto touched = [&](at::Tensor loss) {
+    policy->zero_grad();
+    EXPECT_GT(loss.item<double>(), 0.0);
+    loss.backward();
+    std::vector<at::Tensor> with_gradient;
+    for (const at::Tensor& t : policy->parameters()) {
+      if (t.grad().defined() && t.grad().abs().sum().item<double>() > 0) with_gradient.push_back(t);
+    }
+    return with_gradient;
+  };
+  auto same = [](const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_same(b[i])) return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(same(touched(policy->GrouperImitationLoss(groups)), policy->GrouperParameters()));
+  EXPECT_TRUE(same(touched(policy->PlacerImitationLoss(groups, device_of_group)),
+                   policy->PlacerParameters()));
+  EXPECT_EQ(policy->GrouperParameters().size() + policy->PlacerParameters().size(),
+            policy->parameters().size());
+}
+
+// The recurrent weights' gradients formed once over all steps
+// (AddDeferredGradients: the decoder's cell, the encoder's two directions)
+// equal autograd's through torch's LSTM cell and LSTM: the same decisions'
+// log-probability both ways.
+TEST(PolicyTest, DeferredGradientsEqualAutogradsThroughTheCellAndTheEncoder) {
+  testing::Problem p = testing::SmallRnnlm();
+  HierarchicalPolicy policy(p.forward, 3, SmallPolicy());
+  std::vector<int> device_of_group;
+  const std::vector<int> groups = policy->GroupsFollowing(Runs(p.forward.size()), &device_of_group);
+  auto gradients = [&] {
+    std::vector<at::Tensor> g;
+    for (const at::Tensor& t : policy->PlacerParameters()) g.push_back(t.grad().clone());
+    return g;
+  };
+  policy->zero_grad();
+  at::Tensor reference = policy->PlacerImitationLoss(groups, device_of_group);
+  reference.backward();
+  const std::vector<at::Tensor> want = gradients();
+
+  policy->zero_grad();
+  PolicySample s =
+      policy->Score(at::tensor(std::vector<int64_t>(groups.begin(), groups.end())),
+                    at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()))
+                        .unsqueeze(0));
+  at::Tensor loss = -s.device_log_prob.sum() / policy->num_groups();
+  EXPECT_NEAR(loss.item<double>(), reference.item<double>(), 1e-5);
+  loss.backward();
+  AddDeferred(policy, &s);
+  const std::vector<at::Tensor> got = gradients();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_TRUE(at::allclose(got[i], want[i], 1e-4, 1e-6)) << "placer parameter " << i;
+  }
+  AddDeferred(policy, &s);  // the taps were cleared: nothing is added twice
+  const std::vector<at::Tensor> again = gradients();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(at::equal(again[i], got[i]));
+}
+
+TEST(PolicyTest, ScopeFeaturesAreAddedOnlyWhenAsked) {
+  testing::Problem p = testing::SmallRnnlm();
+  SearchOptions paper = SmallPolicy(), ours = SmallPolicy();
+  paper.scope_embedding = 0;
+  ours.scope_embedding = 4;
+  HierarchicalPolicy without(p.forward, 2, paper), with(p.forward, 2, ours);
+  EXPECT_EQ(without->named_parameters().find("scope_embedding.weight"), nullptr);
+  const at::Tensor* table = with->named_parameters().find("scope_embedding.weight");
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->size(1), 4);
+  EXPECT_GT(table->size(0), 2) << "the RNNLM's layers are scopes of their own";
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(1);
+  EXPECT_EQ(without->Sample(2, 0.0, gen).device_of_op.size(), 2u);
+}
+
+}  // namespace
+}  // namespace planner
