@@ -153,25 +153,8 @@ void AddUpdateOrdering(std::vector<NodeSpec>* nodes, int first_added) {
   }
 }
 
-}  // namespace
-
-Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptions& opts,
-                                       const InferenceOptions& inference) {
-  if (opts.optimizer != "sgd" && opts.optimizer != "momentum") {
-    return InvalidArgument("unknown optimizer '" + opts.optimizer + "' (expected sgd or momentum)");
-  }
-  GRAPH_RETURN_IF_ERROR(CheckNoControlFlow(forward, "training"));
-  TrainingPlan out;
-  Graph inferred;
-  if (!forward.shapes_inferred()) {
-    inferred = forward;
-    InferShapes(inferred, inference);
-  }
-  const Graph& g = forward.shapes_inferred() ? forward : inferred;
-  out.counts.forward_nodes = g.size();
-
-  // 1. Which nodes lie downstream of a parameter along floating edges.
-  const std::vector<char> trainable = TrainableParameters(g);
+// Which nodes lie downstream of a trainable parameter along floating edges.
+std::vector<char> FromParameters(const Graph& g, const std::vector<char>& trainable) {
   std::vector<char> from_param(g.size(), 0);
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
@@ -186,59 +169,80 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
       if (from_param[in.node] && FloatOutput(g.node(in.node), in.index)) from_param[id] = 1;
     }
   }
+  return from_param;
+}
 
-  // 2. Gradients of each output, summed when several consumers contribute.
-  GraphBuilder b(g.ToSpecs());
-  std::vector<std::vector<std::vector<std::string>>> grads(g.size());
-  auto add_grad = [&](TensorRef t, std::string gname) {
-    auto& per_out = grads[t.node];
+// The gradients of each output of the forward graph, summed (AddN) when
+// several consumers contribute.
+class Gradients {
+ public:
+  Gradients(const Graph& g, GraphBuilder& b) : g_(g), b_(b), grads_(g.size()) {}
+
+  void Add(TensorRef t, std::string gname) {
+    auto& per_out = grads_[t.node];
     if (static_cast<int>(per_out.size()) <= t.index) per_out.resize(t.index + 1);
     per_out[t.index].push_back(std::move(gname));
-  };
-  auto summed = [&](NodeId id, int i) -> std::string {
-    if (static_cast<int>(grads[id].size()) <= i || grads[id][i].empty()) return "";
-    auto& list = grads[id][i];
+  }
+  bool Any(NodeId id) const { return !grads_[id].empty(); }
+  // The gradient of output i of `id`, its contributions summed once; "" when none.
+  std::string Summed(NodeId id, int i) {
+    if (static_cast<int>(grads_[id].size()) <= i || grads_[id][i].empty()) return "";
+    auto& list = grads_[id][i];
     if (list.size() == 1) return list[0];
-    std::string sum = b.Add("AddN", "AddN", list,
-                            {{"T", MakeAttr(g.node(id).output_dtypes[i])},
-                             {"N", MakeAttr(static_cast<int64_t>(list.size()))}});
+    std::string sum = b_.Add("AddN", "AddN", list,
+                             {{"T", MakeAttr(g_.node(id).output_dtypes[i])},
+                              {"N", MakeAttr(static_cast<int64_t>(list.size()))}});
     list = {sum};
     return sum;
-  };
+  }
 
-  // 3. The loss: named, conventional ("loss"), or synthetic; it seeds the gradients.
+ private:
+  const Graph& g_;
+  GraphBuilder& b_;
+  std::vector<std::vector<std::vector<std::string>>> grads_;  // [node][output]
+};
+
+// The loss: named, conventional ("loss"), or synthetic; it seeds the
+// gradients. Returns its name.
+Result<std::string> SeedLoss(const Graph& g, const TrainingOptions& opts, GraphBuilder& b,
+                             Gradients& grads, TrainingPlan* out) {
   std::string loss = opts.loss;
   if (loss.empty() && g.Find("loss") >= 0) loss = "loss";
   if (loss.empty()) {
-    GRAPH_ASSIGN_OR_RETURN(loss, AddSyntheticLoss(g, b, add_grad));
-    out.synthetic_loss = true;
-  } else {
-    NodeId loss_id = g.Find(loss);
-    if (loss_id < 0) return NotFound("loss node '" + loss + "' is not in the graph");
-    const Node& loss_node = g.node(loss_id);
-    if (!FloatOutput(loss_node, 0) || loss_node.output_shapes[0].NumElements() != 1) {
-      return InvalidArgument(
-          "loss '" + loss + "' must be a scalar float, is " +
-          DTypeName(loss_node.num_outputs() ? loss_node.output_dtypes[0] : DType::kInvalid) + " " +
-          (loss_node.num_outputs() ? loss_node.output_shapes[0].ToString()
-                                   : std::string("with no output")));
-    }
-    b.SetScope("gradients/", loss, loss_node.requested_device);
-    add_grad({loss_id, 0}, b.FloatConst("loss_seed", 1.0f));
+    out->synthetic_loss = true;
+    return AddSyntheticLoss(
+        g, b, [&](TensorRef t, std::string gname) { grads.Add(t, std::move(gname)); });
   }
+  NodeId loss_id = g.Find(loss);
+  if (loss_id < 0) return NotFound("loss node '" + loss + "' is not in the graph");
+  const Node& loss_node = g.node(loss_id);
+  if (!FloatOutput(loss_node, 0) || loss_node.output_shapes[0].NumElements() != 1) {
+    return InvalidArgument(
+        "loss '" + loss + "' must be a scalar float, is " +
+        DTypeName(loss_node.num_outputs() ? loss_node.output_dtypes[0] : DType::kInvalid) + " " +
+        (loss_node.num_outputs() ? loss_node.output_shapes[0].ToString()
+                                 : std::string("with no output")));
+  }
+  b.SetScope("gradients/", loss, loss_node.requested_device);
+  grads.Add({loss_id, 0}, b.FloatConst("loss_seed", 1.0f));
+  return loss;
+}
 
-  // 4. Reverse pass in reverse topological order.
+// The reverse pass, in reverse topological order: each node's gradient rule
+// (graph/gradient_rules.h) turns its outputs' gradients into its inputs'.
+Status ReversePass(const Graph& g, const std::vector<char>& trainable,
+                   const std::vector<char>& from_param, GraphBuilder& b, Gradients& grads) {
   std::map<std::string, int> missing;  // op -> nodes without a rule
   const auto& topo = g.topological_order();
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     NodeId id = *it;
     const Node& n = g.node(id);
-    if (!from_param[id] || grads[id].empty() || trainable[id]) continue;
+    if (!from_param[id] || !grads.Any(id) || trainable[id]) continue;
     b.SetScope("gradients/" + n.name + "/", n.name, n.requested_device);
     GradContext c{g, id, std::vector<std::string>(n.num_outputs()), b};
     bool any = false;
     for (int i = 0; i < n.num_outputs(); ++i) {
-      c.dy[i] = summed(id, i);
+      c.dy[i] = grads.Summed(id, i);
       any |= !c.dy[i].empty();
     }
     if (!any) continue;
@@ -259,34 +263,36 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
       const TensorRef& in = n.inputs[i];
       if (dx[i].empty() || !from_param[in.node] || !FloatOutput(g.node(in.node), in.index))
         continue;
-      add_grad(in, dx[i]);
+      grads.Add(in, dx[i]);
     }
   }
-  if (!missing.empty()) {
-    std::string list;
-    for (const auto& [op, count] : missing) {
-      list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) + " node" +
-              (count > 1 ? "s" : "") + ")";
-    }
-    return Unimplemented("no gradient rule for: " + list);
+  if (missing.empty()) return Status::Ok();
+  std::string list;
+  for (const auto& [op, count] : missing) {
+    list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) + " node" +
+            (count > 1 ? "s" : "") + ")";
   }
-  // 5. One update per parameter that received a gradient.
-  std::vector<std::string> update_names;
-  std::vector<std::string> param_names;
+  return Unimplemented("no gradient rule for: " + list);
+}
+
+// One update per parameter that received a gradient (ApplyGradientDescent, or
+// ApplyMomentum with its accumulator).
+void AddUpdates(const Graph& g, const TrainingOptions& opts, const std::vector<char>& trainable,
+                GraphBuilder& b, Gradients& grads, TrainingPlan* out) {
   for (NodeId id = 0; id < g.size(); ++id) {
     const Node& n = g.node(id);
     if (!trainable[id]) continue;
     b.SetScope("gradients/" + n.name + "/", n.name, n.requested_device);
-    std::string grad = summed(id, 0);
+    std::string grad = grads.Summed(id, 0);
     if (grad.empty()) {
-      ++out.counts.unused_parameters;
+      ++out->counts.unused_parameters;
       continue;
     }
     b.SetScope("train/" + n.name + "/", n.name, n.requested_device);
     AttrMap t = {{"T", MakeAttr(n.output_dtypes[0])}};
     std::string lr = b.FloatConst("learning_rate", opts.learning_rate);
     if (opts.optimizer == "sgd") {
-      update_names.push_back(
+      out->updates.push_back(
           b.Add("ApplyGradientDescent", "ApplyGradientDescent", {n.name, lr, grad}, t));
     } else {
       std::string accum =
@@ -294,28 +300,54 @@ Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptio
                 {{"dtype", MakeAttr(n.output_dtypes[0])}, {"shape", MakeAttr(n.output_shapes[0])}});
       AttrMap m = t;
       m["use_nesterov"] = MakeAttr(false);
-      update_names.push_back(
+      out->updates.push_back(
           b.Add("ApplyMomentum", "ApplyMomentum",
                 {n.name, accum, lr, grad, b.FloatConst("momentum", opts.momentum)}, m));
     }
-    param_names.push_back(n.name);
+    out->parameters.push_back(n.name);
   }
-  out.nodes = b.Release();
-  PruneUnusedGradients(&out.nodes, g.size());
-  // Classify the added nodes for reporting by their name scope.
-  for (size_t i = g.size(); i < out.nodes.size(); ++i) {
-    const std::string& name = out.nodes[i].name;
+}
+
+// Classifies the added nodes for reporting by their name scope.
+void CountAddedNodes(int forward_size, TrainingPlan* out) {
+  for (size_t i = forward_size; i < out->nodes.size(); ++i) {
+    const std::string& name = out->nodes[i].name;
     if (name.rfind("train/", 0) == 0) {
-      ++out.counts.update_nodes;
+      ++out->counts.update_nodes;
     } else if (name.rfind("synthetic_loss", 0) == 0) {
-      ++out.counts.loss_nodes;
+      ++out->counts.loss_nodes;
     } else {
-      ++out.counts.backward_nodes;
+      ++out->counts.backward_nodes;
     }
   }
-  out.loss = loss;
-  out.parameters = std::move(param_names);
-  out.updates = std::move(update_names);
+}
+
+}  // namespace
+
+Result<TrainingPlan> PlanTrainingGraph(const Graph& forward, const TrainingOptions& opts,
+                                       const InferenceOptions& inference) {
+  if (opts.optimizer != "sgd" && opts.optimizer != "momentum") {
+    return InvalidArgument("unknown optimizer '" + opts.optimizer + "' (expected sgd or momentum)");
+  }
+  GRAPH_RETURN_IF_ERROR(CheckNoControlFlow(forward, "training"));
+  TrainingPlan out;
+  Graph inferred;
+  if (!forward.shapes_inferred()) {
+    inferred = forward;
+    InferShapes(inferred, inference);
+  }
+  const Graph& g = forward.shapes_inferred() ? forward : inferred;
+  out.counts.forward_nodes = g.size();
+  const std::vector<char> trainable = TrainableParameters(g);
+  const std::vector<char> from_param = FromParameters(g, trainable);
+  GraphBuilder b(g.ToSpecs());
+  Gradients grads(g, b);
+  GRAPH_ASSIGN_OR_RETURN(out.loss, SeedLoss(g, opts, b, grads, &out));
+  GRAPH_RETURN_IF_ERROR(ReversePass(g, trainable, from_param, b, grads));
+  AddUpdates(g, opts, trainable, b, grads, &out);
+  out.nodes = b.Release();
+  PruneUnusedGradients(&out.nodes, g.size());
+  CountAddedNodes(g.size(), &out);
   return out;
 }
 

@@ -67,11 +67,12 @@ using sim::IsStateOp;
 using sim::RunsKernel;
 
 // Each list ends with {nullptr, nullptr}: kernels_forward.cc, kernels_grad.cc,
-// kernels_math.cc and kernels_array.cc.
+// kernels_math.cc, kernels_array.cc and kernels_shape.cc.
 extern const KernelEntry kForwardKernels[];
 extern const KernelEntry kGradKernels[];
 extern const KernelEntry kMathKernels[];
 extern const KernelEntry kArrayKernels[];
+extern const KernelEntry kShapeKernels[];
 
 // Helpers shared by kernel files.
 at::ScalarType ToTorch(graph::DType t);  // kInvalid -> at::kFloat is never returned: asserts

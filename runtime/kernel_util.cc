@@ -95,4 +95,13 @@ graph::Node AsForward(const graph::Node& n, const char* op) {
   return f;
 }
 
+graph::Result<at::ScalarType> IndexType(const KernelContext& c, const char* attr,
+                                        graph::DType dflt) {
+  const graph::DType t = c.node.attr_type(attr, dflt);
+  if (t != graph::DType::kInt32 && t != graph::DType::kInt64) {
+    return c.Error(std::string(attr) + " must be int32 or int64");
+  }
+  return ToTorch(t);
+}
+
 }  // namespace runtime

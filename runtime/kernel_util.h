@@ -34,6 +34,11 @@ graph::Status SameShapes(const KernelContext& c, const std::vector<at::Tensor>& 
 // Whether the node's data_format is NCHW (else NHWC; others are an error).
 graph::Result<bool> IsNchw(const KernelContext& c);
 
+// The integer type an index-producing op's attribute `attr` asks for (int32 or
+// int64; `dflt` when absent); any other type is an error naming the node.
+graph::Result<at::ScalarType> IndexType(const KernelContext& c, const char* attr,
+                                        graph::DType dflt);
+
 // Kernels of elementwise ops that are one LibTorch function of their inputs.
 template <at::Tensor (*F)(const at::Tensor&)>
 graph::Status Unary(KernelContext& c) {

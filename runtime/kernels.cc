@@ -13,7 +13,8 @@ namespace {
 const std::unordered_map<std::string_view, KernelFn>& Table() {
   static const auto* table = [] {
     auto* t = new std::unordered_map<std::string_view, KernelFn>();
-    for (const KernelEntry* list : {kForwardKernels, kGradKernels, kMathKernels, kArrayKernels}) {
+    for (const KernelEntry* list : {kForwardKernels, kGradKernels, kMathKernels, kArrayKernels,
+                                     kShapeKernels}) {
       for (const KernelEntry* e = list; e->op; ++e) {
         bool inserted = t->emplace(e->op, e->fn).second;
         assert(inserted && "an op has two kernels");

@@ -75,215 +75,256 @@ graph::Result<Simulator> Simulator::Create(const graph::Graph& g, const cluster:
   Simulator s;
   s.g_ = RewriteForExecution(g);
   s.cluster_ = c;
-  const graph::Graph& rg = s.g_;
-  const int n = rg.size(), nd = static_cast<int>(c.devices.size());
+  const int nd = static_cast<int>(c.devices.size());
   if (nd == 0) return graph::InvalidArgument(c.source + ": no devices");
   if (nd > 255) return graph::InvalidArgument(c.source + ": more than 255 devices");
-  const std::vector<graph::OpCost> costs = graph::ComputeCosts(rg);
-  std::vector<std::string> sig(n);
-  s.scheduled_.assign(n, 0);
-  // [node][output] bytes accounted; flattened into out_flat_ below.
-  std::vector<std::vector<int64_t>> out_bytes(n);
-  s.state_bytes_.assign(n, 0);
+  std::vector<std::string> sig;
+  std::vector<std::vector<int64_t>> out_bytes;
+  s.ClassifyNodes(profile, &sig, &out_bytes);
+  const std::vector<graph::OpCost> costs = graph::ComputeCosts(s.g_);
+  s.PlanDevices(profile, costs, sig);
+  s.PlanLinks(profile);
+  s.PlanEdges(out_bytes);
+  s.PlanCopySlots(out_bytes);
+  return s;
+}
+
+void Simulator::ClassifyNodes(const Profile* profile, std::vector<std::string>* sig,
+                              std::vector<std::vector<int64_t>>* out_bytes) {
+  const graph::Graph& rg = g_;
+  const int n = rg.size();
+  sig->assign(n, "");
+  out_bytes->assign(n, {});
+  scheduled_.assign(n, 0);
+  state_bytes_.assign(n, 0);
   for (graph::NodeId id = 0; id < n; ++id) {
     const graph::Node& node = rg.node(id);
-    const bool state = IsStateOp(node.op);
-    s.scheduled_[id] = RunsKernel(node.op);
-    if (state) {
-      s.state_bytes_[id] = std::max<int64_t>(0, graph::OutputBytes(node, 0));
-      out_bytes[id].assign(node.num_outputs(), 0);  // resident, counted once
+    scheduled_[id] = RunsKernel(node.op);
+    if (IsStateOp(node.op)) {
+      state_bytes_[id] = std::max<int64_t>(0, graph::OutputBytes(node, 0));
+      (*out_bytes)[id].assign(node.num_outputs(), 0);  // resident, counted once
       continue;
     }
     for (int k = 0; k < node.num_outputs(); ++k) {
-      out_bytes[id].push_back(std::max<int64_t>(0, graph::OutputBytes(node, k)));
+      (*out_bytes)[id].push_back(std::max<int64_t>(0, graph::OutputBytes(node, k)));
     }
-    if (s.scheduled_[id]) sig[id] = graph::OpSignature(rg, id);
+    if (scheduled_[id]) (*sig)[id] = graph::OpSignature(rg, id);
   }
   // Views: as profiled (any device), else by op type.
   for (graph::NodeId id = 0; id < n; ++id) {
-    if (!s.scheduled_[id]) continue;
+    if (!scheduled_[id]) continue;
     bool view = IsViewOp(rg.node(id).op);
     if (profile) {
-      for (const cluster::DeviceSpec& d : c.devices) {
-        if (const OpTiming* t = profile->Find(d.name, sig[id])) {
+      for (const cluster::DeviceSpec& d : cluster_.devices) {
+        if (const OpTiming* t = profile->Find(d.name, (*sig)[id])) {
           view = t->output_bytes == 0;
           break;
         }
       }
     }
-    if (view) std::fill(out_bytes[id].begin(), out_bytes[id].end(), 0);
+    if (view) std::fill((*out_bytes)[id].begin(), (*out_bytes)[id].end(), 0);
   }
-  s.op_s_.assign(nd, std::vector<double>(n, 0));
-  s.estimated_.assign(nd, std::vector<char>(n, 0));
-  s.dispatch_s_.assign(nd, 0);
-  s.dispatch_shared_s_.assign(nd, 0);
-  s.dispatch_cross_s_.assign(nd, -1);
-  s.slowdown_.assign(nd, 1);
-  s.cold_s_.assign(nd, {});
-  s.wakeup_s_.assign(nd, 0);
-  s.poll_s_.assign(nd, 0);
-  s.notify_s_.assign(nd, 0);
-  s.spin_s_.assign(nd, 0);
-  s.async_.assign(nd, 0);
-  s.host_s_.assign(nd, {});
+}
+
+namespace {
+
+// Effective rates of a device: its datasheet figures when the devices file
+// gives them, else fitted to its profiled ops of this graph (compute-bound ops,
+// >= 1 FLOP per byte, for FLOP/s; the others for bytes/s); unknown without.
+Rates DeviceRates(const cluster::DeviceSpec& spec, const Profile* profile,
+                  const std::vector<graph::OpCost>& costs, const std::vector<std::string>& sig,
+                  const std::vector<char>& scheduled) {
+  if (spec.peak_flops && spec.memory_bandwidth) return {*spec.peak_flops, *spec.memory_bandwidth};
+  if (!profile) return {};
+  double flops = 0, flop_s = 0, bytes = 0, byte_s = 0;
+  for (size_t id = 0; id < costs.size(); ++id) {
+    if (!scheduled[id] || !costs[id].known) continue;
+    const OpTiming* t = profile->Find(spec.name, sig[id]);
+    if (!t || t->seconds <= 0) continue;
+    const double b = static_cast<double>(costs[id].bytes_read + costs[id].bytes_written);
+    if (costs[id].flops >= b) {
+      flops += costs[id].flops;
+      flop_s += t->seconds;
+    } else {
+      bytes += b;
+      byte_s += t->seconds;
+    }
+  }
+  if (flop_s > 0 && byte_s > 0) return {flops / flop_s, bytes / byte_s};
+  return {};
+}
+
+}  // namespace
+
+void Simulator::PlanDevices(const Profile* profile, const std::vector<graph::OpCost>& costs,
+                            const std::vector<std::string>& sig) {
+  const int n = g_.size(), nd = static_cast<int>(cluster_.devices.size());
+  op_s_.assign(nd, std::vector<double>(n, 0));
+  estimated_.assign(nd, std::vector<char>(n, 0));
+  dispatch_s_.assign(nd, 0);
+  dispatch_shared_s_.assign(nd, 0);
+  dispatch_cross_s_.assign(nd, -1);
+  slowdown_.assign(nd, 1);
+  cold_s_.assign(nd, {});
+  wakeup_s_.assign(nd, 0);
+  poll_s_.assign(nd, 0);
+  notify_s_.assign(nd, 0);
+  spin_s_.assign(nd, 0);
+  async_.assign(nd, 0);
+  host_s_.assign(nd, {});
   for (int d = 0; d < nd; ++d) {
-    const cluster::DeviceSpec& spec = c.devices[d];
+    const cluster::DeviceSpec& spec = cluster_.devices[d];
     if (spec.kind == cluster::DeviceKind::kCuda && !spec.sync_each_op) {
-      s.async_[d] = 1;
-      double launch = 0;
-      if (profile) {
-        auto it = profile->launch_s.find(spec.name);
-        if (it != profile->launch_s.end()) launch = it->second;
-      }
-      s.host_s_[d].assign(n, launch);
-      for (graph::NodeId id = 0; profile && id < n; ++id) {
-        const double h = s.scheduled_[id] ? profile->HostSeconds(spec.name, sig[id]) : -1;
-        if (h >= 0) s.host_s_[d][id] = h;
-      }
+      PlanLaunches(d, profile, sig);
     }
     if (spec.kind == cluster::DeviceKind::kCpu) {
-      s.spin_s_[d] = spec.spin_s;
-      s.cpu_devices_.push_back(d);
+      spin_s_[d] = spec.spin_s;
+      cpu_devices_.push_back(d);
     }
-    Rates rates;
-    if (spec.peak_flops && spec.memory_bandwidth) {
-      rates = {*spec.peak_flops, *spec.memory_bandwidth};
-    } else if (profile) {
-      // Effective rates of this device, fitted to its profiled ops of this graph:
-      // compute-bound ops (>= 1 FLOP per byte) for FLOP/s, the others for bytes/s.
-      double flops = 0, flop_s = 0, bytes = 0, byte_s = 0;
-      for (graph::NodeId id = 0; id < n; ++id) {
-        if (!s.scheduled_[id] || !costs[id].known) continue;
-        const OpTiming* t = profile->Find(spec.name, sig[id]);
-        if (!t || t->seconds <= 0) continue;
-        const double b = static_cast<double>(costs[id].bytes_read + costs[id].bytes_written);
-        if (costs[id].flops >= b) {
-          flops += costs[id].flops;
-          flop_s += t->seconds;
-        } else {
-          bytes += b;
-          byte_s += t->seconds;
-        }
-      }
-      if (flop_s > 0 && byte_s > 0) rates = {flops / flop_s, bytes / byte_s};
-    }
-    if (profile) {
-      auto it = profile->dispatch_s.find(spec.name);
-      if (it != profile->dispatch_s.end()) s.dispatch_s_[d] = it->second;
-      auto shared = profile->dispatch_shared_s.find(spec.name);
-      s.dispatch_shared_s_[d] =
-          shared != profile->dispatch_shared_s.end() ? shared->second : s.dispatch_s_[d];
-      for (auto [from, to] : {std::pair{&profile->wakeup_s, &s.wakeup_s_[d]},
-                              std::pair{&profile->poll_s, &s.poll_s_[d]},
-                              std::pair{&profile->notify_s, &s.notify_s_[d]}}) {
-        auto w = from->find(spec.name);
-        if (w != from->end()) *to = w->second;
-      }
-      auto f = profile->slowdown.find(spec.name);
-      if (f != profile->slowdown.end() && spec.kind == cluster::DeviceKind::kCpu) {
-        s.slowdown_[d] = f->second;
-      }
-      auto cross = profile->dispatch_cross_s.find(spec.name);
-      if (cross != profile->dispatch_cross_s.end() && spec.kind == cluster::DeviceKind::kCpu) {
-        s.dispatch_cross_s_[d] = cross->second;
-      }
-      auto cold = profile->cold_s.find(spec.name);
-      if (cold != profile->cold_s.end() && spec.kind == cluster::DeviceKind::kCpu) {
-        s.cold_s_[d] = cold->second;
-      }
-    }
+    if (profile) PlanOverheads(d, *profile);
+    const Rates rates = DeviceRates(spec, profile, costs, sig, scheduled_);
     for (graph::NodeId id = 0; id < n; ++id) {
-      if (!s.scheduled_[id]) continue;
+      if (!scheduled_[id]) continue;
       const OpTiming* t = profile ? profile->Find(spec.name, sig[id]) : nullptr;
       if (t) {
-        s.op_s_[d][id] = t->seconds;
+        op_s_[d][id] = t->seconds;
       } else if (rates.ok()) {  // without a FLOP rule or shapes: the bytes we know, if any
         graph::OpCost cost = costs[id];
         if (!cost.known) cost.flops = 0;
-        s.op_s_[d][id] = Roofline(cost, rates);
-        s.estimated_[d][id] = 1;
+        op_s_[d][id] = Roofline(cost, rates);
+        estimated_[d][id] = 1;
       } else {
-        s.op_s_[d][id] = kNoTime;
+        op_s_[d][id] = kNoTime;
       }
     }
   }
-  s.links_.assign(nd, std::vector<LinkFit>(nd));
-  s.consumer_copies_.assign(nd * nd, 0);
+}
+
+void Simulator::PlanLaunches(int d, const Profile* profile, const std::vector<std::string>& sig) {
+  const cluster::DeviceSpec& spec = cluster_.devices[d];
+  const int n = g_.size();
+  async_[d] = 1;
+  double launch = 0;
+  if (profile) {
+    auto it = profile->launch_s.find(spec.name);
+    if (it != profile->launch_s.end()) launch = it->second;
+  }
+  host_s_[d].assign(n, launch);
+  for (graph::NodeId id = 0; profile && id < n; ++id) {
+    const double h = scheduled_[id] ? profile->HostSeconds(spec.name, sig[id]) : -1;
+    if (h >= 0) host_s_[d][id] = h;
+  }
+}
+
+void Simulator::PlanOverheads(int d, const Profile& profile) {
+  const cluster::DeviceSpec& spec = cluster_.devices[d];
+  auto it = profile.dispatch_s.find(spec.name);
+  if (it != profile.dispatch_s.end()) dispatch_s_[d] = it->second;
+  auto shared = profile.dispatch_shared_s.find(spec.name);
+  dispatch_shared_s_[d] =
+      shared != profile.dispatch_shared_s.end() ? shared->second : dispatch_s_[d];
+  for (auto [from, to] :
+       {std::pair{&profile.wakeup_s, &wakeup_s_[d]}, std::pair{&profile.poll_s, &poll_s_[d]},
+        std::pair{&profile.notify_s, &notify_s_[d]}}) {
+    auto w = from->find(spec.name);
+    if (w != from->end()) *to = w->second;
+  }
+  if (spec.kind != cluster::DeviceKind::kCpu) return;
+  auto f = profile.slowdown.find(spec.name);
+  if (f != profile.slowdown.end()) slowdown_[d] = f->second;
+  auto cross = profile.dispatch_cross_s.find(spec.name);
+  if (cross != profile.dispatch_cross_s.end()) dispatch_cross_s_[d] = cross->second;
+  auto cold = profile.cold_s.find(spec.name);
+  if (cold != profile.cold_s.end()) cold_s_[d] = cold->second;
+}
+
+void Simulator::PlanLinks(const Profile* profile) {
+  const cluster::Cluster& c = cluster_;
+  const int nd = static_cast<int>(c.devices.size());
+  links_.assign(nd, std::vector<LinkFit>(nd));
+  consumer_copies_.assign(nd * nd, 0);
   for (int a = 0; a < nd; ++a) {
     for (int b = 0; b < nd; ++b) {
       if (a == b) continue;
       const LinkFit* fit = profile ? profile->Link(c.devices[a].name, c.devices[b].name) : nullptr;
       if (fit) {
-        s.links_[a][b] = *fit;
+        links_[a][b] = *fit;
       } else if (std::optional<cluster::LinkSpec> l = c.Link(a, b)) {
-        s.links_[a][b] = {l->latency_s, l->bandwidth_bytes_per_s, 0};
+        links_[a][b] = {l->latency_s, l->bandwidth_bytes_per_s, 0};
       }
-      s.consumer_copies_[a * nd + b] = c.devices[a].kind == cluster::DeviceKind::kCpu &&
-                                       c.devices[b].kind == cluster::DeviceKind::kCpu;
+      consumer_copies_[a * nd + b] = c.devices[a].kind == cluster::DeviceKind::kCpu &&
+                                     c.devices[b].kind == cluster::DeviceKind::kCpu;
     }
   }
-  s.out_offset_.assign(n + 1, 0);
-  s.base_pending_.assign(n, 0);
-  s.in_offset_.assign(n + 1, 0);
-  s.use_offset_.assign(n + 1, 0);
-  s.ctrl_offset_.assign(n + 1, 0);
-  s.out_total_.assign(n, 0);
+}
+
+void Simulator::PlanEdges(const std::vector<std::vector<int64_t>>& out_bytes) {
+  const graph::Graph& rg = g_;
+  const int n = rg.size();
+  out_offset_.assign(n + 1, 0);
+  base_pending_.assign(n, 0);
+  in_offset_.assign(n + 1, 0);
+  use_offset_.assign(n + 1, 0);
+  ctrl_offset_.assign(n + 1, 0);
+  out_total_.assign(n, 0);
   for (graph::NodeId id = 0; id < n; ++id) {
     const graph::Node& node = rg.node(id);
-    s.in_offset_[id + 1] = s.in_offset_[id] + static_cast<int>(node.inputs.size());
+    in_offset_[id + 1] = in_offset_[id] + static_cast<int>(node.inputs.size());
     for (const graph::TensorRef& in : node.inputs) {
-      s.in_.push_back(in);
-      ++s.use_offset_[in.node + 1];
+      in_.push_back(in);
+      ++use_offset_[in.node + 1];
     }
-    for (graph::NodeId p : node.control_inputs) ++s.ctrl_offset_[p + 1];
-    s.out_offset_[id + 1] = s.out_offset_[id] + static_cast<int>(out_bytes[id].size());
+    for (graph::NodeId p : node.control_inputs) ++ctrl_offset_[p + 1];
+    out_offset_[id + 1] = out_offset_[id] + static_cast<int>(out_bytes[id].size());
     for (int64_t b : out_bytes[id]) {
-      s.out_flat_.push_back(b);
-      s.out_total_[id] += b;
+      out_flat_.push_back(b);
+      out_total_[id] += b;
     }
-    s.base_pending_[id] = static_cast<int>(node.inputs.size() + node.control_inputs.size());
+    base_pending_[id] = static_cast<int>(node.inputs.size() + node.control_inputs.size());
   }
   for (graph::NodeId id = 0; id < n; ++id) {
-    s.use_offset_[id + 1] += s.use_offset_[id];
-    s.ctrl_offset_[id + 1] += s.ctrl_offset_[id];
+    use_offset_[id + 1] += use_offset_[id];
+    ctrl_offset_[id + 1] += ctrl_offset_[id];
   }
-  s.use_.resize(s.use_offset_[n]);
-  s.ctrl_.resize(s.ctrl_offset_[n]);
-  {
-    std::vector<int> next_use(s.use_offset_.begin(), s.use_offset_.end() - 1);
-    std::vector<int> next_ctrl(s.ctrl_offset_.begin(), s.ctrl_offset_.end() - 1);
-    for (graph::NodeId id = 0; id < n; ++id) {  // readers in id order, as the executor wakes them
-      const graph::Node& node = rg.node(id);
-      for (const graph::TensorRef& in : node.inputs) s.use_[next_use[in.node]++] = {id, in.index};
-      for (graph::NodeId p : node.control_inputs) s.ctrl_[next_ctrl[p]++] = id;
-    }
+  use_.resize(use_offset_[n]);
+  ctrl_.resize(ctrl_offset_[n]);
+  std::vector<int> next_use(use_offset_.begin(), use_offset_.end() - 1);
+  std::vector<int> next_ctrl(ctrl_offset_.begin(), ctrl_offset_.end() - 1);
+  for (graph::NodeId id = 0; id < n; ++id) {  // readers in id order, as the executor wakes them
+    const graph::Node& node = rg.node(id);
+    for (const graph::TensorRef& in : node.inputs) use_[next_use[in.node]++] = {id, in.index};
+    for (graph::NodeId p : node.control_inputs) ctrl_[next_ctrl[p]++] = id;
   }
-  s.base_uses_.assign(s.out_offset_[n], 0);
+}
+
+void Simulator::PlanCopySlots(const std::vector<std::vector<int64_t>>& out_bytes) {
+  const graph::Graph& rg = g_;
+  const int n = rg.size();
+  base_uses_.assign(out_offset_[n], 0);
   std::vector<int> slots(n, 0);
   for (graph::NodeId id = 0; id < n; ++id) {
     slots[id] = std::max(slots[id], static_cast<int>(out_bytes[id].size()));
     for (const graph::TensorRef& in : rg.node(id).inputs) {
       slots[in.node] = std::max(slots[in.node], in.index + 1);
-      if (in.index < s.out_offset_[in.node + 1] - s.out_offset_[in.node]) {
-        ++s.base_uses_[s.out_offset_[in.node] + in.index];
+      if (in.index < out_offset_[in.node + 1] - out_offset_[in.node]) {
+        ++base_uses_[out_offset_[in.node] + in.index];
       }
     }
   }
-  s.slot_offset_.assign(n + 1, 0);
-  for (graph::NodeId id = 0; id < n; ++id) s.slot_offset_[id + 1] = s.slot_offset_[id] + slots[id];
-  s.copy_bytes_.resize(s.slot_offset_[n]);
-  s.send_bytes_.resize(s.slot_offset_[n]);
+  slot_offset_.assign(n + 1, 0);
+  for (graph::NodeId id = 0; id < n; ++id) slot_offset_[id + 1] = slot_offset_[id] + slots[id];
+  copy_bytes_.resize(slot_offset_[n]);
+  send_bytes_.resize(slot_offset_[n]);
   for (graph::NodeId id = 0; id < n; ++id) {
     for (int k = 0; k < slots[id]; ++k) {
       // An executor copy occupies what the output is accounted at; a view's
       // copy (accounted 0) is a real tensor of the view's shape.
       const int64_t logical = std::max<int64_t>(0, graph::OutputBytes(rg.node(id), k));
       const int64_t accounted = k < static_cast<int>(out_bytes[id].size()) ? out_bytes[id][k] : 0;
-      s.copy_bytes_[s.slot_offset_[id] + k] = accounted > 0 ? accounted : logical;
-      s.send_bytes_[s.slot_offset_[id] + k] = logical;
+      copy_bytes_[slot_offset_[id] + k] = accounted > 0 ? accounted : logical;
+      send_bytes_[slot_offset_[id] + k] = logical;
     }
   }
-  return s;
 }
 
 int64_t Simulator::NodeBytes(graph::NodeId id) const { return state_bytes_[id] + out_total_[id]; }

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "cluster/devices.h"
+#include "graph/cost.h"
 #include "graph/graph.h"
 #include "graph/status.h"
 #include "sim/profile.h"
@@ -95,6 +96,19 @@ class Simulator {
   class Step;  // one Run's event loop (simulator.cc)
 
   Simulator() = default;
+
+  // Create's steps, in order: which nodes run kernels, their signatures
+  // and the bytes their outputs are accounted at; each device's op times and
+  // overheads; the links; the graph's edges in flat arrays; the copy slots.
+  void ClassifyNodes(const Profile* profile, std::vector<std::string>* sig,
+                     std::vector<std::vector<int64_t>>* out_bytes);
+  void PlanDevices(const Profile* profile, const std::vector<graph::OpCost>& costs,
+                   const std::vector<std::string>& sig);
+  void PlanLaunches(int d, const Profile* profile, const std::vector<std::string>& sig);
+  void PlanOverheads(int d, const Profile& profile);
+  void PlanLinks(const Profile* profile);
+  void PlanEdges(const std::vector<std::vector<int64_t>>& out_bytes);
+  void PlanCopySlots(const std::vector<std::vector<int64_t>>& out_bytes);
 
   graph::Graph g_;
   cluster::Cluster cluster_;

@@ -48,6 +48,15 @@ graph::Result<SocketHandle> MakeSocket(Context& ctx, SocketKind kind, const std:
     const int one = 1;
     if (zmq_setsockopt(s, ZMQ_IMMEDIATE, &one, sizeof one) != 0) return fail("ZMQ_IMMEDIATE");
   }
+  // A ZAP domain on every socket refuses peers that speak ZMTP 1.0 or 2.0
+  // (libzmq rejects legacy handshakes once ZAP is on): libzmq 4.3.4 aborts
+  // the whole process on some garbage down that legacy path
+  // (zmtp_engine.cpp:446), so a stray client could kill a server. Without
+  // CURVE the mechanism is NULL, and with no ZAP handler in the context (or
+  // ours, which lets NULL through) nothing else changes.
+  if (!o.curve_server && zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, "planner", 7) != 0) {
+    return fail("ZMQ_ZAP_DOMAIN");
+  }
   if (o.curve_server) {
     const int one = 1;
     if (zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof one) != 0 ||
@@ -242,7 +251,9 @@ void Authenticator::Serve() {
       if (!more) break;
     }
     if (frames.size() < 6) continue;
-    bool ok = false;
+    // NULL: a socket without CURVE in a process that has a CURVE server (its
+    // ZAP domain is set only to refuse legacy peers: MakeSocket).
+    bool ok = frames[5] == "NULL";
     std::string key = "(none)";
     if (frames[5] == "CURVE" && frames.size() >= 7 && frames[6].size() == 32) {
       char z85[41] = {};

@@ -12,15 +12,11 @@
 
 namespace planner {
 
-RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSource& reward,
-                    const std::vector<int>& start, double start_s, const RefineOptions& options,
-                    const volatile std::sig_atomic_t* stop) {
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+namespace {
 
-  // Every name-scope prefix is a unit ("decoder", "decoder/cell_1",
-  // "decoder/cell_1/t_5"), coarse ones first, each in topological order.
+// Every name-scope prefix is a unit ("decoder", "decoder/cell_1",
+// "decoder/cell_1/t_5"), coarse ones first, each in topological order.
+std::vector<std::vector<graph::NodeId>> NameScopeUnits(const graph::Graph& forward) {
   std::vector<std::vector<std::vector<graph::NodeId>>> by_depth;
   std::unordered_map<std::string, std::pair<int, int>> unit_of_scope;  // (depth, index)
   for (graph::NodeId id : forward.topological_order()) {
@@ -44,28 +40,58 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
   for (auto& level : by_depth) {
     for (auto& unit : level) units.push_back(std::move(unit));
   }
+  return units;
+}
 
-  RefineResult r{start, start_s, static_cast<int>(units.size())};
-  // stall_s counts once the sweeps have converged: from the first kick, or the
-  // last that gained at least kStallGain (relative; gains down to rounding do
-  // not count).
-  constexpr double kStallGain = 1e-6;
-  std::optional<double> kicks_gained_s;  // set when the kicks start
-  double gained_to_s = start_s;
-  auto out_of_time = [&] {
-    if (options.stall_s > 0 && kicks_gained_s && elapsed() - *kicks_gained_s >= options.stall_s) {
-      r.stalled = elapsed() < options.budget_s;
+// One Refine: the sweeps over units and critical-path ops, then the kicks.
+class Climber {
+ public:
+  Climber(const graph::Graph& forward, int num_devices, const RewardSource& reward,
+          const RefineOptions& options, const volatile std::sig_atomic_t* stop)
+      : forward_(forward),
+        num_devices_(num_devices),
+        reward_(reward),
+        options_(options),
+        stop_(stop),
+        t0_(Clock::now()),
+        units_(NameScopeUnits(forward)),
+        executed_(reward.executed_graph()),
+        source_(ForwardSourceOfNode(executed_, forward)) {}
+
+  RefineResult Run(const std::vector<int>& start, double start_s) {
+    r_ = RefineResult{start, start_s, static_cast<int>(units_.size())};
+    if (!options_.start_converged) Climb(r_.device_of_node, r_.step_s);
+    kicks_gained_s_ = Elapsed();
+    gained_to_s_ = r_.step_s;
+    Kicks();
+    r_.seconds = Elapsed();
+    return r_;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  // stall_s counts once the sweeps have converged: from the first kick, or
+  // the last that gained at least kStallGain (relative; gains down to
+  // rounding do not count).
+  static constexpr double kStallGain = 1e-6;
+
+  double Elapsed() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
+
+  bool OutOfTime() {
+    if (options_.stall_s > 0 && kicks_gained_s_ &&
+        Elapsed() - *kicks_gained_s_ >= options_.stall_s) {
+      r_.stalled = Elapsed() < options_.budget_s;
       return true;
     }
-    return elapsed() >= options.budget_s || (stop && *stop);
-  };
+    return Elapsed() >= options_.budget_s || (stop_ && *stop_);
+  }
 
   // Moves `unit` to whichever other device makes (current, current_s) fastest,
   // if any does; true when it moved.
-  auto try_unit = [&](const std::vector<graph::NodeId>& unit, std::vector<int>& current,
-                      double& current_s) {
+  bool TryUnit(const std::vector<graph::NodeId>& unit, std::vector<int>& current,
+               double& current_s) {
     std::vector<int> targets;
-    for (int d = 0; d < num_devices; ++d) {
+    for (int d = 0; d < num_devices_; ++d) {
       bool all_there = true;
       for (graph::NodeId id : unit) all_there &= current[id] == d;
       if (!all_there) targets.push_back(d);
@@ -74,8 +100,8 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
     for (size_t j = 0; j < targets.size(); ++j) {
       for (graph::NodeId id : unit) candidates[j][id] = targets[j];
     }
-    const std::vector<Evaluation> results = EvaluateAll(reward, candidates);
-    r.evaluated += static_cast<int>(targets.size());
+    const std::vector<Evaluation> results = EvaluateAll(reward_, candidates);
+    r_.evaluated += static_cast<int>(targets.size());
     int best = -1;
     for (size_t j = 0; j < targets.size(); ++j) {
       if (results[j].status.ok() && results[j].step_s < current_s * (1 - 1e-9) &&
@@ -86,23 +112,21 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
     if (best < 0) return false;
     current = std::move(candidates[best]);
     current_s = results[best].step_s;
-    ++r.kept;
+    ++r_.kept;
     return true;
-  };
+  }
 
   // Single forward ops where the critical path of (current) waits: one that
   // queued for its busy device, and each end of an input from another device.
   // Scopes move an op only with all its neighbours.
-  const graph::Graph& executed = reward.executed_graph();
-  const std::vector<graph::NodeId> source = ForwardSourceOfNode(executed, forward);
-  auto critical_units = [&](const std::vector<int>& current) {
+  std::vector<std::vector<graph::NodeId>> CriticalUnits(const std::vector<int>& current) const {
     std::vector<std::vector<graph::NodeId>> out;
     sim::StepStats step;
-    if (!reward.Timeline(current, &step).status.ok()) return out;
-    const std::vector<sim::CriticalOp> path = sim::CriticalPath(executed, step);
-    std::vector<char> added(forward.size(), 0);
+    if (!reward_.Timeline(current, &step).status.ok()) return out;
+    const std::vector<sim::CriticalOp> path = sim::CriticalPath(executed_, step);
+    std::vector<char> added(forward_.size(), 0);
     auto add = [&](graph::NodeId executed_node) {
-      const graph::NodeId f = source[executed_node];
+      const graph::NodeId f = source_[executed_node];
       if (f >= 0 && !added[f]) {
         added[f] = 1;
         out.push_back({f});
@@ -116,66 +140,87 @@ RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSo
       }
     }
     return out;
-  };
+  }
 
   // Sweeps over the units from (current, current_s), then over the critical
   // path's ops when the units keep nothing, until neither keeps anything.
-  auto climb = [&](std::vector<int>& current, double& current_s) {
+  void Climb(std::vector<int>& current, double& current_s) {
     bool improved = true;
-    while (improved && !out_of_time()) {
+    while (improved && !OutOfTime()) {
       improved = false;
-      ++r.sweeps;
-      for (const std::vector<graph::NodeId>& unit : units) {
-        if (out_of_time()) break;
-        improved |= try_unit(unit, current, current_s);
+      ++r_.sweeps;
+      for (const std::vector<graph::NodeId>& unit : units_) {
+        if (OutOfTime()) break;
+        improved |= TryUnit(unit, current, current_s);
       }
-      if (improved || out_of_time() || !options.critical_path) continue;
-      for (const std::vector<graph::NodeId>& unit : critical_units(current)) {
-        if (out_of_time()) break;
-        ++r.critical_tried;
-        if (try_unit(unit, current, current_s)) {
-          ++r.critical_kept;
+      if (improved || OutOfTime() || !options_.critical_path) continue;
+      for (const std::vector<graph::NodeId>& unit : CriticalUnits(current)) {
+        if (OutOfTime()) break;
+        ++r_.critical_tried;
+        if (TryUnit(unit, current, current_s)) {
+          ++r_.critical_kept;
           improved = true;
         }
       }
     }
-  };
-  if (!options.start_converged) climb(r.device_of_node, r.step_s);
-  kicks_gained_s = elapsed();
-  gained_to_s = r.step_s;
-  int fruitless = 0;
-  while (r.kicks < options.kicks && fruitless < options.patience && num_devices > 1 &&
-         !units.empty() && !out_of_time()) {
-    // Each kick draws from its own generator, so a resumed climb can go on
-    // with kick `first_kick` whatever the draws before it.
-    const uint64_t kick = static_cast<uint64_t>(options.first_kick) + r.kicks;
-    std::mt19937_64 rng(options.seed + 0x9E3779B97F4A7C15ULL * (kick + 1));
-    ++r.kicks;
-    std::vector<int> current = r.device_of_node;
-    for (int k = 0; k < options.kick_units; ++k) {
-      const auto& unit = units[std::uniform_int_distribution<size_t>(0, units.size() - 1)(rng)];
-      const int d = std::uniform_int_distribution<int>(0, num_devices - 1)(rng);
-      for (graph::NodeId id : unit) current[id] = d;
-    }
-    const Evaluation e = reward.Evaluate(current);
-    ++r.evaluated;
-    ++fruitless;
-    if (!e.status.ok()) continue;  // out of memory, say: kick again
-    double current_s = e.step_s;
-    climb(current, current_s);
-    if (current_s < gained_to_s * (1 - kStallGain)) {
-      kicks_gained_s = elapsed();
-      gained_to_s = current_s;
-    }
-    if (current_s < r.step_s * (1 - 1e-9)) {
-      r.device_of_node = std::move(current);
-      r.step_s = current_s;
-      ++r.kicks_kept;
-      fruitless = 0;
+  }
+
+  // Restarts from the best with `kick_units` random units moved, climbing
+  // from each, until `patience` in a row found nothing faster.
+  void Kicks() {
+    int fruitless = 0;
+    while (r_.kicks < options_.kicks && fruitless < options_.patience && num_devices_ > 1 &&
+           !units_.empty() && !OutOfTime()) {
+      // Each kick draws from its own generator, so a resumed climb can go on
+      // with kick `first_kick` whatever the draws before it.
+      const uint64_t kick = static_cast<uint64_t>(options_.first_kick) + r_.kicks;
+      std::mt19937_64 rng(options_.seed + 0x9E3779B97F4A7C15ULL * (kick + 1));
+      ++r_.kicks;
+      std::vector<int> current = r_.device_of_node;
+      for (int k = 0; k < options_.kick_units; ++k) {
+        const auto& unit = units_[std::uniform_int_distribution<size_t>(0, units_.size() - 1)(rng)];
+        const int d = std::uniform_int_distribution<int>(0, num_devices_ - 1)(rng);
+        for (graph::NodeId id : unit) current[id] = d;
+      }
+      const Evaluation e = reward_.Evaluate(current);
+      ++r_.evaluated;
+      ++fruitless;
+      if (!e.status.ok()) continue;  // out of memory, say: kick again
+      double current_s = e.step_s;
+      Climb(current, current_s);
+      if (current_s < gained_to_s_ * (1 - kStallGain)) {
+        kicks_gained_s_ = Elapsed();
+        gained_to_s_ = current_s;
+      }
+      if (current_s < r_.step_s * (1 - 1e-9)) {
+        r_.device_of_node = std::move(current);
+        r_.step_s = current_s;
+        ++r_.kicks_kept;
+        fruitless = 0;
+      }
     }
   }
-  r.seconds = elapsed();
-  return r;
+
+  const graph::Graph& forward_;
+  const int num_devices_;
+  const RewardSource& reward_;
+  const RefineOptions& options_;
+  const volatile std::sig_atomic_t* stop_;
+  const Clock::time_point t0_;
+  const std::vector<std::vector<graph::NodeId>> units_;
+  const graph::Graph& executed_;
+  const std::vector<graph::NodeId> source_;  // [executed node] its forward node; -1: none
+  RefineResult r_;
+  std::optional<double> kicks_gained_s_;  // set when the kicks start
+  double gained_to_s_ = 0;
+};
+
+}  // namespace
+
+RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSource& reward,
+                    const std::vector<int>& start, double start_s, const RefineOptions& options,
+                    const volatile std::sig_atomic_t* stop) {
+  return Climber(forward, num_devices, reward, options, stop).Run(start, start_s);
 }
 
 MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,

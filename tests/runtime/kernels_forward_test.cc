@@ -155,14 +155,17 @@ std::string PoolAttrs(int64_t k, int64_t stride, const std::string& padding) {
 
 // ---- Table ----
 
+// The forward ops' tables: kernels_forward.cc's and kernels_shape.cc's.
 TEST(ForwardKernelsTest, TableListsEveryOpOnceAndEndsWithNull) {
   std::set<std::string> ops;
-  const KernelEntry* e = kForwardKernels;
-  for (; e->op != nullptr; ++e) {
-    EXPECT_NE(e->fn, nullptr) << e->op;
-    EXPECT_TRUE(ops.insert(e->op).second) << e->op << " listed twice";
+  for (const KernelEntry* table : {kForwardKernels, kShapeKernels}) {
+    const KernelEntry* e = table;
+    for (; e->op != nullptr; ++e) {
+      EXPECT_NE(e->fn, nullptr) << e->op;
+      EXPECT_TRUE(ops.insert(e->op).second) << e->op << " listed twice";
+    }
+    EXPECT_EQ(e->fn, nullptr);
   }
-  EXPECT_EQ(e->fn, nullptr);
   for (const char* op : {"Identity",
                          "StopGradient",
                          "Snapshot",
