@@ -19,10 +19,11 @@
 #include <optional>
 #include <thread>
 
-#include "graph/file_util.h"
+#include "controllers/fleet_verdict.h"
 #include "frontend/args.h"
-#include "placement/placement.h"
 #include "frontend/stop_signals.h"
+#include "graph/file_util.h"
+#include "placement/placement.h"
 #include "wire/socket.h"
 
 namespace controllers {
@@ -349,6 +350,12 @@ int FleetCommand(int argc, char** argv) {
   plan.mode = args->Get("--mode", "sim");
   if (plan.mode != "sim" && plan.mode != "real") {
     return std::cerr << kName << "--mode must be sim or real, not '" << plan.mode << "'\n", 2;
+  }
+  if (plan.mode == "real") {
+    // Only measured rewards get the hardware's verdict (sim ones are predictions).
+    std::string note;
+    plan.search_flags = BonferroniSearchFlags(plan.search_flags, plan.controllers, &note);
+    if (!note.empty()) std::printf("%s\n", note.c_str());
   }
   plan.out = args->Get("-o");
   plan.dir = args->Get("--dir", "/tmp/planner-fleet-" + std::to_string(::getpid()));

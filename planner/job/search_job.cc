@@ -209,6 +209,12 @@ graph::Status StartRun(Session& s, Run* run) {
     Say(s.log(), "ps: joined %s at parameter version %lld\n", o.ps.c_str(),
         static_cast<long long>(search.parameter_version()));
   }
+  // A checkpoint as soon as the policy is set up, so that a search killed
+  // outright (SIGKILL, a lost machine) before the first periodic save (every
+  // 30 s) can still be resumed from its warm start.
+  if (!o.checkpoint_path.empty() && !run->resumed) {
+    GRAPH_RETURN_IF_ERROR(search.Save(o.checkpoint_path, s.identity));
+  }
   if (!o.csv_path.empty()) {
     const bool append = run->resumed && std::ifstream(o.csv_path).good();
     run->csv.open(o.csv_path, append ? std::ios::app : std::ios::trunc);

@@ -69,7 +69,7 @@ struct SearchJobOptions {
 
   // Outputs; empty: not written.
   std::string out_path;              // the best placement, at every improvement
-  std::string checkpoint_path;       // the search's checkpoint, every 30 s and at the end
+  std::string checkpoint_path;  // the checkpoint: once the policy is set up, every 30 s, at the end
   std::string resume_path;           // a checkpoint to continue from
   std::string csv_path;              // the reward curve, one row per update
   std::string svg_path;              // a picture of the curve and the result's timeline

@@ -11,10 +11,13 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 #include <torch/utils.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "planner/search/policy.h"
 #include "runtime/flush_denormals.h"
@@ -575,6 +578,13 @@ graph::Status Search::Save(const std::string& path, const SearchIdentity& id) co
 }
 
 graph::Status Search::Load(const std::string& path, const SearchIdentity& id) {
+  // Said in our words before LibTorch's ("open file failed because of errno 2
+  // on fopen").
+  if (::access(path.c_str(), R_OK) != 0) {
+    const int err = errno;
+    return graph::Status(err == ENOENT ? graph::StatusCode::kNotFound : graph::StatusCode::kIoError,
+                         path + ": no checkpoint to resume (" + std::strerror(err) + ")");
+  }
   graph::Status loaded;  // what the reading decided, when LibTorch did not throw
   graph::Status thrown =
       runtime::Catching([&] { return path + ": not a readable search checkpoint"; },

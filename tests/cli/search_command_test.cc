@@ -341,8 +341,10 @@ TEST(SearchCommandTest, RealRewardSearchOfAChainClaimsNoGain) {
 // Starts `cmd` with stdout to `log` ("/dev/null" to drop it), waits (up to
 // `wait_ms`) until it has written `out`, lets it run half a second more, sends
 // SIGTERM and returns its wait status.
+// Runs `cmd`, stdout to `log`, and sends it `sig` half a second after `out`
+// is first written (or after `wait_ms` without it); returns its wait status.
 int TermAfterFirstWrite(const std::string& cmd, const std::string& out, const std::string& log,
-                        int wait_ms) {
+                        int wait_ms, int sig = SIGTERM) {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
@@ -353,7 +355,7 @@ int TermAfterFirstWrite(const std::string& cmd, const std::string& out, const st
   for (int i = 0; i < wait_ms / 50 && Slurp(out).empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill(pid, SIGTERM);
+  kill(pid, sig);
   int status = 0;
   waitpid(pid, &status, 0);
   return status;
@@ -415,6 +417,38 @@ TEST(SearchCommandTest, SigtermLeavesValidFiles) {
   EXPECT_EQ(sim.code, 0) << sim.err;
   EXPECT_EQ(Slurp(out + ".ckpt").empty(), false) << "the checkpoint is written on the way out";
   for (const std::string& f : {out, out + ".ckpt", csv}) std::remove(f.c_str());
+}
+
+TEST(SearchCommandTest, ASearchKilledOutrightAfterItsWarmStartCanBeResumed) {
+  // SIGKILL leaves no chance to save: the checkpoint written once the policy
+  // is set up is what a resume starts from (the periodic one comes at 30 s,
+  // after this test's 20 s wait).
+  const std::string out = Temp("kill.yaml"), ckpt = out + ".ckpt";
+  const std::string cmd = std::string(PLANNER_BIN) + " search " + SmallRnnlm() + " " +
+                          Config("k40-paper-2gpu") + " --budget 10m --config " +
+                          PLANNER_CONFIGS_DIR + "/../tests/planner/search_small.yaml -o " + out;
+  const int status = TermAfterFirstWrite(cmd, ckpt, "/dev/null", 20000, SIGKILL);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_FALSE(Slurp(ckpt).empty()) << "no checkpoint 20 s into the search";
+  RunResult resumed =
+      Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
+              " --iterations 3 --refine 0 --config " + std::string(PLANNER_CONFIGS_DIR) +
+              "/../tests/planner/search_small.yaml --resume " + ckpt);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("resumed " + ckpt + ": "), std::string::npos) << resumed.out;
+  for (const std::string& f : {out, ckpt}) std::remove(f.c_str());
+}
+
+TEST(SearchCommandTest, ResumingAMissingCheckpointIsOneLineNamingIt) {
+  const std::string missing = Temp("never-saved.ckpt");
+  RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kFast +
+                        " --resume " + missing);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(missing + ": no checkpoint to resume (No such file or directory)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("fopen"), std::string::npos) << "LibTorch's words: " << r.err;
 }
 
 }  // namespace
