@@ -11,26 +11,34 @@ namespace {
 constexpr double kDefaultAlpha = 0.05;  // the search's --significance
 constexpr int kDefaultRounds = 9;       // the search's --rounds
 
-// The value after `flag` in `flags` as a number; false when absent or not one.
-bool NumberAfter(const std::vector<std::string>& flags, const char* flag, double* value,
-                 size_t* at) {
-  for (size_t i = 0; i + 1 < flags.size(); ++i) {
-    if (flags[i] != flag) continue;
-    char* end = nullptr;
-    const double v = std::strtod(flags[i + 1].c_str(), &end);
-    if (end == flags[i + 1].c_str() || *end != '\0') return false;
-    *value = v;
-    if (at) *at = i + 1;
-    return true;
+// Where `flags` gives `flag`: the index of its value, which is the next
+// element ("--rounds 5") or the element itself ("--rounds=5", `*inline_value`);
+// -1 when it is not given.
+int FindValue(const std::vector<std::string>& flags, const std::string& flag, bool* inline_value) {
+  for (size_t i = 0; i < flags.size(); ++i) {
+    if (flags[i] == flag && i + 1 < flags.size()) {
+      *inline_value = false;
+      return static_cast<int>(i + 1);
+    }
+    if (flags[i].rfind(flag + "=", 0) == 0) {
+      *inline_value = true;
+      return static_cast<int>(i);
+    }
   }
-  return false;
+  return -1;
 }
 
-bool Has(const std::vector<std::string>& flags, const char* flag) {
-  for (const std::string& f : flags) {
-    if (f == flag) return true;
-  }
-  return false;
+// The value of `flag` in `flags` as a number; false when absent or not one.
+bool NumberOf(const std::vector<std::string>& flags, const std::string& flag, double* value) {
+  bool inline_value = false;
+  const int at = FindValue(flags, flag, &inline_value);
+  if (at < 0) return false;
+  const std::string text = inline_value ? flags[at].substr(flag.size() + 1) : flags[at];
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0') return false;
+  *value = v;
+  return true;
 }
 
 }  // namespace
@@ -39,19 +47,20 @@ std::vector<std::string> BonferroniSearchFlags(const std::vector<std::string>& f
                                                int controllers, std::string* note) {
   note->clear();
   if (controllers <= 1) return flags;
+  if (!flags.empty() && flags.back() == "--significance") return flags;  // the search says so
   std::vector<std::string> out = flags;
   double alpha = kDefaultAlpha;
-  size_t at = 0;
-  const bool given = NumberAfter(flags, "--significance", &alpha, &at);
-  if (!given && Has(flags, "--significance")) return flags;  // not a number: the search says so
+  bool inline_value = false;
+  const int at = FindValue(flags, "--significance", &inline_value);
+  if (at >= 0 && !NumberOf(flags, "--significance", &alpha)) return flags;  // the search says so
   const double each = alpha / controllers;
   char value[32];
   std::snprintf(value, sizeof value, "%.6g", each);
-  if (given) {
-    out[at] = value;
-  } else {
+  if (at < 0) {
     out.push_back("--significance");
     out.push_back(value);
+  } else {
+    out[at] = inline_value ? std::string("--significance=") + value : std::string(value);
   }
   char line[256];
   std::snprintf(line, sizeof line,
@@ -60,7 +69,7 @@ std::vector<std::string> BonferroniSearchFlags(const std::vector<std::string>& f
                 controllers, alpha, controllers, value, alpha);
   *note = line;
   double rounds = kDefaultRounds;
-  NumberAfter(flags, "--rounds", &rounds, nullptr);
+  NumberOf(flags, "--rounds", &rounds);
   if (std::pow(2.0, -rounds) > each) {
     const int needed = static_cast<int>(std::ceil(std::log2(1 / each)));
     std::snprintf(line, sizeof line,

@@ -22,6 +22,13 @@ TEST(FleetVerdict, AGivenLevelIsDividedInPlace) {
   EXPECT_EQ(out, (Flags{"--significance", "0.05", "--steps", "3"}));
 }
 
+TEST(FleetVerdict, AnInlineLevelAndRoundsAreReadToo) {
+  std::string note;
+  const Flags out = BonferroniSearchFlags({"--significance=0.2", "--rounds=3"}, 4, &note);
+  EXPECT_EQ(out, (Flags{"--significance=0.05", "--rounds=3"}));
+  EXPECT_NE(note.find("3 rounds cannot reach it"), std::string::npos) << note;
+}
+
 TEST(FleetVerdict, OneControllerChangesNothing) {
   std::string note = "stale";
   const Flags in = {"--significance", "0.1"};
