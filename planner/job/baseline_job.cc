@@ -7,6 +7,7 @@
 #include "placement/placement.h"
 #include "planner/baselines/baselines.h"
 #include "planner/job/exports.h"
+#include "planner/job/log.h"
 #include "planner/job/profile_cache.h"
 #include "planner/sources/registry.h"
 #include "sim/simulator.h"
@@ -14,12 +15,6 @@
 namespace planner::job {
 
 namespace {
-
-void Say(std::FILE* log, const std::string& line) {
-  if (!log) return;
-  std::fprintf(log, "%s\n", line.c_str());
-  std::fflush(log);
-}
 
 // The methods `o` asks for on `c`; an unknown name is an error, found before
 // the reward source's work.
@@ -44,7 +39,7 @@ graph::Status WriteOutputs(const BaselineJobOptions& o, const PlacedTraining& se
                                 setup.cluster, method, best.device_of_node);
     (o.reward == "sim" ? p.simulated_step_s : p.measured_step_s) = best.evaluation.step_s;
     GRAPH_RETURN_IF_ERROR(WritePlacement(o.out_path, p));
-    Say(o.log, "placement: " + o.out_path);
+    Say(o.log, "placement: %s\n", o.out_path.c_str());
   }
   return WriteExports({o.export_graphdef_path, o.export_modules_path}, forward, setup.cluster,
                       best.device_of_node, o.model_path, o.devices_path, method, o.log);
@@ -69,22 +64,19 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
   std::optional<sim::Simulator> own_costs;
   GRAPH_ASSIGN_OR_RETURN(const sim::Simulator* costs, PlanningCosts(*reward, context, &own_costs));
 
-  Say(o.log, o.model_path + " on " + o.devices_path + ": " + std::to_string(forward.size()) +
-                 " ops to place (training graph of " + std::to_string(setup.training.graph.size()) +
-                 " nodes), reward " + o.reward);
+  Say(o.log, "%s on %s: %d ops to place (training graph of %d nodes), reward %s\n",
+      o.model_path.c_str(), o.devices_path.c_str(), forward.size(), setup.training.graph.size(),
+      o.reward.c_str());
   graph::Status first_failure = graph::Status::Ok();
   for (const std::string& m : *methods) {
     auto b = MakeBaseline(m, forward, c, costs);
     if (!b.ok()) {
-      char line[512];
-      std::snprintf(line, sizeof line, "  %-16s skipped: %s", m.c_str(),
-                    b.status().message().c_str());
-      Say(o.log, line);
+      Say(o.log, "  %-16s skipped: %s\n", m.c_str(), b.status().message().c_str());
       if (first_failure.ok()) first_failure = b.status();
       continue;
     }
     Evaluation e = reward->Evaluate(b->device_of_node);
-    Say(o.log, DescribeBaseline(*b, e));
+    Say(o.log, "%s\n", DescribeBaseline(*b, e).c_str());
     if (!e.status.ok()) {
       if (first_failure.ok()) first_failure = e.status;
       continue;
@@ -100,7 +92,8 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
                                                    ")");
   }
   if (methods->size() > 1) {
-    Say(o.log, "best: " + result->best->method + ", " + FormatMs(result->best->evaluation.step_s));
+    Say(o.log, "best: %s, %s\n", result->best->method.c_str(),
+        FormatMs(result->best->evaluation.step_s).c_str());
   }
   return WriteOutputs(o, setup, *result->best);
 }

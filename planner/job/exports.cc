@@ -2,6 +2,7 @@
 
 #include "placement/module_placement.h"
 #include "placement/placement.h"
+#include "planner/job/log.h"
 
 namespace planner::job {
 
@@ -11,12 +12,12 @@ graph::Status WriteExports(const ExportPaths& paths, const graph::Graph& forward
                            const std::string& method, std::FILE* log) {
   if (!paths.graphdef.empty()) {
     GRAPH_RETURN_IF_ERROR(WritePlacedGraphDef(paths.graphdef, forward, c, device_of_node));
-    if (log) std::fprintf(log, "graphdef: %s\n", paths.graphdef.c_str());
+    Say(log, "graphdef: %s\n", paths.graphdef.c_str());
   }
   if (!paths.modules.empty()) {
     GRAPH_ASSIGN_OR_RETURN(size_t modules, ExportModules(paths.modules, forward, c, device_of_node,
                                                          model_path, devices_path, method));
-    if (log) std::fprintf(log, "modules: %s (%zu modules)\n", paths.modules.c_str(), modules);
+    Say(log, "modules: %s (%zu modules)\n", paths.modules.c_str(), modules);
   }
   return graph::Status::Ok();
 }

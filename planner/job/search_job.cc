@@ -1,7 +1,6 @@
 #include "planner/job/search_job.h"
 
 #include <cmath>
-#include <cstdarg>
 #include <set>
 
 #include "frontend/args.h"
@@ -18,14 +17,6 @@
 #include "sim/timeline.h"
 
 namespace planner::job {
-
-void Say(std::FILE* log, const char* format, ...) {
-  if (!log) return;
-  va_list args;
-  va_start(args, format);
-  std::vfprintf(log, format, args);
-  va_end(args);
-}
 
 bool StopRequested() { return StopOnSignals::requested(); }
 
@@ -283,16 +274,17 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
   result->lower_bound_s = s.reward->LowerBoundSeconds();
   PrintResult(s.log(), o.reward, search, baseline ? baseline->method : "", baseline_s, best,
               verdict_text, result->lower_bound_s, final_eval.estimated_ops);
+  if (baseline) {
+    result->best_baseline =
+        BestPlacement{baseline->method, *baseline_s, baseline->device_of_node, 0, 0};
+  }
   if (unverified) {
     // -o gets the baseline; the found placement is kept beside it, labelled.
-    best = BestPlacement{baseline->method, *baseline_s, baseline->device_of_node, 0, 0};
+    best = *result->best_baseline;
     GRAPH_RETURN_IF_ERROR(s.WriteUnverified(*unverified, search.elapsed_s(), search.iterations()));
     GRAPH_RETURN_IF_ERROR(s.WritePlacementOf(best, search.elapsed_s(), search.iterations()));
   }
   result->best = best;
-  if (baseline)
-    result->best_baseline =
-        BestPlacement{baseline->method, *baseline_s, baseline->device_of_node, 0, 0};
   result->verdict = verdict_text;
   result->unverified = unverified;
   if (const std::string line = s.hardware->Summary(); !line.empty()) {

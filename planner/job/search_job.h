@@ -68,11 +68,11 @@ struct SearchJobOptions {
   double ps_timeout_s = 60;  // its requests' limit
 
   // Outputs; empty: not written.
-  std::string out_path;              // the best placement, at every improvement
+  std::string out_path;         // the best placement, at every improvement
   std::string checkpoint_path;  // the checkpoint: once the policy is set up, every 30 s, at the end
-  std::string resume_path;           // a checkpoint to continue from
-  std::string csv_path;              // the reward curve, one row per update
-  std::string svg_path;              // a picture of the curve and the result's timeline
+  std::string resume_path;      // a checkpoint to continue from
+  std::string csv_path;         // the reward curve, one row per update
+  std::string svg_path;         // a picture of the curve and the result's timeline
   std::string export_graphdef_path;  // the model with TensorFlow device strings
   std::string export_modules_path;   // the device of each PyTorch module
 

@@ -191,7 +191,6 @@ PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s
     const auto now = Clock::now();
     if (it.improved || now - last_print >= std::chrono::seconds(1)) {
       Say(s.log(), "%s\n", ProgressLine(it.iteration, search, u, budget_s, o.iterations).c_str());
-      if (s.log()) std::fflush(s.log());
       last_print = now;
     }
     if (!s.options.checkpoint_path.empty() && now - last_checkpoint >= std::chrono::seconds(30)) {

@@ -7,7 +7,6 @@
 // owns the search, the climb's simulator and the curve's file.
 #pragma once
 
-#include <cstdarg>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -17,6 +16,7 @@
 
 #include "frontend/model_loading.h"
 #include "placement/placement.h"
+#include "planner/job/log.h"
 #include "planner/job/report_svg.h"
 #include "planner/job/search_job.h"
 #include "planner/refine/refine.h"
@@ -27,9 +27,6 @@
 #include "sim/profile.h"
 
 namespace planner::job {
-
-// printf to `log`, unless it is null.
-void Say(std::FILE* log, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
 // True once a signal asked the job to stop (frontend/stop_signals.h).
 bool StopRequested();
