@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cluster/devices.h"
+#include "frontend/args.h"
 #include "frontend/model_loading.h"
 #include "graph/models.h"
 #include "graph/shape_inference.h"
@@ -30,6 +31,17 @@ struct Model {
   graph::Graph forward;
   graph::TrainingGraph training;
 };
+
+// The flags of the programs that run LoadModels on TwoCpus, then `own`.
+inline std::vector<planner::FlagSpec> ModelFlags(std::vector<planner::FlagSpec> own) {
+  own.insert(
+      own.begin(),
+      {{"--models", "DIR", "TensorFlow.js models (default models/tfjs, from the repository root)"},
+       {"--only", "A,B,...",
+        "these models only (default: the zoo's small ones and every one of DIR)"},
+       {"--spin", "DURATION", "how long cpu devices poll before their workers sleep"}});
+  return own;
+}
 
 inline graph::Result<cluster::Cluster> TwoCpus(const std::string& spin) {
   const std::string extra = spin.empty() ? "" : ", spin: " + spin;

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "frontend/args.h"
 #include "graph/models.h"
 #include "graph/training.h"
 #include "runtime/executor.h"
@@ -129,14 +130,22 @@ graph::Graph TinyChain(int n) {
 
 }  // namespace
 
+const planner::CommandSpec kSpec{
+    "executor_bench",
+    "[--steps N] [--profile]",
+    "The executor against torch::nn on LeNet, its per-op overhead, and two branches on two\n"
+    "CPU devices against one, interleaved.",
+    {},
+    {{"--steps", "N", "timed steps per contender (default 20)"},
+     {"--profile", "", "also print where the steps' time goes, by op type"}},
+    /*program=*/""};
+
 int main(int argc, char** argv) {
-  int steps = 20;
-  bool profile = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--steps" && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
-    if (a == "--profile") profile = true;
-  }
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  planner::TypedFlags flags(args);
+  const int steps = flags.Int("--steps", 20, 1, 100000);
+  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  const bool profile = args.Has("--profile");
   torch::manual_seed(1);
   cluster::Cluster c = TwoCpus();
   // Creating an executor sets ATen and OpenBLAS to one thread per op; torch::nn

@@ -22,6 +22,7 @@
 
 #include "cluster/devices.h"
 #include "controllers/dispatcher.h"
+#include "frontend/args.h"
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
@@ -69,16 +70,26 @@ pid_t StartWorker(const std::string& planner, const std::string& devices,
 
 }  // namespace
 
+const planner::CommandSpec kSpec{
+    "fleet_bench",
+    "[--configs DIR] [--batch N] [--rounds R] [--planner PATH]",
+    "The fleet's overhead per sample and samples per second on loopback, against evaluating\n"
+    "in process, for fleets of 1, 2 and 4 workers, interleaved round by round.",
+    {},
+    {{"--configs", "DIR", "where k40-paper-2gpu.yaml is (default configs)"},
+     {"--batch", "N", "placements per round (default 32)"},
+     {"--rounds", "R", "rounds (default 5)"},
+     {"--planner", "PATH", "the planner executable the workers run (default: this build's)"}},
+    /*program=*/""};
+
 int main(int argc, char** argv) {
-  std::string configs = "configs", planner = PLANNER_BIN;
-  int batch = 32, rounds = 5;
-  for (int i = 1; i + 1 < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--configs") configs = argv[++i];
-    if (flag == "--planner") planner = argv[++i];
-    if (flag == "--batch") batch = std::max(1, std::atoi(argv[++i]));
-    if (flag == "--rounds") rounds = std::max(1, std::atoi(argv[++i]));
-  }
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const std::string configs = args.Get("--configs", "configs");
+  const std::string planner = args.Get("--planner", PLANNER_BIN);
+  planner::TypedFlags flags(args);
+  const int batch = flags.Int("--batch", 32, 1, 100000);
+  const int rounds = flags.Int("--rounds", 5, 1, 10000);
+  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
   const std::string devices = configs + "/k40-paper-2gpu.yaml";
   auto c = cluster::LoadDevicesFile(devices);
   if (!c.ok()) return Die(c.status());
@@ -94,8 +105,7 @@ int main(int argc, char** argv) {
   if (!t.ok()) return Die(t.status());
   auto local = planner::MakeRewardSource("sim", {&*fwd, &*t, &*c, nullptr});
   if (!local.ok()) return Die(local.status());
-  const wire::pb::Model model = wire::ModelToWire(*fwd, inference, training);
-  const std::string digest = wire::WireModelDigest(model);
+  const wire::WireModel model(*fwd, inference, training);
 
   std::vector<controllers::ExpectedDevice> expected;
   for (const cluster::DeviceSpec& d : c->devices) {
@@ -132,7 +142,7 @@ int main(int argc, char** argv) {
     return p;
   };
   // Warm-up: each worker gets the model and each side its caches.
-  for (Fleet& f : fleets) f.dispatcher->Run(model, digest, wire::pb::SIM, 0, 1, placements());
+  for (Fleet& f : fleets) f.dispatcher->Run(model, controllers::EvalMode::kSim, 0, 1, placements());
   std::vector<double> in_process;
   for (int r = 0; r < rounds; ++r) {
     const auto p = placements();
@@ -142,7 +152,7 @@ int main(int argc, char** argv) {
     for (Fleet& f : fleets) {
       start = Clock::now();
       const std::vector<controllers::Outcome> got =
-          f.dispatcher->Run(model, digest, wire::pb::SIM, 0, 1, p);
+          f.dispatcher->Run(model, controllers::EvalMode::kSim, 0, 1, p);
       f.samples_per_s.push_back(batch /
                                 std::chrono::duration<double>(Clock::now() - start).count());
       for (const controllers::Outcome& o : got) {

@@ -12,14 +12,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "frontend/args.h"
+#include "frontend/model_loading.h"
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/summary.h"
-#include "frontend/model_loading.h"
 
 namespace {
 
@@ -74,21 +74,23 @@ std::vector<graph::NodeSpec> ResidualStack(int target_nodes) {
 
 }  // namespace
 
+const planner::CommandSpec kSpec{
+    "inspect_bench",
+    "[--nodes N] [--repeat R] [--keep FILE]",
+    "Times `planner inspect` on a generated residual CNN of N nodes.",
+    {},
+    {{"--nodes", "N", "nodes in the generated graph (default 100000)"},
+     {"--repeat", "R", "timed runs (default 5)"},
+     {"--keep", "FILE", "write the graph to FILE (default: a temporary file, removed)"}},
+    /*program=*/""};
+
 int main(int argc, char** argv) {
-  int nodes = 100000, repeat = 5;
-  std::string keep;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--nodes") && i + 1 < argc) {
-      nodes = std::atoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
-      repeat = std::max(1, std::atoi(argv[++i]));
-    } else if (!std::strcmp(argv[i], "--keep") && i + 1 < argc) {
-      keep = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: inspect_bench [--nodes N] [--repeat R] [--keep FILE]\n");
-      return 2;
-    }
-  }
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  planner::TypedFlags flags(args);
+  const int nodes = flags.Int("--nodes", 100000, 10, 100000000);
+  const int repeat = flags.Int("--repeat", 5, 1, 1000);
+  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  const std::string keep = args.Get("--keep");
   auto g = graph::Graph::Create(ResidualStack(nodes), "generated");
   if (!g.ok()) {
     std::fprintf(stderr, "%s\n", g.status().message().c_str());

@@ -17,6 +17,7 @@
 //                               training graph differentiates through it)
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -28,10 +29,9 @@
 #include <vector>
 
 #include "cluster/devices.h"
+#include "frontend/args.h"
 #include "graph/file_util.h"
 #include "graph/onnx.h"
-
-#include <onnx/onnx_pb.h>
 #include "graph/shape_inference.h"
 #include "runtime/executor.h"
 #include "runtime/reference_executor.h"
@@ -104,7 +104,8 @@ bool FloatOnly(const fs::path& dir) {
 // The model with inputs 1.. of a data set written in as initializers: what an
 // exporter that folds constants gives (ONNX's tests feed Resize's scales,
 // Slice's bounds, Pad's pads as inputs; the planner needs them constant).
-graph::Result<std::string> Freeze(const std::string& model, const std::vector<std::string>& inputs) {
+graph::Result<std::string> Freeze(const std::string& model,
+                                  const std::vector<std::string>& inputs) {
   onnx::ModelProto m;
   if (!m.ParseFromString(model)) return graph::InvalidArgument("model does not parse");
   auto* g = m.mutable_graph();
@@ -164,7 +165,8 @@ Outcome RunSet(const std::string& contents, const std::string& model_path, const
     return g.status().code() == graph::StatusCode::kUnimplemented ? Refuse(m) : Fail(m);
   }
   if (in_files.size() != sig.inputs.size() || out_files.size() != sig.outputs.size()) {
-    return Refuse("the test's inputs or outputs do not match the graph's (optional or sequence values)");
+    return Refuse(
+        "the test's inputs or outputs do not match the graph's (optional or sequence values)");
   }
   graph::InferenceOptions opts;
   std::map<std::string, at::Tensor> feeds;
@@ -236,41 +238,35 @@ struct Counts {
 
 }  // namespace
 
+const planner::CommandSpec kSpec{
+    "onnx_conformance",
+    "[--data DIR] [--suite NAME]... [--only NAME]... [--expect-pass FILE] [--quiet] [--ops]",
+    "Runs ONNX's own backend tests through the importer and the executor and prints each\n"
+    "test's result and the counts per suite.",
+    {},
+    {{"--data", "DIR", "the tests (default Debian's /usr/share/libonnx-testdata/data)"},
+     {"--suite", "NAME",
+      "node, pytorch-converted, pytorch-operator or simple (repeatable; default all)"},
+     {"--only", "NAME", "this test only (repeatable)"},
+     {"--expect-pass", "FILE", "exit 1 unless every test named in FILE passes"},
+     {"--quiet", "", "print only failures and the counts"},
+     {"--ops", "", "print the translation table (each ONNX op, and whether it is differentiated)"}},
+    /*program=*/""};
+
 int main(int argc, char** argv) {
-  std::string data = "/usr/share/libonnx-testdata/data";
-  std::vector<std::string> suites;
-  std::set<std::string> only;
-  std::string expect_file;
-  bool quiet = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "onnx_conformance: " << a << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--data") {
-      data = next();
-    } else if (a == "--suite") {
-      suites.push_back(next());
-    } else if (a == "--only") {
-      only.insert(next());
-    } else if (a == "--expect-pass") {
-      expect_file = next();
-    } else if (a == "--quiet") {
-      quiet = true;
-    } else if (a == "--ops") {
-      for (const graph::OnnxOpInfo& op : graph::SupportedOnnxOps()) {
-        std::cout << op.op << (op.differentiable ? "" : " (not differentiated)") << "\n";
-      }
-      return 0;
-    } else {
-      std::cerr << "onnx_conformance: unknown flag '" << a << "'\n";
-      return 2;
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  if (args.Has("--ops")) {
+    for (const graph::OnnxOpInfo& op : graph::SupportedOnnxOps()) {
+      std::cout << op.op << (op.differentiable ? "" : " (not differentiated)") << "\n";
     }
+    return 0;
   }
+  const std::string data = args.Get("--data", "/usr/share/libonnx-testdata/data");
+  std::vector<std::string> suites = args.GetAll("--suite");
+  const std::vector<std::string> only_list = args.GetAll("--only");
+  std::set<std::string> only(only_list.begin(), only_list.end());
+  const std::string expect_file = args.Get("--expect-pass");
+  const bool quiet = args.Has("--quiet");
   if (suites.empty()) suites = {"node", "pytorch-converted", "pytorch-operator", "simple"};
   std::set<std::string> expected;
   if (!expect_file.empty()) {
@@ -289,7 +285,8 @@ int main(int argc, char** argv) {
               << ": no such directory (install Debian's libonnx-testdata)\n";
     return 2;
   }
-  auto cpu = cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n", "cpu");
+  auto cpu =
+      cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n", "cpu");
   if (!cpu.ok()) {
     std::cerr << cpu.status().message() << "\n";
     return 2;
@@ -325,9 +322,8 @@ int main(int argc, char** argv) {
       }
       if (o.verdict != Verdict::kPass && expected.count(name)) missed.insert(name);
       if (o.verdict == Verdict::kRefused) {
-        std::string key = o.reason.substr(o.reason.find("): ") == std::string::npos
-                                              ? 0
-                                              : o.reason.find("): ") + 3);
+        std::string key = o.reason.substr(
+            o.reason.find("): ") == std::string::npos ? 0 : o.reason.find("): ") + 3);
         refusal_reasons[key.substr(0, 60)]++;
       }
       if (!quiet || o.verdict == Verdict::kFail) {
@@ -354,8 +350,7 @@ int main(int argc, char** argv) {
     all.pass_as_constants += c.pass_as_constants;
   }
   if (counts.size() > 1) row("all", all);
-  std::cout << all.pass_as_constants
-            << " of the passes with inputs 1.. written in as constants\n";
+  std::cout << all.pass_as_constants << " of the passes with inputs 1.. written in as constants\n";
   if (!expected.empty()) {
     for (const std::string& m : missed) std::cout << "claimed but not passing: " << m << "\n";
     std::cout << (missed.empty() ? "every claimed test passes" : "claimed tests fail") << " ("

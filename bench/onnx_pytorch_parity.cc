@@ -24,8 +24,9 @@
 #include <vector>
 
 #include "cluster/devices.h"
-#include "graph/onnx.h"
+#include "frontend/args.h"
 #include "graph/file_util.h"
+#include "graph/onnx.h"
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "runtime/executor.h"
@@ -81,12 +82,14 @@ graph::Status Check(const fs::path& dir, const cluster::Cluster& cpu, Row* row) 
   }
   graph::Graph fwd = forward;
   graph::InferenceReport report = graph::InferShapes(fwd, inference);
-  if (!report.unknown_ops.empty()) return graph::Unimplemented("unknown op " + report.unknown_ops[0]);
+  if (!report.unknown_ops.empty())
+    return graph::Unimplemented("unknown op " + report.unknown_ops[0]);
   if (!report.problems.empty()) return graph::Internal(report.problems[0]);
   row->forward_nodes = fwd.size();
 
   // Forward outputs against PyTorch's.
-  GRAPH_ASSIGN_OR_RETURN(auto ex, runtime::Executor::Create(fwd, cpu, std::vector<int>(fwd.size(), 0)));
+  GRAPH_ASSIGN_OR_RETURN(auto ex,
+                         runtime::Executor::Create(fwd, cpu, std::vector<int>(fwd.size(), 0)));
   std::vector<at::Tensor> ys;
   GRAPH_RETURN_IF_ERROR(ex->Run(feeds, sig.outputs, &ys));
   for (size_t k = 0; k < ys.size(); ++k) {
@@ -100,7 +103,8 @@ graph::Status Check(const fs::path& dir, const cluster::Cluster& cpu, Row* row) 
   if (lr <= 0) return graph::InvalidArgument((dir / "meta.txt").string() + ": no learning_rate");
   graph::TrainingOptions topts;
   topts.learning_rate = static_cast<float>(lr);
-  GRAPH_ASSIGN_OR_RETURN(graph::TrainingGraph train, graph::BuildTrainingGraph(forward, topts, inference));
+  GRAPH_ASSIGN_OR_RETURN(graph::TrainingGraph train,
+                         graph::BuildTrainingGraph(forward, topts, inference));
   row->training_nodes = train.graph.size();
   std::map<std::string, size_t> index;  // parameter name -> update number
   std::vector<std::string> fetch = {train.loss};
@@ -109,8 +113,8 @@ graph::Status Check(const fs::path& dir, const cluster::Cluster& cpu, Row* row) 
     index[train.graph.node(train.parameters[k]).name] = k;
     fetch.push_back(train.graph.TensorName(u.inputs[2]));
   }
-  GRAPH_ASSIGN_OR_RETURN(auto step, runtime::Executor::Create(train.graph, cpu,
-                                                              std::vector<int>(train.graph.size(), 0)));
+  GRAPH_ASSIGN_OR_RETURN(auto step, runtime::Executor::Create(
+                                        train.graph, cpu, std::vector<int>(train.graph.size(), 0)));
   std::map<std::string, at::Tensor> before;
   for (const auto& [name, k] : index) before[name] = step->state(name).clone();
   std::vector<at::Tensor> got;
@@ -143,34 +147,32 @@ graph::Status Check(const fs::path& dir, const cluster::Cluster& cpu, Row* row) 
 
 }  // namespace
 
+const planner::CommandSpec kSpec{
+    "onnx_pytorch_parity",
+    "DIR [MODEL...] [--forward-tol X] [--grad-tol X]",
+    "Checks the forward pass and one SGD step of each model exported by\n"
+    "scripts/pytorch/export_models.py into DIR against PyTorch's own.",
+    {"DIR", "MODEL..."},
+    {{"--forward-tol", "X", "largest relative error of an output (default 1e-4)"},
+     {"--grad-tol", "X", "largest relative error of a gradient or parameter (default 1e-3)"}},
+    /*program=*/""};
+
 int main(int argc, char** argv) {
-  std::string dir;
-  std::vector<std::string> models;
-  double forward_tol = 1e-4, grad_tol = 1e-3;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "--forward-tol" || a == "--grad-tol") && i + 1 < argc) {
-      (a == "--forward-tol" ? forward_tol : grad_tol) = std::atof(argv[++i]);
-    } else if (a.rfind("--", 0) == 0) {
-      std::cerr << "onnx_pytorch_parity: unknown flag '" << a << "'\n";
-      return 2;
-    } else if (dir.empty()) {
-      dir = a;
-    } else {
-      models.push_back(a);
-    }
-  }
-  if (dir.empty()) {
-    std::cerr << "usage: onnx_pytorch_parity DIR [MODEL...] [--forward-tol X] [--grad-tol X]\n";
-    return 2;
-  }
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  planner::TypedFlags flags(args);
+  const double forward_tol = flags.Number("--forward-tol", 1e-4, 0, 1e9);
+  const double grad_tol = flags.Number("--grad-tol", 1e-3, 0, 1e9);
+  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  const std::string dir = args.positional()[0];
+  std::vector<std::string> models(args.positional().begin() + 1, args.positional().end());
   if (models.empty()) {
     for (const auto& e : fs::directory_iterator(dir)) {
       if (fs::exists(e.path() / "model.onnx")) models.push_back(e.path().filename().string());
     }
     std::sort(models.begin(), models.end());
   }
-  auto cpu = cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n", "cpu");
+  auto cpu =
+      cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n", "cpu");
   if (!cpu.ok()) {
     std::cerr << cpu.status().message() << "\n";
     return 2;
@@ -194,8 +196,9 @@ int main(int argc, char** argv) {
                 row.training_nodes, row.parameters, row.forward, row.loss, row.grad, row.update,
                 pass ? "ok" : "ABOVE TOLERANCE");
   }
-  std::printf("tolerances: forward, loss and parameters %.0e, gradients %.0e (max |ours - PyTorch| / "
-              "max |PyTorch| per tensor)\n",
-              forward_tol, grad_tol);
+  std::printf(
+      "tolerances: forward, loss and parameters %.0e, gradients %.0e (max |ours - PyTorch| / "
+      "max |PyTorch| per tensor)\n",
+      forward_tol, grad_tol);
   return ok ? 0 : 1;
 }

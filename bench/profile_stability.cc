@@ -86,30 +86,28 @@ double OpTimesApart(const sim::Profile& a, const sim::Profile& b) {
 
 }  // namespace
 
+const planner::CommandSpec kSpec{
+    "profile_stability",
+    "[--models DIR] [--only A,B] [--pause SECONDS] [--spin DURATION]\n"
+    "       [--op-time steady-mean|mean|step-median]",
+    "Profiles every model twice, minutes apart, and prints how far the two profiles, and the\n"
+    "steps they predict, disagree.",
+    {},
+    bench::ModelFlags({{"--pause", "SECONDS", "whole seconds between the two passes (default 0)"},
+                       {"--op-time", "NAME", "steady-mean (default), mean or step-median"}}),
+    /*program=*/""};
+
 int main(int argc, char** argv) {
-  std::string dir = "models/tfjs", spin;
-  std::vector<std::string> only;
-  double pause_s = 0;
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const std::string dir = args.Get("--models", "models/tfjs"), spin = args.Get("--spin");
+  const std::vector<std::string> only = bench::SplitCommas(args.Get("--only"));
+  planner::TypedFlags flags(args);
+  const double pause_s = flags.Int("--pause", 0, 0, 86400);
+  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
   runtime::ProfileOptions options;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--models") {
-      dir = v;
-    } else if (a == "--only") {
-      only = bench::SplitCommas(v);
-    } else if (a == "--pause") {
-      pause_s = std::atof(v.c_str());
-    } else if (a == "--spin") {
-      spin = v;
-    } else if (a == "--op-time") {
-      if (!runtime::ParseOpTime(v, &options.op_time)) {
-        std::fprintf(stderr, "profile_stability: --op-time: steady-mean, mean or step-median\n");
-        return 2;
-      }
-    } else {
-      std::fprintf(stderr, "profile_stability: unknown flag %s\n", a.c_str());
-      return 2;
-    }
+  if (args.Has("--op-time") && !runtime::ParseOpTime(args.Get("--op-time"), &options.op_time)) {
+    return planner::UsageError(
+        kSpec, graph::InvalidArgument("--op-time: steady-mean, mean or step-median"));
   }
   auto c = bench::TwoCpus(spin);
   if (!c.ok()) Die("devices", c.status());

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cluster/devices.h"
+#include "frontend/args.h"
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
@@ -25,14 +26,21 @@ using sim::Median;
 int Die(const graph::Status& st) { return std::fprintf(stderr, "%s\n", st.message().c_str()), 1; }
 }  // namespace
 
+const planner::CommandSpec kSpec{
+    "search_update",
+    "[--configs DIR] [--sizes paper-scale|small] [--config SEARCH.yaml]",
+    "Times the policy's update and the simulator's share of it on NMT-8 and 8 simulated K40s.",
+    {},
+    {{"--configs", "DIR", "where k40-paper-8gpu.yaml is (default configs)"},
+     {"--sizes", "NAME", "the zoo's NMT sizes: paper-scale (default) or small"},
+     {"--config", "FILE", "search options (default: the built-in defaults)"}},
+    /*program=*/""};
+
 int main(int argc, char** argv) {
-  std::string configs = "configs", sizes = "paper-scale", config;
-  for (int i = 1; i + 1 < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--configs") configs = argv[++i];
-    if (flag == "--sizes") sizes = argv[++i];
-    if (flag == "--config") config = argv[++i];
-  }
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const std::string configs = args.Get("--configs", "configs");
+  const std::string sizes = args.Get("--sizes", "paper-scale");
+  const std::string config = args.Get("--config");
   auto c = cluster::LoadDevicesFile(configs + "/k40-paper-8gpu.yaml");
   if (!c.ok()) return Die(c.status());
   graph::ZooOptions zo;

@@ -44,6 +44,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -285,31 +286,348 @@ Summary Summarize(const std::vector<double>& errors, const std::vector<Agreement
   return s;
 }
 
+const planner::CommandSpec kSpec{
+    "sim_accuracy",
+    "[--rounds R] [--only A,B] [--held-out A,B] [--spin D] [--search S] [--diff N]",
+    "The simulator's error against measured steps on the local two CPUs: every model, its\n"
+    "single-device, baseline and climbed placements, interleaved rounds (docs/simulator.md).",
+    {},
+    bench::ModelFlags(
+        {{"--rounds", "R", "timed rounds per placement, at least 6 (default 9)"},
+         {"--held-out", "A,B,...", "models kept out of calibration"},
+         {"--search", "SECONDS", "hill climb per model (default 2)"},
+         {"--diff", "N", "timeline diffs of the N placements with the largest |error|"}}),
+    /*program=*/""};
+
+// The options; exits on --help or a usage error.
 Options Parse(int argc, char** argv) {
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
   Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--rounds") {
-      o.rounds = std::max(6, std::atoi(v.c_str()));
-    } else if (a == "--models") {
-      o.models_dir = v;
-    } else if (a == "--only") {
-      o.only = bench::SplitCommas(v);
-    } else if (a == "--held-out") {
-      o.held_out = bench::SplitCommas(v);
-    } else if (a == "--spin") {
-      o.spin = v;
-    } else if (a == "--search") {
-      o.search_s = std::atof(v.c_str());
-    } else if (a == "--diff") {
-      o.diff = std::atoi(v.c_str());
-    } else {
-      std::fprintf(stderr, "sim_accuracy: unknown flag %s\n", a.c_str());
-      std::exit(2);
-    }
-  }
+  planner::TypedFlags flags(args);
+  o.rounds = flags.Int("--rounds", o.rounds, 6, 10000);
+  o.search_s = flags.Number("--search", o.search_s, 0, 3600);
+  o.diff = flags.Int("--diff", o.diff, 0, 100000);
+  if (!flags.status().ok()) std::exit(planner::UsageError(kSpec, flags.status()));
+  o.models_dir = args.Get("--models", o.models_dir);
+  o.only = bench::SplitCommas(args.Get("--only"));
+  if (args.Has("--held-out")) o.held_out = bench::SplitCommas(args.Get("--held-out"));
+  o.spin = args.Get("--spin");
   return o;
 }
+
+// The whole run, in the order main calls its steps. Each step dies (Die) on an
+// error: a benchmark that cannot measure prints why and stops.
+class Accuracy {
+ public:
+  Accuracy(const Options& o, cluster::Cluster c, std::vector<bench::Model> models)
+      : o_(o),
+        c_(std::move(c)),
+        models_(std::move(models)),
+        ops_(models_.size()),
+        alternating_(models_.size()),
+        sims_(models_.size()),
+        warm_sims_(models_.size()) {}
+
+  // Hand-off costs and a first link fit: the machine, measured once.
+  void ProfileMachine() {
+    std::printf("cpu devices poll for %.0f us before their workers sleep\n",
+                c_.devices[0].spin_s * 1e6);
+    if (auto links = runtime::ProfileLinks(c_, &machine_); !links.ok())
+      Die("links", links.status());
+    for (const std::string d : {"cpu0", "cpu1"}) {
+      std::printf(
+          "%s: handed an op, starts after %.1f us polling, %.1f us asleep; waking it "
+          "costs the hander %.1f us\n",
+          d.c_str(), machine_.poll_s[d] * 1e6, machine_.wakeup_s[d] * 1e6,
+          machine_.notify_s[d] * 1e6);
+    }
+  }
+
+  // Each model's placements to measure, with their executors, and for the
+  // calibration models an alternating placement (the links as the executor's
+  // copies pay them).
+  void PlaceAll() {
+    for (size_t k = 0; k < models_.size(); ++k) {
+      const bench::Model& m = models_[k];
+      auto f = runtime::RandomFeeds(m.training.graph, 1);
+      if (!f.ok()) Die(m.name, f.status());
+      feeds_.push_back(std::move(f).value());
+      const sim::Profile planning = PlanningProfile(m, c_, machine_, feeds_[k]);
+      for (auto& [name, fwd] : PlanPlacements(m, c_, planning, o_.search_s)) {
+        Placed p;
+        p.model = static_cast<int>(k);
+        p.name = name;
+        p.forward_device = fwd;
+        p.device_of_node = planner::TrainingDeviceOfNode(m.training.graph, m.forward, fwd);
+        if (name == "single cpu0") p.single = 0;
+        if (name == "single cpu1") p.single = 1;
+        auto ex = runtime::Executor::Create(m.training.graph, c_, p.device_of_node);
+        if (!ex.ok()) Die(m.name + " " + name, ex.status());
+        p.ex = std::move(ex).value();
+        placed_.push_back(std::move(p));
+      }
+      if (HeldOut(o_, m.name)) continue;
+      std::vector<int> alt(m.training.graph.size());
+      const std::vector<graph::NodeId>& topo = m.training.graph.topological_order();
+      for (size_t i = 0; i < topo.size(); ++i) alt[topo[i]] = static_cast<int>(i % 2);
+      auto ex = runtime::Executor::Create(m.training.graph, c_, alt);
+      if (!ex.ok()) Die(m.name, ex.status());
+      alternating_[k] = std::move(ex).value();
+    }
+  }
+
+  // Every placement's steps, round by round, interleaved across placements.
+  void MeasureRounds() {
+    for (int r = 0; r < o_.warmup + o_.rounds; ++r) {
+      const bool timed = r >= o_.warmup;
+      for (size_t k = 0; k < models_.size(); ++k) MeasureModel(k, timed);
+    }
+  }
+
+  // The machine's figures from the calibration models, then each model's
+  // profile; and the ablation: the simulator's previous model of sharing the
+  // host, fitted to the same steps.
+  void Calibrate() {
+    calibration_ = machine_;
+    for (size_t k = 0; k < models_.size(); ++k) {
+      if (!HeldOut(o_, models_[k].name)) ops_[k].Finish(&calibration_);
+    }
+    machine_steps_.Finish(&calibration_);
+    PrintCalibration();
+    sim::Profile warm = calibration_;
+    warm.cold_s.clear();
+    warm.dispatch_cross_s.clear();
+    machine_steps_.set_previous_model(true);
+    machine_steps_.Finish(&warm);
+    for (size_t k = 0; k < models_.size(); ++k) {
+      sims_[k] = ModelSimulator(k, calibration_);
+      warm_sims_[k] = ModelSimulator(k, warm);
+    }
+  }
+
+  // Each placement measured against simulated, per model and per group.
+  void PrintTable() {
+    std::printf("\n%-26s %-12s %12s %19s %12s %8s\n", "model", "placement", "measured ms",
+                "95% interval", "simulated ms", "error");
+    std::vector<double> errors[2];
+    std::vector<Agreement> agreements[2];
+    for (size_t k = 0; k < models_.size(); ++k) {
+      const int group = HeldOut(o_, models_[k].name) ? 1 : 0;
+      agreements[group].push_back(PrintModel(k, &errors[group]));
+    }
+    std::printf(
+        "\n%d rounds (+%d warm-up), interleaved; targets: median |error| <= 5%%, p90 <= "
+        "15%%, tau >= 0.85 within every model\n",
+        o_.rounds, o_.warmup);
+    for (int g = 0; g < 2; ++g) {
+      if (errors[g].empty()) continue;
+      const Summary s = Summarize(errors[g], agreements[g]);
+      PrintSummary(g, s);
+      std::printf(
+          "%-12s tau >= %.2f in %d of %d models; the hardware against itself (even rounds' "
+          "medians against odd's) in %d, lowest %.3f\n",
+          "", kTauTarget, s.reaching, s.models, s.self_reaching, s.worst_self_tau);
+    }
+    PrintSingleBias(&Placed::simulated);
+  }
+
+  // The ablations' figures on the same measurements: the previous model of
+  // sharing the host, then op times estimated otherwise (runtime::OpTime),
+  // everything refitted.
+  void PrintAblations() {
+    PrintAblation(
+        "the previous model of sharing the host (no cold kernels or cross-device dispatch, "
+        "median poll)",
+        &Placed::simulated_warm);
+    machine_steps_.set_previous_model(false);
+    for (const runtime::OpTime op_time : {runtime::OpTime::kMean, runtime::OpTime::kStepMedian}) {
+      SimulateWithOpTime(op_time);
+      PrintAblation(op_time == runtime::OpTime::kMean
+                        ? "op times as the mean over every step (--op-time mean)"
+                        : "op times as each step's mean, the median over every step (--op-time "
+                          "step-median)",
+                    &Placed::simulated_other);
+    }
+    for (runtime::ProfileBuilder& b : ops_) b.set_op_time(runtime::OpTime::kSteadyMean);
+  }
+
+  // Where the worst predictions depart from a fresh measured step.
+  void PrintDiffs() {
+    std::vector<Placed*> worst;
+    for (Placed& p : placed_) worst.push_back(&p);
+    std::sort(worst.begin(), worst.end(), [](const Placed* a, const Placed* b) {
+      return std::fabs(a->simulated / bench::Median(a->measured) - 1) >
+             std::fabs(b->simulated / bench::Median(b->measured) - 1);
+    });
+    for (int i = 0; i < o_.diff && i < static_cast<int>(worst.size()); ++i) {
+      Placed& p = *worst[i];
+      const bench::Model& m = models_[p.model];
+      sim::StepStats real;
+      (void)Step(*p.ex, feeds_[p.model], m.training.loss, &real);
+      sim::SimResult r = sims_[p.model]->Run(p.device_of_node, Fetch(m));
+      std::printf(
+          "\n%s, %s:\n%s", m.name.c_str(), p.name.c_str(),
+          sim::FormatTimelineDiff(sims_[p.model]->graph(), c_,
+                                  sim::DiffTimelines(sims_[p.model]->graph(), c_, real, r.step))
+              .c_str());
+    }
+  }
+
+ private:
+  static graph::NodeId Fetch(const bench::Model& m) {
+    return m.training.graph.Find(m.training.loss);
+  }
+
+  void MeasureModel(size_t k, bool timed) {
+    const bench::Model& m = models_[k];
+    for (Placed& p : placed_) {
+      if (p.model != static_cast<int>(k)) continue;
+      sim::StepStats s;
+      graph::Status st = Step(*p.ex, feeds_[k], m.training.loss, &s);
+      if (!st.ok()) Die(m.name + " " + p.name, st);
+      if (!timed) continue;
+      p.measured.push_back(s.seconds);
+      if (p.single >= 0) ops_[k].AddStep(p.ex->graph(), c_, p.single, s);
+    }
+    if (!alternating_[k]) return;
+    sim::StepStats alt;
+    graph::Status st = Step(*alternating_[k], feeds_[k], m.training.loss, &alt);
+    if (!st.ok()) Die(m.name, st);
+    if (timed) machine_steps_.AddSharedStep(alternating_[k]->graph(), c_, alt);
+  }
+
+  void PrintCalibration() {
+    for (const std::string d : {"cpu0", "cpu1"}) {
+      std::printf(
+          "from the calibration models, %s while the other cpu is awake: kernels x%.3f, "
+          "%.2f us per op outside them (alone %.2f us); handed an op while polling, "
+          "starts after %.1f us\n",
+          d.c_str(), calibration_.slowdown[d], calibration_.dispatch_shared_s[d] * 1e6,
+          calibration_.dispatch_s[d] * 1e6, calibration_.poll_s[d] * 1e6);
+      std::printf(
+          "  %s: per op outside kernels in a split step, %.2f us more per cross-device edge per "
+          "op\n",
+          d.c_str(), calibration_.dispatch_cross_s[d] * 1e6);
+      std::printf("  %s's kernels take more after idling, by idle time:%s\n", d.c_str(),
+                  sim::DescribeColdBins(calibration_.cold_s[d]).c_str());
+    }
+    std::printf("copies cpu0->cpu1 %.2f us + %.1f GB/s\n",
+                calibration_.links[{"cpu0", "cpu1"}].latency_s * 1e6,
+                calibration_.links[{"cpu0", "cpu1"}].bandwidth_bytes_per_s / 1e9);
+  }
+
+  // Model k's simulator on the machine figures of `from` and its own op times.
+  std::unique_ptr<sim::Simulator> ModelSimulator(size_t k, const sim::Profile& from) {
+    sim::Profile p = MachineFigures(from, machine_);
+    ops_[k].Finish(&p);
+    auto sim = sim::Simulator::Create(models_[k].training.graph, c_, &p);
+    if (!sim.ok()) Die(models_[k].name, sim.status());
+    return std::make_unique<sim::Simulator>(std::move(sim).value());
+  }
+
+  // Simulates model k's placements; prints a row each and the model's line.
+  Agreement PrintModel(size_t k, std::vector<double>* group_errors) {
+    const bench::Model& m = models_[k];
+    const bool held_out = HeldOut(o_, m.name);
+    std::vector<double> model_errors;
+    std::vector<const Placed*> of_model;
+    for (Placed& p : placed_) {
+      if (p.model != static_cast<int>(k)) continue;
+      sim::SimResult r = sims_[k]->Run(p.device_of_node, Fetch(m));
+      if (!r.status.ok()) Die(m.name + " " + p.name, r.status);
+      p.simulated = r.step.seconds;
+      sim::SimResult w = warm_sims_[k]->Run(p.device_of_node, Fetch(m));
+      if (!w.status.ok()) Die(m.name + " " + p.name, w.status);
+      p.simulated_warm = w.step.seconds;
+      const double measured = bench::Median(p.measured), err = (p.simulated - measured) / measured;
+      double lo = 0, hi = 0;
+      sim::MedianInterval(p.measured, 0.95, &lo, &hi);
+      std::printf("%-26s %-12s %12.3f %8.3f - %8.3f %12.3f %+7.1f%%\n",
+                  (m.name + (held_out ? " (held out)" : "")).c_str(), p.name.c_str(),
+                  measured * 1e3, lo * 1e3, hi * 1e3, p.simulated * 1e3, 100 * err);
+      model_errors.push_back(std::fabs(err));
+      group_errors->push_back(std::fabs(err));
+      of_model.push_back(&p);
+    }
+    const Agreement a = Agree(of_model, &Placed::simulated);
+    std::printf(
+        "  %s: median |error| %.1f%%, p90 %.1f%%; tau %.3f; tau resolved %.3f (%d of %d "
+        "pairs resolved); the hardware against itself %.3f\n",
+        m.name.c_str(), 100 * bench::Median(model_errors), 100 * bench::Quantile(model_errors, 0.9),
+        a.tau, a.tau_resolved, a.resolved, a.pairs, a.self_tau);
+    return a;
+  }
+
+  static void PrintSummary(int group, const Summary& s) {
+    const char* names[2] = {"calibration", "held out"};
+    std::printf(
+        "%-12s %3d placements of %2d models: median |error| %.1f%%, p90 %.1f%%; lowest "
+        "tau within a model %.3f, lowest tau resolved %.3f\n",
+        names[group], s.placements, s.models, 100 * s.median, 100 * s.p90, s.worst_tau,
+        s.worst_tau_resolved);
+  }
+
+  // The single-device placements' median signed error: how far the profile's
+  // op times sit from the rounds they were measured in.
+  void PrintSingleBias(double Placed::*simulated) const {
+    std::vector<double> single_signed;
+    for (const Placed& p : placed_) {
+      if (p.single >= 0) single_signed.push_back(p.*simulated / bench::Median(p.measured) - 1);
+    }
+    std::printf("%-12s single-device placements: median error (signed) %+.1f%%\n", "",
+                100 * bench::Median(single_signed));
+  }
+
+  void PrintAblation(const char* what, double Placed::*simulated) const {
+    std::printf("%s, on the same measurements:\n", what);
+    for (int g = 0; g < 2; ++g) {
+      std::vector<double> group_errors;
+      std::vector<Agreement> group_agreements;
+      for (size_t k = 0; k < models_.size(); ++k) {
+        if ((HeldOut(o_, models_[k].name) ? 1 : 0) != g) continue;
+        std::vector<const Placed*> of_model;
+        for (const Placed& p : placed_) {
+          if (p.model != static_cast<int>(k)) continue;
+          group_errors.push_back(std::fabs(p.*simulated / bench::Median(p.measured) - 1));
+          of_model.push_back(&p);
+        }
+        group_agreements.push_back(Agree(of_model, simulated));
+      }
+      if (!group_errors.empty()) PrintSummary(g, Summarize(group_errors, group_agreements));
+    }
+    PrintSingleBias(simulated);
+  }
+
+  // Every placement's simulated_other with op times estimated by `op_time`.
+  void SimulateWithOpTime(runtime::OpTime op_time) {
+    sim::Profile other = machine_;
+    for (size_t k = 0; k < models_.size(); ++k) {
+      ops_[k].set_op_time(op_time);
+      if (!HeldOut(o_, models_[k].name)) ops_[k].Finish(&other);
+    }
+    machine_steps_.Finish(&other);
+    for (size_t k = 0; k < models_.size(); ++k) {
+      std::unique_ptr<sim::Simulator> sim = ModelSimulator(k, other);
+      for (Placed& pl : placed_) {
+        if (pl.model != static_cast<int>(k)) continue;
+        sim::SimResult r = sim->Run(pl.device_of_node, Fetch(models_[k]));
+        if (!r.status.ok()) Die(models_[k].name + " " + pl.name, r.status);
+        pl.simulated_other = r.step.seconds;
+      }
+    }
+  }
+
+  const Options& o_;
+  const cluster::Cluster c_;
+  const std::vector<bench::Model> models_;
+  sim::Profile machine_, calibration_;
+  std::vector<std::map<std::string, at::Tensor>> feeds_;
+  std::vector<Placed> placed_;
+  std::vector<runtime::ProfileBuilder> ops_;
+  runtime::ProfileBuilder machine_steps_;  // calibration models' alternating steps
+  std::vector<std::unique_ptr<runtime::Executor>> alternating_;
+  std::vector<std::unique_ptr<sim::Simulator>> sims_, warm_sims_;
+};
 
 }  // namespace
 
@@ -319,262 +637,13 @@ int main(int argc, char** argv) {
   if (!c.ok()) Die("devices", c.status());
   auto loaded = bench::LoadModels(o.models_dir, o.only);
   if (!loaded.ok()) Die("models", loaded.status());
-  std::vector<bench::Model> models = std::move(loaded).value();
-  std::printf("cpu devices poll for %.0f us before their workers sleep\n",
-              c->devices[0].spin_s * 1e6);
-
-  // Hand-off costs and a first link fit: the machine, measured once.
-  sim::Profile machine;
-  if (auto links = runtime::ProfileLinks(*c, &machine); !links.ok()) Die("links", links.status());
-  for (const std::string d : {"cpu0", "cpu1"}) {
-    std::printf(
-        "%s: handed an op, starts after %.1f us polling, %.1f us asleep; waking it "
-        "costs the hander %.1f us\n",
-        d.c_str(), machine.poll_s[d] * 1e6, machine.wakeup_s[d] * 1e6, machine.notify_s[d] * 1e6);
-  }
-
-  std::vector<std::map<std::string, at::Tensor>> feeds;
-  std::vector<Placed> placed;
-  std::vector<std::unique_ptr<runtime::Executor>> alternating(models.size());
-  for (size_t k = 0; k < models.size(); ++k) {
-    const bench::Model& m = models[k];
-    auto f = runtime::RandomFeeds(m.training.graph, 1);
-    if (!f.ok()) Die(m.name, f.status());
-    feeds.push_back(std::move(f).value());
-    const sim::Profile planning = PlanningProfile(m, *c, machine, feeds[k]);
-    for (auto& [name, fwd] : PlanPlacements(m, *c, planning, o.search_s)) {
-      Placed p;
-      p.model = static_cast<int>(k);
-      p.name = name;
-      p.forward_device = fwd;
-      p.device_of_node = planner::TrainingDeviceOfNode(m.training.graph, m.forward, fwd);
-      if (name == "single cpu0") p.single = 0;
-      if (name == "single cpu1") p.single = 1;
-      auto ex = runtime::Executor::Create(m.training.graph, *c, p.device_of_node);
-      if (!ex.ok()) Die(m.name + " " + name, ex.status());
-      p.ex = std::move(ex).value();
-      placed.push_back(std::move(p));
-    }
-    if (!HeldOut(o, m.name)) {  // the links as the executor's copies pay them
-      std::vector<int> alt(m.training.graph.size());
-      const std::vector<graph::NodeId>& topo = m.training.graph.topological_order();
-      for (size_t i = 0; i < topo.size(); ++i) alt[topo[i]] = static_cast<int>(i % 2);
-      auto ex = runtime::Executor::Create(m.training.graph, *c, alt);
-      if (!ex.ok()) Die(m.name, ex.status());
-      alternating[k] = std::move(ex).value();
-    }
-  }
-
-  std::vector<runtime::ProfileBuilder> ops(models.size());
-  runtime::ProfileBuilder machine_steps;  // calibration models' alternating steps
-  for (int r = 0; r < o.warmup + o.rounds; ++r) {
-    const bool timed = r >= o.warmup;
-    for (size_t k = 0; k < models.size(); ++k) {
-      const bench::Model& m = models[k];
-      for (Placed& p : placed) {
-        if (p.model != static_cast<int>(k)) continue;
-        sim::StepStats s;
-        graph::Status st = Step(*p.ex, feeds[k], m.training.loss, &s);
-        if (!st.ok()) Die(m.name + " " + p.name, st);
-        if (!timed) continue;
-        p.measured.push_back(s.seconds);
-        if (p.single >= 0) ops[k].AddStep(p.ex->graph(), *c, p.single, s);
-      }
-      if (!alternating[k]) continue;
-      sim::StepStats alt;
-      graph::Status st = Step(*alternating[k], feeds[k], m.training.loss, &alt);
-      if (!st.ok()) Die(m.name, st);
-      if (timed) machine_steps.AddSharedStep(alternating[k]->graph(), *c, alt);
-    }
-  }
-
-  // The machine's figures from the calibration models, then each model's profile.
-  sim::Profile calibration = machine;
-  for (size_t k = 0; k < models.size(); ++k) {
-    if (!HeldOut(o, models[k].name)) ops[k].Finish(&calibration);
-  }
-  machine_steps.Finish(&calibration);
-  for (const std::string d : {"cpu0", "cpu1"}) {
-    std::printf(
-        "from the calibration models, %s while the other cpu is awake: kernels x%.3f, "
-        "%.2f us per op outside them (alone %.2f us); handed an op while polling, "
-        "starts after %.1f us\n",
-        d.c_str(), calibration.slowdown[d], calibration.dispatch_shared_s[d] * 1e6,
-        calibration.dispatch_s[d] * 1e6, calibration.poll_s[d] * 1e6);
-    std::printf(
-        "  %s: per op outside kernels in a split step, %.2f us more per cross-device edge per op\n",
-        d.c_str(), calibration.dispatch_cross_s[d] * 1e6);
-    std::printf("  %s's kernels take more after idling, by idle time:%s\n", d.c_str(),
-                sim::DescribeColdBins(calibration.cold_s[d]).c_str());
-  }
-  std::printf("copies cpu0->cpu1 %.2f us + %.1f GB/s\n",
-              calibration.links[{"cpu0", "cpu1"}].latency_s * 1e6,
-              calibration.links[{"cpu0", "cpu1"}].bandwidth_bytes_per_s / 1e9);
-  // The ablation: the simulator's previous model of sharing the host, fitted
-  // to the same steps, predicting the same measurements.
-  sim::Profile warm = calibration;
-  warm.cold_s.clear();
-  warm.dispatch_cross_s.clear();
-  machine_steps.set_previous_model(true);
-  machine_steps.Finish(&warm);
-  std::vector<std::unique_ptr<sim::Simulator>> sims(models.size()), warm_sims(models.size());
-  for (size_t k = 0; k < models.size(); ++k) {
-    for (const sim::Profile* from : {&calibration, &warm}) {
-      sim::Profile p = MachineFigures(*from, machine);
-      ops[k].Finish(&p);
-      auto sim = sim::Simulator::Create(models[k].training.graph, *c, &p);
-      if (!sim.ok()) Die(models[k].name, sim.status());
-      (from == &calibration ? sims : warm_sims)[k] =
-          std::make_unique<sim::Simulator>(std::move(sim).value());
-    }
-  }
-
-  std::printf("\n%-26s %-12s %12s %19s %12s %8s\n", "model", "placement", "measured ms",
-              "95% interval", "simulated ms", "error");
-  std::vector<double> errors[2];
-  std::vector<Agreement> agreements[2];
-  for (size_t k = 0; k < models.size(); ++k) {
-    const bench::Model& m = models[k];
-    const int group = HeldOut(o, m.name) ? 1 : 0;
-    std::vector<double> model_errors;
-    std::vector<const Placed*> of_model;
-    for (Placed& p : placed) {
-      if (p.model != static_cast<int>(k)) continue;
-      sim::SimResult r = sims[k]->Run(p.device_of_node, m.training.graph.Find(m.training.loss));
-      if (!r.status.ok()) Die(m.name + " " + p.name, r.status);
-      p.simulated = r.step.seconds;
-      sim::SimResult w =
-          warm_sims[k]->Run(p.device_of_node, m.training.graph.Find(m.training.loss));
-      if (!w.status.ok()) Die(m.name + " " + p.name, w.status);
-      p.simulated_warm = w.step.seconds;
-      const double measured = bench::Median(p.measured), err = (p.simulated - measured) / measured;
-      double lo = 0, hi = 0;
-      sim::MedianInterval(p.measured, 0.95, &lo, &hi);
-      std::printf("%-26s %-12s %12.3f %8.3f - %8.3f %12.3f %+7.1f%%\n",
-                  (m.name + (group ? " (held out)" : "")).c_str(), p.name.c_str(), measured * 1e3,
-                  lo * 1e3, hi * 1e3, p.simulated * 1e3, 100 * err);
-      model_errors.push_back(std::fabs(err));
-      errors[group].push_back(std::fabs(err));
-      of_model.push_back(&p);
-    }
-    const Agreement a = Agree(of_model, &Placed::simulated);
-    agreements[group].push_back(a);
-    std::printf(
-        "  %s: median |error| %.1f%%, p90 %.1f%%; tau %.3f; tau resolved %.3f (%d of %d "
-        "pairs resolved); the hardware against itself %.3f\n",
-        m.name.c_str(), 100 * bench::Median(model_errors), 100 * bench::Quantile(model_errors, 0.9),
-        a.tau, a.tau_resolved, a.resolved, a.pairs, a.self_tau);
-  }
-  std::printf(
-      "\n%d rounds (+%d warm-up), interleaved; targets: median |error| <= 5%%, p90 <= "
-      "15%%, tau >= 0.85 within every model\n",
-      o.rounds, o.warmup);
-  const char* names[2] = {"calibration", "held out"};
-  for (int g = 0; g < 2; ++g) {
-    if (errors[g].empty()) continue;
-    const Summary s = Summarize(errors[g], agreements[g]);
-    std::printf(
-        "%-12s %3d placements of %2d models: median |error| %.1f%%, p90 %.1f%%; lowest "
-        "tau within a model %.3f, lowest tau resolved %.3f\n",
-        names[g], s.placements, s.models, 100 * s.median, 100 * s.p90, s.worst_tau,
-        s.worst_tau_resolved);
-    std::printf(
-        "%-12s tau >= %.2f in %d of %d models; the hardware against itself (even rounds' "
-        "medians against odd's) in %d, lowest %.3f\n",
-        "", kTauTarget, s.reaching, s.models, s.self_reaching, s.worst_self_tau);
-  }
-
-  // The single-device placements' median signed error: how far the profile's
-  // op times sit from the rounds they were measured in.
-  auto print_single_bias = [&](double Placed::*simulated) {
-    std::vector<double> single_signed;
-    for (const Placed& p : placed) {
-      if (p.single >= 0) single_signed.push_back(p.*simulated / bench::Median(p.measured) - 1);
-    }
-    std::printf("%-12s single-device placements: median error (signed) %+.1f%%\n", "",
-                100 * bench::Median(single_signed));
-  };
-  print_single_bias(&Placed::simulated);
-  // The ablations' figures, on the same measurements.
-  auto print_ablation = [&](const char* what, double Placed::*simulated) {
-    std::printf("%s, on the same measurements:\n", what);
-    for (int g = 0; g < 2; ++g) {
-      std::vector<double> group_errors;
-      std::vector<Agreement> group_agreements;
-      for (size_t k = 0; k < models.size(); ++k) {
-        if ((HeldOut(o, models[k].name) ? 1 : 0) != g) continue;
-        std::vector<const Placed*> of_model;
-        for (const Placed& p : placed) {
-          if (p.model != static_cast<int>(k)) continue;
-          group_errors.push_back(std::fabs(p.*simulated / bench::Median(p.measured) - 1));
-          of_model.push_back(&p);
-        }
-        group_agreements.push_back(Agree(of_model, simulated));
-      }
-      if (group_errors.empty()) continue;
-      const Summary s = Summarize(group_errors, group_agreements);
-      std::printf(
-          "%-12s %3d placements of %2d models: median |error| %.1f%%, p90 %.1f%%; lowest "
-          "tau within a model %.3f, lowest tau resolved %.3f\n",
-          names[g], s.placements, s.models, 100 * s.median, 100 * s.p90, s.worst_tau,
-          s.worst_tau_resolved);
-    }
-    print_single_bias(simulated);
-  };
-  print_ablation(
-      "the previous model of sharing the host (no cold kernels or cross-device dispatch, median "
-      "poll)",
-      &Placed::simulated_warm);
-  // Op times estimated otherwise (runtime::OpTime), everything refitted.
-  machine_steps.set_previous_model(false);
-  for (const runtime::OpTime op_time : {runtime::OpTime::kMean, runtime::OpTime::kStepMedian}) {
-    sim::Profile other = machine;
-    for (size_t k = 0; k < models.size(); ++k) {
-      ops[k].set_op_time(op_time);
-      if (!HeldOut(o, models[k].name)) ops[k].Finish(&other);
-    }
-    machine_steps.Finish(&other);
-    for (size_t k = 0; k < models.size(); ++k) {
-      sim::Profile p = MachineFigures(other, machine);
-      ops[k].Finish(&p);
-      auto sim = sim::Simulator::Create(models[k].training.graph, *c, &p);
-      if (!sim.ok()) Die(models[k].name, sim.status());
-      for (Placed& pl : placed) {
-        if (pl.model != static_cast<int>(k)) continue;
-        sim::SimResult r =
-            sim->Run(pl.device_of_node, models[k].training.graph.Find(models[k].training.loss));
-        if (!r.status.ok()) Die(models[k].name + " " + pl.name, r.status);
-        pl.simulated_other = r.step.seconds;
-      }
-    }
-    print_ablation(op_time == runtime::OpTime::kMean
-                       ? "op times as the mean over every step (--op-time mean)"
-                       : "op times as each step's mean, the median over every step (--op-time "
-                         "step-median)",
-                   &Placed::simulated_other);
-  }
-  for (runtime::ProfileBuilder& b : ops) b.set_op_time(runtime::OpTime::kSteadyMean);
-
-  if (o.diff > 0) {  // where the worst predictions depart from a fresh measured step
-    std::vector<Placed*> worst;
-    for (Placed& p : placed) worst.push_back(&p);
-    std::sort(worst.begin(), worst.end(), [](const Placed* a, const Placed* b) {
-      return std::fabs(a->simulated / bench::Median(a->measured) - 1) >
-             std::fabs(b->simulated / bench::Median(b->measured) - 1);
-    });
-    for (int i = 0; i < o.diff && i < static_cast<int>(worst.size()); ++i) {
-      Placed& p = *worst[i];
-      const bench::Model& m = models[p.model];
-      sim::StepStats real;
-      (void)Step(*p.ex, feeds[p.model], m.training.loss, &real);
-      sim::SimResult r =
-          sims[p.model]->Run(p.device_of_node, m.training.graph.Find(m.training.loss));
-      std::printf(
-          "\n%s, %s:\n%s", m.name.c_str(), p.name.c_str(),
-          sim::FormatTimelineDiff(sims[p.model]->graph(), *c,
-                                  sim::DiffTimelines(sims[p.model]->graph(), *c, real, r.step))
-              .c_str());
-    }
-  }
+  Accuracy run(o, std::move(c).value(), std::move(loaded).value());
+  run.ProfileMachine();
+  run.PlaceAll();
+  run.MeasureRounds();
+  run.Calibrate();
+  run.PrintTable();
+  run.PrintAblations();
+  if (o.diff > 0) run.PrintDiffs();
   return 0;
 }

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cluster/devices.h"
+#include "frontend/args.h"
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "graph/zoo.h"
@@ -22,11 +23,18 @@
 #include "planner/baselines/baselines.h"
 #include "sim/simulator.h"
 
+const planner::CommandSpec kSpec{
+    "sim_speed",
+    "[--configs DIR]",
+    "Simulation speed of NMT-8 on 8 simulated K40s, and NMT-2/4/8's step time and memory all\n"
+    "on one K40 against a layer per GPU, at the zoo's paper-scale and small sizes.",
+    {},
+    {{"--configs", "DIR", "where k40-paper-{2,4,8}gpu.yaml are (default configs)"}},
+    /*program=*/""};
+
 int main(int argc, char** argv) {
-  std::string configs = "configs";
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--configs") configs = argv[++i];
-  }
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const std::string configs = args.Get("--configs", "configs");
   for (const char* sizes : {"paper-scale", "small"}) {
     for (int64_t layers : {2, 4, 8}) {
       if (layers == 2) std::printf("nmt --sizes %s:\n", sizes);

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "data/fashion_mnist.h"
+#include "frontend/args.h"
 #include "graph/models.h"
 #include "graph/training.h"
 #include "runtime/executor.h"
@@ -33,31 +34,33 @@ int Fail(const std::string& msg) {
 
 }  // namespace
 
+const planner::CommandSpec kSpec{
+    "train_fashion_mnist",
+    "[--model lenet|mlp|two_branch] [--epochs E] [--batch B] [--lr LR]\n"
+    "       [--optimizer sgd|momentum] [--data DIR] [--executor dataflow|reference]",
+    "Trains an in-code model on Fashion-MNIST with its training graph and prints its test\n"
+    "accuracy.",
+    {},
+    {{"--model", "NAME", "lenet (default), mlp or two_branch"},
+     {"--epochs", "E", "passes over the training set (default 1)"},
+     {"--batch", "B", "examples per step (default 64)"},
+     {"--lr", "LR", "learning rate (default 0.01)"},
+     {"--optimizer", "NAME", "sgd or momentum (default)"},
+     {"--data", "DIR", "Fashion-MNIST's files (default: Debian's dataset-fashion-mnist)"},
+     {"--executor", "NAME", "dataflow (default) or reference"}},
+    /*program=*/""};
+
 int main(int argc, char** argv) {
-  std::string model = "lenet", optimizer = "momentum", dir = data::DefaultFashionMnistDir();
-  std::string executor = "dataflow";
-  int epochs = 1;
-  int64_t batch = 64;
-  float lr = 0.01f;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string k = argv[i], v = argv[i + 1];
-    if (k == "--model")
-      model = v;
-    else if (k == "--epochs")
-      epochs = std::stoi(v);
-    else if (k == "--batch")
-      batch = std::stoll(v);
-    else if (k == "--lr")
-      lr = std::stof(v);
-    else if (k == "--optimizer")
-      optimizer = v;
-    else if (k == "--data")
-      dir = v;
-    else if (k == "--executor")
-      executor = v;
-    else
-      return Fail("unknown option " + k);
-  }
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const std::string model = args.Get("--model", "lenet");
+  const std::string optimizer = args.Get("--optimizer", "momentum");
+  const std::string dir = args.Get("--data", data::DefaultFashionMnistDir());
+  const std::string executor = args.Get("--executor", "dataflow");
+  planner::TypedFlags flags(args);
+  const int epochs = flags.Int("--epochs", 1, 1, 1000);
+  const int64_t batch = flags.Int("--batch", 64, 1, 60000);
+  const float lr = static_cast<float>(flags.Number("--lr", 0.01, 0, 10));
+  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
   at::set_num_threads(1);
   auto train_set = data::LoadFashionMnist(dir, true);
   if (!train_set.ok()) return Fail(train_set.status().message());

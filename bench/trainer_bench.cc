@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/args.h"
 #include "sim/statistics.h"
 
 namespace {
@@ -98,11 +99,10 @@ struct Ours {
 Ours RunTrainer(const Options& o, const std::string& extra) {
   std::string report = "/tmp/trainer_bench_report.json";
   std::remove(report.c_str());
-  std::string out =
-      Run(o.trainer + " launch --nproc 2 train " +
-          (o.exported.empty() ? std::string("lenet") : o.onnx + " --data synthetic") +
-          " --strategy sync --steps " + std::to_string(o.steps) +
-          " --log-every 0 --quiet --report " + report + " " + extra);
+  std::string out = Run(o.trainer + " launch --nproc 2 train " +
+                        (o.exported.empty() ? std::string("lenet") : o.onnx + " --data synthetic") +
+                        " --strategy sync --steps " + std::to_string(o.steps) +
+                        " --log-every 0 --quiet --report " + report + " " + extra);
   std::string json = Slurp(report);
   Ours r;
   if (out.empty() && json.empty()) return r;
@@ -114,11 +114,10 @@ Ours RunTrainer(const Options& o, const std::string& extra) {
 
 double RunDdp(const Options& o, int port) {
   std::string env = "MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(port) + " WORLD_SIZE=2";
-  std::string args = o.exported.empty()
-                         ? " " + o.script + " --steps " + std::to_string(o.steps)
-                         : std::string(" ") + EXPORTED_DDP_SCRIPT + " " + o.exported +
-                               " --steps " + std::to_string(o.steps) + " --batch " +
-                               std::to_string(o.exported_batch);
+  std::string args = o.exported.empty() ? " " + o.script + " --steps " + std::to_string(o.steps)
+                                        : std::string(" ") + EXPORTED_DDP_SCRIPT + " " +
+                                              o.exported + " --steps " + std::to_string(o.steps) +
+                                              " --batch " + std::to_string(o.exported_batch);
   std::string out = Run("(" + env + " RANK=1 " + o.python + args + " >/dev/null & " + env +
                         " RANK=0 " + o.python + args + "; wait)");
   return Number(out, "images_per_s");
@@ -231,44 +230,43 @@ int Strategies(const Options& o) {
 
 }  // namespace
 
+const planner::CommandSpec kSpec{
+    "trainer_bench",
+    "[--rounds R] [--steps N] [--strategies] [--target A] [--epochs E]\n"
+    "       [--exported NAME --onnx FILE --batch B] [--trainer PATH] [--python PATH] "
+    "[--script PATH]",
+    "The trainer against PyTorch DDP on LeNet (or an exported PyTorch model), interleaved;\n"
+    "with --strategies, each strategy's accuracy and time to --target.",
+    {},
+    {{"--rounds", "R", "interleaved rounds (default 5)"},
+     {"--steps", "N", "steps per run (default 400)"},
+     {"--strategies", "", "train each strategy to --target instead"},
+     {"--target", "A", "test accuracy to reach with --strategies (default 0.85)"},
+     {"--epochs", "E", "epochs at most with --strategies (default 10)"},
+     {"--exported", "NAME", "one of scripts/pytorch/export_models.py's models, for DDP"},
+     {"--onnx", "FILE", "its ONNX export, for the trainer"},
+     {"--batch", "B", "the batch the export holds (default 2)"},
+     {"--trainer", "PATH", "the trainer executable (default: this build's)"},
+     {"--python", "PATH", "the python with torch (default /usr/bin/python3)"},
+     {"--script", "PATH", "the DDP script (default bench/ddp_lenet.py)"}},
+    /*program=*/""};
+
 int main(int argc, char** argv) {
+  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc)
-        std::fprintf(stderr, "trainer_bench: %s needs a value\n", k.c_str()), std::exit(2);
-      return argv[++i];
-    };
-    if (k == "--rounds")
-      o.rounds = std::atoi(next().c_str());
-    else if (k == "--steps")
-      o.steps = std::atoi(next().c_str());
-    else if (k == "--strategies")
-      o.strategies = true;
-    else if (k == "--target")
-      o.target = std::atof(next().c_str());
-    else if (k == "--epochs")
-      o.epochs = std::atoi(next().c_str());
-    else if (k == "--trainer")
-      o.trainer = next();
-    else if (k == "--python")
-      o.python = next();
-    else if (k == "--script")
-      o.script = next();
-    else if (k == "--exported")
-      o.exported = next();
-    else if (k == "--onnx")
-      o.onnx = next();
-    else if (k == "--batch")
-      o.exported_batch = std::atoi(next().c_str());
-    else
-      return std::fprintf(stderr, "trainer_bench: unknown option %s\n", k.c_str()), 2;
-  }
-  if (o.rounds < 1 || o.steps < 1 || o.epochs < 1) {
-    return std::fprintf(stderr, "trainer_bench: --rounds, --steps and --epochs must be positive\n"),
-           2;
-  }
+  planner::TypedFlags flags(args);
+  o.rounds = flags.Int("--rounds", o.rounds, 1, 10000);
+  o.steps = flags.Int("--steps", o.steps, 1, 10000000);
+  o.epochs = flags.Int("--epochs", o.epochs, 1, 10000);
+  o.exported_batch = flags.Int("--batch", o.exported_batch, 1, 100000);
+  o.target = flags.Number("--target", o.target, 0, 1);
+  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  o.strategies = args.Has("--strategies");
+  o.trainer = args.Get("--trainer", o.trainer);
+  o.python = args.Get("--python", o.python);
+  o.script = args.Get("--script", o.script);
+  o.exported = args.Get("--exported");
+  o.onnx = args.Get("--onnx");
   if (o.exported.empty() != o.onnx.empty()) {
     return std::fprintf(stderr, "trainer_bench: --exported and --onnx go together\n"), 2;
   }

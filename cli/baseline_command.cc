@@ -29,20 +29,18 @@ const CommandSpec kSpec{
     "them; the default). -o writes the method's placement, with all the\n"
     "fastest one's.",
     {"MODEL", "DEVICES"},
-    {{"--method", "NAME", "single:DEVICE, expert, etf, metis, scotch or all (default all)"},
-     {"-o", "PLACEMENT", "write the placement (YAML)"},
-     {"--reward", "NAME", "sim (default) or real"},
-     {"--profile", "PROFILE",
-      "op and link costs for the simulator, etf, metis and scotch (default: real devices are "
-      "profiled into the cache)"},
-     ProfileCacheFlag(),
-     {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
-     {"--export-modules", "FILE",
-      "write the device of each PyTorch module (a model exported by torch.onnx.export)"},
-     {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
-     BatchFlag(),
-     InputShapeFlag(),
-     {"--optimizer", "NAME", "sgd (default) or momentum"}}};
+    WithTrainingFlags(
+        {{"--method", "NAME", "single:DEVICE, expert, etf, metis, scotch or all (default all)"},
+         {"-o", "PLACEMENT", "write the placement (YAML)"},
+         {"--reward", "NAME", "sim (default) or real"},
+         {"--profile", "PROFILE",
+          "op and link costs for the simulator, etf, metis and scotch (default: real devices are "
+          "profiled into the cache)"},
+         ProfileCacheFlag(),
+         {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
+         {"--export-modules", "FILE",
+          "write the device of each PyTorch module (a model exported by torch.onnx.export)"},
+         {"--steps", "N", "timed steps per placement with --reward real (default 5)"}})};
 
 constexpr char kName[] = "planner baseline: ";
 

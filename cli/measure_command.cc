@@ -26,14 +26,12 @@ const CommandSpec kSpec{
     "the transfers. The placement covers the model's ops; gradient and update ops follow\n"
     "the op or parameter they belong to. Feeds are random (floats in [0, 1), integers 0).",
     {"MODEL", "DEVICES"},
-    {{"--placement", "P", "placement file (default: every op on the first device)"},
-     {"--steps", "N", "timed steps (default 10)"},
-     {"--warmup", "W", "untimed steps before them (default 2)"},
-     {"--trace", "OUT", "write the median step's timeline as Chrome trace JSON"},
-     BatchFlag(),
-     InputShapeFlag(),
-     {"--optimizer", "NAME", "sgd (default) or momentum"},
-     {"--json", "", "print the figures as one JSON object"}}};
+    WithTrainingFlags(
+        {{"--placement", "P", "placement file (default: every op on the first device)"},
+         {"--steps", "N", "timed steps (default 10)"},
+         {"--warmup", "W", "untimed steps before them (default 2)"},
+         {"--trace", "OUT", "write the median step's timeline as Chrome trace JSON"},
+         {"--json", "", "print the figures as one JSON object"}})};
 
 constexpr char kName[] = "planner measure: ";
 

@@ -24,16 +24,14 @@ const CommandSpec kSpec{
     "atomically.\n"
     "Format: docs/file-formats.md.",
     {"MODEL", "DEVICES"},
-    {{"-o", "PROFILE", "profile file to extend (required)"},
-     {"--steps", "N", "timed steps kept per device (default 7)"},
-     {"--warmup", "W", "untimed steps first (default 2)"},
-     {"--op-time", "NAME",
-      "steady-mean (default: the mean over the steps in which the device ran under 10% slow; "
-      "slow ones are measured again), mean (over every step) or step-median (each step's mean, "
-      "the median over every step)"},
-     BatchFlag(),
-     InputShapeFlag(),
-     {"--optimizer", "NAME", "sgd (default) or momentum"}}};
+    WithTrainingFlags(
+        {{"-o", "PROFILE", "profile file to extend (required)"},
+         {"--steps", "N", "timed steps kept per device (default 7)"},
+         {"--warmup", "W", "untimed steps first (default 2)"},
+         {"--op-time", "NAME",
+          "steady-mean (default: the mean over the steps in which the device ran under 10% slow; "
+          "slow ones are measured again), mean (over every step) or step-median (each step's mean, "
+          "the median over every step)"}})};
 
 constexpr char kName[] = "planner profile: ";
 }  // namespace

@@ -43,44 +43,46 @@ const CommandSpec kSpec{
     "checkpoint. Without --iterations and --budget: 200 updates. With --reward sim a hill\n"
     "climb over the model's name scopes then refines the best (--refine; docs/search.md).",
     {"MODEL", "DEVICES"},
-    {{"-o", "PLACEMENT", "write the best placement here (YAML), at every improvement"},
-     {"--reward", "NAME", "sim (default), real or fleet"},
-     {"--fleet", "FLEET", "with --reward fleet: the fleet file (endpoint, mode, timeouts)"},
-     {"--profile", "PROFILE",
-      "op and link costs for the simulator, etf, metis and scotch (default: real devices are "
-      "profiled into the cache)"},
-     ProfileCacheFlag(),
-     {"--config", "CONFIG", "search hyper-parameters (YAML; default configs/search.yaml's)"},
-     {"--iterations", "N", "stop after N policy updates in all (resumed ones count)"},
-     {"--budget", "DURATION", "stop after this much search time in all (90s, 15m, 2h)"},
-     {"--seed", "S", "random seed (default 1): a sim search with --iterations repeats exactly"},
-     {"--checkpoint", "CKPT", "checkpoint file (default PLACEMENT.ckpt with -o)"},
-     {"--resume", "CKPT", "continue the search saved in CKPT"},
-     {"--csv", "FILE", "write the reward curve (one row per policy update)"},
-     {"--svg", "FILE", "write a picture of the curve and the best placement's timeline"},
-     {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of the best"},
-     {"--export-modules", "FILE",
-      "write the best placement's device for each PyTorch module (torch.onnx.export models)"},
-     {"--refine", "DURATION",
-      "sim: hill-climb name scopes from the best after the search "
-      "(default 60s; 0: off)"},
-     {"--patience", "DURATION",
-      "with --budget: end the policy's search once its best has not improved for this long, "
-      "and give the hill climb the budget left (default: off; 60s with --order climb-first)"},
-     {"--order", "NAME",
-      "policy-first (default: the policy, then the climb from its best) or climb-first (the "
-      "climb from the baselines until it converges and its kicks find nothing for --patience, "
-      "the policy from its result, then the climb again; --budget + --refine in all; sim only)"},
-     {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
-     {"--rounds", "N",
-      "real devices: interleaved rounds comparing the result with the best baseline (default 9)"},
-     {"--significance", "ALPHA", "real devices: level of that test (default 0.05)"},
-     BatchFlag(),
-     InputShapeFlag(),
-     {"--optimizer", "NAME", "sgd (default) or momentum"},
-     {"--ps", "ENDPOINT",
-      "train the policy through this parameter server (planner ps), shared with other searches"},
-     {"--ps-timeout", "DURATION", "give up on a parameter server silent this long (default 60s)"}}};
+    WithTrainingFlags(
+        {{"-o", "PLACEMENT", "write the best placement here (YAML), at every improvement"},
+         {"--reward", "NAME", "sim (default), real or fleet"},
+         {"--fleet", "FLEET", "with --reward fleet: the fleet file (endpoint, mode, timeouts)"},
+         {"--profile", "PROFILE",
+          "op and link costs for the simulator, etf, metis and scotch (default: real devices are "
+          "profiled into the cache)"},
+         ProfileCacheFlag(),
+         {"--config", "CONFIG", "search hyper-parameters (YAML; default configs/search.yaml's)"},
+         {"--iterations", "N", "stop after N policy updates in all (resumed ones count)"},
+         {"--budget", "DURATION", "stop after this much search time in all (90s, 15m, 2h)"},
+         {"--seed", "S", "random seed (default 1): a sim search with --iterations repeats exactly"},
+         {"--checkpoint", "CKPT", "checkpoint file (default PLACEMENT.ckpt with -o)"},
+         {"--resume", "CKPT", "continue the search saved in CKPT"},
+         {"--csv", "FILE", "write the reward curve (one row per policy update)"},
+         {"--svg", "FILE", "write a picture of the curve and the best placement's timeline"},
+         {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of the best"},
+         {"--export-modules", "FILE",
+          "write the best placement's device for each PyTorch module (torch.onnx.export models)"},
+         {"--refine", "DURATION",
+          "sim: hill-climb name scopes from the best after the search "
+          "(default 60s; 0: off)"},
+         {"--patience", "DURATION",
+          "with --budget: end the policy's search once its best has not improved for this long, "
+          "and give the hill climb the budget left (default: off; 60s with --order climb-first)"},
+         {"--order", "NAME",
+          "policy-first (default: the policy, then the climb from its best) or climb-first (the "
+          "climb from the baselines until it converges and its kicks find nothing for --patience, "
+          "the policy from its result, then the climb again; --budget + --refine in all; sim "
+          "only)"},
+         {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
+         {"--rounds", "N",
+          "real devices: interleaved rounds comparing the result with the best baseline (default "
+          "9)"},
+         {"--significance", "ALPHA", "real devices: level of that test (default 0.05)"},
+         {"--ps", "ENDPOINT",
+          "train the policy through this parameter server (planner ps), shared with other "
+          "searches"},
+         {"--ps-timeout", "DURATION",
+          "give up on a parameter server silent this long (default 60s)"}})};
 
 constexpr char kName[] = "planner search: ";
 

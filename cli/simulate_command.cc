@@ -32,16 +32,14 @@ const CommandSpec kSpec{
     "and ops that differ most, and the first op that starts out of step. Without\n"
     "--placement every op is on the first device.",
     {"MODEL", "DEVICES"},
-    {{"--placement", "P", "placement file (default: every op on the first device)"},
-     {"--profile", "PROFILE", "profiled op and link costs (planner profile)"},
-     {"--check", "", "also measure on the real devices and print the error"},
-     {"--diff", "",
-      "--check, and print where the simulated timeline departs from the measured one"},
-     {"--trace", "OUT", "write the predicted timeline as Chrome trace JSON"},
-     {"--steps", "N", "timed steps of --check (default 10)"},
-     BatchFlag(),
-     InputShapeFlag(),
-     {"--optimizer", "NAME", "sgd (default) or momentum"}}};
+    WithTrainingFlags(
+        {{"--placement", "P", "placement file (default: every op on the first device)"},
+         {"--profile", "PROFILE", "profiled op and link costs (planner profile)"},
+         {"--check", "", "also measure on the real devices and print the error"},
+         {"--diff", "",
+          "--check, and print where the simulated timeline departs from the measured one"},
+         {"--trace", "OUT", "write the predicted timeline as Chrome trace JSON"},
+         {"--steps", "N", "timed steps of --check (default 10)"}})};
 
 constexpr char kName[] = "planner simulate: ";
 

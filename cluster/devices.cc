@@ -1,7 +1,5 @@
 #include "cluster/devices.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -14,6 +12,7 @@
 
 #include "cluster/units.h"
 #include "graph/digest.h"
+#include "yaml/document.h"
 
 namespace cluster {
 
@@ -78,23 +77,7 @@ bool Cluster::Interchangeable(int a, int b) const {
 
 namespace {
 
-const char* TypeName(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar:
-      return "a value";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "a map";
-    default:
-      return "nothing";
-  }
-}
-
-struct Entry {
-  YAML::Node key;
-  YAML::Node value;
-};
+using yaml::Entry;
 using Fields = std::map<std::string, Entry>;
 
 const Entry* Get(const Fields& fields, const std::string& key) {
@@ -156,15 +139,15 @@ class Parser {
  public:
   explicit Parser(std::string source) : source_(std::move(source)) {}
 
-  graph::Result<Cluster> Parse(const YAML::Node& root) {
+  graph::Result<Cluster> Parse(const yaml::Node& root) {
     if (!root.IsMap()) {
       return Fail(root, std::string("top level must be a map with a 'devices' list, found ") +
-                            TypeName(root));
+                            root.KindName());
     }
     GRAPH_ASSIGN_OR_RETURN(const Fields top, ReadMap(root, "top level"));
     for (const auto& [key, entry] : top) {
       if (!Contains(kTopKeys, key)) {
-        return Fail(entry.key,
+        return Fail(entry.key_node,
                     "unknown top-level key '" + key + "' (expected " + JoinKeys(kTopKeys) + ")");
       }
     }
@@ -174,9 +157,9 @@ class Parser {
     GRAPH_RETURN_IF_ERROR(ReadDevices(*devices, &cluster));
     if (const Entry* link = Get(top, "default_link")) {
       GRAPH_ASSIGN_OR_RETURN(const Fields fields,
-                             ReadLinkMap(link->value, link->key, "default_link", false));
+                             ReadLinkMap(link->value, link->key_node, "default_link", false));
       GRAPH_ASSIGN_OR_RETURN(cluster.default_link,
-                             ReadLinkFigures(fields, link->key, "default_link"));
+                             ReadLinkFigures(fields, link->key_node, "default_link"));
     }
     if (const Entry* links = Get(top, "links")) {
       GRAPH_RETURN_IF_ERROR(ReadLinks(*links, &cluster));
@@ -187,27 +170,19 @@ class Parser {
   }
 
  private:
-  graph::Status Fail(const YAML::Node& at, const std::string& problem) const {
-    const YAML::Mark mark = at.Mark();
-    if (mark.is_null()) return graph::InvalidArgument(source_ + ": " + problem);
-    return graph::InvalidArgument(source_ + ":" + std::to_string(mark.line + 1) + ": " + problem);
+  graph::Status Fail(const yaml::Node& at, const std::string& problem) const {
+    return at.Line() == 0 ? graph::InvalidArgument(source_ + ": " + problem) : at.Error(problem);
   }
 
-  static std::string Line(const YAML::Node& node) {
-    return node.Mark().is_null() ? "?" : std::to_string(node.Mark().line + 1);
+  static std::string Line(const yaml::Node& node) {
+    return node.Line() == 0 ? "?" : std::to_string(node.Line());
   }
 
-  // Checks keys are distinct scalars; yaml-cpp itself keeps both copies of a
-  // repeated key, which would let a later value silently shadow an earlier one.
-  graph::Result<Fields> ReadMap(const YAML::Node& node, const std::string& context) const {
+  // The adapter checks that keys are distinct scalars.
+  static graph::Result<Fields> ReadMap(const yaml::Node& node, const std::string& context) {
+    GRAPH_ASSIGN_OR_RETURN(std::vector<Entry> entries, node.Entries(context));
     Fields fields;
-    for (const auto& kv : node) {
-      if (!kv.first.IsScalar()) return Fail(kv.first, context + ": keys must be plain names");
-      const std::string key = kv.first.Scalar();
-      if (!fields.emplace(key, Entry{kv.first, kv.second}).second) {
-        return Fail(kv.first, context + ": duplicate key '" + key + "'");
-      }
-    }
+    for (Entry& e : entries) fields.emplace(e.key, std::move(e));
     return fields;
   }
 
@@ -215,7 +190,8 @@ class Parser {
   // next token, which may be lines further down.
   graph::Result<std::string> ReadScalar(const Entry& entry, const std::string& what) const {
     if (!entry.value.IsScalar()) {
-      return Fail(entry.key, what + " must be a single value, found " + TypeName(entry.value));
+      return Fail(entry.key_node,
+                  what + " must be a single value, found " + entry.value.KindName());
     }
     return entry.value.Scalar();
   }
@@ -225,7 +201,7 @@ class Parser {
     int value = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || ptr != text.data() + text.size()) {
-      return Fail(entry.key, what + ": '" + text + "' is not an integer");
+      return Fail(entry.key_node, what + ": '" + text + "' is not an integer");
     }
     return value;
   }
@@ -236,35 +212,39 @@ class Parser {
                                 graph::Result<T> (*parse)(const std::string&)) const {
     GRAPH_ASSIGN_OR_RETURN(const std::string text, ReadScalar(entry, what));
     graph::Result<T> value = parse(text);
-    if (!value.ok()) return Fail(entry.key, what + ": " + value.status().message());
-    if (*value <= 0) return Fail(entry.key, what + " must be positive, got '" + text + "'");
+    if (!value.ok()) return Fail(entry.key_node, what + ": " + value.status().message());
+    if (*value <= 0) return Fail(entry.key_node, what + " must be positive, got '" + text + "'");
     return *value;
   }
 
   graph::Status ReadDevices(const Entry& entry, Cluster* cluster) {
-    const YAML::Node& node = entry.value;
+    const yaml::Node& node = entry.value;
     if (!node.IsSequence()) {
-      return Fail(entry.key, std::string("'devices' must be a list, found ") + TypeName(node));
+      return Fail(entry.key_node,
+                  std::string("'devices' must be a list, found ") + node.KindName());
     }
-    if (node.size() == 0) return Fail(entry.key, "'devices' is empty; list at least one device");
-    std::map<std::string, YAML::Node> first_by_name;
-    for (size_t i = 0; i < node.size(); ++i) {
-      GRAPH_ASSIGN_OR_RETURN(DeviceSpec device, ReadDevice(node[i], static_cast<int>(i)));
-      const auto [it, fresh] = first_by_name.emplace(device.name, node[i]);
+    if (node.size() == 0)
+      return Fail(entry.key_node, "'devices' is empty; list at least one device");
+    std::map<std::string, yaml::Node> first_by_name;
+    const std::vector<yaml::Node> items = node.Items();
+    for (size_t i = 0; i < items.size(); ++i) {
+      GRAPH_ASSIGN_OR_RETURN(DeviceSpec device, ReadDevice(items[i], static_cast<int>(i)));
+      const auto [it, fresh] = first_by_name.emplace(device.name, items[i]);
       if (!fresh) {
-        return Fail(node[i], "devices: duplicate device name '" + device.name +
-                                 "' (first at line " + Line(it->second) + ")");
+        return Fail(items[i], "devices: duplicate device name '" + device.name +
+                                  "' (first at line " + Line(it->second) + ")");
       }
       cluster->devices.push_back(std::move(device));
-      device_nodes_.push_back(node[i]);
+      device_nodes_.push_back(items[i]);
     }
     return CheckDisjoint(*cluster);
   }
 
-  graph::Result<DeviceSpec> ReadDevice(const YAML::Node& node, int position) const {
+  graph::Result<DeviceSpec> ReadDevice(const yaml::Node& node, int position) const {
     const std::string ordinal = "device #" + std::to_string(position + 1);
     if (!node.IsMap()) {
-      return Fail(node, ordinal + " must be a map with a name and a kind, found " + TypeName(node));
+      return Fail(node,
+                  ordinal + " must be a map with a name and a kind, found " + node.KindName());
     }
     GRAPH_ASSIGN_OR_RETURN(const Fields fields, ReadMap(node, ordinal));
     DeviceSpec device;
@@ -278,8 +258,8 @@ class Parser {
                  c == '_' || c == '-' || c == '.';
         });
     if (!plain) {
-      return Fail(name->key, ordinal + ": name '" + device.name +
-                                 "' must be non-empty letters, digits, '_', '-' or '.'");
+      return Fail(name->key_node, ordinal + ": name '" + device.name +
+                                      "' must be non-empty letters, digits, '_', '-' or '.'");
     }
     const std::string context = "device '" + device.name + "'";
 
@@ -293,7 +273,7 @@ class Parser {
     } else if (kind_name == "sim") {
       device.kind = DeviceKind::kSim;
     } else {
-      return Fail(kind->key,
+      return Fail(kind->key_node,
                   context + ": unknown kind '" + kind_name + "' (expected cpu, cuda or sim)");
     }
 
@@ -301,10 +281,10 @@ class Parser {
       if (Contains(kCommonDeviceKeys, key) || KindHasKey(device.kind, key)) continue;
       if (KindHasKey(DeviceKind::kCpu, key) || KindHasKey(DeviceKind::kCuda, key) ||
           KindHasKey(DeviceKind::kSim, key)) {
-        return Fail(entry.key,
+        return Fail(entry.key_node,
                     context + ": key '" + key + "' is not valid for a " + kind_name + " device");
       }
-      return Fail(entry.key, context + ": unknown key '" + key + "'");
+      return Fail(entry.key_node, context + ": unknown key '" + key + "'");
     }
 
     if (const Entry* memory = Get(fields, "memory")) {
@@ -330,26 +310,26 @@ class Parser {
         if (index == nullptr) return Fail(node, context + ": cuda device needs an 'index'");
         GRAPH_ASSIGN_OR_RETURN(device.cuda_index, ReadInt(*index, context + ": index"));
         if (device.cuda_index < 0) {
-          return Fail(index->key,
+          return Fail(index->key_node,
                       context + ": index must be >= 0, got " + std::to_string(device.cuda_index));
         }
         if (const Entry* sync = Get(fields, "sync")) {
           GRAPH_ASSIGN_OR_RETURN(const std::string when, ReadScalar(*sync, context + ": sync"));
           if (when != "step" && when != "op") {
-            return Fail(sync->key, context + ": sync must be step or op, got '" + when + "'");
+            return Fail(sync->key_node, context + ": sync must be step or op, got '" + when + "'");
           }
           device.sync_each_op = when == "op";
         }
         if (const Entry* graphs = Get(fields, "graphs")) {
           GRAPH_ASSIGN_OR_RETURN(const std::string on, ReadScalar(*graphs, context + ": graphs"));
           if (on != "on" && on != "off") {
-            return Fail(graphs->key, context + ": graphs must be on or off, got '" + on + "'");
+            return Fail(graphs->key_node, context + ": graphs must be on or off, got '" + on + "'");
           }
           device.cuda_graphs = on == "on";
           if (device.cuda_graphs && device.sync_each_op) {
-            return Fail(graphs->key, context +
-                                         ": graphs: on needs sync: step (a graph's kernels "
-                                         "run as one launch)");
+            return Fail(graphs->key_node, context +
+                                              ": graphs: on needs sync: step (a graph's kernels "
+                                              "run as one launch)");
           }
         }
         break;
@@ -361,7 +341,7 @@ class Parser {
         }
         GRAPH_ASSIGN_OR_RETURN(device.simulates, ReadScalar(*simulates, context + ": simulates"));
         if (device.simulates != "cpu" && device.simulates != "gpu") {
-          return Fail(simulates->key,
+          return Fail(simulates->key_node,
                       context + ": simulates must be cpu or gpu, got '" + device.simulates + "'");
         }
         // A modelled device has no hardware to profile, so the roofline figures are
@@ -376,7 +356,7 @@ class Parser {
     return device;
   }
 
-  graph::Status ReadCpu(const Fields& fields, const YAML::Node& node, const std::string& context,
+  graph::Status ReadCpu(const Fields& fields, const yaml::Node& node, const std::string& context,
                         DeviceSpec* device) const {
     const Entry* cores = Get(fields, "cores");
     if (cores == nullptr) {
@@ -389,18 +369,19 @@ class Parser {
     if (const Entry* threads = Get(fields, "threads")) {
       GRAPH_ASSIGN_OR_RETURN(device->threads, ReadInt(*threads, context + ": threads"));
       if (device->threads < 1 || device->threads > static_cast<int>(device->cores.size())) {
-        return Fail(threads->key, context +
-                                      ": threads must be between 1 and the number of cores (" +
-                                      std::to_string(device->cores.size()) + "), got " +
-                                      std::to_string(device->threads));
+        return Fail(threads->key_node, context +
+                                           ": threads must be between 1 and the number of cores (" +
+                                           std::to_string(device->cores.size()) + "), got " +
+                                           std::to_string(device->threads));
       }
     }
     if (const Entry* spin = Get(fields, "spin")) {
       GRAPH_ASSIGN_OR_RETURN(const std::string text, ReadScalar(*spin, context + ": spin"));
       graph::Result<double> value = ParseDuration(text);
-      if (!value.ok()) return Fail(spin->key, context + ": spin: " + value.status().message());
+      if (!value.ok()) return Fail(spin->key_node, context + ": spin: " + value.status().message());
       if (*value < 0 || *value > 1) {
-        return Fail(spin->key, context + ": spin must be between 0 and 1 s, got '" + text + "'");
+        return Fail(spin->key_node,
+                    context + ": spin must be between 0 and 1 s, got '" + text + "'");
       }
       device->spin_s = *value;
     }
@@ -409,11 +390,11 @@ class Parser {
 
   // A YAML list of ints, or a Linux cpulist string such as "0-3,8".
   graph::Result<std::vector<int>> ReadCores(const Entry& entry, const std::string& what) const {
-    const YAML::Node& node = entry.key;  // where errors point
+    const yaml::Node& node = entry.key_node;  // where errors point
     std::vector<int> cores;
     if (entry.value.IsSequence()) {
-      for (const YAML::Node& item : entry.value) {
-        GRAPH_ASSIGN_OR_RETURN(const int core, ReadInt(Entry{item, item}, what));
+      for (const yaml::Node& item : entry.value.Items()) {
+        GRAPH_ASSIGN_OR_RETURN(const int core, ReadInt(Entry{"", item, item}, what));
         cores.push_back(core);
       }
     } else {
@@ -472,21 +453,21 @@ class Parser {
   }
 
   // `at` is where errors about the link as a whole point.
-  graph::Result<Fields> ReadLinkMap(const YAML::Node& node, const YAML::Node& at,
+  graph::Result<Fields> ReadLinkMap(const yaml::Node& node, const yaml::Node& at,
                                     const std::string& context, bool with_between) const {
     if (!node.IsMap()) {
       return Fail(at,
-                  context + " must be a map with bandwidth and latency, found " + TypeName(node));
+                  context + " must be a map with bandwidth and latency, found " + node.KindName());
     }
     GRAPH_ASSIGN_OR_RETURN(const Fields fields, ReadMap(node, context));
     for (const auto& [key, entry] : fields) {
       if (Contains(kLinkKeys, key) && (with_between || key != "between")) continue;
-      return Fail(entry.key, context + ": unknown key '" + key + "'");
+      return Fail(entry.key_node, context + ": unknown key '" + key + "'");
     }
     return fields;
   }
 
-  graph::Result<LinkSpec> ReadLinkFigures(const Fields& fields, const YAML::Node& at,
+  graph::Result<LinkSpec> ReadLinkFigures(const Fields& fields, const yaml::Node& at,
                                           const std::string& context) const {
     LinkSpec link;
     const Entry* bandwidth = Get(fields, "bandwidth");
@@ -501,24 +482,25 @@ class Parser {
   }
 
   graph::Status ReadLinks(const Entry& links, Cluster* cluster) const {
-    const YAML::Node& node = links.value;
+    const yaml::Node& node = links.value;
     if (!node.IsSequence()) {
-      return Fail(links.key, std::string("'links' must be a list, found ") + TypeName(node));
+      return Fail(links.key_node, std::string("'links' must be a list, found ") + node.KindName());
     }
-    std::map<std::pair<int, int>, YAML::Node> first_at;
-    for (size_t i = 0; i < node.size(); ++i) {
-      const YAML::Node& entry = node[i];
+    std::map<std::pair<int, int>, yaml::Node> first_at;
+    const std::vector<yaml::Node> items = node.Items();
+    for (size_t i = 0; i < items.size(); ++i) {
+      const yaml::Node& entry = items[i];
       const std::string ordinal = "link #" + std::to_string(i + 1);
       GRAPH_ASSIGN_OR_RETURN(const Fields fields, ReadLinkMap(entry, entry, ordinal, true));
       const Entry* between_entry = Get(fields, "between");
-      const YAML::Node between = between_entry ? between_entry->value : YAML::Node();
-      if (!between.IsSequence() || between.size() != 2 || !between[0].IsScalar() ||
-          !between[1].IsScalar()) {
-        return Fail(between_entry ? between_entry->key : entry,
+      const yaml::Node between = between_entry ? between_entry->value : yaml::Node();
+      const std::vector<yaml::Node> ends = between.Items();
+      if (ends.size() != 2 || !ends[0].IsScalar() || !ends[1].IsScalar()) {
+        return Fail(between_entry ? between_entry->key_node : entry,
                     ordinal + ": needs 'between: [device, device]' naming two devices");
       }
-      const std::string a = between[0].Scalar();
-      const std::string b = between[1].Scalar();
+      const std::string a = ends[0].Scalar();
+      const std::string b = ends[1].Scalar();
       const std::string context = "link between '" + a + "' and '" + b + "'";
       for (const std::string& name : {a, b}) {
         if (cluster->IndexOf(name) < 0) {
@@ -574,29 +556,17 @@ class Parser {
   }
 
   std::string source_;
-  std::vector<YAML::Node> device_nodes_;  // parallel to Cluster::devices, for error lines
+  std::vector<yaml::Node> device_nodes_;  // parallel to Cluster::devices, for error lines
 };
 
 }  // namespace
 
 graph::Result<Cluster> ParseDevicesYaml(const std::string& text, const std::string& source_name) {
-  try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1) {
-      return graph::InvalidArgument(source_name + ": holds " + std::to_string(documents.size()) +
-                                    " YAML documents; expected one");
-    }
-    GRAPH_ASSIGN_OR_RETURN(
-        Cluster cluster,
-        Parser(source_name).Parse(documents.empty() ? YAML::Node() : documents.front()));
-    cluster.source = source_name;
-    cluster.digest = graph::Fnv1a64Hex(text);
-    return cluster;
-  } catch (const YAML::Exception& e) {
-    const std::string where =
-        e.mark.is_null() ? source_name : source_name + ":" + std::to_string(e.mark.line + 1);
-    return graph::InvalidArgument(where + ": invalid YAML: " + e.msg);
-  }
+  GRAPH_ASSIGN_OR_RETURN(const yaml::Node root, yaml::Parse(text, source_name));
+  GRAPH_ASSIGN_OR_RETURN(Cluster cluster, Parser(source_name).Parse(root));
+  cluster.source = source_name;
+  cluster.digest = graph::Fnv1a64Hex(text);
+  return cluster;
 }
 
 graph::Result<Cluster> LoadDevicesFile(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "wire/codec.h"
+#include "wire/timeline.h"
 
 namespace controllers {
 
@@ -27,7 +28,7 @@ std::string Printable(std::string text) {
 
 // What one Run is doing: the placements, which are still waiting, and their outcomes.
 struct Dispatcher::RunState {
-  const wire::pb::Model* model = nullptr;
+  const wire::WireModel* model = nullptr;
   std::string digest;
   wire::pb::Mode mode = wire::pb::SIM;
   int warmup = 0, steps = 0;
@@ -102,15 +103,14 @@ graph::Status Dispatcher::WaitForWorkers(int n) {
   return graph::Status::Ok();
 }
 
-std::vector<Outcome> Dispatcher::Run(const wire::pb::Model& model, const std::string& digest,
-                                     wire::pb::Mode mode, int warmup, int steps,
-                                     const std::vector<std::vector<int>>& placements,
+std::vector<Outcome> Dispatcher::Run(const wire::WireModel& model, EvalMode mode, int warmup,
+                                     int steps, const std::vector<std::vector<int>>& placements,
                                      bool want_timeline) {
   RunState run;
   run.want_timeline = want_timeline;
   run.model = &model;
-  run.digest = digest;
-  run.mode = mode;
+  run.digest = model.digest();
+  run.mode = mode == EvalMode::kReal ? wire::pb::REAL : wire::pb::SIM;
   run.warmup = warmup;
   run.steps = steps;
   run.placements = &placements;
@@ -285,7 +285,7 @@ void Dispatcher::OnResult(const std::string& peer, const wire::pb::Result& r, Ru
   out.estimated_ops = r.estimated_ops();
   out.evaluation_s = r.evaluation_s();
   out.round_trip_s = Seconds(Clock::now() - w.sent_at);
-  if (run->want_timeline) out.timeline = r.timeline();
+  if (run->want_timeline) out.timeline = wire::TimelineFromWire(r.timeline());
   run->done[job] = true;
   --run->remaining;
 }
@@ -310,7 +310,7 @@ bool Dispatcher::SendJob(const std::string& peer, Worker& w, int job, bool with_
   w.sent_at = Clock::now();
   ev.set_request(w.request);
   ev.set_model_digest(run->digest);
-  if (with_model) *ev.mutable_model() = *run->model;
+  if (with_model) *ev.mutable_model() = run->model->message();
   const std::vector<int>& p = (*run->placements)[job];
   ev.mutable_device()->Add(p.begin(), p.end());
   ev.set_mode(run->mode);

@@ -25,18 +25,29 @@
 
 #include "controllers/fleet_config.h"
 #include "graph/status.h"
-#include "wire/proto/fleet.pb.h"
+#include "sim/timeline.h"
+#include "wire/model.h"
 #include "wire/socket.h"
+
+namespace wire::pb {
+class Envelope;
+class Hello;
+class Result;
+}  // namespace wire::pb
 
 namespace controllers {
 
+// How workers evaluate a placement: simulate it on their devices' profile, or
+// run it on their devices.
+enum class EvalMode { kSim, kReal };
+
 struct Outcome {
-  graph::Status status;         // the worker's verdict, or kUnavailable when no worker answered
-  double step_s = 0;            // when ok
-  int estimated_ops = 0;        // sim: ops timed by the roofline
-  double evaluation_s = 0;      // the worker's own time on it
-  double round_trip_s = 0;      // from the last send to the result
-  wire::pb::Timeline timeline;  // when asked for and ok (node ids unchecked)
+  graph::Status status;     // the worker's verdict, or kUnavailable when no worker answered
+  double step_s = 0;        // when ok
+  int estimated_ops = 0;    // sim: ops timed by the roofline
+  double evaluation_s = 0;  // the worker's own time on it
+  double round_trip_s = 0;  // from the last send to the result
+  sim::StepStats timeline;  // when asked for and ok (a peer's node and device ids: unchecked)
 };
 
 struct DispatchCounters {
@@ -68,8 +79,7 @@ class Dispatcher {
 
   // One outcome per placement, in order; with `want_timeline`, each step's
   // timeline too.
-  std::vector<Outcome> Run(const wire::pb::Model& model, const std::string& digest,
-                           wire::pb::Mode mode, int warmup, int steps,
+  std::vector<Outcome> Run(const wire::WireModel& model, EvalMode mode, int warmup, int steps,
                            const std::vector<std::vector<int>>& placements,
                            bool want_timeline = false);
 

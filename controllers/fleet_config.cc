@@ -1,11 +1,11 @@
 #include "controllers/fleet_config.h"
 
-#include <yaml-cpp/yaml.h>
-
+#include <cmath>
 #include <functional>
 #include <map>
 
 #include "graph/file_util.h"
+#include "yaml/document.h"
 
 namespace controllers {
 
@@ -18,7 +18,7 @@ std::string Relative(const std::string& source, const std::string& path) {
   return slash == std::string::npos ? path : source.substr(0, slash + 1) + path;
 }
 
-graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& source) {
+graph::Result<FleetOptions> Parse(const yaml::Node& root, const std::string& source) {
   FleetOptions o;
   o.source = source;
   if (root.IsNull()) return o;
@@ -38,50 +38,51 @@ graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& sou
       {"max_message_mb",
        {[&](double v) { o.max_message_mb = static_cast<int>(v); }, 1, 65536, true}},
   };
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    const std::string where =
-        source + ":" + std::to_string(kv.first.Mark().line + 1) + ": '" + key + "'";
+  GRAPH_ASSIGN_OR_RETURN(const std::vector<yaml::Entry> entries, root.Entries("fleet file"));
+  for (const yaml::Entry& kv : entries) {
+    const std::string& key = kv.key;
+    const yaml::Node& value = kv.value;
+    const std::string where = kv.key_node.Where() + ": '" + key + "'";
     if (key == "server_key") {
-      if (!kv.second.IsScalar()) return graph::InvalidArgument(where + " must be a key file");
-      auto keys = wire::ReadKeyFile(Relative(source, kv.second.as<std::string>()), true);
+      if (!value.IsScalar()) return graph::InvalidArgument(where + " must be a key file");
+      auto keys = wire::ReadKeyFile(Relative(source, value.Scalar()), true);
       if (!keys.ok()) return keys.status().WithContext(where);
       o.server_keys = *keys;
       continue;
     }
     if (key == "connect") {
-      if (!kv.second.IsSequence()) {
+      if (!value.IsSequence()) {
         return graph::InvalidArgument(where + " must be a list of worker endpoints");
       }
-      for (const YAML::Node& e : kv.second) {
+      for (const yaml::Node& e : value.Items()) {
         if (!e.IsScalar()) return graph::InvalidArgument(where + " must be a list of endpoints");
-        o.connect.push_back(e.as<std::string>());
+        o.connect.push_back(e.Scalar());
       }
       continue;
     }
     if (key == "client_keys") {
-      if (!kv.second.IsSequence() || kv.second.size() == 0) {
+      if (!value.IsSequence() || value.size() == 0) {
         return graph::InvalidArgument(where + " must be a list of public key files");
       }
-      for (const YAML::Node& f : kv.second) {
-        auto keys = wire::ReadKeyFile(Relative(source, f.as<std::string>()), false);
+      for (const yaml::Node& f : value.Items()) {
+        if (!f.IsScalar()) return graph::InvalidArgument(where + " must be a list of key files");
+        auto keys = wire::ReadKeyFile(Relative(source, f.Scalar()), false);
         if (!keys.ok()) return keys.status().WithContext(where);
         o.client_keys.push_back(keys->public_key);
       }
       continue;
     }
     if (key == "bind" || key == "mode") {
-      if (!kv.second.IsScalar()) return graph::InvalidArgument(where + " must be a string");
-      (key == "bind" ? o.bind : o.mode) = kv.second.as<std::string>();
+      if (!value.IsScalar()) return graph::InvalidArgument(where + " must be a string");
+      (key == "bind" ? o.bind : o.mode) = value.Scalar();
       continue;
     }
     auto it = numbers.find(key);
     if (it == numbers.end()) {
       return graph::InvalidArgument(where + " is not a fleet setting (docs/fleet.md lists them)");
     }
-    double v = 0;
-    if (!kv.second.IsScalar() || !YAML::convert<double>::decode(kv.second, v) ||
-        v < it->second.lo || v > it->second.hi ||
+    const double v = value.AsNumber().value_or(std::nan(""));
+    if (!(v >= it->second.lo) || !(v <= it->second.hi) ||
         (it->second.integer && v != static_cast<int64_t>(v))) {
       return graph::InvalidArgument(
           where + " must be " + (it->second.integer ? "an integer" : "a number") + " in [" +
@@ -117,11 +118,8 @@ graph::Result<FleetOptions> Parse(const YAML::Node& root, const std::string& sou
 }  // namespace
 
 graph::Result<FleetOptions> ParseFleetYaml(const std::string& text, const std::string& source) {
-  try {
-    return Parse(YAML::Load(text), source);
-  } catch (const YAML::Exception& e) {
-    return graph::InvalidArgument(source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  GRAPH_ASSIGN_OR_RETURN(const yaml::Node root, yaml::Parse(text, source));
+  return Parse(root, source);
 }
 
 graph::Result<FleetOptions> ReadFleetFile(const std::string& path) {

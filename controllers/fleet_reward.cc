@@ -17,24 +17,20 @@ namespace {
 
 // A worker's timeline, with records naming nodes or devices out of range
 // left out: a peer's numbers never index our arrays unchecked.
-sim::StepStats FromWire(const wire::pb::Timeline& t, int nodes, int devices) {
+sim::StepStats InRange(sim::StepStats t, int nodes, int devices) {
   sim::StepStats s;
-  s.seconds = t.seconds();
+  s.seconds = t.seconds;
   auto in = [](int v, int n) { return v >= 0 && v < n; };
-  for (const wire::pb::Timeline::Op& o : t.ops()) {
-    if (!in(o.node(), nodes) || !in(o.device(), devices)) continue;
-    s.ops.push_back({o.node(), o.device(), o.start_us(), o.end_us(), o.bytes()});
+  for (const sim::OpRecord& o : t.ops) {
+    if (in(o.node, nodes) && in(o.device, devices)) s.ops.push_back(o);
   }
-  for (const wire::pb::Timeline::Transfer& x : t.transfers()) {
-    if (!in(x.from_node(), nodes) || !in(x.src_device(), devices) || !in(x.dst_device(), devices)) {
-      continue;
+  for (const sim::TransferRecord& x : t.transfers) {
+    if (in(x.from_node, nodes) && in(x.src_device, devices) && in(x.dst_device, devices)) {
+      s.transfers.push_back(x);
     }
-    s.transfers.push_back(
-        {x.from_node(), x.src_device(), x.dst_device(), x.bytes(), x.start_us(), x.end_us()});
   }
-  if (t.peak_bytes_size() == devices)
-    s.peak_bytes.assign(t.peak_bytes().begin(), t.peak_bytes().end());
-  if (t.busy_us_size() == devices) s.busy_us.assign(t.busy_us().begin(), t.busy_us().end());
+  if (static_cast<int>(t.peak_bytes.size()) == devices) s.peak_bytes = std::move(t.peak_bytes);
+  if (static_cast<int>(t.busy_us.size()) == devices) s.busy_us = std::move(t.busy_us);
   return s;
 }
 
@@ -43,15 +39,14 @@ class FleetReward : public planner::RewardSource {
   FleetReward(const planner::RewardContext& c, const FleetOptions& o,
               std::unique_ptr<Dispatcher> dispatcher)
       : c_(c),
-        mode_(o.mode == "real" ? wire::pb::REAL : wire::pb::SIM),
+        mode_(o.mode == "real" ? EvalMode::kReal : EvalMode::kSim),
         dispatcher_(std::move(dispatcher)),
-        model_(wire::ModelToWire(*c.forward, *c.inference, *c.training_options)),
-        digest_(wire::WireModelDigest(model_)),
+        model_(*c.forward, *c.inference, *c.training_options),
         executed_(sim::RewriteForExecution(c.training->graph)) {}
 
   const char* name() const override { return "fleet"; }
   bool concurrent() const override { return false; }
-  bool measured() const override { return mode_ == wire::pb::REAL; }
+  bool measured() const override { return mode_ == EvalMode::kReal; }
   double LowerBoundSeconds() const override { return 0; }
   // As the workers' sources run it (sim and real alike), so timelines' node ids fit.
   const graph::Graph& executed_graph() const override { return executed_; }
@@ -62,18 +57,18 @@ class FleetReward : public planner::RewardSource {
   planner::Evaluation Timeline(const std::vector<int>& forward_device,
                                sim::StepStats* stats) const override {
     std::lock_guard<std::mutex> lock(mu_);
-    Outcome o = dispatcher_->Run(model_, digest_, mode_, c_.warmup, c_.steps, {forward_device},
-                                 stats != nullptr)[0];
+    Outcome o =
+        dispatcher_->Run(model_, mode_, c_.warmup, c_.steps, {forward_device}, stats != nullptr)[0];
     if (stats && o.status.ok()) {
-      *stats = FromWire(o.timeline, executed_.size(), static_cast<int>(c_.cluster->devices.size()));
+      *stats = InRange(std::move(o.timeline), executed_.size(),
+                       static_cast<int>(c_.cluster->devices.size()));
     }
     return {std::move(o.status), o.step_s, o.estimated_ops};
   }
   std::vector<planner::Evaluation> EvaluateBatch(
       const std::vector<std::vector<int>>& placements) const override {
     std::lock_guard<std::mutex> lock(mu_);
-    std::vector<Outcome> got =
-        dispatcher_->Run(model_, digest_, mode_, c_.warmup, c_.steps, placements);
+    std::vector<Outcome> got = dispatcher_->Run(model_, mode_, c_.warmup, c_.steps, placements);
     std::vector<planner::Evaluation> out;
     out.reserve(got.size());
     for (Outcome& o : got) out.push_back({std::move(o.status), o.step_s, o.estimated_ops});
@@ -95,11 +90,10 @@ class FleetReward : public planner::RewardSource {
 
  private:
   planner::RewardContext c_;
-  wire::pb::Mode mode_;
+  EvalMode mode_;
   mutable std::mutex mu_;
   std::unique_ptr<Dispatcher> dispatcher_;
-  wire::pb::Model model_;
-  std::string digest_;
+  wire::WireModel model_;
   graph::Graph executed_;
 };
 

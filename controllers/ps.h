@@ -19,7 +19,14 @@
 #include <vector>
 
 #include "graph/status.h"
-#include "wire/proto/fleet.pb.h"
+
+// ParameterState answers the protocol's own messages (wire/proto/fleet.proto);
+// their definitions come with wire/codec.h, where the messages are decoded.
+namespace wire::pb {
+class Join;
+class Push;
+class Parameters;
+}  // namespace wire::pb
 
 namespace controllers {
 

@@ -2,58 +2,173 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 namespace planner {
 
-graph::Result<Args> Args::Parse(const CommandSpec& spec, int argc, char** argv) {
-  Args a;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      a.help_ = true;
-      return a;
+namespace {
+
+// "planner search", or "sim_accuracy" for a program that is its own command.
+std::string Invocation(const CommandSpec& spec) {
+  return spec.program.empty() ? spec.name : spec.program + " " + spec.name;
+}
+
+// CLI11 is called here only: this file is its adapter. Its exceptions become
+// our one-line statuses; its formatter prints our usage line above the option
+// list it generates.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  explicit HelpFormatter(const CommandSpec& spec) : spec_(spec) { column_width(26); }
+  std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode mode) const override {
+    std::string s =
+        "usage: " + Invocation(spec_) + " " + spec_.usage + "\n\n" + spec_.summary + "\n";
+    if (spec_.flags.empty()) return s;
+    s += make_groups(app, mode);
+    return s.back() == '\n' ? s : s + "\n";
+  }
+  // The metavar alone: every flag takes one value per occurrence.
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    return opt->get_type_name().empty() ? "" : " " + opt->get_type_name();
+  }
+
+ private:
+  const CommandSpec& spec_;
+};
+
+}  // namespace
+
+// A CLI11 app for `spec` whose results land in the given maps: every valued
+// flag collects its values in command-line order, every switch counts.
+struct App {
+  explicit App(const CommandSpec& spec) : app(spec.summary, Invocation(spec)) {
+    app.formatter(std::make_shared<HelpFormatter>(spec));
+    app.allow_extras();  // unknown options and extra arguments: our message, below
+    if (spec.command_follows) app.prefix_command();
+    app.set_help_flag("-h,--help", "print this help and exit");
+    for (const FlagSpec& f : spec.flags) {
+      if (f.value.empty()) {
+        app.add_flag(f.name, switches[f.name], f.help)->disable_flag_override();
+      } else {
+        app.add_option(f.name, values[f.name], f.help)
+            ->type_name(f.value)
+            ->allow_extra_args(false)
+            ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      }
     }
-    if (arg.size() > 1 && arg[0] == '-') {
-      std::string value;
-      bool inline_value = false;
-      size_t eq = arg.find('=');
-      if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-        inline_value = true;
-      }
-      const FlagSpec* flag = nullptr;
-      for (const FlagSpec& f : spec.flags) {
-        if (f.name == arg) flag = &f;
-      }
-      if (!flag) {
-        return graph::InvalidArgument(spec.name + ": unknown option '" + arg + "' (see --help)");
-      }
-      if (flag->value.empty()) {
-        if (inline_value) return graph::InvalidArgument(spec.name + ": " + arg + " takes no value");
-        a.values_[arg].push_back("");
-        continue;
-      }
-      if (!inline_value) {
-        if (i + 1 >= argc) {
-          return graph::InvalidArgument(spec.name + ": " + arg + " needs a value " + flag->value);
-        }
-        value = argv[++i];
-      }
-      a.values_[arg].push_back(value);
+    positional.resize(spec.positional.size());
+    for (size_t i = 0; i < spec.positional.size(); ++i) {
+      app.add_option(spec.positional[i], positional[i]);
+    }
+  }
+  CLI::App app;
+  std::map<std::string, std::vector<std::string>> values;
+  std::map<std::string, int64_t> switches;
+  std::vector<std::string> positional;
+};
+
+namespace {
+
+// Whether the last positional argument takes zero or more ("MODEL...").
+bool Variadic(const CommandSpec& spec) {
+  const std::string last = spec.positional.empty() ? "" : spec.positional.back();
+  return last.size() > 3 && last.compare(last.size() - 3, 3, "...") == 0;
+}
+
+// A usage of several lines as one line, for an error message.
+std::string OneLine(const std::string& text) {
+  std::string s;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      s += text[i];
       continue;
     }
-    a.positional_.push_back(arg);
+    s += ' ';
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
   }
-  if (a.positional_.size() != spec.positional.size()) {
-    return graph::InvalidArgument(
-        spec.name + ": expected " + std::to_string(spec.positional.size()) + " argument(s), got " +
-        std::to_string(a.positional_.size()) + "; usage: planner " + spec.name + " " + spec.usage);
+  return s;
+}
+
+// Our wording for CLI11's complaints that are not about the argument count.
+std::string Translate(const CommandSpec& spec, const CLI::ParseError& e) {
+  const std::string what = e.what();
+  for (const FlagSpec& f : spec.flags) {
+    // CLI11 starts its message with the flag, with or without its dashes.
+    const std::string bare = f.name.substr(f.name.find_first_not_of('-'));
+    if (what.rfind(f.name + ":", 0) != 0 && what.rfind(bare + " ", 0) != 0) continue;
+    if (f.value.empty()) return f.name + " takes no value";
+    return f.name + " needs a value " + f.value;
   }
+  return what;
+}
+
+}  // namespace
+
+graph::Result<Args> Args::WithCommand(const CommandSpec& spec, App& cli, Args a) {
+  a.positional_ = cli.app.remaining();
+  if (!a.positional_.empty() && a.positional_[0].size() > 1 && a.positional_[0][0] == '-') {
+    return graph::InvalidArgument(spec.name + ": unknown option '" + a.positional_[0] +
+                                  "' (see --help)");
+  }
+  a.TakeFlags(cli);
+  return a;
+}
+
+void Args::TakeFlags(App& cli) {
+  for (auto& [flag, vs] : cli.values) {
+    if (!vs.empty()) values_[flag] = std::move(vs);
+  }
+  for (const auto& [flag, n] : cli.switches) {
+    if (n > 0) values_[flag].assign(n, "");
+  }
+}
+
+graph::Result<Args> Args::Parse(const CommandSpec& spec, int argc, char** argv) {
+  App cli(spec);
+  std::vector<std::string> reversed(argv, argv + argc);
+  std::reverse(reversed.begin(), reversed.end());
+  Args a;
+  try {
+    cli.app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    a.help_ = true;
+    return a;
+  } catch (const CLI::ParseError& e) {
+    return graph::InvalidArgument(spec.name + ": " + Translate(spec, e));
+  } catch (const CLI::Error& e) {
+    assert(false && "a CommandSpec CLI11 refuses (a flag declared twice?)");
+    return graph::Internal(spec.name + ": " + e.what());
+  }
+  if (spec.command_follows) return WithCommand(spec, cli, std::move(a));
+  size_t extra = 0;
+  for (const std::string& r : cli.app.remaining()) {
+    if (r.size() > 1 && r[0] == '-' && r != "--") {
+      return graph::InvalidArgument(spec.name + ": unknown option '" + r.substr(0, r.find('=')) +
+                                    "' (see --help)");
+    }
+    extra += r != "--";
+  }
+  for (size_t i = 0; i < spec.positional.size(); ++i) {
+    if (cli.app.count(spec.positional[i]) > 0) a.positional_.push_back(cli.positional[i]);
+  }
+  const size_t got = a.positional_.size() + extra;
+  const size_t required = spec.positional.size() - (Variadic(spec) ? 1 : 0);
+  if (got < required || (got > spec.positional.size() && !Variadic(spec))) {
+    return graph::InvalidArgument(spec.name + ": expected " + (Variadic(spec) ? "at least " : "") +
+                                  std::to_string(required) + " argument(s), got " +
+                                  std::to_string(got) + "; usage: " + Invocation(spec) + " " +
+                                  OneLine(spec.usage));
+  }
+  for (const std::string& r : cli.app.remaining()) {
+    if (r != "--") a.positional_.push_back(r);  // the variadic last argument's rest
+  }
+  a.TakeFlags(cli);
   return a;
 }
 
@@ -62,27 +177,46 @@ std::string Args::Get(const std::string& flag, const std::string& dflt) const {
   return it == values_.end() ? dflt : it->second.back();
 }
 
+graph::Result<int64_t> Args::GetInt(const std::string& flag, int64_t dflt, int64_t lo,
+                                    int64_t hi) const {
+  return Has(flag) ? ParseIntInRange(flag, Get(flag), lo, hi) : graph::Result<int64_t>(dflt);
+}
+
+graph::Result<double> Args::GetNumber(const std::string& flag, double dflt, double lo,
+                                      double hi) const {
+  return Has(flag) ? ParseNumberInRange(flag, Get(flag), lo, hi) : graph::Result<double>(dflt);
+}
+
+int TypedFlags::Int(const std::string& flag, int dflt, int lo, int hi) {
+  auto v = args_.GetInt(flag, dflt, lo, hi);
+  if (v.ok()) return static_cast<int>(*v);
+  if (status_.ok()) status_ = v.status();
+  return dflt;
+}
+
+double TypedFlags::Number(const std::string& flag, double dflt, double lo, double hi) {
+  auto v = args_.GetNumber(flag, dflt, lo, hi);
+  if (v.ok()) return *v;
+  if (status_.ok()) status_ = v.status();
+  return dflt;
+}
+
 std::vector<std::string> Args::GetAll(const std::string& flag) const {
   auto it = values_.find(flag);
   return it == values_.end() ? std::vector<std::string>() : it->second;
 }
 
 std::string HelpText(const CommandSpec& spec) {
-  std::string s = "usage: planner " + spec.name + " " + spec.usage + "\n\n" + spec.summary + "\n";
-  if (!spec.flags.empty()) s += "\noptions:\n";
-  for (const FlagSpec& f : spec.flags) {
-    std::string left = "  " + f.name + (f.value.empty() ? "" : " " + f.value);
-    if (left.size() < 24) left.resize(24, ' ');
-    s += left + " " + f.help + "\n";
-  }
-  return s;
+  App cli(spec);
+  return cli.app.help();
 }
 
 std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** argv,
                                      int* exit_code) {
   auto args = Args::Parse(spec, argc, argv);
   if (!args.ok()) {
-    std::cerr << "planner " << args.status().message() << "\n";
+    std::cerr << (spec.program.empty() ? "" : spec.program + " ") << args.status().message()
+              << "\n";
     *exit_code = 2;
     return std::nullopt;
   }
@@ -92,6 +226,18 @@ std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** a
     return std::nullopt;
   }
   return std::move(args).value();
+}
+
+Args ParseProgramArgs(const CommandSpec& spec, int argc, char** argv) {
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(spec, argc - 1, argv + 1, &exit_code);
+  if (!args) std::exit(exit_code);
+  return std::move(args).value();
+}
+
+int UsageError(const CommandSpec& spec, const graph::Status& st) {
+  std::cerr << Invocation(spec) << ": " << st.message() << "\n";
+  return 2;
 }
 
 int ReportError(const char* command_prefix, const graph::Status& st) {

@@ -1,5 +1,7 @@
-// Command-line parsing for the `planner` subcommands: flags declared up front,
-// unknown flags and missing values rejected with a one-line message.
+// Command-line parsing for every command and bench program: flags declared up
+// front in a CommandSpec, parsed by CLI11 (args.cc is its one adapter), unknown
+// flags, missing values and a wrong argument count rejected with a one-line
+// message, and --help generated from the spec.
 #pragma once
 
 #include <map>
@@ -18,12 +20,23 @@ struct FlagSpec {
 };
 
 struct CommandSpec {
-  std::string name;                     // "inspect"
-  std::string usage;                    // "MODEL [--json] [--batch N]"
-  std::string summary;                  // one line
-  std::vector<std::string> positional;  // names of required positional arguments
+  std::string name;     // "inspect"
+  std::string usage;    // "MODEL [--json] [--batch N]"
+  std::string summary;  // one line
+  // Names of the positional arguments, each required; a last name ending in
+  // "..." takes zero or more.
+  std::vector<std::string> positional;
   std::vector<FlagSpec> flags;
+  // The executable whose command this is, in usage lines and errors; empty for
+  // a program that is its own command (the bench programs), named by `name`.
+  std::string program = "planner";
+  // Parsing stops at the first positional argument: it and everything after it
+  // are positional() verbatim (a command to run, as `trainer launch ... train
+  // MODEL ...`), and `positional` above must be empty.
+  bool command_follows = false;
 };
+
+struct App;  // args.cc's CLI11 app
 
 class Args {
  public:
@@ -37,11 +50,35 @@ class Args {
   // Every value of a repeatable flag, in command-line order.
   std::vector<std::string> GetAll(const std::string& flag) const;
   const std::vector<std::string>& positional() const { return positional_; }
+  // The flag's value as an integer in [lo, hi], or `dflt` when it is absent;
+  // the error names the flag and the range.
+  graph::Result<int64_t> GetInt(const std::string& flag, int64_t dflt, int64_t lo,
+                                int64_t hi) const;
+  // The flag's value as a number in (lo, hi], or `dflt` when it is absent.
+  graph::Result<double> GetNumber(const std::string& flag, double dflt, double lo, double hi) const;
 
  private:
+  static graph::Result<Args> WithCommand(const CommandSpec& spec, App& cli, Args a);
+  void TakeFlags(App& cli);
+
   bool help_ = false;
   std::map<std::string, std::vector<std::string>> values_;
   std::vector<std::string> positional_;
+};
+
+// Typed reads of several flags with one error check: each read gives the
+// flag's value, or `dflt` when it is absent or wrong; status() is the first
+// error, naming its flag and range.
+class TypedFlags {
+ public:
+  explicit TypedFlags(const Args& args) : args_(args) {}
+  int Int(const std::string& flag, int dflt, int lo, int hi);
+  double Number(const std::string& flag, double dflt, double lo, double hi);
+  const graph::Status& status() const { return status_; }
+
+ private:
+  const Args& args_;
+  graph::Status status_;
 };
 
 std::string HelpText(const CommandSpec& spec);
@@ -51,6 +88,15 @@ std::string HelpText(const CommandSpec& spec);
 // both cases returns nothing and the command returns *exit_code.
 std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** argv,
                                      int* exit_code);
+
+// For a program that is its own command (a bench program): parses argv
+// after argv[0]; on --help prints the help and exits 0, on a usage error
+// prints it and exits 2, as CLI11's own programs do.
+Args ParseProgramArgs(const CommandSpec& spec, int argc, char** argv);
+
+// Prints "<program> <name>: <message>" on stderr; returns 2, a command's exit
+// status for a usage error.
+int UsageError(const CommandSpec& spec, const graph::Status& st);
 
 // Prints "<command_prefix><message>" on stderr; returns 1, a command's exit
 // status for bad input.

@@ -3,9 +3,9 @@
 #include <cassert>
 #include <iostream>
 
+#include "frontend/args.h"
 #include "graph/importer.h"
 #include "graph/training.h"
-#include "frontend/args.h"
 #include "placement/placement.h"
 
 namespace planner {
@@ -17,6 +17,13 @@ FlagSpec BatchFlag() {
 FlagSpec InputShapeFlag() {
   return {"--input-shape", "NAME=D0,D1,...",
           "shape of input NAME, for inputs with unknown dimensions (repeatable)"};
+}
+
+std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own) {
+  own.push_back(BatchFlag());
+  own.push_back(InputShapeFlag());
+  own.push_back({"--optimizer", "NAME", "sgd (default) or momentum"});
+  return own;
 }
 
 graph::Result<LoadedModel> LoadModel(const std::string& path,

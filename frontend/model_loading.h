@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "cluster/devices.h"
+#include "frontend/args.h"
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
 #include "graph/status.h"
 #include "graph/summary.h"
 #include "graph/training.h"
-#include "frontend/args.h"
 
 namespace planner {
 
@@ -55,6 +55,9 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
 // (functions: the commands' specs are static objects built at start-up).
 FlagSpec BatchFlag();       // --batch N
 FlagSpec InputShapeFlag();  // --input-shape NAME=D0,D1,... (repeatable)
+// A command's own flags, then those of ParseTrainingFlags: --batch,
+// --input-shape and --optimizer.
+std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own);
 
 // Reads --batch and --input-shape. On a bad value prints
 // "<command_prefix><message>" and returns false (a usage error).
@@ -65,7 +68,6 @@ bool ParseInferenceFlags(const Args& args, const char* command_prefix,
 // ParseInferenceFlags and --optimizer sgd|momentum.
 bool ParseTrainingFlags(const Args& args, const char* command_prefix,
                         graph::InferenceOptions* inference, graph::TrainingOptions* options);
-
 
 // Everything `planner inspect` reports: the model's summary and the op counts of
 // its training graph (or why none could be built).

@@ -1,7 +1,5 @@
 #include "placement/placement.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cassert>
 #include <functional>
@@ -12,14 +10,11 @@
 #include "graph/digest.h"
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
+#include "yaml/document.h"
 
 namespace planner {
 
 namespace {
-
-std::string Where(const std::string& path, const YAML::Node& n) {
-  return n.Mark().is_null() ? path : path + ":" + std::to_string(n.Mark().line + 1);
-}
 
 // "'a', 'b', 'c' and 4 more"
 std::string Sample(const std::vector<std::string>& names) {
@@ -29,70 +24,67 @@ std::string Sample(const std::vector<std::string>& names) {
   return s;
 }
 
-graph::Result<Placement> Parse(const std::string& path, const YAML::Node& root) {
+graph::Status ReadString(const yaml::Entry& e, std::string* out) {
+  if (!e.value.IsScalar()) return e.value.Error("'" + e.key + "' must be a string");
+  *out = e.value.Scalar();
+  return graph::Status::Ok();
+}
+
+graph::Status ReadSeconds(const yaml::Entry& e, std::optional<double>* out) {
+  const std::optional<double> d = e.value.AsNumber();
+  if (!d || !(*d > 0)) return e.value.Error("'" + e.key + "' must be a positive number of seconds");
+  *out = d;
+  return graph::Status::Ok();
+}
+
+graph::Status ReadStatistics(const yaml::Node& v, std::map<std::string, double>* out) {
+  if (!v.IsMap()) return v.Error("'search' must be a map");
+  GRAPH_ASSIGN_OR_RETURN(const std::vector<yaml::Entry> stats, v.Entries("search"));
+  for (const yaml::Entry& s : stats) {
+    const std::optional<double> d = s.value.AsNumber();
+    if (!d) return s.value.Error("search statistic '" + s.key + "' must be a number");
+    (*out)[s.key] = *d;
+  }
+  return graph::Status::Ok();
+}
+
+graph::Status ReadOps(const yaml::Node& v, std::vector<std::pair<std::string, std::string>>* out) {
+  if (!v.IsMap()) return v.Error("'placement' must map op names to devices");
+  std::unordered_set<std::string> seen;
+  for (yaml::Entry& op : v.Pairs()) {
+    if (!op.key_node.IsScalar()) return op.key_node.Error("op names must be plain names");
+    if (!op.value.IsScalar()) {
+      return op.value.Error("op '" + op.key + "' must map to a device name");
+    }
+    if (!seen.insert(op.key).second)
+      return op.key_node.Error("op '" + op.key + "' is placed twice");
+    out->emplace_back(std::move(op.key), op.value.Scalar());
+  }
+  return graph::Status::Ok();
+}
+
+graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) {
   if (!root.IsMap()) return graph::InvalidArgument(path + ": a placement file is a YAML map");
   Placement p;
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    const YAML::Node& v = kv.second;
-    auto scalar = [&](std::string* out) -> graph::Status {
-      if (!v.IsScalar())
-        return graph::InvalidArgument(Where(path, v) + ": '" + key + "' must be a string");
-      *out = v.as<std::string>();
-      return graph::Status::Ok();
-    };
-    auto seconds = [&](std::optional<double>* out) -> graph::Status {
-      double d;
-      if (!v.IsScalar() || !YAML::convert<double>::decode(v, d) || !(d > 0)) {
-        return graph::InvalidArgument(Where(path, v) + ": '" + key +
-                                      "' must be a positive number of seconds");
-      }
-      *out = d;
-      return graph::Status::Ok();
-    };
-    if (key == "model") {
-      GRAPH_RETURN_IF_ERROR(scalar(&p.model));
-    } else if (key == "model_digest") {
-      GRAPH_RETURN_IF_ERROR(scalar(&p.model_digest));
-    } else if (key == "devices") {
-      GRAPH_RETURN_IF_ERROR(scalar(&p.devices));
-    } else if (key == "devices_digest") {
-      GRAPH_RETURN_IF_ERROR(scalar(&p.devices_digest));
-    } else if (key == "method") {
-      GRAPH_RETURN_IF_ERROR(scalar(&p.method));
-    } else if (key == "measured_step_s") {
-      GRAPH_RETURN_IF_ERROR(seconds(&p.measured_step_s));
-    } else if (key == "simulated_step_s") {
-      GRAPH_RETURN_IF_ERROR(seconds(&p.simulated_step_s));
-    } else if (key == "search") {
-      if (!v.IsMap()) return graph::InvalidArgument(Where(path, v) + ": 'search' must be a map");
-      for (const auto& s : v) {
-        double d;
-        if (!s.second.IsScalar() || !YAML::convert<double>::decode(s.second, d)) {
-          return graph::InvalidArgument(Where(path, s.second) + ": search statistic '" +
-                                        s.first.as<std::string>() + "' must be a number");
-        }
-        p.search[s.first.as<std::string>()] = d;
-      }
-    } else if (key == "placement") {
-      if (!v.IsMap())
-        return graph::InvalidArgument(Where(path, v) +
-                                      ": 'placement' must map op names to devices");
-      std::unordered_set<std::string> seen;
-      for (const auto& op : v) {
-        std::string name = op.first.as<std::string>();
-        if (!op.second.IsScalar()) {
-          return graph::InvalidArgument(Where(path, op.second) + ": op '" + name +
-                                        "' must map to a device name");
-        }
-        if (!seen.insert(name).second) {
-          return graph::InvalidArgument(Where(path, op.first) + ": op '" + name +
-                                        "' is placed twice");
-        }
-        p.ops.emplace_back(std::move(name), op.second.as<std::string>());
-      }
+  GRAPH_ASSIGN_OR_RETURN(const std::vector<yaml::Entry> entries, root.Entries("top level"));
+  for (const yaml::Entry& e : entries) {
+    const std::map<std::string, std::string*> strings = {{"model", &p.model},
+                                                         {"model_digest", &p.model_digest},
+                                                         {"devices", &p.devices},
+                                                         {"method", &p.method},
+                                                         {"devices_digest", &p.devices_digest}};
+    if (auto it = strings.find(e.key); it != strings.end()) {
+      GRAPH_RETURN_IF_ERROR(ReadString(e, it->second));
+    } else if (e.key == "measured_step_s") {
+      GRAPH_RETURN_IF_ERROR(ReadSeconds(e, &p.measured_step_s));
+    } else if (e.key == "simulated_step_s") {
+      GRAPH_RETURN_IF_ERROR(ReadSeconds(e, &p.simulated_step_s));
+    } else if (e.key == "search") {
+      GRAPH_RETURN_IF_ERROR(ReadStatistics(e.value, &p.search));
+    } else if (e.key == "placement") {
+      GRAPH_RETURN_IF_ERROR(ReadOps(e.value, &p.ops));
     } else {
-      return graph::InvalidArgument(Where(path, kv.first) + ": unknown key '" + key + "'");
+      return e.key_node.Error("unknown key '" + e.key + "'");
     }
   }
   if (p.ops.empty()) return graph::InvalidArgument(path + ": no 'placement' map of ops to devices");
@@ -131,12 +123,8 @@ Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
 
 graph::Result<Placement> ReadPlacement(const std::string& path) {
   GRAPH_ASSIGN_OR_RETURN(std::string text, graph::ReadFile(path));
-  try {
-    return Parse(path, YAML::Load(text));
-  } catch (const YAML::Exception& e) {
-    std::string where = e.mark.is_null() ? path : path + ":" + std::to_string(e.mark.line + 1);
-    return graph::InvalidArgument(where + ": " + e.msg);
-  }
+  GRAPH_ASSIGN_OR_RETURN(const yaml::Node root, yaml::Parse(text, path));
+  return Parse(path, root);
 }
 
 graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
@@ -254,31 +242,33 @@ std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph:
 }
 
 graph::Status WritePlacement(const std::string& path, const Placement& p) {
-  YAML::Emitter e;
-  e << YAML::Comment("written by planner; format: docs/file-formats.md") << YAML::BeginMap;
-  auto field = [&](const char* key, const std::string& v) {
-    if (!v.empty()) e << YAML::Key << key << YAML::Value << v;
-  };
-  field("model", p.model);
-  field("model_digest", p.model_digest);
-  field("devices", p.devices);
-  field("devices_digest", p.devices_digest);
-  field("method", p.method);
-  e.SetDoublePrecision(9);
-  if (p.measured_step_s) e << YAML::Key << "measured_step_s" << YAML::Value << *p.measured_step_s;
-  if (p.simulated_step_s)
-    e << YAML::Key << "simulated_step_s" << YAML::Value << *p.simulated_step_s;
-  if (!p.search.empty()) {
-    e << YAML::Key << "search" << YAML::Value << YAML::BeginMap;
-    for (const auto& [k, v] : p.search) e << YAML::Key << k << YAML::Value << v;
-    e << YAML::EndMap;
+  yaml::Writer w;
+  w.Comment("written by planner; format: docs/file-formats.md");
+  w.BeginMap();
+  for (const auto& [key, v] : {std::pair<const char*, const std::string&>{"model", p.model},
+                               {"model_digest", p.model_digest},
+                               {"devices", p.devices},
+                               {"devices_digest", p.devices_digest},
+                               {"method", p.method}}) {
+    if (!v.empty()) w.Pair(key, v);
   }
-  e << YAML::Key << "placement" << YAML::Value << YAML::BeginMap;
-  for (const auto& [op, device] : p.ops) e << YAML::Key << op << YAML::Value << device;
-  e << YAML::EndMap << YAML::EndMap;
-  if (!e.good())
-    return graph::Internal(path + ": cannot encode the placement: " + e.GetLastError());
-  return graph::WriteFileAtomic(path, std::string(e.c_str()) + "\n");
+  w.DoublePrecision(9);
+  if (p.measured_step_s) w.Pair("measured_step_s", *p.measured_step_s);
+  if (p.simulated_step_s) w.Pair("simulated_step_s", *p.simulated_step_s);
+  if (!p.search.empty()) {
+    w.Key("search");
+    w.BeginMap();
+    for (const auto& [k, v] : p.search) w.Pair(k, v);
+    w.EndMap();
+  }
+  w.Key("placement");
+  w.BeginMap();
+  for (const auto& [op, device] : p.ops) w.Pair(op, device);
+  w.EndMap();
+  w.EndMap();
+  auto text = w.Text();
+  if (!text.ok()) return graph::Internal(path + ": " + text.status().message());
+  return graph::WriteFileAtomic(path, *text);
 }
 
 graph::Status WritePlacedGraphDef(const std::string& path, const graph::Graph& forward,

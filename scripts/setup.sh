@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   googletest libgtest-dev libgmock-dev
   libprotobuf-dev protobuf-compiler
-  libyaml-cpp-dev
+  libyaml-cpp-dev libcli11-dev
   libtorch-dev libopenblas0-pthread
   libgloo-dev python3-torch
   libzmq3-dev cppzmq-dev

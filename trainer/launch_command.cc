@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,11 +25,19 @@ namespace trainer {
 namespace {
 
 constexpr char kName[] = "trainer launch: ";
-constexpr char kUsage[] =
-    "usage: trainer launch --nproc N [--port P] [--grace SECONDS] train MODEL [train's flags]\n"
+const planner::CommandSpec kSpec{
+    "launch",
+    "--nproc N [--port P] [--grace SECONDS] train MODEL [train's flags]",
     "Starts N ranks of `trainer train` on this host (MASTER_ADDR=127.0.0.1, MASTER_PORT=P or\n"
     "a free port, RANK, WORLD_SIZE) and waits for them. When a rank fails, the others have\n"
-    "--grace seconds (default 90) to stop by themselves before they are killed.\n";
+    "--grace seconds to stop by themselves before they are killed.",
+    {},
+    {{"--nproc", "N", "ranks to start, 1 to 256 (required)"},
+     {"--port", "P", "MASTER_PORT (default: a free loopback port)"},
+     {"--grace", "SECONDS",
+      "how long the others may take to stop after a rank fails (default 90)"}},
+    "trainer",
+    /*command_follows=*/true};
 
 volatile sig_atomic_t g_signal = 0;
 void OnSignal(int s) { g_signal = s; }
@@ -45,43 +54,37 @@ std::string Describe(int status) {
 }  // namespace
 
 int LaunchCommand(int argc, char** argv, const std::string& self) {
-  int64_t nproc = 0, port = 0;
-  double grace = 90;
-  int i = 0;
-  for (; i < argc && std::strcmp(argv[i], "train") != 0; i += 2) {
-    std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") return std::cout << kUsage, 0;
-    if (i + 1 >= argc) return std::cerr << kName << flag << " needs a value\n" << kUsage, 2;
-    graph::Status st;
-    if (flag == "--nproc") {
-      auto v = planner::ParseIntInRange(flag, argv[i + 1], 1, 256);
-      st = v.status();
-      if (v.ok()) nproc = *v;
-    } else if (flag == "--port") {
-      auto v = planner::ParseIntInRange(flag, argv[i + 1], 1, 65535);
-      st = v.status();
-      if (v.ok()) port = *v;
-    } else if (flag == "--grace") {
-      auto v = planner::ParseDurationSeconds(flag, argv[i + 1]);
-      st = v.status();
-      if (v.ok()) grace = *v;
-    } else {
-      return std::cerr << kName << "unknown flag " << flag << "\n" << kUsage, 2;
-    }
-    if (!st.ok()) return std::cerr << kName << st.message() << "\n", 2;
+  int exit_code = 0;
+  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
+  if (!args) return exit_code;
+  auto usage = [](const std::string& message) { return std::cerr << kName << message << "\n", 2; };
+  if (!args->Has("--nproc")) return usage("--nproc N is required");
+  auto nproc = planner::ParseIntInRange("--nproc", args->Get("--nproc"), 1, 256);
+  if (!nproc.ok()) return usage(nproc.status().message());
+  const int world = static_cast<int>(*nproc);
+  int64_t port = 0;
+  if (args->Has("--port")) {
+    auto v = planner::ParseIntInRange("--port", args->Get("--port"), 1, 65535);
+    if (!v.ok()) return usage(v.status().message());
+    port = *v;
   }
-  if (nproc == 0) return std::cerr << kName << "--nproc N is required\n" << kUsage, 2;
-  if (i >= argc) return std::cerr << kName << "the command to run, train ..., is missing\n", 2;
+  double grace = 90;
+  if (args->Has("--grace")) {
+    auto v = planner::ParseDurationSeconds("--grace", args->Get("--grace"));
+    if (!v.ok()) return usage(v.status().message());
+    grace = *v;
+  }
+  if (args->positional().empty()) return usage("the command to run, train ..., is missing");
   if (port == 0) port = FreeLoopbackPort();
   std::vector<std::string> child_args{self};
-  for (int k = i; k < argc; ++k) child_args.push_back(argv[k]);
-  std::vector<pid_t> pids(nproc, -1);
+  for (const std::string& a : args->positional()) child_args.push_back(a);
+  std::vector<pid_t> pids(world, -1);
   // Before the first fork, so that a ^C while starting ranks is passed on, not
   // lost with the launcher (exec gives the ranks the default actions back).
   signal(SIGINT, OnSignal);
   signal(SIGTERM, OnSignal);
   const pid_t launcher = getpid();
-  for (int r = 0; r < nproc; ++r) {
+  for (int r = 0; r < world; ++r) {
     pid_t pid = fork();
     if (pid < 0) {
       std::cerr << kName << "cannot start rank " << r << ": " << std::strerror(errno) << "\n";
@@ -97,7 +100,7 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
       setenv("MASTER_ADDR", "127.0.0.1", 1);
       setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
       setenv("RANK", std::to_string(r).c_str(), 1);
-      setenv("WORLD_SIZE", std::to_string(nproc).c_str(), 1);
+      setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
       setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
       std::vector<char*> cargv;
       for (std::string& a : child_args) cargv.push_back(a.data());
@@ -110,7 +113,7 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
     pids[r] = pid;
     std::fprintf(stderr, "trainer launch: rank %d is pid %d\n", r, static_cast<int>(pid));
   }
-  int running = static_cast<int>(nproc), failures = 0;
+  int running = world, failures = 0;
   using Clock = std::chrono::steady_clock;
   Clock::time_point deadline = Clock::time_point::max();
   bool forwarded = false, killed = false;
@@ -119,7 +122,7 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
     pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid > 0) {
       int rank = -1;
-      for (int r = 0; r < nproc; ++r) {
+      for (int r = 0; r < world; ++r) {
         if (pids[r] == pid) rank = r, pids[r] = -1;
       }
       --running;

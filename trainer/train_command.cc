@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "frontend/args.h"
 #include "graph/file_util.h"
 #include "graph/summary.h"
-#include "frontend/args.h"
 #include "trainer/commands.h"
 #include "trainer/train.h"
 
@@ -55,7 +55,8 @@ const planner::CommandSpec kSpec{
       "instead of training, run each configuration (compute groups, learning rate, momentum) "
       "--probe-steps steps from the same model (what trainer tune runs)"},
      {"--probe-steps", "K", "steps per probe (default 60)"},
-     {"--quiet", "", "print only the summary"}}};
+     {"--quiet", "", "print only the summary"}},
+    "trainer"};
 
 constexpr char kName[] = "trainer train: ";
 

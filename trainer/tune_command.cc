@@ -17,8 +17,8 @@
 #include <regex>
 
 #include "data/fashion_mnist.h"
-#include "graph/file_util.h"
 #include "frontend/args.h"
+#include "graph/file_util.h"
 #include "trainer/commands.h"
 #include "trainer/tuner.h"
 
@@ -45,7 +45,8 @@ const planner::CommandSpec kSpec{
       "(default 2; 1: always the fastest probe)"},
      {"--dir", "DIR", "working directory for checkpoints and logs (default: a new one in /tmp)"},
      {"--data-dir", "DIR", "Fashion-MNIST's files (default: Debian's dataset-fashion-mnist)"},
-     {"--report", "FILE", "the run's figures as JSON"}}};
+     {"--report", "FILE", "the run's figures as JSON"}},
+    "trainer"};
 
 constexpr char kName[] = "trainer tune: ";
 

@@ -2,6 +2,7 @@
 
 #include "graph/digest.h"
 #include "graph/graphdef.h"
+#include "wire/proto/fleet.pb.h"
 
 namespace wire {
 
@@ -22,6 +23,14 @@ pb::Model ModelToWire(const graph::Graph& forward, const graph::InferenceOptions
   m.set_loss(training.loss);
   return m;
 }
+
+WireModel::WireModel(const graph::Graph& forward, const graph::InferenceOptions& inference,
+                     const graph::TrainingOptions& training)
+    : message_(std::make_shared<const pb::Model>(ModelToWire(forward, inference, training))),
+      digest_(WireModelDigest(*message_)) {}
+
+WireModel::WireModel(const pb::Model& message)
+    : message_(std::make_shared<const pb::Model>(message)), digest_(WireModelDigest(message)) {}
 
 std::string WireModelDigest(const pb::Model& model) {
   return graph::Fnv1a64Hex(model.SerializeAsString());

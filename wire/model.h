@@ -6,21 +6,41 @@
 // Thread safety: free functions, no shared state.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
 #include "graph/status.h"
 #include "graph/training.h"
-#include "wire/proto/fleet.pb.h"
 
 namespace wire {
+
+namespace pb {
+class Model;  // wire/proto/fleet.proto; included by wire's own files only
+}  // namespace pb
 
 pb::Model ModelToWire(const graph::Graph& forward, const graph::InferenceOptions& inference,
                       const graph::TrainingOptions& training);
 
 // The digest by which workers cache a model: of its serialized bytes.
 std::string WireModelDigest(const pb::Model& model);
+
+// A model ready to send to workers: its message, built once, and the digest
+// they cache it by. Immutable; copies share the message.
+class WireModel {
+ public:
+  WireModel(const graph::Graph& forward, const graph::InferenceOptions& inference,
+            const graph::TrainingOptions& training);
+  // A message as it is (a test's fake model).
+  explicit WireModel(const pb::Model& message);
+  const pb::Model& message() const { return *message_; }
+  const std::string& digest() const { return digest_; }
+
+ private:
+  std::shared_ptr<const pb::Model> message_;
+  std::string digest_;
+};
 
 struct RebuiltModel {
   graph::Graph forward;  // shapes inferred

@@ -18,35 +18,13 @@
 #include "sim/timeline.h"
 #include "wire/model.h"
 #include "wire/socket.h"
+#include "wire/timeline.h"
 
 namespace workers {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void ToWire(const sim::StepStats& s, wire::pb::Timeline* t) {
-  t->set_seconds(s.seconds);
-  for (const sim::OpRecord& o : s.ops) {
-    wire::pb::Timeline::Op* w = t->add_ops();
-    w->set_node(o.node);
-    w->set_device(o.device);
-    w->set_start_us(o.start_us);
-    w->set_end_us(o.end_us);
-    w->set_bytes(o.bytes);
-  }
-  for (const sim::TransferRecord& x : s.transfers) {
-    wire::pb::Timeline::Transfer* w = t->add_transfers();
-    w->set_from_node(x.from_node);
-    w->set_src_device(x.src_device);
-    w->set_dst_device(x.dst_device);
-    w->set_bytes(x.bytes);
-    w->set_start_us(x.start_us);
-    w->set_end_us(x.end_us);
-  }
-  t->mutable_peak_bytes()->Add(s.peak_bytes.begin(), s.peak_bytes.end());
-  t->mutable_busy_us()->Add(s.busy_us.begin(), s.busy_us.end());
-}
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -114,7 +92,7 @@ class Evaluator {
     r.set_step_s(e.step_s);
     r.set_estimated_ops(e.estimated_ops);
     r.set_evaluation_s(SecondsSince(start));
-    if (st.ok() && request.want_timeline()) ToWire(stats, r.mutable_timeline());
+    if (st.ok() && request.want_timeline()) wire::TimelineToWire(stats, r.mutable_timeline());
     return reply;
   }
 

@@ -1,34 +1,30 @@
 #include "planner/search/search_options.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "graph/file_util.h"
+#include "yaml/document.h"
 
 namespace planner {
 
 namespace {
 
-std::string Where(const std::string& source, const YAML::Node& n) {
-  return n.Mark().is_null() ? source : source + ":" + std::to_string(n.Mark().line + 1);
-}
-
-graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& root) {
+graph::Result<SearchOptions> Parse(const std::string& source, const yaml::Node& root) {
   SearchOptions o;
   if (root.IsNull()) return o;
   if (!root.IsMap()) return graph::InvalidArgument(source + ": a search config is a YAML map");
-  if (const YAML::Node preset = root["preset"]) {
-    const std::string name = preset.IsScalar() ? preset.as<std::string>() : "";
-    if (name == "paper") {
+  GRAPH_ASSIGN_OR_RETURN(const std::vector<yaml::Entry> entries, root.Entries("search config"));
+  for (const yaml::Entry& e : entries) {
+    if (e.key != "preset") continue;
+    if (e.value.Scalar() == "paper") {
       o = PaperSearchOptions();
-    } else if (name != "default") {
-      return graph::InvalidArgument(Where(source, preset) +
-                                    ": 'preset' must be one of default, paper");
+    } else if (e.value.Scalar() != "default") {
+      return e.value.Error("'preset' must be one of default, paper");
     }
   }
   // Each key: where it goes and its allowed range.
@@ -84,41 +80,38 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
       {"update", {&o.update, {"reinforce", "ppo"}}},
       {"advantage", {&o.advantage, {"ema", "batch"}}},
   };
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    const YAML::Node& v = kv.second;
+  bool sets_imitation_weight = false;
+  for (const yaml::Entry& e : entries) {
+    const std::string& key = e.key;
+    const yaml::Node& v = e.value;
+    sets_imitation_weight |= key == "imitation_weight";
     if (key == "preset") continue;  // applied first, above
     if (auto it = ints.find(key); it != ints.end()) {
-      int x;
-      if (!v.IsScalar() || !YAML::convert<int>::decode(v, x) || x < it->second.lo ||
-          x > it->second.hi) {
-        return graph::InvalidArgument(Where(source, v) + ": '" + key + "' must be an integer in [" +
-                                      std::to_string(it->second.lo) + ", " +
-                                      std::to_string(it->second.hi) + "]");
+      const std::optional<int64_t> x = v.AsInt();
+      if (!x || *x < it->second.lo || *x > it->second.hi) {
+        return v.Error("'" + key + "' must be an integer in [" + std::to_string(it->second.lo) +
+                       ", " + std::to_string(it->second.hi) + "]");
       }
-      *it->second.v = x;
+      *it->second.v = static_cast<int>(*x);
     } else if (auto jt = reals.find(key); jt != reals.end()) {
-      double x;
-      if (!v.IsScalar() || !YAML::convert<double>::decode(v, x) || !(x >= jt->second.lo) ||
-          !(x <= jt->second.hi)) {
+      const std::optional<double> x = v.AsNumber();
+      if (!x || !(*x >= jt->second.lo) || !(*x <= jt->second.hi)) {
         char range[64];
         std::snprintf(range, sizeof range, "[%g, %g]", jt->second.lo, jt->second.hi);
-        return graph::InvalidArgument(Where(source, v) + ": '" + key + "' must be a number in " +
-                                      range);
+        return v.Error("'" + key + "' must be a number in " + range);
       }
-      *jt->second.v = x;
+      *jt->second.v = *x;
     } else if (auto nt = names.find(key); nt != names.end()) {
       const std::vector<std::string>& allowed = nt->second.allowed;
-      std::string x;
-      if (!v.IsScalar() || (x = v.as<std::string>(),
-                            std::find(allowed.begin(), allowed.end(), x) == allowed.end())) {
+      const std::string x = v.Scalar();
+      if (!v.IsScalar() || std::find(allowed.begin(), allowed.end(), x) == allowed.end()) {
         std::string list;
         for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        return graph::InvalidArgument(Where(source, v) + ": '" + key + "' must be one of " + list);
+        return v.Error("'" + key + "' must be one of " + list);
       }
       *nt->second.v = x;
     } else {
-      return graph::InvalidArgument(Where(source, kv.first) + ": unknown key '" + key + "'");
+      return e.key_node.Error("unknown key '" + key + "'");
     }
   }
   if (o.advantage == "batch" && o.grouper_samples * o.placer_samples < 2) {
@@ -127,7 +120,7 @@ graph::Result<SearchOptions> Parse(const std::string& source, const YAML::Node& 
                                   "(grouper_samples x placer_samples)");
   }
   // A weight the file sets needs the imitation on; the default weight does not.
-  if (root["imitation_weight"] && o.imitation_weight > 0 && !o.imitate_best) {
+  if (sets_imitation_weight && o.imitation_weight > 0 && !o.imitate_best) {
     return graph::InvalidArgument(source +
                                   ": 'imitation_weight' needs 'imitate_best: 1' (it weights "
                                   "the best placement's cross-entropy)");
@@ -159,12 +152,8 @@ SearchOptions PaperSearchOptions() {
 }
 
 graph::Result<SearchOptions> ParseSearchConfig(const std::string& text, const std::string& source) {
-  try {
-    return Parse(source, YAML::Load(text));
-  } catch (const YAML::Exception& e) {
-    std::string where = e.mark.is_null() ? source : source + ":" + std::to_string(e.mark.line + 1);
-    return graph::InvalidArgument(where + ": " + e.msg);
-  }
+  GRAPH_ASSIGN_OR_RETURN(const yaml::Node root, yaml::Parse(text, source));
+  return Parse(source, root);
 }
 
 graph::Result<SearchOptions> ReadSearchConfig(const std::string& path) {

@@ -159,15 +159,15 @@ std::vector<std::vector<int>> Placements(int n) {
   return p;
 }
 
-wire::pb::Model SomeModel() {
+wire::WireModel SomeModel() {
   wire::pb::Model m;
   m.set_graphdef("graph bytes");
   m.set_batch(1);
-  return m;
+  return wire::WireModel(m);
 }
 
 std::vector<Outcome> RunAll(Dispatcher& d, const std::vector<std::vector<int>>& p) {
-  return d.Run(SomeModel(), "digest", wire::pb::SIM, 0, 1, p);
+  return d.Run(SomeModel(), EvalMode::kSim, 0, 1, p);
 }
 
 void ExpectAnswered(const std::vector<Outcome>& got, const std::vector<std::vector<int>>& p) {

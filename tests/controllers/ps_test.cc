@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "tests/scratch_dir.h"
+#include "wire/codec.h"
 
 namespace controllers {
 namespace {

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "controllers/ps.h"
+#include "wire/codec.h"
 
 namespace controllers {
 namespace {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "graph/importer.h"
+#include "wire/proto/fleet.pb.h"
 
 namespace wire {
 namespace {

@@ -16,11 +16,12 @@ namespace {
 
 std::string Dir() { return planner_test::ScratchDir(); }
 
+// `extra` may set register_timeout_s itself: a fleet file refuses a key given twice.
 std::string WriteFleet(const std::string& name, int port, const std::string& extra) {
   const std::string path = Dir() + "/" + name + ".yaml";
-  std::ofstream(path) << "bind: tcp://127.0.0.1:" << port
-                      << "\nheartbeat_ms: 100\nsilence_s: 1\nregister_timeout_s: 30\n"
-                      << extra;
+  const bool own_timeout = extra.find("register_timeout_s:") != std::string::npos;
+  std::ofstream(path) << "bind: tcp://127.0.0.1:" << port << "\nheartbeat_ms: 100\nsilence_s: 1\n"
+                      << (own_timeout ? "" : "register_timeout_s: 30\n") << extra;
   return path;
 }
 

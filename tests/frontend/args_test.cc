@@ -1,0 +1,116 @@
+// Command-line parsing through CLI11: values in order, repeated flags, switches,
+// inline values, the argument count, a command that follows, a variadic last
+// argument, and one-line errors for each way a command line goes wrong.
+#include "frontend/args.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace planner {
+namespace {
+
+const CommandSpec kSpec{"demo",
+                        "MODEL DEVICES [--steps N] [--shape S]... [--json] [-o FILE]",
+                        "A command for the tests.",
+                        {"MODEL", "DEVICES"},
+                        {{"--steps", "N", "steps"},
+                         {"--shape", "S", "a shape (repeatable)"},
+                         {"--json", "", "as JSON"},
+                         {"-o", "FILE", "output"}}};
+
+graph::Result<Args> ParseWords(const CommandSpec& spec, std::vector<std::string> words) {
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  return Args::Parse(spec, static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(Args, FlagsAndArgumentsInAnyOrder) {
+  auto a = ParseWords(kSpec, {"--steps", "3", "m.pb", "--shape=x=1", "d.yaml", "--shape", "y=2",
+                              "--json", "-o", "out.yaml"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->positional(), (std::vector<std::string>{"m.pb", "d.yaml"}));
+  EXPECT_EQ(a->Get("--steps"), "3");
+  EXPECT_EQ(a->GetAll("--shape"), (std::vector<std::string>{"x=1", "y=2"}));
+  EXPECT_TRUE(a->Has("--json"));
+  EXPECT_EQ(a->Get("-o"), "out.yaml");
+  EXPECT_FALSE(a->Has("--nothing"));
+  EXPECT_EQ(a->Get("--nothing", "dflt"), "dflt");
+}
+
+TEST(Args, TheLastOfARepeatedFlagWins) {
+  auto a = ParseWords(kSpec, {"m", "d", "--steps", "1", "--steps", "2"});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->Get("--steps"), "2");
+}
+
+TEST(Args, EachMistakeIsOneLine) {
+  auto unknown = ParseWords(kSpec, {"m", "d", "--frobnicate"});
+  EXPECT_EQ(unknown.status().message(), "demo: unknown option '--frobnicate' (see --help)");
+  auto missing = ParseWords(kSpec, {"m", "d", "--steps"});
+  EXPECT_EQ(missing.status().message(), "demo: --steps needs a value N");
+  auto valued = ParseWords(kSpec, {"m", "d", "--json=1"});
+  EXPECT_EQ(valued.status().message(), "demo: --json takes no value");
+  auto count = ParseWords(kSpec, {"m"});
+  EXPECT_EQ(
+      count.status().message().rfind("demo: expected 2 argument(s), got 1; usage: planner demo", 0),
+      0u)
+      << count.status().message();
+  auto extra = ParseWords(kSpec, {"m", "d", "e"});
+  EXPECT_NE(extra.status().message().find("got 3"), std::string::npos);
+  for (const auto& r : {unknown, missing, valued, count, extra}) {
+    EXPECT_EQ(r.status().message().find('\n'), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(Args, HelpIsGeneratedFromTheSpecUnderTheProgramsName) {
+  auto h = ParseWords(kSpec, {"--help"});
+  ASSERT_TRUE(h.ok());
+  EXPECT_TRUE(h->help());
+  CommandSpec trainer = kSpec;
+  trainer.program = "trainer";
+  const std::string text = HelpText(trainer);
+  EXPECT_EQ(text.rfind("usage: trainer demo MODEL DEVICES", 0), 0u) << text;
+  EXPECT_NE(text.find("--steps N"), std::string::npos) << text;
+  EXPECT_NE(text.find("a shape (repeatable)"), std::string::npos) << text;
+  CommandSpec bench = kSpec;
+  bench.program = "";
+  EXPECT_EQ(HelpText(bench).rfind("usage: demo MODEL", 0), 0u);
+}
+
+TEST(Args, ACommandThatFollowsIsKeptVerbatim) {
+  const CommandSpec launch{
+      "launch", "--nproc N COMMAND...", "", {}, {{"--nproc", "N", ""}}, "trainer", true};
+  auto a = ParseWords(launch, {"--nproc", "2", "train", "m", "--steps", "5", "--json"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->Get("--nproc"), "2");
+  EXPECT_EQ(a->positional(), (std::vector<std::string>{"train", "m", "--steps", "5", "--json"}));
+  auto bad = ParseWords(launch, {"--bogus", "train"});
+  EXPECT_EQ(bad.status().message(), "launch: unknown option '--bogus' (see --help)");
+}
+
+TEST(Args, AVariadicLastArgumentTakesZeroOrMore) {
+  const CommandSpec spec{"parity", "DIR [MODEL...]", "", {"DIR", "MODEL..."}, {}, ""};
+  auto none = ParseWords(spec, {"dir"});
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->positional(), (std::vector<std::string>{"dir"}));
+  auto three = ParseWords(spec, {"dir", "a", "b", "c"});
+  ASSERT_TRUE(three.ok());
+  EXPECT_EQ(three->positional(), (std::vector<std::string>{"dir", "a", "b", "c"}));
+  auto empty = ParseWords(spec, {});
+  EXPECT_EQ(empty.status().message().rfind("parity: expected at least 1 argument(s), got 0", 0),
+            0u);
+}
+
+TEST(Args, TypedReadsNameTheFlagAndRange) {
+  auto a = ParseWords(kSpec, {"m", "d", "--steps", "0"});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->GetInt("--steps", 5, 1, 10).status().message(),
+            "--steps must be an integer from 1 to 10, got '0'");
+  EXPECT_EQ(*a->GetInt("--absent", 5, 1, 10), 5);
+  EXPECT_EQ(*a->GetNumber("--absent", 0.5, 0, 1), 0.5);
+}
+
+}  // namespace
+}  // namespace planner

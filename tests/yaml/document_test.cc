@@ -1,0 +1,106 @@
+// The yaml adapter: parse errors and node errors name "file:line", keys are
+// checked once for every file, typed reads refuse what is not their type, and
+// what the writer writes reads back.
+#include "yaml/document.h"
+
+#include <gtest/gtest.h>
+
+namespace yaml {
+namespace {
+
+TEST(YamlDocument, ASyntaxErrorNamesTheFileAndLine) {
+  auto r = Parse("a: 1\nb: [1, 2\n", "f.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("f.yaml:", 0), 0u) << r.status().message();
+  EXPECT_NE(r.status().message().find("invalid YAML"), std::string::npos);
+}
+
+TEST(YamlDocument, SeveralDocumentsAreRefused) {
+  auto r = Parse("a: 1\n---\nb: 2\n", "two.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "two.yaml: holds 2 YAML documents; expected one");
+}
+
+TEST(YamlDocument, AnEmptyFileIsANullNodeNamingTheFile) {
+  auto r = Parse("", "empty.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->IsNull());
+  EXPECT_EQ(r->Error("needs a map").message(), "empty.yaml: needs a map");
+}
+
+TEST(YamlDocument, NodesKnowTheirLine) {
+  auto r = Parse("a: 1\nb:\n  c: [x, y]\n", "n.yaml");
+  ASSERT_TRUE(r.ok());
+  const Node c = r->Get("b").Get("c");
+  ASSERT_TRUE(c.IsSequence());
+  EXPECT_EQ(c.Line(), 3);
+  EXPECT_EQ(c.Where(), "n.yaml:3");
+  EXPECT_EQ(c.Items()[1].Scalar(), "y");
+  EXPECT_EQ(c.Error("bad").message(), "n.yaml:3: bad");
+  EXPECT_TRUE(r->Get("missing").IsNull());
+  EXPECT_STREQ(r->Get("b").KindName(), "a map");
+}
+
+TEST(YamlDocument, EntriesRefuseARepeatedOrNonScalarKey) {
+  auto twice = Parse("a: 1\nb: 2\na: 3\n", "t.yaml");
+  ASSERT_TRUE(twice.ok());
+  auto e = twice->Entries("top level");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(), "t.yaml:3: top level: duplicate key 'a'");
+  // Pairs leave them to the caller.
+  EXPECT_EQ(twice->Pairs().size(), 3u);
+
+  auto complex = Parse("? [a, b]\n: 1\n", "c.yaml");
+  ASSERT_TRUE(complex.ok());
+  auto k = complex->Entries("top level");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("keys must be plain names"), std::string::npos);
+}
+
+TEST(YamlDocument, EntriesKeepFileOrder) {
+  auto r = Parse("z: 1\na: 2\nm: 3\n", "o.yaml");
+  ASSERT_TRUE(r.ok());
+  auto e = r->Entries("top level");
+  ASSERT_TRUE(e.ok());
+  ASSERT_EQ(e->size(), 3u);
+  EXPECT_EQ((*e)[0].key, "z");
+  EXPECT_EQ((*e)[2].key, "m");
+  EXPECT_EQ((*e)[1].key_node.Line(), 2);
+}
+
+TEST(YamlDocument, TypedReadsRefuseOtherTypes) {
+  auto r = Parse("i: 42\nf: 1.5e-3\ns: fast\nl: [1]\nbig: 99999999999999999999\n", "t.yaml");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->Get("i").AsInt(), 42);
+  EXPECT_DOUBLE_EQ(*r->Get("f").AsNumber(), 1.5e-3);
+  EXPECT_FALSE(r->Get("f").AsInt());
+  EXPECT_FALSE(r->Get("s").AsNumber());
+  EXPECT_FALSE(r->Get("l").AsInt());
+  EXPECT_FALSE(r->Get("big").AsInt());
+  EXPECT_EQ(r->Get("l").Scalar(), "");
+}
+
+TEST(YamlWriter, WhatItWritesReadsBack) {
+  Writer w;
+  w.Comment("made by a test");
+  w.BeginMap();
+  w.Pair("name", std::string("a: b"));
+  w.DoublePrecision(9);
+  w.Pair("seconds", 0.123456789);
+  w.Key("inner");
+  w.BeginMap();
+  w.Pair("x", std::string("1"));
+  w.EndMap();
+  w.EndMap();
+  auto text = w.Text();
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(text->rfind("# made by a test", 0), 0u) << *text;
+  auto back = Parse(*text, "w.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->Get("name").Scalar(), "a: b");
+  EXPECT_DOUBLE_EQ(*back->Get("seconds").AsNumber(), 0.123456789);
+  EXPECT_EQ(back->Get("inner").Get("x").Scalar(), "1");
+}
+
+}  // namespace
+}  // namespace yaml

@@ -1,0 +1,149 @@
+#include "yaml/document.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+namespace yaml {
+
+struct Node::Impl {
+  YAML::Node node;
+  std::shared_ptr<const std::string> source;
+};
+
+Node::Node() = default;
+Node::Node(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+bool Node::IsNull() const { return !impl_ || !impl_->node.IsDefined() || impl_->node.IsNull(); }
+bool Node::IsScalar() const { return impl_ && impl_->node.IsScalar(); }
+bool Node::IsSequence() const { return impl_ && impl_->node.IsSequence(); }
+bool Node::IsMap() const { return impl_ && impl_->node.IsMap(); }
+
+const char* Node::KindName() const {
+  if (IsScalar()) return "a value";
+  if (IsSequence()) return "a list";
+  if (IsMap()) return "a map";
+  return "nothing";
+}
+
+int Node::Line() const {
+  if (!impl_ || !impl_->node.IsDefined()) return 0;
+  const YAML::Mark mark = impl_->node.Mark();
+  return mark.is_null() ? 0 : mark.line + 1;
+}
+
+std::string Node::Where() const {
+  if (!impl_) return "";
+  const int line = Line();
+  return line == 0 ? *impl_->source : *impl_->source + ":" + std::to_string(line);
+}
+
+graph::Status Node::Error(const std::string& problem) const {
+  const std::string where = Where();
+  return graph::InvalidArgument(where.empty() ? problem : where + ": " + problem);
+}
+
+std::string Node::Scalar() const { return IsScalar() ? impl_->node.Scalar() : std::string(); }
+
+std::optional<int64_t> Node::AsInt() const {
+  int64_t v = 0;
+  if (!IsScalar() || !YAML::convert<int64_t>::decode(impl_->node, v)) return std::nullopt;
+  return v;
+}
+
+std::optional<double> Node::AsNumber() const {
+  double v = 0;
+  if (!IsScalar() || !YAML::convert<double>::decode(impl_->node, v)) return std::nullopt;
+  return v;
+}
+
+std::vector<Node> Node::Items() const {
+  std::vector<Node> items;
+  if (!IsSequence()) return items;
+  for (const YAML::Node& item : impl_->node) {
+    items.push_back(Node(std::make_shared<const Impl>(Impl{item, impl_->source})));
+  }
+  return items;
+}
+
+graph::Result<std::vector<Entry>> Node::Entries(const std::string& context) const {
+  std::vector<Entry> entries;
+  if (!IsMap()) return entries;
+  // yaml-cpp keeps both copies of a repeated key, which would let a later
+  // value silently shadow an earlier one: refused here, for every file.
+  std::set<std::string> seen;
+  for (const auto& kv : impl_->node) {
+    Node key(std::make_shared<const Impl>(Impl{kv.first, impl_->source}));
+    if (!kv.first.IsScalar()) return key.Error(context + ": keys must be plain names");
+    if (!seen.insert(kv.first.Scalar()).second) {
+      return key.Error(context + ": duplicate key '" + kv.first.Scalar() + "'");
+    }
+    entries.push_back(Entry{kv.first.Scalar(), std::move(key),
+                            Node(std::make_shared<const Impl>(Impl{kv.second, impl_->source}))});
+  }
+  return entries;
+}
+
+std::vector<Entry> Node::Pairs() const {
+  std::vector<Entry> entries;
+  if (!IsMap()) return entries;
+  for (const auto& kv : impl_->node) {
+    entries.push_back(Entry{kv.first.IsScalar() ? kv.first.Scalar() : std::string(),
+                            Node(std::make_shared<const Impl>(Impl{kv.first, impl_->source})),
+                            Node(std::make_shared<const Impl>(Impl{kv.second, impl_->source}))});
+  }
+  return entries;
+}
+
+Node Node::Get(const std::string& key) const {
+  if (!IsMap()) return Node();
+  for (const auto& kv : impl_->node) {
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+      return Node(std::make_shared<const Impl>(Impl{kv.second, impl_->source}));
+    }
+  }
+  return Node();
+}
+
+size_t Node::size() const { return IsSequence() || IsMap() ? impl_->node.size() : 0; }
+
+graph::Result<Node> Parse(const std::string& text, const std::string& source) {
+  auto name = std::make_shared<const std::string>(source);
+  try {
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      return graph::InvalidArgument(source + ": holds " + std::to_string(documents.size()) +
+                                    " YAML documents; expected one");
+    }
+    return Node(std::make_shared<const Node::Impl>(
+        Node::Impl{documents.empty() ? YAML::Node() : documents.front(), name}));
+  } catch (const YAML::Exception& e) {
+    const std::string where =
+        e.mark.is_null() ? source : source + ":" + std::to_string(e.mark.line + 1);
+    return graph::InvalidArgument(where + ": invalid YAML: " + e.msg);
+  }
+}
+
+struct Writer::Impl {
+  YAML::Emitter emitter;
+};
+
+Writer::Writer() : impl_(std::make_unique<Impl>()) {}
+Writer::~Writer() = default;
+
+void Writer::Comment(const std::string& text) { impl_->emitter << YAML::Comment(text); }
+void Writer::BeginMap() { impl_->emitter << YAML::BeginMap; }
+void Writer::EndMap() { impl_->emitter << YAML::EndMap; }
+void Writer::Key(const std::string& key) { impl_->emitter << YAML::Key << key; }
+void Writer::Value(const std::string& value) { impl_->emitter << YAML::Value << value; }
+void Writer::Value(double value) { impl_->emitter << YAML::Value << value; }
+void Writer::DoublePrecision(int digits) { impl_->emitter.SetDoublePrecision(digits); }
+
+graph::Result<std::string> Writer::Text() const {
+  if (!impl_->emitter.good()) {
+    return graph::Internal("cannot write YAML: " + impl_->emitter.GetLastError());
+  }
+  return std::string(impl_->emitter.c_str()) + "\n";
+}
+
+}  // namespace yaml
