@@ -24,17 +24,18 @@ const CommandSpec kSpec{
     "simulator (--reward sim, the default) or measured on the real devices (--reward real).\n"
     "Methods: single:DEVICE (every op on DEVICE), expert (a layer per GPU for recurrent\n"
     "models, one GPU otherwise), etf (earliest-task-first list scheduling on the simulator's\n"
-    "op and transfer costs, memory-aware), metis (METIS's min-cut partition over the GPUs),\n"
+    "op and transfer costs, memory-aware), msct (Baechi's m-SCT: etf with favourite children\n"
+    "from a linear program, solved by GLPK), metis (METIS's min-cut partition over the GPUs),\n"
     "scotch (Scotch's static mapping onto every device, weighted by speed) and all (each of\n"
     "them; the default). -o writes the method's placement, with all the\n"
     "fastest one's.",
     {"MODEL", "DEVICES"},
     WithTrainingFlags(
-        {{"--method", "NAME", "single:DEVICE, expert, etf, metis, scotch or all (default all)"},
+        {{"--method", "NAME", "single:DEVICE, expert, etf, msct, metis, scotch or all (default all)"},
          {"-o", "PLACEMENT", "write the placement (YAML)"},
          {"--reward", "NAME", "sim (default) or real"},
          {"--profile", "PROFILE",
-          "op and link costs for the simulator, etf, metis and scotch (default: real devices are "
+          "op and link costs for the simulator, etf, msct, metis and scotch (default: real devices are "
           "profiled into the cache)"},
          ProfileCacheFlag(),
          {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},

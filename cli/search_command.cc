@@ -48,7 +48,7 @@ const CommandSpec kSpec{
          {"--reward", "NAME", "sim (default), real or fleet"},
          {"--fleet", "FLEET", "with --reward fleet: the fleet file (endpoint, mode, timeouts)"},
          {"--profile", "PROFILE",
-          "op and link costs for the simulator, etf, metis and scotch (default: real devices are "
+          "op and link costs for the simulator, etf, msct, metis and scotch (default: real devices are "
           "profiled into the cache)"},
          ProfileCacheFlag(),
          {"--config", "CONFIG", "search hyper-parameters (YAML; default configs/search.yaml's)"},

@@ -12,7 +12,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread
   libgloo-dev python3-torch
   libzmq3-dev cppzmq-dev
-  libscotch-dev libmetis-dev
+  libscotch-dev libmetis-dev libglpk-dev
   dataset-fashion-mnist zlib1g-dev
   libonnx-dev libonnx-testdata python3-onnx python3-torchvision python3-yaml
 )

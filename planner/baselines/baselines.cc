@@ -8,6 +8,7 @@
 
 #include "planner/baselines/list_schedule.h"
 #include "planner/baselines/metis_partition.h"
+#include "planner/baselines/msct.h"
 #include "planner/baselines/partition_graph.h"
 #include "planner/baselines/scotch_mapping.h"
 #include "planner/rewards/reward.h"
@@ -99,6 +100,7 @@ std::vector<std::string> BaselineMethods(const cluster::Cluster& c) {
   for (const cluster::DeviceSpec& d : c.devices) out.push_back("single:" + d.name);
   out.push_back("expert");
   out.push_back("etf");
+  out.push_back("msct");
   out.push_back("metis");
   out.push_back("scotch");
   return out;
@@ -117,6 +119,10 @@ graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const gr
   } else if (method == "etf") {
     if (!costs) return graph::InvalidArgument("etf needs op costs (a simulator of the step)");
     GRAPH_ASSIGN_OR_RETURN(ListSchedule s, EarliestTaskFirst(forward, *costs, c));
+    return BaselinePlacement{method, std::move(s.device_of_node)};
+  } else if (method == "msct") {
+    if (!costs) return graph::InvalidArgument("msct needs op costs (a simulator of the step)");
+    GRAPH_ASSIGN_OR_RETURN(ListSchedule s, ShortestCommunicationTime(forward, *costs, c));
     return BaselinePlacement{method, std::move(s.device_of_node)};
   } else if (method == "metis") {
     if (!costs) return graph::InvalidArgument("metis needs op costs (a simulator of the step)");

@@ -2,7 +2,8 @@
 // one device, for each device; the human expert's rule of the paper
 // (Mirhoseini et al. 2017/2018): recurrent models a layer per device, CNNs on
 // one GPU; earliest-task-first list scheduling on the simulator's costs
-// (planner/baselines/list_schedule.h); METIS's min-cut partition over the GPUs
+// (planner/baselines/list_schedule.h) and Baechi's m-SCT on top of it
+// (planner/baselines/msct.h); METIS's min-cut partition over the GPUs
 // (planner/baselines/metis_partition.h); and Scotch's static mapping onto every device
 // (planner/baselines/scotch_mapping.h). Chosen by name through MakeBaseline.
 //
@@ -31,7 +32,7 @@ class Simulator;
 namespace planner {
 
 struct BaselinePlacement {
-  std::string method;               // "single:gpu0", "expert", "etf", "metis", "scotch"
+  std::string method;               // "single:gpu0", "expert", "etf", "msct", "metis", "scotch"
   std::vector<int> device_of_node;  // of the forward graph's nodes, indexes c.devices
   double planning_s = 0;            // wall seconds MakeBaseline took to make it
 };
@@ -39,10 +40,10 @@ struct BaselinePlacement {
 struct Evaluation;
 
 // The baselines' names on `c`, in the order the search runs them:
-// "single:<device>" for each device, "expert", "etf", "metis", "scotch".
+// "single:<device>" for each device, "expert", "etf", "msct", "metis", "scotch".
 std::vector<std::string> BaselineMethods(const cluster::Cluster& c);
 
-// The placement of one method. "etf", "metis" and "scotch" need `costs` (a simulator of the
+// The placement of one method. "etf", "msct", "metis" and "scotch" need `costs` (a simulator of the
 // training graph built from `forward` on `c`); without them, or when they cannot time an op, it is
 // an error saying why. An unknown name is an error listing the names.
 graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,

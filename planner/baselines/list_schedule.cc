@@ -1,6 +1,7 @@
 #include "planner/baselines/list_schedule.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <unordered_set>
 
@@ -18,14 +19,18 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // the first op of a group to be scheduled decides where the group goes.
 class EtfScheduler {
  public:
-  EtfScheduler(const graph::Graph& forward, const sim::Simulator& costs, const cluster::Cluster& c)
+  // `favourite_child`: SCT's favourite child of each forward op (-1: none;
+  // msct.h), or null for plain ETF.
+  EtfScheduler(const graph::Graph& forward, const sim::Simulator& costs, const cluster::Cluster& c,
+               const std::vector<graph::NodeId>* favourite_child = nullptr)
       : forward_(forward),
         costs_(costs),
         c_(c),
         g_(costs.graph()),
         n_(g_.size()),
         nd_(static_cast<int>(c.devices.size())),
-        source_(ForwardSourceOfNode(g_, forward)) {}
+        source_(ForwardSourceOfNode(g_, forward)),
+        favourite_child_(favourite_child) {}
 
   graph::Result<ListSchedule> Run() {
     GRAPH_RETURN_IF_ERROR(CheckEveryOpHasATime());
@@ -110,6 +115,7 @@ class EtfScheduler {
 
   // A cpu has a worker per thread, any other device one.
   void PlanWorkers() {
+    last_group_.assign(nd_, -1);
     worker_free_.assign(nd_, {});
     for (int d = 0; d < nd_; ++d) {
       const cluster::DeviceSpec& spec = c_.devices[d];
@@ -232,16 +238,50 @@ class EtfScheduler {
     double start = kInf, end = kInf;
   };
 
+  double StartOn(graph::NodeId id, int d) { return std::max(*EarliestWorker(d), ready_at_[id][d]); }
+
+  // Whether no other allowed device can start `id` later than d: SCT's urgent
+  // op, which a device kept for a favourite child still takes.
+  bool Urgent(graph::NodeId id, int d, bool check_memory) {
+    const double here = StartOn(id, d);
+    for (int o = 0; o < nd_; ++o) {
+      if (o != d && Allowed(id, o, check_memory) && StartOn(id, o) > here) return false;
+    }
+    return true;
+  }
+
+  // SCT's rule (msct.h): the ready op of the favourite child of device d's
+  // last group, undecided, that can start on d no later than anywhere else; d
+  // keeps itself for it. -1: none (always, for plain ETF).
+  graph::NodeId Reserved(int d, bool check_memory) {
+    if (!favourite_child_ || last_group_[d] < 0) return -1;
+    const graph::NodeId fc = (*favourite_child_)[last_group_[d]];
+    if (fc < 0 || group_device_[fc] >= 0) return -1;
+    for (graph::NodeId id : ready_) {
+      if (source_[id] != fc || !Allowed(id, d, check_memory)) continue;
+      bool earliest = true;
+      for (int o = 0; o < nd_ && earliest; ++o) {
+        earliest = o == d || !Allowed(id, o, check_memory) || StartOn(id, o) >= StartOn(id, d);
+      }
+      if (earliest) return id;
+    }
+    return -1;
+  }
+
   // The ready op and device that finish first (ties: the longer path after,
-  // then the lower id), among those that fit in memory, else among all.
+  // then the lower id), among those that fit in memory, else among all; a
+  // device kept for a favourite child takes only it or an urgent op.
   Choice PickEarliest() {
     Choice best;
+    std::vector<graph::NodeId> reserved(nd_, -1);
     for (bool check_memory : {true, false}) {
+      for (int d = 0; d < nd_; ++d) reserved[d] = Reserved(d, check_memory);
       for (size_t i = 0; i < ready_.size(); ++i) {
         const graph::NodeId id = ready_[i];
         for (int d = 0; d < nd_; ++d) {
           if (!Allowed(id, d, check_memory)) continue;
-          const double start = std::max(*EarliestWorker(d), ready_at_[id][d]);
+          if (reserved[d] >= 0 && reserved[d] != id && !Urgent(id, d, check_memory)) continue;
+          const double start = StartOn(id, d);
           const double end = start + costs_.OpSeconds(id, d);
           const graph::NodeId incumbent = ready_[best.index];
           const bool better =
@@ -266,6 +306,7 @@ class EtfScheduler {
     Settle(id, d);
     finish_[id] = choice.start + costs_.OpSeconds(id, d);
     *EarliestWorker(d) = finish_[id];
+    if (source_[id] >= 0) last_group_[d] = source_[id];
     makespan_ = std::max(makespan_, finish_[id]);
     ++done_;
     Release(id);
@@ -297,7 +338,9 @@ class EtfScheduler {
   const cluster::Cluster& c_;
   const graph::Graph& g_;
   const int n_, nd_;
-  const std::vector<graph::NodeId> source_;  // the forward op each node follows; -1: none
+  const std::vector<graph::NodeId> source_;            // the forward op each node follows; -1: none
+  const std::vector<graph::NodeId>* favourite_child_;  // SCT's, or null (ETF)
+  std::vector<graph::NodeId> last_group_;              // [device] group of its last op; -1
 
   std::vector<int64_t> need_;            // [forward op] bytes its group keeps
   std::vector<double> capacity_, used_;  // [device] bytes
@@ -322,6 +365,13 @@ graph::Result<ListSchedule> EarliestTaskFirst(const graph::Graph& forward,
                                               const sim::Simulator& costs,
                                               const cluster::Cluster& c) {
   return EtfScheduler(forward, costs, c).Run();
+}
+
+graph::Result<ListSchedule> EarliestTaskFirstWithFavourites(
+    const graph::Graph& forward, const sim::Simulator& costs, const cluster::Cluster& c,
+    const std::vector<graph::NodeId>& favourite_child) {
+  assert(static_cast<int>(favourite_child.size()) == forward.size());
+  return EtfScheduler(forward, costs, c, &favourite_child).Run();
 }
 
 }  // namespace planner

@@ -48,4 +48,13 @@ graph::Result<ListSchedule> EarliestTaskFirst(const graph::Graph& forward,
                                               const sim::Simulator& costs,
                                               const cluster::Cluster& c);
 
+// The same with SCT's rule (msct.h): `favourite_child[f]` is forward op f's
+// favourite child (-1: none). A device whose last op's group has an undecided
+// favourite child, ready and able to start there no later than anywhere else,
+// keeps itself for it: it takes no other op, except an urgent one (which no
+// device could start later).
+graph::Result<ListSchedule> EarliestTaskFirstWithFavourites(
+    const graph::Graph& forward, const sim::Simulator& costs, const cluster::Cluster& c,
+    const std::vector<graph::NodeId>& favourite_child);
+
 }  // namespace planner

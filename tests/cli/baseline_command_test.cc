@@ -28,7 +28,7 @@ TEST(BaselineCommandTest, EveryMethodPrintsItsStepAndTheFastestIsNamed) {
   ASSERT_EQ(r.code, 0) << r.err;
   double fastest = 1e300;
   for (const char* m :
-       {"single:cpu0", "single:gpu0", "single:gpu1", "expert", "etf", "metis", "scotch"}) {
+       {"single:cpu0", "single:gpu0", "single:gpu1", "expert", "etf", "msct", "metis", "scotch"}) {
     const double ms = NumberAfter(r.out, std::string("  ") + m);
     EXPECT_GT(ms, 0) << m;
     const size_t line = r.out.find(std::string("  ") + m);
@@ -63,7 +63,7 @@ TEST(BaselineCommandTest, AnUnknownMethodIsAUsageErrorListingTheMethods) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(Lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("unknown baseline method 'mincut'"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("single:cpu0, single:gpu0, single:gpu1, expert, etf, metis, scotch"),
+  EXPECT_NE(r.err.find("single:cpu0, single:gpu0, single:gpu1, expert, etf, msct, metis, scotch"),
             std::string::npos)
       << r.err;
 }
@@ -92,7 +92,7 @@ TEST(BaselineCommandTest, RealDevicesWithoutAProfileMeasureTheRulesAndSkipTheCos
                         " " + Config("local-2cpu"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_GT(NumberAfter(r.out, "  single:cpu1"), 0);
-  for (const char* m : {"etf   ", "metis ", "scotch"}) {
+  for (const char* m : {"etf   ", "msct  ", "metis ", "scotch"}) {
     EXPECT_NE(r.out.find(std::string("  ") + m + "           skipped: "), std::string::npos)
         << m << ": " << r.out;
   }
@@ -104,7 +104,7 @@ TEST(BaselineCommandTest, RealDevicesAreProfiledSoTheCostBasedOnesRun) {
       Planner("baseline --reward real --steps 1 " + Model("emotion") + " " + Config("local-2cpu"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("profile: "), std::string::npos) << r.out;
-  for (const char* m : {"etf", "metis", "scotch"}) {
+  for (const char* m : {"etf", "msct", "metis", "scotch"}) {
     EXPECT_GT(NumberAfter(r.out, std::string("  ") + m), 0) << m << ": " << r.out;
   }
 }

@@ -18,11 +18,11 @@ int DeviceOf(const graph::Graph& g, const BaselinePlacement& p, const std::strin
   return id < 0 ? -1 : p.device_of_node[id];
 }
 
-TEST(BaselinesTest, MethodsAreEachDeviceThenTheExpertThenEtfMetisAndScotch) {
+TEST(BaselinesTest, MethodsAreEachDeviceThenTheExpertThenEtfMsctMetisAndScotch) {
   cluster::Cluster c = SimCluster(2);
   EXPECT_EQ(BaselineMethods(c),
             (std::vector<std::string>{"single:cpu0", "single:gpu0", "single:gpu1", "expert", "etf",
-                                      "metis", "scotch"}));
+                                      "msct", "metis", "scotch"}));
 }
 
 TEST(BaselinesTest, MakeBaselinePlacesEveryOpOnTheNamedDevice) {
@@ -43,15 +43,15 @@ TEST(BaselinesTest, AnUnknownMethodOrDeviceIsAnErrorListingTheMethods) {
     ASSERT_FALSE(b.ok()) << bad;
     EXPECT_NE(b.status().message().find(std::string("'") + bad + "'"), std::string::npos);
     EXPECT_NE(b.status().message().find(
-                  "single:cpu0, single:gpu0, single:gpu1, expert, etf, metis, scotch"),
+                  "single:cpu0, single:gpu0, single:gpu1, expert, etf, msct, metis, scotch"),
               std::string::npos)
         << b.status().message();
   }
 }
 
-TEST(BaselinesTest, EtfMetisAndScotchWithoutCostsAreErrors) {
+TEST(BaselinesTest, EtfMsctMetisAndScotchWithoutCostsAreErrors) {
   testing::Problem p = SmallRnnlm();
-  for (const char* m : {"etf", "metis", "scotch"}) {
+  for (const char* m : {"etf", "msct", "metis", "scotch"}) {
     auto b = MakeBaseline(m, p.forward, SimCluster(2), nullptr);
     ASSERT_FALSE(b.ok()) << m;
     EXPECT_NE(b.status().message().find("costs"), std::string::npos) << b.status().message();

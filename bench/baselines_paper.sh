@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Every baseline on the paper's models and machines (the zoo's models at their
+# default, paper-scale sizes; configs/k40-paper-{2,4,8}gpu.yaml, simulated):
+# each method's simulated step and the time it took to plan, one row per
+# model, with the date, the host and the commit. Deterministic: the step times
+# repeat exactly; the planning times are this host's wall clock.
+#
+# usage: bench/baselines_paper.sh [PLANNER] [OUTDIR]    (MODELS="nmt2 nmt4" for some)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+planner=${1:-build/planner/planner}
+out=${2:-/tmp/baselines_paper}
+mkdir -p "$out"
+rev=$(git describe --always --dirty 2>/dev/null || echo '?')
+echo "bench/baselines_paper.sh on $(date -u +%F) at $rev, host $(uname -n), $(nproc) cores"
+# name | zoo arguments | GPUs | extra flags
+rows=(
+  "inception_v3|inception_v3|2|"
+  "resnet|resnet|2|"
+  "rnnlm|rnnlm|2|"
+  "nmt2|nmt --layers 2|2|"
+  "nmt4|nmt --layers 4|4|"
+  "nmt8|nmt --layers 8|8|"
+)
+methods=(expert etf msct metis scotch)
+printf "%-13s %-4s" model gpus
+for m in "${methods[@]}"; do printf " %-22s" "$m ms (plan s)"; done
+printf " %s\n" best
+for row in "${rows[@]}"; do
+  IFS='|' read -r name zoo gpus extra <<<"$row"
+  if [[ -n "${MODELS:-}" && " $MODELS " != *" $name "* ]]; then continue; fi
+  # shellcheck disable=SC2086
+  "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
+  log="$out/$name.log"
+  # shellcheck disable=SC2086
+  "$planner" baseline "$out/$name.pb" "configs/k40-paper-${gpus}gpu.yaml" $extra >"$log" 2>&1 ||
+    echo "(exit $?)" >>"$log"
+  printf "%-13s %-4s" "$name" "$gpus"
+  for m in "${methods[@]}"; do
+    cell=$(awk -v m="$m" '$1 == m {
+      if ($3 == "ms") { plan = $0; sub(/.*planned in /, "", plan); sub(/ s\).*/, "", plan);
+                        printf "%s (%s)", $2, plan }
+      else if ($2 == "out") printf "OOM"
+      else printf "%s", $2 }' "$log")
+    printf " %-22s" "${cell:--}"
+  done
+  printf " %s\n" "$(awk '/^best:/{print $2, $3, $4}' "$log")"
+done

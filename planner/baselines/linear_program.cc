@@ -1,0 +1,109 @@
+#include "planner/baselines/linear_program.h"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <memory>
+#include <string>
+
+namespace planner {
+
+namespace {
+
+struct ProblemDeleter {
+  void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+using Problem = std::unique_ptr<glp_prob, ProblemDeleter>;
+
+int BoundKind(double lower, double upper) {
+  const bool has_lower = std::isfinite(lower), has_upper = std::isfinite(upper);
+  if (has_lower && has_upper) return lower == upper ? GLP_FX : GLP_DB;
+  if (has_lower) return GLP_LO;
+  return has_upper ? GLP_UP : GLP_FR;
+}
+
+// GLPK's arrays are 1-based: element 0 is unused.
+void LoadRows(const LinearProgram& lp, glp_prob* p) {
+  if (lp.rows.empty()) return;  // GLPK refuses to add none
+  glp_add_rows(p, static_cast<int>(lp.rows.size()));
+  std::vector<int> ia{0}, ja{0};
+  std::vector<double> ar{0};
+  for (size_t r = 0; r < lp.rows.size(); ++r) {
+    glp_set_row_bnds(p, static_cast<int>(r) + 1, GLP_UP, 0, lp.rows[r].upper);
+    for (const auto& [column, coefficient] : lp.rows[r].terms) {
+      assert(column >= 0 && column < static_cast<int>(lp.columns.size()));
+      ia.push_back(static_cast<int>(r) + 1);
+      ja.push_back(column + 1);
+      ar.push_back(coefficient);
+    }
+  }
+  glp_load_matrix(p, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+}
+
+graph::Result<std::vector<double>> Interior(const LinearProgram& lp, glp_prob* p) {
+  glp_scale_prob(p, GLP_SF_AUTO);
+  glp_iptcp parm;
+  glp_init_iptcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  const int ret = glp_interior(p, &parm);
+  const int status = glp_ipt_status(p);
+  if (ret == GLP_ENOPFS || ret == GLP_ENODFS || status == GLP_NOFEAS) {
+    return graph::InvalidArgument("the linear program is infeasible or unbounded");
+  }
+  if (ret != 0 || status != GLP_OPT) {
+    return graph::Internal("GLPK's interior-point method failed (code " + std::to_string(ret) +
+                           ", status " + std::to_string(status) + ")");
+  }
+  std::vector<double> x(lp.columns.size());
+  for (size_t c = 0; c < x.size(); ++c) x[c] = glp_ipt_col_prim(p, static_cast<int>(c) + 1);
+  return x;
+}
+
+}  // namespace
+
+graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
+                                                      const LpOptions& options) {
+  Problem p(glp_create_prob());
+  glp_set_obj_dir(p.get(), GLP_MIN);
+  if (lp.columns.empty()) return std::vector<double>();
+  glp_add_cols(p.get(), static_cast<int>(lp.columns.size()));
+  for (size_t c = 0; c < lp.columns.size(); ++c) {
+    const LinearProgram::Column& col = lp.columns[c];
+    const int j = static_cast<int>(c) + 1;
+    glp_set_col_bnds(p.get(), j, BoundKind(col.lower, col.upper),
+                     std::isfinite(col.lower) ? col.lower : 0,
+                     std::isfinite(col.upper) ? col.upper : 0);
+    glp_set_obj_coef(p.get(), j, col.cost);
+  }
+  LoadRows(lp, p.get());
+  if (options.method == LpOptions::Method::kInterior) return Interior(lp, p.get());
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.presolve = GLP_ON;
+  if (options.time_limit_s > 0) {
+    parm.tm_lim = static_cast<int>(std::min(options.time_limit_s * 1e3, 2e9));
+  }
+  const int ret = glp_simplex(p.get(), &parm);
+  if (ret == GLP_ETMLIM) {
+    return graph::Status(graph::StatusCode::kUnavailable,
+                         "the linear program (" + std::to_string(lp.columns.size()) +
+                             " columns) was not solved within " +
+                             std::to_string(options.time_limit_s) + " s");
+  }
+  const int status = glp_get_status(p.get());
+  if (ret == GLP_ENOPFS || ret == GLP_ENODFS || status == GLP_NOFEAS || status == GLP_UNBND) {
+    return graph::InvalidArgument("the linear program is infeasible or unbounded");
+  }
+  if (ret != 0 || status != GLP_OPT) {
+    return graph::Internal("GLPK's simplex failed (code " + std::to_string(ret) + ", status " +
+                           std::to_string(status) + ")");
+  }
+  std::vector<double> x(lp.columns.size());
+  for (size_t c = 0; c < x.size(); ++c) x[c] = glp_get_col_prim(p.get(), static_cast<int>(c) + 1);
+  return x;
+}
+
+}  // namespace planner

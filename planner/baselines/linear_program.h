@@ -1,0 +1,52 @@
+// A linear program and its solution by GLPK (Debian's libglpk-dev), the one
+// file that calls GLPK (linear_program.cc): minimise c'x subject to rows
+// sum_k a_k x_k <= b and bounds on every column. For the m-SCT baseline's
+// relaxation (msct.h); small enough for any LP a baseline needs.
+//
+// Thread safety: Solve uses GLPK's environment of the calling thread; call it
+// from one thread at a time.
+#pragma once
+
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "graph/status.h"
+
+namespace planner {
+
+struct LinearProgram {
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+  struct Column {
+    double cost = 0;  // in the objective, minimised
+    double lower = 0, upper = kInf;
+  };
+  struct Row {
+    std::vector<std::pair<int, double>> terms;  // (column, coefficient)
+    double upper = 0;                           // sum of the terms <= upper
+  };
+  std::vector<Column> columns;
+  std::vector<Row> rows;
+
+  int AddColumn(double cost, double lower, double upper) {
+    columns.push_back({cost, lower, upper});
+    return static_cast<int>(columns.size()) - 1;
+  }
+};
+
+struct LpOptions {
+  // GLPK's interior-point method (as MOSEK's default, which Baechi used: an
+  // optimum inside the optimal face), or its presolved simplex (a vertex; on
+  // the NMT-8 relaxation about 10 times slower here).
+  enum class Method { kInterior, kSimplex };
+  Method method = Method::kInterior;
+  double time_limit_s = 0;  // > 0: the simplex stops here, an error saying so; 0: none
+};
+
+// The optimal value of every column. An infeasible or unbounded program, or
+// one the simplex does not solve within the time limit, is an error saying
+// which.
+graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
+                                                      const LpOptions& options = {});
+
+}  // namespace planner

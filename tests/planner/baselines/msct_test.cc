@@ -1,0 +1,123 @@
+// m-SCT (msct.h): the relaxation's favourite children obey its constraints and
+// follow the costly edges; the schedule keeps a chain together, uses both GPUs
+// for independent branches, and stays within a small GPU's memory.
+#include "planner/baselines/msct.h"
+
+#include <gtest/gtest.h>
+
+#include "placement/placement.h"
+#include "tests/planner/search_test_util.h"
+
+namespace planner {
+namespace {
+
+using testing::Problem;
+using testing::SimCluster;
+using testing::Zoo;
+
+double Simulate(const Problem& p, const sim::Simulator& sim, const std::vector<int>& fwd) {
+  sim::SimResult r = sim.Run(TrainingDeviceOfNode(p.training.graph, p.forward, fwd),
+                             sim.graph().Find(p.training.loss));
+  return r.status.ok() ? r.step.seconds : -1;
+}
+
+TEST(MsctTest, EachOpHasAtMostOneFavouriteParentAndItsChildIsAConsumer) {
+  Problem p = Zoo("two_branch");
+  cluster::Cluster c = SimCluster(2);
+  sim::Simulator sim = testing::SimCosts(p, c);
+  auto fav = FavouriteChildren(p.forward, sim, c);
+  ASSERT_TRUE(fav.ok()) << fav.status().message();
+  ASSERT_EQ(static_cast<int>(fav->size()), p.forward.size());
+  std::vector<int> parents(p.forward.size(), 0);
+  int favourites = 0;
+  for (graph::NodeId i = 0; i < p.forward.size(); ++i) {
+    const graph::NodeId j = (*fav)[i];
+    if (j < 0) continue;
+    ++favourites;
+    ++parents[j];
+    bool consumer = false;
+    for (const graph::TensorRef& in : p.forward.node(j).inputs) consumer |= in.node == i;
+    for (graph::NodeId ci : p.forward.node(j).control_inputs) consumer |= ci == i;
+    EXPECT_TRUE(consumer) << p.forward.node(j).name << " does not read " << p.forward.node(i).name;
+  }
+  EXPECT_GT(favourites, 0);
+  for (int n : parents) EXPECT_LE(n, 1);
+}
+
+TEST(MsctTest, ARelaxationThatCannotBeSolvedInTimeIsAnErrorNamingIt) {
+  Problem p = Zoo("two_branch");
+  cluster::Cluster c = SimCluster(2);
+  sim::Simulator sim = testing::SimCosts(p, c);
+  MsctOptions o;
+  o.lp_time_limit_s = 1e-6;  // GLPK's simplex stops at its first check
+  auto fav = FavouriteChildren(p.forward, sim, c, o);
+  if (fav.ok()) GTEST_SKIP() << "GLPK solved it within its first check";
+  EXPECT_NE(fav.status().message().find("m-SCT's relaxation"), std::string::npos)
+      << fav.status().message();
+}
+
+TEST(MsctTest, AChainsLayersStayOnOneGpuEachTheFavouriteOfTheLast) {
+  // Every edge of the chain's layers is costly and nothing runs beside them:
+  // each layer's favourite child is the next, and all go where the first is,
+  // a GPU, not the slow CPU. (An op whose group a gradient node decides first,
+  // as the loss's, may go elsewhere, as with ETF.)
+  Problem p = Zoo("chain");
+  cluster::Cluster c = SimCluster(2);
+  sim::Simulator sim = testing::SimCosts(p, c);
+  auto fav = FavouriteChildren(p.forward, sim, c);
+  ASSERT_TRUE(fav.ok()) << fav.status().message();
+  auto s = ShortestCommunicationTime(p.forward, sim, c);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  int device = -1, layers = 0;
+  for (graph::NodeId id = 0; id < p.forward.size(); ++id) {
+    const graph::Node& n = p.forward.node(id);
+    if (n.op != "Tanh") continue;
+    ++layers;
+    if (device < 0) device = s->device_of_node[id];
+    EXPECT_EQ(s->device_of_node[id], device) << n.name;
+    const graph::NodeId child = (*fav)[id];
+    ASSERT_GE(child, 0) << n.name << " has no favourite child";
+    EXPECT_EQ(p.forward.node(child).inputs[0].node, id);
+  }
+  EXPECT_GE(layers, 2);
+  EXPECT_NE(device, 0) << "on a GPU, not the slow CPU";
+}
+
+TEST(MsctTest, TwoIndependentBranchesRunOnTwoGpusFasterThanOne) {
+  Problem p = Zoo("two_branch");
+  cluster::Cluster c = SimCluster(2);
+  sim::Simulator sim = testing::SimCosts(p, c);
+  auto s = ShortestCommunicationTime(p.forward, sim, c);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const double msct = Simulate(p, sim, s->device_of_node);
+  const double one_gpu = Simulate(p, sim, std::vector<int>(p.forward.size(), 1));
+  ASSERT_GT(msct, 0);
+  EXPECT_LT(msct, one_gpu);
+}
+
+TEST(MsctTest, AGpuWithoutRoomGetsOnlyWhatFits) {
+  Problem p = Zoo("two_branch");
+  const std::string y =
+      "devices:\n"
+      "  - {name: cpu0, kind: sim, simulates: cpu, peak_flops: 100G, memory_bandwidth: 20GB/s}\n"
+      "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
+      "memory: 1KiB}\n"
+      "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
+      "memory: 12GiB}\n"
+      "default_link: {bandwidth: 16GB/s, latency: 10us}\n";
+  auto c = cluster::ParseDevicesYaml(y, "tiny-gpu0.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  sim::Simulator sim = testing::SimCosts(p, *c);
+  auto s = ShortestCommunicationTime(p.forward, sim, *c);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const std::vector<int> training = TrainingDeviceOfNode(sim.graph(), p.forward, s->device_of_node);
+  int64_t kept_on_gpu0 = 0;
+  for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
+    if (training[id] == 1) kept_on_gpu0 += sim.NodeBytes(id);
+  }
+  EXPECT_LE(kept_on_gpu0, 1024);
+  EXPECT_GT(Simulate(p, sim, s->device_of_node), 0) << "the placement fits";
+}
+
+}  // namespace
+}  // namespace planner
