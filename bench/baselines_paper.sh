@@ -25,7 +25,7 @@ rows=(
 methods=(expert etf msct metis scotch)
 printf "%-13s %-4s" model gpus
 for m in "${methods[@]}"; do printf " %-22s" "$m ms (plan s)"; done
-printf " %s\n" best
+printf " %-14s %s\n" "msct vs etf" best
 for row in "${rows[@]}"; do
   IFS='|' read -r name zoo gpus extra <<<"$row"
   if [[ -n "${MODELS:-}" && " $MODELS " != *" $name "* ]]; then continue; fi
@@ -44,5 +44,8 @@ for row in "${rows[@]}"; do
       else printf "%s", $2 }' "$log")
     printf " %-22s" "${cell:--}"
   done
-  printf " %s\n" "$(awk '/^best:/{print $2, $3, $4}' "$log")"
+  # m-SCT's step against etf's: negative is faster.
+  versus=$(awk '$1 == "etf" && $3 == "ms" {e = $2} $1 == "msct" && $3 == "ms" {m = $2}
+    END { if (e > 0 && m > 0) printf "%+.1f%%", 100 * (m - e) / e; else printf "-" }' "$log")
+  printf " %-14s %s\n" "$versus" "$(awk '/^best:/{print $2, $3, $4}' "$log")"
 done
