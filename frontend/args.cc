@@ -46,8 +46,8 @@ class HelpFormatter : public CLI::Formatter {
 
 // A CLI11 app for `spec` whose results land in the given maps: every valued
 // flag collects its values in command-line order, every switch counts.
-struct App {
-  explicit App(const CommandSpec& spec) : app(spec.summary, Invocation(spec)) {
+struct CliApp {
+  explicit CliApp(const CommandSpec& spec) : app(spec.summary, Invocation(spec)) {
     app.formatter(std::make_shared<HelpFormatter>(spec));
     app.allow_extras();  // unknown options and extra arguments: our message, below
     if (spec.command_follows) app.prefix_command();
@@ -110,7 +110,7 @@ std::string Translate(const CommandSpec& spec, const CLI::ParseError& e) {
 
 }  // namespace
 
-graph::Result<Args> Args::WithCommand(const CommandSpec& spec, App& cli, Args a) {
+graph::Result<Args> Args::WithCommand(const CommandSpec& spec, CliApp& cli, Args a) {
   a.positional_ = cli.app.remaining();
   if (!a.positional_.empty() && a.positional_[0].size() > 1 && a.positional_[0][0] == '-') {
     return graph::InvalidArgument(spec.name + ": unknown option '" + a.positional_[0] +
@@ -120,7 +120,7 @@ graph::Result<Args> Args::WithCommand(const CommandSpec& spec, App& cli, Args a)
   return a;
 }
 
-void Args::TakeFlags(App& cli) {
+void Args::TakeFlags(CliApp& cli) {
   for (auto& [flag, vs] : cli.values) {
     if (!vs.empty()) values_[flag] = std::move(vs);
   }
@@ -130,7 +130,7 @@ void Args::TakeFlags(App& cli) {
 }
 
 graph::Result<Args> Args::Parse(const CommandSpec& spec, int argc, char** argv) {
-  App cli(spec);
+  CliApp cli(spec);
   std::vector<std::string> reversed(argv, argv + argc);
   std::reverse(reversed.begin(), reversed.end());
   Args a;
@@ -207,7 +207,7 @@ std::vector<std::string> Args::GetAll(const std::string& flag) const {
 }
 
 std::string HelpText(const CommandSpec& spec) {
-  App cli(spec);
+  CliApp cli(spec);
   return cli.app.help();
 }
 

@@ -36,7 +36,7 @@ struct CommandSpec {
   bool command_follows = false;
 };
 
-struct App;  // args.cc's CLI11 app
+struct CliApp;  // args.cc's CLI11 app
 
 class Args {
  public:
@@ -58,8 +58,8 @@ class Args {
   graph::Result<double> GetNumber(const std::string& flag, double dflt, double lo, double hi) const;
 
  private:
-  static graph::Result<Args> WithCommand(const CommandSpec& spec, App& cli, Args a);
-  void TakeFlags(App& cli);
+  static graph::Result<Args> WithCommand(const CommandSpec& spec, CliApp& cli, Args a);
+  void TakeFlags(CliApp& cli);
 
   bool help_ = false;
   std::map<std::string, std::vector<std::string>> values_;

@@ -49,6 +49,32 @@ inline cluster::Cluster SimCluster(int gpus, const std::string& gpu_memory = "12
   return std::move(c).value();
 }
 
+// SimCluster(2) but gpu0 holds 1 KiB: a list scheduler may give it only what fits.
+inline cluster::Cluster TinyGpu0Cluster() {
+  const std::string y =
+      "devices:\n"
+      "  - {name: cpu0, kind: sim, simulates: cpu, peak_flops: 100G, memory_bandwidth: 20GB/s}\n"
+      "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
+      "memory: 1KiB}\n"
+      "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
+      "memory: 12GiB}\n"
+      "default_link: {bandwidth: 16GB/s, latency: 10us}\n";
+  auto c = cluster::ParseDevicesYaml(y, "tiny-gpu0.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
+// The bytes the training nodes of a forward placement keep on device d.
+inline int64_t BytesKeptOn(const Problem& p, const sim::Simulator& sim,
+                           const std::vector<int>& forward_device, int d) {
+  const std::vector<int> training = TrainingDeviceOfNode(sim.graph(), p.forward, forward_device);
+  int64_t kept = 0;
+  for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
+    if (training[id] == d) kept += sim.NodeBytes(id);
+  }
+  return kept;
+}
+
 // The simulator of a problem's training step on `c`: op and transfer costs.
 inline sim::Simulator SimCosts(const Problem& p, const cluster::Cluster& c) {
   auto sim = sim::Simulator::Create(p.training.graph, c, nullptr);

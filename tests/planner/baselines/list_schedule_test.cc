@@ -55,25 +55,11 @@ TEST(ListScheduleTest, AChainStaysOffTheSlowCpu) {
 
 TEST(ListScheduleTest, AGpuWithoutRoomGetsOnlyWhatFits) {
   Problem p = Zoo("two_branch");
-  const std::string y =
-      "devices:\n"
-      "  - {name: cpu0, kind: sim, simulates: cpu, peak_flops: 100G, memory_bandwidth: 20GB/s}\n"
-      "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
-      "memory: 1KiB}\n"
-      "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
-      "memory: 12GiB}\n"
-      "default_link: {bandwidth: 16GB/s, latency: 10us}\n";
-  auto c = cluster::ParseDevicesYaml(y, "tiny-gpu0.yaml");
-  ASSERT_TRUE(c.ok()) << c.status().message();
-  sim::Simulator sim = testing::SimCosts(p, *c);
-  auto s = EarliestTaskFirst(p.forward, sim, *c);
+  const cluster::Cluster c = testing::TinyGpu0Cluster();
+  sim::Simulator sim = testing::SimCosts(p, c);
+  auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  const std::vector<int> training = TrainingDeviceOfNode(sim.graph(), p.forward, s->device_of_node);
-  int64_t kept_on_gpu0 = 0;
-  for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
-    if (training[id] == 1) kept_on_gpu0 += sim.NodeBytes(id);
-  }
-  EXPECT_LE(kept_on_gpu0, 1024);
+  EXPECT_LE(testing::BytesKeptOn(p, sim, s->device_of_node, 1), 1024);
   EXPECT_GT(Simulate(p, sim, s->device_of_node), 0) << "the placement fits";
   // Without the limit, gpu0 takes a branch.
   auto roomy = EarliestTaskFirst(p.forward, sim, SimCluster(2));
