@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 namespace planner {
 
@@ -108,12 +109,32 @@ std::string Translate(const CommandSpec& spec, const CLI::ParseError& e) {
   return what;
 }
 
+// "--placement=" with nothing after the '=': CLI11 would take the next
+// argument as its value; the old parser and users expect an error.
+graph::Status CheckEmptyInlineValues(const CommandSpec& spec, int argc, char** argv) {
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() < 4 || arg.rfind("--", 0) != 0 || arg.back() != '=') continue;
+    const std::string name = arg.substr(0, arg.size() - 1);
+    for (const FlagSpec& f : spec.flags) {
+      if (f.name == name && !f.value.empty()) {
+        return graph::InvalidArgument(spec.name + ": " + name + " needs a value " + f.value);
+      }
+    }
+  }
+  return graph::Status::Ok();
+}
+
 }  // namespace
 
 graph::Result<Args> Args::WithCommand(const CommandSpec& spec, CliApp& cli, Args a) {
   a.positional_ = cli.app.remaining();
-  if (!a.positional_.empty() && a.positional_[0].size() > 1 && a.positional_[0][0] == '-') {
-    return graph::InvalidArgument(spec.name + ": unknown option '" + a.positional_[0] +
+  if (!a.positional_.empty() && a.positional_[0] == "--") {
+    a.positional_.erase(a.positional_.begin());  // "launch --nproc 2 -- train ..."
+  } else if (!a.positional_.empty() && a.positional_[0].size() > 1 && a.positional_[0][0] == '-') {
+    return graph::InvalidArgument(spec.name + ": unknown option '" +
+                                  a.positional_[0].substr(0, a.positional_[0].find('=')) +
                                   "' (see --help)");
   }
   a.TakeFlags(cli);
@@ -130,12 +151,14 @@ void Args::TakeFlags(CliApp& cli) {
 }
 
 graph::Result<Args> Args::Parse(const CommandSpec& spec, int argc, char** argv) {
-  CliApp cli(spec);
+  GRAPH_RETURN_IF_ERROR(CheckEmptyInlineValues(spec, argc, argv));
   std::vector<std::string> reversed(argv, argv + argc);
   std::reverse(reversed.begin(), reversed.end());
   Args a;
+  std::unique_ptr<CliApp> app;
   try {
-    cli.app.parse(reversed);
+    app = std::make_unique<CliApp>(spec);  // a spec CLI11 refuses throws here
+    app->app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
     a.help_ = true;
     return a;
@@ -145,6 +168,7 @@ graph::Result<Args> Args::Parse(const CommandSpec& spec, int argc, char** argv) 
     assert(false && "a CommandSpec CLI11 refuses (a flag declared twice?)");
     return graph::Internal(spec.name + ": " + e.what());
   }
+  CliApp& cli = *app;
   if (spec.command_follows) return WithCommand(spec, cli, std::move(a));
   size_t extra = 0;
   for (const std::string& r : cli.app.remaining()) {
@@ -207,8 +231,13 @@ std::vector<std::string> Args::GetAll(const std::string& flag) const {
 }
 
 std::string HelpText(const CommandSpec& spec) {
-  CliApp cli(spec);
-  return cli.app.help();
+  try {
+    CliApp cli(spec);
+    return cli.app.help();
+  } catch (const CLI::Error& e) {
+    assert(false && "a CommandSpec CLI11 refuses (a flag declared twice?)");
+    return "usage: " + Invocation(spec) + " " + spec.usage + "\n";
+  }
 }
 
 std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** argv,
@@ -230,7 +259,8 @@ std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** a
 
 Args ParseProgramArgs(const CommandSpec& spec, int argc, char** argv) {
   int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(spec, argc - 1, argv + 1, &exit_code);
+  std::optional<Args> args =
+      ParseCommandLine(spec, argc > 0 ? argc - 1 : 0, argc > 0 ? argv + 1 : argv, &exit_code);
   if (!args) std::exit(exit_code);
   return std::move(args).value();
 }

@@ -74,7 +74,9 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
     if (!v.ok()) return usage(v.status().message());
     grace = *v;
   }
-  if (args->positional().empty()) return usage("the command to run, train ..., is missing");
+  if (args->positional().empty() || args->positional()[0] != "train") {
+    return usage("the command to run, train ..., is missing");
+  }
   if (port == 0) port = FreeLoopbackPort();
   std::vector<std::string> child_args{self};
   for (const std::string& a : args->positional()) child_args.push_back(a);

@@ -3,9 +3,9 @@
 #include <glpk.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace planner {
@@ -16,6 +16,37 @@ struct ProblemDeleter {
   void operator()(glp_prob* p) const { glp_delete_prob(p); }
 };
 using Problem = std::unique_ptr<glp_prob, ProblemDeleter>;
+
+// GLPK aborts the process on a column index out of range, a (row, column)
+// given twice or a malformed bound: such a program is refused here instead.
+graph::Status Check(const LinearProgram& lp) {
+  const int n = static_cast<int>(lp.columns.size());
+  for (int j = 0; j < n; ++j) {
+    const LinearProgram::Column& c = lp.columns[j];
+    if (!std::isfinite(c.cost) || std::isnan(c.lower) || std::isnan(c.upper) ||
+        c.lower == LinearProgram::kInf || c.upper == -LinearProgram::kInf || c.lower > c.upper) {
+      return graph::InvalidArgument("linear program: column " + std::to_string(j) +
+                                    " has a bad cost or bounds");
+    }
+  }
+  for (size_t r = 0; r < lp.rows.size(); ++r) {
+    std::set<int> seen;
+    bool finite = std::isfinite(lp.rows[r].upper);
+    for (const auto& [column, coefficient] : lp.rows[r].terms) {
+      finite = finite && std::isfinite(coefficient);
+      if (column < 0 || column >= n || !seen.insert(column).second) {
+        return graph::InvalidArgument("linear program: row " + std::to_string(r) +
+                                      " names column " + std::to_string(column) +
+                                      " out of range or twice");
+      }
+    }
+    if (!finite) {
+      return graph::InvalidArgument("linear program: row " + std::to_string(r) +
+                                    " has a value that is not finite");
+    }
+  }
+  return graph::Status::Ok();
+}
 
 int BoundKind(double lower, double upper) {
   const bool has_lower = std::isfinite(lower), has_upper = std::isfinite(upper);
@@ -33,7 +64,6 @@ void LoadRows(const LinearProgram& lp, glp_prob* p) {
   for (size_t r = 0; r < lp.rows.size(); ++r) {
     glp_set_row_bnds(p, static_cast<int>(r) + 1, GLP_UP, 0, lp.rows[r].upper);
     for (const auto& [column, coefficient] : lp.rows[r].terms) {
-      assert(column >= 0 && column < static_cast<int>(lp.columns.size()));
       ia.push_back(static_cast<int>(r) + 1);
       ja.push_back(column + 1);
       ar.push_back(coefficient);
@@ -67,6 +97,7 @@ graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
                                                       const LpOptions& options) {
   Problem p(glp_create_prob());
   glp_set_obj_dir(p.get(), GLP_MIN);
+  GRAPH_RETURN_IF_ERROR(Check(lp));
   if (lp.columns.empty()) return std::vector<double>();
   glp_add_cols(p.get(), static_cast<int>(lp.columns.size()));
   for (size_t c = 0; c < lp.columns.size(); ++c) {
@@ -78,7 +109,10 @@ graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
     glp_set_obj_coef(p.get(), j, col.cost);
   }
   LoadRows(lp, p.get());
-  if (options.method == LpOptions::Method::kInterior) return Interior(lp, p.get());
+  // GLPK's interior-point method refuses a program without rows.
+  if (options.method == LpOptions::Method::kInterior && !lp.rows.empty()) {
+    return Interior(lp, p.get());
+  }
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;

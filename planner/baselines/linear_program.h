@@ -43,9 +43,10 @@ struct LpOptions {
   double time_limit_s = 0;  // > 0: the simplex stops here, an error saying so; 0: none
 };
 
-// The optimal value of every column. An infeasible or unbounded program, or
-// one the simplex does not solve within the time limit, is an error saying
-// which.
+// The optimal value of every column. An infeasible or unbounded program, one
+// the simplex does not solve within the time limit, or a malformed one (a
+// column out of range or twice in a row, a value not finite, bounds crossed)
+// is an error saying which.
 graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
                                                       const LpOptions& options = {});
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "graph/cost.h"
 #include "placement/placement.h"
@@ -58,15 +60,17 @@ Relaxation Gather(const graph::Graph& forward, const sim::Simulator& costs, int 
       if (index.emplace(std::make_pair(i, j), r.edges.size()).second) r.edges.push_back({i, j});
     }
   }
-  // Every tensor that crosses between two adjacent groups in the training step.
+  // Every tensor that crosses between two adjacent groups in the training
+  // step, once per receiving group, as the executor copies it.
   r.comm_us.assign(r.edges.size(), 0);
+  std::set<std::tuple<graph::NodeId, int, graph::NodeId>> sent;  // (producer, output, group)
   for (graph::NodeId v = 0; v < g.size(); ++v) {
     for (const graph::TensorRef& in : g.node(v).inputs) {
       const graph::NodeId a = source[in.node], b = source[v];
       if (a < 0 || b < 0 || a == b) continue;
       auto it = index.find({a, b});
       if (it == index.end()) it = index.find({b, a});
-      if (it == index.end()) continue;
+      if (it == index.end() || !sent.insert({in.node, in.index, b}).second) continue;
       const int64_t bytes = std::max<int64_t>(0, graph::OutputBytes(g.node(in.node), in.index));
       r.comm_us[it->second] += MeanTransferUs(costs, devices, bytes);
     }

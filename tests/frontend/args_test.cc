@@ -52,6 +52,9 @@ TEST(Args, EachMistakeIsOneLine) {
   EXPECT_EQ(missing.status().message(), "demo: --steps needs a value N");
   auto valued = ParseWords(kSpec, {"m", "d", "--json=1"});
   EXPECT_EQ(valued.status().message(), "demo: --json takes no value");
+  // An empty inline value never takes the next argument as the flag's.
+  auto empty = ParseWords(kSpec, {"--steps=", "m", "d"});
+  EXPECT_EQ(empty.status().message(), "demo: --steps needs a value N");
   auto count = ParseWords(kSpec, {"m"});
   EXPECT_EQ(
       count.status().message().rfind("demo: expected 2 argument(s), got 1; usage: planner demo", 0),
@@ -59,7 +62,7 @@ TEST(Args, EachMistakeIsOneLine) {
       << count.status().message();
   auto extra = ParseWords(kSpec, {"m", "d", "e"});
   EXPECT_NE(extra.status().message().find("got 3"), std::string::npos);
-  for (const auto& r : {unknown, missing, valued, count, extra}) {
+  for (const auto& r : {unknown, missing, valued, empty, count, extra}) {
     EXPECT_EQ(r.status().message().find('\n'), std::string::npos) << r.status().message();
   }
 }
@@ -86,8 +89,11 @@ TEST(Args, ACommandThatFollowsIsKeptVerbatim) {
   ASSERT_TRUE(a.ok()) << a.status().message();
   EXPECT_EQ(a->Get("--nproc"), "2");
   EXPECT_EQ(a->positional(), (std::vector<std::string>{"train", "m", "--steps", "5", "--json"}));
-  auto bad = ParseWords(launch, {"--bogus", "train"});
+  auto bad = ParseWords(launch, {"--bogus=1", "train"});
   EXPECT_EQ(bad.status().message(), "launch: unknown option '--bogus' (see --help)");
+  auto separated = ParseWords(launch, {"--nproc", "2", "--", "train", "m"});
+  ASSERT_TRUE(separated.ok()) << separated.status().message();
+  EXPECT_EQ(separated->positional(), (std::vector<std::string>{"train", "m"}));
 }
 
 TEST(Args, AVariadicLastArgumentTakesZeroOrMore) {

@@ -55,5 +55,29 @@ TEST(LinearProgram, AnUnboundedProgramIsAnError) {
   EXPECT_FALSE(SolveLinearProgram(lp, o).ok());
 }
 
+TEST(LinearProgram, AMalformedProgramIsRefusedNotHandedToGlpk) {
+  LinearProgram twice = Small();
+  twice.rows[0].terms.push_back({0, -1});  // column 0 twice in a row: GLPK would abort
+  EXPECT_NE(SolveLinearProgram(twice).status().message().find("twice"), std::string::npos);
+  LinearProgram out_of_range = Small();
+  out_of_range.rows[0].terms.push_back({7, 1});
+  EXPECT_FALSE(SolveLinearProgram(out_of_range).ok());
+  LinearProgram crossed = Small();
+  crossed.columns[0].lower = 2;  // above its upper bound, 1.5
+  EXPECT_FALSE(SolveLinearProgram(crossed).ok());
+}
+
+TEST(LinearProgram, BoundsAloneAreSolvedByEitherMethod) {
+  LinearProgram lp;
+  lp.AddColumn(1, 0.25, 4);  // min x, 0.25 <= x <= 4: no rows
+  for (auto method : {LpOptions::Method::kSimplex, LpOptions::Method::kInterior}) {
+    LpOptions o;
+    o.method = method;
+    auto v = SolveLinearProgram(lp, o);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    EXPECT_NEAR((*v)[0], 0.25, 1e-9);
+  }
+}
+
 }  // namespace
 }  // namespace planner
