@@ -44,7 +44,6 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <optional>
 #include <random>
 #include <set>
 

@@ -67,19 +67,15 @@ std::vector<Node> Node::Items() const {
 }
 
 graph::Result<std::vector<Entry>> Node::Entries(const std::string& context) const {
-  std::vector<Entry> entries;
-  if (!IsMap()) return entries;
+  std::vector<Entry> entries = Pairs();
   // yaml-cpp keeps both copies of a repeated key, which would let a later
   // value silently shadow an earlier one: refused here, for every file.
   std::set<std::string> seen;
-  for (const auto& kv : impl_->node) {
-    Node key(std::make_shared<const Impl>(Impl{kv.first, impl_->source}));
-    if (!kv.first.IsScalar()) return key.Error(context + ": keys must be plain names");
-    if (!seen.insert(kv.first.Scalar()).second) {
-      return key.Error(context + ": duplicate key '" + kv.first.Scalar() + "'");
+  for (const Entry& e : entries) {
+    if (!e.key_node.IsScalar()) return e.key_node.Error(context + ": keys must be plain names");
+    if (!seen.insert(e.key).second) {
+      return e.key_node.Error(context + ": duplicate key '" + e.key + "'");
     }
-    entries.push_back(Entry{kv.first.Scalar(), std::move(key),
-                            Node(std::make_shared<const Impl>(Impl{kv.second, impl_->source}))});
   }
   return entries;
 }

@@ -64,6 +64,14 @@ inline cluster::Cluster TinyGpu0Cluster() {
   return std::move(c).value();
 }
 
+// The simulated step of a forward placement, or a negative number when it fails.
+inline double SimulatedStep(const Problem& p, const sim::Simulator& sim,
+                            const std::vector<int>& forward_device) {
+  sim::SimResult r = sim.Run(TrainingDeviceOfNode(p.training.graph, p.forward, forward_device),
+                             sim.graph().Find(p.training.loss));
+  return r.status.ok() ? r.step.seconds : -1;
+}
+
 // The bytes the training nodes of a forward placement keep on device d.
 inline int64_t BytesKeptOn(const Problem& p, const sim::Simulator& sim,
                            const std::vector<int>& forward_device, int d) {

@@ -12,13 +12,6 @@ using testing::Problem;
 using testing::SimCluster;
 using testing::Zoo;
 
-// The simulated step of a forward placement, or a negative number when it fails.
-double Simulate(const Problem& p, const sim::Simulator& sim, const std::vector<int>& fwd) {
-  sim::SimResult r = sim.Run(TrainingDeviceOfNode(p.training.graph, p.forward, fwd),
-                             sim.graph().Find(p.training.loss));
-  return r.status.ok() ? r.step.seconds : -1;
-}
-
 int OpsOn(const std::vector<int>& device_of_node, int d) {
   return static_cast<int>(std::count(device_of_node.begin(), device_of_node.end(), d));
 }
@@ -31,8 +24,8 @@ TEST(ListScheduleTest, TwoIndependentBranchesRunOnTwoGpusFasterThanOne) {
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_GT(OpsOn(s->device_of_node, 1), 0);
   EXPECT_GT(OpsOn(s->device_of_node, 2), 0);
-  const double etf = Simulate(p, sim, s->device_of_node);
-  const double one_gpu = Simulate(p, sim, std::vector<int>(p.forward.size(), 1));
+  const double etf = testing::SimulatedStep(p, sim, s->device_of_node);
+  const double one_gpu = testing::SimulatedStep(p, sim, std::vector<int>(p.forward.size(), 1));
   ASSERT_GT(etf, 0);
   EXPECT_LT(etf, one_gpu);
 }
@@ -60,7 +53,7 @@ TEST(ListScheduleTest, AGpuWithoutRoomGetsOnlyWhatFits) {
   auto s = EarliestTaskFirst(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_LE(testing::BytesKeptOn(p, sim, s->device_of_node, 1), 1024);
-  EXPECT_GT(Simulate(p, sim, s->device_of_node), 0) << "the placement fits";
+  EXPECT_GT(testing::SimulatedStep(p, sim, s->device_of_node), 0) << "the placement fits";
   // Without the limit, gpu0 takes a branch.
   auto roomy = EarliestTaskFirst(p.forward, sim, SimCluster(2));
   ASSERT_TRUE(roomy.ok());

@@ -15,12 +15,6 @@ using testing::Problem;
 using testing::SimCluster;
 using testing::Zoo;
 
-double Simulate(const Problem& p, const sim::Simulator& sim, const std::vector<int>& fwd) {
-  sim::SimResult r = sim.Run(TrainingDeviceOfNode(p.training.graph, p.forward, fwd),
-                             sim.graph().Find(p.training.loss));
-  return r.status.ok() ? r.step.seconds : -1;
-}
-
 TEST(MsctTest, EachOpHasAtMostOneFavouriteParentAndItsChildIsAConsumer) {
   Problem p = Zoo("two_branch");
   cluster::Cluster c = SimCluster(2);
@@ -89,8 +83,8 @@ TEST(MsctTest, TwoIndependentBranchesRunOnTwoGpusFasterThanOne) {
   sim::Simulator sim = testing::SimCosts(p, c);
   auto s = ShortestCommunicationTime(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  const double msct = Simulate(p, sim, s->device_of_node);
-  const double one_gpu = Simulate(p, sim, std::vector<int>(p.forward.size(), 1));
+  const double msct = testing::SimulatedStep(p, sim, s->device_of_node);
+  const double one_gpu = testing::SimulatedStep(p, sim, std::vector<int>(p.forward.size(), 1));
   ASSERT_GT(msct, 0);
   EXPECT_LT(msct, one_gpu);
 }
@@ -102,7 +96,7 @@ TEST(MsctTest, AGpuWithoutRoomGetsOnlyWhatFits) {
   auto s = ShortestCommunicationTime(p.forward, sim, c);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_LE(testing::BytesKeptOn(p, sim, s->device_of_node, 1), 1024);
-  EXPECT_GT(Simulate(p, sim, s->device_of_node), 0) << "the placement fits";
+  EXPECT_GT(testing::SimulatedStep(p, sim, s->device_of_node), 0) << "the placement fits";
 }
 
 }  // namespace
