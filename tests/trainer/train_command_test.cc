@@ -71,6 +71,16 @@ TEST(TrainCommandTest, LaunchTrainsTwoRanksAndPrintsTheirFigures) {
 }
 
 // A rank killed mid-epoch: the survivor stops within the timeout and says which.
+TEST(TrainCommandTest, LaunchRefusesAnotherCommandAndAFlagItDoesNotKnowInOneLine) {
+  std::string out;
+  EXPECT_EQ(Shell(kTrainer + " launch --nproc 2 lenet", &out), 2);
+  EXPECT_EQ(out, "trainer launch: the command to run, train ..., is missing\n");
+  EXPECT_EQ(Shell(kTrainer + " launch --nproc 2 --bogus=1 train lenet", &out), 2);
+  EXPECT_EQ(out, "trainer launch: unknown option '--bogus' (see --help)\n");
+  EXPECT_EQ(Shell(kTrainer + " launch --nproc= train lenet", &out), 2);
+  EXPECT_EQ(out, "trainer launch: --nproc needs a value N\n");
+}
+
 TEST(TrainCommandTest, AKilledRankIsNamedByTheOther) {
   Processes p;
   int port = FreePort();
