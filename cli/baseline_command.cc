@@ -31,11 +31,13 @@ const CommandSpec kSpec{
     "fastest one's.",
     {"MODEL", "DEVICES"},
     WithTrainingFlags(
-        {{"--method", "NAME", "single:DEVICE, expert, etf, msct, metis, scotch or all (default all)"},
+        {{"--method", "NAME",
+          "single:DEVICE, expert, etf, msct, metis, scotch or all (default all)"},
          {"-o", "PLACEMENT", "write the placement (YAML)"},
          {"--reward", "NAME", "sim (default) or real"},
          {"--profile", "PROFILE",
-          "op and link costs for the simulator, etf, msct, metis and scotch (default: real devices are "
+          "op and link costs for the simulator, etf, msct, metis and scotch (default: real devices "
+          "are "
           "profiled into the cache)"},
          ProfileCacheFlag(),
          {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
@@ -43,31 +45,26 @@ const CommandSpec kSpec{
           "write the device of each PyTorch module (a model exported by torch.onnx.export)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"}})};
 
-constexpr char kName[] = "planner baseline: ";
-
-int Fail(const graph::Status& st) { return ReportError(kName, st); }
-
 }  // namespace
 
 int BaselineCommand(int argc, char** argv) {
   int exit_code = 0;
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
-  auto usage = [](const graph::Status& st) {
-    return std::cerr << kName << st.message() << "\n", 2;
-  };
   job::BaselineJobOptions o;
-  if (!ParseTrainingFlags(*args, kName, &o.inference, &o.training)) return 2;
+  if (graph::Status st = ParseTrainingFlags(*args, &o.inference, &o.training); !st.ok())
+    return UsageError(kSpec, st);
   o.reward = args->Get("--reward", "sim");
-  if (graph::Status st = CheckRewardName(o.reward); !st.ok()) return usage(st);
+  if (graph::Status st = CheckRewardName(o.reward); !st.ok()) return UsageError(kSpec, st);
   if (args->Has("--steps")) {
     auto v = ParseIntInRange("--steps", args->Get("--steps"), 1, 10000);
-    if (!v.ok()) return usage(v.status());
+    if (!v.ok()) return UsageError(kSpec, v.status());
     o.steps = static_cast<int>(*v);
   }
   for (const char* flag : {"-o", "--export-graphdef", "--export-modules"}) {
     if (args->Has(flag)) {
-      if (graph::Status st = CheckOutputWritable(flag, args->Get(flag)); !st.ok()) return Fail(st);
+      if (graph::Status st = CheckOutputWritable(flag, args->Get(flag)); !st.ok())
+        return CommandError(kSpec, st);
     }
   }
   o.model_path = args->positional()[0];
@@ -80,7 +77,7 @@ int BaselineCommand(int argc, char** argv) {
   o.export_modules_path = args->Get("--export-modules");
   job::BaselineJobResult result;
   if (graph::Status st = job::RunBaselineJob(o, &result); !st.ok()) {
-    return result.unknown_method ? usage(st) : Fail(st);
+    return result.unknown_method ? UsageError(kSpec, st) : CommandError(kSpec, st);
   }
   return 0;
 }

@@ -29,10 +29,7 @@ int DevicesCommand(int argc, char** argv) {
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
   auto c = cluster::LoadDevicesFile(args->positional()[0]);
-  if (!c.ok()) {
-    std::cerr << "planner devices: " << c.status().message() << "\n";
-    return 1;
-  }
+  if (!c.ok()) return CommandError(kSpec, c.status());
   std::printf("%s (digest %s): %zu devices\n", c->source.c_str(), c->digest.c_str(),
               c->devices.size());
   std::printf("  %-10s %-5s %-46s %-12s %-14s %s\n", "name", "kind", "tensorflow device", "memory",

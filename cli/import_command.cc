@@ -1,10 +1,10 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "frontend/args.h"
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/importer.h"
-#include "frontend/args.h"
 
 namespace planner::cli {
 
@@ -24,22 +24,13 @@ int ImportCommand(int argc, char** argv) {
   int exit_code = 0;
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
-  if (!args->Has("-o") || args->Get("-o").empty()) {
-    std::cerr << "planner import: -o OUT is required\n";
-    return 2;
-  }
+  if (!args->Has("-o") || args->Get("-o").empty()) return UsageError(kSpec, "-o OUT is required");
   const std::string& path = args->positional()[0];
   auto g = graph::ImportModel(path);
-  if (!g.ok()) {
-    std::cerr << "planner import: " << g.status().message() << "\n";
-    return 1;
-  }
+  if (!g.ok()) return CommandError(kSpec, g.status());
   std::string out = args->Has("--text") ? graph::GraphDefToText(*g) : graph::SerializeGraphDef(*g);
   graph::Status st = graph::WriteFileAtomic(args->Get("-o"), out);
-  if (!st.ok()) {
-    std::cerr << "planner import: " << st.message() << "\n";
-    return 1;
-  }
+  if (!st.ok()) return CommandError(kSpec, st);
   std::cerr << "wrote " << args->Get("-o") << ": " << g->size() << " nodes, " << out.size()
             << " bytes\n";
   return 0;

@@ -1,9 +1,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "graph/summary.h"
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
+#include "graph/summary.h"
 
 namespace planner::cli {
 
@@ -24,13 +24,12 @@ int InspectCommand(int argc, char** argv) {
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
   graph::InferenceOptions inference;
-  if (!ParseInferenceFlags(*args, "planner inspect: ", &inference)) return 2;
+  if (graph::Status st = ParseInferenceFlags(*args, &inference); !st.ok()) {
+    return UsageError(kSpec, st);
+  }
   const std::string& path = args->positional()[0];
   auto s = InspectModel(path, inference);
-  if (!s.ok()) {
-    std::cerr << "planner inspect: " << s.status().message() << "\n";
-    return 1;
-  }
+  if (!s.ok()) return CommandError(kSpec, s.status());
   std::cout << (args->Has("--json") ? graph::SummaryToJson(*s, path)
                                     : graph::SummaryToText(*s, path));
   return 0;

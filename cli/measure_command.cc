@@ -1,6 +1,5 @@
 #include <cstdio>
 #include <iostream>
-#include <tuple>
 
 #include "cli/commands.h"
 #include "frontend/args.h"
@@ -33,10 +32,6 @@ const CommandSpec kSpec{
          {"--trace", "OUT", "write the median step's timeline as Chrome trace JSON"},
          {"--json", "", "print the figures as one JSON object"}})};
 
-constexpr char kName[] = "planner measure: ";
-
-int Fail(const graph::Status& st) { return ReportError(kName, st); }
-
 }  // namespace
 
 int MeasureCommand(int argc, char** argv) {
@@ -48,18 +43,15 @@ int MeasureCommand(int argc, char** argv) {
   runtime::MeasureOptions options;
   graph::InferenceOptions inference;
   graph::TrainingOptions training_options;
-  if (!ParseTrainingFlags(*args, kName, &inference, &training_options)) return 2;
-  for (auto [flag, lo, target] :
-       {std::tuple<const char*, int, int*>{"--steps", 1, &options.steps},
-        std::tuple<const char*, int, int*>{"--warmup", 0, &options.warmup}}) {
-    if (!args->Has(flag)) continue;
-    auto v = ParseIntInRange(flag, args->Get(flag), lo, 1000000);
-    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
-    *target = static_cast<int>(*v);
-  }
+  if (graph::Status st = ParseTrainingFlags(*args, &inference, &training_options); !st.ok())
+    return UsageError(kSpec, st);
+  TypedFlags counts(*args);
+  options.steps = counts.Int("--steps", options.steps, 1, 1000000);
+  options.warmup = counts.Int("--warmup", options.warmup, 0, 1000000);
+  if (!counts.status().ok()) return UsageError(kSpec, counts.status());
   auto setup = LoadPlacedTraining(model_path, devices_path, args->Get("--placement"), inference,
                                   training_options);
-  if (!setup.ok()) return Fail(setup.status());
+  if (!setup.ok()) return CommandError(kSpec, setup.status());
   const cluster::Cluster* cluster = &setup->cluster;
   const graph::Graph& forward = setup->model.graph;
   const graph::TrainingGraph* training = &setup->training;
@@ -68,16 +60,18 @@ int MeasureCommand(int argc, char** argv) {
   const std::string& method = setup->method;
   auto ex = runtime::Executor::Create(g, *cluster, device_of_node);
   if (!ex.ok())
-    return Fail(graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
+    return CommandError(
+        kSpec, graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
   auto m = runtime::Measure(**ex, g, training->loss, options);
   if (!m.ok())
-    return Fail(graph::Status(m.status().code(), model_path + ": " + m.status().message()));
+    return CommandError(kSpec,
+                        graph::Status(m.status().code(), model_path + ": " + m.status().message()));
 
   if (args->Has("--trace")) {
     const std::string path = args->Get("--trace");
     graph::Status st =
         graph::WriteFileAtomic(path, sim::ChromeTrace((*ex)->graph(), *cluster, m->median_step));
-    if (!st.ok()) return Fail(st);
+    if (!st.ok()) return CommandError(kSpec, st);
   }
   std::vector<int> ops_on(cluster->devices.size(), 0);
   for (int d : device_of_node) ++ops_on[d];

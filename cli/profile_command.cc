@@ -1,6 +1,5 @@
 #include <cstdio>
 #include <iostream>
-#include <tuple>
 
 #include "cli/commands.h"
 #include "frontend/args.h"
@@ -33,48 +32,43 @@ const CommandSpec kSpec{
           "slow ones are measured again), mean (over every step) or step-median (each step's mean, "
           "the median over every step)"}})};
 
-constexpr char kName[] = "planner profile: ";
 }  // namespace
 
 int ProfileCommand(int argc, char** argv) {
   int exit_code = 0;
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
-  if (args->Get("-o").empty()) return std::cerr << kName << "-o PROFILE is required\n", 2;
+  if (args->Get("-o").empty()) return UsageError(kSpec, "-o PROFILE is required");
   runtime::ProfileOptions options;
   graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (!ParseTrainingFlags(*args, kName, &inference, &training)) return 2;
-  for (auto [flag, lo, target] :
-       {std::tuple<const char*, int, int*>{"--steps", 1, &options.steps},
-        std::tuple<const char*, int, int*>{"--warmup", 0, &options.warmup}}) {
-    if (!args->Has(flag)) continue;
-    auto v = ParseIntInRange(flag, args->Get(flag), lo, 100000);
-    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
-    *target = static_cast<int>(*v);
-  }
+  if (graph::Status st = ParseTrainingFlags(*args, &inference, &training); !st.ok())
+    return UsageError(kSpec, st);
+  TypedFlags counts(*args);
+  options.steps = counts.Int("--steps", options.steps, 1, 100000);
+  options.warmup = counts.Int("--warmup", options.warmup, 0, 100000);
+  if (!counts.status().ok()) return UsageError(kSpec, counts.status());
   if (args->Has("--op-time") && !runtime::ParseOpTime(args->Get("--op-time"), &options.op_time)) {
-    return std::cerr << kName << "--op-time must be steady-mean, mean or step-median, not '"
-                     << args->Get("--op-time") << "'\n",
-           2;
+    return UsageError(kSpec, "--op-time must be steady-mean, mean or step-median, not '" +
+                                 args->Get("--op-time") + "'");
   }
   const std::string out = args->Get("-o");
   auto setup =
       LoadPlacedTraining(args->positional()[0], args->positional()[1], "", inference, training);
-  if (!setup.ok()) return std::cerr << kName << setup.status().message() << "\n", 1;
+  if (!setup.ok()) return CommandError(kSpec, setup.status());
   sim::Profile profile;
   auto existing = sim::ReadProfile(out);
   if (existing.ok()) {
     profile = std::move(existing).value();
   } else if (existing.status().code() != graph::StatusCode::kNotFound) {
-    return std::cerr << kName << existing.status().message() << "\n", 1;
+    return CommandError(kSpec, existing.status());
   }
   runtime::ProfileReport report;
   graph::Status st = runtime::ProfileGraph(setup->training.graph, setup->training.loss,
                                            setup->cluster, options, &profile, &report);
-  if (!st.ok()) return std::cerr << kName << st.message() << "\n", 1;
+  if (!st.ok()) return CommandError(kSpec, st);
   st = sim::WriteProfile(out, profile);
-  if (!st.ok()) return std::cerr << kName << st.message() << "\n", 1;
+  if (!st.ok()) return CommandError(kSpec, st);
   std::string measured, reused;
   for (const std::string& d : report.measured) measured += (measured.empty() ? "" : ", ") + d;
   for (const std::string& d : report.reused) reused += (reused.empty() ? "" : ", ") + d;

@@ -48,7 +48,8 @@ const CommandSpec kSpec{
          {"--reward", "NAME", "sim (default), real or fleet"},
          {"--fleet", "FLEET", "with --reward fleet: the fleet file (endpoint, mode, timeouts)"},
          {"--profile", "PROFILE",
-          "op and link costs for the simulator, etf, msct, metis and scotch (default: real devices are "
+          "op and link costs for the simulator, etf, msct, metis and scotch (default: real devices "
+          "are "
           "profiled into the cache)"},
          ProfileCacheFlag(),
          {"--config", "CONFIG", "search hyper-parameters (YAML; default configs/search.yaml's)"},
@@ -83,10 +84,6 @@ const CommandSpec kSpec{
           "searches"},
          {"--ps-timeout", "DURATION",
           "give up on a parameter server silent this long (default 60s)"}})};
-
-constexpr char kName[] = "planner search: ";
-
-int Fail(const graph::Status& st) { return ReportError(kName, st); }
 
 // The flags' values into `o` (usage errors name the flag).
 graph::Status ParseSearchFlags(const Args& args, job::SearchJobOptions* o) {
@@ -180,13 +177,15 @@ int SearchCommand(int argc, char** argv) {
   const std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
   job::SearchJobOptions options;
-  if (!ParseTrainingFlags(*args, kName, &options.inference, &options.training)) return 2;
+  if (graph::Status st = ParseTrainingFlags(*args, &options.inference, &options.training); !st.ok())
+    return UsageError(kSpec, st);
   if (graph::Status st = ParseSearchFlags(*args, &options); !st.ok()) {
-    return std::cerr << kName << st.message() << "\n", 2;
+    return UsageError(kSpec, st);
   }
-  if (graph::Status st = ParsePaths(*args, &options); !st.ok()) return Fail(st);
+  if (graph::Status st = ParsePaths(*args, &options); !st.ok()) return CommandError(kSpec, st);
   job::SearchJobResult result;
-  if (graph::Status st = job::RunSearchJob(options, &result); !st.ok()) return Fail(st);
+  if (graph::Status st = job::RunSearchJob(options, &result); !st.ok())
+    return CommandError(kSpec, st);
   return 0;
 }
 

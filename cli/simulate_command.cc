@@ -41,9 +41,6 @@ const CommandSpec kSpec{
          {"--trace", "OUT", "write the predicted timeline as Chrome trace JSON"},
          {"--steps", "N", "timed steps of --check (default 10)"}})};
 
-constexpr char kName[] = "planner simulate: ";
-
-int Fail(const graph::Status& st) { return ReportError(kName, st); }
 }  // namespace
 
 int SimulateCommand(int argc, char** argv) {
@@ -52,19 +49,18 @@ int SimulateCommand(int argc, char** argv) {
   if (!args) return exit_code;
   graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (!ParseTrainingFlags(*args, kName, &inference, &training)) return 2;
+  if (graph::Status st = ParseTrainingFlags(*args, &inference, &training); !st.ok())
+    return UsageError(kSpec, st);
   runtime::MeasureOptions measure;
-  if (args->Has("--steps")) {
-    auto v = ParseIntInRange("--steps", args->Get("--steps"), 1, 1000000);
-    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
-    measure.steps = static_cast<int>(*v);
-  }
+  auto steps = args->GetInt("--steps", measure.steps, 1, 1000000);
+  if (!steps.ok()) return UsageError(kSpec, steps.status());
+  measure.steps = static_cast<int>(*steps);
   const std::string& model_path = args->positional()[0];
   auto setup = LoadPlacedTraining(model_path, args->positional()[1], args->Get("--placement"),
                                   inference, training);
-  if (!setup.ok()) return Fail(setup.status());
+  if (!setup.ok()) return CommandError(kSpec, setup.status());
   auto profile = ProfileFlag(*args);
-  if (!profile.ok()) return Fail(profile.status());
+  if (!profile.ok()) return CommandError(kSpec, profile.status());
   const graph::Graph& g = setup->training.graph;
   const cluster::Cluster& c = setup->cluster;
   // --check measures before simulating: the measurement then runs in the same
@@ -76,11 +72,13 @@ int SimulateCommand(int argc, char** argv) {
   if (args->Has("--check") || diff) {
     auto ex = runtime::Executor::Create(g, c, setup->device_of_node);
     if (!ex.ok()) {
-      return Fail(graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
+      return CommandError(
+          kSpec, graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
     }
     auto m = runtime::Measure(**ex, g, setup->training.loss, measure);
     if (!m.ok()) {
-      return Fail(graph::Status(m.status().code(), model_path + ": " + m.status().message()));
+      return CommandError(
+          kSpec, graph::Status(m.status().code(), model_path + ": " + m.status().message()));
     }
     real = m->time.robust_mean_s;
     real_steps = m->time.n;
@@ -88,7 +86,8 @@ int SimulateCommand(int argc, char** argv) {
   }
   auto sim = sim::Simulator::Create(g, c, *profile ? &**profile : nullptr);
   if (!sim.ok())
-    return Fail(graph::Status(sim.status().code(), model_path + ": " + sim.status().message()));
+    return CommandError(
+        kSpec, graph::Status(sim.status().code(), model_path + ": " + sim.status().message()));
   sim::SimResult r = sim->Run(setup->device_of_node, g.Find(setup->training.loss));
   std::printf("%s on %s: training graph of %d nodes, placement %s\n", model_path.c_str(),
               c.source.c_str(), g.size(), setup->method.c_str());
@@ -96,7 +95,7 @@ int SimulateCommand(int argc, char** argv) {
     std::printf("simulated: out of memory: %s\n", r.status.message().c_str());
     return 0;  // a prediction, not a failure of the command
   }
-  if (!r.status.ok()) return Fail(r.status);
+  if (!r.status.ok()) return CommandError(kSpec, r.status);
   int scheduled = static_cast<int>(r.step.ops.size());
   std::printf("simulated step time: %.3f ms (%d of %d ops estimated, the rest profiled)\n",
               r.step.seconds * 1e3, r.estimated_ops, scheduled);
@@ -125,7 +124,7 @@ int SimulateCommand(int argc, char** argv) {
   if (args->Has("--trace")) {
     graph::Status st =
         graph::WriteFileAtomic(args->Get("--trace"), sim::ChromeTrace(sim->graph(), c, r.step));
-    if (!st.ok()) return Fail(st);
+    if (!st.ok()) return CommandError(kSpec, st);
     std::printf("trace: %s\n", args->Get("--trace").c_str());
   }
   if (real) {

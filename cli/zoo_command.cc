@@ -2,10 +2,10 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "frontend/args.h"
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/zoo.h"
-#include "frontend/args.h"
 
 namespace planner::cli {
 
@@ -29,18 +29,17 @@ const CommandSpec kSpec{
      {"--vocab", "V", "vocabulary size"},
      {"--steps", "T", "time steps unrolled"}}};
 
-constexpr char kName[] = "planner zoo: ";
 }  // namespace
 
 int ZooCommand(int argc, char** argv) {
   int exit_code = 0;
   std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
-  if (args->Get("-o").empty()) return std::cerr << kName << "-o OUT.pb is required\n", 2;
+  if (args->Get("-o").empty()) return UsageError(kSpec, "-o OUT.pb is required");
   graph::ZooOptions o;
   if (args->Has("--sizes")) {
     if (args->positional()[0] != "nmt") {
-      return std::cerr << kName << "--sizes applies to nmt only\n", 2;
+      return UsageError(kSpec, "--sizes applies to nmt only");
     }
     o.sizes = args->Get("--sizes");
   }
@@ -51,13 +50,13 @@ int ZooCommand(int argc, char** argv) {
                               {"--steps", &o.steps}}) {
     if (!args->Has(flag)) continue;
     auto v = ParsePositiveInt(flag, args->Get(flag));
-    if (!v.ok()) return std::cerr << kName << v.status().message() << "\n", 2;
+    if (!v.ok()) return UsageError(kSpec, v.status());
     *target = *v;
   }
   auto g = graph::BuildZooModel(args->positional()[0], o);
-  if (!g.ok()) return std::cerr << kName << g.status().message() << "\n", 1;
+  if (!g.ok()) return CommandError(kSpec, g.status());
   graph::Status st = graph::WriteFileAtomic(args->Get("-o"), graph::SerializeGraphDef(*g));
-  if (!st.ok()) return std::cerr << kName << st.message() << "\n", 1;
+  if (!st.ok()) return CommandError(kSpec, st);
   std::printf(
       "wrote %s: %s, %d nodes (forward graph; planner inspect shows the training "
       "graph's count)\n",

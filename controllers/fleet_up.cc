@@ -45,8 +45,6 @@ const planner::CommandSpec kSpec{
      {"-o", "PLACEMENT", "write the best controller's placement here"},
      {"--dir", "RUN_DIR", "where logs and files go (default planner-fleet-PID in /tmp)"}}};
 
-constexpr char kName[] = "planner fleet up: ";
-
 using Clock = std::chrono::steady_clock;
 
 int FreePort() {
@@ -246,7 +244,7 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
   if (best && !plan.out.empty()) {
     auto bytes = graph::ReadFile(best->second);
     graph::Status st = bytes.ok() ? graph::WriteFileAtomic(plan.out, *bytes) : bytes.status();
-    if (!st.ok()) return planner::ReportError(kName, st);
+    if (!st.ok()) return planner::CommandError(kSpec, st);
     std::printf("placement: %s (from %s)\n", plan.out.c_str(), best->second.c_str());
   }
   std::printf("logs: %s\n", plan.dir.c_str());
@@ -263,7 +261,7 @@ int RunFleet(const Plan& plan) {
   if (!started.ok()) {
     Stop(controllers, 10);
     Stop(rest, 10);
-    return planner::ReportError(kName, started);
+    return planner::CommandError(kSpec, started);
   }
   std::printf("fleet: parameter server, %d controllers, %d workers each; logs in %s\n",
               plan.controllers, plan.workers, plan.dir.c_str());
@@ -303,12 +301,12 @@ int KeygenCommand(int argc, char** argv) {
   if (!args) return exit_code;
   const std::string name = args->positional()[0];
   auto keys = wire::GenerateCurveKeys();
-  if (!keys.ok()) return planner::ReportError("planner fleet keygen: ", keys.status());
+  if (!keys.ok()) return planner::CommandError(kKeygenSpec, keys.status());
   const mode_t old_mask = ::umask(077);  // the secret key's file is the owner's alone
   graph::Status st = graph::WriteFileAtomic(name + ".key", wire::KeyFileText(*keys, true));
   ::umask(old_mask);
   if (st.ok()) st = graph::WriteFileAtomic(name + ".pub", wire::KeyFileText(*keys, false));
-  if (!st.ok()) return planner::ReportError("planner fleet keygen: ", st);
+  if (!st.ok()) return planner::CommandError(kKeygenSpec, st);
   std::printf("key pair: %s.key (secret: keep it), %s.pub (public: %s)\n", name.c_str(),
               name.c_str(), keys->public_key.c_str());
   return 0;
@@ -342,14 +340,14 @@ int FleetCommand(int argc, char** argv) {
   if (!args) return exit_code;
   if (graph::Status st = ParseShape(args->positional()[0], &plan.controllers, &plan.workers);
       !st.ok()) {
-    return std::cerr << kName << st.message() << "\n", 2;
+    return planner::UsageError(kSpec, st);
   }
   plan.model = args->positional()[1];
   plan.devices = args->positional()[2];
   plan.worker_devices = args->Get("--worker-devices", plan.devices);
   plan.mode = args->Get("--mode", "sim");
   if (plan.mode != "sim" && plan.mode != "real") {
-    return std::cerr << kName << "--mode must be sim or real, not '" << plan.mode << "'\n", 2;
+    return planner::UsageError(kSpec, "--mode must be sim or real, not '" + plan.mode + "'");
   }
   if (plan.mode == "real") {
     // Only measured rewards get the hardware's verdict (sim ones are predictions).
@@ -361,10 +359,10 @@ int FleetCommand(int argc, char** argv) {
   plan.dir = args->Get("--dir", "/tmp/planner-fleet-" + std::to_string(::getpid()));
   std::error_code ec;
   std::filesystem::create_directories(plan.dir, ec);
-  if (ec) return planner::ReportError(kName, graph::IoError(plan.dir + ": " + ec.message()));
+  if (ec) return planner::CommandError(kSpec, graph::IoError(plan.dir + ": " + ec.message()));
   for (const std::string* path : {&plan.model, &plan.devices, &plan.worker_devices}) {
     if (!std::filesystem::exists(*path)) {
-      return planner::ReportError(kName, graph::NotFound(*path + ": no such file"));
+      return planner::CommandError(kSpec, graph::NotFound(*path + ": no such file"));
     }
   }
   return RunFleet(plan);

@@ -24,8 +24,6 @@ const planner::CommandSpec kSpec{
      {"--staleness", "N", "versions a gradient may lag and still be applied (default 16)"},
      {"--checkpoint-every", "DURATION", "time between checkpoints (default 10s)"}}};
 
-constexpr char kName[] = "planner ps: ";
-
 }  // namespace
 
 int PsCommand(int argc, char** argv) {
@@ -33,22 +31,22 @@ int PsCommand(int argc, char** argv) {
   std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
   PsOptions o;
-  if (!args->Has("--bind")) return std::cerr << kName << "--bind is required\n", 2;
+  if (!args->Has("--bind")) return planner::UsageError(kSpec, "--bind is required");
   o.bind = args->Get("--bind");
   o.checkpoint = args->Get("--checkpoint");
   if (args->Has("--staleness")) {
     auto n = planner::ParseIntInRange("--staleness", args->Get("--staleness"), 0, 1 << 30);
-    if (!n.ok()) return std::cerr << kName << n.status().message() << "\n", 2;
+    if (!n.ok()) return planner::UsageError(kSpec, n.status());
     o.staleness = static_cast<int>(*n);
   }
   if (args->Has("--checkpoint-every")) {
     auto s = planner::ParseDurationSeconds("--checkpoint-every", args->Get("--checkpoint-every"));
-    if (!s.ok()) return std::cerr << kName << s.status().message() << "\n", 2;
+    if (!s.ok()) return planner::UsageError(kSpec, s.status());
     o.checkpoint_every_s = *s;
   }
   planner::StopOnSignals stop;
   graph::Status st = ServeParameters(o, planner::StopOnSignals::flag());
-  if (!st.ok()) return planner::ReportError(kName, st);
+  if (!st.ok()) return planner::CommandError(kSpec, st);
   return 0;
 }
 

@@ -265,13 +265,19 @@ Args ParseProgramArgs(const CommandSpec& spec, int argc, char** argv) {
   return std::move(args).value();
 }
 
+std::string MessagePrefix(const CommandSpec& spec) { return Invocation(spec) + ": "; }
+
 int UsageError(const CommandSpec& spec, const graph::Status& st) {
-  std::cerr << Invocation(spec) << ": " << st.message() << "\n";
+  return UsageError(spec, st.message());
+}
+
+int UsageError(const CommandSpec& spec, const std::string& message) {
+  std::cerr << MessagePrefix(spec) << message << "\n";
   return 2;
 }
 
-int ReportError(const char* command_prefix, const graph::Status& st) {
-  std::cerr << command_prefix << st.message() << "\n";
+int CommandError(const CommandSpec& spec, const graph::Status& st) {
+  std::cerr << MessagePrefix(spec) << st.message() << "\n";
   return 1;
 }
 

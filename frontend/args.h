@@ -94,13 +94,18 @@ std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** a
 // prints it and exits 2, as CLI11's own programs do.
 Args ParseProgramArgs(const CommandSpec& spec, int argc, char** argv);
 
+// What a command's messages start with: "planner measure: ", "trainer train: ",
+// "sim_accuracy: ".
+std::string MessagePrefix(const CommandSpec& spec);
+
 // Prints "<program> <name>: <message>" on stderr; returns 2, a command's exit
 // status for a usage error.
 int UsageError(const CommandSpec& spec, const graph::Status& st);
+int UsageError(const CommandSpec& spec, const std::string& message);
 
-// Prints "<command_prefix><message>" on stderr; returns 1, a command's exit
-// status for bad input.
-int ReportError(const char* command_prefix, const graph::Status& st);
+// Prints "<program> <name>: <message>" on stderr; returns 1, a command's exit
+// status for bad input (a missing file, a model it cannot place, ...).
+int CommandError(const CommandSpec& spec, const graph::Status& st);
 
 // "12.34 MiB", for command output.
 std::string FormatMib(int64_t bytes);

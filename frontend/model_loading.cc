@@ -117,36 +117,26 @@ graph::Status ParseInputShape(const std::string& value,
   return graph::Status::Ok();
 }
 
-bool ParseInferenceFlags(const Args& args, const char* command_prefix,
-                         graph::InferenceOptions* inference) {
+graph::Status ParseInferenceFlags(const Args& args, graph::InferenceOptions* inference) {
   if (args.Has("--batch")) {
-    auto v = ParseIntInRange("--batch", args.Get("--batch"), 1, 1 << 20);
-    if (!v.ok()) {
-      std::cerr << command_prefix << v.status().message() << "\n";
-      return false;
-    }
-    inference->batch = *v;
+    GRAPH_ASSIGN_OR_RETURN(inference->batch,
+                           ParseIntInRange("--batch", args.Get("--batch"), 1, 1 << 20));
   }
   for (const std::string& value : args.GetAll("--input-shape")) {
-    graph::Status st = ParseInputShape(value, &inference->input_shapes);
-    if (!st.ok()) {
-      std::cerr << command_prefix << st.message() << "\n";
-      return false;
-    }
+    GRAPH_RETURN_IF_ERROR(ParseInputShape(value, &inference->input_shapes));
   }
-  return true;
+  return graph::Status::Ok();
 }
 
-bool ParseTrainingFlags(const Args& args, const char* command_prefix,
-                        graph::InferenceOptions* inference, graph::TrainingOptions* options) {
-  if (!ParseInferenceFlags(args, command_prefix, inference)) return false;
+graph::Status ParseTrainingFlags(const Args& args, graph::InferenceOptions* inference,
+                                 graph::TrainingOptions* options) {
+  GRAPH_RETURN_IF_ERROR(ParseInferenceFlags(args, inference));
   options->optimizer = args.Get("--optimizer", "sgd");
   if (options->optimizer != "sgd" && options->optimizer != "momentum") {
-    std::cerr << command_prefix << "--optimizer must be sgd or momentum, not '"
-              << options->optimizer << "'\n";
-    return false;
+    return graph::InvalidArgument("--optimizer must be sgd or momentum, not '" +
+                                  options->optimizer + "'");
   }
-  return true;
+  return graph::Status::Ok();
 }
 
 graph::Result<graph::GraphSummary> InspectModel(const std::string& path,

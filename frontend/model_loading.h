@@ -59,15 +59,13 @@ FlagSpec InputShapeFlag();  // --input-shape NAME=D0,D1,... (repeatable)
 // --input-shape and --optimizer.
 std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own);
 
-// Reads --batch and --input-shape. On a bad value prints
-// "<command_prefix><message>" and returns false (a usage error).
-bool ParseInferenceFlags(const Args& args, const char* command_prefix,
-                         graph::InferenceOptions* inference);
+// Reads --batch and --input-shape; the error (a usage error) names the flag.
+graph::Status ParseInferenceFlags(const Args& args, graph::InferenceOptions* inference);
 
 // The flags every command that builds a training graph shares: those of
 // ParseInferenceFlags and --optimizer sgd|momentum.
-bool ParseTrainingFlags(const Args& args, const char* command_prefix,
-                        graph::InferenceOptions* inference, graph::TrainingOptions* options);
+graph::Status ParseTrainingFlags(const Args& args, graph::InferenceOptions* inference,
+                                 graph::TrainingOptions* options);
 
 // Everything `planner inspect` reports: the model's summary and the op counts of
 // its training graph (or why none could be built).

@@ -24,7 +24,6 @@
 namespace trainer {
 namespace {
 
-constexpr char kName[] = "trainer launch: ";
 const planner::CommandSpec kSpec{
     "launch",
     "--nproc N [--port P] [--grace SECONDS] train MODEL [train's flags]",
@@ -57,25 +56,24 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
   int exit_code = 0;
   std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
   if (!args) return exit_code;
-  auto usage = [](const std::string& message) { return std::cerr << kName << message << "\n", 2; };
-  if (!args->Has("--nproc")) return usage("--nproc N is required");
+  if (!args->Has("--nproc")) return planner::UsageError(kSpec, "--nproc N is required");
   auto nproc = planner::ParseIntInRange("--nproc", args->Get("--nproc"), 1, 256);
-  if (!nproc.ok()) return usage(nproc.status().message());
+  if (!nproc.ok()) return planner::UsageError(kSpec, nproc.status());
   const int world = static_cast<int>(*nproc);
   int64_t port = 0;
   if (args->Has("--port")) {
     auto v = planner::ParseIntInRange("--port", args->Get("--port"), 1, 65535);
-    if (!v.ok()) return usage(v.status().message());
+    if (!v.ok()) return planner::UsageError(kSpec, v.status());
     port = *v;
   }
   double grace = 90;
   if (args->Has("--grace")) {
     auto v = planner::ParseDurationSeconds("--grace", args->Get("--grace"));
-    if (!v.ok()) return usage(v.status().message());
+    if (!v.ok()) return planner::UsageError(kSpec, v.status());
     grace = *v;
   }
   if (args->positional().empty() || args->positional()[0] != "train") {
-    return usage("the command to run, train ..., is missing");
+    return planner::UsageError(kSpec, "the command to run, train ..., is missing");
   }
   if (port == 0) port = FreeLoopbackPort();
   std::vector<std::string> child_args{self};
@@ -89,7 +87,8 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
   for (int r = 0; r < world; ++r) {
     pid_t pid = fork();
     if (pid < 0) {
-      std::cerr << kName << "cannot start rank " << r << ": " << std::strerror(errno) << "\n";
+      std::cerr << planner::MessagePrefix(kSpec) << "cannot start rank " << r << ": "
+                << std::strerror(errno) << "\n";
       for (pid_t p : pids) {
         if (p > 0) kill(p, SIGKILL);
       }
@@ -130,8 +129,8 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
       --running;
       if (rank >= 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         if (failures++ == 0 && !killed) {
-          std::cerr << kName << "rank " << rank << " (pid " << pid << ") " << Describe(status)
-                    << "\n";
+          std::cerr << planner::MessagePrefix(kSpec) << "rank " << rank << " (pid " << pid << ") "
+                    << Describe(status) << "\n";
           deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace * 1000));
         }
       }
@@ -145,7 +144,7 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
       deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
     }
     if (Clock::now() > deadline && !killed) {
-      std::cerr << kName << running << " rank(s) still running " << grace
+      std::cerr << planner::MessagePrefix(kSpec) << running << " rank(s) still running " << grace
                 << " s after the first failure: killing them\n";
       for (pid_t p : pids) {
         if (p > 0) kill(p, SIGKILL);

@@ -58,10 +58,6 @@ const planner::CommandSpec kSpec{
      {"--quiet", "", "print only the summary"}},
     "trainer"};
 
-constexpr char kName[] = "trainer train: ";
-
-int Usage(const std::string& m) { return std::cerr << kName << m << "\n", 2; }
-
 // "1:0.1:0.9,2:0.03:0.3" -> configurations; the error names the bad item.
 graph::Result<std::vector<TuneConfig>> ParseProbes(const std::string& v, int world) {
   std::vector<TuneConfig> out;
@@ -147,7 +143,8 @@ int TrainCommand(int argc, char** argv) {
   o.resume = args->Has("--resume");
   o.quiet = args->Has("--quiet");
   o.evaluate = !args->Has("--no-eval");
-  if (o.resume && o.checkpoint_dir.empty()) return Usage("--resume needs --checkpoint DIR");
+  if (o.resume && o.checkpoint_dir.empty())
+    return planner::UsageError(kSpec, "--resume needs --checkpoint DIR");
   struct IntFlag {
     const char* flag;
     int64_t lo, hi;
@@ -169,7 +166,7 @@ int TrainCommand(int argc, char** argv) {
                     {"--probe-steps", 2, 1 << 20, &o.probe_steps}}) {
     if (!args->Has(f.flag)) continue;
     auto v = planner::ParseIntInRange(f.flag, args->Get(f.flag), f.lo, f.hi);
-    if (!v.ok()) return Usage(v.status().message());
+    if (!v.ok()) return planner::UsageError(kSpec, v.status());
     *f.target = *v;
   }
   o.epochs = static_cast<int>(epochs);
@@ -196,20 +193,20 @@ int TrainCommand(int argc, char** argv) {
     double* target = targets[k++];
     if (!args->Has(f.flag)) continue;
     auto v = planner::ParseNumberInRange(f.flag, args->Get(f.flag), f.lo, f.hi);
-    if (!v.ok()) return Usage(v.status().message());
+    if (!v.ok()) return planner::UsageError(kSpec, v.status());
     *target = *v;
   }
   o.learning_rate = static_cast<float>(lr);
   o.momentum = static_cast<float>(momentum);
   if (args->Has("--report")) {
     if (auto st = planner::CheckOutputWritable("--report", args->Get("--report")); !st.ok()) {
-      return Usage(st.message());
+      return planner::UsageError(kSpec, st);
     }
   }
   Rendezvous r;
   if (std::getenv("RANK") || std::getenv("WORLD_SIZE") || std::getenv("MASTER_PORT")) {
     auto env = RendezvousFromEnvironment();
-    if (!env.ok()) return Usage(env.status().message());
+    if (!env.ok()) return planner::UsageError(kSpec, env.status());
     r = *env;
   } else {
     r.master_port = FreeLoopbackPort();
@@ -217,11 +214,11 @@ int TrainCommand(int argc, char** argv) {
   r.timeout_s = timeout;
   if (args->Has("--probe")) {
     auto probes = ParseProbes(args->Get("--probe"), r.world_size);
-    if (!probes.ok()) return Usage(probes.status().message());
+    if (!probes.ok()) return planner::UsageError(kSpec, probes.status());
     o.probes = *probes;
   }
   auto report = Train(o, r);
-  if (!report.ok()) return planner::ReportError(kName, report.status());
+  if (!report.ok()) return planner::CommandError(kSpec, report.status());
   if (r.rank != 0) return 0;
   char line[256];
   std::snprintf(line, sizeof line, "%lld steps, %lld images in %.2f s: %.1f images/s on %d rank(s)",
@@ -234,7 +231,7 @@ int TrainCommand(int argc, char** argv) {
   if (args->Has("--report")) {
     graph::Status st =
         graph::WriteFileAtomic(args->Get("--report"), ReportJson(o, *report, r.world_size));
-    if (!st.ok()) return planner::ReportError(kName, st);
+    if (!st.ok()) return planner::CommandError(kSpec, st);
   }
   return 0;
 }

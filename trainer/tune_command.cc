@@ -48,8 +48,6 @@ const planner::CommandSpec kSpec{
      {"--report", "FILE", "the run's figures as JSON"}},
     "trainer"};
 
-constexpr char kName[] = "trainer tune: ";
-
 double Number(const std::string& text, const std::string& key) {
   std::smatch m;
   if (!std::regex_search(text, m, std::regex("\"" + key + "\": ([-0-9.eE+naif]+)"))) return NAN;
@@ -76,14 +74,12 @@ struct Child {
     if (rc != 0 || !json.ok()) {
       auto text = graph::ReadFile(log);
       std::string tail = text.ok() ? text->substr(text->size() > 400 ? text->size() - 400 : 0) : "";
-      std::cerr << kName << what << " failed: " << tail << "\n";
+      std::cerr << planner::MessagePrefix(kSpec) << what << " failed: " << tail << "\n";
       return "";
     }
     return *json;
   }
 };
-
-int Usage(const std::string& m) { return std::cerr << kName << m << "\n", 2; }
 
 bool SameConfig(const TuneConfig& a, const TuneConfig& b) {
   return a.groups == b.groups && std::fabs(a.learning_rate - b.learning_rate) < 1e-12 &&
@@ -153,7 +149,7 @@ std::optional<int> ParseTuneFlags(const planner::Args& args, Child* child, TuneF
     const char* flag;
     int64_t* target;
   };
-  if (!args.Has("--nproc")) return Usage("--nproc N is required");
+  if (!args.Has("--nproc")) return planner::UsageError(kSpec, "--nproc N is required");
   for (IntFlag i : {IntFlag{"--nproc", &child->nproc},
                     {"--epochs", &f->epochs},
                     {"--batch", &child->batch},
@@ -163,26 +159,27 @@ std::optional<int> ParseTuneFlags(const planner::Args& args, Child* child, TuneF
     if (!args.Has(i.flag)) continue;
     auto v = planner::ParseIntInRange(i.flag, args.Get(i.flag),
                                       i.flag == std::string("--probe-steps") ? 4 : 1, 1 << 20);
-    if (!v.ok()) return Usage(v.status().message());
+    if (!v.ok()) return planner::UsageError(kSpec, v.status());
     *i.target = *v;
   }
   if (args.Has("--switch-margin")) {
     auto v = planner::ParseNumberInRange("--switch-margin", args.Get("--switch-margin"), 0, 1e6);
-    if (!v.ok()) return Usage(v.status().message());
+    if (!v.ok()) return planner::UsageError(kSpec, v.status());
     f->switch_margin = std::max(1.0, *v);
   }
   if (args.Has("--target-accuracy")) {
     auto v = planner::ParseNumberInRange("--target-accuracy", args.Get("--target-accuracy"), 0, 1);
-    if (!v.ok()) return Usage(v.status().message());
+    if (!v.ok()) return planner::UsageError(kSpec, v.status());
     f->target = *v;
   }
   child->dir = args.Get("--dir");
   if (child->dir.empty()) {
     char tmpl[] = "/tmp/trainer-tune-XXXXXX";
-    if (!mkdtemp(tmpl)) return Usage("cannot make a working directory in /tmp");
+    if (!mkdtemp(tmpl))
+      return planner::UsageError(kSpec, "cannot make a working directory in /tmp");
     child->dir = tmpl;
   } else if (mkdir(child->dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Usage("--dir " + child->dir + ": cannot create it");
+    return planner::UsageError(kSpec, "--dir " + child->dir + ": cannot create it");
   }
   return std::nullopt;
 }
@@ -215,8 +212,8 @@ bool Retune(Child* child, const std::vector<TuneConfig>& candidates, const TuneF
   }
   const int best = ChooseProbe(probes);
   if (best < 0 && e == 0) {
-    std::cerr << kName << "no configuration lowered the loss in " << f.tuner.probe_steps
-              << " steps: try more --probe-steps\n";
+    std::cerr << planner::MessagePrefix(kSpec) << "no configuration lowered the loss in "
+              << f.tuner.probe_steps << " steps: try more --probe-steps\n";
     return false;
   }
   if (best < 0) {  // later in training the loss falls slower than mini-batch noise
@@ -297,9 +294,9 @@ int TuneCommand(int argc, char** argv, const std::string& self) {
   if (const std::optional<int> usage = ParseTuneFlags(*args, &child, &f)) return *usage;
   auto train_set = data::LoadFashionMnist(
       child.data_dir.empty() ? data::DefaultFashionMnistDir() : child.data_dir, true);
-  if (!train_set.ok()) return planner::ReportError(kName, train_set.status());
+  if (!train_set.ok()) return planner::CommandError(kSpec, train_set.status());
   const int64_t steps_per_epoch = train_set->count / (child.batch * child.nproc);
-  if (steps_per_epoch < 1) return Usage("the batch exceeds the data set");
+  if (steps_per_epoch < 1) return planner::UsageError(kSpec, "the batch exceeds the data set");
   const std::string ckpt = child.dir + "/ckpt";
   mkdir(ckpt.c_str(), 0755);
   const std::vector<TuneConfig> candidates = Candidates(static_cast<int>(child.nproc), f.tuner);
@@ -322,7 +319,7 @@ int TuneCommand(int argc, char** argv, const std::string& self) {
   }
   if (args->Has("--report")) {
     if (graph::Status st = WriteReport(args->Get("--report"), p); !st.ok()) {
-      return planner::ReportError(kName, st);
+      return planner::CommandError(kSpec, st);
     }
   }
   return f.target > 0 && p.reached_at < 0 ? 1 : 0;
