@@ -45,41 +45,40 @@ const CommandSpec kSpec{
           "write the device of each PyTorch module (a model exported by torch.onnx.export)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"}})};
 
-}  // namespace
-
-int BaselineCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
+int Run(const Args& args) {
   job::BaselineJobOptions o;
-  if (graph::Status st = ParseTrainingFlags(*args, &o.inference, &o.training); !st.ok())
+  if (graph::Status st = ParseTrainingFlags(args, &o.inference, &o.training); !st.ok())
     return UsageError(kSpec, st);
-  o.reward = args->Get("--reward", "sim");
+  o.reward = args.Get("--reward", "sim");
   if (graph::Status st = CheckRewardName(o.reward); !st.ok()) return UsageError(kSpec, st);
-  if (args->Has("--steps")) {
-    auto v = ParseIntInRange("--steps", args->Get("--steps"), 1, 10000);
+  if (args.Has("--steps")) {
+    auto v = ParseIntInRange("--steps", args.Get("--steps"), 1, 10000);
     if (!v.ok()) return UsageError(kSpec, v.status());
     o.steps = static_cast<int>(*v);
   }
   for (const char* flag : {"-o", "--export-graphdef", "--export-modules"}) {
-    if (args->Has(flag)) {
-      if (graph::Status st = CheckOutputWritable(flag, args->Get(flag)); !st.ok())
+    if (args.Has(flag)) {
+      if (graph::Status st = CheckOutputWritable(flag, args.Get(flag)); !st.ok())
         return CommandError(kSpec, st);
     }
   }
-  o.model_path = args->positional()[0];
-  o.devices_path = args->positional()[1];
-  o.method = args->Get("--method", "all");
-  o.profile_path = args->Get("--profile");
-  o.profile_cache_dir = args->Get("--profile-cache");
-  o.out_path = args->Get("-o");
-  o.export_graphdef_path = args->Get("--export-graphdef");
-  o.export_modules_path = args->Get("--export-modules");
+  o.model_path = args.positional()[0];
+  o.devices_path = args.positional()[1];
+  o.method = args.Get("--method", "all");
+  o.profile_path = args.Get("--profile");
+  o.profile_cache_dir = args.Get("--profile-cache");
+  o.out_path = args.Get("-o");
+  o.export_graphdef_path = args.Get("--export-graphdef");
+  o.export_modules_path = args.Get("--export-modules");
   job::BaselineJobResult result;
   if (graph::Status st = job::RunBaselineJob(o, &result); !st.ok()) {
     return result.unknown_method ? UsageError(kSpec, st) : CommandError(kSpec, st);
   }
   return 0;
 }
+
+}  // namespace
+
+int BaselineCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -22,13 +22,9 @@ std::string Num(const std::optional<double>& v, double scale, const char* unit) 
   std::snprintf(buf, sizeof(buf), "%.4g %s", *v / scale, unit);
   return buf;
 }
-}  // namespace
 
-int DevicesCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
-  auto c = cluster::LoadDevicesFile(args->positional()[0]);
+int Run(const Args& args) {
+  auto c = cluster::LoadDevicesFile(args.positional()[0]);
   if (!c.ok()) return CommandError(kSpec, c.status());
   std::printf("%s (digest %s): %zu devices\n", c->source.c_str(), c->digest.c_str(),
               c->devices.size());
@@ -54,5 +50,9 @@ int DevicesCommand(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace
+
+int DevicesCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

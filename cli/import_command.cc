@@ -18,22 +18,22 @@ const CommandSpec kSpec{
     {"MODEL"},
     {{"-o", "OUT", "output file (required)"},
      {"--text", "", "write a text GraphDef (.pbtxt) instead of binary"}}};
-}  // namespace
 
-int ImportCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
-  if (!args->Has("-o") || args->Get("-o").empty()) return UsageError(kSpec, "-o OUT is required");
-  const std::string& path = args->positional()[0];
+int Run(const Args& args) {
+  if (!args.Has("-o") || args.Get("-o").empty()) return UsageError(kSpec, "-o OUT is required");
+  const std::string& path = args.positional()[0];
   auto g = graph::ImportModel(path);
   if (!g.ok()) return CommandError(kSpec, g.status());
-  std::string out = args->Has("--text") ? graph::GraphDefToText(*g) : graph::SerializeGraphDef(*g);
-  graph::Status st = graph::WriteFileAtomic(args->Get("-o"), out);
+  std::string out = args.Has("--text") ? graph::GraphDefToText(*g) : graph::SerializeGraphDef(*g);
+  graph::Status st = graph::WriteFileAtomic(args.Get("-o"), out);
   if (!st.ok()) return CommandError(kSpec, st);
-  std::cerr << "wrote " << args->Get("-o") << ": " << g->size() << " nodes, " << out.size()
+  std::cerr << "wrote " << args.Get("-o") << ": " << g->size() << " nodes, " << out.size()
             << " bytes\n";
   return 0;
 }
+
+}  // namespace
+
+int ImportCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -17,22 +17,22 @@ const CommandSpec kSpec{
     "recognised from the content).",
     {"MODEL"},
     {{"--json", "", "print the same facts as one JSON object"}, BatchFlag(), InputShapeFlag()}};
-}  // namespace
 
-int InspectCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
+int Run(const Args& args) {
   graph::InferenceOptions inference;
-  if (graph::Status st = ParseInferenceFlags(*args, &inference); !st.ok()) {
+  if (graph::Status st = ParseInferenceFlags(args, &inference); !st.ok()) {
     return UsageError(kSpec, st);
   }
-  const std::string& path = args->positional()[0];
+  const std::string& path = args.positional()[0];
   auto s = InspectModel(path, inference);
   if (!s.ok()) return CommandError(kSpec, s.status());
-  std::cout << (args->Has("--json") ? graph::SummaryToJson(*s, path)
-                                    : graph::SummaryToText(*s, path));
+  std::cout << (args.Has("--json") ? graph::SummaryToJson(*s, path)
+                                   : graph::SummaryToText(*s, path));
   return 0;
 }
+
+}  // namespace
+
+int InspectCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -32,24 +32,19 @@ const CommandSpec kSpec{
          {"--trace", "OUT", "write the median step's timeline as Chrome trace JSON"},
          {"--json", "", "print the figures as one JSON object"}})};
 
-}  // namespace
-
-int MeasureCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
-  const std::string& model_path = args->positional()[0];
-  const std::string& devices_path = args->positional()[1];
+int Run(const Args& args) {
+  const std::string& model_path = args.positional()[0];
+  const std::string& devices_path = args.positional()[1];
   runtime::MeasureOptions options;
   graph::InferenceOptions inference;
   graph::TrainingOptions training_options;
-  if (graph::Status st = ParseTrainingFlags(*args, &inference, &training_options); !st.ok())
+  if (graph::Status st = ParseTrainingFlags(args, &inference, &training_options); !st.ok())
     return UsageError(kSpec, st);
-  TypedFlags counts(*args);
+  TypedFlags counts(args);
   options.steps = counts.Int("--steps", options.steps, 1, 1000000);
   options.warmup = counts.Int("--warmup", options.warmup, 0, 1000000);
   if (!counts.status().ok()) return UsageError(kSpec, counts.status());
-  auto setup = LoadPlacedTraining(model_path, devices_path, args->Get("--placement"), inference,
+  auto setup = LoadPlacedTraining(model_path, devices_path, args.Get("--placement"), inference,
                                   training_options);
   if (!setup.ok()) return CommandError(kSpec, setup.status());
   const cluster::Cluster* cluster = &setup->cluster;
@@ -67,8 +62,8 @@ int MeasureCommand(int argc, char** argv) {
     return CommandError(kSpec,
                         graph::Status(m.status().code(), model_path + ": " + m.status().message()));
 
-  if (args->Has("--trace")) {
-    const std::string path = args->Get("--trace");
+  if (args.Has("--trace")) {
+    const std::string path = args.Get("--trace");
     graph::Status st =
         graph::WriteFileAtomic(path, sim::ChromeTrace((*ex)->graph(), *cluster, m->median_step));
     if (!st.ok()) return CommandError(kSpec, st);
@@ -76,7 +71,7 @@ int MeasureCommand(int argc, char** argv) {
   std::vector<int> ops_on(cluster->devices.size(), 0);
   for (int d : device_of_node) ++ops_on[d];
   const runtime::StepTimeStats& t = m->time;
-  if (args->Has("--json")) {
+  if (args.Has("--json")) {
     std::printf(
         "{\"model\":%s,\"devices\":%s,\"placement\":%s,\"training_nodes\":%d,\"forward_nodes\":%d,"
         "\"steps\":%d,\"warmup\":%d,\"outliers\":%d,\"robust_mean_s\":%.9g,\"min_s\":%.9g,"
@@ -130,8 +125,12 @@ int MeasureCommand(int argc, char** argv) {
         sim::CriticalPathSummary(*cluster, sim::CriticalPath((*ex)->graph(), m->median_step))
             .c_str());
   }
-  if (args->Has("--trace")) std::printf("trace: %s\n", args->Get("--trace").c_str());
+  if (args.Has("--trace")) std::printf("trace: %s\n", args.Get("--trace").c_str());
   return 0;
 }
+
+}  // namespace
+
+int MeasureCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -32,29 +32,24 @@ const CommandSpec kSpec{
           "slow ones are measured again), mean (over every step) or step-median (each step's mean, "
           "the median over every step)"}})};
 
-}  // namespace
-
-int ProfileCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
-  if (args->Get("-o").empty()) return UsageError(kSpec, "-o PROFILE is required");
+int Run(const Args& args) {
+  if (args.Get("-o").empty()) return UsageError(kSpec, "-o PROFILE is required");
   runtime::ProfileOptions options;
   graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (graph::Status st = ParseTrainingFlags(*args, &inference, &training); !st.ok())
+  if (graph::Status st = ParseTrainingFlags(args, &inference, &training); !st.ok())
     return UsageError(kSpec, st);
-  TypedFlags counts(*args);
+  TypedFlags counts(args);
   options.steps = counts.Int("--steps", options.steps, 1, 100000);
   options.warmup = counts.Int("--warmup", options.warmup, 0, 100000);
   if (!counts.status().ok()) return UsageError(kSpec, counts.status());
-  if (args->Has("--op-time") && !runtime::ParseOpTime(args->Get("--op-time"), &options.op_time)) {
+  if (args.Has("--op-time") && !runtime::ParseOpTime(args.Get("--op-time"), &options.op_time)) {
     return UsageError(kSpec, "--op-time must be steady-mean, mean or step-median, not '" +
-                                 args->Get("--op-time") + "'");
+                                 args.Get("--op-time") + "'");
   }
-  const std::string out = args->Get("-o");
+  const std::string out = args.Get("-o");
   auto setup =
-      LoadPlacedTraining(args->positional()[0], args->positional()[1], "", inference, training);
+      LoadPlacedTraining(args.positional()[0], args.positional()[1], "", inference, training);
   if (!setup.ok()) return CommandError(kSpec, setup.status());
   sim::Profile profile;
   auto existing = sim::ReadProfile(out);
@@ -73,7 +68,7 @@ int ProfileCommand(int argc, char** argv) {
   for (const std::string& d : report.measured) measured += (measured.empty() ? "" : ", ") + d;
   for (const std::string& d : report.reused) reused += (reused.empty() ? "" : ", ") + d;
   std::printf("%s: %d op signatures; measured on: %s; already profiled on: %s; %d new entries\n",
-              args->positional()[0].c_str(), report.signatures,
+              args.positional()[0].c_str(), report.signatures,
               measured.empty() ? "none" : measured.c_str(),
               reused.empty() ? "none" : reused.c_str(), report.new_signatures);
   for (const auto& [pair, link] : profile.links) {
@@ -113,5 +108,9 @@ int ProfileCommand(int argc, char** argv) {
   std::printf("wrote %s (%d link(s) measured now)\n", out.c_str(), report.links_measured);
   return 0;
 }
+
+}  // namespace
+
+int ProfileCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -170,23 +170,22 @@ graph::Status ParsePaths(const Args& args, job::SearchJobOptions* o) {
   return graph::Status::Ok();
 }
 
-}  // namespace
-
-int SearchCommand(int argc, char** argv) {
-  int exit_code = 0;
-  const std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
+int Run(const Args& args) {
   job::SearchJobOptions options;
-  if (graph::Status st = ParseTrainingFlags(*args, &options.inference, &options.training); !st.ok())
+  if (graph::Status st = ParseTrainingFlags(args, &options.inference, &options.training); !st.ok())
     return UsageError(kSpec, st);
-  if (graph::Status st = ParseSearchFlags(*args, &options); !st.ok()) {
+  if (graph::Status st = ParseSearchFlags(args, &options); !st.ok()) {
     return UsageError(kSpec, st);
   }
-  if (graph::Status st = ParsePaths(*args, &options); !st.ok()) return CommandError(kSpec, st);
+  if (graph::Status st = ParsePaths(args, &options); !st.ok()) return CommandError(kSpec, st);
   job::SearchJobResult result;
   if (graph::Status st = job::RunSearchJob(options, &result); !st.ok())
     return CommandError(kSpec, st);
   return 0;
 }
+
+}  // namespace
+
+int SearchCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -41,25 +41,20 @@ const CommandSpec kSpec{
          {"--trace", "OUT", "write the predicted timeline as Chrome trace JSON"},
          {"--steps", "N", "timed steps of --check (default 10)"}})};
 
-}  // namespace
-
-int SimulateCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
+int Run(const Args& args) {
   graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (graph::Status st = ParseTrainingFlags(*args, &inference, &training); !st.ok())
+  if (graph::Status st = ParseTrainingFlags(args, &inference, &training); !st.ok())
     return UsageError(kSpec, st);
   runtime::MeasureOptions measure;
-  auto steps = args->GetInt("--steps", measure.steps, 1, 1000000);
+  auto steps = args.GetInt("--steps", measure.steps, 1, 1000000);
   if (!steps.ok()) return UsageError(kSpec, steps.status());
   measure.steps = static_cast<int>(*steps);
-  const std::string& model_path = args->positional()[0];
-  auto setup = LoadPlacedTraining(model_path, args->positional()[1], args->Get("--placement"),
+  const std::string& model_path = args.positional()[0];
+  auto setup = LoadPlacedTraining(model_path, args.positional()[1], args.Get("--placement"),
                                   inference, training);
   if (!setup.ok()) return CommandError(kSpec, setup.status());
-  auto profile = ProfileFlag(*args);
+  auto profile = ProfileFlag(args);
   if (!profile.ok()) return CommandError(kSpec, profile.status());
   const graph::Graph& g = setup->training.graph;
   const cluster::Cluster& c = setup->cluster;
@@ -68,8 +63,8 @@ int SimulateCommand(int argc, char** argv) {
   std::optional<double> real;
   int real_steps = 0;
   sim::StepStats real_step;  // the median measured step, for --diff
-  const bool diff = args->Has("--diff");
-  if (args->Has("--check") || diff) {
+  const bool diff = args.Has("--diff");
+  if (args.Has("--check") || diff) {
     auto ex = runtime::Executor::Create(g, c, setup->device_of_node);
     if (!ex.ok()) {
       return CommandError(
@@ -121,11 +116,11 @@ int SimulateCommand(int argc, char** argv) {
   std::printf("transfers per step: %zu, %s\n", r.step.transfers.size(),
               FormatMib(transfer_bytes).c_str());
   std::printf("%s\n", sim::CriticalPathSummary(c, sim::CriticalPath(sim->graph(), r.step)).c_str());
-  if (args->Has("--trace")) {
+  if (args.Has("--trace")) {
     graph::Status st =
-        graph::WriteFileAtomic(args->Get("--trace"), sim::ChromeTrace(sim->graph(), c, r.step));
+        graph::WriteFileAtomic(args.Get("--trace"), sim::ChromeTrace(sim->graph(), c, r.step));
     if (!st.ok()) return CommandError(kSpec, st);
-    std::printf("trace: %s\n", args->Get("--trace").c_str());
+    std::printf("trace: %s\n", args.Get("--trace").c_str());
   }
   if (real) {
     std::printf("measured step time: %.3f ms (robust mean of %d steps); simulator error %+.1f%%\n",
@@ -138,5 +133,9 @@ int SimulateCommand(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace
+
+int SimulateCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -29,39 +29,38 @@ const CommandSpec kSpec{
      {"--vocab", "V", "vocabulary size"},
      {"--steps", "T", "time steps unrolled"}}};
 
-}  // namespace
-
-int ZooCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<Args> args = ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
-  if (args->Get("-o").empty()) return UsageError(kSpec, "-o OUT.pb is required");
+int Run(const Args& args) {
+  if (args.Get("-o").empty()) return UsageError(kSpec, "-o OUT.pb is required");
   graph::ZooOptions o;
-  if (args->Has("--sizes")) {
-    if (args->positional()[0] != "nmt") {
+  if (args.Has("--sizes")) {
+    if (args.positional()[0] != "nmt") {
       return UsageError(kSpec, "--sizes applies to nmt only");
     }
-    o.sizes = args->Get("--sizes");
+    o.sizes = args.Get("--sizes");
   }
   for (auto [flag, target] : {std::pair<const char*, int64_t*>{"--batch", &o.batch},
                               {"--layers", &o.layers},
                               {"--hidden", &o.hidden},
                               {"--vocab", &o.vocab},
                               {"--steps", &o.steps}}) {
-    if (!args->Has(flag)) continue;
-    auto v = ParsePositiveInt(flag, args->Get(flag));
+    if (!args.Has(flag)) continue;
+    auto v = ParsePositiveInt(flag, args.Get(flag));
     if (!v.ok()) return UsageError(kSpec, v.status());
     *target = *v;
   }
-  auto g = graph::BuildZooModel(args->positional()[0], o);
+  auto g = graph::BuildZooModel(args.positional()[0], o);
   if (!g.ok()) return CommandError(kSpec, g.status());
-  graph::Status st = graph::WriteFileAtomic(args->Get("-o"), graph::SerializeGraphDef(*g));
+  graph::Status st = graph::WriteFileAtomic(args.Get("-o"), graph::SerializeGraphDef(*g));
   if (!st.ok()) return CommandError(kSpec, st);
   std::printf(
       "wrote %s: %s, %d nodes (forward graph; planner inspect shows the training "
       "graph's count)\n",
-      args->Get("-o").c_str(), args->positional()[0].c_str(), g->size());
+      args.Get("-o").c_str(), args.positional()[0].c_str(), g->size());
   return 0;
 }
+
+}  // namespace
+
+int ZooCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

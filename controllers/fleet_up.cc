@@ -294,12 +294,8 @@ const planner::CommandSpec kKeygenSpec{
     {"NAME"},
     {}};
 
-int KeygenCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<planner::Args> args =
-      planner::ParseCommandLine(kKeygenSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
-  const std::string name = args->positional()[0];
+int Keygen(const planner::Args& args) {
+  const std::string name = args.positional()[0];
   auto keys = wire::GenerateCurveKeys();
   if (!keys.ok()) return planner::CommandError(kKeygenSpec, keys.status());
   const mode_t old_mask = ::umask(077);  // the secret key's file is the owner's alone
@@ -315,7 +311,9 @@ int KeygenCommand(int argc, char** argv) {
 }  // namespace
 
 int FleetCommand(int argc, char** argv) {
-  if (argc >= 1 && !std::strcmp(argv[0], "keygen")) return KeygenCommand(argc - 1, argv + 1);
+  if (argc >= 1 && !std::strcmp(argv[0], "keygen")) {
+    return planner::RunCommand(kKeygenSpec, argc - 1, argv + 1, Keygen);
+  }
   if (argc < 1 || std::strcmp(argv[0], "up") != 0) {
     if (argc >= 1 && (!std::strcmp(argv[0], "--help") || !std::strcmp(argv[0], "-h"))) {
       std::cout << planner::HelpText(kSpec) << "\n" << planner::HelpText(kKeygenSpec);

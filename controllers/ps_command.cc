@@ -24,23 +24,18 @@ const planner::CommandSpec kSpec{
      {"--staleness", "N", "versions a gradient may lag and still be applied (default 16)"},
      {"--checkpoint-every", "DURATION", "time between checkpoints (default 10s)"}}};
 
-}  // namespace
-
-int PsCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
+int Run(const planner::Args& args) {
   PsOptions o;
-  if (!args->Has("--bind")) return planner::UsageError(kSpec, "--bind is required");
-  o.bind = args->Get("--bind");
-  o.checkpoint = args->Get("--checkpoint");
-  if (args->Has("--staleness")) {
-    auto n = planner::ParseIntInRange("--staleness", args->Get("--staleness"), 0, 1 << 30);
+  if (!args.Has("--bind")) return planner::UsageError(kSpec, "--bind is required");
+  o.bind = args.Get("--bind");
+  o.checkpoint = args.Get("--checkpoint");
+  if (args.Has("--staleness")) {
+    auto n = planner::ParseIntInRange("--staleness", args.Get("--staleness"), 0, 1 << 30);
     if (!n.ok()) return planner::UsageError(kSpec, n.status());
     o.staleness = static_cast<int>(*n);
   }
-  if (args->Has("--checkpoint-every")) {
-    auto s = planner::ParseDurationSeconds("--checkpoint-every", args->Get("--checkpoint-every"));
+  if (args.Has("--checkpoint-every")) {
+    auto s = planner::ParseDurationSeconds("--checkpoint-every", args.Get("--checkpoint-every"));
     if (!s.ok()) return planner::UsageError(kSpec, s.status());
     o.checkpoint_every_s = *s;
   }
@@ -49,5 +44,9 @@ int PsCommand(int argc, char** argv) {
   if (!st.ok()) return planner::CommandError(kSpec, st);
   return 0;
 }
+
+}  // namespace
+
+int PsCommand(int argc, char** argv) { return planner::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace controllers

@@ -257,6 +257,13 @@ std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** a
   return std::move(args).value();
 }
 
+int RunCommand(const CommandSpec& spec, int argc, char** argv,
+               const std::function<int(const Args&)>& run) {
+  int exit_code = 0;
+  std::optional<Args> args = ParseCommandLine(spec, argc, argv, &exit_code);
+  return args ? run(*args) : exit_code;
+}
+
 Args ParseProgramArgs(const CommandSpec& spec, int argc, char** argv) {
   int exit_code = 0;
   std::optional<Args> args =

@@ -4,6 +4,7 @@
 // message, and --help generated from the spec.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -88,6 +89,12 @@ std::string HelpText(const CommandSpec& spec);
 // both cases returns nothing and the command returns *exit_code.
 std::optional<Args> ParseCommandLine(const CommandSpec& spec, int argc, char** argv,
                                      int* exit_code);
+
+// Runs a command: parses argv (after the command's name) by `spec` and calls
+// `run` with the arguments, returning its exit status; on --help prints the
+// help and returns 0, on a usage error prints it and returns 2.
+int RunCommand(const CommandSpec& spec, int argc, char** argv,
+               const std::function<int(const Args&)>& run);
 
 // For a program that is its own command (a bench program): parses argv
 // after argv[0]; on --help prints the help and exits 0, on a usage error

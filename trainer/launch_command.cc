@@ -50,34 +50,29 @@ std::string Describe(int status) {
   return "stopped";
 }
 
-}  // namespace
-
-int LaunchCommand(int argc, char** argv, const std::string& self) {
-  int exit_code = 0;
-  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
-  if (!args->Has("--nproc")) return planner::UsageError(kSpec, "--nproc N is required");
-  auto nproc = planner::ParseIntInRange("--nproc", args->Get("--nproc"), 1, 256);
+int Run(const planner::Args& args, const std::string& self) {
+  if (!args.Has("--nproc")) return planner::UsageError(kSpec, "--nproc N is required");
+  auto nproc = planner::ParseIntInRange("--nproc", args.Get("--nproc"), 1, 256);
   if (!nproc.ok()) return planner::UsageError(kSpec, nproc.status());
   const int world = static_cast<int>(*nproc);
   int64_t port = 0;
-  if (args->Has("--port")) {
-    auto v = planner::ParseIntInRange("--port", args->Get("--port"), 1, 65535);
+  if (args.Has("--port")) {
+    auto v = planner::ParseIntInRange("--port", args.Get("--port"), 1, 65535);
     if (!v.ok()) return planner::UsageError(kSpec, v.status());
     port = *v;
   }
   double grace = 90;
-  if (args->Has("--grace")) {
-    auto v = planner::ParseDurationSeconds("--grace", args->Get("--grace"));
+  if (args.Has("--grace")) {
+    auto v = planner::ParseDurationSeconds("--grace", args.Get("--grace"));
     if (!v.ok()) return planner::UsageError(kSpec, v.status());
     grace = *v;
   }
-  if (args->positional().empty() || args->positional()[0] != "train") {
+  if (args.positional().empty() || args.positional()[0] != "train") {
     return planner::UsageError(kSpec, "the command to run, train ..., is missing");
   }
   if (port == 0) port = FreeLoopbackPort();
   std::vector<std::string> child_args{self};
-  for (const std::string& a : args->positional()) child_args.push_back(a);
+  for (const std::string& a : args.positional()) child_args.push_back(a);
   std::vector<pid_t> pids(world, -1);
   // Before the first fork, so that a ^C while starting ranks is passed on, not
   // lost with the launcher (exec gives the ranks the default actions back).
@@ -154,6 +149,13 @@ int LaunchCommand(int argc, char** argv, const std::string& self) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return failures == 0 && !g_signal ? 0 : 1;
+}
+
+}  // namespace
+
+int LaunchCommand(int argc, char** argv, const std::string& self) {
+  return planner::RunCommand(kSpec, argc, argv,
+                             [&self](const planner::Args& args) { return Run(args, self); });
 }
 
 }  // namespace trainer

@@ -125,24 +125,19 @@ std::string ReportJson(const TrainOptions& o, const TrainReport& r, int world) {
   return b + evals + "], \"probes\": [" + ProbesJson(r) + "]}\n";
 }
 
-}  // namespace
-
-int TrainCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
+int Run(const planner::Args& args) {
   TrainOptions o;
-  o.model = args->positional()[0];
-  o.strategy.name = args->Get("--strategy", "sync");
-  o.devices = args->Get("--devices");
-  o.placement = args->Get("--placement");
-  o.data = args->Get("--data", "fashion-mnist");
-  o.data_dir = args->Get("--data-dir");
-  o.optimizer = args->Get("--optimizer", "momentum");
-  o.checkpoint_dir = args->Get("--checkpoint");
-  o.resume = args->Has("--resume");
-  o.quiet = args->Has("--quiet");
-  o.evaluate = !args->Has("--no-eval");
+  o.model = args.positional()[0];
+  o.strategy.name = args.Get("--strategy", "sync");
+  o.devices = args.Get("--devices");
+  o.placement = args.Get("--placement");
+  o.data = args.Get("--data", "fashion-mnist");
+  o.data_dir = args.Get("--data-dir");
+  o.optimizer = args.Get("--optimizer", "momentum");
+  o.checkpoint_dir = args.Get("--checkpoint");
+  o.resume = args.Has("--resume");
+  o.quiet = args.Has("--quiet");
+  o.evaluate = !args.Has("--no-eval");
   if (o.resume && o.checkpoint_dir.empty())
     return planner::UsageError(kSpec, "--resume needs --checkpoint DIR");
   struct IntFlag {
@@ -164,8 +159,8 @@ int TrainCommand(int argc, char** argv) {
                     {"--log-every", 0, int64_t{1} << 40, &o.log_every},
                     {"--seed", 0, int64_t{1} << 40, &seed},
                     {"--probe-steps", 2, 1 << 20, &o.probe_steps}}) {
-    if (!args->Has(f.flag)) continue;
-    auto v = planner::ParseIntInRange(f.flag, args->Get(f.flag), f.lo, f.hi);
+    if (!args.Has(f.flag)) continue;
+    auto v = planner::ParseIntInRange(f.flag, args.Get(f.flag), f.lo, f.hi);
     if (!v.ok()) return planner::UsageError(kSpec, v.status());
     *f.target = *v;
   }
@@ -191,15 +186,15 @@ int TrainCommand(int argc, char** argv) {
                     {"--target-accuracy", 0, 1},
                     {"--timeout", 0.1, 1e6}}) {
     double* target = targets[k++];
-    if (!args->Has(f.flag)) continue;
-    auto v = planner::ParseNumberInRange(f.flag, args->Get(f.flag), f.lo, f.hi);
+    if (!args.Has(f.flag)) continue;
+    auto v = planner::ParseNumberInRange(f.flag, args.Get(f.flag), f.lo, f.hi);
     if (!v.ok()) return planner::UsageError(kSpec, v.status());
     *target = *v;
   }
   o.learning_rate = static_cast<float>(lr);
   o.momentum = static_cast<float>(momentum);
-  if (args->Has("--report")) {
-    if (auto st = planner::CheckOutputWritable("--report", args->Get("--report")); !st.ok()) {
+  if (args.Has("--report")) {
+    if (auto st = planner::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
       return planner::UsageError(kSpec, st);
     }
   }
@@ -212,8 +207,8 @@ int TrainCommand(int argc, char** argv) {
     r.master_port = FreeLoopbackPort();
   }
   r.timeout_s = timeout;
-  if (args->Has("--probe")) {
-    auto probes = ParseProbes(args->Get("--probe"), r.world_size);
+  if (args.Has("--probe")) {
+    auto probes = ParseProbes(args.Get("--probe"), r.world_size);
     if (!probes.ok()) return planner::UsageError(kSpec, probes.status());
     o.probes = *probes;
   }
@@ -228,12 +223,16 @@ int TrainCommand(int argc, char** argv) {
   if (!report->evaluations.empty()) {
     std::printf("final test accuracy %.2f%%\n", 100 * report->evaluations.back().accuracy);
   }
-  if (args->Has("--report")) {
+  if (args.Has("--report")) {
     graph::Status st =
-        graph::WriteFileAtomic(args->Get("--report"), ReportJson(o, *report, r.world_size));
+        graph::WriteFileAtomic(args.Get("--report"), ReportJson(o, *report, r.world_size));
     if (!st.ok()) return planner::CommandError(kSpec, st);
   }
   return 0;
 }
+
+}  // namespace
+
+int TrainCommand(int argc, char** argv) { return planner::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace trainer

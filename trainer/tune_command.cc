@@ -282,16 +282,11 @@ graph::Status WriteReport(const std::string& path, const TuneProgress& p) {
   return graph::WriteFileAtomic(path, b + p.choices + "]}\n");
 }
 
-}  // namespace
-
-int TuneCommand(int argc, char** argv, const std::string& self) {
-  int exit_code = 0;
-  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
+int Run(const planner::Args& args, const std::string& self) {
   Child child;
   child.exe = self;
   TuneFlags f;
-  if (const std::optional<int> usage = ParseTuneFlags(*args, &child, &f)) return *usage;
+  if (const std::optional<int> usage = ParseTuneFlags(args, &child, &f)) return *usage;
   auto train_set = data::LoadFashionMnist(
       child.data_dir.empty() ? data::DefaultFashionMnistDir() : child.data_dir, true);
   if (!train_set.ok()) return planner::CommandError(kSpec, train_set.status());
@@ -317,12 +312,19 @@ int TuneCommand(int argc, char** argv, const std::string& self) {
     std::printf("did not reach %.0f%% in %lld epochs\n", 100 * f.target,
                 static_cast<long long>(f.epochs));
   }
-  if (args->Has("--report")) {
-    if (graph::Status st = WriteReport(args->Get("--report"), p); !st.ok()) {
+  if (args.Has("--report")) {
+    if (graph::Status st = WriteReport(args.Get("--report"), p); !st.ok()) {
       return planner::CommandError(kSpec, st);
     }
   }
   return f.target > 0 && p.reached_at < 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int TuneCommand(int argc, char** argv, const std::string& self) {
+  return planner::RunCommand(kSpec, argc, argv,
+                             [&self](const planner::Args& args) { return Run(args, self); });
 }
 
 }  // namespace trainer

@@ -31,38 +31,33 @@ const planner::CommandSpec kSpec{
      {"--key", "FILE", "CURVE: this worker's key pair (planner fleet keygen)"},
      {"--server-key", "FILE", "CURVE: the controller's public key"}}};
 
-}  // namespace
-
-int WorkerCommand(int argc, char** argv) {
-  int exit_code = 0;
-  std::optional<planner::Args> args = planner::ParseCommandLine(kSpec, argc, argv, &exit_code);
-  if (!args) return exit_code;
+int Run(const planner::Args& args) {
   WorkerOptions o;
-  o.devices_path = args->Get("--devices");
-  o.connect = args->Get("--connect");
-  o.bind = args->Get("--bind");
+  o.devices_path = args.Get("--devices");
+  o.connect = args.Get("--connect");
+  o.bind = args.Get("--bind");
   if (o.devices_path.empty() || o.connect.empty() == o.bind.empty()) {
     return planner::UsageError(kSpec, "--devices and one of --connect and --bind are required");
   }
-  o.name = args->Get("--name");
-  o.profile_path = args->Get("--profile");
-  if (args->Has("--cached-models")) {
-    auto n = planner::ParseIntInRange("--cached-models", args->Get("--cached-models"), 1, 1024);
+  o.name = args.Get("--name");
+  o.profile_path = args.Get("--profile");
+  if (args.Has("--cached-models")) {
+    auto n = planner::ParseIntInRange("--cached-models", args.Get("--cached-models"), 1, 1024);
     if (!n.ok()) return planner::UsageError(kSpec, n.status());
     o.cached_models = static_cast<int>(*n);
   }
-  if (args->Has("--max-message-mb")) {
-    auto n = planner::ParseIntInRange("--max-message-mb", args->Get("--max-message-mb"), 1, 65536);
+  if (args.Has("--max-message-mb")) {
+    auto n = planner::ParseIntInRange("--max-message-mb", args.Get("--max-message-mb"), 1, 65536);
     if (!n.ok()) return planner::UsageError(kSpec, n.status());
     o.max_message_bytes = static_cast<size_t>(*n) << 20;
   }
-  if (args->Has("--key") != args->Has("--server-key")) {
+  if (args.Has("--key") != args.Has("--server-key")) {
     return planner::UsageError(kSpec, "--key and --server-key go together");
   }
-  if (args->Has("--key")) {
-    auto keys = wire::ReadKeyFile(args->Get("--key"), true);
+  if (args.Has("--key")) {
+    auto keys = wire::ReadKeyFile(args.Get("--key"), true);
     if (!keys.ok()) return planner::CommandError(kSpec, keys.status());
-    auto server = wire::ReadKeyFile(args->Get("--server-key"), false);
+    auto server = wire::ReadKeyFile(args.Get("--server-key"), false);
     if (!server.ok()) return planner::CommandError(kSpec, server.status());
     o.keys = *keys;
     o.server_public_key = server->public_key;
@@ -77,5 +72,9 @@ int WorkerCommand(int argc, char** argv) {
   if (!st.ok()) return planner::CommandError(kSpec, st);
   return 0;
 }
+
+}  // namespace
+
+int WorkerCommand(int argc, char** argv) { return planner::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace workers
