@@ -142,6 +142,9 @@ std::vector<Outcome> Dispatcher::Run(const wire::WireModel& model, EvalMode mode
     CheckSilence(&run);
   }
   counters_.outcomes += n;
+  for (const Outcome& o : run.outcomes) {
+    if (o.status.code() == graph::StatusCode::kUnavailable) ++counters_.unavailable;
+  }
   return std::move(run.outcomes);
 }
 

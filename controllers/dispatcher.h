@@ -53,6 +53,7 @@ struct Outcome {
 struct DispatchCounters {
   int64_t requests = 0;      // placements asked for
   int64_t outcomes = 0;      // outcomes returned: equals requests after every Run
+  int64_t unavailable = 0;   // of them, kUnavailable: no worker answered (no result at all)
   int64_t sends = 0;         // Evaluate messages sent, re-sends included
   int64_t resent = 0;        // placements sent again after their worker was lost
   int64_t late = 0;          // results dropped: their placement was already decided

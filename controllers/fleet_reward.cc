@@ -77,11 +77,13 @@ class FleetReward : public planner::RewardSource {
   std::string Summary() const override {
     std::lock_guard<std::mutex> lock(mu_);
     const DispatchCounters& n = dispatcher_->counters();
-    char b[256];
+    char b[384];
     std::snprintf(b, sizeof b,
-                  "fleet: %lld placements, %lld outcomes, %lld sends (%lld re-sent), %lld late "
-                  "results dropped, %lld workers lost, %lld malformed messages",
+                  "fleet: %lld placements, %lld outcomes (%lld unavailable: no worker answered), "
+                  "%lld sends (%lld re-sent), %lld late results dropped, %lld workers lost, %lld "
+                  "malformed messages",
                   static_cast<long long>(n.requests), static_cast<long long>(n.outcomes),
+                  static_cast<long long>(n.unavailable),
                   static_cast<long long>(n.sends), static_cast<long long>(n.resent),
                   static_cast<long long>(n.late), static_cast<long long>(n.workers_lost),
                   static_cast<long long>(n.malformed));

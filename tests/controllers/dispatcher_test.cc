@@ -188,6 +188,7 @@ TEST(Dispatcher, EveryPlacementGetsExactlyOneOutcomeSpreadOverTheWorkers) {
   const DispatchCounters& n = (*d)->counters();
   EXPECT_EQ(n.requests, 40);
   EXPECT_EQ(n.outcomes, 40);
+  EXPECT_EQ(n.unavailable, 0);
   EXPECT_EQ(n.sends, 40);
   EXPECT_EQ(n.resent, 0);
   EXPECT_GT(a.evaluations(), 0);
@@ -303,6 +304,7 @@ TEST(Dispatcher, RunWithoutWorkersFailsEachPlacementAfterTheRegisterTimeout) {
     EXPECT_NE(out.status.message().find((*d)->endpoint()), std::string::npos);
   }
   EXPECT_EQ((*d)->counters().outcomes, 3);
+  EXPECT_EQ((*d)->counters().unavailable, 3);
 }
 
 TEST(Dispatcher, WorkerWithoutAnAllowedCurveKeyGetsNothing) {

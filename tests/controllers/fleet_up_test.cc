@@ -109,12 +109,15 @@ pid_t ProcessWith(const std::string& text) {
   return -1;
 }
 
-// "fleet: N placements, M outcomes, ... K workers lost" of a controller's log.
+// "fleet: N placements, M outcomes (U unavailable...), ... K workers lost" of a
+// controller's log -> {N, M, K, U}.
 std::vector<long> Counts(const std::string& log) {
   std::smatch m;
-  const std::regex line("fleet: ([0-9]+) placements, ([0-9]+) outcomes, .* ([0-9]+) workers lost");
+  const std::regex line(
+      "fleet: ([0-9]+) placements, ([0-9]+) outcomes \\(([0-9]+) unavailable.* ([0-9]+) workers "
+      "lost");
   if (!std::regex_search(log, m, line)) return {};
-  return {std::stol(m[1]), std::stol(m[2]), std::stol(m[3])};
+  return {std::stol(m[1]), std::stol(m[2]), std::stol(m[4]), std::stol(m[3])};
 }
 
 // The whole fleet: a server, 2 controllers and 4 workers; a zoo model
@@ -144,9 +147,10 @@ TEST(FleetUp, ServerTwoControllersFourWorkersSurviveAKilledWorker) {
   ASSERT_EQ(p.Wait(up, 120), 0) << Slurp(Dir() + "/up-sim");
   for (int c = 1; c <= 2; ++c) {
     const std::vector<long> n = Counts(Slurp(run + "/controller-" + std::to_string(c) + ".log"));
-    ASSERT_EQ(n.size(), 3u) << Slurp(run + "/controller-" + std::to_string(c) + ".log");
+    ASSERT_EQ(n.size(), 4u) << Slurp(run + "/controller-" + std::to_string(c) + ".log");
     EXPECT_GT(n[0], 0);
     EXPECT_EQ(n[0], n[1]);
+    EXPECT_EQ(n[3], 0);  // every placement got a result
     if (c == 1) EXPECT_GE(n[2], 1);
   }
   EXPECT_NE(Slurp(run + "/best.yaml").find("devices:"), std::string::npos);
@@ -159,8 +163,9 @@ TEST(FleetUp, ServerTwoControllersFourWorkersSurviveAKilledWorker) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   for (int c = 1; c <= 2; ++c) {
     const std::vector<long> n = Counts(Slurp(real + "/controller-" + std::to_string(c) + ".log"));
-    ASSERT_EQ(n.size(), 3u);
+    ASSERT_EQ(n.size(), 4u);
     EXPECT_EQ(n[0], n[1]);
+    EXPECT_EQ(n[3], 0);  // every placement got a result
   }
   EXPECT_NE(Slurp(real + "/best.yaml").find("devices:"), std::string::npos);
   EXPECT_TRUE(NoneLeft(real, 10));

@@ -32,14 +32,15 @@ std::string WorkerCommand(const std::string& devices, int port, const std::strin
 
 std::string Env() { return "env PLANNER_CACHE_DIR=" + Dir() + "/cache "; }
 
-// "fleet: N placements, M outcomes, ..." -> {N, M, re-sent, workers lost}.
+// "fleet: N placements, M outcomes (U unavailable...), ..." -> {N, M, re-sent,
+// workers lost, U}: U counts the placements no worker gave a result for.
 std::vector<long> FleetCounts(const std::string& out) {
   std::smatch m;
   const std::regex line(
-      "fleet: ([0-9]+) placements, ([0-9]+) outcomes, [0-9]+ sends \\(([0-9]+) re-sent\\), "
-      "[0-9]+ late results dropped, ([0-9]+) workers lost");
+      "fleet: ([0-9]+) placements, ([0-9]+) outcomes \\(([0-9]+) unavailable[^)]*\\), [0-9]+ sends "
+      "\\(([0-9]+) re-sent\\), [0-9]+ late results dropped, ([0-9]+) workers lost");
   if (!std::regex_search(out, m, line)) return {};
-  return {std::stol(m[1]), std::stol(m[2]), std::stol(m[3]), std::stol(m[4])};
+  return {std::stol(m[1]), std::stol(m[2]), std::stol(m[4]), std::stol(m[5]), std::stol(m[3])};
 }
 
 std::string CurveColumns(const std::string& csv_path) {
@@ -79,8 +80,9 @@ TEST(FleetSearch, OneWorkerFleetSearchRepeatsTheInProcessSearch) {
   EXPECT_GT(Lines(curve), 3);
   EXPECT_EQ(curve, CurveColumns(Dir() + "/local.csv"));
   const std::vector<long> n = FleetCounts(remote.out);
-  ASSERT_EQ(n.size(), 4u) << remote.out;
+  ASSERT_EQ(n.size(), 5u) << remote.out;
   EXPECT_EQ(n[0], n[1]);
+  EXPECT_EQ(n[4], 0);  // every placement got a result
   EXPECT_EQ(n[2], 0);
 }
 
@@ -110,9 +112,10 @@ TEST(FleetSearch, KilledAndStoppedWorkersLoseNoSample) {
   ASSERT_EQ(p.Wait(search, 120), 0) << Slurp(out);
   const std::string text = Slurp(out);
   const std::vector<long> n = FleetCounts(text);
-  ASSERT_EQ(n.size(), 4u) << text;
+  ASSERT_EQ(n.size(), 5u) << text;
   EXPECT_GT(n[0], 0);
   EXPECT_EQ(n[0], n[1]) << text;
+  EXPECT_EQ(n[4], 0) << text;  // every placement got a result
   EXPECT_GE(n[3], 1) << text;  // the stopped worker, at least, held a placement
   EXPECT_NE(text.find("best found"), std::string::npos);
   EXPECT_NE(Slurp(Dir() + "/best.yaml").find("devices:"), std::string::npos);
@@ -138,8 +141,9 @@ TEST(FleetSearch, RealRewardsOnALoopbackFleetReachAVerdict) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("  on hardware  "), std::string::npos) << r.out;
   const std::vector<long> n = FleetCounts(r.out);
-  ASSERT_EQ(n.size(), 4u) << r.out;
+  ASSERT_EQ(n.size(), 5u) << r.out;
   EXPECT_EQ(n[0], n[1]);
+  EXPECT_EQ(n[4], 0);  // every placement got a result
 }
 
 TEST(FleetSearch, SearchWithoutWorkersFailsInOneLineNamingTheEndpoint) {
@@ -218,8 +222,9 @@ TEST(FleetSearch, ListeningWorkerSurvivesGarbageAndIsReachedByTheController) {
   ASSERT_EQ(r.code, 0) << r.out << r.err << Slurp(Dir() + "/listener.log");
   EXPECT_NE(r.out.find("worker listener registered"), std::string::npos) << r.out;
   const std::vector<long> n = FleetCounts(r.out);
-  ASSERT_EQ(n.size(), 4u);
+  ASSERT_EQ(n.size(), 5u);
   EXPECT_EQ(n[0], n[1]);
+  EXPECT_EQ(n[4], 0);  // every placement got a result
   p.Signal(w, SIGTERM);
   EXPECT_EQ(p.Wait(w, 10), 0);
 }
