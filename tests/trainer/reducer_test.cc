@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <random>
+#include <thread>
 
 #include "ranks.h"
 
@@ -142,6 +144,67 @@ TEST(ReducerTest, RebuiltBucketsFollowRankZerosReadyOrderOnEveryRank) {
   });
   EXPECT_EQ(after[0], after[1]);
   EXPECT_EQ(after[0].front().front(), 0);  // rank 0 saw parameter 0 first
+}
+
+// Overlap, judged by the test's own clock rather than the reducer's figures:
+// the last layer's gradient is large and ready first (its bucket launches at
+// once), then the rest of the backward pass takes `compute` (a sleep). With the
+// all-reduce running meanwhile, Finish has only the small buckets left; were it
+// launched at Finish instead, Finish would take about as long as that
+// all-reduce alone (`alone`, timed first on the same group). The reducer's
+// own exposed time must agree with the test's clock.
+TEST(ReducerTest, TheFirstBucketsAllReduceRunsDuringTheBackwardPass) {
+  using Clock = std::chrono::steady_clock;
+  const std::vector<int64_t> elements{1000, 1000, 16 << 20};  // the last: 64 MiB
+  std::mutex mu;
+  std::vector<double> alone_s(2), finish_s(2), exposed_s(2), comm_s(2), compute_s(2);
+  RunRanks(2, [&](ProcessGroup& pg) {
+    std::vector<at::Tensor> g;
+    std::vector<std::vector<int64_t>> shapes;
+    for (int64_t n : elements) {
+      g.push_back(at::ones({n}));
+      shapes.push_back({n});
+    }
+    double alone = 1e9;  // the big all-reduce alone: the fastest of three
+    for (int i = 0; i < 3; ++i) {
+      at::Tensor t = g[2].clone();
+      const auto t0 = Clock::now();
+      ASSERT_TRUE(pg.AllReduce(t).ok());
+      alone = std::min(alone, std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    // Both ranks sleep as long: rank 0's choice, broadcast.
+    at::Tensor compute = at::full({1}, std::max(0.3, 4 * alone), at::kDouble);
+    ASSERT_TRUE(pg.Broadcast(compute, 0).ok());
+    Reducer reducer(&pg, shapes, {1 << 20, 25 << 20, false});
+    std::vector<at::Tensor> out;
+    reducer.Start();
+    reducer.OnGradient(2, g[2]);
+    std::this_thread::sleep_for(std::chrono::duration<double>(compute.item<double>()));
+    reducer.OnGradient(1, g[1]);
+    reducer.OnGradient(0, g[0]);
+    const double backward_end = ProcessGroup::Now();
+    const auto f0 = Clock::now();
+    CommTimes t;
+    ASSERT_TRUE(reducer.Finish(backward_end, &out, &t).ok());
+    const double finish = std::chrono::duration<double>(Clock::now() - f0).count();
+    EXPECT_TRUE(at::allclose(out[2], at::ones({elements[2]})));  // (1 + 1) / 2
+    std::lock_guard<std::mutex> l(mu);
+    alone_s[pg.rank()] = alone;
+    finish_s[pg.rank()] = finish;
+    exposed_s[pg.rank()] = t.exposed_s;
+    comm_s[pg.rank()] = t.comm_s;
+    compute_s[pg.rank()] = compute.item<double>();
+  });
+  for (int r = 0; r < 2; ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r) + ": alone " + std::to_string(alone_s[r]) +
+                 " s, Finish " + std::to_string(finish_s[r]) + " s, exposed " +
+                 std::to_string(exposed_s[r]) + " s, in flight " + std::to_string(comm_s[r]) +
+                 " s, compute " + std::to_string(compute_s[r]) + " s");
+    EXPECT_LT(finish_s[r], alone_s[r] / 2);  // the big all-reduce was over before Finish
+    EXPECT_LE(exposed_s[r], finish_s[r] + 0.005);  // no more exposed than Finish waited
+    EXPECT_GE(comm_s[r], alone_s[r] / 2);           // the big one was in flight, and counted
+    EXPECT_LT(comm_s[r], compute_s[r] + finish_s[r] + 0.005);
+  }
 }
 
 }  // namespace
