@@ -10,7 +10,7 @@ namespace planner {
 
 namespace {
 
-constexpr double kWidth = 1000, kLeft = 90, kRight = 20, kCurveTop = 40, kCurveHeight = 260;
+constexpr double kWidth = 1000, kLeft = 90, kRight = 20, kCurveTop = 62, kCurveHeight = 260;
 constexpr double kRowHeight = 22;
 
 std::string Escape(std::string_view s) {
@@ -48,11 +48,27 @@ std::string Colour(const std::string& op) {
   return "hsl(" + std::to_string(h % 360) + ",60%," + std::to_string(45 + (h >> 9) % 20) + "%)";
 }
 
+// Where the curve's figures come from, for its legend.
+std::string Source(bool measured) {
+  return measured ? "measured by the search, the best of noisy samples: biased low"
+                  : "predicted by the simulator";
+}
+
+std::string Text(double x, double y, const std::string& body, const char* extra = "") {
+  return "<text x=\"" + Fmt("%.1f", x) + "\" y=\"" + Fmt("%.1f", y) + "\"" + extra + ">" + body +
+         "</text>\n";
+}
+
+std::string Tspan(const char* colour, const std::string& body) {
+  return "<tspan fill=\"" + std::string(colour) + "\">" + Escape(body) + "</tspan>  ";
+}
+
 }  // namespace
 
-std::string SearchReportSvg(const std::string& title, const std::vector<CurvePoint>& curve,
-                            double best_baseline_s, const graph::Graph& g,
-                            const cluster::Cluster& c, const sim::StepStats& t) {
+std::string SearchReportSvg(const SearchReport& report, const graph::Graph& g,
+                            const cluster::Cluster& c) {
+  const sim::StepStats& t = report.timeline;
+  const std::vector<CurvePoint>& curve = report.curve;
   const double plot_w = kWidth - kLeft - kRight;
   const int rows = static_cast<int>(c.devices.size());
   const double timeline_top = kCurveTop + kCurveHeight + 70;
@@ -61,17 +77,25 @@ std::string SearchReportSvg(const std::string& title, const std::vector<CurvePoi
                   "\" height=\"" + Fmt("%.0f", height) +
                   "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s += "<text x=\"" + Fmt("%.0f", kLeft) + "\" y=\"20\" font-size=\"14\">" + Escape(title) +
-       "</text>\n";
+  s += Text(kLeft, 20, Escape(report.title), " font-size=\"14\"");
+  s += Text(kLeft, 38,
+            report.verdict.empty()
+                ? Escape("no hardware verdict: the figures are " + Source(report.measured))
+                : Escape("on the hardware: " + report.verdict));
 
   // Reward curve: step time (ms) per update.
-  double hi = best_baseline_s, lo = best_baseline_s;
+  double hi = report.baseline_s, lo = report.baseline_s;
   int last = 1;
+  auto include = [&](double v) {
+    if (v > 0) hi = std::max(hi, v), lo = std::min(lo, v);
+  };
   for (const CurvePoint& p : curve) {
-    if (p.mean_step_s > 0) hi = std::max(hi, p.mean_step_s), lo = std::min(lo, p.mean_step_s);
-    if (p.best_step_s > 0) lo = std::min(lo, p.best_step_s), hi = std::max(hi, p.best_step_s);
+    include(p.mean_step_s);
+    include(p.best_step_s);
     last = std::max(last, p.iteration);
   }
+  include(report.verdict_found_s.value_or(0));
+  include(report.verdict_baseline_s.value_or(0));
   if (!(hi > lo)) hi = lo * 1.1 + 1e-9;
   lo = std::max(0.0, lo - 0.05 * (hi - lo));
   auto X = [&](double it) { return kLeft + plot_w * it / last; };
@@ -81,14 +105,12 @@ std::string SearchReportSvg(const std::string& title, const std::vector<CurvePoi
        "\" fill=\"none\" stroke=\"#888\"/>\n";
   for (int i = 0; i <= 4; ++i) {
     const double sec = lo + (hi - lo) * i / 4;
-    s += "<text x=\"" + Fmt("%.1f", kLeft - 6) + "\" y=\"" + Fmt("%.1f", Y(sec) + 4) +
-         "\" text-anchor=\"end\">" + Fmt("%.2f ms", sec * 1e3) + "</text>\n";
+    s += Text(kLeft - 6, Y(sec) + 4, Fmt("%.2f ms", sec * 1e3), " text-anchor=\"end\"");
   }
-  s += "<text x=\"" + Fmt("%.1f", kLeft + plot_w / 2) + "\" y=\"" +
-       Fmt("%.1f", kCurveTop + kCurveHeight + 18) + "\" text-anchor=\"middle\">policy update (" +
-       std::to_string(last) + ")</text>\n";
+  s += Text(kLeft + plot_w / 2, kCurveTop + kCurveHeight + 18,
+            "policy update (" + std::to_string(last) + ")", " text-anchor=\"middle\"");
   s += "<line x1=\"" + Fmt("%.1f", kLeft) + "\" x2=\"" + Fmt("%.1f", kLeft + plot_w) + "\" y1=\"" +
-       Fmt("%.1f", Y(best_baseline_s)) + "\" y2=\"" + Fmt("%.1f", Y(best_baseline_s)) +
+       Fmt("%.1f", Y(report.baseline_s)) + "\" y2=\"" + Fmt("%.1f", Y(report.baseline_s)) +
        "\" stroke=\"#c33\" stroke-dasharray=\"6,4\"/>\n";
   auto polyline = [&](auto value, const char* colour) {
     std::string pts;
@@ -102,17 +124,35 @@ std::string SearchReportSvg(const std::string& title, const std::vector<CurvePoi
   };
   polyline([](const CurvePoint& p) { return p.mean_step_s; }, "#7aa6d8");
   polyline([](const CurvePoint& p) { return p.best_step_s; }, "#1a5e1a");
-  s +=
-      "<text x=\"" + Fmt("%.1f", kLeft + 8) + "\" y=\"" + Fmt("%.1f", kCurveTop + 14) +
-      "\"><tspan fill=\"#7aa6d8\">mean of the update's placements</tspan>  <tspan fill=\"#1a5e1a\">"
-      "best so far</tspan>  <tspan fill=\"#c33\">best baseline " +
-      Fmt("%.3f ms", best_baseline_s * 1e3) + "</tspan></text>\n";
+  // The verdict's rounds, at the curve's end: fresh measurements of the two.
+  auto mark = [&](double v, const char* colour) {
+    s += "<circle cx=\"" + Fmt("%.1f", kLeft + plot_w - 6) + "\" cy=\"" + Fmt("%.1f", Y(v)) +
+         "\" r=\"4\" fill=\"" + colour + "\"/>\n";
+  };
+  if (report.verdict_found_s) mark(*report.verdict_found_s, "#1a5e1a");
+  if (report.verdict_baseline_s) mark(*report.verdict_baseline_s, "#c33");
+  // The legend, above the plot so that it covers none of it.
+  s += Text(kLeft, kCurveTop - 8,
+            Tspan("#7aa6d8", "mean of the update's placements") + Tspan("#1a5e1a", "best so far") +
+                Tspan("#c33", "best baseline (" + report.baseline_method + ") " +
+                                  Fmt("%.3f ms", report.baseline_s * 1e3)) +
+                Tspan("#555", "(" + Source(report.measured) + ")"));
+  if (report.verdict_found_s && report.verdict_baseline_s) {
+    s += Text(kLeft + plot_w - 14, kCurveTop + 14,
+              Escape("dots: the verdict's rounds, medians: " + report.found_method + " " +
+                     Fmt("%.3f ms", *report.verdict_found_s * 1e3) + ", " + report.baseline_method +
+                     " " + Fmt("%.3f ms", *report.verdict_baseline_s * 1e3)),
+              " text-anchor=\"end\"");
+  }
 
   // Timeline of the best placement.
   const double span = std::max(t.seconds * 1e6, 1e-3);
   auto TX = [&](double us) { return kLeft + plot_w * us / span; };
-  s += "<text x=\"" + Fmt("%.0f", kLeft) + "\" y=\"" + Fmt("%.1f", timeline_top - 12) +
-       "\">best placement's step: " + Fmt("%.3f ms", t.seconds * 1e3) + "</text>\n";
+  s += "<text x=\"" + Fmt("%.0f", kLeft) + "\" y=\"" + Fmt("%.1f", timeline_top - 12) + "\">" +
+       Escape("the result (" + report.result_method + "): one step " +
+              (report.measured ? "measured after the search" : "simulated") + ", " +
+              Fmt("%.3f ms", t.seconds * 1e3)) +
+       "</text>\n";
   for (int d = 0; d < rows; ++d) {
     const double y = timeline_top + d * kRowHeight;
     s += "<text x=\"" + Fmt("%.1f", kLeft - 6) + "\" y=\"" + Fmt("%.1f", y + 14) +

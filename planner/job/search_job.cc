@@ -29,16 +29,22 @@ constexpr double kClimbFirstPatienceS = 60;
 // The hardware's verdict on the found placement `*best` against the best
 // baseline (planner/rewards/verdict.h), printed: unless the gain is significant,
 // `*best` becomes the baseline; with real rewards both times become the
-// rounds' medians. Returns the sentence for the result.
-std::string DecideOnHardware(std::FILE* log, const RewardSource& hardware, bool real_rewards,
-                             const VerdictOptions& options, const std::string& baseline,
-                             const std::vector<int>& baseline_devices, double* baseline_s,
-                             BestPlacement* best) {
+// rounds' medians. Returns the sentence for the result and the rounds' medians.
+struct HardwareDecision {
+  std::string text;
+  std::optional<double> found_s, baseline_s;  // the rounds' medians, when they ran
+};
+HardwareDecision DecideOnHardware(std::FILE* log, const RewardSource& hardware, bool real_rewards,
+                                  const VerdictOptions& options, const std::string& baseline,
+                                  const std::vector<int>& baseline_devices, double* baseline_s,
+                                  BestPlacement* best) {
   if (best->device_of_node == baseline_devices) {
     // The baseline's own placement, whatever found it again (a climb that made
     // no move is labelled METHOD+refine): written as the baseline.
     *best = BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
-    return "no improvement over " + baseline + ": the search measured no other placement faster";
+    return {"no improvement over " + baseline + ": the search measured no other placement faster",
+            {},
+            {}};
   }
   Verdict v = CompareOnHardware(hardware, best->device_of_node, baseline_devices, options, nullptr);
   const std::string text = v.status.ok()
@@ -47,6 +53,11 @@ std::string DecideOnHardware(std::FILE* log, const RewardSource& hardware, bool 
                                      v.status.message() + "), so " + baseline + " is the result";
   Say(log, "on the hardware, %s (%s) against %s: %s\n", best->method.c_str(),
       FormatMs(best->step_s).c_str(), baseline.c_str(), text.c_str());
+  HardwareDecision d{text, {}, {}};
+  if (v.status.ok() && !v.candidate_s.empty()) {
+    d.found_s = sim::Median(v.candidate_s);
+    d.baseline_s = sim::Median(v.incumbent_s);
+  }
   if (v.status.ok() && real_rewards) {
     *baseline_s = sim::Median(v.incumbent_s);
     if (v.significant) best->step_s = sim::Median(v.candidate_s);
@@ -54,7 +65,7 @@ std::string DecideOnHardware(std::FILE* log, const RewardSource& hardware, bool 
   if (!v.status.ok() || !v.significant) {
     *best = BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
   }
-  return text;
+  return d;
 }
 
 // The result's lines: the best baseline, the best found and its gain (or the
@@ -240,6 +251,11 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
   const std::optional<RefineStart>& baseline = run.baselines.best;
   std::optional<double> baseline_s;
   if (baseline) baseline_s = baseline->step_s;
+  SearchReport report;  // the picture's figures, each from where it was taken
+  report.measured = s.real_rewards();
+  report.curve = run.curve;
+  report.baseline_method = baseline ? baseline->method : best.method;
+  report.baseline_s = baseline_s.value_or(best.step_s);
   // On real devices the hardware decides (planner/rewards/verdict.h): the best of many
   // noisy measurements is the luckiest, and a simulated gain is a prediction,
   // so the found placement must beat the best baseline in fresh interleaved
@@ -262,9 +278,14 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
                    " and " + baseline->method + " is the result";
     unverified = best;
   } else if (on_hardware && baseline) {  // after a signal: the baseline found again
-    verdict_text =
+    const std::string found_method = best.method;
+    HardwareDecision d =
         DecideOnHardware(s.log(), *on_hardware, s.real_rewards(), o.verdict, baseline->method,
                          baseline->device_of_node, &*baseline_s, &best);
+    verdict_text = d.text;
+    report.verdict_found_s = d.found_s;
+    report.verdict_baseline_s = d.baseline_s;
+    report.found_method = found_method;
     if (!found_baseline) {
       GRAPH_RETURN_IF_ERROR(s.WritePlacementOf(best, search.elapsed_s(), search.iterations()));
     }
@@ -306,9 +327,14 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
   if (!o.svg_path.empty()) {
     const std::string title = o.model_path + " on " + o.devices_path + ": " + best.method + " " +
                               FormatMs(best.step_s) + " (" + o.reward + ")";
+    report.title = title;
+    report.verdict = verdict_text;
+    report.result_method = best.method;
+    // The result's step; after a signal the result is the baseline, not the found placement.
+    if (unverified) s.reward->Timeline(best.device_of_node, &timeline);
+    report.timeline = timeline;
     GRAPH_RETURN_IF_ERROR(graph::WriteFileAtomic(
-        o.svg_path, SearchReportSvg(title, run.curve, baseline_s.value_or(best.step_s),
-                                    s.reward->executed_graph(), s.cluster(), timeline)));
+        o.svg_path, SearchReportSvg(report, s.reward->executed_graph(), s.cluster())));
     Say(s.log(), "picture: %s\n", o.svg_path.c_str());
   }
   return graph::Status::Ok();
