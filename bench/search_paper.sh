@@ -12,9 +12,14 @@
 #     `--order climb-first` (the climb first, until it stalls for PATIENCE or
 #     60 s, then the policy from its result, then the climb for the time left);
 # each contender's improvement over the best baseline, the paper's improvement,
-# and the simulator's lower bound on any placement's step time with the largest
-# improvement it leaves (sim/simulator.h).
-#   [MODELS="nmt4 nmt8"] [PATIENCE=60s] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
+# the best placement known (bench/best_known.sh) and how far the two together
+# are from it, and the simulator's lower bound on any placement's step time
+# with the largest improvement it leaves (sim/simulator.h).
+# With SEEDS="1 2 3" each contender runs once per seed and its cell is the
+# median step over the seeds, the median improvement and the range of the
+# improvements [min..max]. Every result is offered to bench/best_known.sh,
+# which keeps it when it beats the best known (OFFER=0: not).
+#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [PATIENCE=60s] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
 # configs/search-paper.yaml, "" for the compiled one; MODELS picks rows by name,
@@ -45,15 +50,30 @@ rows=(
   "nmt8|nmt --layers 8|8|no worse than expert"
 )
 table="$out/table.txt"
-fmt="%-13s %-4s %-24s %-11s %-11s %-11s %-11s %-20s %-20s %-20s %-20s %-26s\n"
-printf "$fmt" model gpus "best baseline" expert etf metis scotch "policy alone" \
-  "climb alone" "policy + climb" "paper" "lower bound (at most)" >"$table"
-# "1234.567 ms (12.3%)": a log's result and its improvement over the best baseline.
+seeds=${SEEDS:-1}
+fmt="%-13s %-4s %-24s %-11s %-11s %-11s %-11s %-11s %-30s %-30s %-30s %-20s %-26s %-26s\n"
+echo "bench/search_paper.sh on $(date -u +%F) at $(git describe --always --dirty 2>/dev/null ||
+  echo '?'), host $(uname -n), $(nproc) cores; seeds: $seeds"
+printf "$fmt" model gpus "best baseline" expert etf msct metis scotch "policy alone" \
+  "climb alone" "policy + climb" "paper" "best known (p+c behind)" "lower bound (at most)" \
+  >"$table"
+# A log's result: "1234.567" (ms) and its improvement over the best baseline.
+result_ms() { awk '/^  best found/{print $4}' "$1"; }
+result_pct() {
+  local pct
+  pct=$(grep -o '[-0-9.]*% faster than the best' "$1" | head -1 | cut -d' ' -f1 || true)
+  echo "${pct:-0%}" | tr -d '%'
+}
+# "1234.567 ms (12.3%) [10.1..13.0%]": the median step over the seeds' logs of
+# one contender, the median improvement and their range (one seed: no range).
 result() {
-  local log=$1 ms pct
-  ms=$(awk '/^  best found/{print $4}' "$log")
-  pct=$(grep -o '[-0-9.]*% faster than the best' "$log" | head -1 | cut -d' ' -f1 || true)
-  echo "$ms (${pct:-0%})"
+  local suffix=$1 ms pcts
+  ms=$(for seed in $seeds; do result_ms "$out/$name-$suffix-s$seed.log"; done |
+    sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+  pcts=$(for seed in $seeds; do result_pct "$out/$name-$suffix-s$seed.log"; done | sort -g)
+  echo "$pcts" | awk -v ms="$ms" '{a[NR]=$1}
+    END { med = (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2);
+          printf "%s ms (%.1f%%)", ms, med; if (NR > 1) printf " [%.1f..%.1f%%]", a[1], a[NR] }'
 }
 for row in "${rows[@]}"; do
   IFS='|' read -r name zoo gpus paper <<<"$row"
@@ -61,30 +81,41 @@ for row in "${rows[@]}"; do
   # shellcheck disable=SC2086
   "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
   devices="configs/k40-paper-${gpus}gpu.yaml"
-  run() {  # LOG-SUFFIX ARGS...: one search of this row
-    local suffix=$1
-    shift
-    "$planner" search "$out/$name.pb" "$devices" "${config[@]}" --seed 1 \
+  run() {  # LOG-SUFFIX SEED ARGS...: one search of this row
+    local suffix=$1-s$2 seed=$2
+    shift 2
+    "$planner" search "$out/$name.pb" "$devices" "${config[@]}" --seed "$seed" \
       -o "$out/$name-$suffix.yaml" --csv "$out/$name-$suffix.csv" \
       --svg "$out/$name-$suffix.svg" "$@" >"$out/$name-$suffix.log"
+    if [[ ${OFFER:-1} != 0 ]]; then
+      HOW="bench/search_paper.sh $suffix ${config[*]} $*" bash bench/best_known.sh offer "$name" \
+        "$out/$name-$suffix.yaml" | sed 's/^/  best known: /'
+    fi
   }
-  run policy --budget "$budget" --refine 0
-  run climb --iterations 0 --refine "${total}s"
-  run both --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
-    ${ORDER:+--order "$ORDER"}
-  log="$out/$name-both.log"
+  for seed in $seeds; do
+    run policy "$seed" --budget "$budget" --refine 0
+    run climb "$seed" --iterations 0 --refine "${total}s"
+    run both "$seed" --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
+      ${ORDER:+--order "$ORDER"}
+  done
+  log="$out/$name-both-s${seeds%% *}.log"
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4)}' "$log")
   col() { awk -v m="$1" '$1==m{print ($2=="out" ? "OOM" : $2=="skipped:" ? "skipped" : $2)}' "$log"; }
   bound=$(awk '/^  lower bound /{print $3}' "$log")
   most=$(grep -o 'at most [-0-9.]*%' "$log" | head -1 | cut -d' ' -f3 || true)
   # shellcheck disable=SC2059
-  printf "$fmt" "$name" "$gpus" "$best_baseline" "$(col expert)" "$(col etf)" "$(col metis)" \
-    "$(col scotch)" "$(result "$out/$name-policy.log")" "$(result "$out/$name-climb.log")" \
-    "$(result "$log")" "$paper" "$bound (${most:--})" >>"$table"
+  known=$(MODELS=$name bash bench/best_known.sh check | awk -v m="$name" '$1 == m {print $2}')
+  both_ms=$(result both | cut -d' ' -f1)
+  behind=$(awk -v a="$both_ms" -v b="$known" \
+    'BEGIN { if (a > 0 && b > 0) printf "%+.1f%%", 100 * (a - b) / b; else printf "-" }')
+  printf "$fmt" "$name" "$gpus" "$best_baseline" "$(col expert)" "$(col etf)" "$(col msct)" \
+    "$(col metis)" "$(col scotch)" "$(result policy)" "$(result climb)" "$(result both)" \
+    "$paper" "${known:--} ($behind)" "$bound (${most:--})" >>"$table"
   tail -1 "$table"
 done
 echo
-echo "times in ms; improvements over the best baseline; policy alone: --budget $budget --refine 0;"
+echo "times in ms; improvements over the best baseline (median [range] over seeds $seeds);"
+echo "policy alone: --budget $budget --refine 0;"
 echo "climb alone: --iterations 0 --refine ${total}s; policy + climb: --budget $budget --refine $refine" \
   "${PATIENCE:+--patience $PATIENCE} ${ORDER:+--order $ORDER}"
 cat "$table"
