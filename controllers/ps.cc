@@ -34,44 +34,76 @@ int64_t Elements(const std::vector<int64_t>& shape) {
   return n;
 }
 
-void ToTensors(const std::vector<std::string>& names,
-               const std::vector<std::vector<int64_t>>& shapes,
-               const std::vector<std::vector<float>>& values,
-               google::protobuf::RepeatedPtrField<wire::pb::Tensor>* out) {
-  for (size_t i = 0; i < values.size(); ++i) {
-    wire::pb::Tensor* t = out->Add();
-    t->set_name(names[i]);
-    t->mutable_shape()->Add(shapes[i].begin(), shapes[i].end());
-    t->mutable_values()->Add(values[i].begin(), values[i].end());
+using WireTensors = google::protobuf::RepeatedPtrField<wire::pb::Tensor>;
+
+std::vector<PolicyTensor> Tensors(const std::vector<std::string>& names,
+                                  const std::vector<std::vector<int64_t>>& shapes,
+                                  const std::vector<std::vector<float>>& values) {
+  std::vector<PolicyTensor> out;
+  for (size_t i = 0; i < values.size(); ++i) out.push_back({names[i], shapes[i], values[i]});
+  return out;
+}
+
+// The protocol's tensors and ours, both ways (the server's socket, the checkpoint).
+std::vector<PolicyTensor> FromWire(const WireTensors& ts) {
+  std::vector<PolicyTensor> out;
+  for (const wire::pb::Tensor& t : ts) {
+    out.push_back(
+        {t.name(), {t.shape().begin(), t.shape().end()}, {t.values().begin(), t.values().end()}});
+  }
+  return out;
+}
+
+void ToWire(const std::vector<PolicyTensor>& ts, WireTensors* out) {
+  for (const PolicyTensor& t : ts) {
+    wire::pb::Tensor* w = out->Add();
+    w->set_name(t.name);
+    w->mutable_shape()->Add(t.shape.begin(), t.shape.end());
+    w->mutable_values()->Add(t.values.begin(), t.values.end());
   }
 }
 
-std::vector<std::vector<float>> Values(
-    const google::protobuf::RepeatedPtrField<wire::pb::Tensor>& ts) {
+JoinRequest FromWire(const wire::pb::Join& j) {
+  return {j.identity(), j.optimizer(), FromWire(j.parameters())};
+}
+
+PushRequest FromWire(const wire::pb::Push& p) {
+  return {p.version(), p.sequence(), p.learning_rate(), FromWire(p.gradient())};
+}
+
+wire::pb::Parameters ToWire(const ParametersReply& r) {
+  wire::pb::Parameters p;
+  p.set_version(r.version);
+  ToWire(r.parameters, p.mutable_parameters());
+  p.set_applied(r.applied);
+  p.set_staleness(r.staleness);
+  return p;
+}
+
+std::vector<std::vector<float>> Values(const std::vector<PolicyTensor>& ts) {
   std::vector<std::vector<float>> v;
-  for (const wire::pb::Tensor& t : ts) v.emplace_back(t.values().begin(), t.values().end());
+  for (const PolicyTensor& t : ts) v.push_back(t.values);
   return v;
 }
 
 // Ok when `ts` has exactly the names and shapes given, with values to match.
-graph::Status SameShapes(const google::protobuf::RepeatedPtrField<wire::pb::Tensor>& ts,
-                         const std::vector<std::string>& names,
+graph::Status SameShapes(const std::vector<PolicyTensor>& ts, const std::vector<std::string>& names,
                          const std::vector<std::vector<int64_t>>& shapes, const std::string& what) {
-  if (ts.size() != static_cast<int>(names.size())) {
+  if (ts.size() != names.size()) {
     return graph::InvalidArgument(what + " has " + std::to_string(ts.size()) +
                                   " tensors, the policy " + std::to_string(names.size()));
   }
-  for (int i = 0; i < ts.size(); ++i) {
-    const std::vector<int64_t> shape(ts[i].shape().begin(), ts[i].shape().end());
-    if (ts[i].name() != names[i] || shape != shapes[i]) {
-      return graph::InvalidArgument(what + "'s tensor " + std::to_string(i) + " is " +
-                                    ts[i].name() + " " + ShapeText(shape) + ", the policy's " +
-                                    names[i] + " " + ShapeText(shapes[i]));
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (ts[i].name != names[i] || ts[i].shape != shapes[i]) {
+      return graph::InvalidArgument(what + "'s tensor " + std::to_string(i) + " is " + ts[i].name +
+                                    " " + ShapeText(ts[i].shape) + ", the policy's " + names[i] +
+                                    " " + ShapeText(shapes[i]));
     }
-    if (Elements(shape) < 0 || ts[i].values_size() != Elements(shape)) {
-      return graph::InvalidArgument(what + "'s tensor " + ts[i].name() + " has " +
-                                    std::to_string(ts[i].values_size()) + " values for shape " +
-                                    ShapeText(shape));
+    const int64_t n = Elements(ts[i].shape);
+    if (n < 0 || static_cast<int64_t>(ts[i].values.size()) != n) {
+      return graph::InvalidArgument(what + "'s tensor " + ts[i].name + " has " +
+                                    std::to_string(ts[i].values.size()) + " values for shape " +
+                                    ShapeText(ts[i].shape));
     }
   }
   return graph::Status::Ok();
@@ -79,40 +111,39 @@ graph::Status SameShapes(const google::protobuf::RepeatedPtrField<wire::pb::Tens
 
 }  // namespace
 
-graph::Status ParameterState::Join(const wire::pb::Join& join, const std::string& controller) {
+graph::Status ParameterState::Join(const JoinRequest& join, const std::string& controller) {
   GRAPH_RETURN_IF_ERROR(JoinPolicy(join));
   last_sequence_.erase(controller);
   return graph::Status::Ok();
 }
 
-graph::Status ParameterState::JoinPolicy(const wire::pb::Join& join) {
-  if (join.optimizer() != "adam" && join.optimizer() != "sgd") {
-    return graph::InvalidArgument("optimizer '" + join.optimizer() + "' is not adam or sgd");
+graph::Status ParameterState::JoinPolicy(const JoinRequest& join) {
+  if (join.optimizer != "adam" && join.optimizer != "sgd") {
+    return graph::InvalidArgument("optimizer '" + join.optimizer + "' is not adam or sgd");
   }
   if (!empty()) {
-    if (join.identity() != identity_) {
+    if (join.identity != identity_) {
       return graph::InvalidArgument("the server holds the policy of " + identity_ + ", not of " +
-                                    join.identity());
+                                    join.identity);
     }
-    if (join.optimizer() != optimizer_) {
-      return graph::InvalidArgument("the server applies " + optimizer_ + ", not " +
-                                    join.optimizer());
+    if (join.optimizer != optimizer_) {
+      return graph::InvalidArgument("the server applies " + optimizer_ + ", not " + join.optimizer);
     }
-    return SameShapes(join.parameters(), names_, shapes_, "the joining policy");
+    return SameShapes(join.parameters, names_, shapes_, "the joining policy");
   }
   std::vector<std::string> names;
   std::vector<std::vector<int64_t>> shapes;
-  for (const wire::pb::Tensor& t : join.parameters()) {
-    names.push_back(t.name());
-    shapes.emplace_back(t.shape().begin(), t.shape().end());
+  for (const PolicyTensor& t : join.parameters) {
+    names.push_back(t.name);
+    shapes.push_back(t.shape);
   }
   if (names.empty()) return graph::InvalidArgument("the joining policy has no parameters");
-  GRAPH_RETURN_IF_ERROR(SameShapes(join.parameters(), names, shapes, "the joining policy"));
-  identity_ = join.identity();
-  optimizer_ = join.optimizer();
+  GRAPH_RETURN_IF_ERROR(SameShapes(join.parameters, names, shapes, "the joining policy"));
+  identity_ = join.identity;
+  optimizer_ = join.optimizer;
   names_ = std::move(names);
   shapes_ = std::move(shapes);
-  params_ = Values(join.parameters());
+  params_ = Values(join.parameters);
   m_.assign(params_.size(), {});
   v_.assign(params_.size(), {});
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -122,50 +153,50 @@ graph::Status ParameterState::JoinPolicy(const wire::pb::Join& join) {
   return graph::Status::Ok();
 }
 
-graph::Result<wire::pb::Parameters> ParameterState::Push(const wire::pb::Push& push,
-                                                         const std::string& controller) {
+graph::Result<ParametersReply> ParameterState::Push(const PushRequest& push,
+                                                    const std::string& controller) {
   if (empty())
     return graph::NotFound(
         "the server holds no policy (it restarted without a checkpoint?): join again");
-  GRAPH_RETURN_IF_ERROR(SameShapes(push.gradient(), names_, shapes_, "the gradient"));
-  if (!(push.learning_rate() >= 0) || !std::isfinite(push.learning_rate())) {
-    return graph::InvalidArgument("learning rate " + std::to_string(push.learning_rate()));
+  GRAPH_RETURN_IF_ERROR(SameShapes(push.gradient, names_, shapes_, "the gradient"));
+  if (!(push.learning_rate >= 0) || !std::isfinite(push.learning_rate)) {
+    return graph::InvalidArgument("learning rate " + std::to_string(push.learning_rate));
   }
-  for (const wire::pb::Tensor& t : push.gradient()) {
-    for (float v : t.values()) {
+  for (const PolicyTensor& t : push.gradient) {
+    for (float v : t.values) {
       if (!std::isfinite(v)) {
-        return graph::InvalidArgument("the gradient of " + t.name() + " has non-finite values");
+        return graph::InvalidArgument("the gradient of " + t.name + " has non-finite values");
       }
     }
   }
   uint64_t& last = last_sequence_[controller];
   // Compared before subtracting: a peer's version may be anything.
   const int64_t staleness =
-      push.version() > version_ || push.version() < 0 ? -1 : version_ - push.version();
+      push.version > version_ || push.version < 0 ? -1 : version_ - push.version;
   bool applied = false;
-  if (push.sequence() != 0 && push.sequence() <= last) {
+  if (push.sequence != 0 && push.sequence <= last) {
     ++counters_.repeats;
   } else if (staleness > staleness_bound_ || staleness < 0) {
-    last = push.sequence();
+    last = push.sequence;
     ++counters_.stale;
   } else {
-    last = push.sequence();
+    last = push.sequence;
     Apply(push);
     applied = true;
   }
-  wire::pb::Parameters p = Current();
-  p.set_applied(applied);
-  p.set_staleness(staleness);
+  ParametersReply p = Current();
+  p.applied = applied;
+  p.staleness = staleness;
   return p;
 }
 
-void ParameterState::Apply(const wire::pb::Push& push) {
+void ParameterState::Apply(const PushRequest& push) {
   // As the searches' own optimizer steps run (planner::Search::Step).
   const runtime::ScopedFlushDenormals flush;
-  const double lr = push.learning_rate();
+  const double lr = push.learning_rate;
   if (optimizer_ == "sgd") {
     for (size_t i = 0; i < params_.size(); ++i) {
-      const auto& g = push.gradient(static_cast<int>(i)).values();
+      const std::vector<float>& g = push.gradient[i].values;
       for (size_t k = 0; k < params_[i].size(); ++k) params_[i][k] -= static_cast<float>(lr * g[k]);
     }
   } else {
@@ -174,7 +205,7 @@ void ParameterState::Apply(const wire::pb::Push& push) {
     const double c1 = 1 - std::pow(kBeta1, adam_step_), c2 = 1 - std::pow(kBeta2, adam_step_);
     const double step = lr / c1, sqrt_c2 = std::sqrt(c2);
     for (size_t i = 0; i < params_.size(); ++i) {
-      const auto& g = push.gradient(static_cast<int>(i)).values();
+      const std::vector<float>& g = push.gradient[i].values;
       std::vector<float>& p = params_[i];
       std::vector<float>& m = m_[i];
       std::vector<float>& v = v_[i];
@@ -189,10 +220,10 @@ void ParameterState::Apply(const wire::pb::Push& push) {
   ++counters_.applied;
 }
 
-wire::pb::Parameters ParameterState::Current() const {
-  wire::pb::Parameters p;
-  p.set_version(version_);
-  ToTensors(names_, shapes_, params_, p.mutable_parameters());
+ParametersReply ParameterState::Current() const {
+  ParametersReply p;
+  p.version = version_;
+  p.parameters = Tensors(names_, shapes_, params_);
   return p;
 }
 
@@ -203,9 +234,9 @@ graph::Status ParameterState::Save(const std::string& path) const {
   c.set_optimizer(optimizer_);
   c.set_parameters_version(version_);
   c.set_adam_step(adam_step_);
-  ToTensors(names_, shapes_, params_, c.mutable_parameters());
-  ToTensors(names_, shapes_, m_, c.mutable_adam_m());
-  ToTensors(names_, shapes_, v_, c.mutable_adam_v());
+  ToWire(Tensors(names_, shapes_, params_), c.mutable_parameters());
+  ToWire(Tensors(names_, shapes_, m_), c.mutable_adam_m());
+  ToWire(Tensors(names_, shapes_, v_), c.mutable_adam_v());
   for (const auto& [controller, seq] : last_sequence_)
     (*c.mutable_last_sequence())[controller] = seq;
   c.set_applied(counters_.applied);
@@ -225,15 +256,13 @@ graph::Result<ParameterState> ParameterState::Load(const std::string& path) {
                                   std::to_string(wire::kProtocolVersion));
   }
   ParameterState s;
-  wire::pb::Join join;
-  join.set_identity(c.identity());
-  join.set_optimizer(c.optimizer());
-  *join.mutable_parameters() = c.parameters();
+  const JoinRequest join{c.identity(), c.optimizer(), FromWire(c.parameters())};
   if (graph::Status st = s.JoinPolicy(join); !st.ok()) return st.WithContext(path);
-  GRAPH_RETURN_IF_ERROR(SameShapes(c.adam_m(), s.names_, s.shapes_, path + ": Adam's m"));
-  GRAPH_RETURN_IF_ERROR(SameShapes(c.adam_v(), s.names_, s.shapes_, path + ": Adam's v"));
-  s.m_ = Values(c.adam_m());
-  s.v_ = Values(c.adam_v());
+  const std::vector<PolicyTensor> m = FromWire(c.adam_m()), v = FromWire(c.adam_v());
+  GRAPH_RETURN_IF_ERROR(SameShapes(m, s.names_, s.shapes_, path + ": Adam's m"));
+  GRAPH_RETURN_IF_ERROR(SameShapes(v, s.names_, s.shapes_, path + ": Adam's v"));
+  s.m_ = Values(m);
+  s.v_ = Values(v);
   s.version_ = c.parameters_version();
   s.adam_step_ = c.adam_step();
   for (const auto& [controller, seq] : c.last_sequence()) s.last_sequence_[controller] = seq;
@@ -295,7 +324,7 @@ class Server {
     };
     if (e->has_join()) {
       const bool was_empty = state_.empty();
-      graph::Status st = state_.Join(e->join(), peer);
+      graph::Status st = state_.Join(FromWire(e->join()), peer);
       if (!st.ok()) {
         std::fprintf(stderr, "ps: refused controller %s: %s\n", wire::PrintableId(peer).c_str(),
                      st.message().c_str());
@@ -305,22 +334,22 @@ class Server {
                     was_empty ? "with the first parameters" : "the held policy",
                     static_cast<long long>(state_.version()));
         std::fflush(stdout);
-        *reply.mutable_parameters() = state_.Current();
+        *reply.mutable_parameters() = ToWire(state_.Current());
         reply.mutable_parameters()->set_sequence(e->join().sequence());
       }
     } else if (e->has_push()) {
-      auto p = state_.Push(e->push(), peer);
+      auto p = state_.Push(FromWire(e->push()), peer);
       if (!p.ok()) {
         refuse(p.status(), e->push().sequence());
       } else {
-        *reply.mutable_parameters() = std::move(*p);
+        *reply.mutable_parameters() = ToWire(*p);
         reply.mutable_parameters()->set_sequence(e->push().sequence());
       }
     } else if (e->has_pull()) {
       if (state_.empty()) {
         refuse(graph::NotFound("the server holds no policy: join first"), e->pull().sequence());
       } else {
-        *reply.mutable_parameters() = state_.Current();
+        *reply.mutable_parameters() = ToWire(state_.Current());
         reply.mutable_parameters()->set_sequence(e->pull().sequence());
       }
     } else {

@@ -8,6 +8,9 @@
 // recognised by its sequence number and applied once. The state is
 // checkpointed atomically and restored on start.
 //
+// ParameterState speaks plain structs (below); ServeParameters translates the
+// protocol's messages (wire/proto/fleet.proto) to and from them at its socket.
+//
 // Thread safety: ParameterState is a value used by one thread; ServeParameters
 // owns its socket and state.
 #pragma once
@@ -19,14 +22,6 @@
 #include <vector>
 
 #include "graph/status.h"
-
-// ParameterState answers the protocol's own messages (wire/proto/fleet.proto);
-// their definitions come with wire/codec.h, where the messages are decoded.
-namespace wire::pb {
-class Join;
-class Push;
-class Parameters;
-}  // namespace wire::pb
 
 namespace controllers {
 
@@ -44,19 +39,48 @@ struct PsCounters {
   int64_t repeats = 0;  // re-sent pushes answered without applying them again
 };
 
+// One tensor of the policy: its name, shape and values (row-major).
+struct PolicyTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+// A controller joins with its policy's parameters and optimizer.
+struct JoinRequest {
+  std::string identity;   // the model, devices and policy shape
+  std::string optimizer;  // "adam" or "sgd"
+  std::vector<PolicyTensor> parameters;
+};
+
+// A controller's gradient, computed at parameter `version`.
+struct PushRequest {
+  int64_t version = 0;
+  uint64_t sequence = 0;  // per controller, increasing; 0: not sequenced
+  double learning_rate = 0;
+  std::vector<PolicyTensor> gradient;
+};
+
+// The server's parameters, after a push: whether it was applied and how stale it was.
+struct ParametersReply {
+  int64_t version = 0;
+  std::vector<PolicyTensor> parameters;
+  bool applied = false;
+  int64_t staleness = 0;
+};
+
 class ParameterState {
  public:
   // Adopts `join`'s parameters when the state has none; refuses a join of
   // another identity, optimizer or parameter shapes, naming the difference.
   // `controller`'s push sequence starts afresh (a restarted controller may
   // reuse its routing id).
-  graph::Status Join(const wire::pb::Join& join, const std::string& controller = "");
+  graph::Status Join(const JoinRequest& join, const std::string& controller = "");
   // Applies the push (or not: stale, repeated); the answer is the current
   // parameters. An error when the gradient's shapes differ from the
   // parameters', kNotFound when no policy is held yet.
-  graph::Result<wire::pb::Parameters> Push(const wire::pb::Push& push,
-                                           const std::string& controller);
-  wire::pb::Parameters Current() const;
+  graph::Result<ParametersReply> Push(const PushRequest& push, const std::string& controller);
+  ParametersReply Current() const;
   bool empty() const { return params_.empty(); }
   int64_t version() const { return version_; }
   const PsCounters& counters() const { return counters_; }
@@ -67,8 +91,8 @@ class ParameterState {
   static graph::Result<ParameterState> Load(const std::string& path);
 
  private:
-  graph::Status JoinPolicy(const wire::pb::Join& join);
-  void Apply(const wire::pb::Push& push);
+  graph::Status JoinPolicy(const JoinRequest& join);
+  void Apply(const PushRequest& push);
 
   std::string identity_, optimizer_;
   std::vector<std::string> names_;

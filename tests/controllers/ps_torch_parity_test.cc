@@ -6,7 +6,6 @@
 #include <random>
 
 #include "controllers/ps.h"
-#include "wire/codec.h"
 
 namespace controllers {
 namespace {
@@ -20,28 +19,14 @@ TEST(PsTorchParity, AdamMatchesTorchOptimAdamOverManySteps) {
   at::Tensor p = at::tensor(init).set_requires_grad(true);
   torch::optim::Adam adam({p}, torch::optim::AdamOptions(0.05));
   ParameterState s;
-  wire::pb::Join join;
-  join.set_identity("parity");
-  join.set_optimizer("adam");
-  wire::pb::Tensor* t = join.add_parameters();
-  t->set_name("p");
-  t->add_shape(n);
-  t->mutable_values()->Add(init.begin(), init.end());
-  ASSERT_TRUE(s.Join(join).ok());
-  wire::pb::Parameters got;
+  ASSERT_TRUE(s.Join(JoinRequest{"parity", "adam", {{"p", {n}, init}}}).ok());
+  ParametersReply got;
   for (int step = 1; step <= 50; ++step) {
     std::vector<float> g(n);
     for (float& x : g) x = normal(gen) * (step % 7 + 1);
     p.mutable_grad() = at::tensor(g);
     adam.step();
-    wire::pb::Push push;
-    push.set_version(step - 1);
-    push.set_sequence(step);
-    push.set_learning_rate(0.05);
-    wire::pb::Tensor* gt = push.add_gradient();
-    gt->set_name("p");
-    gt->add_shape(n);
-    gt->mutable_values()->Add(g.begin(), g.end());
+    const PushRequest push{step - 1, static_cast<uint64_t>(step), 0.05, {{"p", {n}, g}}};
     auto r = s.Push(push, "c");
     ASSERT_TRUE(r.ok()) << r.status().message();
     got = *r;
@@ -49,7 +34,7 @@ TEST(PsTorchParity, AdamMatchesTorchOptimAdamOverManySteps) {
   const at::Tensor torch_p = p.detach();
   double worst = 0;
   for (int i = 0; i < n; ++i) {
-    worst = std::max(worst, std::abs(static_cast<double>(got.parameters(0).values(i)) -
+    worst = std::max(worst, std::abs(static_cast<double>(got.parameters[0].values[i]) -
                                      torch_p[i].item<double>()));
   }
   EXPECT_LT(worst, 1e-5);
