@@ -28,6 +28,10 @@ int SearchCommand(int argc, char** argv);
 
 FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
 
+// --steps (at least 1) and --warmup (at least 0), each at most `most`, into
+// *steps and *warmup where given; the error names the flag and the range.
+graph::Status ParseStepFlags(const Args& args, int most, int* steps, int* warmup);
+
 // The profile named by --profile, read from its file; nullopt without the flag.
 // An unreadable or malformed file is an error naming it.
 graph::Result<std::optional<sim::Profile>> ProfileFlag(const Args& args);

@@ -40,10 +40,9 @@ int Run(const Args& args) {
   graph::TrainingOptions training_options;
   if (graph::Status st = ParseTrainingFlags(args, &inference, &training_options); !st.ok())
     return UsageError(kSpec, st);
-  TypedFlags counts(args);
-  options.steps = counts.Int("--steps", options.steps, 1, 1000000);
-  options.warmup = counts.Int("--warmup", options.warmup, 0, 1000000);
-  if (!counts.status().ok()) return UsageError(kSpec, counts.status());
+  if (graph::Status st = ParseStepFlags(args, 1000000, &options.steps, &options.warmup); !st.ok()) {
+    return UsageError(kSpec, st);
+  }
   auto setup = LoadPlacedTraining(model_path, devices_path, args.Get("--placement"), inference,
                                   training_options);
   if (!setup.ok()) return CommandError(kSpec, setup.status());

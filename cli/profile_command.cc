@@ -39,10 +39,9 @@ int Run(const Args& args) {
   graph::TrainingOptions training;
   if (graph::Status st = ParseTrainingFlags(args, &inference, &training); !st.ok())
     return UsageError(kSpec, st);
-  TypedFlags counts(args);
-  options.steps = counts.Int("--steps", options.steps, 1, 100000);
-  options.warmup = counts.Int("--warmup", options.warmup, 0, 100000);
-  if (!counts.status().ok()) return UsageError(kSpec, counts.status());
+  if (graph::Status st = ParseStepFlags(args, 100000, &options.steps, &options.warmup); !st.ok()) {
+    return UsageError(kSpec, st);
+  }
   if (args.Has("--op-time") && !runtime::ParseOpTime(args.Get("--op-time"), &options.op_time)) {
     return UsageError(kSpec, "--op-time must be steady-mean, mean or step-median, not '" +
                                  args.Get("--op-time") + "'");

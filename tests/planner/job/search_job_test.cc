@@ -12,33 +12,15 @@
 #include "graph/graphdef.h"
 #include "graph/zoo.h"
 #include "placement/placement.h"
+#include "tests/planner/job/job_test_util.h"
 #include "tests/scratch_dir.h"
 
 namespace planner::job {
 namespace {
 
-// Two modelled GPUs and a modelled CPU: sim rewards, no profile, no hardware.
-constexpr char kSimDevices[] =
-    "devices:\n"
-    "  - {name: cpu0, kind: sim, simulates: cpu, peak_flops: 100G, memory_bandwidth: 20GB/s}\n"
-    "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
-    "memory: 12GiB}\n"
-    "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
-    "memory: 12GiB}\n"
-    "default_link: {bandwidth: 16GB/s, latency: 10us}\n";
-
-std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = planner_test::ScratchDir() + "/" + name;
-  EXPECT_TRUE(graph::WriteFileAtomic(path, text).ok());
-  return path;
-}
-
-// A small RNNLM (2 layers) as a GraphDef file.
-std::string SmallRnnlmFile() {
-  auto g = graph::BuildZooModel("rnnlm", {4, 2, 32, 100, 3});
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return WriteFile("rnnlm.pb", graph::SerializeGraphDef(*g));
-}
+using testing::kSimDevices;
+using testing::SmallRnnlmFile;
+using testing::WriteFile;
 
 int Lines(const std::string& path) {
   std::ifstream in(path);
@@ -126,10 +108,10 @@ TEST(SearchJob, ContradictoryOptionsAreRefusedBeforeAnythingLoads) {
 
 TEST(SearchJob, OneDeviceHasEveryOpOnItAndNoSearch) {
   SearchJobOptions o = SmallSearch("one.yaml");
-  o.devices_path = WriteFile(
-      "one.yaml",
-      "devices:\n  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, "
-      "memory_bandwidth: 288GB/s, memory: 12GiB}\n");
+  o.devices_path =
+      WriteFile("one.yaml",
+                "devices:\n  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, "
+                "memory_bandwidth: 288GB/s, memory: 12GiB}\n");
   SearchJobResult r;
   graph::Status st = RunSearchJob(o, &r);
   ASSERT_TRUE(st.ok()) << st.message();

@@ -20,30 +20,19 @@
 #include <vector>
 
 #include "cluster/devices.h"
-#include "graph/file_util.h"
-#include "graph/graphdef.h"
-#include "graph/zoo.h"
 #include "placement/placement.h"
 #include "planner/baselines/baselines.h"
 #include "planner/job/search_job.h"
 #include "planner/sources/registry.h"
+#include "tests/planner/job/job_test_util.h"
 #include "tests/scratch_dir.h"
 
 namespace planner::job {
 namespace {
 
-constexpr char kDevices[] =
-    "devices:\n"
-    "  - {name: cpu0, kind: sim, simulates: cpu, peak_flops: 100G, memory_bandwidth: 20GB/s}\n"
-    "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
-    "memory: 12GiB}\n"
-    "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s, "
-    "memory: 12GiB}\n"
-    "default_link: {bandwidth: 16GB/s, latency: 10us}\n";
-
 // What the scripted hardware does; set by each test before its job runs.
 struct Script {
-  bool split = false;   // placements first seen after the baselines are 40% faster
+  bool split = false;    // placements first seen after the baselines are 40% faster
   size_t baselines = 0;  // how many distinct placements count as the baselines
 };
 Script g_script;
@@ -82,22 +71,14 @@ graph::Result<std::unique_ptr<RewardSource>> MakeScripted(const RewardContext& c
   return std::unique_ptr<RewardSource>(new ScriptedHardware(std::move(sim)));
 }
 
-std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = planner_test::ScratchDir() + "/" + name;
-  EXPECT_TRUE(graph::WriteFileAtomic(path, text).ok());
-  return path;
-}
-
 SearchJobOptions ScriptedSearch(const std::string& out_name) {
   RegisterRewardSource("scripted", MakeScripted);
-  auto g = graph::BuildZooModel("rnnlm", {4, 2, 32, 100, 3});
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  auto c = cluster::ParseDevicesYaml(kDevices, "scripted.yaml");
+  auto c = cluster::ParseDevicesYaml(testing::kSimDevices, "scripted.yaml");
   EXPECT_TRUE(c.ok());
   g_script.baselines = BaselineMethods(*c).size();
   SearchJobOptions o;
-  o.model_path = WriteFile("rnnlm_verdict.pb", graph::SerializeGraphDef(*g));
-  o.devices_path = WriteFile("scripted.yaml", kDevices);
+  o.model_path = testing::SmallRnnlmFile("rnnlm_verdict.pb");
+  o.devices_path = testing::WriteFile("scripted.yaml", testing::kSimDevices);
   o.reward = "scripted";
   o.profile_cache_dir = "off";
   o.iterations = 3;

@@ -1,5 +1,6 @@
-// The flags that choose a command's profile (--profile, --profile-cache),
-// read into planner/job/profile_cache.h's ProfileForDevices.
+// Flags several commands share: those that choose a command's profile
+// (--profile, --profile-cache, read into planner/job/profile_cache.h's
+// ProfileForDevices) and the timed and warm-up steps of measure and profile.
 #include "cli/commands.h"
 #include "planner/job/profile_cache.h"
 
@@ -20,6 +21,13 @@ graph::Result<std::optional<sim::Profile>> ProfileFlag(const Args& args) {
 graph::Result<std::optional<sim::Profile>> ProfileForDevices(const Args& args,
                                                              const PlacedTraining& setup) {
   return job::ProfileForDevices(args.Get("--profile"), args.Get("--profile-cache"), setup);
+}
+
+graph::Status ParseStepFlags(const Args& args, int most, int* steps, int* warmup) {
+  TypedFlags counts(args);
+  *steps = counts.Int("--steps", *steps, 1, most);
+  *warmup = counts.Int("--warmup", *warmup, 0, most);
+  return counts.status();
 }
 
 }  // namespace planner::cli
