@@ -35,10 +35,7 @@ const CommandSpec kSpec{
           "single:DEVICE, expert, etf, msct, metis, scotch or all (default all)"},
          {"-o", "PLACEMENT", "write the placement (YAML)"},
          {"--reward", "NAME", "sim (default) or real"},
-         {"--profile", "PROFILE",
-          "op and link costs for the simulator, etf, msct, metis and scotch (default: real devices "
-          "are "
-          "profiled into the cache)"},
+         PlanningProfileFlag(),
          ProfileCacheFlag(),
          {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
          {"--export-modules", "FILE",

@@ -26,7 +26,8 @@ int ZooCommand(int argc, char** argv);
 int BaselineCommand(int argc, char** argv);
 int SearchCommand(int argc, char** argv);
 
-FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
+FlagSpec PlanningProfileFlag();  // --profile PROFILE, for the planning baselines and the simulator
+FlagSpec ProfileCacheFlag();     // --profile-cache DIR|off
 
 // --steps (at least 1) and --warmup (at least 0), each at most `most`, into
 // *steps and *warmup where given; the error names the flag and the range.

@@ -53,13 +53,9 @@ int Run(const Args& args) {
   const std::vector<int>& device_of_node = setup->device_of_node;
   const std::string& method = setup->method;
   auto ex = runtime::Executor::Create(g, *cluster, device_of_node);
-  if (!ex.ok())
-    return CommandError(
-        kSpec, graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
+  if (!ex.ok()) return CommandError(kSpec, ex.status().WithContext(model_path));
   auto m = runtime::Measure(**ex, g, training->loss, options);
-  if (!m.ok())
-    return CommandError(kSpec,
-                        graph::Status(m.status().code(), model_path + ": " + m.status().message()));
+  if (!m.ok()) return CommandError(kSpec, m.status().WithContext(model_path));
 
   if (args.Has("--trace")) {
     const std::string path = args.Get("--trace");

@@ -47,10 +47,7 @@ const CommandSpec kSpec{
         {{"-o", "PLACEMENT", "write the best placement here (YAML), at every improvement"},
          {"--reward", "NAME", "sim (default), real or fleet"},
          {"--fleet", "FLEET", "with --reward fleet: the fleet file (endpoint, mode, timeouts)"},
-         {"--profile", "PROFILE",
-          "op and link costs for the simulator, etf, msct, metis and scotch (default: real devices "
-          "are "
-          "profiled into the cache)"},
+         PlanningProfileFlag(),
          ProfileCacheFlag(),
          {"--config", "CONFIG", "search hyper-parameters (YAML; default configs/search.yaml's)"},
          {"--iterations", "N", "stop after N policy updates in all (resumed ones count)"},

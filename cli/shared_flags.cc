@@ -6,6 +6,12 @@
 
 namespace planner::cli {
 
+FlagSpec PlanningProfileFlag() {
+  return {"--profile", "PROFILE",
+          "op and link costs for the simulator, etf, msct, metis and scotch (default: real "
+          "devices are profiled into the cache)"};
+}
+
 FlagSpec ProfileCacheFlag() {
   return {"--profile-cache", "DIR",
           "without --profile, real devices are profiled into DIR (default ~/.cache/planner; "

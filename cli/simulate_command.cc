@@ -67,22 +67,18 @@ int Run(const Args& args) {
   if (args.Has("--check") || diff) {
     auto ex = runtime::Executor::Create(g, c, setup->device_of_node);
     if (!ex.ok()) {
-      return CommandError(
-          kSpec, graph::Status(ex.status().code(), model_path + ": " + ex.status().message()));
+      return CommandError(kSpec, ex.status().WithContext(model_path));
     }
     auto m = runtime::Measure(**ex, g, setup->training.loss, measure);
     if (!m.ok()) {
-      return CommandError(
-          kSpec, graph::Status(m.status().code(), model_path + ": " + m.status().message()));
+      return CommandError(kSpec, m.status().WithContext(model_path));
     }
     real = m->time.robust_mean_s;
     real_steps = m->time.n;
     real_step = std::move(m->median_step);
   }
   auto sim = sim::Simulator::Create(g, c, *profile ? &**profile : nullptr);
-  if (!sim.ok())
-    return CommandError(
-        kSpec, graph::Status(sim.status().code(), model_path + ": " + sim.status().message()));
+  if (!sim.ok()) return CommandError(kSpec, sim.status().WithContext(model_path));
   sim::SimResult r = sim->Run(setup->device_of_node, g.Find(setup->training.loss));
   std::printf("%s on %s: training graph of %d nodes, placement %s\n", model_path.c_str(),
               c.source.c_str(), g.size(), setup->method.c_str());

@@ -95,9 +95,9 @@ graph::Result<std::vector<double>> Interior(const LinearProgram& lp, glp_prob* p
 
 graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
                                                       const LpOptions& options) {
+  GRAPH_RETURN_IF_ERROR(Check(lp));
   Problem p(glp_create_prob());
   glp_set_obj_dir(p.get(), GLP_MIN);
-  GRAPH_RETURN_IF_ERROR(Check(lp));
   if (lp.columns.empty()) return std::vector<double>();
   glp_add_cols(p.get(), static_cast<int>(lp.columns.size()));
   for (size_t c = 0; c < lp.columns.size(); ++c) {

@@ -63,27 +63,12 @@ std::string Tspan(const char* colour, const std::string& body) {
   return "<tspan fill=\"" + std::string(colour) + "\">" + Escape(body) + "</tspan>  ";
 }
 
-}  // namespace
-
-std::string SearchReportSvg(const SearchReport& report, const graph::Graph& g,
-                            const cluster::Cluster& c) {
-  const sim::StepStats& t = report.timeline;
+// The reward curve, step time (ms) per update, with the verdict's rounds and
+// the legend above it.
+std::string CurveSvg(const SearchReport& report) {
   const std::vector<CurvePoint>& curve = report.curve;
   const double plot_w = kWidth - kLeft - kRight;
-  const int rows = static_cast<int>(c.devices.size());
-  const double timeline_top = kCurveTop + kCurveHeight + 70;
-  const double height = timeline_top + rows * kRowHeight + 50;
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Fmt("%.0f", kWidth) +
-                  "\" height=\"" + Fmt("%.0f", height) +
-                  "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s += Text(kLeft, 20, Escape(report.title), " font-size=\"14\"");
-  s += Text(kLeft, 38,
-            report.verdict.empty()
-                ? Escape("no hardware verdict: the figures are " + Source(report.measured))
-                : Escape("on the hardware: " + report.verdict));
-
-  // Reward curve: step time (ms) per update.
+  std::string s;
   double hi = report.baseline_s, lo = report.baseline_s;
   int last = 1;
   auto include = [&](double v) {
@@ -145,14 +130,23 @@ std::string SearchReportSvg(const SearchReport& report, const graph::Graph& g,
               " text-anchor=\"end\"");
   }
 
-  // Timeline of the best placement.
+  return s;
+}
+
+// The result's step: one row per device, ops coloured by op type, transfers
+// as thin bars below them.
+std::string TimelineSvg(const SearchReport& report, const graph::Graph& g,
+                        const cluster::Cluster& c, double timeline_top) {
+  const sim::StepStats& t = report.timeline;
+  const double plot_w = kWidth - kLeft - kRight;
+  const int rows = static_cast<int>(c.devices.size());
+  std::string s;
   const double span = std::max(t.seconds * 1e6, 1e-3);
   auto TX = [&](double us) { return kLeft + plot_w * us / span; };
-  s += "<text x=\"" + Fmt("%.0f", kLeft) + "\" y=\"" + Fmt("%.1f", timeline_top - 12) + "\">" +
-       Escape("the result (" + report.result_method + "): one step " +
-              (report.measured ? "measured after the search" : "simulated") + ", " +
-              Fmt("%.3f ms", t.seconds * 1e3)) +
-       "</text>\n";
+  s += Text(kLeft, timeline_top - 12,
+            Escape("the result (" + report.result_method + "): one step " +
+                   (report.measured ? "measured after the search" : "simulated") + ", " +
+                   Fmt("%.3f ms", t.seconds * 1e3)));
   for (int d = 0; d < rows; ++d) {
     const double y = timeline_top + d * kRowHeight;
     s += "<text x=\"" + Fmt("%.1f", kLeft - 6) + "\" y=\"" + Fmt("%.1f", y + 14) +
@@ -183,6 +177,28 @@ std::string SearchReportSvg(const SearchReport& report, const graph::Graph& g,
        Fmt("%.1f", kLeft + plot_w) + "\" y=\"" +
        Fmt("%.1f", timeline_top + rows * kRowHeight + 14) + "\" text-anchor=\"end\">" +
        Fmt("%.3f ms", t.seconds * 1e3) + "</text>\n";
+  return s;
+}
+
+}  // namespace
+
+std::string SearchReportSvg(const SearchReport& report, const graph::Graph& g,
+                            const cluster::Cluster& c) {
+  const int rows = static_cast<int>(c.devices.size());
+  const double timeline_top = kCurveTop + kCurveHeight + 70;
+  const double height = timeline_top + rows * kRowHeight + 50;
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Fmt("%.0f", kWidth) +
+                  "\" height=\"" + Fmt("%.0f", height) +
+                  "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  s += Text(kLeft, 20, Escape(report.title), " font-size=\"14\"");
+  s += Text(kLeft, 38,
+            report.verdict.empty()
+                ? Escape("no hardware verdict: the figures are " + Source(report.measured))
+                : Escape("on the hardware: " + report.verdict));
+
+  s += CurveSvg(report);
+  s += TimelineSvg(report, g, c, timeline_top);
   s += "</svg>\n";
   return s;
 }
