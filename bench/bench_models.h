@@ -33,7 +33,7 @@ struct Model {
 };
 
 // The flags of the programs that run LoadModels on TwoCpus, then `own`.
-inline std::vector<planner::FlagSpec> ModelFlags(std::vector<planner::FlagSpec> own) {
+inline std::vector<frontend::FlagSpec> ModelFlags(std::vector<frontend::FlagSpec> own) {
   own.insert(
       own.begin(),
       {{"--models", "DIR", "TensorFlow.js models (default models/tfjs, from the repository root)"},
@@ -100,7 +100,7 @@ inline graph::Result<std::vector<Model>> LoadModels(const std::string& tfjs_dir,
   for (const std::string& f : files) {
     const std::string name = f.substr(0, f.size() - 5);
     if (!wanted(name)) continue;
-    GRAPH_ASSIGN_OR_RETURN(planner::LoadedModel m, planner::LoadModel(tfjs_dir + "/" + f, {}));
+    GRAPH_ASSIGN_OR_RETURN(frontend::LoadedModel m, frontend::LoadModel(tfjs_dir + "/" + f, {}));
     GRAPH_RETURN_IF_ERROR(AddModel(name, "tfjs", std::move(m.graph), m.options, &models));
   }
   return models;

@@ -130,7 +130,7 @@ graph::Graph TinyChain(int n) {
 
 }  // namespace
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "executor_bench",
     "[--steps N] [--profile]",
     "The executor against torch::nn on LeNet, its per-op overhead, and two branches on two\n"
@@ -141,10 +141,10 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
-  planner::TypedFlags flags(args);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
+  frontend::TypedFlags flags(args);
   const int steps = flags.Int("--steps", 20, 1, 100000);
-  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
   const bool profile = args.Has("--profile");
   torch::manual_seed(1);
   cluster::Cluster c = TwoCpus();

@@ -70,7 +70,7 @@ pid_t StartWorker(const std::string& planner, const std::string& devices,
 
 }  // namespace
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "fleet_bench",
     "[--configs DIR] [--batch N] [--rounds R] [--planner PATH]",
     "The fleet's overhead per sample and samples per second on loopback, against evaluating\n"
@@ -83,13 +83,13 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
   const std::string configs = args.Get("--configs", "configs");
   const std::string planner = args.Get("--planner", PLANNER_BIN);
-  planner::TypedFlags flags(args);
+  frontend::TypedFlags flags(args);
   const int batch = flags.Int("--batch", 32, 1, 100000);
   const int rounds = flags.Int("--rounds", 5, 1, 10000);
-  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
   const std::string devices = configs + "/k40-paper-2gpu.yaml";
   auto c = cluster::LoadDevicesFile(devices);
   if (!c.ok()) return Die(c.status());
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   graph::TrainingOptions training;
   auto t = graph::BuildTrainingGraph(*fwd, training, inference);
   if (!t.ok()) return Die(t.status());
-  auto local = planner::MakeRewardSource("sim", {&*fwd, &*t, &*c, nullptr});
+  auto local = planner::sources::MakeRewardSource("sim", {&*fwd, &*t, &*c, nullptr});
   if (!local.ok()) return Die(local.status());
   const wire::WireModel model(*fwd, inference, training);
 
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     const auto p = placements();
     auto start = Clock::now();
-    planner::EvaluateAll(**local, p);
+    planner::rewards::EvaluateAll(**local, p);
     in_process.push_back(batch / std::chrono::duration<double>(Clock::now() - start).count());
     for (Fleet& f : fleets) {
       start = Clock::now();

@@ -74,7 +74,7 @@ std::vector<graph::NodeSpec> ResidualStack(int target_nodes) {
 
 }  // namespace
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "inspect_bench",
     "[--nodes N] [--repeat R] [--keep FILE]",
     "Times `planner inspect` on a generated residual CNN of N nodes.",
@@ -85,11 +85,11 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
-  planner::TypedFlags flags(args);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
+  frontend::TypedFlags flags(args);
   const int nodes = flags.Int("--nodes", 100000, 10, 100000000);
   const int repeat = flags.Int("--repeat", 5, 1, 1000);
-  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
   const std::string keep = args.Get("--keep");
   auto g = graph::Graph::Create(ResidualStack(nodes), "generated");
   if (!g.ok()) {
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
   int64_t training_nodes = 0;
   for (int r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    auto s = planner::InspectModel(path, {});
+    auto s = frontend::InspectModel(path, {});
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.status().message().c_str());
       return 1;

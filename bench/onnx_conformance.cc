@@ -238,7 +238,7 @@ struct Counts {
 
 }  // namespace
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "onnx_conformance",
     "[--data DIR] [--suite NAME]... [--only NAME]... [--expect-pass FILE] [--quiet] [--ops]",
     "Runs ONNX's own backend tests through the importer and the executor and prints each\n"
@@ -254,7 +254,7 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
   if (args.Has("--ops")) {
     for (const graph::OnnxOpInfo& op : graph::SupportedOnnxOps()) {
       std::cout << op.op << (op.differentiable ? "" : " (not differentiated)") << "\n";

@@ -147,7 +147,7 @@ graph::Status Check(const fs::path& dir, const cluster::Cluster& cpu, Row* row) 
 
 }  // namespace
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "onnx_pytorch_parity",
     "DIR [MODEL...] [--forward-tol X] [--grad-tol X]",
     "Checks the forward pass and one SGD step of each model exported by\n"
@@ -158,11 +158,11 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
-  planner::TypedFlags flags(args);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
+  frontend::TypedFlags flags(args);
   const double forward_tol = flags.Number("--forward-tol", 1e-4, 0, 1e9);
   const double grad_tol = flags.Number("--grad-tol", 1e-3, 0, 1e9);
-  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
   const std::string dir = args.positional()[0];
   std::vector<std::string> models(args.positional().begin() + 1, args.positional().end());
   if (models.empty()) {

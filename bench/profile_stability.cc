@@ -44,7 +44,7 @@ double Predict(const bench::Model& m, const cluster::Cluster& c, const sim::Prof
   auto sim = sim::Simulator::Create(m.training.graph, c, &p);
   if (!sim.ok()) Die(m.name, sim.status());
   sim::SimResult r =
-      sim->Run(planner::TrainingDeviceOfNode(m.training.graph, m.forward, forward_device),
+      sim->Run(placement::TrainingDeviceOfNode(m.training.graph, m.forward, forward_device),
                m.training.graph.Find(m.training.loss));
   if (!r.status.ok()) Die(m.name, r.status);
   return r.step.seconds;
@@ -86,7 +86,7 @@ double OpTimesApart(const sim::Profile& a, const sim::Profile& b) {
 
 }  // namespace
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "profile_stability",
     "[--models DIR] [--only A,B] [--pause SECONDS] [--spin DURATION]\n"
     "       [--op-time steady-mean|mean|step-median]",
@@ -98,15 +98,15 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
   const std::string dir = args.Get("--models", "models/tfjs"), spin = args.Get("--spin");
   const std::vector<std::string> only = bench::SplitCommas(args.Get("--only"));
-  planner::TypedFlags flags(args);
+  frontend::TypedFlags flags(args);
   const double pause_s = flags.Int("--pause", 0, 0, 86400);
-  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
   runtime::ProfileOptions options;
   if (args.Has("--op-time") && !runtime::ParseOpTime(args.Get("--op-time"), &options.op_time)) {
-    return planner::UsageError(
+    return frontend::UsageError(
         kSpec, graph::InvalidArgument("--op-time: steady-mean, mean or step-median"));
   }
   auto c = bench::TwoCpus(spin);
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
     const std::vector<int> single(m.forward.size(), 0);
     auto sim = sim::Simulator::Create(m.training.graph, *c, &a);
     if (!sim.ok()) Die(m.name, sim.status());
-    auto etf = planner::MakeBaseline("etf", m.forward, *c, &*sim);
+    auto etf = planner::baselines::MakeBaseline("etf", m.forward, *c, &*sim);
     if (!etf.ok()) Die(m.name, etf.status());
     const double s0 = Predict(m, *c, a, single), s1 = Predict(m, *c, b, single);
     const double e0 = Predict(m, *c, a, etf->device_of_node),

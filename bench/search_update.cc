@@ -26,7 +26,7 @@ using sim::Median;
 int Die(const graph::Status& st) { return std::fprintf(stderr, "%s\n", st.message().c_str()), 1; }
 }  // namespace
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "search_update",
     "[--configs DIR] [--sizes paper-scale|small] [--config SEARCH.yaml]",
     "Times the policy's update and the simulator's share of it on NMT-8 and 8 simulated K40s.",
@@ -37,7 +37,7 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
   const std::string configs = args.Get("--configs", "configs");
   const std::string sizes = args.Get("--sizes", "paper-scale");
   const std::string config = args.Get("--config");
@@ -51,24 +51,24 @@ int main(int argc, char** argv) {
   graph::InferShapes(*fwd);
   auto t = graph::BuildTrainingGraph(*fwd, {});
   if (!t.ok()) return Die(t.status());
-  auto reward = planner::MakeRewardSource("sim", {&*fwd, &*t, &*c, nullptr});
+  auto reward = planner::sources::MakeRewardSource("sim", {&*fwd, &*t, &*c, nullptr});
   if (!reward.ok()) return Die(reward.status());
-  planner::SearchOptions o;
+  planner::search::SearchOptions o;
   if (!config.empty()) {
-    auto read = planner::ReadSearchConfig(config);
+    auto read = planner::search::ReadSearchConfig(config);
     if (!read.ok()) return Die(read.status());
     o = *read;
   }
-  auto search = planner::Search::Create(*fwd, static_cast<int>(c->devices.size()), o, 1);
+  auto search = planner::search::Search::Create(*fwd, static_cast<int>(c->devices.size()), o, 1);
   if (!search.ok()) return Die(search.status());
   std::printf("NMT-8 (%s): %d ops to place, training graph of %d nodes, %zu devices, %d groups\n",
               sizes.c_str(), fwd->size(), t->graph.size(), c->devices.size(),
-              planner::NumGroups(o, static_cast<int>(c->devices.size())));
+              planner::search::NumGroups(o, static_cast<int>(c->devices.size())));
   using Clock = std::chrono::steady_clock;
   std::vector<double> update_s, sim_s;
   for (int i = 0; i < 13; ++i) {
     auto t0 = Clock::now();
-    planner::SearchIteration it = (*search)->Step(**reward);
+    planner::search::SearchIteration it = (*search)->Step(**reward);
     const double u = std::chrono::duration<double>(Clock::now() - t0).count();
     // The same placements simulated again, one after another: the reward's share.
     auto t1 = Clock::now();

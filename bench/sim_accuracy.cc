@@ -147,7 +147,7 @@ std::vector<std::pair<std::string, std::vector<int>>> PlanPlacements(const bench
   auto sim = sim::Simulator::Create(m.training.graph, c, &p);
   if (!sim.ok()) Die(m.name, sim.status());
   for (const char* method : {"etf", "metis", "scotch"}) {
-    auto b = planner::MakeBaseline(method, m.forward, c, &*sim);
+    auto b = planner::baselines::MakeBaseline(method, m.forward, c, &*sim);
     if (!b.ok()) Die(m.name + " " + method, b.status());
     add(method, b->device_of_node);
   }
@@ -157,22 +157,22 @@ std::vector<std::pair<std::string, std::vector<int>>> PlanPlacements(const bench
     for (int& x : d) x = static_cast<int>(rng() & 1);
     add("random " + std::to_string(seed), d);
   }
-  planner::RewardContext context{&m.forward, &m.training, &c, &p};
-  auto reward = planner::MakeRewardSource("sim", context);
+  planner::rewards::RewardContext context{&m.forward, &m.training, &c, &p};
+  auto reward = planner::sources::MakeRewardSource("sim", context);
   if (!reward.ok()) Die(m.name, reward.status());
   size_t best = 0;
   double best_s = 0;
   for (size_t i = 0; i < out.size(); ++i) {
-    planner::Evaluation e = (*reward)->Evaluate(out[i].second);
+    planner::rewards::Evaluation e = (*reward)->Evaluate(out[i].second);
     if (e.status.ok() && (best_s == 0 || e.step_s < best_s)) {
       best = i;
       best_s = e.step_s;
     }
   }
-  planner::RefineOptions ro;
+  planner::refine::RefineOptions ro;
   ro.budget_s = search_s;
-  planner::RefineResult r =
-      planner::Refine(m.forward, 2, **reward, out[best].second, best_s, ro, nullptr);
+  planner::refine::RefineResult r =
+      planner::refine::Refine(m.forward, 2, **reward, out[best].second, best_s, ro, nullptr);
   add("searched", r.device_of_node);
   return out;
 }
@@ -285,7 +285,7 @@ Summary Summarize(const std::vector<double>& errors, const std::vector<Agreement
   return s;
 }
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "sim_accuracy",
     "[--rounds R] [--only A,B] [--held-out A,B] [--spin D] [--search S] [--diff N]",
     "The simulator's error against measured steps on the local two CPUs: every model, its\n"
@@ -300,13 +300,13 @@ const planner::CommandSpec kSpec{
 
 // The options; exits on --help or a usage error.
 Options Parse(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
   Options o;
-  planner::TypedFlags flags(args);
+  frontend::TypedFlags flags(args);
   o.rounds = flags.Int("--rounds", o.rounds, 6, 10000);
   o.search_s = flags.Number("--search", o.search_s, 0, 3600);
   o.diff = flags.Int("--diff", o.diff, 0, 100000);
-  if (!flags.status().ok()) std::exit(planner::UsageError(kSpec, flags.status()));
+  if (!flags.status().ok()) std::exit(frontend::UsageError(kSpec, flags.status()));
   o.models_dir = args.Get("--models", o.models_dir);
   o.only = bench::SplitCommas(args.Get("--only"));
   if (args.Has("--held-out")) o.held_out = bench::SplitCommas(args.Get("--held-out"));
@@ -357,7 +357,7 @@ class Accuracy {
         p.model = static_cast<int>(k);
         p.name = name;
         p.forward_device = fwd;
-        p.device_of_node = planner::TrainingDeviceOfNode(m.training.graph, m.forward, fwd);
+        p.device_of_node = placement::TrainingDeviceOfNode(m.training.graph, m.forward, fwd);
         if (name == "single cpu0") p.single = 0;
         if (name == "single cpu1") p.single = 1;
         auto ex = runtime::Executor::Create(m.training.graph, c_, p.device_of_node);

@@ -23,7 +23,7 @@
 #include "planner/baselines/baselines.h"
 #include "sim/simulator.h"
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "sim_speed",
     "[--configs DIR]",
     "Simulation speed of NMT-8 on 8 simulated K40s, and NMT-2/4/8's step time and memory all\n"
@@ -33,7 +33,7 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
   const std::string configs = args.Get("--configs", "configs");
   for (const char* sizes : {"paper-scale", "small"}) {
     for (int64_t layers : {2, 4, 8}) {
@@ -58,11 +58,11 @@ int main(int argc, char** argv) {
 
       // Device 0 is the CPU; GPUs are 1..n.
       std::vector<int> one_gpu_fwd(fwd->size(), 1);
-      std::vector<int> layer_fwd = planner::ExpertPlacement(*fwd, *c).device_of_node;
+      std::vector<int> layer_fwd = planner::baselines::ExpertPlacement(*fwd, *c).device_of_node;
       for (auto [name, fwd_dev] :
            {std::pair<const char*, std::vector<int>*>{"all on gpu0", &one_gpu_fwd},
             {"a layer per GPU", &layer_fwd}}) {
-        std::vector<int> d = planner::TrainingDeviceOfNode(t->graph, *fwd, *fwd_dev);
+        std::vector<int> d = placement::TrainingDeviceOfNode(t->graph, *fwd, *fwd_dev);
         sim::SimResult r = sim->Run(d, loss);
         int64_t peak = 0;
         for (int64_t p : r.step.peak_bytes) peak = std::max(peak, p);
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
         for (auto [name, fwd_dev] :
              {std::pair<const char*, std::vector<int>*>{"a layer per GPU", &layer_fwd},
               {"ops at random", &scattered_fwd}}) {
-          std::vector<int> d = planner::TrainingDeviceOfNode(t->graph, *fwd, *fwd_dev);
+          std::vector<int> d = placement::TrainingDeviceOfNode(t->graph, *fwd, *fwd_dev);
           std::vector<double> times;
           size_t transfers = 0;
           for (int i = 0; i < 21; ++i) {

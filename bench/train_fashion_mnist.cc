@@ -34,7 +34,7 @@ int Fail(const std::string& msg) {
 
 }  // namespace
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "train_fashion_mnist",
     "[--model lenet|mlp|two_branch] [--epochs E] [--batch B] [--lr LR]\n"
     "       [--optimizer sgd|momentum] [--data DIR] [--executor dataflow|reference]",
@@ -51,16 +51,16 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
   const std::string model = args.Get("--model", "lenet");
   const std::string optimizer = args.Get("--optimizer", "momentum");
   const std::string dir = args.Get("--data", data::DefaultFashionMnistDir());
   const std::string executor = args.Get("--executor", "dataflow");
-  planner::TypedFlags flags(args);
+  frontend::TypedFlags flags(args);
   const int epochs = flags.Int("--epochs", 1, 1, 1000);
   const int64_t batch = flags.Int("--batch", 64, 1, 60000);
   const float lr = static_cast<float>(flags.Number("--lr", 0.01, 0, 10));
-  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
   at::set_num_threads(1);
   auto train_set = data::LoadFashionMnist(dir, true);
   if (!train_set.ok()) return Fail(train_set.status().message());

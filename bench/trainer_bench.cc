@@ -230,7 +230,7 @@ int Strategies(const Options& o) {
 
 }  // namespace
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "trainer_bench",
     "[--rounds R] [--steps N] [--strategies] [--target A] [--epochs E]\n"
     "       [--exported NAME --onnx FILE --batch B] [--trainer PATH] [--python PATH] "
@@ -252,15 +252,15 @@ const planner::CommandSpec kSpec{
     /*program=*/""};
 
 int main(int argc, char** argv) {
-  const planner::Args args = planner::ParseProgramArgs(kSpec, argc, argv);
+  const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
   Options o;
-  planner::TypedFlags flags(args);
+  frontend::TypedFlags flags(args);
   o.rounds = flags.Int("--rounds", o.rounds, 1, 10000);
   o.steps = flags.Int("--steps", o.steps, 1, 10000000);
   o.epochs = flags.Int("--epochs", o.epochs, 1, 10000);
   o.exported_batch = flags.Int("--batch", o.exported_batch, 1, 100000);
   o.target = flags.Number("--target", o.target, 0, 1);
-  if (!flags.status().ok()) return planner::UsageError(kSpec, flags.status());
+  if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
   o.strategies = args.Has("--strategies");
   o.trainer = args.Get("--trainer", o.trainer);
   o.python = args.Get("--python", o.python);

@@ -13,7 +13,7 @@ namespace planner::cli {
 
 namespace {
 
-const CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "baseline",
     "MODEL DEVICES [--method NAME] [-o PLACEMENT] [--reward sim|real] [--profile PROFILE]\n"
     "       [--profile-cache DIR] [--export-graphdef PLACED.pb] [--export-modules MODULES.yaml]\n"
@@ -30,7 +30,7 @@ const CommandSpec kSpec{
     "them; the default). -o writes the method's placement, with all the\n"
     "fastest one's.",
     {"MODEL", "DEVICES"},
-    WithTrainingFlags(
+    frontend::WithTrainingFlags(
         {{"--method", "NAME",
           "single:DEVICE, expert, etf, msct, metis, scotch or all (default all)"},
          {"-o", "PLACEMENT", "write the placement (YAML)"},
@@ -42,21 +42,22 @@ const CommandSpec kSpec{
           "write the device of each PyTorch module (a model exported by torch.onnx.export)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"}})};
 
-int Run(const Args& args) {
+int Run(const frontend::Args& args) {
   job::BaselineJobOptions o;
-  if (graph::Status st = ParseTrainingFlags(args, &o.inference, &o.training); !st.ok())
-    return UsageError(kSpec, st);
+  if (graph::Status st = frontend::ParseTrainingFlags(args, &o.inference, &o.training); !st.ok())
+    return frontend::UsageError(kSpec, st);
   o.reward = args.Get("--reward", "sim");
-  if (graph::Status st = CheckRewardName(o.reward); !st.ok()) return UsageError(kSpec, st);
+  if (graph::Status st = sources::CheckRewardName(o.reward); !st.ok())
+    return frontend::UsageError(kSpec, st);
   if (args.Has("--steps")) {
-    auto v = ParseIntInRange("--steps", args.Get("--steps"), 1, 10000);
-    if (!v.ok()) return UsageError(kSpec, v.status());
+    auto v = frontend::ParseIntInRange("--steps", args.Get("--steps"), 1, 10000);
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     o.steps = static_cast<int>(*v);
   }
   for (const char* flag : {"-o", "--export-graphdef", "--export-modules"}) {
     if (args.Has(flag)) {
-      if (graph::Status st = CheckOutputWritable(flag, args.Get(flag)); !st.ok())
-        return CommandError(kSpec, st);
+      if (graph::Status st = frontend::CheckOutputWritable(flag, args.Get(flag)); !st.ok())
+        return frontend::CommandError(kSpec, st);
     }
   }
   o.model_path = args.positional()[0];
@@ -69,13 +70,14 @@ int Run(const Args& args) {
   o.export_modules_path = args.Get("--export-modules");
   job::BaselineJobResult result;
   if (graph::Status st = job::RunBaselineJob(o, &result); !st.ok()) {
-    return result.unknown_method ? UsageError(kSpec, st) : CommandError(kSpec, st);
+    return result.unknown_method ? frontend::UsageError(kSpec, st)
+                                 : frontend::CommandError(kSpec, st);
   }
   return 0;
 }
 
 }  // namespace
 
-int BaselineCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
+int BaselineCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

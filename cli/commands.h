@@ -26,20 +26,21 @@ int ZooCommand(int argc, char** argv);
 int BaselineCommand(int argc, char** argv);
 int SearchCommand(int argc, char** argv);
 
-FlagSpec PlanningProfileFlag();  // --profile PROFILE, for the planning baselines and the simulator
-FlagSpec ProfileCacheFlag();     // --profile-cache DIR|off
+frontend::FlagSpec
+PlanningProfileFlag();  // --profile PROFILE, for the planning baselines and the simulator
+frontend::FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
 
 // --steps (at least 1) and --warmup (at least 0), each at most `most`, into
 // *steps and *warmup where given; the error names the flag and the range.
-graph::Status ParseStepFlags(const Args& args, int most, int* steps, int* warmup);
+graph::Status ParseStepFlags(const frontend::Args& args, int most, int* steps, int* warmup);
 
 // The profile named by --profile, read from its file; nullopt without the flag.
 // An unreadable or malformed file is an error naming it.
-graph::Result<std::optional<sim::Profile>> ProfileFlag(const Args& args);
+graph::Result<std::optional<sim::Profile>> ProfileFlag(const frontend::Args& args);
 
 // The profile a command runs with (planner/job/profile_cache.h): --profile's
 // file when given, else real devices profiled into --profile-cache's cache.
-graph::Result<std::optional<sim::Profile>> ProfileForDevices(const Args& args,
-                                                             const PlacedTraining& setup);
+graph::Result<std::optional<sim::Profile>> ProfileForDevices(const frontend::Args& args,
+                                                             const frontend::PlacedTraining& setup);
 
 }  // namespace planner::cli

@@ -8,7 +8,7 @@
 namespace planner::cli {
 
 namespace {
-const CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "devices",
     "DEVICES",
     "Validates a devices.yaml file and prints its devices (kind, TensorFlow device\n"
@@ -23,9 +23,9 @@ std::string Num(const std::optional<double>& v, double scale, const char* unit) 
   return buf;
 }
 
-int Run(const Args& args) {
+int Run(const frontend::Args& args) {
   auto c = cluster::LoadDevicesFile(args.positional()[0]);
-  if (!c.ok()) return CommandError(kSpec, c.status());
+  if (!c.ok()) return frontend::CommandError(kSpec, c.status());
   std::printf("%s (digest %s): %zu devices\n", c->source.c_str(), c->digest.c_str(),
               c->devices.size());
   std::printf("  %-10s %-5s %-46s %-12s %-14s %s\n", "name", "kind", "tensorflow device", "memory",
@@ -53,6 +53,6 @@ int Run(const Args& args) {
 
 }  // namespace
 
-int DevicesCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
+int DevicesCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

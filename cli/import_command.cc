@@ -9,7 +9,7 @@
 namespace planner::cli {
 
 namespace {
-const CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "import",
     "MODEL -o OUT [--text]",
     "Converts a model (binary/text/JSON GraphDef or TensorFlow.js model.json with its\n"
@@ -19,14 +19,15 @@ const CommandSpec kSpec{
     {{"-o", "OUT", "output file (required)"},
      {"--text", "", "write a text GraphDef (.pbtxt) instead of binary"}}};
 
-int Run(const Args& args) {
-  if (!args.Has("-o") || args.Get("-o").empty()) return UsageError(kSpec, "-o OUT is required");
+int Run(const frontend::Args& args) {
+  if (!args.Has("-o") || args.Get("-o").empty())
+    return frontend::UsageError(kSpec, "-o OUT is required");
   const std::string& path = args.positional()[0];
   auto g = graph::ImportModel(path);
-  if (!g.ok()) return CommandError(kSpec, g.status());
+  if (!g.ok()) return frontend::CommandError(kSpec, g.status());
   std::string out = args.Has("--text") ? graph::GraphDefToText(*g) : graph::SerializeGraphDef(*g);
   graph::Status st = graph::WriteFileAtomic(args.Get("-o"), out);
-  if (!st.ok()) return CommandError(kSpec, st);
+  if (!st.ok()) return frontend::CommandError(kSpec, st);
   std::cerr << "wrote " << args.Get("-o") << ": " << g->size() << " nodes, " << out.size()
             << " bytes\n";
   return 0;
@@ -34,6 +35,6 @@ int Run(const Args& args) {
 
 }  // namespace
 
-int ImportCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
+int ImportCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

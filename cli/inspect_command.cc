@@ -8,7 +8,7 @@
 namespace planner::cli {
 
 namespace {
-const CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "inspect",
     "MODEL [--json] [--batch N] [--input-shape NAME=D0,D1,...]",
     "Prints a model's node count, op-type histogram, trainable parameters, forward FLOPs,\n"
@@ -16,16 +16,18 @@ const CommandSpec kSpec{
     "MODEL: binary or text GraphDef, JSON GraphDef, or TensorFlow.js model.json (format\n"
     "recognised from the content).",
     {"MODEL"},
-    {{"--json", "", "print the same facts as one JSON object"}, BatchFlag(), InputShapeFlag()}};
+    {{"--json", "", "print the same facts as one JSON object"},
+     frontend::BatchFlag(),
+     frontend::InputShapeFlag()}};
 
-int Run(const Args& args) {
+int Run(const frontend::Args& args) {
   graph::InferenceOptions inference;
-  if (graph::Status st = ParseInferenceFlags(args, &inference); !st.ok()) {
-    return UsageError(kSpec, st);
+  if (graph::Status st = frontend::ParseInferenceFlags(args, &inference); !st.ok()) {
+    return frontend::UsageError(kSpec, st);
   }
   const std::string& path = args.positional()[0];
-  auto s = InspectModel(path, inference);
-  if (!s.ok()) return CommandError(kSpec, s.status());
+  auto s = frontend::InspectModel(path, inference);
+  if (!s.ok()) return frontend::CommandError(kSpec, s.status());
   std::cout << (args.Has("--json") ? graph::SummaryToJson(*s, path)
                                    : graph::SummaryToText(*s, path));
   return 0;
@@ -33,6 +35,6 @@ int Run(const Args& args) {
 
 }  // namespace
 
-int InspectCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
+int InspectCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -15,7 +15,7 @@
 namespace planner::cli {
 
 namespace {
-const CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "measure",
     "MODEL DEVICES [--placement P] [--steps N] [--warmup W] [--trace OUT.json] [--batch N]\n"
     "       [--input-shape NAME=D0,...] [--optimizer sgd|momentum] [--json]",
@@ -25,27 +25,28 @@ const CommandSpec kSpec{
     "the transfers. The placement covers the model's ops; gradient and update ops follow\n"
     "the op or parameter they belong to. Feeds are random (floats in [0, 1), integers 0).",
     {"MODEL", "DEVICES"},
-    WithTrainingFlags(
+    frontend::WithTrainingFlags(
         {{"--placement", "P", "placement file (default: every op on the first device)"},
          {"--steps", "N", "timed steps (default 10)"},
          {"--warmup", "W", "untimed steps before them (default 2)"},
          {"--trace", "OUT", "write the median step's timeline as Chrome trace JSON"},
          {"--json", "", "print the figures as one JSON object"}})};
 
-int Run(const Args& args) {
+int Run(const frontend::Args& args) {
   const std::string& model_path = args.positional()[0];
   const std::string& devices_path = args.positional()[1];
   runtime::MeasureOptions options;
   graph::InferenceOptions inference;
   graph::TrainingOptions training_options;
-  if (graph::Status st = ParseTrainingFlags(args, &inference, &training_options); !st.ok())
-    return UsageError(kSpec, st);
+  if (graph::Status st = frontend::ParseTrainingFlags(args, &inference, &training_options);
+      !st.ok())
+    return frontend::UsageError(kSpec, st);
   if (graph::Status st = ParseStepFlags(args, 1000000, &options.steps, &options.warmup); !st.ok()) {
-    return UsageError(kSpec, st);
+    return frontend::UsageError(kSpec, st);
   }
-  auto setup = LoadPlacedTraining(model_path, devices_path, args.Get("--placement"), inference,
-                                  training_options);
-  if (!setup.ok()) return CommandError(kSpec, setup.status());
+  auto setup = frontend::LoadPlacedTraining(model_path, devices_path, args.Get("--placement"),
+                                            inference, training_options);
+  if (!setup.ok()) return frontend::CommandError(kSpec, setup.status());
   const cluster::Cluster* cluster = &setup->cluster;
   const graph::Graph& forward = setup->model.graph;
   const graph::TrainingGraph* training = &setup->training;
@@ -53,15 +54,15 @@ int Run(const Args& args) {
   const std::vector<int>& device_of_node = setup->device_of_node;
   const std::string& method = setup->method;
   auto ex = runtime::Executor::Create(g, *cluster, device_of_node);
-  if (!ex.ok()) return CommandError(kSpec, ex.status().WithContext(model_path));
+  if (!ex.ok()) return frontend::CommandError(kSpec, ex.status().WithContext(model_path));
   auto m = runtime::Measure(**ex, g, training->loss, options);
-  if (!m.ok()) return CommandError(kSpec, m.status().WithContext(model_path));
+  if (!m.ok()) return frontend::CommandError(kSpec, m.status().WithContext(model_path));
 
   if (args.Has("--trace")) {
     const std::string path = args.Get("--trace");
     graph::Status st =
         graph::WriteFileAtomic(path, sim::ChromeTrace((*ex)->graph(), *cluster, m->median_step));
-    if (!st.ok()) return CommandError(kSpec, st);
+    if (!st.ok()) return frontend::CommandError(kSpec, st);
   }
   std::vector<int> ops_on(cluster->devices.size(), 0);
   for (int d : device_of_node) ++ops_on[d];
@@ -100,13 +101,14 @@ int Run(const Args& args) {
     const cluster::DeviceSpec& spec = cluster->devices[d];
     std::printf("  %-12s %-5s %7d %10.3f %6.1f%% %14s %14s\n", spec.name.c_str(),
                 cluster::DeviceKindName(spec.kind), ops_on[d], m->busy_s[d] * 1e3,
-                100 * m->busy_s[d] / t.robust_mean_s, FormatMib(m->peak_bytes[d]).c_str(),
-                spec.memory_bytes ? FormatMib(*spec.memory_bytes).c_str() : "-");
+                100 * m->busy_s[d] / t.robust_mean_s, frontend::FormatMib(m->peak_bytes[d]).c_str(),
+                spec.memory_bytes ? frontend::FormatMib(*spec.memory_bytes).c_str() : "-");
   }
   for (size_t d = 0; d < cluster->devices.size(); ++d) {
     if (m->allocator_peak_bytes[d] < 0) continue;
     std::printf("  %s's allocator held at most %s (tensors, its cache and workspaces)\n",
-                cluster->devices[d].name.c_str(), FormatMib(m->allocator_peak_bytes[d]).c_str());
+                cluster->devices[d].name.c_str(),
+                frontend::FormatMib(m->allocator_peak_bytes[d]).c_str());
   }
   if (!(*ex)->graph_note().empty()) std::printf("%s\n", (*ex)->graph_note().c_str());
   if (m->median_step.replayed) {
@@ -114,7 +116,8 @@ int Run(const Args& args) {
         "the timed steps replayed a CUDA graph captured in a warm-up step: no per-op timeline "
         "(set graphs: off in DEVICES for one)\n");
   } else {
-    std::printf("transfers per step: %d, %s\n", m->transfers, FormatMib(m->transfer_bytes).c_str());
+    std::printf("transfers per step: %d, %s\n", m->transfers,
+                frontend::FormatMib(m->transfer_bytes).c_str());
     std::printf(
         "median step's %s\n",
         sim::CriticalPathSummary(*cluster, sim::CriticalPath((*ex)->graph(), m->median_step))
@@ -126,6 +129,6 @@ int Run(const Args& args) {
 
 }  // namespace
 
-int MeasureCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
+int MeasureCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -9,7 +9,7 @@
 namespace planner::cli {
 
 namespace {
-const CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "profile",
     "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--op-time steady-mean|mean|step-median]\n"
     "       [--batch N] [--optimizer sgd|momentum] [--input-shape NAME=D0,...]",
@@ -23,7 +23,7 @@ const CommandSpec kSpec{
     "atomically.\n"
     "Format: docs/file-formats.md.",
     {"MODEL", "DEVICES"},
-    WithTrainingFlags(
+    frontend::WithTrainingFlags(
         {{"-o", "PROFILE", "profile file to extend (required)"},
          {"--steps", "N", "timed steps kept per device (default 7)"},
          {"--warmup", "W", "untimed steps first (default 2)"},
@@ -32,37 +32,37 @@ const CommandSpec kSpec{
           "slow ones are measured again), mean (over every step) or step-median (each step's mean, "
           "the median over every step)"}})};
 
-int Run(const Args& args) {
-  if (args.Get("-o").empty()) return UsageError(kSpec, "-o PROFILE is required");
+int Run(const frontend::Args& args) {
+  if (args.Get("-o").empty()) return frontend::UsageError(kSpec, "-o PROFILE is required");
   runtime::ProfileOptions options;
   graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (graph::Status st = ParseTrainingFlags(args, &inference, &training); !st.ok())
-    return UsageError(kSpec, st);
+  if (graph::Status st = frontend::ParseTrainingFlags(args, &inference, &training); !st.ok())
+    return frontend::UsageError(kSpec, st);
   if (graph::Status st = ParseStepFlags(args, 100000, &options.steps, &options.warmup); !st.ok()) {
-    return UsageError(kSpec, st);
+    return frontend::UsageError(kSpec, st);
   }
   if (args.Has("--op-time") && !runtime::ParseOpTime(args.Get("--op-time"), &options.op_time)) {
-    return UsageError(kSpec, "--op-time must be steady-mean, mean or step-median, not '" +
-                                 args.Get("--op-time") + "'");
+    return frontend::UsageError(kSpec, "--op-time must be steady-mean, mean or step-median, not '" +
+                                           args.Get("--op-time") + "'");
   }
   const std::string out = args.Get("-o");
-  auto setup =
-      LoadPlacedTraining(args.positional()[0], args.positional()[1], "", inference, training);
-  if (!setup.ok()) return CommandError(kSpec, setup.status());
+  auto setup = frontend::LoadPlacedTraining(args.positional()[0], args.positional()[1], "",
+                                            inference, training);
+  if (!setup.ok()) return frontend::CommandError(kSpec, setup.status());
   sim::Profile profile;
   auto existing = sim::ReadProfile(out);
   if (existing.ok()) {
     profile = std::move(existing).value();
   } else if (existing.status().code() != graph::StatusCode::kNotFound) {
-    return CommandError(kSpec, existing.status());
+    return frontend::CommandError(kSpec, existing.status());
   }
   runtime::ProfileReport report;
   graph::Status st = runtime::ProfileGraph(setup->training.graph, setup->training.loss,
                                            setup->cluster, options, &profile, &report);
-  if (!st.ok()) return CommandError(kSpec, st);
+  if (!st.ok()) return frontend::CommandError(kSpec, st);
   st = sim::WriteProfile(out, profile);
-  if (!st.ok()) return CommandError(kSpec, st);
+  if (!st.ok()) return frontend::CommandError(kSpec, st);
   std::string measured, reused;
   for (const std::string& d : report.measured) measured += (measured.empty() ? "" : ", ") + d;
   for (const std::string& d : report.reused) reused += (reused.empty() ? "" : ", ") + d;
@@ -110,6 +110,6 @@ int Run(const Args& args) {
 
 }  // namespace
 
-int ProfileCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
+int ProfileCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

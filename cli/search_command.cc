@@ -16,7 +16,7 @@ namespace planner::cli {
 
 namespace {
 
-const CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "search",
     "MODEL DEVICES [-o PLACEMENT] [--reward sim|real|fleet] [--fleet FLEET] [--profile PROFILE]\n"
     "       [--profile-cache DIR]\n"
@@ -43,7 +43,7 @@ const CommandSpec kSpec{
     "checkpoint. Without --iterations and --budget: 200 updates. With --reward sim a hill\n"
     "climb over the model's name scopes then refines the best (--refine; docs/search.md).",
     {"MODEL", "DEVICES"},
-    WithTrainingFlags(
+    frontend::WithTrainingFlags(
         {{"-o", "PLACEMENT", "write the best placement here (YAML), at every improvement"},
          {"--reward", "NAME", "sim (default), real or fleet"},
          {"--fleet", "FLEET", "with --reward fleet: the fleet file (endpoint, mode, timeouts)"},
@@ -83,26 +83,28 @@ const CommandSpec kSpec{
           "give up on a parameter server silent this long (default 60s)"}})};
 
 // The flags' values into `o` (usage errors name the flag).
-graph::Status ParseSearchFlags(const Args& args, job::SearchJobOptions* o) {
+graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions* o) {
   o->reward = args.Get("--reward", "sim");
-  GRAPH_RETURN_IF_ERROR(CheckRewardName(o->reward));
+  GRAPH_RETURN_IF_ERROR(sources::CheckRewardName(o->reward));
   o->fleet_path = args.Get("--fleet");
   if (args.Has("--iterations")) {
-    GRAPH_ASSIGN_OR_RETURN(o->iterations.emplace(),
-                           ParseIntInRange("--iterations", args.Get("--iterations"), 0, 100000000));
+    GRAPH_ASSIGN_OR_RETURN(
+        o->iterations.emplace(),
+        frontend::ParseIntInRange("--iterations", args.Get("--iterations"), 0, 100000000));
   }
   if (args.Has("--budget")) {
     GRAPH_ASSIGN_OR_RETURN(o->budget_s.emplace(),
-                           ParseDurationSeconds("--budget", args.Get("--budget")));
+                           frontend::ParseDurationSeconds("--budget", args.Get("--budget")));
   }
   if (args.Has("--refine") && args.Get("--refine") == "0") {
     o->refine_s = 0;
   } else if (args.Has("--refine")) {
-    GRAPH_ASSIGN_OR_RETURN(o->refine_s, ParseDurationSeconds("--refine", args.Get("--refine")));
+    GRAPH_ASSIGN_OR_RETURN(o->refine_s,
+                           frontend::ParseDurationSeconds("--refine", args.Get("--refine")));
   }
   if (args.Has("--patience")) {
     GRAPH_ASSIGN_OR_RETURN(o->patience_s,
-                           ParseDurationSeconds("--patience", args.Get("--patience")));
+                           frontend::ParseDurationSeconds("--patience", args.Get("--patience")));
   }
   const std::string order = args.Get("--order", "policy-first");
   if (order != "policy-first" && order != "climb-first") {
@@ -112,28 +114,29 @@ graph::Status ParseSearchFlags(const Args& args, job::SearchJobOptions* o) {
   o->climb_first = order == "climb-first";
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,
-                           ParseIntInRange("--seed", args.Get("--seed"), 0, INT64_MAX));
+                           frontend::ParseIntInRange("--seed", args.Get("--seed"), 0, INT64_MAX));
     o->seed = static_cast<uint64_t>(seed);
   }
   if (args.Has("--steps")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t steps,
-                           ParseIntInRange("--steps", args.Get("--steps"), 1, 10000));
+                           frontend::ParseIntInRange("--steps", args.Get("--steps"), 1, 10000));
     o->steps = static_cast<int>(steps);
   }
   if (args.Has("--rounds")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t rounds,
-                           ParseIntInRange("--rounds", args.Get("--rounds"), 1, 1000));
+                           frontend::ParseIntInRange("--rounds", args.Get("--rounds"), 1, 1000));
     o->verdict.rounds = static_cast<int>(rounds);
   }
   o->ps = args.Get("--ps");
   if (args.Has("--ps-timeout")) {
     if (o->ps.empty()) return graph::InvalidArgument("--ps-timeout goes with --ps");
-    GRAPH_ASSIGN_OR_RETURN(o->ps_timeout_s,
-                           ParseDurationSeconds("--ps-timeout", args.Get("--ps-timeout")));
+    GRAPH_ASSIGN_OR_RETURN(
+        o->ps_timeout_s, frontend::ParseDurationSeconds("--ps-timeout", args.Get("--ps-timeout")));
   }
   if (args.Has("--significance")) {
     GRAPH_ASSIGN_OR_RETURN(
-        o->verdict.alpha, ParseNumberInRange("--significance", args.Get("--significance"), 0, 0.5));
+        o->verdict.alpha,
+        frontend::ParseNumberInRange("--significance", args.Get("--significance"), 0, 0.5));
   }
   // The rules between flags (climb-first's needs, say) are the job's.
   return job::CheckSearchJobOptions(*o);
@@ -141,10 +144,10 @@ graph::Status ParseSearchFlags(const Args& args, job::SearchJobOptions* o) {
 
 // The paths: outputs checked writable before anything is loaded (the errors
 // name the flag), the checkpoint defaulting to PLACEMENT.ckpt.
-graph::Status ParsePaths(const Args& args, job::SearchJobOptions* o) {
+graph::Status ParsePaths(const frontend::Args& args, job::SearchJobOptions* o) {
   for (const char* flag :
        {"-o", "--csv", "--svg", "--export-graphdef", "--export-modules", "--checkpoint"}) {
-    if (args.Has(flag)) GRAPH_RETURN_IF_ERROR(CheckOutputWritable(flag, args.Get(flag)));
+    if (args.Has(flag)) GRAPH_RETURN_IF_ERROR(frontend::CheckOutputWritable(flag, args.Get(flag)));
   }
   o->model_path = args.positional()[0];
   o->devices_path = args.positional()[1];
@@ -162,27 +165,29 @@ graph::Status ParsePaths(const Args& args, job::SearchJobOptions* o) {
   o->profile_path = args.Get("--profile");
   o->profile_cache_dir = args.Get("--profile-cache");
   if (args.Has("--config")) {
-    GRAPH_ASSIGN_OR_RETURN(o->search, ReadSearchConfig(args.Get("--config")));
+    GRAPH_ASSIGN_OR_RETURN(o->search, search::ReadSearchConfig(args.Get("--config")));
   }
   return graph::Status::Ok();
 }
 
-int Run(const Args& args) {
+int Run(const frontend::Args& args) {
   job::SearchJobOptions options;
-  if (graph::Status st = ParseTrainingFlags(args, &options.inference, &options.training); !st.ok())
-    return UsageError(kSpec, st);
+  if (graph::Status st = frontend::ParseTrainingFlags(args, &options.inference, &options.training);
+      !st.ok())
+    return frontend::UsageError(kSpec, st);
   if (graph::Status st = ParseSearchFlags(args, &options); !st.ok()) {
-    return UsageError(kSpec, st);
+    return frontend::UsageError(kSpec, st);
   }
-  if (graph::Status st = ParsePaths(args, &options); !st.ok()) return CommandError(kSpec, st);
+  if (graph::Status st = ParsePaths(args, &options); !st.ok())
+    return frontend::CommandError(kSpec, st);
   job::SearchJobResult result;
   if (graph::Status st = job::RunSearchJob(options, &result); !st.ok())
-    return CommandError(kSpec, st);
+    return frontend::CommandError(kSpec, st);
   return 0;
 }
 
 }  // namespace
 
-int SearchCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
+int SearchCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

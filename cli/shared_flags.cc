@@ -6,31 +6,31 @@
 
 namespace planner::cli {
 
-FlagSpec PlanningProfileFlag() {
+frontend::FlagSpec PlanningProfileFlag() {
   return {"--profile", "PROFILE",
           "op and link costs for the simulator, etf, msct, metis and scotch (default: real "
           "devices are profiled into the cache)"};
 }
 
-FlagSpec ProfileCacheFlag() {
+frontend::FlagSpec ProfileCacheFlag() {
   return {"--profile-cache", "DIR",
           "without --profile, real devices are profiled into DIR (default ~/.cache/planner; "
           "off: never)"};
 }
 
-graph::Result<std::optional<sim::Profile>> ProfileFlag(const Args& args) {
+graph::Result<std::optional<sim::Profile>> ProfileFlag(const frontend::Args& args) {
   if (!args.Has("--profile")) return std::optional<sim::Profile>();
   GRAPH_ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(args.Get("--profile")));
   return std::optional<sim::Profile>(std::move(p));
 }
 
-graph::Result<std::optional<sim::Profile>> ProfileForDevices(const Args& args,
-                                                             const PlacedTraining& setup) {
+graph::Result<std::optional<sim::Profile>> ProfileForDevices(
+    const frontend::Args& args, const frontend::PlacedTraining& setup) {
   return job::ProfileForDevices(args.Get("--profile"), args.Get("--profile-cache"), setup);
 }
 
-graph::Status ParseStepFlags(const Args& args, int most, int* steps, int* warmup) {
-  TypedFlags counts(args);
+graph::Status ParseStepFlags(const frontend::Args& args, int most, int* steps, int* warmup) {
+  frontend::TypedFlags counts(args);
   *steps = counts.Int("--steps", *steps, 1, most);
   *warmup = counts.Int("--warmup", *warmup, 0, most);
   return counts.status();

@@ -18,7 +18,7 @@
 namespace planner::cli {
 
 namespace {
-const CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "simulate",
     "MODEL DEVICES [--placement P] [--profile PROFILE] [--check] [--diff] [--trace OUT.json]\n"
     "       [--batch N] [--input-shape NAME=D0,...] [--optimizer sgd|momentum] [--steps N]",
@@ -32,7 +32,7 @@ const CommandSpec kSpec{
     "and ops that differ most, and the first op that starts out of step. Without\n"
     "--placement every op is on the first device.",
     {"MODEL", "DEVICES"},
-    WithTrainingFlags(
+    frontend::WithTrainingFlags(
         {{"--placement", "P", "placement file (default: every op on the first device)"},
          {"--profile", "PROFILE", "profiled op and link costs (planner profile)"},
          {"--check", "", "also measure on the real devices and print the error"},
@@ -41,21 +41,21 @@ const CommandSpec kSpec{
          {"--trace", "OUT", "write the predicted timeline as Chrome trace JSON"},
          {"--steps", "N", "timed steps of --check (default 10)"}})};
 
-int Run(const Args& args) {
+int Run(const frontend::Args& args) {
   graph::InferenceOptions inference;
   graph::TrainingOptions training;
-  if (graph::Status st = ParseTrainingFlags(args, &inference, &training); !st.ok())
-    return UsageError(kSpec, st);
+  if (graph::Status st = frontend::ParseTrainingFlags(args, &inference, &training); !st.ok())
+    return frontend::UsageError(kSpec, st);
   runtime::MeasureOptions measure;
   auto steps = args.GetInt("--steps", measure.steps, 1, 1000000);
-  if (!steps.ok()) return UsageError(kSpec, steps.status());
+  if (!steps.ok()) return frontend::UsageError(kSpec, steps.status());
   measure.steps = static_cast<int>(*steps);
   const std::string& model_path = args.positional()[0];
-  auto setup = LoadPlacedTraining(model_path, args.positional()[1], args.Get("--placement"),
-                                  inference, training);
-  if (!setup.ok()) return CommandError(kSpec, setup.status());
+  auto setup = frontend::LoadPlacedTraining(model_path, args.positional()[1],
+                                            args.Get("--placement"), inference, training);
+  if (!setup.ok()) return frontend::CommandError(kSpec, setup.status());
   auto profile = ProfileFlag(args);
-  if (!profile.ok()) return CommandError(kSpec, profile.status());
+  if (!profile.ok()) return frontend::CommandError(kSpec, profile.status());
   const graph::Graph& g = setup->training.graph;
   const cluster::Cluster& c = setup->cluster;
   // --check measures before simulating: the measurement then runs in the same
@@ -67,18 +67,18 @@ int Run(const Args& args) {
   if (args.Has("--check") || diff) {
     auto ex = runtime::Executor::Create(g, c, setup->device_of_node);
     if (!ex.ok()) {
-      return CommandError(kSpec, ex.status().WithContext(model_path));
+      return frontend::CommandError(kSpec, ex.status().WithContext(model_path));
     }
     auto m = runtime::Measure(**ex, g, setup->training.loss, measure);
     if (!m.ok()) {
-      return CommandError(kSpec, m.status().WithContext(model_path));
+      return frontend::CommandError(kSpec, m.status().WithContext(model_path));
     }
     real = m->time.robust_mean_s;
     real_steps = m->time.n;
     real_step = std::move(m->median_step);
   }
   auto sim = sim::Simulator::Create(g, c, *profile ? &**profile : nullptr);
-  if (!sim.ok()) return CommandError(kSpec, sim.status().WithContext(model_path));
+  if (!sim.ok()) return frontend::CommandError(kSpec, sim.status().WithContext(model_path));
   sim::SimResult r = sim->Run(setup->device_of_node, g.Find(setup->training.loss));
   std::printf("%s on %s: training graph of %d nodes, placement %s\n", model_path.c_str(),
               c.source.c_str(), g.size(), setup->method.c_str());
@@ -86,7 +86,7 @@ int Run(const Args& args) {
     std::printf("simulated: out of memory: %s\n", r.status.message().c_str());
     return 0;  // a prediction, not a failure of the command
   }
-  if (!r.status.ok()) return CommandError(kSpec, r.status);
+  if (!r.status.ok()) return frontend::CommandError(kSpec, r.status);
   int scheduled = static_cast<int>(r.step.ops.size());
   std::printf("simulated step time: %.3f ms (%d of %d ops estimated, the rest profiled)\n",
               r.step.seconds * 1e3, r.estimated_ops, scheduled);
@@ -104,18 +104,18 @@ int Run(const Args& args) {
     const cluster::DeviceSpec& spec = c.devices[d];
     std::printf("  %-12s %-5s %7d %10.3f %14s %14s\n", spec.name.c_str(),
                 cluster::DeviceKindName(spec.kind), ops_on[d], r.step.busy_us[d] / 1e3,
-                FormatMib(r.step.peak_bytes[d]).c_str(),
-                spec.memory_bytes ? FormatMib(*spec.memory_bytes).c_str() : "-");
+                frontend::FormatMib(r.step.peak_bytes[d]).c_str(),
+                spec.memory_bytes ? frontend::FormatMib(*spec.memory_bytes).c_str() : "-");
   }
   int64_t transfer_bytes = 0;
   for (const sim::TransferRecord& t : r.step.transfers) transfer_bytes += t.bytes;
   std::printf("transfers per step: %zu, %s\n", r.step.transfers.size(),
-              FormatMib(transfer_bytes).c_str());
+              frontend::FormatMib(transfer_bytes).c_str());
   std::printf("%s\n", sim::CriticalPathSummary(c, sim::CriticalPath(sim->graph(), r.step)).c_str());
   if (args.Has("--trace")) {
     graph::Status st =
         graph::WriteFileAtomic(args.Get("--trace"), sim::ChromeTrace(sim->graph(), c, r.step));
-    if (!st.ok()) return CommandError(kSpec, st);
+    if (!st.ok()) return frontend::CommandError(kSpec, st);
     std::printf("trace: %s\n", args.Get("--trace").c_str());
   }
   if (real) {
@@ -132,6 +132,6 @@ int Run(const Args& args) {
 
 }  // namespace
 
-int SimulateCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
+int SimulateCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -10,7 +10,7 @@
 namespace planner::cli {
 
 namespace {
-const CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "zoo",
     "NAME -o OUT.pb [--sizes paper-scale|small] [--batch N] [--layers L] [--hidden H]\n"
     "       [--vocab V] [--steps T]",
@@ -29,12 +29,12 @@ const CommandSpec kSpec{
      {"--vocab", "V", "vocabulary size"},
      {"--steps", "T", "time steps unrolled"}}};
 
-int Run(const Args& args) {
-  if (args.Get("-o").empty()) return UsageError(kSpec, "-o OUT.pb is required");
+int Run(const frontend::Args& args) {
+  if (args.Get("-o").empty()) return frontend::UsageError(kSpec, "-o OUT.pb is required");
   graph::ZooOptions o;
   if (args.Has("--sizes")) {
     if (args.positional()[0] != "nmt") {
-      return UsageError(kSpec, "--sizes applies to nmt only");
+      return frontend::UsageError(kSpec, "--sizes applies to nmt only");
     }
     o.sizes = args.Get("--sizes");
   }
@@ -44,14 +44,14 @@ int Run(const Args& args) {
                               {"--vocab", &o.vocab},
                               {"--steps", &o.steps}}) {
     if (!args.Has(flag)) continue;
-    auto v = ParsePositiveInt(flag, args.Get(flag));
-    if (!v.ok()) return UsageError(kSpec, v.status());
+    auto v = frontend::ParsePositiveInt(flag, args.Get(flag));
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     *target = *v;
   }
   auto g = graph::BuildZooModel(args.positional()[0], o);
-  if (!g.ok()) return CommandError(kSpec, g.status());
+  if (!g.ok()) return frontend::CommandError(kSpec, g.status());
   graph::Status st = graph::WriteFileAtomic(args.Get("-o"), graph::SerializeGraphDef(*g));
-  if (!st.ok()) return CommandError(kSpec, st);
+  if (!st.ok()) return frontend::CommandError(kSpec, st);
   std::printf(
       "wrote %s: %s, %d nodes (forward graph; planner inspect shows the training "
       "graph's count)\n",
@@ -61,6 +61,6 @@ int Run(const Args& args) {
 
 }  // namespace
 
-int ZooCommand(int argc, char** argv) { return RunCommand(kSpec, argc, argv, Run); }
+int ZooCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace planner::cli

@@ -34,9 +34,9 @@ sim::StepStats InRange(sim::StepStats t, int nodes, int devices) {
   return s;
 }
 
-class FleetReward : public planner::RewardSource {
+class FleetReward : public planner::rewards::RewardSource {
  public:
-  FleetReward(const planner::RewardContext& c, const FleetOptions& o,
+  FleetReward(const planner::rewards::RewardContext& c, const FleetOptions& o,
               std::unique_ptr<Dispatcher> dispatcher)
       : c_(c),
         mode_(o.mode == "real" ? EvalMode::kReal : EvalMode::kSim),
@@ -51,11 +51,11 @@ class FleetReward : public planner::RewardSource {
   // As the workers' sources run it (sim and real alike), so timelines' node ids fit.
   const graph::Graph& executed_graph() const override { return executed_; }
 
-  planner::Evaluation Evaluate(const std::vector<int>& forward_device) const override {
+  planner::rewards::Evaluation Evaluate(const std::vector<int>& forward_device) const override {
     return EvaluateBatch({forward_device})[0];
   }
-  planner::Evaluation Timeline(const std::vector<int>& forward_device,
-                               sim::StepStats* stats) const override {
+  planner::rewards::Evaluation Timeline(const std::vector<int>& forward_device,
+                                        sim::StepStats* stats) const override {
     std::lock_guard<std::mutex> lock(mu_);
     Outcome o =
         dispatcher_->Run(model_, mode_, c_.warmup, c_.steps, {forward_device}, stats != nullptr)[0];
@@ -65,11 +65,11 @@ class FleetReward : public planner::RewardSource {
     }
     return {std::move(o.status), o.step_s, o.estimated_ops};
   }
-  std::vector<planner::Evaluation> EvaluateBatch(
+  std::vector<planner::rewards::Evaluation> EvaluateBatch(
       const std::vector<std::vector<int>>& placements) const override {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<Outcome> got = dispatcher_->Run(model_, mode_, c_.warmup, c_.steps, placements);
-    std::vector<planner::Evaluation> out;
+    std::vector<planner::rewards::Evaluation> out;
     out.reserve(got.size());
     for (Outcome& o : got) out.push_back({std::move(o.status), o.step_s, o.estimated_ops});
     return out;
@@ -83,15 +83,14 @@ class FleetReward : public planner::RewardSource {
                   "%lld sends (%lld re-sent), %lld late results dropped, %lld workers lost, %lld "
                   "malformed messages",
                   static_cast<long long>(n.requests), static_cast<long long>(n.outcomes),
-                  static_cast<long long>(n.unavailable),
-                  static_cast<long long>(n.sends), static_cast<long long>(n.resent),
-                  static_cast<long long>(n.late), static_cast<long long>(n.workers_lost),
-                  static_cast<long long>(n.malformed));
+                  static_cast<long long>(n.unavailable), static_cast<long long>(n.sends),
+                  static_cast<long long>(n.resent), static_cast<long long>(n.late),
+                  static_cast<long long>(n.workers_lost), static_cast<long long>(n.malformed));
     return b;
   }
 
  private:
-  planner::RewardContext c_;
+  planner::rewards::RewardContext c_;
   EvalMode mode_;
   mutable std::mutex mu_;
   std::unique_ptr<Dispatcher> dispatcher_;
@@ -99,8 +98,8 @@ class FleetReward : public planner::RewardSource {
   graph::Graph executed_;
 };
 
-graph::Result<std::unique_ptr<planner::RewardSource>> MakeFleetReward(
-    const planner::RewardContext& c) {
+graph::Result<std::unique_ptr<planner::rewards::RewardSource>> MakeFleetReward(
+    const planner::rewards::RewardContext& c) {
   if (c.fleet.empty()) return graph::InvalidArgument("--reward fleet needs --fleet FLEET.yaml");
   assert(c.inference && c.training_options);
   GRAPH_ASSIGN_OR_RETURN(FleetOptions o, ReadFleetFile(c.fleet));
@@ -111,12 +110,12 @@ graph::Result<std::unique_ptr<planner::RewardSource>> MakeFleetReward(
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Dispatcher> dispatcher,
                          Dispatcher::Bind(o, std::move(devices)));
   GRAPH_RETURN_IF_ERROR(dispatcher->WaitForWorkers(o.workers));
-  return std::unique_ptr<planner::RewardSource>(
+  return std::unique_ptr<planner::rewards::RewardSource>(
       std::make_unique<FleetReward>(c, o, std::move(dispatcher)));
 }
 
 }  // namespace
 
-void RegisterFleetReward() { planner::RegisterRewardSource("fleet", MakeFleetReward); }
+void RegisterFleetReward() { planner::sources::RegisterRewardSource("fleet", MakeFleetReward); }
 
 }  // namespace controllers

@@ -30,7 +30,7 @@ namespace controllers {
 
 namespace {
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "fleet up",
     "local:CxW MODEL DEVICES [--mode sim|real] [--worker-devices DEVICES] [-o PLACEMENT]\n"
     "       [--dir RUN_DIR] [-- SEARCH FLAGS...]",
@@ -145,8 +145,8 @@ graph::Status ParseShape(const std::string& shape, int* c, int* w) {
   if (shape.rfind("local:", 0) != 0) return graph::InvalidArgument(bad);
   const size_t x = shape.find('x', 6);
   if (x == std::string::npos) return graph::InvalidArgument(bad);
-  auto cs = planner::ParseIntInRange("SHAPE", shape.substr(6, x - 6), 1, 64);
-  auto ws = planner::ParseIntInRange("SHAPE", shape.substr(x + 1), 1, 64);
+  auto cs = frontend::ParseIntInRange("SHAPE", shape.substr(6, x - 6), 1, 64);
+  auto ws = frontend::ParseIntInRange("SHAPE", shape.substr(x + 1), 1, 64);
   if (!cs.ok() || !ws.ok()) return graph::InvalidArgument(bad);
   *c = static_cast<int>(*cs);
   *w = static_cast<int>(*ws);
@@ -236,7 +236,7 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
     // "controller 3" wrote controller-3.yaml (StartFleet).
     const std::string path =
         plan.dir + "/controller-" + c->what.substr(c->what.find(' ') + 1) + ".yaml";
-    auto p = planner::ReadPlacement(path);
+    auto p = placement::ReadPlacement(path);
     if (!p.ok()) continue;
     const std::optional<double> s = p->measured_step_s ? p->measured_step_s : p->simulated_step_s;
     if (s && (!best || *s < best->first)) best = {{*s, path}};
@@ -244,7 +244,7 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
   if (best && !plan.out.empty()) {
     auto bytes = graph::ReadFile(best->second);
     graph::Status st = bytes.ok() ? graph::WriteFileAtomic(plan.out, *bytes) : bytes.status();
-    if (!st.ok()) return planner::CommandError(kSpec, st);
+    if (!st.ok()) return frontend::CommandError(kSpec, st);
     std::printf("placement: %s (from %s)\n", plan.out.c_str(), best->second.c_str());
   }
   std::printf("logs: %s\n", plan.dir.c_str());
@@ -254,19 +254,19 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
 int RunFleet(const Plan& plan) {
   std::vector<Child> all;
   all.reserve(1 + plan.controllers * (plan.workers + 1));
-  planner::StopOnSignals stop;
+  frontend::StopOnSignals stop;
   graph::Status started = StartFleet(plan, &all);
   std::vector<Child*> controllers, rest;
   for (Child& c : all) (c.what.rfind("controller", 0) == 0 ? controllers : rest).push_back(&c);
   if (!started.ok()) {
     Stop(controllers, 10);
     Stop(rest, 10);
-    return planner::CommandError(kSpec, started);
+    return frontend::CommandError(kSpec, started);
   }
   std::printf("fleet: parameter server, %d controllers, %d workers each; logs in %s\n",
               plan.controllers, plan.workers, plan.dir.c_str());
   auto last_print = Clock::now();
-  while (!planner::StopOnSignals::requested()) {
+  while (!frontend::StopOnSignals::requested()) {
     Reap(all);
     bool running = false;
     for (const Child* c : controllers) running |= !c->exit_code;
@@ -277,14 +277,14 @@ int RunFleet(const Plan& plan) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  if (planner::StopOnSignals::requested()) std::printf("fleet: stopping on a signal\n");
+  if (frontend::StopOnSignals::requested()) std::printf("fleet: stopping on a signal\n");
   Stop(controllers, 30);  // they write their files on SIGTERM
   Stop(rest, 10);
   PrintProgress(controllers);
   return Finish(plan, controllers);
 }
 
-const planner::CommandSpec kKeygenSpec{
+const frontend::CommandSpec kKeygenSpec{
     "fleet keygen",
     "NAME",
     "Writes a ZeroMQ CURVE key pair for a fleet member: NAME.key (public and secret key,\n"
@@ -294,15 +294,15 @@ const planner::CommandSpec kKeygenSpec{
     {"NAME"},
     {}};
 
-int Keygen(const planner::Args& args) {
+int Keygen(const frontend::Args& args) {
   const std::string name = args.positional()[0];
   auto keys = wire::GenerateCurveKeys();
-  if (!keys.ok()) return planner::CommandError(kKeygenSpec, keys.status());
+  if (!keys.ok()) return frontend::CommandError(kKeygenSpec, keys.status());
   const mode_t old_mask = ::umask(077);  // the secret key's file is the owner's alone
   graph::Status st = graph::WriteFileAtomic(name + ".key", wire::KeyFileText(*keys, true));
   ::umask(old_mask);
   if (st.ok()) st = graph::WriteFileAtomic(name + ".pub", wire::KeyFileText(*keys, false));
-  if (!st.ok()) return planner::CommandError(kKeygenSpec, st);
+  if (!st.ok()) return frontend::CommandError(kKeygenSpec, st);
   std::printf("key pair: %s.key (secret: keep it), %s.pub (public: %s)\n", name.c_str(),
               name.c_str(), keys->public_key.c_str());
   return 0;
@@ -312,11 +312,11 @@ int Keygen(const planner::Args& args) {
 
 int FleetCommand(int argc, char** argv) {
   if (argc >= 1 && !std::strcmp(argv[0], "keygen")) {
-    return planner::RunCommand(kKeygenSpec, argc - 1, argv + 1, Keygen);
+    return frontend::RunCommand(kKeygenSpec, argc - 1, argv + 1, Keygen);
   }
   if (argc < 1 || std::strcmp(argv[0], "up") != 0) {
     if (argc >= 1 && (!std::strcmp(argv[0], "--help") || !std::strcmp(argv[0], "-h"))) {
-      std::cout << planner::HelpText(kSpec) << "\n" << planner::HelpText(kKeygenSpec);
+      std::cout << frontend::HelpText(kSpec) << "\n" << frontend::HelpText(kKeygenSpec);
       return 0;
     }
     std::cerr << "planner fleet: the commands are 'fleet up' and 'fleet keygen' (see planner "
@@ -333,19 +333,19 @@ int FleetCommand(int argc, char** argv) {
   }
   for (int i = split + 1; i < argc; ++i) plan.search_flags.push_back(argv[i]);
   int exit_code = 0;
-  std::optional<planner::Args> args =
-      planner::ParseCommandLine(kSpec, split - 1, argv + 1, &exit_code);
+  std::optional<frontend::Args> args =
+      frontend::ParseCommandLine(kSpec, split - 1, argv + 1, &exit_code);
   if (!args) return exit_code;
   if (graph::Status st = ParseShape(args->positional()[0], &plan.controllers, &plan.workers);
       !st.ok()) {
-    return planner::UsageError(kSpec, st);
+    return frontend::UsageError(kSpec, st);
   }
   plan.model = args->positional()[1];
   plan.devices = args->positional()[2];
   plan.worker_devices = args->Get("--worker-devices", plan.devices);
   plan.mode = args->Get("--mode", "sim");
   if (plan.mode != "sim" && plan.mode != "real") {
-    return planner::UsageError(kSpec, "--mode must be sim or real, not '" + plan.mode + "'");
+    return frontend::UsageError(kSpec, "--mode must be sim or real, not '" + plan.mode + "'");
   }
   if (plan.mode == "real") {
     // Only measured rewards get the hardware's verdict (sim ones are predictions).
@@ -357,10 +357,10 @@ int FleetCommand(int argc, char** argv) {
   plan.dir = args->Get("--dir", "/tmp/planner-fleet-" + std::to_string(::getpid()));
   std::error_code ec;
   std::filesystem::create_directories(plan.dir, ec);
-  if (ec) return planner::CommandError(kSpec, graph::IoError(plan.dir + ": " + ec.message()));
+  if (ec) return frontend::CommandError(kSpec, graph::IoError(plan.dir + ": " + ec.message()));
   for (const std::string* path : {&plan.model, &plan.devices, &plan.worker_devices}) {
     if (!std::filesystem::exists(*path)) {
-      return planner::CommandError(kSpec, graph::NotFound(*path + ": no such file"));
+      return frontend::CommandError(kSpec, graph::NotFound(*path + ": no such file"));
     }
   }
   return RunFleet(plan);

@@ -16,14 +16,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-class PsClient : public planner::ParameterServer {
+class PsClient : public planner::search::ParameterServer {
  public:
   PsClient(std::unique_ptr<wire::Context> ctx, wire::Socket socket, double timeout_s)
       : ctx_(std::move(ctx)), socket_(std::move(socket)), timeout_s_(timeout_s) {}
 
-  graph::Result<planner::PolicyParameters> Join(
+  graph::Result<planner::search::PolicyParameters> Join(
       const std::string& identity, const std::string& optimizer,
-      const planner::PolicyLayout& layout,
+      const planner::search::PolicyLayout& layout,
       const std::vector<std::vector<float>>& initial) override {
     wire::pb::Envelope e;
     wire::pb::Join& j = *e.mutable_join();
@@ -35,7 +35,7 @@ class PsClient : public planner::ParameterServer {
     return Ask(e, j.sequence());
   }
 
-  graph::Result<planner::PolicyParameters> Push(
+  graph::Result<planner::search::PolicyParameters> Push(
       int64_t version, double learning_rate,
       const std::vector<std::vector<float>>& gradient) override {
     wire::pb::Envelope e;
@@ -59,7 +59,7 @@ class PsClient : public planner::ParameterServer {
   }
 
  private:
-  static void AddTensors(const planner::PolicyLayout& layout,
+  static void AddTensors(const planner::search::PolicyLayout& layout,
                          const std::vector<std::vector<float>>& values,
                          google::protobuf::RepeatedPtrField<wire::pb::Tensor>* out) {
     for (size_t i = 0; i < values.size(); ++i) {
@@ -74,7 +74,8 @@ class PsClient : public planner::ParameterServer {
 
   // Sends `e` and waits for the answer carrying `sequence`, sending again
   // every second without one, until the timeout.
-  graph::Result<planner::PolicyParameters> Ask(const wire::pb::Envelope& e, uint64_t sequence) {
+  graph::Result<planner::search::PolicyParameters> Ask(const wire::pb::Envelope& e,
+                                                       uint64_t sequence) {
     const std::string bytes = wire::Encode(e);
     const auto start = Clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -107,7 +108,7 @@ class PsClient : public planner::ParameterServer {
         }
         if (!reply->has_parameters() || reply->parameters().sequence() != sequence) continue;
         const wire::pb::Parameters& p = reply->parameters();
-        planner::PolicyParameters out;
+        planner::search::PolicyParameters out;
         out.version = p.version();
         out.applied = p.applied();
         out.staleness = p.staleness();
@@ -125,13 +126,13 @@ class PsClient : public planner::ParameterServer {
   std::unique_ptr<wire::Context> ctx_;
   wire::Socket socket_;
   double timeout_s_;
-  planner::PolicyLayout layout_;
+  planner::search::PolicyLayout layout_;
   uint64_t sequence_ = 0;
   int64_t pushes_ = 0, applied_ = 0, stale_ = 0;
 };
 
-graph::Result<std::unique_ptr<planner::ParameterServer>> Connect(const std::string& endpoint,
-                                                                 double timeout_s) {
+graph::Result<std::unique_ptr<planner::search::ParameterServer>> Connect(
+    const std::string& endpoint, double timeout_s) {
   auto ctx = std::make_unique<wire::Context>();
   wire::SocketOptions o;
   char host[128] = {};
@@ -140,12 +141,12 @@ graph::Result<std::unique_ptr<planner::ParameterServer>> Connect(const std::stri
   o.immediate = true;
   GRAPH_ASSIGN_OR_RETURN(wire::Socket s,
                          wire::Socket::Connect(*ctx, wire::SocketKind::kDealer, endpoint, o));
-  return std::unique_ptr<planner::ParameterServer>(
+  return std::unique_ptr<planner::search::ParameterServer>(
       std::make_unique<PsClient>(std::move(ctx), std::move(s), timeout_s));
 }
 
 }  // namespace
 
-void RegisterParameterServerClient() { planner::RegisterParameterServer(Connect); }
+void RegisterParameterServerClient() { planner::search::RegisterParameterServer(Connect); }
 
 }  // namespace controllers

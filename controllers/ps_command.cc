@@ -10,7 +10,7 @@ namespace controllers {
 
 namespace {
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "ps",
     "--bind ENDPOINT [--checkpoint FILE] [--staleness N] [--checkpoint-every DURATION]",
     "Holds one policy's parameters and optimizer state for the searches that join it\n"
@@ -24,29 +24,29 @@ const planner::CommandSpec kSpec{
      {"--staleness", "N", "versions a gradient may lag and still be applied (default 16)"},
      {"--checkpoint-every", "DURATION", "time between checkpoints (default 10s)"}}};
 
-int Run(const planner::Args& args) {
+int Run(const frontend::Args& args) {
   PsOptions o;
-  if (!args.Has("--bind")) return planner::UsageError(kSpec, "--bind is required");
+  if (!args.Has("--bind")) return frontend::UsageError(kSpec, "--bind is required");
   o.bind = args.Get("--bind");
   o.checkpoint = args.Get("--checkpoint");
   if (args.Has("--staleness")) {
-    auto n = planner::ParseIntInRange("--staleness", args.Get("--staleness"), 0, 1 << 30);
-    if (!n.ok()) return planner::UsageError(kSpec, n.status());
+    auto n = frontend::ParseIntInRange("--staleness", args.Get("--staleness"), 0, 1 << 30);
+    if (!n.ok()) return frontend::UsageError(kSpec, n.status());
     o.staleness = static_cast<int>(*n);
   }
   if (args.Has("--checkpoint-every")) {
-    auto s = planner::ParseDurationSeconds("--checkpoint-every", args.Get("--checkpoint-every"));
-    if (!s.ok()) return planner::UsageError(kSpec, s.status());
+    auto s = frontend::ParseDurationSeconds("--checkpoint-every", args.Get("--checkpoint-every"));
+    if (!s.ok()) return frontend::UsageError(kSpec, s.status());
     o.checkpoint_every_s = *s;
   }
-  planner::StopOnSignals stop;
-  graph::Status st = ServeParameters(o, planner::StopOnSignals::flag());
-  if (!st.ok()) return planner::CommandError(kSpec, st);
+  frontend::StopOnSignals stop;
+  graph::Status st = ServeParameters(o, frontend::StopOnSignals::flag());
+  if (!st.ok()) return frontend::CommandError(kSpec, st);
   return 0;
 }
 
 }  // namespace
 
-int PsCommand(int argc, char** argv) { return planner::RunCommand(kSpec, argc, argv, Run); }
+int PsCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace controllers

@@ -12,7 +12,7 @@
 #include <iostream>
 #include <memory>
 
-namespace planner {
+namespace frontend {
 
 namespace {
 
@@ -356,4 +356,4 @@ graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::s
   return v * scale;
 }
 
-}  // namespace planner
+}  // namespace frontend

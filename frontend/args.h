@@ -12,7 +12,7 @@
 
 #include "graph/status.h"
 
-namespace planner {
+namespace frontend {
 
 struct FlagSpec {
   std::string name;   // "--batch" or "-o"
@@ -137,4 +137,4 @@ graph::Result<double> ParseNumberInRange(const std::string& flag, const std::str
 // names the flag.
 graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::string& value);
 
-}  // namespace planner
+}  // namespace frontend

@@ -8,7 +8,7 @@
 #include "graph/training.h"
 #include "placement/placement.h"
 
-namespace planner {
+namespace frontend {
 
 FlagSpec BatchFlag() {
   return {"--batch", "N", "size for an unknown leading input dimension (default 1)"};
@@ -78,16 +78,17 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
   std::vector<int> forward_device(forward.size(), 0);
   std::string method = "single:" + c.devices[0].name;
   if (!placement_path.empty()) {
-    GRAPH_ASSIGN_OR_RETURN(Placement p, ReadPlacement(placement_path));
-    GRAPH_RETURN_IF_ERROR(ValidatePlacement(p, forward, c, placement_path));
-    forward_device = DeviceOfNode(p, forward, c);
+    GRAPH_ASSIGN_OR_RETURN(placement::Placement p, placement::ReadPlacement(placement_path));
+    GRAPH_RETURN_IF_ERROR(placement::ValidatePlacement(p, forward, c, placement_path));
+    forward_device = placement::DeviceOfNode(p, forward, c);
     method = p.method.empty() ? placement_path : p.method + " (" + placement_path + ")";
   }
   auto training = graph::BuildTrainingGraph(forward, options, model.options);
   if (!training.ok()) {
     return graph::Status(training.status().code(), model_name + ": " + training.status().message());
   }
-  std::vector<int> device_of_node = TrainingDeviceOfNode(training->graph, forward, forward_device);
+  std::vector<int> device_of_node =
+      placement::TrainingDeviceOfNode(training->graph, forward, forward_device);
   return PlacedTraining{std::move(model), std::move(c), std::move(training).value(),
                         std::move(device_of_node), method};
 }
@@ -166,4 +167,4 @@ graph::Result<graph::GraphSummary> InspectModel(const std::string& path,
   return s;
 }
 
-}  // namespace planner
+}  // namespace frontend

@@ -14,7 +14,7 @@
 #include "graph/summary.h"
 #include "graph/training.h"
 
-namespace planner {
+namespace frontend {
 
 struct LoadedModel {
   graph::Graph graph;
@@ -72,4 +72,4 @@ graph::Status ParseTrainingFlags(const Args& args, graph::InferenceOptions* infe
 graph::Result<graph::GraphSummary> InspectModel(const std::string& path,
                                                 const graph::InferenceOptions& options);
 
-}  // namespace planner
+}  // namespace frontend

@@ -1,6 +1,6 @@
 #include "frontend/stop_signals.h"
 
-namespace planner {
+namespace frontend {
 
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
@@ -20,4 +20,4 @@ StopOnSignals::~StopOnSignals() {
 
 const volatile std::sig_atomic_t* StopOnSignals::flag() { return &g_stop; }
 
-}  // namespace planner
+}  // namespace frontend

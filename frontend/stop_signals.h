@@ -10,7 +10,7 @@
 
 #include <csignal>
 
-namespace planner {
+namespace frontend {
 
 class StopOnSignals {
  public:
@@ -28,4 +28,4 @@ class StopOnSignals {
   void (*old_term_)(int) = nullptr;
 };
 
-}  // namespace planner
+}  // namespace frontend

@@ -7,7 +7,7 @@
 
 #include "graph/file_util.h"
 
-namespace planner {
+namespace placement {
 namespace {
 
 // Qualified names of the modules holding parameters (from the parameters'
@@ -93,9 +93,9 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
     counts[m][device_of_node[id]]++;
   }
   auto majority = [](const std::map<int, int>& per) {
-    return std::max_element(per.begin(), per.end(), [](const auto& a, const auto& b) {
-             return a.second < b.second;
-           })->first;
+    return std::max_element(per.begin(), per.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; })
+        ->first;
   };
   // Modules whose parameters are used only by ops in other scopes (weights
   // read through F.* by their parent, MultiheadAttention's out_proj) follow the
@@ -168,8 +168,8 @@ graph::Status WriteModulePlacement(const std::string& path, const std::vector<Mo
 graph::Result<size_t> ExportModules(const std::string& path, const graph::Graph& forward,
                                     const cluster::Cluster& c,
                                     const std::vector<int>& device_of_node,
-                                    const std::string& model_path,
-                                    const std::string& devices_path, const std::string& method) {
+                                    const std::string& model_path, const std::string& devices_path,
+                                    const std::string& method) {
   std::vector<ModuleDevice> modules = PlaceModules(forward, c, device_of_node);
   if (modules.empty()) {
     return graph::InvalidArgument(model_path +
@@ -180,4 +180,4 @@ graph::Result<size_t> ExportModules(const std::string& path, const graph::Graph&
   return modules.size();
 }
 
-}  // namespace planner
+}  // namespace placement

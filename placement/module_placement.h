@@ -20,7 +20,7 @@
 #include "graph/graph.h"
 #include "graph/status.h"
 
-namespace planner {
+namespace placement {
 
 struct ModuleDevice {
   std::string module;  // qualified name, as model.get_submodule takes it
@@ -59,7 +59,7 @@ graph::Status WriteModulePlacement(const std::string& path, const std::vector<Mo
 graph::Result<size_t> ExportModules(const std::string& path, const graph::Graph& forward,
                                     const cluster::Cluster& c,
                                     const std::vector<int>& device_of_node,
-                                    const std::string& model_path,
-                                    const std::string& devices_path, const std::string& method);
+                                    const std::string& model_path, const std::string& devices_path,
+                                    const std::string& method);
 
-}  // namespace planner
+}  // namespace placement

@@ -12,7 +12,7 @@
 #include "graph/graphdef.h"
 #include "yaml/document.h"
 
-namespace planner {
+namespace placement {
 
 namespace {
 
@@ -302,4 +302,4 @@ std::vector<int> CanonicalDevices(const std::vector<int>& device_of_node,
   return out;
 }
 
-}  // namespace planner
+}  // namespace placement

@@ -17,7 +17,7 @@
 #include "graph/graph.h"
 #include "graph/status.h"
 
-namespace planner {
+namespace placement {
 
 struct Placement {
   std::string model;           // the model file it was made for
@@ -93,4 +93,4 @@ graph::Status WritePlacedGraphDef(const std::string& path, const graph::Graph& f
                                   const cluster::Cluster& c,
                                   const std::vector<int>& device_of_node);
 
-}  // namespace planner
+}  // namespace placement

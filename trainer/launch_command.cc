@@ -24,7 +24,7 @@
 namespace trainer {
 namespace {
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "launch",
     "--nproc N [--port P] [--grace SECONDS] train MODEL [train's flags]",
     "Starts N ranks of `trainer train` on this host (MASTER_ADDR=127.0.0.1, MASTER_PORT=P or\n"
@@ -50,25 +50,25 @@ std::string Describe(int status) {
   return "stopped";
 }
 
-int Run(const planner::Args& args, const std::string& self) {
-  if (!args.Has("--nproc")) return planner::UsageError(kSpec, "--nproc N is required");
-  auto nproc = planner::ParseIntInRange("--nproc", args.Get("--nproc"), 1, 256);
-  if (!nproc.ok()) return planner::UsageError(kSpec, nproc.status());
+int Run(const frontend::Args& args, const std::string& self) {
+  if (!args.Has("--nproc")) return frontend::UsageError(kSpec, "--nproc N is required");
+  auto nproc = frontend::ParseIntInRange("--nproc", args.Get("--nproc"), 1, 256);
+  if (!nproc.ok()) return frontend::UsageError(kSpec, nproc.status());
   const int world = static_cast<int>(*nproc);
   int64_t port = 0;
   if (args.Has("--port")) {
-    auto v = planner::ParseIntInRange("--port", args.Get("--port"), 1, 65535);
-    if (!v.ok()) return planner::UsageError(kSpec, v.status());
+    auto v = frontend::ParseIntInRange("--port", args.Get("--port"), 1, 65535);
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     port = *v;
   }
   double grace = 90;
   if (args.Has("--grace")) {
-    auto v = planner::ParseDurationSeconds("--grace", args.Get("--grace"));
-    if (!v.ok()) return planner::UsageError(kSpec, v.status());
+    auto v = frontend::ParseDurationSeconds("--grace", args.Get("--grace"));
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     grace = *v;
   }
   if (args.positional().empty() || args.positional()[0] != "train") {
-    return planner::UsageError(kSpec, "the command to run, train ..., is missing");
+    return frontend::UsageError(kSpec, "the command to run, train ..., is missing");
   }
   if (port == 0) port = FreeLoopbackPort();
   std::vector<std::string> child_args{self};
@@ -82,7 +82,7 @@ int Run(const planner::Args& args, const std::string& self) {
   for (int r = 0; r < world; ++r) {
     pid_t pid = fork();
     if (pid < 0) {
-      std::cerr << planner::MessagePrefix(kSpec) << "cannot start rank " << r << ": "
+      std::cerr << frontend::MessagePrefix(kSpec) << "cannot start rank " << r << ": "
                 << std::strerror(errno) << "\n";
       for (pid_t p : pids) {
         if (p > 0) kill(p, SIGKILL);
@@ -124,7 +124,7 @@ int Run(const planner::Args& args, const std::string& self) {
       --running;
       if (rank >= 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         if (failures++ == 0 && !killed) {
-          std::cerr << planner::MessagePrefix(kSpec) << "rank " << rank << " (pid " << pid << ") "
+          std::cerr << frontend::MessagePrefix(kSpec) << "rank " << rank << " (pid " << pid << ") "
                     << Describe(status) << "\n";
           deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace * 1000));
         }
@@ -139,7 +139,7 @@ int Run(const planner::Args& args, const std::string& self) {
       deadline = std::min(deadline, Clock::now() + std::chrono::seconds(10));
     }
     if (Clock::now() > deadline && !killed) {
-      std::cerr << planner::MessagePrefix(kSpec) << running << " rank(s) still running " << grace
+      std::cerr << frontend::MessagePrefix(kSpec) << running << " rank(s) still running " << grace
                 << " s after the first failure: killing them\n";
       for (pid_t p : pids) {
         if (p > 0) kill(p, SIGKILL);
@@ -154,8 +154,8 @@ int Run(const planner::Args& args, const std::string& self) {
 }  // namespace
 
 int LaunchCommand(int argc, char** argv, const std::string& self) {
-  return planner::RunCommand(kSpec, argc, argv,
-                             [&self](const planner::Args& args) { return Run(args, self); });
+  return frontend::RunCommand(kSpec, argc, argv,
+                              [&self](const frontend::Args& args) { return Run(args, self); });
 }
 
 }  // namespace trainer

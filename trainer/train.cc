@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "data/fashion_mnist.h"
+#include "frontend/model_loading.h"
 #include "graph/shape_inference.h"
 #include "graph/zoo.h"
-#include "frontend/model_loading.h"
 #include "runtime/reference_executor.h"
 #include "trainer/checkpoint.h"
 
@@ -19,16 +19,16 @@ namespace trainer {
 namespace {
 
 // The model: a file, or a name of the zoo built at the rank's batch size.
-graph::Result<planner::LoadedModel> LoadForward(const TrainOptions& o) {
+graph::Result<frontend::LoadedModel> LoadForward(const TrainOptions& o) {
   graph::InferenceOptions inference;
   inference.batch = o.batch;
-  if (std::ifstream(o.model).good()) return planner::LoadModel(o.model, inference);
+  if (std::ifstream(o.model).good()) return frontend::LoadModel(o.model, inference);
   for (const std::string& name : graph::ZooModels()) {
     if (name != o.model) continue;
     graph::ZooOptions zoo;
     zoo.batch = o.batch;
     GRAPH_ASSIGN_OR_RETURN(graph::Graph g, graph::BuildZooModel(name, zoo));
-    planner::LoadedModel m{std::move(g), {}, inference};
+    frontend::LoadedModel m{std::move(g), {}, inference};
     m.report = graph::InferShapes(m.graph, inference);
     return m;
   }
@@ -201,8 +201,8 @@ class Run {
     t.optimizer = o_.optimizer;
     t.learning_rate = lr;
     t.momentum = momentum;
-    GRAPH_ASSIGN_OR_RETURN(planner::PlacedTraining placed,
-                           planner::PlaceTraining(model_, o_.model, devices_, o_.placement, t));
+    GRAPH_ASSIGN_OR_RETURN(frontend::PlacedTraining placed,
+                           frontend::PlaceTraining(model_, o_.model, devices_, o_.placement, t));
     if (method) *method = placed.method;
     return Replica::Create(placed.training, placed.cluster, placed.device_of_node);
   }
@@ -285,8 +285,7 @@ class Run {
     const int64_t spe = batches_.steps_per_epoch();
     Say("training " + o_.model + " on " + std::to_string(world_) + " rank(s), strategy " +
         o_.strategy.name + ", batch " + std::to_string(batches_.examples()) +
-        " per rank, placement " +
-        method + ", " + std::to_string(spe) + " steps per epoch");
+        " per rank, placement " + method + ", " + std::to_string(spe) + " steps per epoch");
     TrainReport report;
     const int64_t total = o_.max_steps > 0 ? o_.max_steps : o_.epochs * spe;
     double window_loss = 0;
@@ -404,7 +403,7 @@ class Run {
 
   TrainOptions o_;
   int rank_, world_;
-  planner::LoadedModel model_;
+  frontend::LoadedModel model_;
   cluster::Cluster devices_;
   Batches batches_;
   std::unique_ptr<ProcessGroup> pg_;

@@ -13,7 +13,7 @@
 namespace trainer {
 namespace {
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "train",
     "MODEL [--strategy sync|async|easgd|gossip] [--groups G] [--devices D.yaml --placement "
     "P.yaml]\n"
@@ -125,7 +125,7 @@ std::string ReportJson(const TrainOptions& o, const TrainReport& r, int world) {
   return b + evals + "], \"probes\": [" + ProbesJson(r) + "]}\n";
 }
 
-int Run(const planner::Args& args) {
+int Run(const frontend::Args& args) {
   TrainOptions o;
   o.model = args.positional()[0];
   o.strategy.name = args.Get("--strategy", "sync");
@@ -139,7 +139,7 @@ int Run(const planner::Args& args) {
   o.quiet = args.Has("--quiet");
   o.evaluate = !args.Has("--no-eval");
   if (o.resume && o.checkpoint_dir.empty())
-    return planner::UsageError(kSpec, "--resume needs --checkpoint DIR");
+    return frontend::UsageError(kSpec, "--resume needs --checkpoint DIR");
   struct IntFlag {
     const char* flag;
     int64_t lo, hi;
@@ -160,8 +160,8 @@ int Run(const planner::Args& args) {
                     {"--seed", 0, int64_t{1} << 40, &seed},
                     {"--probe-steps", 2, 1 << 20, &o.probe_steps}}) {
     if (!args.Has(f.flag)) continue;
-    auto v = planner::ParseIntInRange(f.flag, args.Get(f.flag), f.lo, f.hi);
-    if (!v.ok()) return planner::UsageError(kSpec, v.status());
+    auto v = frontend::ParseIntInRange(f.flag, args.Get(f.flag), f.lo, f.hi);
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     *f.target = *v;
   }
   o.epochs = static_cast<int>(epochs);
@@ -187,21 +187,21 @@ int Run(const planner::Args& args) {
                     {"--timeout", 0.1, 1e6}}) {
     double* target = targets[k++];
     if (!args.Has(f.flag)) continue;
-    auto v = planner::ParseNumberInRange(f.flag, args.Get(f.flag), f.lo, f.hi);
-    if (!v.ok()) return planner::UsageError(kSpec, v.status());
+    auto v = frontend::ParseNumberInRange(f.flag, args.Get(f.flag), f.lo, f.hi);
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     *target = *v;
   }
   o.learning_rate = static_cast<float>(lr);
   o.momentum = static_cast<float>(momentum);
   if (args.Has("--report")) {
-    if (auto st = planner::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
-      return planner::UsageError(kSpec, st);
+    if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
+      return frontend::UsageError(kSpec, st);
     }
   }
   Rendezvous r;
   if (std::getenv("RANK") || std::getenv("WORLD_SIZE") || std::getenv("MASTER_PORT")) {
     auto env = RendezvousFromEnvironment();
-    if (!env.ok()) return planner::UsageError(kSpec, env.status());
+    if (!env.ok()) return frontend::UsageError(kSpec, env.status());
     r = *env;
   } else {
     r.master_port = FreeLoopbackPort();
@@ -209,11 +209,11 @@ int Run(const planner::Args& args) {
   r.timeout_s = timeout;
   if (args.Has("--probe")) {
     auto probes = ParseProbes(args.Get("--probe"), r.world_size);
-    if (!probes.ok()) return planner::UsageError(kSpec, probes.status());
+    if (!probes.ok()) return frontend::UsageError(kSpec, probes.status());
     o.probes = *probes;
   }
   auto report = Train(o, r);
-  if (!report.ok()) return planner::CommandError(kSpec, report.status());
+  if (!report.ok()) return frontend::CommandError(kSpec, report.status());
   if (r.rank != 0) return 0;
   char line[256];
   std::snprintf(line, sizeof line, "%lld steps, %lld images in %.2f s: %.1f images/s on %d rank(s)",
@@ -226,13 +226,13 @@ int Run(const planner::Args& args) {
   if (args.Has("--report")) {
     graph::Status st =
         graph::WriteFileAtomic(args.Get("--report"), ReportJson(o, *report, r.world_size));
-    if (!st.ok()) return planner::CommandError(kSpec, st);
+    if (!st.ok()) return frontend::CommandError(kSpec, st);
   }
   return 0;
 }
 
 }  // namespace
 
-int TrainCommand(int argc, char** argv) { return planner::RunCommand(kSpec, argc, argv, Run); }
+int TrainCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace trainer

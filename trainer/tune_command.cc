@@ -25,7 +25,7 @@
 namespace trainer {
 namespace {
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "tune",
     "MODEL --nproc N [--epochs E] [--target-accuracy A] [--batch B] [--probe-steps K]\n"
     "       [--retune E] [--eval-every S] [--dir DIR] [--report FILE]",
@@ -74,7 +74,7 @@ struct Child {
     if (rc != 0 || !json.ok()) {
       auto text = graph::ReadFile(log);
       std::string tail = text.ok() ? text->substr(text->size() > 400 ? text->size() - 400 : 0) : "";
-      std::cerr << planner::MessagePrefix(kSpec) << what << " failed: " << tail << "\n";
+      std::cerr << frontend::MessagePrefix(kSpec) << what << " failed: " << tail << "\n";
       return "";
     }
     return *json;
@@ -142,14 +142,14 @@ struct TuneFlags {
 
 // Reads the flags into `child` and `f`; the exit status of a usage error, else
 // nullopt.
-std::optional<int> ParseTuneFlags(const planner::Args& args, Child* child, TuneFlags* f) {
+std::optional<int> ParseTuneFlags(const frontend::Args& args, Child* child, TuneFlags* f) {
   child->model = args.positional()[0];
   child->data_dir = args.Get("--data-dir");
   struct IntFlag {
     const char* flag;
     int64_t* target;
   };
-  if (!args.Has("--nproc")) return planner::UsageError(kSpec, "--nproc N is required");
+  if (!args.Has("--nproc")) return frontend::UsageError(kSpec, "--nproc N is required");
   for (IntFlag i : {IntFlag{"--nproc", &child->nproc},
                     {"--epochs", &f->epochs},
                     {"--batch", &child->batch},
@@ -157,29 +157,29 @@ std::optional<int> ParseTuneFlags(const planner::Args& args, Child* child, TuneF
                     {"--retune", &f->retune},
                     {"--eval-every", &f->eval_every}}) {
     if (!args.Has(i.flag)) continue;
-    auto v = planner::ParseIntInRange(i.flag, args.Get(i.flag),
-                                      i.flag == std::string("--probe-steps") ? 4 : 1, 1 << 20);
-    if (!v.ok()) return planner::UsageError(kSpec, v.status());
+    auto v = frontend::ParseIntInRange(i.flag, args.Get(i.flag),
+                                       i.flag == std::string("--probe-steps") ? 4 : 1, 1 << 20);
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     *i.target = *v;
   }
   if (args.Has("--switch-margin")) {
-    auto v = planner::ParseNumberInRange("--switch-margin", args.Get("--switch-margin"), 0, 1e6);
-    if (!v.ok()) return planner::UsageError(kSpec, v.status());
+    auto v = frontend::ParseNumberInRange("--switch-margin", args.Get("--switch-margin"), 0, 1e6);
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     f->switch_margin = std::max(1.0, *v);
   }
   if (args.Has("--target-accuracy")) {
-    auto v = planner::ParseNumberInRange("--target-accuracy", args.Get("--target-accuracy"), 0, 1);
-    if (!v.ok()) return planner::UsageError(kSpec, v.status());
+    auto v = frontend::ParseNumberInRange("--target-accuracy", args.Get("--target-accuracy"), 0, 1);
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     f->target = *v;
   }
   child->dir = args.Get("--dir");
   if (child->dir.empty()) {
     char tmpl[] = "/tmp/trainer-tune-XXXXXX";
     if (!mkdtemp(tmpl))
-      return planner::UsageError(kSpec, "cannot make a working directory in /tmp");
+      return frontend::UsageError(kSpec, "cannot make a working directory in /tmp");
     child->dir = tmpl;
   } else if (mkdir(child->dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return planner::UsageError(kSpec, "--dir " + child->dir + ": cannot create it");
+    return frontend::UsageError(kSpec, "--dir " + child->dir + ": cannot create it");
   }
   return std::nullopt;
 }
@@ -212,7 +212,7 @@ bool Retune(Child* child, const std::vector<TuneConfig>& candidates, const TuneF
   }
   const int best = ChooseProbe(probes);
   if (best < 0 && e == 0) {
-    std::cerr << planner::MessagePrefix(kSpec) << "no configuration lowered the loss in "
+    std::cerr << frontend::MessagePrefix(kSpec) << "no configuration lowered the loss in "
               << f.tuner.probe_steps << " steps: try more --probe-steps\n";
     return false;
   }
@@ -282,16 +282,16 @@ graph::Status WriteReport(const std::string& path, const TuneProgress& p) {
   return graph::WriteFileAtomic(path, b + p.choices + "]}\n");
 }
 
-int Run(const planner::Args& args, const std::string& self) {
+int Run(const frontend::Args& args, const std::string& self) {
   Child child;
   child.exe = self;
   TuneFlags f;
   if (const std::optional<int> usage = ParseTuneFlags(args, &child, &f)) return *usage;
   auto train_set = data::LoadFashionMnist(
       child.data_dir.empty() ? data::DefaultFashionMnistDir() : child.data_dir, true);
-  if (!train_set.ok()) return planner::CommandError(kSpec, train_set.status());
+  if (!train_set.ok()) return frontend::CommandError(kSpec, train_set.status());
   const int64_t steps_per_epoch = train_set->count / (child.batch * child.nproc);
-  if (steps_per_epoch < 1) return planner::UsageError(kSpec, "the batch exceeds the data set");
+  if (steps_per_epoch < 1) return frontend::UsageError(kSpec, "the batch exceeds the data set");
   const std::string ckpt = child.dir + "/ckpt";
   mkdir(ckpt.c_str(), 0755);
   const std::vector<TuneConfig> candidates = Candidates(static_cast<int>(child.nproc), f.tuner);
@@ -314,7 +314,7 @@ int Run(const planner::Args& args, const std::string& self) {
   }
   if (args.Has("--report")) {
     if (graph::Status st = WriteReport(args.Get("--report"), p); !st.ok()) {
-      return planner::CommandError(kSpec, st);
+      return frontend::CommandError(kSpec, st);
     }
   }
   return f.target > 0 && p.reached_at < 0 ? 1 : 0;
@@ -323,8 +323,8 @@ int Run(const planner::Args& args, const std::string& self) {
 }  // namespace
 
 int TuneCommand(int argc, char** argv, const std::string& self) {
-  return planner::RunCommand(kSpec, argc, argv,
-                             [&self](const planner::Args& args) { return Run(args, self); });
+  return frontend::RunCommand(kSpec, argc, argv,
+                              [&self](const frontend::Args& args) { return Run(args, self); });
 }
 
 }  // namespace trainer

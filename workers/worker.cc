@@ -50,7 +50,7 @@ class HostLock {
 struct CachedModel {
   std::string digest;
   std::unique_ptr<wire::RebuiltModel> model;
-  std::unique_ptr<planner::RewardSource> sim, real;
+  std::unique_ptr<planner::rewards::RewardSource> sim, real;
   int real_warmup = -1, real_steps = -1;  // what `real` was made with
 };
 
@@ -72,7 +72,7 @@ class Evaluator {
     wire::pb::Result& r = *reply.mutable_result();
     r.set_request(request.request());
     graph::Status st = graph::Status::Ok();
-    planner::Evaluation e;
+    planner::rewards::Evaluation e;
     sim::StepStats stats;
     try {
       if (!m) {
@@ -138,22 +138,22 @@ class Evaluator {
   }
 
   // With `stats`, the step's timeline too.
-  planner::Evaluation Evaluate(const wire::pb::Evaluate& request, CachedModel& m, graph::Status* st,
-                               sim::StepStats* stats) {
+  planner::rewards::Evaluation Evaluate(const wire::pb::Evaluate& request, CachedModel& m,
+                                        graph::Status* st, sim::StepStats* stats) {
     const bool real = request.mode() == wire::pb::REAL;
     if (!real && request.mode() != wire::pb::SIM) {
       *st = graph::InvalidArgument("request names no evaluation mode");
       return {};
     }
-    std::unique_ptr<planner::RewardSource>& source = real ? m.real : m.sim;
+    std::unique_ptr<planner::rewards::RewardSource>& source = real ? m.real : m.sim;
     if (real && (m.real_warmup != request.warmup() || m.real_steps != request.steps())) {
       source.reset();
     }
     if (!source) {
-      planner::RewardContext c{&m.model->forward, &m.model->training,
-                               &cluster_,         profile_ ? &*profile_ : nullptr,
-                               request.warmup(),  std::max(1, request.steps())};
-      auto made = planner::MakeRewardSource(real ? "real" : "sim", c);
+      planner::rewards::RewardContext c{&m.model->forward, &m.model->training,
+                                        &cluster_,         profile_ ? &*profile_ : nullptr,
+                                        request.warmup(),  std::max(1, request.steps())};
+      auto made = planner::sources::MakeRewardSource(real ? "real" : "sim", c);
       if (!made.ok()) {
         *st = made.status();
         return {};

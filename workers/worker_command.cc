@@ -10,7 +10,7 @@ namespace workers {
 
 namespace {
 
-const planner::CommandSpec kSpec{
+const frontend::CommandSpec kSpec{
     "worker",
     "--devices DEVICES (--connect ENDPOINT | --bind ENDPOINT) [--name NAME] [--profile PROFILE] "
     "[--cached-models N]\n"
@@ -31,50 +31,50 @@ const planner::CommandSpec kSpec{
      {"--key", "FILE", "CURVE: this worker's key pair (planner fleet keygen)"},
      {"--server-key", "FILE", "CURVE: the controller's public key"}}};
 
-int Run(const planner::Args& args) {
+int Run(const frontend::Args& args) {
   WorkerOptions o;
   o.devices_path = args.Get("--devices");
   o.connect = args.Get("--connect");
   o.bind = args.Get("--bind");
   if (o.devices_path.empty() || o.connect.empty() == o.bind.empty()) {
-    return planner::UsageError(kSpec, "--devices and one of --connect and --bind are required");
+    return frontend::UsageError(kSpec, "--devices and one of --connect and --bind are required");
   }
   o.name = args.Get("--name");
   o.profile_path = args.Get("--profile");
   if (args.Has("--cached-models")) {
-    auto n = planner::ParseIntInRange("--cached-models", args.Get("--cached-models"), 1, 1024);
-    if (!n.ok()) return planner::UsageError(kSpec, n.status());
+    auto n = frontend::ParseIntInRange("--cached-models", args.Get("--cached-models"), 1, 1024);
+    if (!n.ok()) return frontend::UsageError(kSpec, n.status());
     o.cached_models = static_cast<int>(*n);
   }
   if (args.Has("--max-message-mb")) {
-    auto n = planner::ParseIntInRange("--max-message-mb", args.Get("--max-message-mb"), 1, 65536);
-    if (!n.ok()) return planner::UsageError(kSpec, n.status());
+    auto n = frontend::ParseIntInRange("--max-message-mb", args.Get("--max-message-mb"), 1, 65536);
+    if (!n.ok()) return frontend::UsageError(kSpec, n.status());
     o.max_message_bytes = static_cast<size_t>(*n) << 20;
   }
   if (args.Has("--key") != args.Has("--server-key")) {
-    return planner::UsageError(kSpec, "--key and --server-key go together");
+    return frontend::UsageError(kSpec, "--key and --server-key go together");
   }
   if (args.Has("--key")) {
     auto keys = wire::ReadKeyFile(args.Get("--key"), true);
-    if (!keys.ok()) return planner::CommandError(kSpec, keys.status());
+    if (!keys.ok()) return frontend::CommandError(kSpec, keys.status());
     auto server = wire::ReadKeyFile(args.Get("--server-key"), false);
-    if (!server.ok()) return planner::CommandError(kSpec, server.status());
+    if (!server.ok()) return frontend::CommandError(kSpec, server.status());
     o.keys = *keys;
     o.server_public_key = server->public_key;
   }
   if (!o.bind.empty() && !wire::OnThisHost(o.bind) && !o.keys) {
-    std::cerr << planner::MessagePrefix(kSpec) << "--bind " << o.bind
+    std::cerr << frontend::MessagePrefix(kSpec) << "--bind " << o.bind
               << " is not on this host: a worker on a network needs --key and --server-key\n";
     return 2;
   }
-  planner::StopOnSignals stop;
-  graph::Status st = RunWorker(o, planner::StopOnSignals::flag());
-  if (!st.ok()) return planner::CommandError(kSpec, st);
+  frontend::StopOnSignals stop;
+  graph::Status st = RunWorker(o, frontend::StopOnSignals::flag());
+  if (!st.ok()) return frontend::CommandError(kSpec, st);
   return 0;
 }
 
 }  // namespace
 
-int WorkerCommand(int argc, char** argv) { return planner::RunCommand(kSpec, argc, argv, Run); }
+int WorkerCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
 
 }  // namespace workers

@@ -13,7 +13,7 @@
 #include "planner/baselines/scotch_mapping.h"
 #include "planner/rewards/reward.h"
 
-namespace planner {
+namespace planner::baselines {
 
 namespace {
 
@@ -153,12 +153,12 @@ graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
   return made;
 }
 
-std::string DescribeBaseline(const BaselinePlacement& b, const Evaluation& e) {
+std::string DescribeBaseline(const BaselinePlacement& b, const rewards::Evaluation& e) {
   std::string out = "  " + b.method;
   out.resize(std::max<size_t>(out.size(), 18), ' ');  // the method column, 16 wide
   char planned[48];
   std::snprintf(planned, sizeof planned, " (planned in %.2f s)", b.planning_s);
-  return out + " " + DescribeEvaluation(e) + planned;
+  return out + " " + rewards::DescribeEvaluation(e) + planned;
 }
 
-}  // namespace planner
+}  // namespace planner::baselines

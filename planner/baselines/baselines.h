@@ -29,15 +29,17 @@ namespace sim {
 class Simulator;
 }  // namespace sim
 
-namespace planner {
+namespace planner::rewards {
+struct Evaluation;
+}  // namespace planner::rewards
+
+namespace planner::baselines {
 
 struct BaselinePlacement {
   std::string method;               // "single:gpu0", "expert", "etf", "msct", "metis", "scotch"
   std::vector<int> device_of_node;  // of the forward graph's nodes, indexes c.devices
   double planning_s = 0;            // wall seconds MakeBaseline took to make it
 };
-
-struct Evaluation;
 
 // The baselines' names on `c`, in the order the search runs them:
 // "single:<device>" for each device, "expert", "etf", "msct", "metis", "scotch".
@@ -53,9 +55,9 @@ graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
 
 // A baseline's line in the logs of `planner baseline` and `planner search`:
 // "  etf              260.832 ms (planned in 0.41 s)", or the evaluation's failure.
-std::string DescribeBaseline(const BaselinePlacement& b, const Evaluation& e);
+std::string DescribeBaseline(const BaselinePlacement& b, const rewards::Evaluation& e);
 
 // The expert's placement alone.
 BaselinePlacement ExpertPlacement(const graph::Graph& forward, const cluster::Cluster& c);
 
-}  // namespace planner
+}  // namespace planner::baselines

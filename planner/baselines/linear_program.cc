@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-namespace planner {
+namespace planner::baselines {
 
 namespace {
 
@@ -140,4 +140,4 @@ graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
   return x;
 }
 
-}  // namespace planner
+}  // namespace planner::baselines

@@ -13,7 +13,7 @@
 
 #include "graph/status.h"
 
-namespace planner {
+namespace planner::baselines {
 
 struct LinearProgram {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -50,4 +50,4 @@ struct LpOptions {
 graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
                                                       const LpOptions& options = {});
 
-}  // namespace planner
+}  // namespace planner::baselines

@@ -8,7 +8,7 @@
 #include "graph/cost.h"
 #include "placement/placement.h"
 
-namespace planner {
+namespace planner::baselines {
 
 namespace {
 
@@ -29,7 +29,7 @@ class EtfScheduler {
         g_(costs.graph()),
         n_(g_.size()),
         nd_(static_cast<int>(c.devices.size())),
-        source_(ForwardSourceOfNode(g_, forward)),
+        source_(placement::ForwardSourceOfNode(g_, forward)),
         favourite_child_(favourite_child) {}
 
   graph::Result<ListSchedule> Run() {
@@ -374,4 +374,4 @@ graph::Result<ListSchedule> EarliestTaskFirstWithFavourites(
   return EtfScheduler(forward, costs, c, &favourite_child).Run();
 }
 
-}  // namespace planner
+}  // namespace planner::baselines

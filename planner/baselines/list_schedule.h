@@ -34,7 +34,7 @@
 #include "graph/status.h"
 #include "sim/simulator.h"
 
-namespace planner {
+namespace planner::baselines {
 
 struct ListSchedule {
   std::vector<int> device_of_node;  // of the forward graph, indexes the cluster's devices
@@ -57,4 +57,4 @@ graph::Result<ListSchedule> EarliestTaskFirstWithFavourites(
     const graph::Graph& forward, const sim::Simulator& costs, const cluster::Cluster& c,
     const std::vector<graph::NodeId>& favourite_child);
 
-}  // namespace planner
+}  // namespace planner::baselines

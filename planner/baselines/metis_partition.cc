@@ -4,7 +4,7 @@
 
 #include "planner/baselines/partition_graph.h"
 
-namespace planner {
+namespace planner::baselines {
 
 graph::Result<std::vector<int>> MetisPlacement(const graph::Graph& forward,
                                                const sim::Simulator& costs,
@@ -38,4 +38,4 @@ graph::Result<std::vector<int>> MetisPlacement(const graph::Graph& forward,
   return out;
 }
 
-}  // namespace planner
+}  // namespace planner::baselines

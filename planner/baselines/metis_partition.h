@@ -19,7 +19,7 @@
 #include "graph/status.h"
 #include "sim/simulator.h"
 
-namespace planner {
+namespace planner::baselines {
 
 // The forward graph's device per op; an error when METIS fails or the
 // accelerators cannot time an op.
@@ -27,4 +27,4 @@ graph::Result<std::vector<int>> MetisPlacement(const graph::Graph& forward,
                                                const sim::Simulator& costs,
                                                const cluster::Cluster& c);
 
-}  // namespace planner
+}  // namespace planner::baselines

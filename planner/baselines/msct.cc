@@ -10,7 +10,7 @@
 #include "placement/placement.h"
 #include "planner/baselines/linear_program.h"
 
-namespace planner {
+namespace planner::baselines {
 
 namespace {
 
@@ -37,7 +37,7 @@ double MeanTransferUs(const sim::Simulator& costs, int devices, int64_t bytes) {
 
 Relaxation Gather(const graph::Graph& forward, const sim::Simulator& costs, int devices) {
   const graph::Graph& g = costs.graph();
-  const std::vector<graph::NodeId> source = ForwardSourceOfNode(g, forward);
+  const std::vector<graph::NodeId> source = placement::ForwardSourceOfNode(g, forward);
   Relaxation r;
   r.compute_us.assign(forward.size(), 0);
   for (graph::NodeId id = 0; id < g.size(); ++id) {
@@ -157,4 +157,4 @@ graph::Result<ListSchedule> ShortestCommunicationTime(const graph::Graph& forwar
   return EarliestTaskFirstWithFavourites(forward, costs, c, favourite);
 }
 
-}  // namespace planner
+}  // namespace planner::baselines

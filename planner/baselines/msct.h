@@ -30,7 +30,7 @@
 #include "planner/baselines/list_schedule.h"
 #include "sim/simulator.h"
 
-namespace planner {
+namespace planner::baselines {
 
 struct MsctOptions {
   double favourite_threshold = 0.5;  // x_ij at or below it: a favourite-child edge
@@ -52,4 +52,4 @@ graph::Result<ListSchedule> ShortestCommunicationTime(const graph::Graph& forwar
                                                       const cluster::Cluster& c,
                                                       const MsctOptions& options = {});
 
-}  // namespace planner
+}  // namespace planner::baselines

@@ -6,7 +6,7 @@
 #include "graph/cost.h"
 #include "placement/placement.h"
 
-namespace planner {
+namespace planner::baselines {
 
 namespace {
 
@@ -31,7 +31,7 @@ graph::Result<std::vector<double>> StepKernelSeconds(const graph::Graph& forward
                                                      const sim::Simulator& costs,
                                                      const cluster::Cluster& c) {
   const graph::Graph& g = costs.graph();
-  const std::vector<graph::NodeId> source = ForwardSourceOfNode(g, forward);
+  const std::vector<graph::NodeId> source = placement::ForwardSourceOfNode(g, forward);
   std::vector<double> total(c.devices.size(), 0);
   for (int d = 0; d < static_cast<int>(c.devices.size()); ++d) {
     for (graph::NodeId id = 0; id < g.size(); ++id) {
@@ -50,7 +50,7 @@ graph::Result<PartitionGraph> BuildPartitionGraph(const graph::Graph& forward,
                                                   int link_src, int link_dst) {
   const int n = forward.size();
   const graph::Graph& g = costs.graph();
-  const std::vector<graph::NodeId> source = ForwardSourceOfNode(g, forward);
+  const std::vector<graph::NodeId> source = placement::ForwardSourceOfNode(g, forward);
   PartitionGraph out{std::vector<double>(n, 0), std::vector<std::map<int, double>>(n)};
   for (graph::NodeId id = 0; id < g.size(); ++id) {
     if (source[id] < 0 || !costs.Scheduled(id)) continue;
@@ -116,4 +116,4 @@ std::vector<int> Accelerators(const cluster::Cluster& c) {
   return accel;
 }
 
-}  // namespace planner
+}  // namespace planner::baselines

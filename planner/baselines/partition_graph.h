@@ -22,7 +22,7 @@
 #include "graph/status.h"
 #include "sim/simulator.h"
 
-namespace planner {
+namespace planner::baselines {
 
 struct PartitionGraph {
   std::vector<double> work;  // per forward op: kernel seconds on the reference device
@@ -57,4 +57,4 @@ struct Csr {
 };
 Csr ToCsr(const PartitionGraph& g);
 
-}  // namespace planner
+}  // namespace planner::baselines

@@ -37,7 +37,7 @@ void SCOTCH_errorPrint(const char* const format, ...) {
 void SCOTCH_errorPrintW(const char* const, ...) {}
 }
 
-namespace planner {
+namespace planner::baselines {
 
 namespace {
 
@@ -136,4 +136,4 @@ graph::Result<std::vector<int>> ScotchPlacement(const graph::Graph& forward,
   return out;
 }
 
-}  // namespace planner
+}  // namespace planner::baselines

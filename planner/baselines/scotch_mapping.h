@@ -25,7 +25,7 @@
 #include "graph/status.h"
 #include "sim/simulator.h"
 
-namespace planner {
+namespace planner::baselines {
 
 // The forward graph's device per op; an error when Scotch fails or a device
 // cannot time an op.
@@ -33,4 +33,4 @@ graph::Result<std::vector<int>> ScotchPlacement(const graph::Graph& forward,
                                                 const sim::Simulator& costs,
                                                 const cluster::Cluster& c);
 
-}  // namespace planner
+}  // namespace planner::baselines

@@ -21,24 +21,25 @@ namespace {
 graph::Result<std::vector<std::string>> MethodsAsked(const BaselineJobOptions& o,
                                                      const graph::Graph& forward,
                                                      const cluster::Cluster& c) {
-  std::vector<std::string> methods = BaselineMethods(c);
+  std::vector<std::string> methods = baselines::BaselineMethods(c);
   if (o.method == "all") return methods;
   if (std::find(methods.begin(), methods.end(), o.method) == methods.end()) {
-    return MakeBaseline(o.method, forward, c, nullptr).status();
+    return baselines::MakeBaseline(o.method, forward, c, nullptr).status();
   }
   return std::vector<std::string>{o.method};
 }
 
 // The placement file of the fastest baseline, and its exports.
-graph::Status WriteOutputs(const BaselineJobOptions& o, const PlacedTraining& setup,
+graph::Status WriteOutputs(const BaselineJobOptions& o, const frontend::PlacedTraining& setup,
                            const BaselineRun& best) {
   const graph::Graph& forward = setup.model.graph;
   const std::string method = "baseline " + best.method;
   if (!o.out_path.empty()) {
-    Placement p = MakePlacement(o.model_path, forward, ModelDigest(forward), o.devices_path,
-                                setup.cluster, method, best.device_of_node);
+    placement::Placement p =
+        placement::MakePlacement(o.model_path, forward, placement::ModelDigest(forward),
+                                 o.devices_path, setup.cluster, method, best.device_of_node);
     (o.reward == "sim" ? p.simulated_step_s : p.measured_step_s) = best.evaluation.step_s;
-    GRAPH_RETURN_IF_ERROR(WritePlacement(o.out_path, p));
+    GRAPH_RETURN_IF_ERROR(placement::WritePlacement(o.out_path, p));
     Say(o.log, "placement: %s\n", o.out_path.c_str());
   }
   return WriteExports({o.export_graphdef_path, o.export_modules_path}, forward, setup.cluster,
@@ -48,8 +49,9 @@ graph::Status WriteOutputs(const BaselineJobOptions& o, const PlacedTraining& se
 }  // namespace
 
 graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* result) {
-  GRAPH_ASSIGN_OR_RETURN(PlacedTraining setup, LoadPlacedTraining(o.model_path, o.devices_path, "",
-                                                                  o.inference, o.training));
+  GRAPH_ASSIGN_OR_RETURN(
+      frontend::PlacedTraining setup,
+      frontend::LoadPlacedTraining(o.model_path, o.devices_path, "", o.inference, o.training));
   const graph::Graph& forward = setup.model.graph;
   const cluster::Cluster& c = setup.cluster;
   auto methods = MethodsAsked(o, forward, c);
@@ -59,24 +61,27 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
   }
   GRAPH_ASSIGN_OR_RETURN(std::optional<sim::Profile> profile,
                          ProfileForDevices(o.profile_path, o.profile_cache_dir, setup));
-  RewardContext context{&forward, &setup.training, &c, profile ? &*profile : nullptr, 2, o.steps};
-  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<RewardSource> reward, MakeRewardSource(o.reward, context));
+  rewards::RewardContext context{&forward, &setup.training, &c, profile ? &*profile : nullptr,
+                                 2,        o.steps};
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<rewards::RewardSource> reward,
+                         sources::MakeRewardSource(o.reward, context));
   std::optional<sim::Simulator> own_costs;
-  GRAPH_ASSIGN_OR_RETURN(const sim::Simulator* costs, PlanningCosts(*reward, context, &own_costs));
+  GRAPH_ASSIGN_OR_RETURN(const sim::Simulator* costs,
+                         rewards::PlanningCosts(*reward, context, &own_costs));
 
   Say(o.log, "%s on %s: %d ops to place (training graph of %d nodes), reward %s\n",
       o.model_path.c_str(), o.devices_path.c_str(), forward.size(), setup.training.graph.size(),
       o.reward.c_str());
   graph::Status first_failure = graph::Status::Ok();
   for (const std::string& m : *methods) {
-    auto b = MakeBaseline(m, forward, c, costs);
+    auto b = baselines::MakeBaseline(m, forward, c, costs);
     if (!b.ok()) {
       Say(o.log, "  %-16s skipped: %s\n", m.c_str(), b.status().message().c_str());
       if (first_failure.ok()) first_failure = b.status();
       continue;
     }
-    Evaluation e = reward->Evaluate(b->device_of_node);
-    Say(o.log, "%s\n", DescribeBaseline(*b, e).c_str());
+    rewards::Evaluation e = reward->Evaluate(b->device_of_node);
+    Say(o.log, "%s\n", baselines::DescribeBaseline(*b, e).c_str());
     if (!e.status.ok()) {
       if (first_failure.ok()) first_failure = e.status;
       continue;
@@ -93,7 +98,7 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
   }
   if (methods->size() > 1) {
     Say(o.log, "best: %s, %s\n", result->best->method.c_str(),
-        FormatMs(result->best->evaluation.step_s).c_str());
+        frontend::FormatMs(result->best->evaluation.step_s).c_str());
   }
   return WriteOutputs(o, setup, *result->best);
 }

@@ -38,7 +38,7 @@ struct BaselineJobOptions {
 struct BaselineRun {
   std::string method;
   std::vector<int> device_of_node;  // of the forward graph
-  Evaluation evaluation;
+  rewards::Evaluation evaluation;
 };
 
 struct BaselineJobResult {

@@ -48,9 +48,9 @@ std::string HostName() {
 
 }  // namespace
 
-graph::Result<std::optional<sim::Profile>> ProfileForDevices(const std::string& profile_path,
-                                                             const std::string& cache_dir,
-                                                             const PlacedTraining& setup) {
+graph::Result<std::optional<sim::Profile>> ProfileForDevices(
+    const std::string& profile_path, const std::string& cache_dir,
+    const frontend::PlacedTraining& setup) {
   if (!profile_path.empty()) {
     GRAPH_ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(profile_path));
     return std::optional<sim::Profile>(std::move(p));

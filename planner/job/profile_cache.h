@@ -29,6 +29,6 @@ namespace planner::job {
 // none.
 graph::Result<std::optional<sim::Profile>> ProfileForDevices(const std::string& profile_path,
                                                              const std::string& cache_dir,
-                                                             const PlacedTraining& setup);
+                                                             const frontend::PlacedTraining& setup);
 
 }  // namespace planner::job

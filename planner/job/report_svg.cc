@@ -6,7 +6,7 @@
 #include <functional>
 #include <string_view>
 
-namespace planner {
+namespace planner::job {
 
 namespace {
 
@@ -203,4 +203,4 @@ std::string SearchReportSvg(const SearchReport& report, const graph::Graph& g,
   return s;
 }
 
-}  // namespace planner
+}  // namespace planner::job

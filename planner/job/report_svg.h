@@ -18,7 +18,7 @@
 #include "graph/graph.h"
 #include "sim/timeline.h"
 
-namespace planner {
+namespace planner::job {
 
 struct CurvePoint {
   int iteration;
@@ -44,4 +44,4 @@ struct SearchReport {
 std::string SearchReportSvg(const SearchReport& report, const graph::Graph& g,
                             const cluster::Cluster& c);
 
-}  // namespace planner
+}  // namespace planner::job

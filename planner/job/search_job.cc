@@ -18,7 +18,7 @@
 
 namespace planner::job {
 
-bool StopRequested() { return StopOnSignals::requested(); }
+bool StopRequested() { return frontend::StopOnSignals::requested(); }
 
 namespace {
 
@@ -34,25 +34,27 @@ struct HardwareDecision {
   std::string text;
   std::optional<double> found_s, baseline_s;  // the rounds' medians, when they ran
 };
-HardwareDecision DecideOnHardware(std::FILE* log, const RewardSource& hardware, bool real_rewards,
-                                  const VerdictOptions& options, const std::string& baseline,
+HardwareDecision DecideOnHardware(std::FILE* log, const rewards::RewardSource& hardware,
+                                  bool real_rewards, const rewards::VerdictOptions& options,
+                                  const std::string& baseline,
                                   const std::vector<int>& baseline_devices, double* baseline_s,
-                                  BestPlacement* best) {
+                                  search::BestPlacement* best) {
   if (best->device_of_node == baseline_devices) {
     // The baseline's own placement, whatever found it again (a climb that made
     // no move is labelled METHOD+refine): written as the baseline.
-    *best = BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
+    *best = search::BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
     return {"no improvement over " + baseline + ": the search measured no other placement faster",
             {},
             {}};
   }
-  Verdict v = CompareOnHardware(hardware, best->device_of_node, baseline_devices, options, nullptr);
+  rewards::Verdict v = rewards::CompareOnHardware(hardware, best->device_of_node, baseline_devices,
+                                                  options, nullptr);
   const std::string text = v.status.ok()
-                               ? DescribeVerdict(v, baseline, options)
+                               ? rewards::DescribeVerdict(v, baseline, options)
                                : "could not be measured against " + baseline + " (" +
                                      v.status.message() + "), so " + baseline + " is the result";
   Say(log, "on the hardware, %s (%s) against %s: %s\n", best->method.c_str(),
-      FormatMs(best->step_s).c_str(), baseline.c_str(), text.c_str());
+      frontend::FormatMs(best->step_s).c_str(), baseline.c_str(), text.c_str());
   HardwareDecision d{text, {}, {}};
   if (v.status.ok() && !v.candidate_s.empty()) {
     d.found_s = sim::Median(v.candidate_s);
@@ -63,25 +65,27 @@ HardwareDecision DecideOnHardware(std::FILE* log, const RewardSource& hardware, 
     if (v.significant) best->step_s = sim::Median(v.candidate_s);
   }
   if (!v.status.ok() || !v.significant) {
-    *best = BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
+    *best = search::BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
   }
   return d;
 }
 
 // The result's lines: the best baseline, the best found and its gain (or the
 // hardware's verdict), and the simulator's lower bound.
-void PrintResult(std::FILE* log, const std::string& reward_name, const Search& search,
+void PrintResult(std::FILE* log, const std::string& reward_name, const search::Search& search,
                  const std::string& baseline, std::optional<double> baseline_s,
-                 const BestPlacement& best, const std::string& verdict_text, double bound,
+                 const search::BestPlacement& best, const std::string& verdict_text, double bound,
                  int estimated_ops) {
   Say(log, "\nresult (%s rewards, %d updates, %.1f s of search):\n", reward_name.c_str(),
       search.iterations(), search.elapsed_s());
   if (baseline_s) {
-    Say(log, "  best baseline  %-16s %s\n", baseline.c_str(), FormatMs(*baseline_s).c_str());
+    Say(log, "  best baseline  %-16s %s\n", baseline.c_str(),
+        frontend::FormatMs(*baseline_s).c_str());
   } else {
     Say(log, "  best baseline  none ran\n");
   }
-  Say(log, "  best found     %-16s %s", best.method.c_str(), FormatMs(best.step_s).c_str());
+  Say(log, "  best found     %-16s %s", best.method.c_str(),
+      frontend::FormatMs(best.step_s).c_str());
   if (best.iteration > 0) Say(log, " (update %d, at %.1f s)", best.iteration, best.found_at_s);
   if (!verdict_text.empty()) {
     Say(log, "\n  on hardware    %s", verdict_text.c_str());
@@ -91,7 +95,7 @@ void PrintResult(std::FILE* log, const std::string& reward_name, const Search& s
   Say(log, "\n");
   if (bound > 0) {
     Say(log, "  lower bound    %s: no placement on these devices is faster",
-        FormatMs(bound).c_str());
+        frontend::FormatMs(bound).c_str());
     if (baseline_s) {
       Say(log, " (at most %.1f%% faster than the best baseline)", 100 * (1 - bound / *baseline_s));
     }
@@ -124,23 +128,23 @@ graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
   SearchJobOptions& o = s->options;
   if (!o.iterations && !o.budget_s) o.iterations = 200;
   if (o.climb_first && o.patience_s == 0) o.patience_s = kClimbFirstPatienceS;
-  GRAPH_ASSIGN_OR_RETURN(
-      s->setup, LoadPlacedTraining(o.model_path, o.devices_path, "", o.inference, o.training));
+  GRAPH_ASSIGN_OR_RETURN(s->setup, frontend::LoadPlacedTraining(o.model_path, o.devices_path, "",
+                                                                o.inference, o.training));
   GRAPH_ASSIGN_OR_RETURN(s->profile,
                          ProfileForDevices(o.profile_path, o.profile_cache_dir, *s->setup));
-  s->context = RewardContext{&s->forward(),
-                             &s->setup->training,
-                             &s->cluster(),
-                             s->profile ? &*s->profile : nullptr,
-                             2,
-                             o.steps,
-                             &s->setup->model.options,
-                             &s->options.training,
-                             o.fleet_path};
-  GRAPH_ASSIGN_OR_RETURN(s->hardware, MakeRewardSource(o.reward, s->context));
+  s->context = rewards::RewardContext{&s->forward(),
+                                      &s->setup->training,
+                                      &s->cluster(),
+                                      s->profile ? &*s->profile : nullptr,
+                                      2,
+                                      o.steps,
+                                      &s->setup->model.options,
+                                      &s->options.training,
+                                      o.fleet_path};
+  GRAPH_ASSIGN_OR_RETURN(s->hardware, sources::MakeRewardSource(o.reward, s->context));
   if (s->real_rewards()) s->memo.emplace(*s->hardware);
   s->reward = s->memo ? &*s->memo : s->hardware.get();
-  s->identity = {ModelDigest(s->forward()), s->cluster().digest, o.reward};
+  s->identity = {placement::ModelDigest(s->forward()), s->cluster().digest, o.reward};
   Say(s->log(), "%s on %s: %d ops to place (training graph of %d nodes), %d devices, reward %s\n",
       o.model_path.c_str(), o.devices_path.c_str(), s->forward().size(),
       s->setup->training.graph.size(), s->num_devices(), o.reward.c_str());
@@ -151,16 +155,16 @@ graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
 // One device: nothing to choose. Writes every op on it.
 graph::Status SearchOneDevice(const Session& s, SearchJobResult* result) {
   std::vector<int> all(s.forward().size(), 0);
-  const Evaluation e = s.reward->Evaluate(all);
+  const rewards::Evaluation e = s.reward->Evaluate(all);
   const std::string& device = s.cluster().devices[0].name;
   Say(s.log(),
       "%s has one device, '%s': every op runs on it and there is nothing to search (step %s)\n",
-      s.options.devices_path.c_str(), device.c_str(), DescribeEvaluation(e).c_str());
+      s.options.devices_path.c_str(), device.c_str(), rewards::DescribeEvaluation(e).c_str());
   result->best = {"single:" + device, e.status.ok() ? e.step_s : 0, all, 0, 0};
   if (!s.options.out_path.empty()) {
-    Placement p = s.PlacementOf(result->best, 0, 0);
+    placement::Placement p = s.PlacementOf(result->best, 0, 0);
     if (!e.status.ok()) p.simulated_step_s = p.measured_step_s = std::nullopt;
-    GRAPH_RETURN_IF_ERROR(WritePlacement(s.options.out_path, p));
+    GRAPH_RETURN_IF_ERROR(placement::WritePlacement(s.options.out_path, p));
     Say(s.log(), "placement: %s\n", s.options.out_path.c_str());
   }
   return s.Export(all, "single:" + device);
@@ -171,8 +175,8 @@ graph::Status SearchOneDevice(const Session& s, SearchJobResult* result) {
 graph::Status StartRun(Session& s, Run* run) {
   const SearchJobOptions& o = s.options;
   GRAPH_ASSIGN_OR_RETURN(run->search,
-                         Search::Create(s.forward(), s.num_devices(), o.search, o.seed));
-  Search& search = *run->search;
+                         search::Search::Create(s.forward(), s.num_devices(), o.search, o.seed));
+  search::Search& search = *run->search;
   run->resumed = !o.resume_path.empty();
   if (run->resumed) {
     GRAPH_RETURN_IF_ERROR(search.Load(o.resume_path, s.identity));
@@ -181,7 +185,7 @@ graph::Status StartRun(Session& s, Run* run) {
   }
   run->climb_on = s.real_rewards() ? nullptr : s.reward;
   if (s.real_rewards() && s.profile) {
-    auto made = MakeRewardSource("sim", s.context);
+    auto made = sources::MakeRewardSource("sim", s.context);
     if (made.ok()) run->climb_on = (run->profile_sim = std::move(*made)).get();
   }
   // The cost-based baselines plan on the climb's simulator.
@@ -189,13 +193,13 @@ graph::Status StartRun(Session& s, Run* run) {
   std::optional<sim::Simulator> own_costs;
   GRAPH_ASSIGN_OR_RETURN(
       const sim::Simulator* costs,
-      PlanningCosts(run->climb_on ? *run->climb_on : *s.reward, s.context, &own_costs));
+      rewards::PlanningCosts(run->climb_on ? *run->climb_on : *s.reward, s.context, &own_costs));
   run->baselines = RunBaselines(s, *s.reward, costs, &search);
   GRAPH_RETURN_IF_ERROR(run->WriteBest(s));
 
-  const std::optional<RefineStart>& best_baseline = run->baselines.best;
+  const std::optional<refine::RefineStart>& best_baseline = run->baselines.best;
   if (!run->resumed && o.search.warm_start_steps > 0 && best_baseline && !StopRequested()) {
-    WarmStartResult w = search.WarmStart(best_baseline->device_of_node);
+    search::WarmStartResult w = search.WarmStart(best_baseline->device_of_node);
     GRAPH_RETURN_IF_ERROR(w.status);
     Say(s.log(),
         "warm start from %s: cross-entropy %.3f (Grouper, %d steps, %.1f s), %.3f (Placer, %d "
@@ -204,7 +208,7 @@ graph::Status StartRun(Session& s, Run* run) {
         w.placer_steps, w.placer_s);
   }
   if (!o.ps.empty()) {
-    GRAPH_ASSIGN_OR_RETURN(run->ps, ConnectParameterServer(o.ps, o.ps_timeout_s));
+    GRAPH_ASSIGN_OR_RETURN(run->ps, search::ConnectParameterServer(o.ps, o.ps_timeout_s));
     const std::string policy_of =
         s.identity.model_digest + " on devices " + s.identity.devices_digest;
     GRAPH_RETURN_IF_ERROR(search.UseParameterServer(run->ps.get(), policy_of));
@@ -231,24 +235,25 @@ graph::Status StartRun(Session& s, Run* run) {
 
 // A real source to check a sim search's result with, when every device is
 // real; null otherwise.
-std::unique_ptr<RewardSource> RealCheckForSim(const Session& s) {
+std::unique_ptr<rewards::RewardSource> RealCheckForSim(const Session& s) {
   if (s.options.reward != "sim") return nullptr;
   for (const cluster::DeviceSpec& d : s.cluster().devices) {
     if (d.kind == cluster::DeviceKind::kSim) return nullptr;
   }
-  auto real = MakeRewardSource(
-      "real", RewardContext{&s.forward(), &s.setup->training, &s.cluster(), nullptr, 2, 10});
+  auto real = sources::MakeRewardSource(
+      "real",
+      rewards::RewardContext{&s.forward(), &s.setup->training, &s.cluster(), nullptr, 2, 10});
   return real.ok() ? std::move(*real) : nullptr;
 }
 
 // The result: on real devices the hardware's verdict against the best
 // baseline (which becomes the result unless the gain is significant), the
 // result's lines, and the files that show it (graphdef, picture).
-graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
+graph::Status Conclude(const Session& s, const Run& run, search::BestPlacement best,
                        SearchJobResult* result) {
-  const Search& search = *run.search;
+  const search::Search& search = *run.search;
   const SearchJobOptions& o = s.options;
-  const std::optional<RefineStart>& baseline = run.baselines.best;
+  const std::optional<refine::RefineStart>& baseline = run.baselines.best;
   std::optional<double> baseline_s;
   if (baseline) baseline_s = baseline->step_s;
   SearchReport report;  // the picture's figures, each from where it was taken
@@ -261,18 +266,19 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
   // so the found placement must beat the best baseline in fresh interleaved
   // rounds at the stated level, or the baseline is the result. Sim rewards on
   // real devices: the result is measured for real too.
-  std::unique_ptr<RewardSource> sim_checked_on = RealCheckForSim(s);
-  const RewardSource* on_hardware = s.real_rewards() ? s.hardware.get() : sim_checked_on.get();
+  std::unique_ptr<rewards::RewardSource> sim_checked_on = RealCheckForSim(s);
+  const rewards::RewardSource* on_hardware =
+      s.real_rewards() ? s.hardware.get() : sim_checked_on.get();
   std::string verdict_text;
   // Stopped by a signal before the verdict: what the search found is untested
   // (sim rewards: a prediction; real ones: the best of many noisy samples),
   // and the placement to use is what an undecided verdict keeps.
-  std::optional<BestPlacement> unverified;
+  std::optional<search::BestPlacement> unverified;
   const bool stopped = StopRequested();
   const bool found_baseline = baseline && best.device_of_node == baseline->device_of_node;
   if (on_hardware && baseline && stopped && !found_baseline) {
     verdict_text = "not decided: stopped before the hardware's verdict, so " +
-                   FormatMs(best.step_s) + " is the search's own " +
+                   frontend::FormatMs(best.step_s) + " is the search's own " +
                    (s.real_rewards() ? "measurement (the best of many noisy ones: biased low)"
                                      : "prediction") +
                    " and " + baseline->method + " is the result";
@@ -291,13 +297,13 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
     }
   }
   sim::StepStats timeline;
-  const Evaluation final_eval = s.reward->Timeline(best.device_of_node, &timeline);
+  const rewards::Evaluation final_eval = s.reward->Timeline(best.device_of_node, &timeline);
   result->lower_bound_s = s.reward->LowerBoundSeconds();
   PrintResult(s.log(), o.reward, search, baseline ? baseline->method : "", baseline_s, best,
               verdict_text, result->lower_bound_s, final_eval.estimated_ops);
   if (baseline) {
     result->best_baseline =
-        BestPlacement{baseline->method, *baseline_s, baseline->device_of_node, 0, 0};
+        search::BestPlacement{baseline->method, *baseline_s, baseline->device_of_node, 0, 0};
   }
   if (unverified) {
     // -o gets the baseline; the found placement is kept beside it, labelled.
@@ -315,18 +321,18 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
   if (!o.out_path.empty()) Say(s.log(), "placement: %s\n", o.out_path.c_str());
   if (!o.checkpoint_path.empty()) Say(s.log(), "checkpoint: %s\n", o.checkpoint_path.c_str());
   if (sim_checked_on && !StopRequested()) {
-    const Evaluation m = sim_checked_on->Evaluate(best.device_of_node);
+    const rewards::Evaluation m = sim_checked_on->Evaluate(best.device_of_node);
     if (m.status.ok()) {
       Say(s.log(), "  measured       %s on the real devices; simulator error %+.1f%%\n",
-          FormatMs(m.step_s).c_str(), 100 * (best.step_s - m.step_s) / m.step_s);
+          frontend::FormatMs(m.step_s).c_str(), 100 * (best.step_s - m.step_s) / m.step_s);
     } else {
-      Say(s.log(), "  measured       %s\n", DescribeEvaluation(m).c_str());
+      Say(s.log(), "  measured       %s\n", rewards::DescribeEvaluation(m).c_str());
     }
   }
   GRAPH_RETURN_IF_ERROR(s.Export(best.device_of_node, best.method));
   if (!o.svg_path.empty()) {
     const std::string title = o.model_path + " on " + o.devices_path + ": " + best.method + " " +
-                              FormatMs(best.step_s) + " (" + o.reward + ")";
+                              frontend::FormatMs(best.step_s) + " (" + o.reward + ")";
     report.title = title;
     report.verdict = verdict_text;
     report.result_method = best.method;
@@ -342,12 +348,13 @@ graph::Status Conclude(const Session& s, const Run& run, BestPlacement best,
 
 }  // namespace
 
-Placement Session::PlacementOf(const BestPlacement& b, double seconds, int iterations) const {
+placement::Placement Session::PlacementOf(const search::BestPlacement& b, double seconds,
+                                          int iterations) const {
   const bool searched =
       b.method.rfind("search", 0) == 0 || b.method.find("+refine") != std::string::npos;
-  Placement p =
-      MakePlacement(options.model_path, forward(), identity.model_digest, options.devices_path,
-                    cluster(), searched ? b.method : "baseline " + b.method, b.device_of_node);
+  placement::Placement p = placement::MakePlacement(
+      options.model_path, forward(), identity.model_digest, options.devices_path, cluster(),
+      searched ? b.method : "baseline " + b.method, b.device_of_node);
   (real_rewards() ? p.measured_step_s : p.simulated_step_s) = b.step_s;
   p.search = {{"iterations", iterations},
               {"seconds", std::round(seconds * 10) / 10},
@@ -356,19 +363,19 @@ Placement Session::PlacementOf(const BestPlacement& b, double seconds, int itera
   return p;
 }
 
-graph::Status Session::WritePlacementOf(const BestPlacement& b, double seconds,
+graph::Status Session::WritePlacementOf(const search::BestPlacement& b, double seconds,
                                         int iterations) const {
   if (options.out_path.empty()) return graph::Status::Ok();
-  return WritePlacement(options.out_path, PlacementOf(b, seconds, iterations));
+  return placement::WritePlacement(options.out_path, PlacementOf(b, seconds, iterations));
 }
 
-graph::Status Session::WriteUnverified(const BestPlacement& b, double seconds,
+graph::Status Session::WriteUnverified(const search::BestPlacement& b, double seconds,
                                        int iterations) const {
   if (options.out_path.empty()) return graph::Status::Ok();
-  Placement p = PlacementOf(b, seconds, iterations);
+  placement::Placement p = PlacementOf(b, seconds, iterations);
   p.method += " (unverified: stopped before the hardware's verdict)";
   const std::string path = options.out_path + ".unverified";
-  GRAPH_RETURN_IF_ERROR(WritePlacement(path, p));
+  GRAPH_RETURN_IF_ERROR(placement::WritePlacement(path, p));
   Say(log(), "unverified: %s (the search's best, which the hardware did not judge)\n",
       path.c_str());
   return graph::Status::Ok();
@@ -387,7 +394,7 @@ graph::Status Run::WriteBest(const Session& s) const {
 }
 
 graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
-  GRAPH_RETURN_IF_ERROR(CheckRewardName(o.reward));
+  GRAPH_RETURN_IF_ERROR(sources::CheckRewardName(o.reward));
   if (!o.fleet_path.empty() != (o.reward == "fleet")) {
     return graph::InvalidArgument("--fleet FLEET goes with --reward fleet, and only with it");
   }
@@ -411,11 +418,11 @@ graph::Status RunSearchJob(const SearchJobOptions& options, SearchJobResult* res
   // From the baselines to the last climb, SIGINT or SIGTERM ends the search
   // early with every file complete (a fleet stops its controllers so, whatever
   // phase each is in); the verdict, which a signal skips, is past it.
-  std::optional<StopOnSignals> stop_on_signals;
+  std::optional<frontend::StopOnSignals> stop_on_signals;
   if (options.stop_on_signals) stop_on_signals.emplace();
   graph::Status started = StartRun(s, &run);
-  graph::Result<BestPlacement> best =
-      started.ok() ? SearchPhases(s, run) : graph::Result<BestPlacement>(started);
+  graph::Result<search::BestPlacement> best =
+      started.ok() ? SearchPhases(s, run) : graph::Result<search::BestPlacement>(started);
   stop_on_signals.reset();
   result->stopped = StopRequested();
   if (run.search) {

@@ -53,8 +53,8 @@ struct SearchJobOptions {
   // Op and link costs: a profile file; empty: real devices are profiled into
   // the cache (planner/job/profile_cache.h, profile_cache_dir).
   std::string profile_path;
-  std::string profile_cache_dir;  // empty: the default place; "off": never
-  SearchOptions search;           // hyper-parameters (configs/search.yaml)
+  std::string profile_cache_dir;          // empty: the default place; "off": never
+  planner::search::SearchOptions search;  // hyper-parameters (configs/search.yaml)
 
   std::optional<int64_t> iterations;  // policy updates in all (resumed ones count)
   std::optional<double> budget_s;     // search seconds in all; neither: 200 updates
@@ -63,7 +63,7 @@ struct SearchJobOptions {
   bool climb_first = false;  // the climb, the policy, the climb (needs budget_s and sim)
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
-  VerdictOptions verdict;
+  rewards::VerdictOptions verdict;
   std::string ps;            // parameter server endpoint, or empty
   double ps_timeout_s = 60;  // its requests' limit
 
@@ -83,12 +83,12 @@ struct SearchJobOptions {
 struct SearchJobResult {
   // The result, as written to out_path: the found placement, or the best
   // baseline when the hardware found no significant gain (or was not asked).
-  BestPlacement best;
-  std::optional<BestPlacement> best_baseline;  // none when no baseline ran
+  search::BestPlacement best;
+  std::optional<search::BestPlacement> best_baseline;  // none when no baseline ran
   // The hardware's verdict as printed; empty when nothing was measured again.
   std::string verdict;
   // The search's best, when a signal came before the hardware judged it.
-  std::optional<BestPlacement> unverified;
+  std::optional<search::BestPlacement> unverified;
   int iterations = 0;        // policy updates, resumed ones included
   double seconds = 0;        // search time, resumed time included
   double lower_bound_s = 0;  // the simulator's bound on any placement (0: none)

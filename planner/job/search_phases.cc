@@ -20,10 +20,10 @@ struct UpdateSummary {
   int ran = 0, failed = 0;
 };
 
-UpdateSummary Summarize(const SearchIteration& it) {
+UpdateSummary Summarize(const search::SearchIteration& it) {
   UpdateSummary u;
   double sum = 0;
-  for (const Evaluation& e : it.evaluations) {
+  for (const rewards::Evaluation& e : it.evaluations) {
     if (!e.status.ok()) continue;
     sum += e.step_s;
     u.min_s = u.ran ? std::min(u.min_s, e.step_s) : e.step_s;
@@ -35,7 +35,7 @@ UpdateSummary Summarize(const SearchIteration& it) {
 }
 
 // "update 12: best 1.234 ms (etf), mean 2.345 ms, 0 failed, elapsed 3 s, ETA 57 s".
-std::string ProgressLine(int iteration, const Search& search, const UpdateSummary& u,
+std::string ProgressLine(int iteration, const search::Search& search, const UpdateSummary& u,
                          std::optional<double> budget_s, std::optional<int64_t> iterations) {
   std::string eta;
   if (budget_s) {
@@ -48,18 +48,18 @@ std::string ProgressLine(int iteration, const Search& search, const UpdateSummar
           " s";
   }
   const std::string best_text =
-      search.best() ? FormatMs(search.best()->step_s) + " (" + search.best()->method + ")"
+      search.best() ? frontend::FormatMs(search.best()->step_s) + " (" + search.best()->method + ")"
                     : "none yet";
   char line[512];
   std::snprintf(line, sizeof line, "update %d: best %s, mean %s, %d failed, elapsed %.0f s%s",
-                iteration, best_text.c_str(), u.ran ? FormatMs(u.mean_s).c_str() : "-", u.failed,
-                search.elapsed_s(), eta.c_str());
+                iteration, best_text.c_str(), u.ran ? frontend::FormatMs(u.mean_s).c_str() : "-",
+                u.failed, search.elapsed_s(), eta.c_str());
   return line;
 }
 
 struct ClimbResult {
-  std::vector<RefineStart> starts;  // step times on the climb's reward source
-  MultiStartResult result;
+  std::vector<refine::RefineStart> starts;  // step times on the climb's reward source
+  refine::MultiStartResult result;
 };
 
 // The hill climb (planner/refine/refine.h) on `climb_on` from the best so far and the
@@ -69,31 +69,35 @@ struct ClimbResult {
 // whose times may differ from the search's (a simulator behind real rewards).
 // Prints what it did.
 ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const cluster::Cluster& c,
-                            const RewardSource& climb_on, const BestPlacement& best,
-                            std::vector<RefineStart> baselines, const RefineOptions& options) {
+                            const rewards::RewardSource& climb_on,
+                            const search::BestPlacement& best,
+                            std::vector<refine::RefineStart> baselines,
+                            const refine::RefineOptions& options) {
   constexpr size_t kRefineStarts = 3;
   ClimbResult out;
   out.starts.push_back({best.method, best.device_of_node, best.step_s});
-  std::vector<std::vector<int>> canonical{CanonicalDevices(best.device_of_node, c)};
+  std::vector<std::vector<int>> canonical{placement::CanonicalDevices(best.device_of_node, c)};
   std::stable_sort(baselines.begin(), baselines.end(),
-                   [](const RefineStart& a, const RefineStart& b) { return a.step_s < b.step_s; });
-  for (const RefineStart& b : baselines) {
+                   [](const refine::RefineStart& a, const refine::RefineStart& b) {
+                     return a.step_s < b.step_s;
+                   });
+  for (const refine::RefineStart& b : baselines) {
     if (out.starts.size() >= kRefineStarts) break;
-    std::vector<int> form = CanonicalDevices(b.device_of_node, c);
+    std::vector<int> form = placement::CanonicalDevices(b.device_of_node, c);
     if (std::find(canonical.begin(), canonical.end(), form) != canonical.end()) continue;
     canonical.push_back(std::move(form));
     out.starts.push_back(b);
   }
-  for (RefineStart& s : out.starts) {
-    const Evaluation e = climb_on.Evaluate(s.device_of_node);
+  for (refine::RefineStart& s : out.starts) {
+    const rewards::Evaluation e = climb_on.Evaluate(s.device_of_node);
     if (e.status.ok()) s.step_s = e.step_s;
   }
-  out.result = RefineFromStarts(forward, static_cast<int>(c.devices.size()), climb_on, out.starts,
-                                options, StopOnSignals::flag());
-  const RefineResult& r = out.result.refine;
+  out.result = refine::RefineFromStarts(forward, static_cast<int>(c.devices.size()), climb_on,
+                                        out.starts, options, frontend::StopOnSignals::flag());
+  const refine::RefineResult& r = out.result.refine;
   std::string from;
   for (size_t i = 0; i < out.starts.size(); ++i) {
-    from += (i ? ", " : "") + out.starts[i].method + " " + FormatMs(out.starts[i].step_s);
+    from += (i ? ", " : "") + out.starts[i].method + " " + frontend::FormatMs(out.starts[i].step_s);
   }
   Say(log, "refine: from %zu start(s) (%s), continued from %s\n", out.starts.size(), from.c_str(),
       out.starts[out.result.chosen].method.c_str());
@@ -101,14 +105,16 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
       "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
       "ops moved), %d kicks (%d kept), %.1f s: %s -> %s\n",
       r.units, r.evaluated, r.kept, r.sweeps, r.critical_kept, r.critical_tried, r.kicks,
-      r.kicks_kept, r.seconds, FormatMs(out.starts[0].step_s).c_str(), FormatMs(r.step_s).c_str());
+      r.kicks_kept, r.seconds, frontend::FormatMs(out.starts[0].step_s).c_str(),
+      frontend::FormatMs(r.step_s).c_str());
   return out;
 }
 
 struct ClimbPhase {
-  std::optional<BestPlacement> found;  // faster than its start; step time on the search's reward
-  std::vector<int> ended_at;           // the climb's placement, found or not
-  int kicks = 0;                       // made after its sweeps converged
+  std::optional<search::BestPlacement>
+      found;                  // faster than its start; step time on the search's reward
+  std::vector<int> ended_at;  // the climb's placement, found or not
+  int kicks = 0;              // made after its sweeps converged
   double seconds = 0;
   bool stalled = false;  // ended by RefineOptions::stall_s
 };
@@ -117,27 +123,28 @@ struct ClimbPhase {
 // improved on the simulator behind measured rewards is measured on `reward`
 // (the simulator proposes, the hardware decides).
 ClimbPhase ClimbAndMeasure(std::FILE* log, const graph::Graph& forward, const cluster::Cluster& c,
-                           const RewardSource& climb_on, const RewardSource& reward,
-                           const BestPlacement& best, std::vector<RefineStart> baselines,
-                           const RefineOptions& options) {
+                           const rewards::RewardSource& climb_on,
+                           const rewards::RewardSource& reward, const search::BestPlacement& best,
+                           std::vector<refine::RefineStart> baselines,
+                           const refine::RefineOptions& options) {
   const ClimbResult climb =
       ClimbFromStarts(log, forward, c, climb_on, best, std::move(baselines), options);
-  const RefineResult& r = climb.result.refine;
-  const RefineStart& from = climb.starts[climb.result.chosen];
+  const refine::RefineResult& r = climb.result.refine;
+  const refine::RefineStart& from = climb.starts[climb.result.chosen];
   ClimbPhase out{std::nullopt, r.device_of_node, r.kicks, r.seconds, r.stalled};
   if (r.step_s >= from.step_s) return out;
   double step_s = r.step_s;
   if (&climb_on != &reward) {
-    const Evaluation measured = reward.Evaluate(r.device_of_node);
-    Say(log, "refine: its placement (%s simulated) measured %s\n", FormatMs(r.step_s).c_str(),
-        DescribeEvaluation(measured).c_str());
+    const rewards::Evaluation measured = reward.Evaluate(r.device_of_node);
+    Say(log, "refine: its placement (%s simulated) measured %s\n",
+        frontend::FormatMs(r.step_s).c_str(), rewards::DescribeEvaluation(measured).c_str());
     if (!measured.status.ok()) return out;
     step_s = measured.step_s;
   }
   // A climb from a climbed placement keeps its name ("expert+refine").
   const bool climbed = from.method.find("+refine") != std::string::npos;
-  out.found = BestPlacement{climbed ? from.method : from.method + "+refine", step_s,
-                            r.device_of_node, 0, 0};
+  out.found = search::BestPlacement{climbed ? from.method : from.method + "+refine", step_s,
+                                    r.device_of_node, 0, 0};
   return out;
 }
 
@@ -153,7 +160,7 @@ struct PolicyPhase {
 // checkpoint is saved every 30 s.
 PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s, double patience_s,
                       double patience_from_s) {
-  Search& search = *run.search;
+  search::Search& search = *run.search;
   const SearchJobOptions& o = s.options;
   using Clock = std::chrono::steady_clock;
   auto last_print = Clock::now() - std::chrono::seconds(10);
@@ -173,7 +180,7 @@ PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s
         break;
       }
     }
-    SearchIteration it = search.Step(*s.reward);
+    search::SearchIteration it = search.Step(*s.reward);
     if (phase.status = it.status; !phase.status.ok()) break;
     const UpdateSummary u = Summarize(it);
     const double best = search.best() ? search.best()->step_s : 0;
@@ -206,8 +213,8 @@ PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s
 // kicks stall (--patience) or `total_s` ends; its result is offered to the
 // search as its best, which the policy then imitates.
 graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s) {
-  Search& search = *run.search;
-  RefineOptions first;
+  search::Search& search = *run.search;
+  refine::RefineOptions first;
   first.budget_s = total_s;
   first.stall_s = s.options.patience_s;
   first.seed = s.options.seed;
@@ -215,14 +222,14 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
                                      *search.best(), run.baselines.ran, first);
   if (climb.found) {
     search.Offer(climb.found->method, climb.found->device_of_node,
-                 Evaluation{graph::Status::Ok(), climb.found->step_s}, 0);
+                 rewards::Evaluation{graph::Status::Ok(), climb.found->step_s}, 0);
     GRAPH_RETURN_IF_ERROR(run.WriteBest(s));
   }
   const char* why = climb.stalled                   ? "its kicks found nothing for --patience"
                     : climb.seconds < total_s - 0.5 ? "its kicks exhausted"
                                                     : "out of time";
   Say(s.log(), "climb first: %s after %.0f s (%s); the policy starts from it with %.0f s\n",
-      FormatMs(search.best()->step_s).c_str(), climb.seconds, why,
+      frontend::FormatMs(search.best()->step_s).c_str(), climb.seconds, why,
       std::max(0.0, *s.options.budget_s - climb.seconds));
   return climb;
 }
@@ -233,9 +240,9 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
 // found nothing better, so that the policy costs the climb its time and
 // nothing else. A faster placement replaces `*best` and is written.
 graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<ClimbPhase>& first,
-                        double budget_s, BestPlacement* best) {
-  const Search& search = *run.search;
-  RefineOptions refine;
+                        double budget_s, search::BestPlacement* best) {
+  const search::Search& search = *run.search;
+  refine::RefineOptions refine;
   refine.budget_s = budget_s;
   refine.seed = s.options.seed;
   if (first) {
@@ -244,7 +251,7 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   }
   const ClimbPhase climb = ClimbAndMeasure(
       s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward, *best,
-      s.options.climb_first ? std::vector<RefineStart>{} : run.baselines.ran, refine);
+      s.options.climb_first ? std::vector<refine::RefineStart>{} : run.baselines.ran, refine);
   if (!climb.found || climb.found->step_s >= best->step_s) return graph::Status::Ok();
   *best = *climb.found;
   best->iteration = search.iterations();
@@ -256,21 +263,21 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
 
 // Every baseline for the devices (planner/baselines/baselines.h), evaluated on `reward`,
 // printed and offered to `search`; after a signal, no more once one ran.
-BaselinesRun RunBaselines(const Session& s, const RewardSource& reward, const sim::Simulator* costs,
-                          Search* search) {
+BaselinesRun RunBaselines(const Session& s, const rewards::RewardSource& reward,
+                          const sim::Simulator* costs, search::Search* search) {
   const graph::Graph& forward = s.forward();
   const cluster::Cluster& c = s.cluster();
   BaselinesRun out;
-  for (const std::string& method : BaselineMethods(c)) {
+  for (const std::string& method : baselines::BaselineMethods(c)) {
     if (StopRequested() && out.best) break;  // a result to write is enough
-    auto made = MakeBaseline(method, forward, c, costs);
+    auto made = baselines::MakeBaseline(method, forward, c, costs);
     if (!made.ok()) {
       Say(s.log(), "  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
       continue;
     }
-    const BaselinePlacement& b = *made;
-    Evaluation e = reward.Evaluate(b.device_of_node);
-    Say(s.log(), "%s\n", DescribeBaseline(b, e).c_str());
+    const baselines::BaselinePlacement& b = *made;
+    rewards::Evaluation e = reward.Evaluate(b.device_of_node);
+    Say(s.log(), "%s\n", baselines::DescribeBaseline(b, e).c_str());
     if (e.status.ok()) {
       out.ran.push_back({b.method, b.device_of_node, e.step_s});
       if (!out.best || e.step_s < out.best->step_s) out.best = out.ran.back();
@@ -288,8 +295,8 @@ BaselinesRun RunBaselines(const Session& s, const RewardSource& reward, const si
 // whatever time the policy leaves. The policy costs the climb nothing while
 // the climb still improves. Returns the best placement found; a signal
 // ends each phase early.
-graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run) {
-  Search& search = *run.search;
+graph::Result<search::BestPlacement> SearchPhases(const Session& s, Run& run) {
+  search::Search& search = *run.search;
   const SearchJobOptions& o = s.options;
   const double total_s = o.budget_s ? *o.budget_s + o.refine_s : 0;  // climb-first's
   std::optional<ClimbPhase> first_climb;
@@ -314,9 +321,10 @@ graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run) {
                                              "failed; " +
                                              failure.message() + ")");
   }
-  BestPlacement best = *search.best();
+  search::BestPlacement best = *search.best();
   Say(s.log(), "policy search: best %s (%s) after %d updates, %.1f s\n",
-      FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(), search.elapsed_s());
+      frontend::FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
+      search.elapsed_s());
   const double last_climb_s = o.climb_first
                                   ? std::max(0.0, total_s - climbed_s - search.elapsed_s())
                                   : o.refine_s + policy.left_s;

@@ -37,13 +37,13 @@ struct Session {
   Session& operator=(const Session&) = delete;
 
   SearchJobOptions options;
-  std::optional<PlacedTraining> setup;
+  std::optional<frontend::PlacedTraining> setup;
   std::optional<sim::Profile> profile;
-  RewardContext context;
-  std::unique_ptr<RewardSource> hardware;  // as made: the verdict measures on it afresh
-  std::optional<RememberingReward> memo;   // measured rewards: each placement measured once
-  const RewardSource* reward = nullptr;    // the search's: memo, else hardware
-  SearchIdentity identity;
+  rewards::RewardContext context;
+  std::unique_ptr<rewards::RewardSource> hardware;  // as made: the verdict measures on it afresh
+  std::optional<rewards::RememberingReward> memo;  // measured rewards: each placement measured once
+  const rewards::RewardSource* reward = nullptr;   // the search's: memo, else hardware
+  search::SearchIdentity identity;
 
   std::FILE* log() const { return options.log; }
   const graph::Graph& forward() const { return setup->model.graph; }
@@ -52,36 +52,39 @@ struct Session {
   bool real_rewards() const { return hardware->measured(); }
 
   // The placement file for `b`, found after `seconds` and `iterations` updates.
-  Placement PlacementOf(const BestPlacement& b, double seconds, int iterations) const;
+  placement::Placement PlacementOf(const search::BestPlacement& b, double seconds,
+                                   int iterations) const;
   // Writes it to out_path, if given.
-  graph::Status WritePlacementOf(const BestPlacement& b, double seconds, int iterations) const;
+  graph::Status WritePlacementOf(const search::BestPlacement& b, double seconds,
+                                 int iterations) const;
   // A found placement the hardware never judged (a signal came first), to
   // OUT.unverified beside out_path, if given; its method says so.
-  graph::Status WriteUnverified(const BestPlacement& b, double seconds, int iterations) const;
+  graph::Status WriteUnverified(const search::BestPlacement& b, double seconds,
+                                int iterations) const;
   // The model with `device_of_node` as TensorFlow device strings, and the
   // device of each PyTorch module, to their paths, if given.
   graph::Status Export(const std::vector<int>& device_of_node, const std::string& method) const;
 };
 
 struct BaselinesRun {
-  std::vector<RefineStart> ran;     // the baselines that ran, with their step times
-  std::optional<RefineStart> best;  // the fastest of them
+  std::vector<refine::RefineStart> ran;     // the baselines that ran, with their step times
+  std::optional<refine::RefineStart> best;  // the fastest of them
   graph::Status first_failure = graph::Status::Ok();
 };
 
 // A search's state past its inputs: the policy and its search, the baselines'
 // results, the source the hill climb runs on, and what the updates write.
 struct Run {
-  std::unique_ptr<Search> search;
+  std::unique_ptr<search::Search> search;
   bool resumed = false;
   // The hill climb runs on the simulator: with sim rewards the reward source
   // itself; with real ones a simulator on the devices' profile (null without
   // one: no climb), whose proposal is then measured (the simulator proposes,
   // the hardware decides).
-  std::unique_ptr<RewardSource> profile_sim;
-  const RewardSource* climb_on = nullptr;
+  std::unique_ptr<rewards::RewardSource> profile_sim;
+  const rewards::RewardSource* climb_on = nullptr;
   BaselinesRun baselines;
-  std::unique_ptr<ParameterServer> ps;
+  std::unique_ptr<search::ParameterServer> ps;
   std::ofstream csv;
   std::vector<CurvePoint> curve;
 
@@ -91,14 +94,14 @@ struct Run {
 
 // Every baseline for the devices (planner/baselines/baselines.h), evaluated on `reward`,
 // printed and offered to `search`; after a signal, no more once one ran.
-BaselinesRun RunBaselines(const Session& s, const RewardSource& reward, const sim::Simulator* costs,
-                          Search* search);
+BaselinesRun RunBaselines(const Session& s, const rewards::RewardSource& reward,
+                          const sim::Simulator* costs, search::Search* search);
 
 // Through the search and the hill climb, in the order the options ask (with
 // climb-first the climb goes first, from the baselines, until it stalls; the
 // policy then starts from its result and the climb gets whatever time the
 // policy leaves). Returns the best placement found; a signal ends each phase
 // early.
-graph::Result<BestPlacement> SearchPhases(const Session& s, Run& run);
+graph::Result<search::BestPlacement> SearchPhases(const Session& s, Run& run);
 
 }  // namespace planner::job

@@ -10,7 +10,7 @@
 #include "placement/placement.h"
 #include "sim/timeline.h"
 
-namespace planner {
+namespace planner::refine {
 
 namespace {
 
@@ -46,7 +46,7 @@ std::vector<std::vector<graph::NodeId>> NameScopeUnits(const graph::Graph& forwa
 // One Refine: the sweeps over units and critical-path ops, then the kicks.
 class Climber {
  public:
-  Climber(const graph::Graph& forward, int num_devices, const RewardSource& reward,
+  Climber(const graph::Graph& forward, int num_devices, const rewards::RewardSource& reward,
           const RefineOptions& options, const volatile std::sig_atomic_t* stop)
       : forward_(forward),
         num_devices_(num_devices),
@@ -56,7 +56,7 @@ class Climber {
         t0_(Clock::now()),
         units_(NameScopeUnits(forward)),
         executed_(reward.executed_graph()),
-        source_(ForwardSourceOfNode(executed_, forward)) {}
+        source_(placement::ForwardSourceOfNode(executed_, forward)) {}
 
   RefineResult Run(const std::vector<int>& start, double start_s) {
     r_ = RefineResult{start, start_s, static_cast<int>(units_.size())};
@@ -100,7 +100,7 @@ class Climber {
     for (size_t j = 0; j < targets.size(); ++j) {
       for (graph::NodeId id : unit) candidates[j][id] = targets[j];
     }
-    const std::vector<Evaluation> results = EvaluateAll(reward_, candidates);
+    const std::vector<rewards::Evaluation> results = rewards::EvaluateAll(reward_, candidates);
     r_.evaluated += static_cast<int>(targets.size());
     int best = -1;
     for (size_t j = 0; j < targets.size(); ++j) {
@@ -182,7 +182,7 @@ class Climber {
         const int d = std::uniform_int_distribution<int>(0, num_devices_ - 1)(rng);
         for (graph::NodeId id : unit) current[id] = d;
       }
-      const Evaluation e = reward_.Evaluate(current);
+      const rewards::Evaluation e = reward_.Evaluate(current);
       ++r_.evaluated;
       ++fruitless;
       if (!e.status.ok()) continue;  // out of memory, say: kick again
@@ -203,7 +203,7 @@ class Climber {
 
   const graph::Graph& forward_;
   const int num_devices_;
-  const RewardSource& reward_;
+  const rewards::RewardSource& reward_;
   const RefineOptions& options_;
   const volatile std::sig_atomic_t* stop_;
   const Clock::time_point t0_;
@@ -217,14 +217,15 @@ class Climber {
 
 }  // namespace
 
-RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSource& reward,
-                    const std::vector<int>& start, double start_s, const RefineOptions& options,
+RefineResult Refine(const graph::Graph& forward, int num_devices,
+                    const rewards::RewardSource& reward, const std::vector<int>& start,
+                    double start_s, const RefineOptions& options,
                     const volatile std::sig_atomic_t* stop) {
   return Climber(forward, num_devices, reward, options, stop).Run(start, start_s);
 }
 
 MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
-                                  const RewardSource& reward,
+                                  const rewards::RewardSource& reward,
                                   const std::vector<RefineStart>& starts,
                                   const RefineOptions& options,
                                   const volatile std::sig_atomic_t* stop) {
@@ -276,4 +277,4 @@ MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
   return out;
 }
 
-}  // namespace planner
+}  // namespace planner::refine

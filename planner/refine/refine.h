@@ -35,7 +35,7 @@
 #include "graph/graph.h"
 #include "planner/rewards/reward.h"
 
-namespace planner {
+namespace planner::refine {
 
 struct RefineOptions {
   double budget_s = 60;       // wall-clock seconds at most
@@ -69,8 +69,9 @@ struct RefineResult {
 };
 
 // Starts from `start` (which ran in `start_s` seconds per step).
-RefineResult Refine(const graph::Graph& forward, int num_devices, const RewardSource& reward,
-                    const std::vector<int>& start, double start_s, const RefineOptions& options,
+RefineResult Refine(const graph::Graph& forward, int num_devices,
+                    const rewards::RewardSource& reward, const std::vector<int>& start,
+                    double start_s, const RefineOptions& options,
                     const volatile std::sig_atomic_t* stop);
 
 // A placement to climb from, and its step time.
@@ -92,9 +93,9 @@ struct MultiStartResult {
 // result of those goes on with Refine for the rest of the budget. One start:
 // Refine.
 MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
-                                  const RewardSource& reward,
+                                  const rewards::RewardSource& reward,
                                   const std::vector<RefineStart>& starts,
                                   const RefineOptions& options,
                                   const volatile std::sig_atomic_t* stop);
 
-}  // namespace planner
+}  // namespace planner::refine

@@ -7,7 +7,7 @@
 
 #include "sim/simulator.h"
 
-namespace planner {
+namespace planner::rewards {
 
 graph::Result<const sim::Simulator*> PlanningCosts(const RewardSource& reward,
                                                    const RewardContext& context,
@@ -58,4 +58,4 @@ std::vector<Evaluation> RewardSource::EvaluateBatch(
   return results;
 }
 
-}  // namespace planner
+}  // namespace planner::rewards

@@ -29,7 +29,7 @@ struct Profile;
 struct StepStats;
 }  // namespace sim
 
-namespace planner {
+namespace planner::rewards {
 
 struct Evaluation {
   // ok; kOutOfMemory (device, node and bytes named) or another failure of the
@@ -103,4 +103,4 @@ std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
 // for the placement on `context`'s devices and profile.
 graph::Result<std::unique_ptr<RewardSource>> MakeSimReward(const RewardContext& context);
 
-}  // namespace planner
+}  // namespace planner::rewards

@@ -1,6 +1,6 @@
 #include "planner/rewards/reward_memo.h"
 
-namespace planner {
+namespace planner::rewards {
 
 namespace {
 
@@ -71,4 +71,4 @@ int RememberingReward::repeats() const {
   return repeats_;
 }
 
-}  // namespace planner
+}  // namespace planner::rewards

@@ -18,7 +18,7 @@
 
 #include "planner/rewards/reward.h"
 
-namespace planner {
+namespace planner::rewards {
 
 class RememberingReward : public RewardSource {
  public:
@@ -50,4 +50,4 @@ class RememberingReward : public RewardSource {
   mutable int repeats_ = 0;
 };
 
-}  // namespace planner
+}  // namespace planner::rewards

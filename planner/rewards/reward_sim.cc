@@ -5,7 +5,7 @@
 #include "planner/rewards/reward.h"
 #include "sim/simulator.h"
 
-namespace planner {
+namespace planner::rewards {
 
 namespace {
 
@@ -15,7 +15,7 @@ class SimReward : public RewardSource {
       : c_(c),
         sim_(std::move(sim)),
         loss_(sim_.graph().Find(c.training->loss)),
-        source_(ForwardSourceOfNode(c.training->graph, *c.forward)) {}
+        source_(placement::ForwardSourceOfNode(c.training->graph, *c.forward)) {}
   const char* name() const override { return "sim"; }
   bool concurrent() const override { return true; }
   double LowerBoundSeconds() const override {
@@ -30,7 +30,7 @@ class SimReward : public RewardSource {
 
   Evaluation Timeline(const std::vector<int>& forward_device,
                       sim::StepStats* stats) const override {
-    sim::SimResult r = sim_.Run(DeviceOfSources(source_, forward_device), loss_);
+    sim::SimResult r = sim_.Run(placement::DeviceOfSources(source_, forward_device), loss_);
     Evaluation e{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops};
     if (stats) *stats = std::move(r.step);
     return e;
@@ -58,4 +58,4 @@ graph::Result<std::unique_ptr<RewardSource>> MakeSimReward(const RewardContext& 
   return std::unique_ptr<RewardSource>(std::move(source));
 }
 
-}  // namespace planner
+}  // namespace planner::rewards

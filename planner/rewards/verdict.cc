@@ -5,7 +5,7 @@
 
 #include "sim/statistics.h"
 
-namespace planner {
+namespace planner::rewards {
 
 namespace {
 Verdict Failed(const graph::Status& st) {
@@ -65,4 +65,4 @@ std::string DescribeVerdict(const Verdict& v, const std::string& incumbent,
   return std::string(head) + " (" + detail + ")";
 }
 
-}  // namespace planner
+}  // namespace planner::rewards

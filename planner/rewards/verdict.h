@@ -19,7 +19,7 @@
 #include "graph/status.h"
 #include "planner/rewards/reward.h"
 
-namespace planner {
+namespace planner::rewards {
 
 struct VerdictOptions {
   int rounds = 9;       // paired rounds (2^-rounds is the smallest p-value they can give)
@@ -52,4 +52,4 @@ Verdict CompareOnHardware(const RewardSource& reward, const std::vector<int>& ca
 std::string DescribeVerdict(const Verdict& v, const std::string& incumbent,
                             const VerdictOptions& options);
 
-}  // namespace planner
+}  // namespace planner::rewards

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace planner {
+namespace planner::search {
 namespace {
 
 // By value: named_parameters() returns a dictionary that dies with the call.
@@ -60,4 +60,4 @@ void AddBidirectionalLstmGradients(const torch::nn::LSTM& lstm, LstmSteps* steps
   }
 }
 
-}  // namespace planner
+}  // namespace planner::search

@@ -20,7 +20,7 @@
 
 #include "planner/search/deferred_gradient.h"
 
-namespace planner {
+namespace planner::search {
 
 // Each direction's recurrent weight's steps (forward, then backward).
 using LstmSteps = std::array<DeferredSteps, 2>;
@@ -33,4 +33,4 @@ at::Tensor BidirectionalLstm(const torch::nn::LSTM& lstm, const at::Tensor& x, L
 // weights' gradients to theirs and clears `steps`' taps.
 void AddBidirectionalLstmGradients(const torch::nn::LSTM& lstm, LstmSteps* steps);
 
-}  // namespace planner
+}  // namespace planner::search

@@ -5,7 +5,7 @@
 #include <cassert>
 #include <vector>
 
-namespace planner {
+namespace planner::search {
 
 at::Tensor DeferredSteps::Tap(const at::Tensor& input, int64_t out) {
   at::Tensor tap = at::zeros({input.size(0), out}, input.options()).requires_grad_(true);
@@ -49,4 +49,4 @@ void AccumulateGradient(const at::Tensor& param, const at::Tensor& grad) {
   }
 }
 
-}  // namespace planner
+}  // namespace planner::search

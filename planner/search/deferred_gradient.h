@@ -17,7 +17,7 @@
 
 #include <vector>
 
-namespace planner {
+namespace planner::search {
 
 struct DeferredSteps {
   std::vector<at::Tensor> taps;    // [batch, out] zero leaves, requires_grad
@@ -49,4 +49,4 @@ at::Tensor FewRowsTimesWeight(const at::Tensor& x, const at::Tensor& weight);
 // Adds `grad` to `param`'s gradient (or sets it).
 void AccumulateGradient(const at::Tensor& param, const at::Tensor& grad);
 
-}  // namespace planner
+}  // namespace planner::search

@@ -1,6 +1,6 @@
 #include "planner/search/parameter_server.h"
 
-namespace planner {
+namespace planner::search {
 
 namespace {
 ParameterServerFactory g_connect = nullptr;
@@ -16,4 +16,4 @@ graph::Result<std::unique_ptr<ParameterServer>> ConnectParameterServer(const std
   return g_connect(endpoint, timeout_s);
 }
 
-}  // namespace planner
+}  // namespace planner::search

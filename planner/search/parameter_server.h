@@ -18,7 +18,7 @@
 
 #include "graph/status.h"
 
-namespace planner {
+namespace planner::search {
 
 struct PolicyParameters {
   int64_t version = 0;  // gradients the server has applied to the policy
@@ -59,4 +59,4 @@ void RegisterParameterServer(ParameterServerFactory connect);
 graph::Result<std::unique_ptr<ParameterServer>> ConnectParameterServer(const std::string& endpoint,
                                                                        double timeout_s);
 
-}  // namespace planner
+}  // namespace planner::search

@@ -14,7 +14,7 @@
 #include "graph/cost.h"
 #include "planner/search/bidirectional_lstm.h"
 
-namespace planner {
+namespace planner::search {
 
 namespace {
 constexpr int kShapeDims = 4;
@@ -520,4 +520,4 @@ std::vector<at::Tensor> HierarchicalPolicyImpl::PlacerParameters() const {
   return p;
 }
 
-}  // namespace planner
+}  // namespace planner::search

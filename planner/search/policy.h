@@ -31,7 +31,7 @@
 #include "planner/search/deferred_gradient.h"
 #include "planner/search/search_options.h"
 
-namespace planner {
+namespace planner::search {
 
 // One grouping and k device assignments of it, with every decision's
 // log-probability and, when SearchOptions::entropy_weight > 0 (else undefined,
@@ -158,4 +158,4 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
 };
 TORCH_MODULE(HierarchicalPolicy);
 
-}  // namespace planner
+}  // namespace planner::search

@@ -25,7 +25,7 @@
 #include "runtime/threads.h"
 #include "runtime/torch_status.h"
 
-namespace planner {
+namespace planner::search {
 
 namespace {
 
@@ -61,7 +61,7 @@ struct Search::Impl {
     return o.learning_rate *
            std::pow(o.lr_decay, (iteration - o.lr_decay_start) / o.lr_decay_every);
   }
-  double Cost(const Evaluation& e) const {
+  double Cost(const rewards::Evaluation& e) const {
     return std::sqrt(e.status.ok() ? e.step_s : o.failing_step_s);
   }
   // With incumbent_features: shows the policy the best placement so far, once
@@ -203,14 +203,14 @@ int Search::iterations() const { return impl_->iteration; }
 double Search::elapsed_s() const { return impl_->elapsed_s; }
 
 bool Search::Offer(const std::string& method, const std::vector<int>& device_of_node,
-                   const Evaluation& e, int iteration) {
+                   const rewards::Evaluation& e, int iteration) {
   if (!e.status.ok()) return false;
   if (impl_->best && impl_->best->step_s <= e.step_s) return false;
   impl_->best = BestPlacement{method, e.step_s, device_of_node, iteration, impl_->elapsed_s};
   return true;
 }
 
-SearchIteration Search::Step(const RewardSource& reward) {
+SearchIteration Search::Step(const rewards::RewardSource& reward) {
   SearchIteration it;
   graph::Status st =
       runtime::Catching([&] { return "policy update " + std::to_string(impl_->iteration + 1); },
@@ -418,7 +418,7 @@ graph::Status Search::Impl::PpoUpdate(UpdateBatch& batch, double noise, double l
   return graph::Status::Ok();
 }
 
-SearchIteration Search::StepOrThrow(const RewardSource& reward) {
+SearchIteration Search::StepOrThrow(const rewards::RewardSource& reward) {
   Impl& s = *impl_;
   const auto start = std::chrono::steady_clock::now();
   const int m = s.o.grouper_samples, k = s.o.placer_samples, n = m * k;
@@ -440,7 +440,7 @@ SearchIteration Search::StepOrThrow(const RewardSource& reward) {
   }
 
   SearchIteration it;
-  it.evaluations = EvaluateAll(reward, placements);
+  it.evaluations = rewards::EvaluateAll(reward, placements);
   const runtime::ScopedFlushDenormals flush;  // the rest is the policy's update
 
   // A placement no one could evaluate (kUnavailable: a fleet without a worker)
@@ -676,4 +676,4 @@ graph::Status Search::LoadOrThrow(const std::string& path, const SearchIdentity&
   return graph::Status::Ok();
 }
 
-}  // namespace planner
+}  // namespace planner::search

@@ -29,17 +29,17 @@
 #include "planner/search/parameter_server.h"
 #include "planner/search/search_options.h"
 
-namespace planner {
+namespace planner::search {
 
 struct SearchIteration {
   // ok, or a failure of the policy itself (LibTorch refused an update, e.g. on
   // non-finite values): the search cannot go on, and the rest is unset.
   graph::Status status;
-  int iteration = 0;                         // policy updates done, this one included
-  std::vector<std::vector<int>> placements;  // [m x k][forward node] -> device
-  std::vector<Evaluation> evaluations;       // [m x k]
-  double mean_cost = 0;                      // mean sqrt(seconds) of the m x k placements
-  double baseline = 0;                       // the moving average after this update
+  int iteration = 0;                             // policy updates done, this one included
+  std::vector<std::vector<int>> placements;      // [m x k][forward node] -> device
+  std::vector<rewards::Evaluation> evaluations;  // [m x k]
+  double mean_cost = 0;                          // mean sqrt(seconds) of the m x k placements
+  double baseline = 0;                           // the moving average after this update
   double learning_rate = 0;
   double grad_norm = 0;   // the gradient's global L2 norm before clipping
   bool improved = false;  // a sample beat the best so far
@@ -74,7 +74,7 @@ class Search {
                                                        const SearchOptions& o, uint64_t seed);
   ~Search();
 
-  SearchIteration Step(const RewardSource& reward);
+  SearchIteration Step(const rewards::RewardSource& reward);
 
   // Trains the policy by cross-entropy to propose `device_of_node` (a grouping
   // that follows it, HierarchicalPolicy::GroupsFollowing, and its devices),
@@ -96,8 +96,8 @@ class Search {
   int64_t gradients_stale() const;
 
   // Keeps `device_of_node` as the best if it is faster than the best so far.
-  bool Offer(const std::string& method, const std::vector<int>& device_of_node, const Evaluation& e,
-             int iteration);
+  bool Offer(const std::string& method, const std::vector<int>& device_of_node,
+             const rewards::Evaluation& e, int iteration);
   const std::optional<BestPlacement>& best() const;
   int iterations() const;
   double elapsed_s() const;  // time spent in Step, accumulated over resumed runs
@@ -110,10 +110,10 @@ class Search {
  private:
   struct Impl;
   explicit Search(std::unique_ptr<Impl> impl);
-  SearchIteration StepOrThrow(const RewardSource& reward);
+  SearchIteration StepOrThrow(const rewards::RewardSource& reward);
   WarmStartResult WarmStartOrThrow(const std::vector<int>& device_of_node);
   graph::Status LoadOrThrow(const std::string& path, const SearchIdentity& id);
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace planner
+}  // namespace planner::search

@@ -10,7 +10,7 @@
 #include "graph/file_util.h"
 #include "yaml/document.h"
 
-namespace planner {
+namespace planner::search {
 
 namespace {
 
@@ -165,4 +165,4 @@ int NumGroups(const SearchOptions& o, int num_devices) {
   return o.num_groups > 0 ? o.num_groups : std::min(256, 20 * num_devices);
 }
 
-}  // namespace planner
+}  // namespace planner::search

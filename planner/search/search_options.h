@@ -9,7 +9,7 @@
 
 #include "graph/status.h"
 
-namespace planner {
+namespace planner::search {
 
 // The defaults are the planner's own settings, which learn on the paper's
 // models in simulation (docs/search.md, "The defaults"); where they differ from
@@ -108,4 +108,4 @@ graph::Result<SearchOptions> ReadSearchConfig(const std::string& path);
 // The number of groups the Grouper uses for `num_devices` devices.
 int NumGroups(const SearchOptions& o, int num_devices);
 
-}  // namespace planner
+}  // namespace planner::search

@@ -2,12 +2,12 @@
 
 #include <map>
 
-namespace planner {
+namespace planner::sources {
 
 namespace {
 
 std::map<std::string, RewardFactory>& Registered() {
-  static std::map<std::string, RewardFactory> sources = {{"sim", MakeSimReward},
+  static std::map<std::string, RewardFactory> sources = {{"sim", rewards::MakeSimReward},
                                                          {"real", MakeRealReward}};
   return sources;
 }
@@ -25,10 +25,10 @@ graph::Status CheckRewardName(const std::string& name) {
   return graph::InvalidArgument("--reward must be one of " + names + ", not '" + name + "'");
 }
 
-graph::Result<std::unique_ptr<RewardSource>> MakeRewardSource(const std::string& name,
-                                                              const RewardContext& context) {
+graph::Result<std::unique_ptr<rewards::RewardSource>> MakeRewardSource(
+    const std::string& name, const rewards::RewardContext& context) {
   GRAPH_RETURN_IF_ERROR(CheckRewardName(name));
   return Registered().at(name)(context);
 }
 
-}  // namespace planner
+}  // namespace planner::sources

@@ -6,30 +6,31 @@
 #include "runtime/measure.h"
 #include "sim/rewrite.h"
 
-namespace planner {
+namespace planner::sources {
 
 namespace {
 
-class RealReward : public RewardSource {
+class RealReward : public rewards::RewardSource {
  public:
-  explicit RealReward(const RewardContext& c)
+  explicit RealReward(const rewards::RewardContext& c)
       : c_(c),
         executed_(sim::RewriteForExecution(c.training->graph)),
-        source_(ForwardSourceOfNode(c.training->graph, *c.forward)) {}
+        source_(placement::ForwardSourceOfNode(c.training->graph, *c.forward)) {}
   const char* name() const override { return "real"; }
   bool concurrent() const override { return false; }
   bool measured() const override { return true; }
   double LowerBoundSeconds() const override { return 0; }
   const graph::Graph& executed_graph() const override { return executed_; }
 
-  Evaluation Evaluate(const std::vector<int>& forward_device) const override {
+  rewards::Evaluation Evaluate(const std::vector<int>& forward_device) const override {
     return Timeline(forward_device, nullptr);
   }
 
-  Evaluation Timeline(const std::vector<int>& forward_device,
-                      sim::StepStats* stats) const override {
+  rewards::Evaluation Timeline(const std::vector<int>& forward_device,
+                               sim::StepStats* stats) const override {
     const graph::Graph& g = c_.training->graph;
-    auto ex = runtime::Executor::Create(g, *c_.cluster, DeviceOfSources(source_, forward_device));
+    auto ex = runtime::Executor::Create(g, *c_.cluster,
+                                        placement::DeviceOfSources(source_, forward_device));
     if (!ex.ok()) return {ex.status()};
     runtime::MeasureOptions o;
     o.warmup = c_.warmup;
@@ -41,14 +42,15 @@ class RealReward : public RewardSource {
   }
 
  private:
-  RewardContext c_;
+  rewards::RewardContext c_;
   graph::Graph executed_;              // as the executor rewrites it (node ids kept), for timelines
   std::vector<graph::NodeId> source_;  // ForwardSourceOfNode, once
 };
 
 }  // namespace
 
-graph::Result<std::unique_ptr<RewardSource>> MakeRealReward(const RewardContext& c) {
+graph::Result<std::unique_ptr<rewards::RewardSource>> MakeRealReward(
+    const rewards::RewardContext& c) {
   for (const cluster::DeviceSpec& d : c.cluster->devices) {
     if (d.kind == cluster::DeviceKind::kSim) {
       return graph::InvalidArgument(c.cluster->source +
@@ -60,7 +62,7 @@ graph::Result<std::unique_ptr<RewardSource>> MakeRealReward(const RewardContext&
   auto ex = runtime::Executor::Create(c.training->graph, *c.cluster,
                                       std::vector<int>(c.training->graph.size(), 0));
   if (!ex.ok()) return ex.status();
-  return std::unique_ptr<RewardSource>(new RealReward(c));
+  return std::unique_ptr<rewards::RewardSource>(new RealReward(c));
 }
 
-}  // namespace planner
+}  // namespace planner::sources

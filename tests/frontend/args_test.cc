@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace planner {
+namespace frontend {
 namespace {
 
 const CommandSpec kSpec{"demo",
@@ -119,4 +119,4 @@ TEST(Args, TypedReadsNameTheFlagAndRange) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace frontend

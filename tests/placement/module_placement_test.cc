@@ -7,13 +7,16 @@
 #include "graph/file_util.h"
 #include "tests/scratch_dir.h"
 
-namespace planner {
+namespace placement {
 namespace {
 
 graph::NodeSpec Param(const std::string& name) {
   graph::Tensor v(graph::DType::kFloat, graph::Shape({1}), std::string(4, '\0'));
-  return {name, "Const", {}, "", {{"dtype", graph::MakeAttr(graph::DType::kFloat)},
-                                  {"value", graph::MakeAttr(v)}}};
+  return {name,
+          "Const",
+          {},
+          "",
+          {{"dtype", graph::MakeAttr(graph::DType::kFloat)}, {"value", graph::MakeAttr(v)}}};
 }
 
 graph::NodeSpec Op(const std::string& name, const std::string& op,
@@ -30,8 +33,8 @@ graph::Graph Block() {
       Param("layer1.0.conv2.weight"),
       Op("layer1/layer1.0/conv1/Conv", "Mul", {"x", "layer1.0.conv1.weight"}),
       Op("layer1/layer1.0/conv1/Conv/helper", "Neg", {"layer1/layer1.0/conv1/Conv"}),
-      Op("layer1/layer1.0/conv2/Conv", "Mul", {"layer1/layer1.0/conv1/Conv/helper",
-                                               "layer1.0.conv2.weight"}),
+      Op("layer1/layer1.0/conv2/Conv", "Mul",
+         {"layer1/layer1.0/conv1/Conv/helper", "layer1.0.conv2.weight"}),
       Op("layer1/layer1.0/Add", "AddV2", {"layer1/layer1.0/conv2/Conv", "x"}),
       Op("Flatten", "Identity", {"layer1/layer1.0/Add"}),
   };
@@ -53,17 +56,25 @@ cluster::Cluster TwoGpus() {
 }
 
 TEST(ModulePlacementTest, ScopesSpellQualifiedModuleNames) {
-  const std::set<std::string> known = {"layer1", "layer1.0", "layer1.0.conv1", "features",
-                                          "features.8", "features.8.1", "encoder",
-                                          "encoder.layers.0", "encoder.layers.0.self_attn",
-                                          "features.1", "features.1.0", "features.1.0.block",
-                                          "features.1.0.block.0", "features.1.0.block.0.0"};
+  const std::set<std::string> known = {"layer1",
+                                       "layer1.0",
+                                       "layer1.0.conv1",
+                                       "features",
+                                       "features.8",
+                                       "features.8.1",
+                                       "encoder",
+                                       "encoder.layers.0",
+                                       "encoder.layers.0.self_attn",
+                                       "features.1",
+                                       "features.1.0",
+                                       "features.1.0.block",
+                                       "features.1.0.block.0",
+                                       "features.1.0.block.0.0"};
   EXPECT_EQ(ModuleOfNode("layer1/layer1.0/conv1/Conv", known), "layer1.0.conv1");
   EXPECT_EQ(ModuleOfNode("layer1/layer1.0/conv1/Conv/weight_hwio", known), "layer1.0.conv1");
   EXPECT_EQ(ModuleOfNode("features/features.8/features.8.1/BatchNormalization", known),
             "features.8.1");
-  EXPECT_EQ(ModuleOfNode("encoder/layers.0/self_attn/MatMul", known),
-            "encoder.layers.0.self_attn");
+  EXPECT_EQ(ModuleOfNode("encoder/layers.0/self_attn/MatMul", known), "encoder.layers.0.self_attn");
   EXPECT_EQ(ModuleOfNode("layer1/layer1.0/Add", known), "layer1.0");
   EXPECT_EQ(ModuleOfNode("features/features.1/features.1.0/block/block.0/block.0.0/Conv", known),
             "features.1.0.block.0.0");
@@ -109,4 +120,4 @@ TEST(ModulePlacementTest, GraphsWithoutPyTorchNamesHaveNoModules) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace placement

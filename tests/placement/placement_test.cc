@@ -8,7 +8,7 @@
 #include "graph/training.h"
 #include "tests/scratch_dir.h"
 
-namespace planner {
+namespace placement {
 namespace {
 
 graph::Graph Model() {
@@ -126,9 +126,9 @@ TEST(PlacementTest, BadYamlAndUnknownKeysAreOneLineErrors) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace placement
 
-namespace planner {
+namespace placement {
 namespace {
 
 // x -> MatMul(w) -> Relu (output), and Neg (output): no loss node, so the
@@ -240,4 +240,4 @@ TEST(CanonicalDevicesTest, RealDevicesKeepTheirNumbers) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace placement

@@ -12,21 +12,21 @@
 
 namespace planner::testing {
 
-class FakeReward : public RewardSource {
+class FakeReward : public rewards::RewardSource {
  public:
   // script(placement, call index) -> step seconds, or a negative number for a
   // failed evaluation.
   explicit FakeReward(std::function<double(const std::vector<int>&, int)> script)
       : script_(std::move(script)) {}
   const char* name() const override { return "fake"; }
-  Evaluation Evaluate(const std::vector<int>& forward_device) const override {
+  rewards::Evaluation Evaluate(const std::vector<int>& forward_device) const override {
     const int call = static_cast<int>(calls.size());
     calls.push_back(forward_device);
     const double s = script_(forward_device, call);
     if (s < 0) return {graph::Internal("scripted failure"), 0, 0};
     return {graph::Status::Ok(), s, 0};
   }
-  Evaluation Timeline(const std::vector<int>&, sim::StepStats*) const override {
+  rewards::Evaluation Timeline(const std::vector<int>&, sim::StepStats*) const override {
     throw std::logic_error("FakeReward has no timeline");
   }
   const graph::Graph& executed_graph() const override { return graph_; }

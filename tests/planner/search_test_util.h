@@ -67,15 +67,17 @@ inline cluster::Cluster TinyGpu0Cluster() {
 // The simulated step of a forward placement, or a negative number when it fails.
 inline double SimulatedStep(const Problem& p, const sim::Simulator& sim,
                             const std::vector<int>& forward_device) {
-  sim::SimResult r = sim.Run(TrainingDeviceOfNode(p.training.graph, p.forward, forward_device),
-                             sim.graph().Find(p.training.loss));
+  sim::SimResult r =
+      sim.Run(placement::TrainingDeviceOfNode(p.training.graph, p.forward, forward_device),
+              sim.graph().Find(p.training.loss));
   return r.status.ok() ? r.step.seconds : -1;
 }
 
 // The bytes the training nodes of a forward placement keep on device d.
 inline int64_t BytesKeptOn(const Problem& p, const sim::Simulator& sim,
                            const std::vector<int>& forward_device, int d) {
-  const std::vector<int> training = TrainingDeviceOfNode(sim.graph(), p.forward, forward_device);
+  const std::vector<int> training =
+      placement::TrainingDeviceOfNode(sim.graph(), p.forward, forward_device);
   int64_t kept = 0;
   for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
     if (training[id] == d) kept += sim.NodeBytes(id);
@@ -96,7 +98,8 @@ inline std::vector<double> KernelSecondsPerDevice(const Problem& p, const sim::S
                                                   const std::vector<int>& forward_device,
                                                   int devices) {
   std::vector<double> work(devices, 0);
-  const std::vector<int> d = TrainingDeviceOfNode(sim.graph(), p.forward, forward_device);
+  const std::vector<int> d =
+      placement::TrainingDeviceOfNode(sim.graph(), p.forward, forward_device);
   for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
     if (sim.Scheduled(id)) work[d[id]] += sim.OpSeconds(id, d[id]);
   }
@@ -117,9 +120,9 @@ inline cluster::Cluster UnprofiledCpus() {
 struct SimProblem {
   Problem p = SmallRnnlm();
   cluster::Cluster c = SimCluster(2);
-  std::unique_ptr<RewardSource> reward;
+  std::unique_ptr<rewards::RewardSource> reward;
   SimProblem() {
-    auto r = MakeSimReward({&p.forward, &p.training, &c, nullptr});
+    auto r = rewards::MakeSimReward({&p.forward, &p.training, &c, nullptr});
     EXPECT_TRUE(r.ok()) << r.status().message();
     reward = std::move(r).value();
   }

@@ -5,7 +5,7 @@
 #include "planner/rewards/reward.h"
 #include "tests/planner/search_test_util.h"
 
-namespace planner {
+namespace planner::baselines {
 namespace {
 
 using testing::SimCluster;
@@ -102,9 +102,10 @@ TEST(BaselinesTest, WithoutAcceleratorsTheExpertUsesEveryDevice) {
 
 TEST(BaselinesTest, ALogLineNamesTheMethodItsStepAndItsPlanningTime) {
   BaselinePlacement b{"etf", {}, 0.4123};
-  Evaluation ok{graph::Status::Ok(), 0.2608};
+  rewards::Evaluation ok{graph::Status::Ok(), 0.2608};
   EXPECT_EQ(DescribeBaseline(b, ok), "  etf              260.800 ms (planned in 0.41 s)");
-  Evaluation oom{graph::Status(graph::StatusCode::kOutOfMemory, "device 'gpu0' is full"), 0};
+  rewards::Evaluation oom{graph::Status(graph::StatusCode::kOutOfMemory, "device 'gpu0' is full"),
+                          0};
   EXPECT_EQ(DescribeBaseline(b, oom),
             "  etf              out of memory: device 'gpu0' is full (planned in 0.41 s)");
   BaselinePlacement long_name{"single:a_device_with_a_long_name", {}, 0};
@@ -123,4 +124,4 @@ TEST(BaselinesTest, MakeBaselineTimesItsPlanning) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::baselines

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace planner {
+namespace planner::baselines {
 namespace {
 
 // min x + 2y  s.t.  x + y >= 2, x <= 1.5, x, y >= 0: optimum x = 1.5, y = 0.5.
@@ -80,4 +80,4 @@ TEST(LinearProgram, BoundsAloneAreSolvedByEitherMethod) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::baselines

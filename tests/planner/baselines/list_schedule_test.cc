@@ -5,7 +5,7 @@
 #include "placement/placement.h"
 #include "tests/planner/search_test_util.h"
 
-namespace planner {
+namespace planner::baselines {
 namespace {
 
 using testing::Problem;
@@ -84,4 +84,4 @@ TEST(ListScheduleTest, RealDevicesWithoutAProfileAreAnErrorNamingAnOp) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::baselines

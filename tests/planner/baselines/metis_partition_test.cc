@@ -8,7 +8,7 @@
 #include "placement/placement.h"
 #include "tests/planner/search_test_util.h"
 
-namespace planner {
+namespace planner::baselines {
 namespace {
 
 using testing::Problem;
@@ -38,7 +38,7 @@ TEST(MetisPartitionTest, CutsFewerBytesThanAnAlternatingSplit) {
   std::vector<int> alternating(p.forward.size());
   for (size_t i = 0; i < alternating.size(); ++i) alternating[i] = 1 + static_cast<int>(i % 2);
   auto cut = [&](const std::vector<int>& fwd) {
-    const std::vector<int> d = TrainingDeviceOfNode(sim.graph(), p.forward, fwd);
+    const std::vector<int> d = placement::TrainingDeviceOfNode(sim.graph(), p.forward, fwd);
     int64_t bytes = 0;
     for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
       for (const graph::TensorRef& in : sim.graph().node(id).inputs) {
@@ -75,4 +75,4 @@ TEST(MetisPartitionTest, RealDevicesWithoutAProfileAreAnErrorNamingTheDevice) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::baselines

@@ -8,7 +8,7 @@
 #include "placement/placement.h"
 #include "tests/planner/search_test_util.h"
 
-namespace planner {
+namespace planner::baselines {
 namespace {
 
 using testing::Problem;
@@ -100,4 +100,4 @@ TEST(MsctTest, AGpuWithoutRoomGetsOnlyWhatFits) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::baselines

@@ -7,7 +7,7 @@
 #include "placement/placement.h"
 #include "tests/planner/search_test_util.h"
 
-namespace planner {
+namespace planner::baselines {
 namespace {
 
 using testing::Problem;
@@ -21,7 +21,7 @@ TEST(PartitionGraphTest, VerticesCarryTheKernelTimeOfTheirTrainingNodes) {
   ASSERT_TRUE(pg.ok()) << pg.status().message();
   ASSERT_EQ(static_cast<int>(pg->work.size()), p.forward.size());
   double step = 0, vertices = 0;
-  const std::vector<graph::NodeId> source = ForwardSourceOfNode(sim.graph(), p.forward);
+  const std::vector<graph::NodeId> source = placement::ForwardSourceOfNode(sim.graph(), p.forward);
   for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
     if (source[id] >= 0 && sim.Scheduled(id)) step += sim.OpSeconds(id, 1);
   }
@@ -107,4 +107,4 @@ TEST(PartitionGraphTest, ADeviceWithoutTimesIsAnErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::baselines

@@ -8,7 +8,7 @@
 #include "placement/placement.h"
 #include "tests/planner/search_test_util.h"
 
-namespace planner {
+namespace planner::baselines {
 namespace {
 
 using testing::Problem;
@@ -18,7 +18,7 @@ using testing::Zoo;
 // Seconds to move every tensor that crosses devices, each over the GPUs' link:
 // the cut the mapper minimises (its weights are transfer times, not bytes).
 double CutSeconds(const sim::Simulator& sim, const Problem& p, const std::vector<int>& fwd) {
-  const std::vector<int> d = TrainingDeviceOfNode(sim.graph(), p.forward, fwd);
+  const std::vector<int> d = placement::TrainingDeviceOfNode(sim.graph(), p.forward, fwd);
   double seconds = 0;
   for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
     for (const graph::TensorRef& in : sim.graph().node(id).inputs) {
@@ -43,7 +43,7 @@ TEST(ScotchMappingTest, EqualGpusGetBalancedKernelTimeAndTheSlowCpuLess) {
   // The CPU's share of the GPU-timed work is at most its share of capacity
   // (about 1 in 30 on these sims), with Scotch's 5% imbalance allowed.
   std::vector<double> gpu_timed(3, 0);
-  const std::vector<int> d = TrainingDeviceOfNode(sim.graph(), p.forward, *placed);
+  const std::vector<int> d = placement::TrainingDeviceOfNode(sim.graph(), p.forward, *placed);
   for (graph::NodeId id = 0; id < sim.graph().size(); ++id) {
     if (sim.Scheduled(id)) gpu_timed[d[id]] += sim.OpSeconds(id, 1);
   }
@@ -94,4 +94,4 @@ TEST(ScotchMappingTest, RealDevicesWithoutAProfileAreAnErrorNamingTheDevice) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::baselines

@@ -7,7 +7,7 @@
 
 #include "tests/planner/search_test_util.h"
 
-namespace planner {
+namespace planner::job {
 namespace {
 
 int Count(const std::string& s, const std::string& what) {
@@ -92,4 +92,4 @@ TEST(ReportSvgTest, ARealSearchShowsTheVerdictsRoundsAndLabelsEachMeasurement) {
   EXPECT_LT(std::atof(svg.c_str() + y_at + 4), plot_top);
 }
 }  // namespace
-}  // namespace planner
+}  // namespace planner::job

@@ -57,14 +57,14 @@ TEST(SearchJob, AWholeSearchReturnsItsResultAndWritesThatPlacement) {
   EXPECT_LE(r.lower_bound_s, r.best.step_s);
   EXPECT_FALSE(r.stopped);
 
-  auto written = ReadPlacement(o.out_path);
+  auto written = placement::ReadPlacement(o.out_path);
   ASSERT_TRUE(written.ok()) << written.status().message();
   auto g = graph::BuildZooModel("rnnlm", {4, 2, 32, 100, 3});
   ASSERT_TRUE(g.ok());
   auto c = cluster::ParseDevicesYaml(kSimDevices, o.devices_path);
   ASSERT_TRUE(c.ok());
-  ASSERT_TRUE(ValidatePlacement(*written, *g, *c, o.out_path).ok());
-  EXPECT_EQ(DeviceOfNode(*written, *g, *c), r.best.device_of_node);
+  ASSERT_TRUE(placement::ValidatePlacement(*written, *g, *c, o.out_path).ok());
+  EXPECT_EQ(placement::DeviceOfNode(*written, *g, *c), r.best.device_of_node);
   ASSERT_TRUE(written->simulated_step_s.has_value());
   EXPECT_NEAR(*written->simulated_step_s, r.best.step_s, 1e-6 * r.best.step_s);
   EXPECT_EQ(Lines(o.csv_path), 1 + 3) << "a header and one row per update";
@@ -118,7 +118,7 @@ TEST(SearchJob, OneDeviceHasEveryOpOnItAndNoSearch) {
   EXPECT_EQ(r.best.method, "single:gpu0");
   EXPECT_EQ(r.iterations, 0);
   for (int d : r.best.device_of_node) EXPECT_EQ(d, 0);
-  auto written = ReadPlacement(o.out_path);
+  auto written = placement::ReadPlacement(o.out_path);
   ASSERT_TRUE(written.ok()) << written.status().message();
   EXPECT_EQ(written->method, "baseline single:gpu0");
 }

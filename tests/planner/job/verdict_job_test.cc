@@ -40,20 +40,20 @@ Script g_script;
 // Measured step times: 1 s (0.6 s for a found placement under "split"), each
 // sample times lognormal noise of 2% drawn from the call's index, so that a
 // run repeats exactly. The timeline, graph and bound are the simulator's.
-class ScriptedHardware : public RewardSource {
+class ScriptedHardware : public rewards::RewardSource {
  public:
-  explicit ScriptedHardware(std::unique_ptr<RewardSource> sim) : sim_(std::move(sim)) {}
+  explicit ScriptedHardware(std::unique_ptr<rewards::RewardSource> sim) : sim_(std::move(sim)) {}
   const char* name() const override { return "scripted"; }
   bool measured() const override { return true; }
-  Evaluation Evaluate(const std::vector<int>& forward_device) const override {
+  rewards::Evaluation Evaluate(const std::vector<int>& forward_device) const override {
     auto seen = first_seen_.emplace(forward_device, first_seen_.size()).first;
     const bool found = static_cast<size_t>(seen->second) >= g_script.baselines;
     std::mt19937_64 rng(0x5eed + calls_++);
     const double noise = std::exp(0.02 * std::normal_distribution<double>()(rng));
     return {graph::Status::Ok(), (g_script.split && found ? 0.6 : 1.0) * noise, 0};
   }
-  Evaluation Timeline(const std::vector<int>& forward_device,
-                      sim::StepStats* stats) const override {
+  rewards::Evaluation Timeline(const std::vector<int>& forward_device,
+                               sim::StepStats* stats) const override {
     return sim_->Timeline(forward_device, stats);
   }
   const graph::Graph& executed_graph() const override { return sim_->executed_graph(); }
@@ -61,21 +61,23 @@ class ScriptedHardware : public RewardSource {
   bool concurrent() const override { return false; }
 
  private:
-  std::unique_ptr<RewardSource> sim_;
+  std::unique_ptr<rewards::RewardSource> sim_;
   mutable std::map<std::vector<int>, int64_t> first_seen_;
   mutable uint64_t calls_ = 0;
 };
 
-graph::Result<std::unique_ptr<RewardSource>> MakeScripted(const RewardContext& context) {
-  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<RewardSource> sim, MakeRewardSource("sim", context));
-  return std::unique_ptr<RewardSource>(new ScriptedHardware(std::move(sim)));
+graph::Result<std::unique_ptr<rewards::RewardSource>> MakeScripted(
+    const rewards::RewardContext& context) {
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<rewards::RewardSource> sim,
+                         sources::MakeRewardSource("sim", context));
+  return std::unique_ptr<rewards::RewardSource>(new ScriptedHardware(std::move(sim)));
 }
 
 SearchJobOptions ScriptedSearch(const std::string& out_name) {
-  RegisterRewardSource("scripted", MakeScripted);
+  sources::RegisterRewardSource("scripted", MakeScripted);
   auto c = cluster::ParseDevicesYaml(testing::kSimDevices, "scripted.yaml");
   EXPECT_TRUE(c.ok());
-  g_script.baselines = BaselineMethods(*c).size();
+  g_script.baselines = baselines::BaselineMethods(*c).size();
   SearchJobOptions o;
   o.model_path = testing::SmallRnnlmFile("rnnlm_verdict.pb");
   o.devices_path = testing::WriteFile("scripted.yaml", testing::kSimDevices);
@@ -97,7 +99,7 @@ std::string RunScripted(bool split, const std::string& out_name, SearchJobResult
   g_script.split = split;
   graph::Status st = RunSearchJob(o, r);
   EXPECT_TRUE(st.ok()) << st.message();
-  auto written = ReadPlacement(o.out_path);
+  auto written = placement::ReadPlacement(o.out_path);
   EXPECT_TRUE(written.ok()) << written.status().message();
   return written.ok() ? written->method : "";
 }

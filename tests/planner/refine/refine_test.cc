@@ -6,7 +6,7 @@
 #include "tests/planner/fake_reward.h"
 #include "tests/planner/search_test_util.h"
 
-namespace planner {
+namespace planner::refine {
 namespace {
 
 using Fixture = testing::SimProblem;
@@ -23,12 +23,12 @@ TEST(RefineTest, MovesScopesOffASlowDeviceAndReportsTheTrueTime) {
   Fixture f;
   // Everything on the modelled CPU, 40x slower than a GPU.
   std::vector<int> start(f.p.forward.size(), 0);
-  Evaluation e = f.reward->Evaluate(start);
+  rewards::Evaluation e = f.reward->Evaluate(start);
   ASSERT_TRUE(e.status.ok()) << e.status.message();
   RefineResult r = Refine(f.p.forward, 3, *f.reward, start, e.step_s, ClimbOnly(), nullptr);
   EXPECT_GT(r.kept, 0);
   EXPECT_LT(r.step_s, 0.5 * e.step_s);
-  Evaluation again = f.reward->Evaluate(r.device_of_node);
+  rewards::Evaluation again = f.reward->Evaluate(r.device_of_node);
   EXPECT_DOUBLE_EQ(again.step_s, r.step_s) << "the reported time is the placement's";
   EXPECT_GT(r.units, 10);
 }
@@ -36,7 +36,7 @@ TEST(RefineTest, MovesScopesOffASlowDeviceAndReportsTheTrueTime) {
 TEST(RefineTest, NeverReturnsASlowerPlacement) {
   Fixture f;
   std::vector<int> start(f.p.forward.size(), 1);
-  Evaluation e = f.reward->Evaluate(start);
+  rewards::Evaluation e = f.reward->Evaluate(start);
   RefineOptions o = ClimbOnly();
   o.kicks = 5;
   RefineResult r = Refine(f.p.forward, 3, *f.reward, start, e.step_s, o, nullptr);
@@ -50,7 +50,7 @@ TEST(RefineTest, NeverReturnsASlowerPlacement) {
 TEST(RefineTest, StopFlagEndsItBeforeAnyMove) {
   Fixture f;
   std::vector<int> start(f.p.forward.size(), 0);
-  Evaluation e = f.reward->Evaluate(start);
+  rewards::Evaluation e = f.reward->Evaluate(start);
   volatile std::sig_atomic_t stop = 1;
   RefineResult r = Refine(f.p.forward, 3, *f.reward, start, e.step_s, RefineOptions{}, &stop);
   EXPECT_EQ(r.evaluated, 0);
@@ -61,7 +61,7 @@ TEST(RefineTest, StopFlagEndsItBeforeAnyMove) {
 TEST(RefineTest, KicksNeverLoseTheClimbsResultAndRepeatWithTheSeed) {
   Fixture f;
   std::vector<int> start(f.p.forward.size(), 1);
-  Evaluation e = f.reward->Evaluate(start);
+  rewards::Evaluation e = f.reward->Evaluate(start);
   RefineResult climb = Refine(f.p.forward, 3, *f.reward, start, e.step_s, ClimbOnly(), nullptr);
   RefineOptions o = ClimbOnly();
   o.kicks = 8;
@@ -77,7 +77,7 @@ TEST(RefineTest, KicksNeverLoseTheClimbsResultAndRepeatWithTheSeed) {
 TEST(RefineTest, KicksStopAtTheBudget) {
   Fixture f;
   std::vector<int> start(f.p.forward.size(), 1);
-  Evaluation e = f.reward->Evaluate(start);
+  rewards::Evaluation e = f.reward->Evaluate(start);
   RefineOptions o;
   o.budget_s = 0.5;  // unlimited kicks: the time ends it
   RefineResult r = Refine(f.p.forward, 3, *f.reward, start, e.step_s, o, nullptr);
@@ -141,7 +141,7 @@ struct QueueProblem {
   graph::Graph g;
   graph::TrainingGraph t;
   cluster::Cluster c;  // two modelled GPUs
-  std::unique_ptr<RewardSource> reward;
+  std::unique_ptr<rewards::RewardSource> reward;
   std::vector<int> start;
   double start_s = 0;
 
@@ -179,7 +179,7 @@ struct QueueProblem {
         "two-gpus.yaml");
     EXPECT_TRUE(devices.ok()) << devices.status().message();
     c = std::move(devices).value();
-    auto r = MakeSimReward({&g, &t, &c, nullptr});
+    auto r = rewards::MakeSimReward({&g, &t, &c, nullptr});
     EXPECT_TRUE(r.ok()) << r.status().message();
     reward = std::move(r).value();
     start.assign(g.size(), 0);
@@ -210,7 +210,7 @@ TEST(RefineTest, SeveralStartsEndNoSlowerThanTheFastestAndReportTheTrueTime) {
   std::vector<RefineStart> starts;
   for (int d : {0, 1, 2}) {  // every op on the CPU, then on each GPU
     std::vector<int> all(f.p.forward.size(), d);
-    Evaluation e = f.reward->Evaluate(all);
+    rewards::Evaluation e = f.reward->Evaluate(all);
     ASSERT_TRUE(e.status.ok()) << e.status.message();
     starts.push_back({"single:" + std::to_string(d), all, e.step_s});
   }
@@ -228,7 +228,7 @@ TEST(RefineTest, SeveralStartsEndNoSlowerThanTheFastestAndReportTheTrueTime) {
 TEST(RefineTest, OneStartIsThePlainClimb) {
   Fixture f;
   std::vector<int> start(f.p.forward.size(), 1);
-  Evaluation e = f.reward->Evaluate(start);
+  rewards::Evaluation e = f.reward->Evaluate(start);
   RefineResult plain = Refine(f.p.forward, 3, *f.reward, start, e.step_s, ClimbOnly(), nullptr);
   MultiStartResult m = RefineFromStarts(f.p.forward, 3, *f.reward,
                                         {{"single:gpu0", start, e.step_s}}, ClimbOnly(), nullptr);
@@ -238,4 +238,4 @@ TEST(RefineTest, OneStartIsThePlainClimb) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::refine

@@ -6,7 +6,7 @@
 
 #include "tests/planner/fake_reward.h"
 
-namespace planner {
+namespace planner::rewards {
 namespace {
 
 TEST(RewardMemoTest, ARepeatedPlacementGetsItsFirstMeasurement) {
@@ -69,4 +69,4 @@ TEST(RewardMemoTest, ABatchSendsEachUnseenPlacementOnceInOrder) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::rewards

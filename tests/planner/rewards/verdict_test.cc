@@ -8,7 +8,7 @@
 
 #include "tests/planner/fake_reward.h"
 
-namespace planner {
+namespace planner::rewards {
 namespace {
 
 using testing::FakeReward;
@@ -99,4 +99,4 @@ TEST(VerdictTest, AStopEndsTheRounds) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::rewards

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-namespace planner {
+namespace planner::search {
 namespace {
 
 torch::nn::LSTM Lstm(int input, int hidden) {
@@ -66,4 +66,4 @@ TEST(BidirectionalLstmTest, OneStepIsBothDirectionsFirstStep) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::search

@@ -3,7 +3,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
-namespace planner {
+namespace planner::search {
 namespace {
 
 // Below, at and above the row count where the product switches from one gemv
@@ -55,4 +55,4 @@ TEST(DeferredGradientTest, ProductIsTheWeightAndBiasGradientOverAllStepsOnce) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::search

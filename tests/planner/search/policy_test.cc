@@ -9,7 +9,7 @@
 #include "tests/planner/search/small_policy.h"
 #include "tests/planner/search_test_util.h"
 
-namespace planner {
+namespace planner::search {
 namespace {
 
 using testing::SmallPolicy;
@@ -234,4 +234,4 @@ TEST(PolicyTest, ScopeFeaturesAreAddedOnlyWhenAsked) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::search

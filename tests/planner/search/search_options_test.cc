@@ -4,7 +4,7 @@
 
 #include "graph/file_util.h"
 
-namespace planner {
+namespace planner::search {
 namespace {
 
 // Every field of `got` equals `want`'s.
@@ -179,4 +179,4 @@ TEST(SearchOptionsTest, GroupsFollowTensorFlowsRule) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::search

@@ -13,7 +13,7 @@
 #include "tests/planner/search_test_util.h"
 #include "tests/scratch_dir.h"
 
-namespace planner {
+namespace planner::search {
 namespace {
 
 using testing::SmallPolicy;
@@ -80,7 +80,7 @@ TEST(SearchTest, CostIsTheSquareRootOfTheStepTime) {
   auto search = f.NewSearch(2);
   SearchIteration it = search->Step(*f.reward);
   double mean = 0;
-  for (const Evaluation& e : it.evaluations) {
+  for (const rewards::Evaluation& e : it.evaluations) {
     ASSERT_TRUE(e.status.ok()) << e.status.message();
     mean += std::sqrt(e.step_s) / it.evaluations.size();
   }
@@ -91,7 +91,7 @@ TEST(SearchTest, FailedPlacementsAreChargedTheFailingCost) {
   // GPUs of 1 KiB: any placement using one is out of memory.
   testing::Problem p = testing::SmallRnnlm();
   cluster::Cluster c = testing::SimCluster(2, "1KiB");
-  auto reward = MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
+  auto reward = sources::MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
   ASSERT_TRUE(reward.ok()) << reward.status().message();
   SearchOptions o = SmallPolicy();
   o.failing_step_s = 64;
@@ -99,7 +99,7 @@ TEST(SearchTest, FailedPlacementsAreChargedTheFailingCost) {
   ASSERT_TRUE(search.ok());
   SearchIteration it = (*search)->Step(**reward);
   double expected = 0;
-  for (const Evaluation& e : it.evaluations) {
+  for (const rewards::Evaluation& e : it.evaluations) {
     EXPECT_EQ(e.status.code(), graph::StatusCode::kOutOfMemory) << e.status.message();
     expected += 8.0 / it.evaluations.size();
   }
@@ -110,18 +110,18 @@ TEST(SearchTest, FailedPlacementsAreChargedTheFailingCost) {
 // The sim reward, except that every `every`-th placement it is asked for (1:
 // all) comes back unavailable, as from a fleet that had no worker for it.
 // Not concurrent: the batch is evaluated in turn, so the count is exact.
-class LosingWorkers : public RewardSource {
+class LosingWorkers : public rewards::RewardSource {
  public:
-  LosingWorkers(std::unique_ptr<RewardSource> inner, int every)
+  LosingWorkers(std::unique_ptr<rewards::RewardSource> inner, int every)
       : inner_(std::move(inner)), every_(every) {}
   const char* name() const override { return "fleet"; }
-  Evaluation Evaluate(const std::vector<int>& d) const override {
+  rewards::Evaluation Evaluate(const std::vector<int>& d) const override {
     if (++calls_ % every_ == 0) {
       return {graph::Status(graph::StatusCode::kUnavailable, "no worker left")};
     }
     return inner_->Evaluate(d);
   }
-  Evaluation Timeline(const std::vector<int>& d, sim::StepStats* st) const override {
+  rewards::Evaluation Timeline(const std::vector<int>& d, sim::StepStats* st) const override {
     return inner_->Timeline(d, st);
   }
   const graph::Graph& executed_graph() const override { return inner_->executed_graph(); }
@@ -129,7 +129,7 @@ class LosingWorkers : public RewardSource {
   bool concurrent() const override { return false; }
 
  private:
-  std::unique_ptr<RewardSource> inner_;
+  std::unique_ptr<rewards::RewardSource> inner_;
   int every_;
   mutable int calls_ = 0;
 };
@@ -137,7 +137,7 @@ class LosingWorkers : public RewardSource {
 TEST(SearchTest, PlacementsNoOneCouldEvaluateNeitherPushNorPullThePolicy) {
   testing::Problem p = testing::SmallRnnlm();
   cluster::Cluster c = testing::SimCluster(2);
-  auto sim = MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
+  auto sim = sources::MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
   ASSERT_TRUE(sim.ok()) << sim.status().message();
   LosingWorkers some(std::move(*sim), 2);
   auto search = Search::Create(p.forward, 2, SmallPolicy(), 5);
@@ -147,7 +147,7 @@ TEST(SearchTest, PlacementsNoOneCouldEvaluateNeitherPushNorPullThePolicy) {
   // The mean cost is the evaluated placements' alone, not the failing cost's.
   double sum = 0;
   int evaluated = 0, lost = 0;
-  for (const Evaluation& e : it.evaluations) {
+  for (const rewards::Evaluation& e : it.evaluations) {
     if (e.status.code() == graph::StatusCode::kUnavailable) {
       ++lost;
       continue;
@@ -159,7 +159,7 @@ TEST(SearchTest, PlacementsNoOneCouldEvaluateNeitherPushNorPullThePolicy) {
   ASSERT_EQ(lost, static_cast<int>(it.evaluations.size()) / 2);
   EXPECT_NEAR(it.mean_cost, sum / evaluated, 1e-6);
   // An update none of whose placements could be evaluated is not made.
-  auto none_sim = MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
+  auto none_sim = sources::MakeRewardSource("sim", {&p.forward, &p.training, &c, nullptr});
   ASSERT_TRUE(none_sim.ok());
   auto all_lost = Search::Create(p.forward, 2, SmallPolicy(), 5);
   ASSERT_TRUE(all_lost.ok());
@@ -319,7 +319,7 @@ std::vector<std::vector<std::vector<int>>> SamplesImitatingOneDevice(SearchOptio
   o.imitate_best = 1;
   auto search = f.NewSearch(8, o);
   const std::vector<int> all_on(f.p.forward.size(), device);
-  Evaluation e = f.reward->Evaluate(all_on);
+  rewards::Evaluation e = f.reward->Evaluate(all_on);
   if (best_s > 0) e.step_s = best_s;
   search->Offer("single", all_on, e, 0);
   std::vector<std::vector<std::vector<int>>> sampled;
@@ -459,4 +459,4 @@ TEST(SearchTest, CorruptOrMissingCheckpointIsAOneLineError) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::search

@@ -6,8 +6,8 @@
 
 namespace planner::testing {
 
-inline SearchOptions SmallPolicy() {
-  SearchOptions o = PaperSearchOptions();
+inline search::SearchOptions SmallPolicy() {
+  search::SearchOptions o = search::PaperSearchOptions();
   o.placer_hidden = 32;
   o.attention = 16;
   o.num_groups = 8;

@@ -20,7 +20,7 @@
 #include "sim/simulator.h"
 #include "sim/statistics.h"
 
-namespace planner {
+namespace planner::sources {
 namespace {
 
 using sim::Median;
@@ -58,7 +58,7 @@ std::vector<int> StreamPerCore(const graph::Graph& g) {
 }
 
 TEST(SplitRankingTest, ASplitTheHardwareRunsFasterIsFasterInTheSimulator) {
-  auto model = LoadModel(std::string(PLANNER_MODELS_DIR) + "/age.json", {});
+  auto model = frontend::LoadModel(std::string(PLANNER_MODELS_DIR) + "/age.json", {});
   ASSERT_TRUE(model.ok()) << model.status().message();
   auto t = graph::BuildTrainingGraph(model->graph, {}, model->options);
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -79,7 +79,7 @@ TEST(SplitRankingTest, ASplitTheHardwareRunsFasterIsFasterInTheSimulator) {
   ASSERT_TRUE(feeds.ok());
   std::vector<std::unique_ptr<runtime::Executor>> ex;
   for (const std::vector<int>* p : {&single, &split}) {
-    const std::vector<int> d = TrainingDeviceOfNode(t->graph, model->graph, *p);
+    const std::vector<int> d = placement::TrainingDeviceOfNode(t->graph, model->graph, *p);
     sim::SimResult r = sim->Run(d, loss);
     ASSERT_TRUE(r.status.ok()) << r.status.message();
     simulated.push_back(r.step.seconds);
@@ -115,4 +115,4 @@ TEST(SplitRankingTest, ASplitTheHardwareRunsFasterIsFasterInTheSimulator) {
 }
 
 }  // namespace
-}  // namespace planner
+}  // namespace planner::sources
