@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Products of a few rows by NMT-8's Placer decoder weight ([2048, 1040], 8.5 MB):
 one gemv per row against one gemm, forward (x W^T) and backward (g W), on one
-thread, as planner::FewRowsTimesWeight chooses between them (kGemvRows,
+thread, as planner::search::FewRowsTimesWeight chooses between them (kGemvRows,
 planner/search/deferred_gradient.h). Prints the median and range of 7 runs of 100
 products per row count; the two ways are interleaved within each run.
 

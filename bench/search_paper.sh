@@ -19,7 +19,9 @@
 # median step over the seeds, the median improvement and the range of the
 # improvements [min..max]. Every result is offered to bench/best_known.sh,
 # which keeps it when it beats the best known (OFFER=0: not).
-#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [PATIENCE=60s] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
+# CONTENDERS picks which of the three run ("policy climb both" by default); a
+# contender left out prints "-".
+#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=60s] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
 # configs/search-paper.yaml, "" for the compiled one; MODELS picks rows by name,
@@ -51,9 +53,10 @@ rows=(
 )
 table="$out/table.txt"
 seeds=${SEEDS:-1}
+contenders=" ${CONTENDERS:-policy climb both} "
 fmt="%-13s %-4s %-24s %-11s %-11s %-11s %-11s %-11s %-30s %-30s %-30s %-20s %-26s %-26s\n"
 echo "bench/search_paper.sh on $(date -u +%F) at $(git describe --always --dirty 2>/dev/null ||
-  echo '?'), host $(uname -n), $(nproc) cores; seeds: $seeds"
+  echo '?'), host $(uname -n), $(nproc) cores; seeds: $seeds; contenders:$contenders"
 printf "$fmt" model gpus "best baseline" expert etf msct metis scotch "policy alone" \
   "climb alone" "policy + climb" "paper" "best known (p+c behind)" "lower bound (at most)" \
   >"$table"
@@ -68,6 +71,10 @@ result_pct() {
 # one contender, the median improvement and their range (one seed: no range).
 result() {
   local suffix=$1 ms pcts
+  if [[ $contenders != *" $suffix "* ]]; then
+    echo "-"
+    return
+  fi
   ms=$(for seed in $seeds; do result_ms "$out/$name-$suffix-s$seed.log"; done |
     sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
   pcts=$(for seed in $seeds; do result_pct "$out/$name-$suffix-s$seed.log"; done | sort -g)
@@ -81,8 +88,9 @@ for row in "${rows[@]}"; do
   # shellcheck disable=SC2086
   "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
   devices="configs/k40-paper-${gpus}gpu.yaml"
-  run() {  # LOG-SUFFIX SEED ARGS...: one search of this row
+  run() {  # LOG-SUFFIX SEED ARGS...: one search of this row, if it is a contender
     local suffix=$1-s$2 seed=$2
+    if [[ $contenders != *" $1 "* ]]; then return; fi
     shift 2
     "$planner" search "$out/$name.pb" "$devices" "${config[@]}" --seed "$seed" \
       -o "$out/$name-$suffix.yaml" --csv "$out/$name-$suffix.csv" \
@@ -98,14 +106,14 @@ for row in "${rows[@]}"; do
     run both "$seed" --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
       ${ORDER:+--order "$ORDER"}
   done
-  log="$out/$name-both-s${seeds%% *}.log"
+  log=$(ls "$out/$name"-{both,climb,policy}-s"${seeds%% *}".log 2>/dev/null | head -1)
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4)}' "$log")
   col() { awk -v m="$1" '$1==m{print ($2=="out" ? "OOM" : $2=="skipped:" ? "skipped" : $2)}' "$log"; }
   bound=$(awk '/^  lower bound /{print $3}' "$log")
   most=$(grep -o 'at most [-0-9.]*%' "$log" | head -1 | cut -d' ' -f3 || true)
   # shellcheck disable=SC2059
   known=$(MODELS=$name bash bench/best_known.sh check | awk -v m="$name" '$1 == m {print $2}')
-  both_ms=$(result both | cut -d' ' -f1)
+  both_ms=$(result both | cut -d' ' -f1 | tr -d -)
   behind=$(awk -v a="$both_ms" -v b="$known" \
     'BEGIN { if (a > 0 && b > 0) printf "%+.1f%%", 100 * (a - b) / b; else printf "-" }')
   printf "$fmt" "$name" "$gpus" "$best_baseline" "$(col expert)" "$(col etf)" "$(col msct)" \

@@ -191,7 +191,7 @@ graph::Result<ParametersReply> ParameterState::Push(const PushRequest& push,
 }
 
 void ParameterState::Apply(const PushRequest& push) {
-  // As the searches' own optimizer steps run (planner::Search::Step).
+  // As the searches' own optimizer steps run (planner::search::Search::Step).
   const runtime::ScopedFlushDenormals flush;
   const double lr = push.learning_rate;
   if (optimizer_ == "sgd") {

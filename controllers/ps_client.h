@@ -1,4 +1,4 @@
-// planner::ParameterServer over ZeroMQ: a search's client of `planner ps`
+// planner::search::ParameterServer over ZeroMQ: a search's client of `planner ps`
 // (controllers/ps.h). Requests are answered in order; one without an answer
 // is sent again every second until the timeout (the server may be
 // restarting: ZeroMQ reconnects by itself), and a push keeps its sequence
@@ -9,7 +9,7 @@
 
 namespace controllers {
 
-// Makes planner::ConnectParameterServer use this client: called once by
+// Makes planner::search::ConnectParameterServer use this client: called once by
 // `planner`'s main.
 void RegisterParameterServerClient();
 

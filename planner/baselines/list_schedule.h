@@ -12,7 +12,7 @@
 // every op that is ready while the GPUs are busy (docs/search.md has the figure).
 // Op and transfer times are the simulator's (sim::Simulator: profiled where
 // it has them, else its roofline). The decision is a forward op's: the nodes the
-// training graph adds follow it (planner::ForwardSourceOfNode), so an op's
+// training graph adds follow it (placement::ForwardSourceOfNode), so an op's
 // gradients run where its first scheduled node put them. A parameter, constant
 // or feed (no kernel time) goes where its first consumer is scheduled.
 //

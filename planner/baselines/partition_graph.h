@@ -1,6 +1,6 @@
 // The training step as the graph partitioners (METIS, Scotch) see it: an
 // undirected graph of the forward ops, each carrying the nodes the training
-// graph adds for it (planner::ForwardSourceOfNode), so that a part of it is a
+// graph adds for it (placement::ForwardSourceOfNode), so that a part of it is a
 // forward placement. A vertex weighs the kernel time of its nodes on one
 // reference device; an edge, the time to move every tensor that passes between
 // its two ops over one reference link. Times are the simulator's.

@@ -1,7 +1,7 @@
 // Reward sources: what one training step of a placed model costs, behind one
 // interface (DESIGN.md section 6). The search asks a source for the step time of
 // a placement of the forward graph; the source extends it to the training graph
-// (planner::TrainingDeviceOfNode) and either simulates it (`sim`, runtime::
+// (placement::TrainingDeviceOfNode) and either simulates it (`sim`, runtime::
 // Simulator) or runs it on the real devices (`real`, runtime::Executor). The
 // fleet of workers (`fleet`, controllers/fleet_reward.h) is a third source.
 // Sources by name (MakeRewardSource) are planner/sources/registry.h's: this

@@ -3,7 +3,7 @@
 // and a sequence-to-sequence Placer that reads the groups' embeddings with a
 // bidirectional LSTM and, with attention over them, samples one device per
 // group. Every op then runs on its group's device; the training graph's added
-// ops follow their forward op (planner::TrainingDeviceOfNode).
+// ops follow their forward op (placement::TrainingDeviceOfNode).
 //
 // Op features (fixed per graph): an embedding of the op type; its first
 // output's shape (up to 4 dims, log-scaled) and output bytes and FLOPs (log);
