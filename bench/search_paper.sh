@@ -8,7 +8,8 @@
 #     `--iterations 0 --refine BUDGET+REFINE`;
 #   - the two together: `--budget BUDGET --refine REFINE`, and with PATIENCE set
 #     `--patience PATIENCE` (the policy stops once its best has not improved for
-#     that long and the climb gets the budget left), and with ORDER=climb-first
+#     that long and the climb gets the budget left; with PATIENCE_GAIN=0.5%
+#     `--patience-gain 0.5%`: smaller improvements do not count), and with ORDER=climb-first
 #     `--order climb-first` (the climb first, until it stalls for PATIENCE or
 #     60 s, then the policy from its result, then the climb for the time left);
 # each contender's improvement over the best baseline, the paper's improvement,
@@ -21,7 +22,7 @@
 # which keeps it when it beats the best known (OFFER=0: not).
 # CONTENDERS picks which of the three run ("policy climb both" by default); a
 # contender left out prints "-".
-#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=60s] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
+#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=60s [PATIENCE_GAIN=0.5%]] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
 # configs/search-paper.yaml, "" for the compiled one; MODELS picks rows by name,
@@ -104,7 +105,7 @@ for row in "${rows[@]}"; do
     run policy "$seed" --budget "$budget" --refine 0
     run climb "$seed" --iterations 0 --refine "${total}s"
     run both "$seed" --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
-      ${ORDER:+--order "$ORDER"}
+      ${PATIENCE_GAIN:+--patience-gain "$PATIENCE_GAIN"} ${ORDER:+--order "$ORDER"}
   done
   log=$(ls "$out/$name"-{both,climb,policy}-s"${seeds%% *}".log 2>/dev/null | head -1)
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4)}' "$log")
@@ -125,5 +126,5 @@ echo
 echo "times in ms; improvements over the best baseline (median [range] over seeds $seeds);"
 echo "policy alone: --budget $budget --refine 0;"
 echo "climb alone: --iterations 0 --refine ${total}s; policy + climb: --budget $budget --refine $refine" \
-  "${PATIENCE:+--patience $PATIENCE} ${ORDER:+--order $ORDER}"
+  "${PATIENCE:+--patience $PATIENCE} ${PATIENCE_GAIN:+--patience-gain $PATIENCE_GAIN} ${ORDER:+--order $ORDER}"
 cat "$table"

@@ -26,7 +26,8 @@ const frontend::CommandSpec kSpec{
     "       [--steps N] [--rounds N] [--significance ALPHA] [--batch N] [--input-shape "
     "NAME=D0,...]\n"
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
-    "       [--refine DURATION] [--patience DURATION] [--order policy-first|climb-first]",
+    "       [--refine DURATION] [--patience DURATION [--patience-gain PCT]]\n"
+    "       [--order policy-first|climb-first]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -66,6 +67,9 @@ const frontend::CommandSpec kSpec{
          {"--patience", "DURATION",
           "with --budget: end the policy's search once its best has not improved for this long, "
           "and give the hill climb the budget left (default: off; 60s with --order climb-first)"},
+         {"--patience-gain", "PCT",
+          "with --patience: an improvement of the best by less than PCT percent does not count "
+          "(default 0: any improvement counts)"},
          {"--order", "NAME",
           "policy-first (default: the policy, then the climb from its best) or climb-first (the "
           "climb from the baselines until it converges and its kicks find nothing for --patience, "
@@ -105,6 +109,13 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
   if (args.Has("--patience")) {
     GRAPH_ASSIGN_OR_RETURN(o->patience_s,
                            frontend::ParseDurationSeconds("--patience", args.Get("--patience")));
+  }
+  if (args.Has("--patience-gain")) {
+    std::string pct = args.Get("--patience-gain");
+    if (!pct.empty() && pct.back() == '%') pct.pop_back();
+    GRAPH_ASSIGN_OR_RETURN(o->patience_gain,
+                           frontend::ParseNumberInRange("--patience-gain", pct, 0, 50));
+    o->patience_gain /= 100;
   }
   const std::string order = args.Get("--order", "policy-first");
   if (order != "policy-first" && order != "climb-first") {

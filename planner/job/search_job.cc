@@ -402,6 +402,10 @@ graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
     return graph::InvalidArgument(
         "--patience goes with --budget and a hill climb to hand it to (not --refine 0)");
   }
+  if (o.patience_gain != 0 && (o.patience_s == 0 || o.climb_first)) {
+    return graph::InvalidArgument(
+        "--patience-gain goes with --patience, and with --order policy-first");
+  }
   if (o.climb_first && (!o.budget_s || o.refine_s == 0 || o.reward != "sim")) {
     return graph::InvalidArgument(
         "--order climb-first goes with --budget, --reward sim and a hill climb (not --refine 0)");

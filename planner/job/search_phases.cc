@@ -8,6 +8,7 @@
 #include "frontend/args.h"
 #include "frontend/stop_signals.h"
 #include "planner/baselines/baselines.h"
+#include "planner/job/patience.h"
 #include "planner/job/search_session.h"
 
 namespace planner::job {
@@ -154,8 +155,9 @@ struct PolicyPhase {
 };
 
 // Policy updates until --iterations, `budget_s` of search time in all, a
-// signal, or, with `patience_s` > 0, once the best has not improved for that
-// long since `patience_from_s` (search time) or the best's own time. Each
+// signal, or, with `patience_s` > 0, once the best has not improved (by more
+// than --patience-gain) for that long since `patience_from_s` (search time) or
+// the best's own time (planner/job/patience.h). Each
 // update adds to the curve (and --csv), writes an improvement to -o, and the
 // checkpoint is saved every 30 s.
 PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s, double patience_s,
@@ -166,17 +168,30 @@ PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s
   auto last_print = Clock::now() - std::chrono::seconds(10);
   auto last_checkpoint = Clock::now();
   PolicyPhase phase;
+  std::optional<PolicyPatience> patience;
   while (!StopRequested()) {
     if (o.iterations && search.iterations() >= *o.iterations) break;
     if (budget_s && search.elapsed_s() >= *budget_s) break;
     if (patience_s > 0 && budget_s && search.best()) {
-      const double since = std::max(patience_from_s, search.best()->found_at_s);
-      if (search.elapsed_s() - since >= patience_s) {
+      const search::BestPlacement& best = *search.best();
+      if (!patience) {
+        patience.emplace(patience_s, o.patience_gain, patience_from_s, best.step_s,
+                         best.found_at_s);
+      }
+      patience->Observe(best.step_s, best.found_at_s);
+      if (const double waited = patience->Stalled(search.elapsed_s()); waited > 0) {
         phase.left_s = *budget_s - search.elapsed_s();
-        Say(s.log(),
-            "policy search: no better placement in the last %.0f s; its %.0f s left go to "
-            "the hill climb\n",
-            search.elapsed_s() - since, phase.left_s);
+        if (o.patience_gain > 0) {
+          Say(s.log(),
+              "policy search: no gain of %g%% in the last %.0f s; its %.0f s left go to the "
+              "hill climb\n",
+              100 * o.patience_gain, waited, phase.left_s);
+        } else {
+          Say(s.log(),
+              "policy search: no better placement in the last %.0f s; its %.0f s left go to "
+              "the hill climb\n",
+              waited, phase.left_s);
+        }
         break;
       }
     }

@@ -208,6 +208,27 @@ TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
                      "planner search: --patience goes with --budget and a hill climb to hand it to "
                      "(not --refine 0)\n");
   }
+  ExpectUsageError(" --budget 8s --patience-gain 0.5%",
+                   "planner search: --patience-gain goes with --patience, and with --order "
+                   "policy-first\n");
+  ExpectUsageError(
+      " --budget 8s --patience 1s --patience-gain 60",
+      "planner search: --patience-gain must be a number above 0 and at most 50, got '60'\n");
+}
+
+// --patience-gain: a policy whose best keeps improving by less than the gain
+// hands its budget to the climb after --patience, and says so.
+TEST(SearchCommandTest, PatienceGainIgnoresImprovementsBelowIt) {
+  RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kSmallConfig +
+                        " --budget 8s --patience 1s --patience-gain 50% --refine 1s");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t handed = r.out.find("policy search: no gain of 50% in the last ");
+  ASSERT_NE(handed, std::string::npos) << r.out;
+  double searched_s = 0;
+  ASSERT_EQ(
+      std::sscanf(r.out.c_str() + r.out.find(" updates, ", handed), " updates, %lf s", &searched_s),
+      1);
+  EXPECT_LT(searched_s, 4) << r.out;  // 1 s of patience and one update, with room for a slow VM
 }
 
 // --order climb-first: the climb from the baselines until it stalls, then the

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "graph/file_util.h"
+#include "tests/scratch_dir.h"
 
 namespace trainer {
 namespace {
@@ -18,7 +19,7 @@ State MakeState(float v) {
           {"train/conv1/kernel/Momentum", at::full({3}, -v)}};
 }
 
-std::string Dir() { return ::testing::TempDir(); }
+std::string Dir() { return planner_test::ScratchDir(); }
 
 TEST(CheckpointTest, RoundTripRestoresPositionAndTensorsInPlace) {
   std::string path = CheckpointPath(Dir(), 3);

@@ -12,6 +12,7 @@
 
 #include "graph/file_util.h"
 #include "processes.h"
+#include "tests/scratch_dir.h"
 
 namespace {
 
@@ -25,10 +26,9 @@ std::string Log(const std::string& path) {
   return s.ok() ? *s : "";
 }
 
-// Per process: ctest runs each test in its own process, several at once.
-std::string Tmp(const std::string& name) {
-  return ::testing::TempDir() + "/trainer-" + std::to_string(getpid()) + "-" + name;
-}
+// In the test process's scratch folder, removed when it exits (ctest runs each
+// test in its own process, several at once).
+std::string Tmp(const std::string& name) { return planner_test::ScratchDir() + "/trainer-" + name; }
 
 // Runs a shell command; returns its exit code, with its output in *out.
 int Shell(const std::string& cmd, std::string* out) {

@@ -6,11 +6,12 @@
 #include <string>
 
 #include "graph/file_util.h"
+#include "tests/scratch_dir.h"
 
 namespace {
 
 TEST(TuneCommandTest, ProbesChoosesTrainsAndReports) {
-  std::string dir = ::testing::TempDir() + "/tune-" + std::to_string(getpid());
+  std::string dir = planner_test::ScratchDir() + "/tune";
   std::string report = dir + "/report.json", log = dir + ".log";
   int rc = std::system((std::string(TRAINER_BIN) +
                         " tune lenet --nproc 2 --epochs 1 --batch 32 "
@@ -33,7 +34,7 @@ TEST(TuneCommandTest, ProbesChoosesTrainsAndReports) {
 }
 
 TEST(TuneCommandTest, WithoutRanksItSaysWhatIsMissing) {
-  std::string log = ::testing::TempDir() + "/tune-usage-" + std::to_string(getpid()) + ".log";
+  std::string log = planner_test::ScratchDir() + "/tune-usage.log";
   int rc = std::system((std::string(TRAINER_BIN) + " tune lenet >" + log + " 2>&1").c_str());
   EXPECT_EQ(WEXITSTATUS(rc), 2);
   auto out = graph::ReadFile(log);

@@ -1,0 +1,47 @@
+// When the policy's search has stalled (`planner search --patience D
+// --patience-gain PCT`): its best must improve by more than a fraction `gain`
+// of the best step within `patience_s` seconds of search time, counted from
+// `from_s` (the phase's start) or from the last gain that counted. A gain of 0
+// counts every improvement, as --patience alone does.
+//
+// Thread safety: none; one phase uses one.
+#pragma once
+
+#include <algorithm>
+
+namespace planner::job {
+
+class PolicyPatience {
+ public:
+  // `best_s`, `found_at_s`: the best so far when the phase starts and the
+  // search time it was found at (a resumed search's best keeps its own time).
+  PolicyPatience(double patience_s, double gain, double from_s, double best_s, double found_at_s)
+      : patience_s_(patience_s),
+        gain_(gain),
+        reference_s_(best_s),
+        since_s_(std::max(from_s, found_at_s)),
+        from_s_(from_s) {}
+
+  // The best after an update, found at `found_at_s` of search time.
+  void Observe(double best_s, double found_at_s) {
+    const bool counts = gain_ > 0 ? best_s < reference_s_ * (1 - gain_) : best_s < reference_s_;
+    if (!counts) return;
+    reference_s_ = best_s;
+    since_s_ = std::max(from_s_, found_at_s);
+  }
+
+  // Seconds since the last gain that counted, once they reach the patience;
+  // 0 while the search goes on.
+  double Stalled(double now_s) const {
+    const double waited = now_s - since_s_;
+    return waited >= patience_s_ ? waited : 0;
+  }
+
+ private:
+  double patience_s_, gain_;
+  double reference_s_;  // the best step when the last gain counted
+  double since_s_;      // and when
+  double from_s_;
+};
+
+}  // namespace planner::job
