@@ -21,7 +21,8 @@
 # improvements [min..max]. Every result is offered to bench/best_known.sh,
 # which keeps it when it beats the best known (OFFER=0: not).
 # CONTENDERS picks which of the three run ("policy climb both" by default); a
-# contender left out prints "-".
+# contender left out prints "-". REUSE=1 keeps the searches whose logs OUTDIR
+# already holds, so the table can be printed again from them.
 #   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=60s [PATIENCE_GAIN=0.5%]] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
@@ -92,6 +93,7 @@ for row in "${rows[@]}"; do
   run() {  # LOG-SUFFIX SEED ARGS...: one search of this row, if it is a contender
     local suffix=$1-s$2 seed=$2
     if [[ $contenders != *" $1 "* ]]; then return; fi
+    if [[ ${REUSE:-0} == 1 && -s "$out/$name-$suffix.log" ]]; then return; fi
     shift 2
     "$planner" search "$out/$name.pb" "$devices" "${config[@]}" --seed "$seed" \
       -o "$out/$name-$suffix.yaml" --csv "$out/$name-$suffix.csv" \
@@ -107,7 +109,7 @@ for row in "${rows[@]}"; do
     run both "$seed" --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
       ${PATIENCE_GAIN:+--patience-gain "$PATIENCE_GAIN"} ${ORDER:+--order "$ORDER"}
   done
-  log=$(ls "$out/$name"-{both,climb,policy}-s"${seeds%% *}".log 2>/dev/null | head -1)
+  log=$(ls "$out/$name"-{both,climb,policy}-s"${seeds%% *}".log 2>/dev/null | head -1 || true)
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4)}' "$log")
   col() { awk -v m="$1" '$1==m{print ($2=="out" ? "OOM" : $2=="skipped:" ? "skipped" : $2)}' "$log"; }
   bound=$(awk '/^  lower bound /{print $3}' "$log")

@@ -60,8 +60,7 @@ struct SearchJobOptions {
   std::optional<double> budget_s;     // search seconds in all; neither: 200 updates
   double refine_s = 60;               // the hill climb's seconds (0: off)
   double patience_s = 0;  // with budget_s: the policy's search ends after this long without a gain
-  double patience_gain =
-      0;  // with patience_s: a gain below this fraction of the best does not count
+  double patience_gain = 0;  // with patience_s: a smaller gain (a fraction) does not count
   bool climb_first = false;  // the climb, the policy, the climb (needs budget_s and sim)
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
