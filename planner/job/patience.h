@@ -24,8 +24,7 @@ class PolicyPatience {
 
   // The best after an update, found at `found_at_s` of search time.
   void Observe(double best_s, double found_at_s) {
-    const bool counts = gain_ > 0 ? best_s < reference_s_ * (1 - gain_) : best_s < reference_s_;
-    if (!counts) return;
+    if (!(best_s < reference_s_ * (1 - gain_))) return;  // a gain of 0: any improvement
     reference_s_ = best_s;
     since_s_ = std::max(from_s_, found_at_s);
   }
