@@ -6,10 +6,11 @@
 #   - the policy alone: `planner search --budget BUDGET --refine 0`;
 #   - the hill climb alone from the baselines, for the same total time:
 #     `--iterations 0 --refine BUDGET+REFINE`;
-#   - the two together: `--budget BUDGET --refine REFINE`, and with PATIENCE set
-#     `--patience PATIENCE` (the policy stops once its best has not improved for
-#     that long and the climb gets the budget left; with PATIENCE_GAIN=0.5%
-#     `--patience-gain 0.5%`: smaller improvements do not count), and with ORDER=climb-first
+#   - the two together: `--budget BUDGET --refine REFINE` (by default the policy
+#     stops once its best has not improved by 0.5% for 60 s, and the climb gets
+#     the budget left), with PATIENCE set `--patience PATIENCE` (PATIENCE=0: the
+#     policy keeps its whole budget), with PATIENCE_GAIN `--patience-gain
+#     PATIENCE_GAIN` (an improvement below it does not count), and with ORDER=climb-first
 #     `--order climb-first` (the climb first, until it stalls for PATIENCE or
 #     60 s, then the policy from its result, then the climb for the time left);
 # each contender's improvement over the best baseline, the paper's improvement,
@@ -23,7 +24,7 @@
 # CONTENDERS picks which of the three run ("policy climb both" by default); a
 # contender left out prints "-". REUSE=1 keeps the searches whose logs OUTDIR
 # already holds, so the table can be printed again from them.
-#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=60s [PATIENCE_GAIN=0.5%]] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
+#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=0|60s] [PATIENCE_GAIN=0.5%] [ORDER=climb-first] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
 # configs/search-paper.yaml, "" for the compiled one; MODELS picks rows by name,

@@ -23,8 +23,8 @@ const frontend::CommandSpec kSpec{
     "       [--config CONFIG] [--iterations N] [--budget DURATION] [--seed S] [--checkpoint CKPT]\n"
     "       [--resume CKPT] [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb]\n"
     "       [--export-modules MODULES.yaml]\n"
-    "       [--steps N] [--rounds N] [--significance ALPHA] [--batch N] [--input-shape "
-    "NAME=D0,...]\n"
+    "       [--steps N] [--recalibrate on|off] [--rounds N] [--significance ALPHA]\n"
+    "       [--batch N] [--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
     "       [--refine DURATION] [--patience DURATION [--patience-gain PCT]]\n"
     "       [--order policy-first|climb-first]",
@@ -66,16 +66,19 @@ const frontend::CommandSpec kSpec{
           "(default 60s; 0: off)"},
          {"--patience", "DURATION",
           "with --budget: end the policy's search once its best has not improved for this long, "
-          "and give the hill climb the budget left (default: off; 60s with --order climb-first)"},
+          "and give the hill climb the budget left (default 60s; 0: off)"},
          {"--patience-gain", "PCT",
-          "with --patience: an improvement of the best by less than PCT percent does not count "
-          "(default 0: any improvement counts)"},
+          "an improvement of the policy's best by less than PCT percent does not count against "
+          "--patience (default 0.5; 0: any improvement counts)"},
          {"--order", "NAME",
           "policy-first (default: the policy, then the climb from its best) or climb-first (the "
           "climb from the baselines until it converges and its kicks find nothing for --patience, "
           "the policy from its result, then the climb again; --budget + --refine in all; sim "
           "only)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
+         {"--recalibrate", "on|off",
+          "real devices: before the hill climb, refit its simulator to the steps the search "
+          "measured and keep the profile or the refit that predicts them best (default on)"},
          {"--rounds", "N",
           "real devices: interleaved rounds comparing the result with the best baseline (default "
           "9)"},
@@ -106,16 +109,22 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
     GRAPH_ASSIGN_OR_RETURN(o->refine_s,
                            frontend::ParseDurationSeconds("--refine", args.Get("--refine")));
   }
-  if (args.Has("--patience")) {
-    GRAPH_ASSIGN_OR_RETURN(o->patience_s,
+  if (args.Has("--patience") && args.Get("--patience") == "0") {
+    o->patience_s = 0;
+  } else if (args.Has("--patience")) {
+    GRAPH_ASSIGN_OR_RETURN(o->patience_s.emplace(),
                            frontend::ParseDurationSeconds("--patience", args.Get("--patience")));
   }
   if (args.Has("--patience-gain")) {
     std::string pct = args.Get("--patience-gain");
     if (!pct.empty() && pct.back() == '%') pct.pop_back();
-    GRAPH_ASSIGN_OR_RETURN(o->patience_gain,
-                           frontend::ParseNumberInRange("--patience-gain", pct, 0, 50));
-    o->patience_gain /= 100;
+    if (pct == "0") {
+      o->patience_gain = 0;
+    } else {
+      GRAPH_ASSIGN_OR_RETURN(double gain,
+                             frontend::ParseNumberInRange("--patience-gain", pct, 0, 50));
+      o->patience_gain = gain / 100;
+    }
   }
   const std::string order = args.Get("--order", "policy-first");
   if (order != "policy-first" && order != "climb-first") {
@@ -133,6 +142,11 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
                            frontend::ParseIntInRange("--steps", args.Get("--steps"), 1, 10000));
     o->steps = static_cast<int>(steps);
   }
+  const std::string recalibrate = args.Get("--recalibrate", "on");
+  if (recalibrate != "on" && recalibrate != "off") {
+    return graph::InvalidArgument("--recalibrate: '" + recalibrate + "' is not on or off");
+  }
+  o->recalibrate = recalibrate == "on";
   if (args.Has("--rounds")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t rounds,
                            frontend::ParseIntInRange("--rounds", args.Get("--rounds"), 1, 1000));

@@ -25,6 +25,11 @@ namespace {
 // --order climb-first without --patience: how long the climb, then the
 // policy, may go without a better placement before handing the time on.
 constexpr double kClimbFirstPatienceS = 60;
+// Policy first with --budget and a climb, unless told otherwise: the stall
+// rule that was never behind the climb alone beyond the seeds' spread on the
+// six paper models (docs/search.md, "Where the search stands").
+constexpr double kPolicyPatienceS = 60;
+constexpr double kPolicyPatienceGain = 0.005;
 
 // The hardware's verdict on the found placement `*best` against the best
 // baseline (planner/rewards/verdict.h), printed: unless the gain is significant,
@@ -127,7 +132,10 @@ graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
   s->options = options;
   SearchJobOptions& o = s->options;
   if (!o.iterations && !o.budget_s) o.iterations = 200;
-  if (o.climb_first && o.patience_s == 0) o.patience_s = kClimbFirstPatienceS;
+  const bool policy_patience = o.budget_s && o.refine_s > 0 && !o.climb_first;
+  if (o.climb_first && o.patience_s.value_or(0) == 0) o.patience_s = kClimbFirstPatienceS;
+  if (!o.patience_s) o.patience_s = policy_patience ? kPolicyPatienceS : 0;
+  if (!o.patience_gain) o.patience_gain = policy_patience ? kPolicyPatienceGain : 0;
   GRAPH_ASSIGN_OR_RETURN(s->setup, frontend::LoadPlacedTraining(o.model_path, o.devices_path, "",
                                                                 o.inference, o.training));
   GRAPH_ASSIGN_OR_RETURN(s->profile,
@@ -141,6 +149,10 @@ graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
                                       &s->setup->model.options,
                                       &s->options.training,
                                       o.fleet_path};
+  if (o.recalibrate && o.reward == "real") {
+    s->recalibration = std::make_unique<Recalibration>(s->cluster());
+    s->context.observer = s->recalibration.get();
+  }
   GRAPH_ASSIGN_OR_RETURN(s->hardware, sources::MakeRewardSource(o.reward, s->context));
   if (s->real_rewards()) s->memo.emplace(*s->hardware);
   s->reward = s->memo ? &*s->memo : s->hardware.get();
@@ -398,13 +410,15 @@ graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
   if (!o.fleet_path.empty() != (o.reward == "fleet")) {
     return graph::InvalidArgument("--fleet FLEET goes with --reward fleet, and only with it");
   }
-  if (o.patience_s > 0 && (!o.budget_s || o.refine_s == 0)) {
+  if (o.patience_s.value_or(0) > 0 && (!o.budget_s || o.refine_s == 0)) {
     return graph::InvalidArgument(
         "--patience goes with --budget and a hill climb to hand it to (not --refine 0)");
   }
-  if (o.patience_gain != 0 && (o.patience_s == 0 || o.climb_first)) {
+  if (o.patience_gain &&
+      (o.patience_s == 0.0 || o.climb_first || !o.budget_s || o.refine_s == 0)) {
     return graph::InvalidArgument(
-        "--patience-gain goes with --patience, and with --order policy-first");
+        "--patience-gain goes with --budget, a hill climb and --order policy-first (not "
+        "--patience 0)");
   }
   if (o.climb_first && (!o.budget_s || o.refine_s == 0 || o.reward != "sim")) {
     return graph::InvalidArgument(

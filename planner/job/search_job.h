@@ -59,11 +59,23 @@ struct SearchJobOptions {
   std::optional<int64_t> iterations;  // policy updates in all (resumed ones count)
   std::optional<double> budget_s;     // search seconds in all; neither: 200 updates
   double refine_s = 60;               // the hill climb's seconds (0: off)
-  double patience_s = 0;  // with budget_s: the policy's search ends after this long without a gain
-  double patience_gain = 0;  // with patience_s: a smaller gain (a fraction) does not count
+  // With budget_s and a hill climb, policy first: the policy's search ends
+  // once its best has not improved by patience_gain (a fraction) for
+  // patience_s, and the climb gets the budget left (planner/job/patience.h).
+  // Unset: 60 s and 0.5% (docs/search.md, "Where the search stands");
+  // patience_s 0: off, patience_gain 0: any improvement counts. With
+  // climb_first: how long the climb, then the policy, may stall (unset or 0:
+  // 60 s).
+  std::optional<double> patience_s;
+  std::optional<double> patience_gain;
   bool climb_first = false;  // the climb, the policy, the climb (needs budget_s and sim)
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
+  // Real rewards: before the climb, refit its simulator to the steps the
+  // search measured and keep whichever of the profile and its refits predicts
+  // the measured placements best (planner/job/recalibration.h); false: the
+  // profile as made.
+  bool recalibrate = true;
   rewards::VerdictOptions verdict;
   std::string ps;            // parameter server endpoint, or empty
   double ps_timeout_s = 60;  // its requests' limit

@@ -10,6 +10,7 @@
 #include "planner/baselines/baselines.h"
 #include "planner/job/patience.h"
 #include "planner/job/search_session.h"
+#include "planner/sources/registry.h"
 
 namespace planner::job {
 
@@ -175,17 +176,17 @@ PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s
     if (patience_s > 0 && budget_s && search.best()) {
       const search::BestPlacement& best = *search.best();
       if (!patience) {
-        patience.emplace(patience_s, o.patience_gain, patience_from_s, best.step_s,
+        patience.emplace(patience_s, o.patience_gain.value_or(0), patience_from_s, best.step_s,
                          best.found_at_s);
       }
       patience->Observe(best.step_s, best.found_at_s);
       if (const double waited = patience->Stalled(search.elapsed_s()); waited > 0) {
         phase.left_s = *budget_s - search.elapsed_s();
-        if (o.patience_gain > 0) {
+        if (o.patience_gain.value_or(0) > 0) {
           Say(s.log(),
               "policy search: no gain of %g%% in the last %.0f s; its %.0f s left go to the "
               "hill climb\n",
-              100 * o.patience_gain, waited, phase.left_s);
+              100 * *o.patience_gain, waited, phase.left_s);
         } else {
           Say(s.log(),
               "policy search: no better placement in the last %.0f s; its %.0f s left go to "
@@ -231,7 +232,7 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
   search::Search& search = *run.search;
   refine::RefineOptions first;
   first.budget_s = total_s;
-  first.stall_s = s.options.patience_s;
+  first.stall_s = s.options.patience_s.value_or(0);
   first.seed = s.options.seed;
   ClimbPhase climb = ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward,
                                      *search.best(), run.baselines.ran, first);
@@ -247,6 +248,46 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
       frontend::FormatMs(search.best()->step_s).c_str(), climb.seconds, why,
       std::max(0.0, *s.options.budget_s - climb.seconds));
   return climb;
+}
+
+// Real rewards with a Recalibration: the climb's simulator remade on
+// whichever of the profile and its refits (planner/job/recalibration.h)
+// predicts the placements measured so far best. Prints each one's median
+// error and the choice.
+graph::Status RefitClimbSimulator(const Session& s, Run& run) {
+  if (!s.recalibration || !s.memo || !run.profile_sim || !s.profile) return graph::Status::Ok();
+  const Recalibration& r = *s.recalibration;
+  if (r.single_steps() + r.shared_steps() == 0) return graph::Status::Ok();
+  const auto make_sim = [&s](const sim::Profile& p) {
+    rewards::RewardContext context = s.context;
+    context.profile = &p;
+    context.observer = nullptr;
+    return sources::MakeRewardSource("sim", context);
+  };
+  RefitChoice choice = ChooseRefit(r, *s.profile, s.memo->Evaluated(), make_sim);
+  std::string errors;
+  for (Refit how : {Refit::kNone, Refit::kOpTimes, Refit::kSharing}) {
+    const double e = choice.median_error[static_cast<int>(how)];
+    char part[96];
+    if (e < 0) {
+      std::snprintf(part, sizeof part, "%s -", RefitName(how));
+    } else {
+      std::snprintf(part, sizeof part, "%s %.1f%%", RefitName(how), 100 * e);
+    }
+    errors += (errors.empty() ? "" : ", ") + std::string(part);
+  }
+  Say(s.log(),
+      "refine: %d measured steps (%d on one device, %d shared); median |simulated - measured| "
+      "over the %d measured placements: %s; the climb runs on the %s\n",
+      r.single_steps() + r.shared_steps(), r.single_steps(), r.shared_steps(), choice.placements,
+      errors.c_str(), RefitName(choice.chosen));
+  if (choice.chosen == Refit::kNone) return graph::Status::Ok();
+  auto profile = std::make_unique<sim::Profile>(std::move(choice.profile));
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<rewards::RewardSource> refitted, make_sim(*profile));
+  run.profile_sim = std::move(refitted);  // before the profile the old one used goes
+  run.refitted_profile = std::move(profile);
+  run.climb_on = run.profile_sim.get();
+  return graph::Status::Ok();
 }
 
 // The last phase: the climb from `*best` for `budget_s`, and with policy-first
@@ -321,7 +362,8 @@ graph::Result<search::BestPlacement> SearchPhases(const Session& s, Run& run) {
   const double climbed_s = first_climb ? first_climb->seconds : 0;
   std::optional<double> policy_budget_s = o.budget_s;
   if (o.climb_first) policy_budget_s = std::max(0.0, *o.budget_s - climbed_s);
-  const PolicyPhase policy = RunPolicy(s, run, policy_budget_s, run.climb_on ? o.patience_s : 0,
+  const PolicyPhase policy = RunPolicy(s, run, policy_budget_s,
+                                       run.climb_on ? o.patience_s.value_or(0) : 0,
                                        run.resumed ? 0 : search.elapsed_s());
   if (StopRequested())
     Say(s.log(), "stopped by a signal after %d updates; files are complete\n", search.iterations());
@@ -344,6 +386,7 @@ graph::Result<search::BestPlacement> SearchPhases(const Session& s, Run& run) {
                                   ? std::max(0.0, total_s - climbed_s - search.elapsed_s())
                                   : o.refine_s + policy.left_s;
   if (run.climb_on && o.refine_s > 0 && last_climb_s > 0 && !StopRequested()) {
+    GRAPH_RETURN_IF_ERROR(RefitClimbSimulator(s, run));
     GRAPH_RETURN_IF_ERROR(ClimbLast(s, run, first_climb, last_climb_s, &best));
   }
   return best;

@@ -17,6 +17,7 @@
 #include "frontend/model_loading.h"
 #include "placement/placement.h"
 #include "planner/job/log.h"
+#include "planner/job/recalibration.h"
 #include "planner/job/report_svg.h"
 #include "planner/job/search_job.h"
 #include "planner/refine/refine.h"
@@ -39,6 +40,9 @@ struct Session {
   SearchJobOptions options;
   std::optional<frontend::PlacedTraining> setup;
   std::optional<sim::Profile> profile;
+  // real rewards with options.recalibrate: told of every measured step (the
+  // context's observer), to refit the climb's simulator
+  std::unique_ptr<Recalibration> recalibration;
   rewards::RewardContext context;
   std::unique_ptr<rewards::RewardSource> hardware;  // as made: the verdict measures on it afresh
   std::optional<rewards::RememberingReward> memo;  // measured rewards: each placement measured once
@@ -80,7 +84,9 @@ struct Run {
   // The hill climb runs on the simulator: with sim rewards the reward source
   // itself; with real ones a simulator on the devices' profile (null without
   // one: no climb), whose proposal is then measured (the simulator proposes,
-  // the hardware decides).
+  // the hardware decides). With a Recalibration, that simulator is remade on
+  // the refitted profile before the climb.
+  std::unique_ptr<sim::Profile> refitted_profile;
   std::unique_ptr<rewards::RewardSource> profile_sim;
   const rewards::RewardSource* climb_on = nullptr;
   BaselinesRun baselines;

@@ -39,6 +39,16 @@ struct Evaluation {
   int estimated_ops = 0;  // sim: ops whose time is a roofline estimate
 };
 
+// Told of every step a measuring source ran, with its timeline, so that what
+// the hardware did can refit a simulator (planner/job/recalibration.h). Called
+// on the thread that measured, one step at a time.
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  // `executed`: the graph as it ran (the node ids of `step`'s records).
+  virtual void Observe(const graph::Graph& executed, const sim::StepStats& step) = 0;
+};
+
 class RewardSource {
  public:
   virtual ~RewardSource() = default;
@@ -83,6 +93,8 @@ struct RewardContext {
   const graph::InferenceOptions* inference = nullptr;
   const graph::TrainingOptions* training_options = nullptr;
   std::string fleet = {};
+  // real: told of each measured step (not owned; outlives the source), or null.
+  StepObserver* observer = nullptr;
 };
 
 // Op and transfer costs for the baselines that plan on them (etf, metis, scotch): the

@@ -66,6 +66,15 @@ int RememberingReward::distinct() const {
   return static_cast<int>(seen_.size());
 }
 
+std::vector<std::pair<std::vector<int>, double>> RememberingReward::Evaluated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<std::vector<int>, double>> out;
+  for (const auto& [placement, e] : seen_) {
+    if (e.status.ok()) out.emplace_back(placement, e.step_s);
+  }
+  return out;
+}
+
 int RememberingReward::repeats() const {
   std::lock_guard<std::mutex> lock(mu_);
   return repeats_;

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "planner/rewards/reward.h"
@@ -41,7 +42,9 @@ class RememberingReward : public RewardSource {
   bool concurrent() const override { return inner_.concurrent(); }
 
   int distinct() const;  // placements evaluated by the wrapped source
-  int repeats() const;   // requests answered from the memo
+  // Every placement the wrapped source evaluated without error, with its step time.
+  std::vector<std::pair<std::vector<int>, double>> Evaluated() const;
+  int repeats() const;  // requests answered from the memo
 
  private:
   const RewardSource& inner_;

@@ -37,6 +37,7 @@ class RealReward : public rewards::RewardSource {
     o.steps = c_.steps;
     auto m = runtime::Measure(**ex, g, c_.training->loss, o);
     if (!m.ok()) return {m.status()};
+    if (c_.observer) c_.observer->Observe((*ex)->graph(), m->median_step);
     if (stats) *stats = m->median_step;
     return {graph::Status::Ok(), m->time.robust_mean_s, 0};
   }

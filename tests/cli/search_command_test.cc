@@ -188,7 +188,7 @@ void ExpectUsageError(const std::string& flags, const std::string& err) {
 // the budget left to the hill climb; without --budget or a climb it is refused.
 TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
   RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kSmallConfig +
-                        " --budget 8s --patience 1s --refine 1s");
+                        " --budget 8s --patience 1s --patience-gain 0 --refine 1s");
   ASSERT_EQ(r.code, 0) << r.err;
   const size_t handed = r.out.find("policy search: no better placement in the last ");
   ASSERT_NE(handed, std::string::npos) << r.out;
@@ -208,12 +208,29 @@ TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
                      "planner search: --patience goes with --budget and a hill climb to hand it to "
                      "(not --refine 0)\n");
   }
-  ExpectUsageError(" --budget 8s --patience-gain 0.5%",
-                   "planner search: --patience-gain goes with --patience, and with --order "
-                   "policy-first\n");
+  for (const char* flags : {" --patience-gain 0.5%", " --budget 8s --patience 0 --patience-gain 1%",
+                            " --budget 8s --order climb-first --patience-gain 1%"}) {
+    ExpectUsageError(flags,
+                     "planner search: --patience-gain goes with --budget, a hill climb and "
+                     "--order policy-first (not --patience 0)\n");
+  }
   ExpectUsageError(
       " --budget 8s --patience 1s --patience-gain 60",
       "planner search: --patience-gain must be a number above 0 and at most 50, got '60'\n");
+}
+
+// With --budget and a climb the stall rule is on by default (60 s, 0.5%):
+// --patience-gain alone adjusts it, and --patience 0 turns it off.
+TEST(SearchCommandTest, PatienceGainAloneTakesTheDefaultPatienceAndPatienceZeroIsOff) {
+  for (const char* flags : {" --budget 3s --refine 1s --patience-gain 50%",
+                            " --budget 3s --refine 1s --patience 0"}) {
+    RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
+                          kSmallConfig + flags);
+    ASSERT_EQ(r.code, 0) << flags << ": " << r.err;
+    EXPECT_EQ(r.out.find("policy search: no "), std::string::npos)
+        << flags << ": 60 s of patience cannot end a 3 s search\n"
+        << r.out;
+  }
 }
 
 // --patience-gain: a policy whose best keeps improving by less than the gain
@@ -326,6 +343,43 @@ TEST(SearchCommandTest, RealRewardSearchOnLocalCpusReMeasuresTheResult) {
   EXPECT_TRUE(r.out.find("% faster than ") != std::string::npos ||
               r.out.find("improvement over ") != std::string::npos)
       << r.out;
+  // Before the climb, its simulator is refitted to what the search measured
+  // (the single-device baselines, one step each, and the placements that
+  // split), and the candidate that predicts the measured placements best is
+  // kept: the line gives each one's error.
+  const size_t refit = r.out.find(" measured steps (");
+  ASSERT_NE(refit, std::string::npos) << r.out;
+  int single = 0, shared = 0, placements = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + refit,
+                        " measured steps (%d on one device, %d shared); median |simulated - "
+                        "measured| over the %d measured placements",
+                        &single, &shared, &placements),
+            3)
+      << r.out;
+  EXPECT_EQ(single, 2) << r.out;  // single:cpu0 and single:cpu1
+  EXPECT_GE(shared, 1) << r.out;  // etf, metis or scotch split the branches
+  EXPECT_GE(placements, 3) << r.out;
+  const size_t line_end = r.out.find('\n', refit);
+  for (const char* candidate : {": profile as made ", ", op times refitted ",
+                                ", op times and sharing refitted ", "; the climb runs on the "}) {
+    EXPECT_LT(r.out.find(candidate, refit), line_end) << candidate << "\n" << r.out;
+  }
+  EXPECT_LT(refit, r.out.find("refine: from ")) << r.out;
+  std::remove(model.c_str());
+}
+
+TEST(SearchCommandTest, RecalibrateOffKeepsTheProfileAndBadValuesAreUsageErrors) {
+  const std::string model = Temp("two_branch_off.pb");
+  ASSERT_EQ(Planner("zoo two_branch -o " + model).code, 0);
+  RunResult r = Planner("search " + model + " " + Config("local-2cpu") +
+                        " --reward real --iterations 1 --steps 1 --refine 1s --recalibrate off "
+                        "--config " +
+                        std::string(PLANNER_CONFIGS_DIR) + "/../tests/planner/search_small.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("refine: from "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(" measured steps ("), std::string::npos) << r.out;
+  ExpectUsageError(" --recalibrate maybe",
+                   "planner search: --recalibrate: 'maybe' is not on or off\n");
   std::remove(model.c_str());
 }
 
