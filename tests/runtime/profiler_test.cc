@@ -9,6 +9,7 @@
 #include "graph/signature.h"
 #include "graph/training.h"
 #include "sim/simulator.h"
+#include "tests/runtime/chain_steps.h"
 #include "tests/runtime/test_util.h"
 
 namespace runtime {
@@ -58,35 +59,8 @@ TEST(ProfilerTest, ProfilesEverySignatureOnEachCpuOnceAndFitsBothLinks) {
   EXPECT_FALSE(r.step.transfers.empty());
 }
 
-// x [4,4]; a = Relu(x), b = Neg(a), c = Tanh(b), d = Relu(c).
-graph::Graph Chain() {
-  auto g = graph::ParseTextGraphDef(
-      "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } attr { "
-      "key: 'shape' value { shape { dim { size: 4 } dim { size: 4 } } } } }"
-      "node { name: 'a' op: 'Relu' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }"
-      "node { name: 'b' op: 'Neg' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } }"
-      "node { name: 'c' op: 'Tanh' input: 'b' attr { key: 'T' value { type: DT_FLOAT } } }"
-      "node { name: 'd' op: 'Relu' input: 'c' attr { key: 'T' value { type: DT_FLOAT } } }",
-      "chain.pbtxt");
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  graph::InferShapes(*g);
-  return std::move(g).value();
-}
-
-// One step with every op of the chain on `device`, each taking `us` x `factor`.
-sim::StepStats Alone(const graph::Graph& g, int device, double factor) {
-  sim::StepStats s;
-  double t = 0;
-  for (const char* n : {"a", "b", "c", "d"}) {
-    const double us = (n[0] == 'b' ? 20 : n[0] == 'c' ? 30 : 10) * factor;
-    s.ops.push_back({g.Find(n), device, t, t + us});
-    t += us + 1;
-  }
-  s.seconds = t / 1e6;
-  s.busy_us.assign(2, 0);
-  for (const sim::OpRecord& r : s.ops) s.busy_us[device] += r.end_us - r.start_us;
-  return s;
-}
+using testing::Alone;
+using testing::Chain;
 
 TEST(ProfileBuilderTest, OpTimesAsStepMediansAreTheirShareOfTheMedianStepSlowStepsCounted) {
   const graph::Graph g = Chain();
@@ -152,17 +126,7 @@ TEST(ProfileBuilderTest, OpsWhileTheOtherCpuIsAwakeGiveItsSlowdownDispatchAndPol
   const cluster::Cluster c = TwoCpus();
   ProfileBuilder b;
   for (int d = 0; d < 2; ++d) b.AddStep(g, c, d, Alone(g, d, 1.0));
-  // a on cpu0 2-14 while cpu1 still sleeps (not shared); b on cpu1 after a
-  // 1 us copy, polled 2 us after a's end, 1.2x slower; c back on cpu0 3 us
-  // after b's end, 1.2x; d queued behind c, 2 us later, as fast as alone.
-  sim::StepStats s;
-  s.ops = {{g.Find("a"), 0, 2, 14},
-           {g.Find("b"), 1, 17, 41},
-           {g.Find("c"), 0, 44, 80},
-           {g.Find("d"), 0, 82, 92}};
-  s.transfers = {{g.Find("a"), 0, 1, 64, 15, 16}, {g.Find("b"), 1, 0, 64, 43, 44}};
-  s.seconds = 93e-6;
-  b.AddSharedStep(g, c, s);
+  b.AddSharedStep(g, c, testing::Shared(g));  // b and c 1.2x slower than alone
   sim::Profile p;
   b.Finish(&p);
   EXPECT_NEAR(p.slowdown.at("cpu0"), 46.0 / 40.0, 1e-9);  // c and d; not a

@@ -1,5 +1,5 @@
-// Helpers shared by the runtime tests: the local two-CPU-device cluster and
-// small training graphs.
+// Helpers shared by the runtime tests: the local two-CPU-device cluster
+// (chain_steps.h) and small training graphs.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -12,19 +12,9 @@
 #include "cluster/devices.h"
 #include "graph/models.h"
 #include "graph/training.h"
+#include "tests/runtime/chain_steps.h"
 
 namespace runtime::testing {
-
-// Two 1-core cpu devices, cpu0 on core 0 (with `memory` capacity if given) and
-// cpu1 on core 1.
-inline cluster::Cluster TwoCpus(const std::string& memory = "") {
-  std::string mem = memory.empty() ? "" : ", memory: " + memory;
-  auto c = cluster::ParseDevicesYaml("devices:\n  - {name: cpu0, kind: cpu, cores: [0]" + mem +
-                                         "}\n  - {name: cpu1, kind: cpu, cores: [1]}\n",
-                                     "two.yaml");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return std::move(c).value();
-}
 
 // The training graph (SGD) of a forward model built in code.
 inline graph::TrainingGraph Training(graph::Result<graph::Graph> forward) {

@@ -7,36 +7,15 @@
 #include <utility>
 #include <vector>
 
-#include "graph/graphdef.h"
-#include "graph/shape_inference.h"
 #include "graph/signature.h"
+#include "tests/runtime/chain_steps.h"
 
 namespace planner::job {
 namespace {
 
-// x [4,4]; a = Relu(x), b = Neg(a), c = Tanh(b), d = Relu(c).
-graph::Graph Chain() {
-  auto g = graph::ParseTextGraphDef(
-      "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } attr { "
-      "key: 'shape' value { shape { dim { size: 4 } dim { size: 4 } } } } }"
-      "node { name: 'a' op: 'Relu' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }"
-      "node { name: 'b' op: 'Neg' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } }"
-      "node { name: 'c' op: 'Tanh' input: 'b' attr { key: 'T' value { type: DT_FLOAT } } }"
-      "node { name: 'd' op: 'Relu' input: 'c' attr { key: 'T' value { type: DT_FLOAT } } }",
-      "chain.pbtxt");
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  graph::InferShapes(*g);
-  return std::move(g).value();
-}
-
-cluster::Cluster TwoCpus() {
-  auto c = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: cpu1, kind: cpu, cores: "
-      "[1]}\n",
-      "two.yaml");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return std::move(c).value();
-}
+using runtime::testing::Alone;
+using runtime::testing::Chain;
+using runtime::testing::TwoCpus;
 
 // A profile made earlier, when the machine ran everything at 1 ms an op, with
 // a slowdown of 3 while the other cpu is awake.
@@ -49,21 +28,6 @@ sim::Profile Earlier(const graph::Graph& g) {
     p.slowdown[device] = 3;
   }
   return p;
-}
-
-// One step with every op of the chain on `device`: a and d 10 us, b 20, c 30.
-sim::StepStats Alone(const graph::Graph& g, int device) {
-  sim::StepStats s;
-  double t = 0;
-  for (const char* n : {"a", "b", "c", "d"}) {
-    const double us = n[0] == 'b' ? 20 : n[0] == 'c' ? 30 : 10;
-    s.ops.push_back({g.Find(n), device, t, t + us});
-    t += us + 1;
-  }
-  s.seconds = t / 1e6;
-  s.busy_us.assign(2, 0);
-  for (const sim::OpRecord& r : s.ops) s.busy_us[device] += r.end_us - r.start_us;
-  return s;
 }
 
 TEST(RecalibrationTest, AStepOnOneCpuReplacesThatCpusOpTimesAndKeepsTheOthers) {
@@ -82,21 +46,14 @@ TEST(RecalibrationTest, AStepOnOneCpuReplacesThatCpusOpTimesAndKeepsTheOthers) {
   EXPECT_NEAR(earlier.Find("cpu0", neg)->seconds, 1e-3, 1e-12) << "the base is not changed";
 }
 
-// The step of runtime/profiler_test.cc's sharing test: a on cpu0, b on cpu1
-// 1.2x slower than alone, c on cpu0 1.2x, d queued behind c as fast as alone.
+// The shared step of runtime/profiler_test.cc's sharing test
+// (chain_steps.h): b on cpu1 and c on cpu0 1.2x slower than alone.
 TEST(RecalibrationTest, StepsOnBothCpusRefitWhatSharingTheHostCosts) {
   const graph::Graph g = Chain();
   const cluster::Cluster c = TwoCpus();
   Recalibration r(c);
   for (int d = 0; d < 2; ++d) r.Observe(g, Alone(g, d));
-  sim::StepStats s;
-  s.ops = {{g.Find("a"), 0, 2, 14},
-           {g.Find("b"), 1, 17, 41},
-           {g.Find("c"), 0, 44, 80},
-           {g.Find("d"), 0, 82, 92}};
-  s.transfers = {{g.Find("a"), 0, 1, 64, 15, 16}, {g.Find("b"), 1, 0, 64, 43, 44}};
-  s.seconds = 93e-6;
-  r.Observe(g, s);
+  r.Observe(g, runtime::testing::Shared(g));
   EXPECT_EQ(r.single_steps(), 2);
   EXPECT_EQ(r.shared_steps(), 1);
   const sim::Profile p = r.Refitted(Earlier(g), Refit::kSharing);
