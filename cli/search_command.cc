@@ -89,6 +89,12 @@ const frontend::CommandSpec kSpec{
          {"--ps-timeout", "DURATION",
           "give up on a parameter server silent this long (default 60s)"}})};
 
+// A duration flag's seconds, or 0 for "0" (off).
+graph::Result<double> DurationOrOff(const std::string& flag, const std::string& value) {
+  if (value == "0") return 0.0;
+  return frontend::ParseDurationSeconds(flag, value);
+}
+
 // The flags' values into `o` (usage errors name the flag).
 graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions* o) {
   o->reward = args.Get("--reward", "sim");
@@ -103,17 +109,12 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
     GRAPH_ASSIGN_OR_RETURN(o->budget_s.emplace(),
                            frontend::ParseDurationSeconds("--budget", args.Get("--budget")));
   }
-  if (args.Has("--refine") && args.Get("--refine") == "0") {
-    o->refine_s = 0;
-  } else if (args.Has("--refine")) {
-    GRAPH_ASSIGN_OR_RETURN(o->refine_s,
-                           frontend::ParseDurationSeconds("--refine", args.Get("--refine")));
+  if (args.Has("--refine")) {
+    GRAPH_ASSIGN_OR_RETURN(o->refine_s, DurationOrOff("--refine", args.Get("--refine")));
   }
-  if (args.Has("--patience") && args.Get("--patience") == "0") {
-    o->patience_s = 0;
-  } else if (args.Has("--patience")) {
+  if (args.Has("--patience")) {
     GRAPH_ASSIGN_OR_RETURN(o->patience_s.emplace(),
-                           frontend::ParseDurationSeconds("--patience", args.Get("--patience")));
+                           DurationOrOff("--patience", args.Get("--patience")));
   }
   if (args.Has("--patience-gain")) {
     std::string pct = args.Get("--patience-gain");

@@ -17,7 +17,7 @@
 // kernels are not timed during a search).
 //
 // Ownership: keeps a reference to the cluster, which must outlive it.
-// Thread safety: Observe and Refit must not run concurrently (the real source
+// Thread safety: Observe and Refitted must not run concurrently (the real source
 // measures one placement at a time, on the search's thread).
 #pragma once
 
