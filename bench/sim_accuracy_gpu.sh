@@ -5,13 +5,22 @@
 # etf, metis, scotch, expert where they place differently) measured in
 # interleaved rounds and simulated with that profile. Prints each placement's
 # measured median and predicted step, then per model and over all: the median
-# |error| and Kendall's tau between measured medians and predictions, again
-# after each round (a run cut short still leaves the table of its last round).
+# |error| and Kendall's tau-b between measured medians and predictions, and
+# over the pairs the hardware orders (no round of one as slow as a round of
+# the other: for 3 rounds each, p = 0.1 that two placements of one speed do
+# that), a tie in the prediction counting against it; again after each round
+# (a run cut short still leaves the table of its last round).
+# Baselines that place every op alike are measured once, under the first name.
 # Needs a build against a CUDA LibTorch (scripts/cuda/build.sh) and python3.
 # Usage: bench/sim_accuracy_gpu.sh [DEVICES] [ROUNDS] [BUILD_DIR] [MODELS...]
 #   MODELS: zoo specs NAME[:FLAGS] (default: inception_v3:--batch=32 nmt:--layers=2),
 #   or GraphDef files FILE.pb (`planner import` of an ONNX export, say)
 #   STEPS=N: steps per profile and per measurement (default 5)
+#   KEEP=DIR: keep each model's profile, placements, measurements (JSON, and
+#     the last round's traces) and simulations in DIR/NAME
+#   REUSE=DIR: measure nothing; simulate the placements kept in DIR/NAME with
+#     this build (any build: simulating needs no GPU) against the measurements
+#     kept there, and print the table
 set -euo pipefail
 devices="$(realpath "${1:-$(dirname "$0")/../configs/h100-1gpu.yaml}")"
 rounds="${2:-3}"
@@ -21,6 +30,10 @@ models=("$@")
 [ ${#models[@]} -gt 0 ] || models=("inception_v3:--batch=32" "nmt:--layers=2")
 planner="$build/planner/planner"
 [ -x "$planner" ] || { echo "sim_accuracy_gpu.sh: no $planner (scripts/cuda/build.sh)" >&2; exit 1; }
+reuse=""
+[ -n "${REUSE:-}" ] && reuse="$(realpath "$REUSE")"
+keep=""
+if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && keep="$(realpath "$KEEP")"; fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 steps="${STEPS:-5}"
@@ -31,14 +44,27 @@ table() {
 python3 - "$rows" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
-def tau(pairs):
-    c = d = 0
+def tau(pairs):  # Kendall's tau-b: ties in either ranking count as neither
+    c = d = tx = ty = n0 = 0
     for i in range(len(pairs)):
         for j in range(i + 1, len(pairs)):
-            s = (pairs[i][0] - pairs[j][0]) * (pairs[i][1] - pairs[j][1])
-            c += s > 0
-            d += s <= 0
-    return (c - d) / (c + d) if c + d else float("nan")
+            dx, dy = pairs[i][0] - pairs[j][0], pairs[i][1] - pairs[j][1]
+            n0 += 1
+            tx += dx == 0
+            ty += dy == 0
+            c += dx * dy > 0
+            d += dx * dy < 0
+    den = ((n0 - tx) * (n0 - ty)) ** 0.5
+    return (c - d) / den if den else float("nan")
+def resolved(v):  # pairs whose rounds do not overlap: the hardware orders them
+    r = c = 0
+    for i in range(len(v)):
+        for j in range(i + 1, len(v)):
+            (a, sa), (b, sb) = v[i], v[j]
+            if max(a) < min(b) or max(b) < min(a):
+                r += 1
+                c += (sa - sb) * (a[0] - b[0]) > 0
+    return (2 * c - r) / r if r else float("nan"), r
 by_model, errors = {}, []
 print(f"{'model':14} {'placement':14} {'measured ms':>12} {'range':>17} {'simulated ms':>13} {'error':>8}")
 for model, p, sim, measured in rows:
@@ -49,14 +75,29 @@ for model, p, sim, measured in rows:
     med, s = statistics.median(m), float(sim)
     err = (s - med) / med
     errors.append(abs(err))
-    by_model.setdefault(model, []).append((med, s, abs(err)))
+    by_model.setdefault(model, []).append((med, s, abs(err), m))
     print(f"{model:14} {p:14} {med:12.3f} {min(m):8.3f}-{max(m):8.3f} {s:13.3f} {100*err:+7.1f}%")
 for model, v in by_model.items():
-    print(f"{model}: median |error| {100*statistics.median([e for _,_,e in v]):.1f}% over "
-          f"{len(v)} placements, Kendall's tau {tau([(a,b) for a,b,_ in v]):.2f}")
+    tr, r = resolved([(m, s) for _, s, _, m in v])
+    print(f"{model}: median |error| {100*statistics.median([e for _,_,e,_ in v]):.1f}% over "
+          f"{len(v)} placements, Kendall's tau {tau([(a,b) for a,b,_,_ in v]):.2f}; "
+          f"over the {r} of {len(v)*(len(v)-1)//2} pairs whose rounds do not overlap {tr:.2f}")
 if errors:
     print(f"all: median |error| {100*statistics.median(errors):.1f}% over {len(errors)} placements")
 PY
+}
+# Adds a method's placement to `placements` unless an earlier one places every
+# node alike (the files' placement sections are the same).
+add_unless_same() {
+  local p
+  for p in "${placements[@]}"; do
+    if cmp -s <(sed -n '/^placement:/,$p' "$dir/${p/:/_}.placement") \
+      <(sed -n '/^placement:/,$p' "$dir/${1/:/_}.placement"); then
+      echo "[$name] $1: the same placement as $p"
+      return
+    fi
+  done
+  placements+=("$1")
 }
 done_rows="$tmp/done.tsv"
 : >"$done_rows"
@@ -75,36 +116,57 @@ for spec in "${models[@]}"; do
     # shellcheck disable=SC2086
     "$planner" zoo "$name" $flags -o "$dir/model.pb" >/dev/null
   fi
-  "$planner" profile "$dir/model.pb" "$devices" -o "$dir/profile.tsv" --steps "$steps" --warmup 1 |
-    sed "s/^/[$name] /"
   placements=()
-  for method in single:gpu0 single:cpu0 etf metis scotch expert; do
-    if "$planner" baseline "$dir/model.pb" "$devices" --method "$method" --profile "$dir/profile.tsv" \
-      -o "$dir/$method.placement" >"$dir/$method.log" 2>&1; then
-      placements+=("$method")
-    else
-      echo "[$name] $method: $(tail -1 "$dir/$method.log")"
-    fi
-  done
+  if [ -n "$reuse" ]; then
+    cp "$reuse/$name/"* "$dir/"
+    rounds=0
+    for method in single:gpu0 single:cpu0 etf metis scotch expert; do
+      [ -f "$dir/${method/:/_}.measured" ] && add_unless_same "$method"
+    done
+  else
+    "$planner" profile "$dir/model.pb" "$devices" -o "$dir/profile.tsv" --steps "$steps" \
+      --warmup 1 | sed "s/^/[$name] /"
+    for method in single:gpu0 single:cpu0 etf metis scotch expert; do
+      if ! "$planner" baseline "$dir/model.pb" "$devices" --method "$method" \
+        --profile "$dir/profile.tsv" -o "$dir/${method/:/_}.placement" >"$dir/${method/:/_}.log" 2>&1; then
+        echo "[$name] $method: $(tail -1 "$dir/${method/:/_}.log")"
+        continue
+      fi
+      add_unless_same "$method"
+    done
+  fi
   for p in "${placements[@]}"; do
-    "$planner" simulate "$dir/model.pb" "$devices" --placement "$dir/$p.placement" \
-      --profile "$dir/profile.tsv" | sed -n 's/.*step time:* \([0-9.]*\) ms.*/\1/p' | head -1 \
-      >"$dir/$p.sim"
+    "$planner" simulate "$dir/model.pb" "$devices" --placement "$dir/${p/:/_}.placement" \
+      --profile "$dir/profile.tsv" >"$dir/${p/:/_}.simulated"
+    sed -n 's/.*step time:* \([0-9.]*\) ms.*/\1/p' "$dir/${p/:/_}.simulated" | head -1 >"$dir/${p/:/_}.sim"
   done
   for r in $(seq "$rounds"); do
     for p in "${placements[@]}"; do
-      "$planner" measure "$dir/model.pb" "$devices" --placement "$dir/$p.placement" \
-        --steps "$steps" --warmup 1 --json |
-        sed -n 's/.*"median_s":\([0-9.e+-]*\).*/\1/p' >>"$dir/$p.measured"
+      trace=()
+      [ -n "$keep" ] && [ "$r" = "$rounds" ] && trace=(--trace "$dir/${p/:/_}.trace.json")
+      "$planner" measure "$dir/model.pb" "$devices" --placement "$dir/${p/:/_}.placement" \
+        --steps "$steps" --warmup 1 --json "${trace[@]}" | tee -a "$dir/${p/:/_}.json" |
+        sed -n 's/.*"median_s":\([0-9.e+-]*\).*/\1/p' >>"$dir/${p/:/_}.measured"
     done
     cp "$done_rows" "$rows"
     for p in "${placements[@]}"; do
-      printf '%s\t%s\t%s\t%s\n' "$name" "$p" "$(cat "$dir/$p.sim")" \
-        "$(paste -sd, "$dir/$p.measured")" >>"$rows"
+      printf '%s\t%s\t%s\t%s\n' "$name" "$p" "$(cat "$dir/${p/:/_}.sim")" \
+        "$(paste -sd, "$dir/${p/:/_}.measured")" >>"$rows"
     done
     echo "after round $r of $name:"
     table
+    if [ -n "$keep" ]; then
+      mkdir -p "$keep/$name"
+      find "$dir" -maxdepth 1 -type f ! -name model.pb -exec cp {} "$keep/$name/" \;
+      echo "$spec" >"$keep/$name/spec"
+    fi
   done
+  if [ "$rounds" = 0 ]; then
+    for p in "${placements[@]}"; do
+      printf '%s\t%s\t%s\t%s\n' "$name" "$p" "$(cat "$dir/${p/:/_}.sim")" \
+        "$(paste -sd, "$dir/${p/:/_}.measured")" >>"$rows"
+    done
+  fi
   cp "$rows" "$done_rows"
 done
 echo "all models:"

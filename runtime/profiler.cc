@@ -215,13 +215,21 @@ double HoldFor(const sim::StepStats& step) {
 graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster::Cluster& c,
                        bool timed, ProfileBuilder* b) {
   for (int d : r.measure) {
+    Executor& ex = *r.single.at(d);
+    const std::string what = "on '" + c.devices[d].name + "'";
     sim::StepStats stats;
-    GRAPH_RETURN_IF_ERROR(
-        RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'", &stats));
-    if (timed) b->AddStep(r.single.at(d)->graph(), c, d, stats);
     if (c.devices[d].kind == cluster::DeviceKind::kCuda) {
-      r.single.at(d)->set_kernel_timing(true, HoldFor(stats));
+      // A GPU's host times from a step as the executor runs it, its kernels'
+      // from a step with kernel timing: the timing's waits before each op
+      // change what the host spends around its launches.
+      ex.set_kernel_timing(false);
+      GRAPH_RETURN_IF_ERROR(RunStep(ex, r, fetch, what, &stats));
+      if (timed) b->AddStep(ex.graph(), c, d, stats);
+      ex.set_kernel_timing(true, HoldFor(stats));
+      stats = {};
     }
+    GRAPH_RETURN_IF_ERROR(RunStep(ex, r, fetch, what, &stats));
+    if (timed) b->AddStep(ex.graph(), c, d, stats);
   }
   if (r.alternating) {
     sim::StepStats stats;
@@ -325,11 +333,13 @@ void DescribeDevices(const sim::Profile& fresh, const ProfileBuilder& b, const c
 void ProfileBuilder::AddStep(const graph::Graph& g, const cluster::Cluster& c, int device,
                              const sim::StepStats& step) {
   const std::string& name = c.devices[device].name;
+  if (c.devices[device].kind == cluster::DeviceKind::kCuda && !KernelsTimed(step, device)) {
+    if (!step.replayed) AddLaunches(g, name, device, step);  // a replay launches no op
+    return;
+  }
   std::vector<double>& steps = dispatch_[name];
   const int id = static_cast<int>(steps.size());
-  // A GPU's ops with kernel spans: their time is the kernels', their launch the
-  // host's, and the device's dispatch the host's gaps between launches.
-  double host_total_us = 0, last_end_us = 0;
+  // A GPU's ops with kernel spans: their time is the kernels'.
   bool kernels_timed = false;
   for (const sim::OpRecord& r : step.ops) {
     if (r.device != device) continue;
@@ -339,21 +349,43 @@ void ProfileBuilder::AddStep(const graph::Graph& g, const cluster::Cluster& c, i
     s.samples.push_back(
         {id, (spans ? r.kernel_end_us - r.kernel_start_us : r.end_us - r.start_us) / 1e6});
     s.bytes = r.bytes;
-    if (!spans) continue;
-    kernels_timed = true;
-    host_[{name, sig}].push_back((r.end_us - r.start_us) / 1e6);
-    host_total_us += r.end_us - r.start_us;
-    last_end_us = std::max(last_end_us, r.end_us);
+    kernels_timed = kernels_timed || spans;
   }
   const bool timed = !step.ops.empty() && device < static_cast<int>(step.busy_us.size());
   const double ops = static_cast<double>(step.ops.size());
-  if (kernels_timed) {
-    const double timing_us =
-        device < static_cast<int>(step.timing_us.size()) ? step.timing_us[device] : 0;
-    steps.push_back(std::max(0.0, last_end_us - host_total_us - timing_us) / 1e6 / ops);
+  // A GPU's dispatch comes from its untimed steps (AddLaunches): -1 holds the
+  // timed step's place among the device's steps.
+  if (kernels_timed || !timed) {
+    steps.push_back(-1);
   } else {
-    steps.push_back(timed ? std::max(0.0, step.seconds - step.busy_us[device] / 1e6) / ops : -1);
+    steps.push_back(std::max(0.0, step.seconds - step.busy_us[device] / 1e6) / ops);
   }
+}
+
+bool ProfileBuilder::KernelsTimed(const sim::StepStats& step, int device) {
+  for (const sim::OpRecord& r : step.ops) {
+    if (r.device == device && r.kernel_start_us >= 0 && r.kernel_end_us >= r.kernel_start_us) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void ProfileBuilder::AddLaunches(const graph::Graph& g, const std::string& name, int device,
+                                 const sim::StepStats& step) {
+  // The worker's op records are its launches; the rest of its time up to the
+  // last launch's end is the executor's, per op.
+  double launch_us = 0, first_us = 1e300, last_us = 0;
+  int ops = 0;
+  for (const sim::OpRecord& r : step.ops) {
+    if (r.device != device) continue;
+    host_[{name, graph::OpSignature(g, r.node)}].push_back((r.end_us - r.start_us) / 1e6);
+    launch_us += r.end_us - r.start_us;
+    first_us = std::min(first_us, r.start_us);
+    last_us = std::max(last_us, r.end_us);
+    ++ops;
+  }
+  if (ops > 0) launch_dispatch_[name].push_back(std::max(0.0, last_us - launch_us) / 1e6 / ops);
 }
 
 namespace {
@@ -588,6 +620,7 @@ int ProfileBuilder::Finish(sim::Profile* profile) const {
     }
     if (!kept.empty()) profile->dispatch_s[device] = sim::Median(kept);
   }
+  for (const auto& [device, v] : launch_dispatch_) profile->dispatch_s[device] = sim::Median(v);
   for (const auto& [device, kernels] : shared_kernels_) FitSharing(device, kernels, profile);
   for (const auto& [device, v] : shared_dispatch_)
     profile->dispatch_shared_s[device] = sim::Median(v);
@@ -689,9 +722,6 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   }
   for (int d : r.measure) {
     GRAPH_ASSIGN_OR_RETURN(r.single[d], Executor::Create(g, c, std::vector<int>(g.size(), d)));
-    if (c.devices[d].kind == cluster::DeviceKind::kCuda) {
-      r.single[d]->set_kernel_timing(true, kFirstHoldS);
-    }
   }
   if (!r.shared.empty()) {
     // Ops alternating between the first two cpus in topological order: many

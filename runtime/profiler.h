@@ -36,7 +36,9 @@
 // A GPU (a cuda device): its single-device steps run with kernel timing
 // (Executor::set_kernel_timing), each op's kernels held back until its
 // launches have queued, so its op times are its kernels' spans on the device
-// (CUDA events) and its host times (Profile::host_s) its launches; its links
+// (CUDA events); each is preceded by a step without the timing, whose launches
+// give its host times (Profile::host_s) and whose gaps between them its
+// dispatch, as the executor spends them; its links
 // to and from each cpu device, and within itself, are fitted to Tensor::to
 // copies of 4 KiB to 64 MiB; a small kernel's launch gives Profile::launch_s.
 //
@@ -162,6 +164,13 @@ class ProfileBuilder {
   int Finish(sim::Profile* profile) const;
 
  private:
+  // Whether `device`'s ops in `step` have kernel spans.
+  static bool KernelsTimed(const sim::StepStats& step, int device);
+  // A GPU's step without kernel timing: its launches' host times and the
+  // executor's time per op between them (its dispatch).
+  void AddLaunches(const graph::Graph& g, const std::string& name, int device,
+                   const sim::StepStats& step);
+
   struct Sample {
     int step;
     double seconds;
@@ -190,6 +199,7 @@ class ProfileBuilder {
   // (device, signature) -> host seconds of each launch, for ops with kernel spans
   std::map<std::pair<std::string, std::string>, std::vector<double>> host_;
   std::map<std::string, std::vector<double>> dispatch_;              // device -> per step: s per op
+  std::map<std::string, std::vector<double>> launch_dispatch_;  // GPU -> per untimed step: s per op
   std::map<std::string, std::vector<SharedKernel>> shared_kernels_;  // by device
   std::map<std::string, std::vector<double>> shared_dispatch_;       // device -> queued ops' gaps
   std::map<std::string, std::vector<double>> shared_poll_;           // device -> polled hand-offs

@@ -252,8 +252,14 @@ void Simulator::PlanLinks(const Profile* profile) {
       } else if (std::optional<cluster::LinkSpec> l = c.Link(a, b)) {
         links_[a][b] = {l->latency_s, l->bandwidth_bytes_per_s, 0};
       }
-      consumer_copies_[a * nd + b] = c.devices[a].kind == cluster::DeviceKind::kCpu &&
-                                     c.devices[b].kind == cluster::DeviceKind::kCpu;
+      // The executor's consumer copies what it reads from another cpu device, and
+      // between a cpu and a cuda device too: LibTorch's blocking copy to or from
+      // a GPU is the copy queued on the GPU's stream and a wait for that stream.
+      const cluster::DeviceKind ka = c.devices[a].kind, kb = c.devices[b].kind;
+      const bool host_a = ka == cluster::DeviceKind::kCpu, host_b = kb == cluster::DeviceKind::kCpu;
+      consumer_copies_[a * nd + b] = (host_a && host_b) ||
+                                     (host_a && kb == cluster::DeviceKind::kCuda) ||
+                                     (host_b && ka == cluster::DeviceKind::kCuda);
     }
   }
 }
@@ -622,6 +628,13 @@ void Simulator::Step::CopyInputs(graph::NodeId id, int d, double* clock) {
     if (copy.held == run_) continue;
     const int64_t size = s_.copy_bytes_[s_.slot_offset_[in.node] + in.index];
     const double seconds = s_.TransferSeconds(src, d, size);
+    // A copy to or from a GPU runs on its stream after every kernel queued
+    // there, and the kernels queued after it wait for it.
+    const int gpu = s_.async_[src] ? src : s_.async_[d] ? d : -1;
+    if (gpu >= 0) {
+      *clock = std::max(*clock, gpu_free_[gpu]);
+      gpu_free_[gpu] = *clock + seconds;
+    }
     r_.step.transfers.push_back({in.node, src, d, size, *clock * 1e6, (*clock + seconds) * 1e6});
     copy.held = run_;
     copy.bytes = size;

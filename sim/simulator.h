@@ -20,8 +20,10 @@
 // op's copies or kernel), and where the profile has a dispatch_cross figure the
 // executor's time per op is dispatch + dispatch_cross x the device's
 // cross-device edges per op, instead of dispatch_shared while another cpu is awake. Transfers:
-// between two real cpu devices the consumer's worker copies the tensor before its kernel, as the
-// executor does, at the profiled link fit (else the devices file's link); any other pair sends it
+// between two real cpu devices, or a cpu and a cuda device, the consumer's worker copies the tensor
+// before its kernel, as the executor does, at the profiled link fit (else the devices file's link;
+// a copy to or from a `sync: step` GPU first waits for the kernels queued there, as LibTorch's
+// blocking copy waits for the GPU's stream, and the GPU's later kernels wait for it); any other pair sends it
 // over its link as soon as it is produced, one transfer at a time per direction (contention), at
 // latency + bytes / bandwidth. Memory: the executor's accounting (parameters resident, outputs from
 // their op's end to their last reader, copies on the reading device, views free); exceeding a
@@ -153,7 +155,7 @@ class Simulator {
   std::vector<int64_t> out_flat_;            // [output] bytes accounted (at out_offset_)
   std::vector<int64_t> out_total_;           // [node] its outputs' bytes, summed
   std::vector<std::vector<LinkFit>> links_;  // [src][dst]; bandwidth 0: none
-  std::vector<char> consumer_copies_;        // [src * n + dst]: the executor's cpu copies
+  std::vector<char> consumer_copies_;        // [src * n + dst]: the consumer's worker copies
 };
 
 }  // namespace sim

@@ -8,6 +8,10 @@
 # `planner import` made of scripts/pytorch/export_models.py's exports: the
 # CUDA build has no ONNX reader). Logs go to OUT (default out/). Each part has
 # its own time limit, so that one slow part leaves the others their turn.
+# EAGER=0 leaves out the comparison with eager; ROUNDS=N rounds of the error
+# table (default 3), for Inception-V3, the EXPORTED models, then NMT-2, while
+# LIMIT seconds last. The table's profiles, placements, measurements and traces
+# are kept in OUT/keep.tgz, for bench/sim_accuracy_gpu.sh's REUSE on any build.
 # Usage: PLANNER_DEBS=.cuda-debs OUT=DIR EXPORTED="mobilenet_v2:32:m.pb" scripts/cuda/gpu_check.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,11 +40,26 @@ done
 # CPU-heavy placement of Inception-V3 seconds long.
 printf 'devices:\n  - {name: cpu0, kind: cpu, cores: [0, 1, 2, 3, 4, 5, 6, 7], threads: 8}\n  - {name: gpu0, kind: cuda, index: 0}\n' >"$out/host.yaml"
 printf 'devices:\n  - {name: gpu0, kind: cuda, index: 0, graphs: on}\n' >"$out/gpu-graphs.yaml"
-timeout 170 bash bench/cuda_vs_eager.sh 3 "$B" "${exported[@]}"
-"$P" zoo inception_v3 --batch 32 -o "$out/inception.pb" >/dev/null
-timeout 30 "$P" measure "$out/inception.pb" "$out/gpu-graphs.yaml" --steps 10
-STEPS=3 timeout 200 bash bench/sim_accuracy_gpu.sh "$out/host.yaml" 3 "$B" inception_v3:--batch=32
-for spec in "${exported[@]}"; do
-  STEPS=3 timeout 60 bash bench/sim_accuracy_gpu.sh "$out/host.yaml" 2 "$B" "${spec#*:*:}"
-done
+if [ "${EAGER:-1}" != 0 ]; then
+  timeout 170 bash bench/cuda_vs_eager.sh 3 "$B" "${exported[@]}"
+  "$P" zoo inception_v3 --batch 32 -o "$out/inception.pb" >/dev/null
+  timeout 30 "$P" measure "$out/inception.pb" "$out/gpu-graphs.yaml" --steps 10
+fi
+rounds="${ROUNDS:-3}"
+# The error table, model by model, each within its cap and what is left of
+# LIMIT seconds (default 540) from the start; keep.tgz is rewritten after each.
+deadline=$((start + ${LIMIT:-540}))
+keep="$(mktemp -d)/keep"
+mkdir -p "$keep"
+cp "$out/host.yaml" "$keep/"
+accuracy() {  # CAP_S MODEL
+  local left=$((deadline - SECONDS))
+  if [ "$left" -lt 30 ]; then echo "no time left for $2"; return; fi
+  STEPS=3 KEEP="$keep" timeout $((left < $1 ? left : $1)) \
+    bash bench/sim_accuracy_gpu.sh "$out/host.yaml" "$rounds" "$B" "$2"
+  tar czf "$out/keep.tgz" -C "$(dirname "$keep")" keep
+}
+accuracy 300 inception_v3:--batch=32
+for spec in "${exported[@]}"; do accuracy 120 "${spec#*:*:}"; done
+accuracy 200 nmt:--layers=2
 echo "done in $((SECONDS - start)) s"

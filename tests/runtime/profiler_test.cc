@@ -94,6 +94,36 @@ TEST(ProfileBuilderTest, OpTimesAsTheMeanTakeEverySample) {
   EXPECT_NEAR(neg->seconds, 22e-6, 1e-12) << "the mean of 20, 20, 28 and 20 us";
 }
 
+TEST(ProfileBuilderTest, AGpusUntimedStepsGiveItsLaunchesAndDispatchAndItsTimedStepsItsKernels) {
+  graph::Graph g = testing::Chain();
+  cluster::Cluster c = testing::CpuAndGpu();
+  ProfileBuilder b;
+  for (int i = 0; i < 3; ++i) {
+    // Untimed: launches of 10/20/30/10 us, 1 us apart (the chain's Alone step).
+    b.AddStep(g, c, 1, testing::Alone(g, 1));
+    // Timed: each op 4 us of kernels, its launch 50 us (the timing's waits)
+    // and 9 us between launches.
+    sim::StepStats timed;
+    double t = 0;
+    for (const char* n : {"a", "b", "c", "d"}) {
+      sim::OpRecord r{g.Find(n), 1, t, t + 50};
+      r.kernel_start_us = t + 60;
+      r.kernel_end_us = t + 64;
+      timed.ops.push_back(r);
+      t += 59;
+    }
+    timed.seconds = t / 1e6;
+    timed.busy_us = {0, 200};
+    b.AddStep(g, c, 1, timed);
+  }
+  sim::Profile p;
+  b.Finish(&p);
+  EXPECT_NEAR(p.dispatch_s.at("gpu0"), 3e-6 / 4, 1e-12);  // 3 us of gaps over 4 ops
+  EXPECT_NEAR(p.host_s.at("gpu0").at(graph::OpSignature(g, g.Find("c"))), 30e-6, 1e-12);
+  EXPECT_NEAR(p.ops.at("gpu0").at(graph::OpSignature(g, g.Find("c"))).seconds, 4e-6, 1e-12);
+  EXPECT_EQ(b.KeptSteps("gpu0"), 3);
+}
+
 TEST(ProfileBuilderTest, OpTimeNamesParse) {
   OpTime t = OpTime::kMean;
   EXPECT_TRUE(ParseOpTime("steady-mean", &t));

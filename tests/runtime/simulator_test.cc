@@ -263,6 +263,53 @@ TEST(SimulatorTest, EagerSendsShareTheLinkOneAtATime) {
   EXPECT_NEAR(r.step.seconds, 102e-6, 1e-12);
 }
 
+// cpu0 and a `sync: step` gpu0: every op 10 us, Neg 1 ms on the GPU, launches
+// 1 us, and a 100 us link each way.
+sim::Profile CpuAndGpuProfile(const graph::Graph& g) {
+  sim::Profile p = Uniform(g, {"cpu0", "gpu0"}, 10e-6);
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    if (g.node(id).op == "Neg") p.ops["gpu0"][graph::OpSignature(g, id)] = {1e-3, 64, 1};
+  }
+  p.launch_s["gpu0"] = 1e-6;
+  p.links[{"cpu0", "gpu0"}] = {100e-6, 1e15, 0};
+  p.links[{"gpu0", "cpu0"}] = {100e-6, 1e15, 0};
+  return p;
+}
+
+TEST(SimulatorTest, ACopyOntoAGpuWaitsForTheKernelsQueuedThereBeforeIt) {
+  // p on cpu0 feeds q on gpu0, while r's 1 ms kernel is queued on gpu0 from 0.
+  // LibTorch's blocking copy waits for gpu0's stream: the copy runs 1000..1100
+  // and q's kernel 1100..1110. An eager send (110) would have q end at 1010.
+  graph::Graph g = Graph(
+      "node { name: 'y' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } attr { "
+      "key: 'shape' value { shape { dim { size: 4 } dim { size: 4 } } } } }" +
+      Unary("p", "Relu", "x") + Unary("r", "Neg", "y") + Unary("q", "Relu", "p"));
+  sim::Profile prof = CpuAndGpuProfile(g);
+  auto sim = sim::Simulator::Create(g, testing::CpuAndGpu(), &prof);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  sim::SimResult r = sim->Run({0, 1, 0, 1, 1});  // x, y, p, r, q
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  ASSERT_EQ(r.step.transfers.size(), 1u);
+  EXPECT_NEAR(r.step.transfers[0].start_us, 1000, 1e-6);
+  EXPECT_NEAR(r.step.seconds, 1110e-6, 1e-12);
+}
+
+TEST(SimulatorTest, ACopyOffAGpuHoldsItsStreamSoLaterKernelsWaitForIt) {
+  // a (10 us) on gpu0 feeds b on cpu0, whose worker copies a at 10..110 on
+  // gpu0's stream, and c on gpu0, whose 1 ms kernel, launched after the copy
+  // is queued, runs 110..1110. An eager send beside the kernels would end the
+  // step at 1010.
+  graph::Graph g = Graph(Unary("a", "Relu", "x") + Unary("b", "Relu", "a") + Unary("c", "Neg", "a"));
+  sim::Profile prof = CpuAndGpuProfile(g);
+  auto sim = sim::Simulator::Create(g, testing::CpuAndGpu(), &prof);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  sim::SimResult r = sim->Run({1, 1, 0, 1});  // x, a, b, c
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  ASSERT_EQ(r.step.transfers.size(), 1u);
+  EXPECT_NEAR(r.step.transfers[0].start_us, 10, 1e-6);
+  EXPECT_NEAR(r.step.seconds, 1110e-6, 1e-12);
+}
+
 TEST(SimulatorTest, UnprofiledOpsOnASimDeviceAreRooflineEstimates) {
   graph::Graph g = Graph(
       "node { name: 'w' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: "
