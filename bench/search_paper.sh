@@ -21,6 +21,8 @@
 # median step over the seeds, the median improvement and the range of the
 # improvements [min..max]. Every result is offered to bench/best_known.sh,
 # which keeps it when it beats the best known (OFFER=0: not).
+# With "climb" and "both" both among them, each seed's two results are also
+# set against each other: how much faster policy + climb ended than the climb alone.
 # CONTENDERS picks which of the three run ("policy climb both" by default); a
 # contender left out prints "-". REUSE=1 keeps the searches whose logs OUTDIR
 # already holds, so the table can be printed again from them.
@@ -55,6 +57,8 @@ rows=(
   "nmt8|nmt --layers 8|8|no worse than expert"
 )
 table="$out/table.txt"
+paired="$out/paired.txt"
+: >"$paired"
 seeds=${SEEDS:-1}
 contenders=" ${CONTENDERS:-policy climb both} "
 fmt="%-13s %-4s %-24s %-11s %-11s %-11s %-11s %-11s %-30s %-30s %-30s %-20s %-26s %-26s\n"
@@ -124,6 +128,15 @@ for row in "${rows[@]}"; do
     "$(col metis)" "$(col scotch)" "$(result policy)" "$(result climb)" "$(result both)" \
     "$paper" "${known:--} ($behind)" "$bound (${most:--})" >>"$table"
   tail -1 "$table"
+  # Seed by seed, policy + climb against the climb alone (run one after the other).
+  if [[ $contenders == *" climb "* && $contenders == *" both "* ]]; then
+    for seed in $seeds; do
+      awk -v m="$name" -v s="$seed" -v b="$(result_ms "$out/$name-both-s$seed.log")" \
+        -v c="$(result_ms "$out/$name-climb-s$seed.log")" 'BEGIN { if (b > 0 && c > 0)
+          printf "%s seed %s: policy + climb %s ms, climb alone %s ms: %+.2f%%\n", m, s, b, c,
+            100 * (c - b) / c }' >>"$paired"
+    done
+  fi
 done
 echo
 echo "times in ms; improvements over the best baseline (median [range] over seeds $seeds);"
@@ -131,3 +144,7 @@ echo "policy alone: --budget $budget --refine 0;"
 echo "climb alone: --iterations 0 --refine ${total}s; policy + climb: --budget $budget --refine $refine" \
   "${PATIENCE:+--patience $PATIENCE} ${PATIENCE_GAIN:+--patience-gain $PATIENCE_GAIN} ${ORDER:+--order $ORDER}"
 cat "$table"
+if [[ -s "$paired" ]]; then
+  echo "seed by seed, how much faster policy + climb ended than the climb alone (+: faster):"
+  cat "$paired"
+fi

@@ -373,15 +373,15 @@ bool ProfileBuilder::KernelsTimed(const sim::StepStats& step, int device) {
 
 void ProfileBuilder::AddLaunches(const graph::Graph& g, const std::string& name, int device,
                                  const sim::StepStats& step) {
-  // The worker's op records are its launches; the rest of its time up to the
-  // last launch's end is the executor's, per op.
-  double launch_us = 0, first_us = 1e300, last_us = 0;
+  // The worker's op records are its launches; the rest of its time from the
+  // step's start to the last launch's end is the executor's, per op (the
+  // simulator charges it before each op, the first one too).
+  double launch_us = 0, last_us = 0;
   int ops = 0;
   for (const sim::OpRecord& r : step.ops) {
     if (r.device != device) continue;
     host_[{name, graph::OpSignature(g, r.node)}].push_back((r.end_us - r.start_us) / 1e6);
     launch_us += r.end_us - r.start_us;
-    first_us = std::min(first_us, r.start_us);
     last_us = std::max(last_us, r.end_us);
     ++ops;
   }
