@@ -452,6 +452,11 @@ class Simulator::Step {
   // Start's pipeline for an async GPU (see simulator.h): the launch from
   // `clock` on the worker, the kernels on the GPU.
   void StartOnGpu(graph::NodeId id, int d, double clock, double kernel);
+  // A copy off async device `gpu` by another device's worker holds the GPU's
+  // host side over [from, until); AfterGpuHostHeld: when a launch that would
+  // begin at `clock` can begin.
+  void HoldGpuHost(int gpu, double from, double until);
+  double AfterGpuHostHeld(int gpu, double clock) const;
   void MakeReady(graph::NodeId id) {
     if (--pending_[id] == 0) ready_.push_back(id);
   }
@@ -490,6 +495,9 @@ class Simulator::Step {
   std::vector<double> link_free_;
   std::vector<double> running_until_;  // when each device's last started kernel ends
   std::vector<double> gpu_free_;       // async devices: when the GPU is done with its kernels
+  // Async devices: the (request, end) of each copy off the GPU that another
+  // device's worker made, during which the GPU's own worker cannot launch.
+  std::vector<std::vector<std::pair<double, double>>> host_held_;
   std::vector<double> kernels_end_;    // [node] on an async device: when its kernels end
   // When each device's worker last went idle: at the start every worker sleeps
   // (the executor lets workers poll during a step only).
@@ -523,6 +531,7 @@ Simulator::Step::Step(const Simulator& sim, const std::vector<int>& device_of_no
       link_free_(nd_ * nd_, 0),
       running_until_(nd_, 0),
       gpu_free_(nd_, 0),
+      host_held_(nd_),
       kernels_end_(n_, 0),
       idle_since_(nd_, -std::numeric_limits<double>::infinity()),
       dispatch_split_(nd_, -1),
@@ -632,8 +641,14 @@ void Simulator::Step::CopyInputs(graph::NodeId id, int d, double* clock) {
     // there, and the kernels queued after it wait for it.
     const int gpu = s_.async_[src] ? src : s_.async_[d] ? d : -1;
     if (gpu >= 0) {
+      const double requested = *clock;
       *clock = std::max(*clock, gpu_free_[gpu]);
       gpu_free_[gpu] = *clock + seconds;
+      // A copy off the GPU into the host's pageable memory holds the CUDA
+      // driver from its request, through the wait for the GPU's queue, to its
+      // end: the GPU's own worker launches nothing meanwhile (measured on an
+      // H100, docs/simulator.md, "On a GPU").
+      if (gpu == src) HoldGpuHost(gpu, requested, *clock + seconds);
     }
     r_.step.transfers.push_back({in.node, src, d, size, *clock * 1e6, (*clock + seconds) * 1e6});
     copy.held = run_;
@@ -675,9 +690,34 @@ bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay
   return slept;
 }
 
+void Simulator::Step::HoldGpuHost(int gpu, double from, double until) {
+  auto& held = host_held_[gpu];
+  // Holds that ended before now no launch can meet again (launches start at now or later).
+  held.erase(std::remove_if(held.begin(), held.end(),
+                            [this](const std::pair<double, double>& h) { return h.second <= now_; }),
+             held.end());
+  held.push_back({from, until});
+}
+
+double Simulator::Step::AfterGpuHostHeld(int gpu, double clock) const {
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const auto& [from, until] : host_held_[gpu]) {
+      if (from <= clock && clock < until) {
+        clock = until;
+        moved = true;
+      }
+    }
+  }
+  return clock;
+}
+
 void Simulator::Step::StartOnGpu(graph::NodeId id, int d, double clock, double kernel) {
-  const double launched = clock + (replayed_ ? 0 : s_.host_s_[d][id]);
-  const double start = std::max(clock, gpu_free_[d]);
+  // The op's span on the worker starts at `clock`; its launch waits out the
+  // copies off the GPU that hold the driver then.
+  const double begins = AfterGpuHostHeld(d, clock);
+  const double launched = begins + (replayed_ ? 0 : s_.host_s_[d][id]);
+  const double start = std::max(begins, gpu_free_[d]);
   // Its last kernel cannot end before it is launched.
   const double end = std::max(start + kernel, launched);
   gpu_free_[d] = end;

@@ -23,7 +23,9 @@
 // between two real cpu devices, or a cpu and a cuda device, the consumer's worker copies the tensor
 // before its kernel, as the executor does, at the profiled link fit (else the devices file's link;
 // a copy to or from a `sync: step` GPU first waits for the kernels queued there, as LibTorch's
-// blocking copy waits for the GPU's stream, and the GPU's later kernels wait for it); any other pair sends it
+// blocking copy waits for the GPU's stream, and the GPU's later kernels wait for it; a copy off such
+// a GPU also holds the driver from its request to its end, so the GPU's own worker launches nothing
+// meanwhile); any other pair sends it
 // over its link as soon as it is produced, one transfer at a time per direction (contention), at
 // latency + bytes / bandwidth. Memory: the executor's accounting (parameters resident, outputs from
 // their op's end to their last reader, copies on the reading device, views free); exceeding a

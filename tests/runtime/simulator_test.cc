@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <thread>
 
 #include "graph/cost.h"
@@ -308,6 +310,39 @@ TEST(SimulatorTest, ACopyOffAGpuHoldsItsStreamSoLaterKernelsWaitForIt) {
   ASSERT_EQ(r.step.transfers.size(), 1u);
   EXPECT_NEAR(r.step.transfers[0].start_us, 10, 1e-6);
   EXPECT_NEAR(r.step.seconds, 1110e-6, 1e-12);
+}
+
+TEST(SimulatorTest, ACopyOffAGpuHoldsTheGpusWorkerFromItsRequestToItsEnd) {
+  // gpu0's worker launches a (0..1; kernel 0..10). b on cpu0 reads a: its
+  // worker asks for the copy at 1, and the copy waits for a's kernel, running
+  // 10..110. A launch cannot begin while a copy off the GPU is between its
+  // request and its end (LibTorch's copy into pageable host memory holds the
+  // driver), so r's launch, due at 1, begins at 110 and ends at 111, and the
+  // chain c0..c19 after it, 1 us a launch, ends at 131. Without the hold r
+  // would be launched at 2 and c19 at 22 (their kernels still wait for the copy).
+  std::string chain = Unary("c0", "Relu", "r");
+  for (int i = 1; i < 20; ++i) {
+    chain += Unary("c" + std::to_string(i), "Relu", "c" + std::to_string(i - 1));
+  }
+  graph::Graph g = Graph(
+      "node { name: 'y' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } attr { "
+      "key: 'shape' value { shape { dim { size: 4 } dim { size: 4 } } } } }" +
+      Unary("a", "Relu", "x") + Unary("b", "Relu", "a") + Unary("r", "Neg", "y") + chain);
+  sim::Profile prof = CpuAndGpuProfile(g);
+  auto sim = sim::Simulator::Create(g, testing::CpuAndGpu(), &prof);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  std::vector<int> place(g.size(), 1);
+  place[g.Find("b")] = 0;
+  sim::SimResult r = sim->Run(place);
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  ASSERT_EQ(r.step.transfers.size(), 1u);
+  EXPECT_NEAR(r.step.transfers[0].start_us, 10, 1e-6);
+  std::map<std::string, std::pair<double, double>> span;
+  for (const sim::OpRecord& op : r.step.ops) span[g.node(op.node).name] = {op.start_us, op.end_us};
+  EXPECT_NEAR(span["r"].first, 1, 1e-6);  // on the worker from 1: held there
+  EXPECT_NEAR(span["r"].second, 111, 1e-6);
+  EXPECT_NEAR(span["c19"].second, 131, 1e-6);
+  EXPECT_NEAR(r.step.seconds, 1310e-6, 1e-12);
 }
 
 TEST(SimulatorTest, UnprofiledOpsOnASimDeviceAreRooflineEstimates) {

@@ -151,13 +151,22 @@ TEST(ReducerTest, RebuiltBucketsFollowRankZerosReadyOrderOnEveryRank) {
 // once), then the rest of the backward pass takes `compute` (a sleep). With the
 // all-reduce running meanwhile, Finish has only the small buckets left; were it
 // launched at Finish instead, Finish would take about as long as that
-// all-reduce alone (`alone`, timed first on the same group). The reducer's
-// own exposed time must agree with the test's clock.
-TEST(ReducerTest, TheFirstBucketsAllReduceRunsDuringTheBackwardPass) {
+// all-reduce alone (`alone`, the fastest of three timed first on the same
+// group). The reducer's own exposed time must agree with the test's clock.
+struct OverlapTrial {
+  std::vector<double> alone_s = std::vector<double>(2), finish_s = alone_s, exposed_s = alone_s,
+                      comm_s = alone_s, compute_s = alone_s;
+  // Finish waited under half the big all-reduce alone, on both ranks.
+  bool Overlapped() const {
+    return finish_s[0] < alone_s[0] / 2 && finish_s[1] < alone_s[1] / 2;
+  }
+};
+
+OverlapTrial RunOverlapTrial() {
   using Clock = std::chrono::steady_clock;
   const std::vector<int64_t> elements{1000, 1000, 16 << 20};  // the last: 64 MiB
   std::mutex mu;
-  std::vector<double> alone_s(2), finish_s(2), exposed_s(2), comm_s(2), compute_s(2);
+  OverlapTrial trial;
   RunRanks(2, [&](ProcessGroup& pg) {
     std::vector<at::Tensor> g;
     std::vector<std::vector<int64_t>> shapes;
@@ -165,7 +174,7 @@ TEST(ReducerTest, TheFirstBucketsAllReduceRunsDuringTheBackwardPass) {
       g.push_back(at::ones({n}));
       shapes.push_back({n});
     }
-    double alone = 1e9;  // the big all-reduce alone: the fastest of three
+    double alone = 1e9;
     for (int i = 0; i < 3; ++i) {
       at::Tensor t = g[2].clone();
       const auto t0 = Clock::now();
@@ -189,21 +198,36 @@ TEST(ReducerTest, TheFirstBucketsAllReduceRunsDuringTheBackwardPass) {
     const double finish = std::chrono::duration<double>(Clock::now() - f0).count();
     EXPECT_TRUE(at::allclose(out[2], at::ones({elements[2]})));  // (1 + 1) / 2
     std::lock_guard<std::mutex> l(mu);
-    alone_s[pg.rank()] = alone;
-    finish_s[pg.rank()] = finish;
-    exposed_s[pg.rank()] = t.exposed_s;
-    comm_s[pg.rank()] = t.comm_s;
-    compute_s[pg.rank()] = compute.item<double>();
+    const int r = pg.rank();
+    trial.alone_s[r] = alone;
+    trial.finish_s[r] = finish;
+    trial.exposed_s[r] = t.exposed_s;
+    trial.comm_s[r] = t.comm_s;
+    trial.compute_s[r] = compute.item<double>();
   });
+  return trial;
+}
+
+// Under ctest's parallel load a rank's thread can wait its turn for tens of
+// milliseconds inside Finish, so up to three trials run and the first that
+// overlapped is judged. A reducer that launched at Finish could not pass any:
+// its Finish holds the whole big all-reduce, no faster than the fastest alone.
+TEST(ReducerTest, TheFirstBucketsAllReduceRunsDuringTheBackwardPass) {
+  OverlapTrial trial;
+  for (int i = 0; i < 3; ++i) {
+    trial = RunOverlapTrial();
+    if (trial.Overlapped()) break;
+  }
   for (int r = 0; r < 2; ++r) {
-    SCOPED_TRACE("rank " + std::to_string(r) + ": alone " + std::to_string(alone_s[r]) +
-                 " s, Finish " + std::to_string(finish_s[r]) + " s, exposed " +
-                 std::to_string(exposed_s[r]) + " s, in flight " + std::to_string(comm_s[r]) +
-                 " s, compute " + std::to_string(compute_s[r]) + " s");
-    EXPECT_LT(finish_s[r], alone_s[r] / 2);  // the big all-reduce was over before Finish
-    EXPECT_LE(exposed_s[r], finish_s[r] + 0.005);  // no more exposed than Finish waited
-    EXPECT_GE(comm_s[r], alone_s[r] / 2);           // the big one was in flight, and counted
-    EXPECT_LT(comm_s[r], compute_s[r] + finish_s[r] + 0.005);
+    SCOPED_TRACE("rank " + std::to_string(r) + ": alone " + std::to_string(trial.alone_s[r]) +
+                 " s, Finish " + std::to_string(trial.finish_s[r]) + " s, exposed " +
+                 std::to_string(trial.exposed_s[r]) + " s, in flight " +
+                 std::to_string(trial.comm_s[r]) + " s, compute " +
+                 std::to_string(trial.compute_s[r]) + " s");
+    EXPECT_LT(trial.finish_s[r], trial.alone_s[r] / 2);  // the big one was over before Finish
+    EXPECT_LE(trial.exposed_s[r], trial.finish_s[r] + 0.005);  // no more exposed than Finish waited
+    EXPECT_GE(trial.comm_s[r], trial.alone_s[r] / 2);  // the big one was in flight, and counted
+    EXPECT_LT(trial.comm_s[r], trial.compute_s[r] + trial.finish_s[r] + 0.005);
   }
 }
 
