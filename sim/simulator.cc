@@ -498,7 +498,7 @@ class Simulator::Step {
   // Async devices: the (request, end) of each copy off the GPU that another
   // device's worker made, during which the GPU's own worker cannot launch.
   std::vector<std::vector<std::pair<double, double>>> host_held_;
-  std::vector<double> kernels_end_;    // [node] on an async device: when its kernels end
+  std::vector<double> kernels_end_;  // [node] on an async device: when its kernels end
   // When each device's worker last went idle: at the start every worker sleeps
   // (the executor lets workers poll during a step only).
   std::vector<double> idle_since_;
@@ -693,9 +693,10 @@ bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay
 void Simulator::Step::HoldGpuHost(int gpu, double from, double until) {
   auto& held = host_held_[gpu];
   // Holds that ended before now no launch can meet again (launches start at now or later).
-  held.erase(std::remove_if(held.begin(), held.end(),
-                            [this](const std::pair<double, double>& h) { return h.second <= now_; }),
-             held.end());
+  held.erase(
+      std::remove_if(held.begin(), held.end(),
+                     [this](const std::pair<double, double>& h) { return h.second <= now_; }),
+      held.end());
   held.push_back({from, until});
 }
 

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <map>
-
 #include <thread>
 
 #include "graph/cost.h"

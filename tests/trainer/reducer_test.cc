@@ -154,12 +154,10 @@ TEST(ReducerTest, RebuiltBucketsFollowRankZerosReadyOrderOnEveryRank) {
 // all-reduce alone (`alone`, the fastest of three timed first on the same
 // group). The reducer's own exposed time must agree with the test's clock.
 struct OverlapTrial {
-  std::vector<double> alone_s = std::vector<double>(2), finish_s = alone_s, exposed_s = alone_s,
-                      comm_s = alone_s, compute_s = alone_s;
+  // Per rank, in seconds.
+  std::vector<double> alone_s{0, 0}, finish_s{0, 0}, exposed_s{0, 0}, comm_s{0, 0}, compute_s{0, 0};
   // Finish waited under half the big all-reduce alone, on both ranks.
-  bool Overlapped() const {
-    return finish_s[0] < alone_s[0] / 2 && finish_s[1] < alone_s[1] / 2;
-  }
+  bool Overlapped() const { return finish_s[0] < alone_s[0] / 2 && finish_s[1] < alone_s[1] / 2; }
 };
 
 OverlapTrial RunOverlapTrial() {
@@ -224,7 +222,7 @@ TEST(ReducerTest, TheFirstBucketsAllReduceRunsDuringTheBackwardPass) {
                  std::to_string(trial.exposed_s[r]) + " s, in flight " +
                  std::to_string(trial.comm_s[r]) + " s, compute " +
                  std::to_string(trial.compute_s[r]) + " s");
-    EXPECT_LT(trial.finish_s[r], trial.alone_s[r] / 2);  // the big one was over before Finish
+    EXPECT_LT(trial.finish_s[r], trial.alone_s[r] / 2);        // the big one was over before Finish
     EXPECT_LE(trial.exposed_s[r], trial.finish_s[r] + 0.005);  // no more exposed than Finish waited
     EXPECT_GE(trial.comm_s[r], trial.alone_s[r] / 2);  // the big one was in flight, and counted
     EXPECT_LT(trial.comm_s[r], trial.compute_s[r] + trial.finish_s[r] + 0.005);
