@@ -13,6 +13,7 @@
 
 #include "graph/cost.h"
 #include "planner/search/bidirectional_lstm.h"
+#include "planner/search/scope_groups.h"
 
 namespace planner::search {
 
@@ -103,6 +104,10 @@ Scopes ReadScopes(const graph::Graph& g) {
 HierarchicalPolicyImpl::HierarchicalPolicyImpl(const graph::Graph& g, int num_devices,
                                                const SearchOptions& o)
     : ops_(g.size()), groups_(NumGroups(o, num_devices)), devices_(num_devices), o_(o) {
+  if (o.grouper == "scopes" && ops_ > 0) {
+    scope_grouping_ = std::make_unique<ScopeGrouping>(g);
+    UseGroups(scope_grouping_->Groups(groups_));
+  }
   std::map<std::string, int> type_index;
   for (const graph::Node& n : g.nodes()) type_index.emplace(n.op, 0);
   int t = 0;
@@ -256,17 +261,25 @@ at::Tensor HierarchicalPolicyImpl::GrouperInput() {
 }
 
 void HierarchicalPolicyImpl::SetIncumbent(const std::vector<int>& device_of_op) {
-  TORCH_CHECK(incumbent_.defined(), "SetIncumbent without incumbent_features");
-  incumbent_.zero_();
-  if (device_of_op.empty()) return;
-  TORCH_CHECK(static_cast<int>(device_of_op.size()) == ops_, "incumbent of ", device_of_op.size(),
-              " ops for a policy of ", ops_);
-  auto hot = incumbent_.accessor<float, 2>();
-  for (int i = 0; i < ops_; ++i) {
-    const int d = device_of_op[i];
-    TORCH_CHECK(d >= 0 && d < devices_, "incumbent device ", d, " of op ", i);
-    hot[i][d] = 1.0f;
+  TORCH_CHECK(incumbent_.defined() || scope_grouping_,
+              "SetIncumbent without incumbent_features or scopes as the groups");
+  TORCH_CHECK(device_of_op.empty() || static_cast<int>(device_of_op.size()) == ops_,
+              "incumbent of ", device_of_op.size(), " ops for a policy of ", ops_);
+  for (int d : device_of_op) TORCH_CHECK(d >= 0 && d < devices_, "incumbent device ", d);
+  if (scope_grouping_ && device_of_op != followed_) {
+    followed_ = device_of_op;
+    UseGroups(scope_grouping_->GroupsFollowing(groups_, device_of_op));
   }
+  if (!incumbent_.defined()) return;
+  incumbent_.zero_();
+  auto hot = incumbent_.accessor<float, 2>();
+  for (int i = 0; i < static_cast<int>(device_of_op.size()); ++i) hot[i][device_of_op[i]] = 1.0f;
+}
+
+void HierarchicalPolicyImpl::UseGroups(std::vector<int> group_of_op) {
+  fixed_groups_ = std::move(group_of_op);
+  fixed_groups_tensor_ =
+      at::tensor(std::vector<int64_t>(fixed_groups_.begin(), fixed_groups_.end()));
 }
 
 at::Tensor HierarchicalPolicyImpl::GrouperLogits() {
@@ -359,10 +372,15 @@ void HierarchicalPolicyImpl::DecodeDevices(const at::Tensor& groups, int k, doub
 PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& gen) {
   PolicySample s;
   // Grouper: a group per op.
-  at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
-  s.groups = at::multinomial(group_logp.detach().exp(), 1, /*replacement=*/true, gen).squeeze(1);
-  s.group_log_prob = group_logp.gather(1, s.groups.unsqueeze(1)).squeeze(1);
-  if (o_.entropy_weight > 0) s.group_entropy = -(group_logp.exp() * group_logp).sum(1);
+  if (scope_grouping_) {
+    s.groups = fixed_groups_tensor_;
+    FixedGroupDecisions(&s);
+  } else {
+    at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
+    s.groups = at::multinomial(group_logp.detach().exp(), 1, /*replacement=*/true, gen).squeeze(1);
+    s.group_log_prob = group_logp.gather(1, s.groups.unsqueeze(1)).squeeze(1);
+    if (o_.entropy_weight > 0) s.group_entropy = -(group_logp.exp() * group_logp).sum(1);
+  }
   // Placer: encode the groups, decode a device per group with attention.
   DecodeDevices(s.groups, k, noise, &gen, at::Tensor(), &s);
 
@@ -380,16 +398,35 @@ PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& 
 
 PolicySample HierarchicalPolicyImpl::Score(const at::Tensor& groups, const at::Tensor& devices) {
   PolicySample s;
-  at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
   s.groups = groups;
-  s.group_log_prob = group_logp.gather(1, groups.unsqueeze(1)).squeeze(1);
-  if (o_.entropy_weight > 0) s.group_entropy = -(group_logp.exp() * group_logp).sum(1);
+  if (scope_grouping_) {
+    FixedGroupDecisions(&s);
+  } else {
+    at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
+    s.group_log_prob = group_logp.gather(1, groups.unsqueeze(1)).squeeze(1);
+    if (o_.entropy_weight > 0) s.group_entropy = -(group_logp.exp() * group_logp).sum(1);
+  }
   DecodeDevices(groups, static_cast<int>(devices.size(0)), 0, nullptr, devices, &s);
   return s;
 }
 
+void HierarchicalPolicyImpl::FixedGroupDecisions(PolicySample* s) const {
+  // A fixed grouping is certain: log p = 0 and no entropy for every op.
+  s->group_log_prob = at::zeros({ops_});
+  if (o_.entropy_weight > 0) s->group_entropy = at::zeros({ops_});
+}
+
 std::vector<int> HierarchicalPolicyImpl::GroupsFollowing(const std::vector<int>& device_of_op,
                                                          std::vector<int>* device_of_group) const {
+  if (scope_grouping_) {
+    // Scopes cut by device where they must (ScopeGrouping::GroupsFollowing):
+    // each group's ops share one device, unless even that does not fit.
+    std::vector<int> groups = device_of_op == followed_
+                                  ? fixed_groups_
+                                  : scope_grouping_->GroupsFollowing(groups_, device_of_op);
+    *device_of_group = MajorityDevices(groups, device_of_op);
+    return groups;
+  }
   // Each device gets groups in proportion to its ops (largest remainders; one
   // at least if it has any), and cuts its ops in structural order into them.
   std::vector<int> count(devices_, 0);
@@ -432,6 +469,7 @@ std::vector<int> HierarchicalPolicyImpl::GroupsFollowing(const std::vector<int>&
 }
 
 std::vector<int> HierarchicalPolicyImpl::SampleGroups(at::Generator& gen) {
+  if (scope_grouping_) return fixed_groups_;
   torch::NoGradGuard no_grad;
   at::Tensor p = at::softmax(GrouperLogits(), 1);
   at::Tensor groups = at::multinomial(p, 1, /*replacement=*/true, gen).squeeze(1).contiguous();

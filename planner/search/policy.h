@@ -4,6 +4,9 @@
 // bidirectional LSTM and, with attention over them, samples one device per
 // group. Every op then runs on its group's device; the training graph's added
 // ops follow their forward op (placement::TrainingDeviceOfNode).
+// With SearchOptions::grouper "scopes" the groups are the
+// model's name scopes instead (scope_groups.h), fixed, and the Grouper is
+// unused.
 //
 // Op features (fixed per graph): an embedding of the op type; its first
 // output's shape (up to 4 dims, log-scaled) and output bytes and FLOPs (log);
@@ -23,12 +26,14 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/rnn.h>
 
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "graph/graph.h"
 #include "planner/search/bidirectional_lstm.h"
 #include "planner/search/deferred_gradient.h"
+#include "planner/search/scope_groups.h"
 #include "planner/search/search_options.h"
 
 namespace planner::search {
@@ -95,13 +100,17 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   // With SearchOptions::incumbent_features: the placement the policy is shown
   // (every forward node's device; empty: none yet, all zeros). Samples and
   // scores are conditioned on it, so set it between updates, not between a
-  // sample and its scoring.
+  // sample and its scoring. With scopes as the groups (SearchOptions::grouper),
+  // the grouping samples use from then on follows it
+  // (ScopeGrouping::GroupsFollowing), so that it can be proposed exactly.
   void SetIncumbent(const std::vector<int>& device_of_op);
 
   std::vector<at::Tensor> GrouperParameters() const;
   std::vector<at::Tensor> PlacerParameters() const;
 
   int num_groups() const { return groups_; }
+  // Whether the Placer places name scopes (SearchOptions::grouper "scopes").
+  bool places_scopes() const { return scope_grouping_ != nullptr; }
   int num_devices() const { return devices_; }
 
  private:
@@ -134,7 +143,17 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   void DecodeDevices(const at::Tensor& groups, int k, double noise, at::Generator* gen,
                      const at::Tensor& forced, PolicySample* s);
 
+  // With SearchOptions::grouper "scopes": the scope grouping
+  // (scope_groups.h) that replaces the Grouper's samples, its decisions' log p
+  // (zeros), and the grouping set.
+  void FixedGroupDecisions(PolicySample* s) const;
+  void UseGroups(std::vector<int> group_of_op);
+
   int ops_, groups_, devices_, types_;
+  std::unique_ptr<ScopeGrouping> scope_grouping_;  // null: the Grouper samples the groups
+  std::vector<int> fixed_groups_;                  // [ops], with scope_grouping_
+  at::Tensor fixed_groups_tensor_;
+  std::vector<int> followed_;         // the incumbent fixed_groups_ follows (empty: none)
   int scopes_ = 0;                    // scope vocabulary; 0: scope features off
   std::vector<int> structure_order_;  // ops by first appearance of their scope, then topology
   SearchOptions o_;

@@ -79,6 +79,7 @@ graph::Result<SearchOptions> Parse(const std::string& source, const yaml::Node& 
       {"policy_optimizer", {&o.policy_optimizer, {"adam", "sgd"}}},
       {"update", {&o.update, {"reinforce", "ppo"}}},
       {"advantage", {&o.advantage, {"ema", "batch"}}},
+      {"grouper", {&o.grouper, {"learned", "scopes"}}},
   };
   bool sets_imitation_weight = false;
   for (const yaml::Entry& e : entries) {

@@ -25,9 +25,14 @@ struct SearchOptions {
   // Paper (TF hidden_size): 512; ours 256, a quarter of the decoder's
   // products, so that an NMT-8 update with 16 samples stays within a second.
   int placer_hidden = 256;
-  int attention = 256;         // Placer attention width (ours)
-  int device_embedding = 16;   // Placer's embedding of the previous group's device (ours)
-  int scope_embedding = 8;     // ours: width of the name-scope embeddings (paper: 0, none)
+  int attention = 256;        // Placer attention width (ours)
+  int device_embedding = 16;  // Placer's embedding of the previous group's device (ours)
+  int scope_embedding = 8;    // ours: width of the name-scope embeddings (paper: 0, none)
+  // The groups the Placer places: "learned" (paper: the Grouper samples a
+  // group per op) or "scopes" (ours: fixed, the model's name scopes as fine as
+  // the groups allow, cut where the best placement so far cuts them,
+  // planner/search/scope_groups.h; the Grouper is unused).
+  std::string grouper = "learned";
   double temperature = 10.0;   // paper T: logits are divided by it before the tanh
   double tanh_constant = 5.0;  // paper C: logits = C * tanh(logits / T)
 

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <torch/types.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "planner/search/scope_groups.h"
 #include "tests/planner/search/small_policy.h"
 #include "tests/planner/search_test_util.h"
 
@@ -125,6 +127,40 @@ TEST(PolicyTest, GroupingFollowingAPlacementKeepsEachGroupOnOneDevice) {
     ++ops_of_group[group_of_op[i]];
   }
   for (int g = 0; g < 8; ++g) EXPECT_GT(ops_of_group[g], 0) << "group " << g << " is empty";
+}
+
+TEST(PolicyTest, WithScopesAsTheGroupsSamplesUseTheScopeGroupingThatFollowsTheIncumbent) {
+  testing::Problem p = testing::SmallRnnlm();
+  SearchOptions o = SmallPolicy();
+  o.grouper = "scopes";
+  o.entropy_weight = 0.01;
+  HierarchicalPolicy policy(p.forward, 3, o);
+  EXPECT_EQ(policy->num_groups(), 8);
+  const ScopeGrouping scopes(p.forward);
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(11);
+  auto expect_samples_grouped_by = [&](const std::vector<int>& groups) {
+    for (int j = 0; j < 3; ++j) {
+      PolicySample s = policy->Sample(2, 0.0, gen);
+      EXPECT_EQ(s.group_of_op, groups);
+      EXPECT_EQ(s.group_log_prob.abs().sum().item<float>(), 0.0f);
+      EXPECT_EQ(s.group_entropy.abs().sum().item<float>(), 0.0f);
+      EXPECT_LT(s.device_log_prob.sum().item<float>(), 0.0f);  // the devices are still sampled
+    }
+  };
+  expect_samples_grouped_by(scopes.Groups(8));
+  // A placement that cuts across the scopes: the grouping that follows it puts
+  // each group on one device, and the samples take it once it is the incumbent.
+  const std::vector<int> placement = Runs(p.forward.size());
+  std::vector<int> device_of_group;
+  const std::vector<int> following = policy->GroupsFollowing(placement, &device_of_group);
+  EXPECT_EQ(following, scopes.GroupsFollowing(8, placement));
+  EXPECT_NE(following, scopes.Groups(8));
+  for (size_t i = 0; i < placement.size(); ++i) {
+    ASSERT_LT(following[i], 8);
+    EXPECT_EQ(device_of_group[following[i]], placement[i]) << "op " << i;
+  }
+  policy->SetIncumbent(placement);
+  expect_samples_grouped_by(following);
 }
 
 TEST(PolicyTest, GroupingFollowingAPlacementGivesDevicesGroupsInProportionToTheirOps) {

@@ -30,6 +30,7 @@ void ExpectSameOptions(const SearchOptions& got, const SearchOptions& want) {
   EXPECT_EQ(got.logit_noise_until, want.logit_noise_until);
   EXPECT_EQ(got.threads, want.threads);
   EXPECT_EQ(got.scope_embedding, want.scope_embedding);
+  EXPECT_EQ(got.grouper, want.grouper);
   EXPECT_EQ(got.policy_optimizer, want.policy_optimizer);
   EXPECT_EQ(got.warm_start_steps, want.warm_start_steps);
   EXPECT_EQ(got.warm_start_loss, want.warm_start_loss);
@@ -87,6 +88,18 @@ TEST(SearchOptionsTest, UpdateAndAdvantageAreOneOfTheirNames) {
   auto one = ParseSearchConfig("advantage: batch\nplacer_samples: 1\n", "s.yaml");
   ASSERT_FALSE(one.ok());
   EXPECT_NE(one.status().message().find("at least 2 samples"), std::string::npos);
+}
+
+TEST(SearchOptionsTest, GrouperIsLearnedOrScopes) {
+  auto o = ParseSearchConfig("grouper: scopes\n", "s.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->grouper, "scopes");
+  auto shipped = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search-scopes.yaml");
+  ASSERT_TRUE(shipped.ok()) << shipped.status().message();
+  EXPECT_EQ(shipped->grouper, "scopes");
+  auto bad = ParseSearchConfig("grouper: metis\n", "s.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "s.yaml:1: 'grouper' must be one of learned, scopes");
 }
 
 TEST(SearchOptionsTest, ShippedWarmConfigWarmStartsWithScopesAndSgd) {
