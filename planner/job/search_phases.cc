@@ -381,7 +381,7 @@ graph::Result<search::BestPlacement> SearchPhases(const Session& s, Run& run) {
   search::BestPlacement best = *search.best();
   Say(s.log(), "policy search: best %s (%s) after %d updates, %.1f s%s\n",
       frontend::FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
-      search.elapsed_s(), search.places_scopes() ? " (placing name scopes)" : "");
+      search.elapsed_s(), s.options.search.grouper == "scopes" ? " (placing name scopes)" : "");
   const double last_climb_s = o.climb_first
                                   ? std::max(0.0, total_s - climbed_s - search.elapsed_s())
                                   : o.refine_s + policy.left_s;

@@ -261,8 +261,7 @@ at::Tensor HierarchicalPolicyImpl::GrouperInput() {
 }
 
 void HierarchicalPolicyImpl::SetIncumbent(const std::vector<int>& device_of_op) {
-  TORCH_CHECK(incumbent_.defined() || scope_grouping_,
-              "SetIncumbent without incumbent_features or scopes as the groups");
+  if (!incumbent_.defined() && !scope_grouping_) return;  // neither option uses it
   TORCH_CHECK(device_of_op.empty() || static_cast<int>(device_of_op.size()) == ops_,
               "incumbent of ", device_of_op.size(), " ops for a policy of ", ops_);
   for (int d : device_of_op) TORCH_CHECK(d >= 0 && d < devices_, "incumbent device ", d);

@@ -98,7 +98,8 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
                                    const std::vector<int>& device_of_op) const;
 
   // With SearchOptions::incumbent_features: the placement the policy is shown
-  // (every forward node's device; empty: none yet, all zeros). Samples and
+  // (every forward node's device; empty: none yet, all zeros; without either
+  // option below, ignored). Samples and
   // scores are conditioned on it, so set it between updates, not between a
   // sample and its scoring. With scopes as the groups (SearchOptions::grouper),
   // the grouping samples use from then on follows it
@@ -109,8 +110,6 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   std::vector<at::Tensor> PlacerParameters() const;
 
   int num_groups() const { return groups_; }
-  // Whether the Placer places name scopes (SearchOptions::grouper "scopes").
-  bool places_scopes() const { return scope_grouping_ != nullptr; }
   int num_devices() const { return devices_; }
 
  private:

@@ -20,14 +20,13 @@ struct ScopeGrouping::Tree {
   };
   std::vector<Scope> scopes{Scope{}};  // [0]: the root
 
-  std::vector<int> position;  // [op] its place in topological order
+  std::vector<graph::NodeId> topological;  // the ops in topological order
+  std::vector<int> position;               // [op] its place in it
 
-  explicit Tree(const graph::Graph& g) : position(g.size(), 0) {
-    for (size_t p = 0; p < g.topological_order().size(); ++p) {
-      position[g.topological_order()[p]] = static_cast<int>(p);
-    }
+  explicit Tree(const graph::Graph& g) : topological(g.topological_order()), position(g.size(), 0) {
+    for (size_t p = 0; p < topological.size(); ++p) position[topological[p]] = static_cast<int>(p);
     std::vector<std::unordered_map<std::string, int>> child_of(1);
-    for (graph::NodeId id : g.topological_order()) {
+    for (graph::NodeId id : topological) {
       const std::string& name = g.node(id).name;
       int at = 0;
       ++scopes[0].count;
@@ -200,12 +199,9 @@ std::vector<int> Number(const ScopeTree& tree, const std::vector<Unit>& units) {
 // `groups` with each group cut by device, numbered as Number does.
 std::vector<int> SplitByDevice(const ScopeTree& tree, const std::vector<int>& groups,
                                const std::vector<int>& device_of_op, int* count) {
-  const size_t n = groups.size();
-  std::vector<int> order(n);
-  for (size_t i = 0; i < n; ++i) order[tree.position[i]] = static_cast<int>(i);
   std::map<std::pair<int, int>, int> id;  // (group, device) -> new id, by first op
-  std::vector<int> out(n, 0);
-  for (int op : order) {
+  std::vector<int> out(groups.size(), 0);
+  for (graph::NodeId op : tree.topological) {
     out[op] = id.emplace(std::make_pair(groups[op], device_of_op[op]), static_cast<int>(id.size()))
                   .first->second;
   }

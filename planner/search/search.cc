@@ -64,13 +64,10 @@ struct Search::Impl {
   double Cost(const rewards::Evaluation& e) const {
     return std::sqrt(e.status.ok() ? e.step_s : o.failing_step_s);
   }
-  // With incumbent_features: shows the policy the best placement so far, once
-  // per update (samples and their PPO re-scores must see the same one); with
-  // scopes as the groups, their grouping follows it.
-  void ShowIncumbent() {
-    if (o.incumbent_features || o.grouper == "scopes")
-      policy->SetIncumbent(best ? best->device_of_node : std::vector<int>{});
-  }
+  // Shows the policy the best placement so far, once per update (samples and
+  // their PPO re-scores must see the same one); HierarchicalPolicy::SetIncumbent
+  // says what it uses it for.
+  void ShowIncumbent() { policy->SetIncumbent(best ? best->device_of_node : std::vector<int>{}); }
 
   SearchOptions o;
   int num_ops;
@@ -210,8 +207,6 @@ bool Search::Offer(const std::string& method, const std::vector<int>& device_of_
   impl_->best = BestPlacement{method, e.step_s, device_of_node, iteration, impl_->elapsed_s};
   return true;
 }
-
-bool Search::places_scopes() const { return impl_->policy->places_scopes(); }
 
 SearchIteration Search::Step(const rewards::RewardSource& reward) {
   SearchIteration it;

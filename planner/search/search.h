@@ -101,8 +101,6 @@ class Search {
   const std::optional<BestPlacement>& best() const;
   int iterations() const;
   double elapsed_s() const;  // time spent in Step, accumulated over resumed runs
-  // Whether the policy's Placer places name scopes (SearchOptions::grouper).
-  bool places_scopes() const;
 
   // Atomic write of a checkpoint; Load refuses one of another model, devices
   // file, reward source or policy shape, naming what differs.
