@@ -7,7 +7,12 @@
 # made again from its `spec`: a zoo spec NAME[:FLAGS], or torchvision:NAME:BATCH
 # (scripts/pytorch/export_models.py's export, which needs Debian's python3-torch,
 # then `planner import`; the two give the same bytes each time).
-# Usage: bench/sim_accuracy_gpu_kept.sh [RUN_DIR] [BUILD_DIR]
+# A run whose models have a profile-copies.tsv (the links' first fit) is also
+# simulated with it, in a second column.
+# OFF_GPU=copies: the links off a GPU taken from profile-copies.tsv into
+# profile.tsv (the 2026-11-28 run's split step held each GPU op back, which
+# may have lengthened the copies off the GPU: docs/simulator.md, "On a GPU").
+# Usage: [OFF_GPU=copies] bench/sim_accuracy_gpu_kept.sh [RUN_DIR] [BUILD_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 run="$(realpath "${1:-$here/gpu-runs/h100-2026-11-27}")"
@@ -15,6 +20,22 @@ build="$(realpath "${2:-$here/../build}")"
 planner="$build/planner/planner"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+if [ "${OFF_GPU:-}" = copies ]; then
+  cp -r "$run" "$tmp/run"
+  run="$tmp/run"
+  for d in "$run"/*/; do
+    [ -f "$d/profile-copies.tsv" ] || continue
+    # Each `link SRC DST` line whose SRC is a cuda device of host.yaml's and
+    # DST is not: profile-copies.tsv's line for that pair.
+    awk -F'\t' -v OFS='\t' 'FILENAME ~ /host.yaml$/ {
+        if (match($0, /name: [^,}]*/) && $0 ~ /kind: cuda/) gpu[substr($0, RSTART + 6, RLENGTH - 6)] = 1
+        next }
+      FILENAME ~ /copies/ { if ($1 == "link") first[$2 "\t" $3] = $0; next }
+      $1 == "link" && ($2 in gpu) && !($3 in gpu) && (($2 "\t" $3) in first) { print first[$2 "\t" $3]; next }
+      { print }' "$run/host.yaml" "$d/profile-copies.tsv" "$d/profile.tsv" >"$d/profile.off"
+    mv "$d/profile.off" "$d/profile.tsv"
+  done
+fi
 models=()
 for d in "$run"/*/; do
   name="$(basename "$d")"

@@ -12,12 +12,15 @@ namespace {
 const frontend::CommandSpec kSpec{
     "profile",
     "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--op-time steady-mean|mean|step-median]\n"
-    "       [--batch N] [--optimizer sgd|momentum] [--input-shape NAME=D0,...]",
+    "       [--gpu-links step|copies] [--batch N] [--optimizer sgd|momentum]\n"
+    "       [--input-shape NAME=D0,...]",
     "Measures, on each real device of DEVICES, the time of every distinct op signature (type,\n"
     "input shapes, attributes) of MODEL's training step, forward and gradient, in rounds that\n"
     "interleave the devices; by default a step during which a device ran slow is left out and\n"
     "measured again (--op-time). Also fits each link between real devices as latency +\n"
-    "bytes/bandwidth, and times the hand-off of an op between devices. PROFILE is read first\n"
+    "bytes/bandwidth, and times the hand-off of an op between devices; the links between a\n"
+    "cpu device and a GPU are refitted to the copies of a step split between them\n"
+    "(--gpu-links). PROFILE is read first\n"
     "when it exists: signatures and links already in it are reused, not measured again\n"
     "(profiling a model twice costs nothing the second time), and it is written back\n"
     "atomically.\n"
@@ -30,7 +33,11 @@ const frontend::CommandSpec kSpec{
          {"--op-time", "NAME",
           "steady-mean (default: the mean over the steps in which the device ran under 10% slow; "
           "slow ones are measured again), mean (over every step) or step-median (each step's mean, "
-          "the median over every step)"}})};
+          "the median over every step)"},
+         {"--gpu-links", "HOW",
+          "step (default: the links between the first cpu device and the first GPU refitted to "
+          "the copies of a step with ops alternating between them) or copies (fitted to copies "
+          "of one tensor alone)"}})};
 
 int Run(const frontend::Args& args) {
   if (args.Get("-o").empty()) return frontend::UsageError(kSpec, "-o PROFILE is required");
@@ -45,6 +52,11 @@ int Run(const frontend::Args& args) {
   if (args.Has("--op-time") && !runtime::ParseOpTime(args.Get("--op-time"), &options.op_time)) {
     return frontend::UsageError(kSpec, "--op-time must be steady-mean, mean or step-median, not '" +
                                            args.Get("--op-time") + "'");
+  }
+  if (args.Has("--gpu-links") &&
+      !runtime::ParseGpuLinks(args.Get("--gpu-links"), &options.gpu_links)) {
+    return frontend::UsageError(
+        kSpec, "--gpu-links must be step or copies, not '" + args.Get("--gpu-links") + "'");
   }
   const std::string out = args.Get("-o");
   auto setup = frontend::LoadPlacedTraining(args.positional()[0], args.positional()[1], "",
@@ -71,8 +83,15 @@ int Run(const frontend::Args& args) {
               measured.empty() ? "none" : measured.c_str(),
               reused.empty() ? "none" : reused.c_str(), report.new_signatures);
   for (const auto& [pair, link] : profile.links) {
-    std::printf("  link %s -> %s: latency %.2f us, bandwidth %.3g GB/s\n", pair.first.c_str(),
+    std::printf("  link %s -> %s: latency %.2f us, bandwidth %.3g GB/s", pair.first.c_str(),
                 pair.second.c_str(), link.latency_s * 1e6, link.bandwidth_bytes_per_s / 1e9);
+    auto first = report.first_gpu_links.find(pair);
+    if (first != report.first_gpu_links.end()) {
+      std::printf(" (a split step's %d copies; copies of one tensor alone: %.2f us, %.3g GB/s)",
+                  link.samples, first->second.latency_s * 1e6,
+                  first->second.bandwidth_bytes_per_s / 1e9);
+    }
+    std::printf("\n");
   }
   for (const auto& [device, s] : profile.dispatch_s) {
     std::printf("  %s: executor time per op outside kernels %.2f us", device.c_str(), s * 1e6);

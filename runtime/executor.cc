@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "runtime/adaptive_mutex.h"
@@ -285,6 +286,17 @@ at::Tensor Executor::InputOnDevice(Step* s, const graph::TensorRef& in, int dev,
     auto it = d.copies.find(key);
     if (it != d.copies.end()) return it->second;
   }
+  // Copy timing (profiling): a copy to or from a GPU first waits for the GPU's
+  // queue, outside its record, so that the record is the copy alone, as the
+  // simulator's links model it (the wait is the simulator's own).
+  if (time_copies_) {
+    for (int d : {src, dev}) {
+      if (!devices_[d]->torch_device().is_cuda()) continue;
+      // Inside the caller's Catching: the device's failure becomes the copy's.
+      const graph::Status st = devices_[d]->Synchronize();
+      if (!st.ok()) throw std::runtime_error(st.message());
+    }
+  }
   double start = s->Now();
   // Between two devices of one kind (two cpu devices share host memory) the
   // copy is what a transfer between them costs; across kinds it is the move.
@@ -521,8 +533,9 @@ graph::Status Executor::RunStep(const std::map<std::string, at::Tensor>& feeds,
     for (size_t d = 0; d < devices_.size(); ++d) {
       if (!devices_[d]) continue;
       GRAPH_RETURN_IF_ERROR(devices_[d]->StartTiming(hold_s_));
-      // The mark runs once the hold is over (the device is idle between steps).
-      s.devices[d].timing_start_us = s.Now() + hold_s_ * 1e6;
+      // The mark is recorded on an idle device (each step ends synchronised),
+      // so it runs at once; the holds come before each op's kernels, after it.
+      s.devices[d].timing_start_us = s.Now();
     }
   }
   if (capture) {

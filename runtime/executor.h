@@ -72,6 +72,13 @@ class Executor {
     time_kernels_ = on;
     hold_s_ = hold_s;
   }
+  // With copy timing on, a copy to or from a GPU first waits for the GPU's
+  // queue (the kernels and copies queued before it), and its TransferRecord
+  // starts after that wait: the record is the copy alone, what `planner
+  // profile` fits the links between a cpu and a GPU to. Off by default: a
+  // step's copies then wait inside their records, as LibTorch's blocking copy
+  // does, and the staging of a copy onto the GPU overlaps the GPU's queue.
+  void set_copy_timing(bool on) { time_copies_ = on; }
   // Per device (-1: not created here, or it keeps no figure): the bytes its
   // allocator held at most since ResetPeakMemory (a GPU's caching allocator).
   std::vector<int64_t> PeakMemory() const;
@@ -145,6 +152,7 @@ class Executor {
   // consumers' kernels as KernelContext::host_inputs (runtime/kernel.h).
   std::unordered_map<graph::NodeId, at::Tensor> host_state_;
   bool time_kernels_ = false;
+  bool time_copies_ = false;
   double hold_s_ = 0;
   std::vector<std::vector<std::pair<graph::NodeId, int>>> consumers_;  // (consumer, input slot)
   std::vector<std::vector<graph::NodeId>> control_consumers_;

@@ -187,6 +187,7 @@ struct Rounds {
   std::vector<int> measure;               // devices run alone each round: wanted, and shared ones
   std::vector<int> shared;                // cpus whose sharing figures the alternating steps give
   std::unique_ptr<Executor> alternating;  // ops alternating between two cpus, or null
+  std::unique_ptr<Executor> gpu_split;    // ops alternating between a cpu and a GPU, or null
   std::map<std::string, at::Tensor> feeds;
 };
 
@@ -211,9 +212,10 @@ double HoldFor(const sim::StepStats& step) {
 }
 
 // One round: a step on each device in turn, then (when asked) the alternating
-// placement. `timed`: add them to the builder.
+// placement, and with `split` the step split between a cpu and a GPU. `timed`:
+// add them to the builder.
 graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster::Cluster& c,
-                       bool timed, ProfileBuilder* b) {
+                       bool timed, bool split, ProfileBuilder* b) {
   for (int d : r.measure) {
     Executor& ex = *r.single.at(d);
     const std::string what = "on '" + c.devices[d].name + "'";
@@ -235,6 +237,12 @@ graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster:
     sim::StepStats stats;
     GRAPH_RETURN_IF_ERROR(RunStep(*r.alternating, r, fetch, "with ops alternating", &stats));
     if (timed) b->AddSharedStep(r.alternating->graph(), c, stats);
+  }
+  if (r.gpu_split && split) {
+    sim::StepStats stats;
+    GRAPH_RETURN_IF_ERROR(
+        RunStep(*r.gpu_split, r, fetch, "with ops alternating between a cpu and a GPU", &stats));
+    if (timed) b->AddGpuSplitStep(c, stats);
   }
   return graph::Status::Ok();
 }
@@ -447,12 +455,7 @@ std::vector<double> CrossEdgesPerOp(const graph::Graph& g, const cluster::Cluste
 
 void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster& c,
                                    const sim::StepStats& step) {
-  for (const sim::TransferRecord& t : step.transfers) {
-    auto& v = transfers_[{c.devices[t.src_device].name, c.devices[t.dst_device].name}];
-    if (v.size() < 400) {
-      v.push_back({static_cast<double>(t.bytes), (t.end_us - t.start_us) / 1e6});
-    }
-  }
+  for (const sim::TransferRecord& t : step.transfers) AddTransfer(c, t);
   const auto busy = BusyTimes(c, step);
   const std::vector<double> cross = CrossEdgesPerOp(g, c, step);
   for (const sim::OpGap& o : sim::OpGaps(g, c, step)) {
@@ -471,6 +474,23 @@ void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster
                                           (o.end_us - o.start_us) / 1e6,
                                           std::max(0.0, gap_us) / 1e6, awake});
     if (awake && queued) shared_dispatch_[spec.name].push_back(std::max(0.0, gap_us) / 1e6);
+  }
+}
+
+void ProfileBuilder::AddGpuSplitStep(const cluster::Cluster& c, const sim::StepStats& step) {
+  for (const sim::TransferRecord& t : step.transfers) {
+    const cluster::DeviceKind from = c.devices[t.src_device].kind,
+                              to = c.devices[t.dst_device].kind;
+    const bool crosses = (from == cluster::DeviceKind::kCpu && to == cluster::DeviceKind::kCuda) ||
+                         (from == cluster::DeviceKind::kCuda && to == cluster::DeviceKind::kCpu);
+    if (crosses) AddTransfer(c, t);
+  }
+}
+
+void ProfileBuilder::AddTransfer(const cluster::Cluster& c, const sim::TransferRecord& t) {
+  auto& v = transfers_[{c.devices[t.src_device].name, c.devices[t.dst_device].name}];
+  if (v.size() < kMaxTransfersPerLink) {
+    v.push_back({static_cast<double>(t.bytes), (t.end_us - t.start_us) / 1e6});
   }
 }
 
@@ -559,6 +579,12 @@ int ProfileBuilder::KeptSteps(const std::string& device) const {
 
 int ProfileBuilder::SlowSteps(const std::string& device) const {
   return static_cast<int>(SlowStepIds(device).size());
+}
+
+bool ParseGpuLinks(const std::string& name, GpuLinks* out) {
+  if (name == "step") return *out = GpuLinks::kStep, true;
+  if (name == "copies") return *out = GpuLinks::kCopies, true;
+  return false;
 }
 
 bool ParseOpTime(const std::string& name, OpTime* out) {
@@ -689,6 +715,44 @@ graph::Result<int> ProfileLinks(const cluster::Cluster& c, sim::Profile* profile
   return measured;
 }
 
+// With the links measured now: the step with ops alternating between the
+// first cpu and the first GPU in topological order (GpuLinks::kStep), whose
+// copies refit the links between them.
+graph::Status AddGpuSplit(const graph::Graph& g, const cluster::Cluster& c,
+                          const std::vector<int>& cpus, Rounds* r) {
+  int gpu = -1;
+  for (int d = 0; d < static_cast<int>(c.devices.size()) && gpu < 0; ++d) {
+    if (c.devices[d].kind == cluster::DeviceKind::kCuda) gpu = d;
+  }
+  if (gpu < 0 || cpus.empty()) return graph::Status::Ok();
+  std::vector<int> placement(g.size());
+  const std::vector<graph::NodeId>& topo = g.topological_order();
+  for (size_t i = 0; i < topo.size(); ++i) placement[topo[i]] = i % 2 ? gpu : cpus[0];
+  GRAPH_ASSIGN_OR_RETURN(r->gpu_split, Executor::Create(g, c, placement));
+  // Its copies are timed from when the GPU's queue has drained; its ops run
+  // as in any step (no kernel timing: a hold before each GPU op would queue
+  // ahead of the cpu's copies off the GPU and lengthen them).
+  r->gpu_split->set_copy_timing(true);
+  return graph::Status::Ok();
+}
+
+// The first fits in `profile` of the links between a cpu and a GPU that
+// `fresh` refits (from a split step).
+void FirstGpuLinks(const cluster::Cluster& c, const sim::Profile& fresh,
+                   const sim::Profile& profile, ProfileReport* report) {
+  for (const auto& [pair, fit] : fresh.links) {
+    const cluster::DeviceSpec* a = c.Find(pair.first);
+    const cluster::DeviceSpec* b = c.Find(pair.second);
+    if (!a || !b || a->kind == b->kind ||
+        (a->kind != cluster::DeviceKind::kCuda && b->kind != cluster::DeviceKind::kCuda)) {
+      continue;
+    }
+    if (const sim::LinkFit* first = profile.Link(pair.first, pair.second)) {
+      report->first_gpu_links[pair] = *first;
+    }
+  }
+}
+
 graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
                            const cluster::Cluster& c, const ProfileOptions& options,
                            sim::Profile* profile, ProfileReport* report) {
@@ -731,11 +795,16 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
     for (size_t i = 0; i < topo.size(); ++i) placement[topo[i]] = cpus[i % 2];
     GRAPH_ASSIGN_OR_RETURN(r.alternating, Executor::Create(g, c, placement));
   }
-  if (r.measure.empty() && !r.alternating) return graph::Status::Ok();
+  if (report->links_measured > 0 && options.gpu_links == GpuLinks::kStep) {
+    GRAPH_RETURN_IF_ERROR(AddGpuSplit(g, c, cpus, &r));
+  }
+  if (r.measure.empty() && !r.alternating && !r.gpu_split) return graph::Status::Ok();
   GRAPH_ASSIGN_OR_RETURN(r.feeds, RandomFeeds(g, 1));
   ProfileBuilder b(options.slow_tolerance, options.op_time);
   for (int i = 0; i < options.warmup + options.steps; ++i) {
-    GRAPH_RETURN_IF_ERROR(RunRound(r, fetch, c, i >= options.warmup, &b));
+    // The split step in the last warm-up round and the first timed one.
+    const bool split = i + 1 >= options.warmup && i <= options.warmup;
+    GRAPH_RETURN_IF_ERROR(RunRound(r, fetch, c, i >= options.warmup, split, &b));
   }
   // Steps left out as slow (kSteadyMean) are measured again, device by device.
   for (int k = 0; k < options.max_extra_steps; ++k) {
@@ -756,6 +825,7 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
     if (c.devices[d].kind != cluster::DeviceKind::kCuda) continue;
     GRAPH_ASSIGN_OR_RETURN(fresh.launch_s[c.devices[d].name], MeasureLaunch(c.devices[d]));
   }
+  if (r.gpu_split) FirstGpuLinks(c, fresh, *profile, report);
   Merge(fresh, c, r, profile, report);
   DescribeDevices(fresh, b, c, r, report);
   return graph::Status::Ok();

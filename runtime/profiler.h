@@ -39,8 +39,18 @@
 // (CUDA events); each is preceded by a step without the timing, whose launches
 // give its host times (Profile::host_s) and whose gaps between them its
 // dispatch, as the executor spends them; its links
-// to and from each cpu device, and within itself, are fitted to Tensor::to
-// copies of 4 KiB to 64 MiB; a small kernel's launch gives Profile::launch_s.
+// to and from each cpu device, and within itself, are first fitted to
+// Tensor::to copies of one tensor, 4 KiB to 64 MiB; a small kernel's launch
+// gives Profile::launch_s. When the links were measured now, a step with ops
+// alternating between the first cpu device and the first GPU (in the last
+// warm-up round and the first timed one) then refits the links between those
+// two to its copies (GpuLinks::kStep): copies of the model's own tensors, just
+// made, sized as the model's, while the cpu device's workers run, timed from
+// when the GPU's queue has drained (the simulator adds that wait itself; the
+// step runs without kernel timing, whose holds would queue ahead of the
+// copies). On the H100 lent on 2026-11-27 an etf step's copies of 0.25-4 MiB
+// spanned 1.6-2.4x the first fit's time, waits included (docs/simulator.md,
+// "On a GPU").
 //
 // Thread safety: one call at a time per process (it creates executors).
 #pragma once
@@ -81,12 +91,22 @@ enum class OpTime {
 // "steady-mean", "mean" or "step-median"; false for anything else.
 bool ParseOpTime(const std::string& name, OpTime* out);
 
+// Where the links between a cpu device and a GPU come from.
+enum class GpuLinks {
+  kStep,    // refitted to the copies of a step split between them (below)
+  kCopies,  // the copies of one tensor alone (the first fit; the profile before 2026-11-28)
+};
+
+// "step" or "copies"; false for anything else.
+bool ParseGpuLinks(const std::string& name, GpuLinks* out);
+
 struct ProfileOptions {
   int warmup = 2;                        // untimed rounds first
   int steps = 7;                         // timed steps kept per device
   double slow_tolerance = 0.10;          // a step whose median op ran this much slower is slow...
   OpTime op_time = OpTime::kSteadyMean;  // ...and with kSteadyMean left out and re-measured...
   int max_extra_steps = 7;               // ...at most this many times per device
+  GpuLinks gpu_links = GpuLinks::kStep;
 };
 
 // What one device's steps looked like while it was profiled now.
@@ -104,6 +124,9 @@ struct ProfileReport {
   std::vector<std::string> reused;    // devices whose profile already had every signature
   int new_signatures = 0;             // entries added over all devices
   int links_measured = 0;
+  // The links between a cpu and a GPU refitted to a split step now, and the
+  // first fit each replaced (copies of one tensor alone).
+  std::map<std::pair<std::string, std::string>, sim::LinkFit> first_gpu_links;
   std::vector<DeviceProfileReport> devices;  // one per device measured now
 };
 
@@ -129,6 +152,11 @@ class ProfileBuilder {
   // kernel times (set against the same ops' times alone) and gaps give each
   // device's slowdown and dispatch_shared.
   void AddSharedStep(const graph::Graph& g, const cluster::Cluster& c, const sim::StepStats& step);
+  // A step split between a cpu device and a GPU, run with copy timing
+  // (Executor::set_copy_timing: its copies' records start once the GPU's
+  // queue has drained): its copies between a cpu and a GPU, fitted per link
+  // as AddSharedStep's. Nothing else of it is used.
+  void AddGpuSplitStep(const cluster::Cluster& c, const sim::StepStats& step);
 
   // Fits the simulator's previous model of sharing the host instead (an
   // ablation for benchmarks): no cold kernels (the slowdown takes all of the
@@ -186,6 +214,9 @@ class ProfileBuilder {
     double seconds = 0, idle_s = 0;
     bool other_awake = false;
   };
+  // A copy of a shared or split step, for its link's fit (the first
+  // kMaxTransfersPerLink of each link).
+  void AddTransfer(const cluster::Cluster& c, const sim::TransferRecord& t);
   // The slowdown and cold kernels of `device` from its shared steps' kernels (see Finish).
   void FitSharing(const std::string& device, const std::vector<SharedKernel>& kernels,
                   sim::Profile* profile) const;
@@ -198,14 +229,15 @@ class ProfileBuilder {
   std::map<std::pair<std::string, std::string>, Samples> ops_;  // (device, signature)
   // (device, signature) -> host seconds of each launch, for ops with kernel spans
   std::map<std::pair<std::string, std::string>, std::vector<double>> host_;
-  std::map<std::string, std::vector<double>> dispatch_;              // device -> per step: s per op
+  std::map<std::string, std::vector<double>> dispatch_;         // device -> per step: s per op
   std::map<std::string, std::vector<double>> launch_dispatch_;  // GPU -> per untimed step: s per op
   std::map<std::string, std::vector<SharedKernel>> shared_kernels_;  // by device
   std::map<std::string, std::vector<double>> shared_dispatch_;       // device -> queued ops' gaps
   std::map<std::string, std::vector<double>> shared_poll_;           // device -> polled hand-offs
   // device -> (queued op's gap, the step's cross-device edges per op there)
   std::map<std::string, std::vector<std::pair<double, double>>> cross_dispatch_;
-  // (src, dst) -> (bytes, seconds) of each transfer
+  // (src, dst) -> (bytes, seconds) of each transfer, the first this many of a link
+  static constexpr size_t kMaxTransfersPerLink = 400;
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> transfers_;
 };
 

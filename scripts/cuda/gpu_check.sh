@@ -10,7 +10,8 @@
 # its own time limit, so that one slow part leaves the others their turn.
 # EAGER=0 leaves out the comparison with eager; ROUNDS=N rounds of the error
 # table (default 3), for Inception-V3, the EXPORTED models, then NMT-2, while
-# LIMIT seconds last. The table's profiles, placements, measurements and traces
+# LIMIT seconds last (on the H200 lent on 2026-11-28, NMT-2's two profiles
+# alone took 235 s: give it a call of its own, bench/sim_accuracy_gpu.sh's usage). The table's profiles, placements, measurements and traces
 # are kept in OUT/keep.tgz, for bench/sim_accuracy_gpu.sh's REUSE on any build.
 # Usage: PLANNER_DEBS=.cuda-debs OUT=DIR EXPORTED="mobilenet_v2:32:m.pb" scripts/cuda/gpu_check.sh
 set -uo pipefail

@@ -41,6 +41,34 @@ TEST(ProfilerCudaTest, AGpuGetsKernelAndLaunchTimesAndLinksBothWays) {
   }
 }
 
+TEST(ProfilerCudaTest, TheLinksBetweenTheCpuAndTheGpuAreRefittedToASplitStepsCopies) {
+  SKIP_WITHOUT_GPU();
+  graph::TrainingGraph t = LeNet();
+  sim::Profile p;
+  ProfileReport report;
+  graph::Status st = ProfileGraph(t.graph, t.loss, CpuAndGpu(), ProfileOptions{1, 3}, &p, &report);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_FALSE(report.first_gpu_links.empty());
+  for (const auto& [link, first] : report.first_gpu_links) {
+    EXPECT_NE(link.first, link.second);
+    const sim::LinkFit* fit = p.Link(link.first, link.second);
+    ASSERT_NE(fit, nullptr);
+    EXPECT_GE(fit->samples, 8) << link.first << " -> " << link.second;
+    EXPECT_GT(fit->bandwidth_bytes_per_s, 1e8) << link.first << " -> " << link.second;
+    EXPECT_EQ(first.samples, 5) << "the first fit: copies of one tensor, 5 sizes";
+  }
+  // Links already in the profile are kept: no split step runs again.
+  ASSERT_TRUE(ProfileGraph(t.graph, t.loss, CpuAndGpu(), ProfileOptions{1, 3}, &p, &report).ok());
+  EXPECT_TRUE(report.first_gpu_links.empty());
+  // --gpu-links copies: the first fit stays.
+  sim::Profile copies;
+  ProfileOptions options{1, 3};
+  options.gpu_links = GpuLinks::kCopies;
+  ASSERT_TRUE(ProfileGraph(t.graph, t.loss, CpuAndGpu(), options, &copies, &report).ok());
+  EXPECT_TRUE(report.first_gpu_links.empty());
+  EXPECT_EQ(copies.Link("cpu0", "gpu0")->samples, 5);
+}
+
 // LeNet's step on a GPU is its launches' (tiny kernels): a simulator that
 // took kernel times alone, or added launches to them, would be far off.
 TEST(ProfilerCudaTest, TheSimulatedGpuStepIsNearTheMeasuredOne) {

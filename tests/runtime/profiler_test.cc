@@ -124,6 +124,67 @@ TEST(ProfileBuilderTest, AGpusUntimedStepsGiveItsLaunchesAndDispatchAndItsTimedS
   EXPECT_EQ(b.KeptSteps("gpu0"), 3);
 }
 
+// A split step's copies between the cpu and the GPU, each timed from when the
+// GPU's queue drained: 20 us + bytes at 5 GB/s onto the GPU, 30 us + bytes at
+// 4 GB/s off it (12 of each, 64 KiB to 768 KiB); the off-GPU link's copies are
+// too few in the second case.
+sim::StepStats GpuSplitStep(const graph::Graph& g, int off_gpu_copies) {
+  sim::StepStats step;
+  step.ops.push_back({g.Find("a"), 0, 0, 500});  // its ops are no figure of the profile's
+  step.ops.push_back({g.Find("b"), 1, 600, 610});
+  double t = 1000;
+  for (int i = 1; i <= 12; ++i) {
+    const int64_t bytes = i * 65536;
+    const double on = 20 + bytes / 5e9 * 1e6, off = 30 + bytes / 4e9 * 1e6;
+    step.transfers.push_back({g.Find("a"), 0, 1, bytes, t, t + on});
+    if (i <= off_gpu_copies) step.transfers.push_back({g.Find("b"), 1, 0, bytes, t, t + off});
+    t += 1000;
+  }
+  step.seconds = t / 1e6;
+  return step;
+}
+
+TEST(ProfileBuilderTest, ASplitStepsCopiesRefitTheLinksBetweenTheCpuAndTheGpuAndGiveNothingElse) {
+  const graph::Graph g = Chain();
+  const cluster::Cluster c = testing::CpuAndGpu();
+  ProfileBuilder b;
+  b.AddGpuSplitStep(c, GpuSplitStep(g, 12));
+  sim::Profile p;
+  EXPECT_EQ(b.Finish(&p), 0);
+  const sim::LinkFit* on = p.Link("cpu0", "gpu0");
+  const sim::LinkFit* off = p.Link("gpu0", "cpu0");
+  ASSERT_NE(on, nullptr);
+  ASSERT_NE(off, nullptr);
+  EXPECT_NEAR(on->latency_s, 20e-6, 1e-9);
+  EXPECT_NEAR(on->bandwidth_bytes_per_s, 5e9, 1e6);
+  EXPECT_EQ(on->samples, 12);
+  EXPECT_NEAR(off->latency_s, 30e-6, 1e-9);
+  EXPECT_NEAR(off->bandwidth_bytes_per_s, 4e9, 1e6);
+  EXPECT_TRUE(p.ops.empty());
+  EXPECT_TRUE(p.dispatch_s.empty());
+  EXPECT_TRUE(p.slowdown.empty());
+}
+
+TEST(ProfileBuilderTest, ALinkWithFewerThanEightCopiesInTheSplitStepKeepsItsFirstFit) {
+  const graph::Graph g = Chain();
+  const cluster::Cluster c = testing::CpuAndGpu();
+  ProfileBuilder b;
+  b.AddGpuSplitStep(c, GpuSplitStep(g, 7));
+  sim::Profile p;
+  b.Finish(&p);
+  EXPECT_NE(p.Link("cpu0", "gpu0"), nullptr);
+  EXPECT_EQ(p.Link("gpu0", "cpu0"), nullptr);
+}
+
+TEST(ProfileBuilderTest, GpuLinksNamesParse) {
+  GpuLinks how = GpuLinks::kCopies;
+  EXPECT_TRUE(ParseGpuLinks("step", &how));
+  EXPECT_EQ(how, GpuLinks::kStep);
+  EXPECT_TRUE(ParseGpuLinks("copies", &how));
+  EXPECT_EQ(how, GpuLinks::kCopies);
+  EXPECT_FALSE(ParseGpuLinks("split", &how));
+}
+
 TEST(ProfileBuilderTest, OpTimeNamesParse) {
   OpTime t = OpTime::kMean;
   EXPECT_TRUE(ParseOpTime("steady-mean", &t));
