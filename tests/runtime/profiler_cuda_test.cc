@@ -20,12 +20,20 @@ using testing::LeNet;
 
 using testing::CpuAndGpu;
 
+// LeNet's training step profiled on cpu0 and gpu0, 1 warm-up round and 3 timed.
+graph::Status ProfileLeNet(const graph::TrainingGraph& t, sim::Profile* p, ProfileReport* report,
+                           GpuLinks gpu_links = GpuLinks::kStep) {
+  ProfileOptions options{1, 3};
+  options.gpu_links = gpu_links;
+  return ProfileGraph(t.graph, t.loss, CpuAndGpu(), options, p, report);
+}
+
 TEST(ProfilerCudaTest, AGpuGetsKernelAndLaunchTimesAndLinksBothWays) {
   SKIP_WITHOUT_GPU();
   graph::TrainingGraph t = LeNet();
   sim::Profile p;
   ProfileReport report;
-  graph::Status st = ProfileGraph(t.graph, t.loss, CpuAndGpu(), ProfileOptions{1, 3}, &p, &report);
+  graph::Status st = ProfileLeNet(t, &p, &report);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(report.measured.size(), 2u);
   ASSERT_FALSE(p.ops["gpu0"].empty());
@@ -46,7 +54,7 @@ TEST(ProfilerCudaTest, TheLinksBetweenTheCpuAndTheGpuAreRefittedToASplitStepsCop
   graph::TrainingGraph t = LeNet();
   sim::Profile p;
   ProfileReport report;
-  graph::Status st = ProfileGraph(t.graph, t.loss, CpuAndGpu(), ProfileOptions{1, 3}, &p, &report);
+  graph::Status st = ProfileLeNet(t, &p, &report);
   ASSERT_TRUE(st.ok()) << st.message();
   ASSERT_FALSE(report.first_gpu_links.empty());
   for (const auto& [link, first] : report.first_gpu_links) {
@@ -58,13 +66,11 @@ TEST(ProfilerCudaTest, TheLinksBetweenTheCpuAndTheGpuAreRefittedToASplitStepsCop
     EXPECT_EQ(first.samples, 5) << "the first fit: copies of one tensor, 5 sizes";
   }
   // Links already in the profile are kept: no split step runs again.
-  ASSERT_TRUE(ProfileGraph(t.graph, t.loss, CpuAndGpu(), ProfileOptions{1, 3}, &p, &report).ok());
+  ASSERT_TRUE(ProfileLeNet(t, &p, &report).ok());
   EXPECT_TRUE(report.first_gpu_links.empty());
   // --gpu-links copies: the first fit stays.
   sim::Profile copies;
-  ProfileOptions options{1, 3};
-  options.gpu_links = GpuLinks::kCopies;
-  ASSERT_TRUE(ProfileGraph(t.graph, t.loss, CpuAndGpu(), options, &copies, &report).ok());
+  ASSERT_TRUE(ProfileLeNet(t, &copies, &report, GpuLinks::kCopies).ok());
   EXPECT_TRUE(report.first_gpu_links.empty());
   EXPECT_EQ(copies.Link("cpu0", "gpu0")->samples, 5);
 }
