@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "graph/file_util.h"
 #include "tests/cli/cli_util.h"
@@ -67,14 +68,17 @@ TEST(ProfileCommandTest, ACorruptProfileIsAOneLineErrorNamingIt) {
   EXPECT_NE(r.err.find(prof + ":1: not a planner profile"), std::string::npos) << r.err;
 }
 
-TEST(ProfileCommandTest, AnUnknownOpTimeIsAOneLineErrorNamingIt) {
-  RunResult r = Planner("profile --op-time median " + Model("emotion") + " " +
-                        Config("local-2cpu") + " -o " + planner_test::ScratchDir() + "/x.prof");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find("--op-time must be steady-mean, mean or step-median, not 'median'"),
-            std::string::npos)
-      << r.err;
+TEST(ProfileCommandTest, AnUnknownOpTimeOrGpuLinksIsAOneLineErrorNamingIt) {
+  for (const auto& [flag, message] :
+       {std::pair<std::string, std::string>{
+            "--op-time median", "--op-time must be steady-mean, mean or step-median, not 'median'"},
+        {"--gpu-links split", "--gpu-links must be step or copies, not 'split'"}}) {
+    RunResult r = Planner("profile " + flag + " " + Model("emotion") + " " + Config("local-2cpu") +
+                          " -o " + planner_test::ScratchDir() + "/x.prof");
+    EXPECT_EQ(r.code, 2) << flag;
+    EXPECT_EQ(Lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace
