@@ -100,6 +100,8 @@ if alone:
           f"{100*statistics.median(alone):.1f}% over {len(alone)} placements")
 PY
 }
+# The simulated step (ms) of `planner simulate`'s output on stdin.
+step_ms() { sed -n 's/.*step time:* \([0-9.]*\) ms.*/\1/p' | head -1; }
 # Adds a method's placement to `placements` unless an earlier one places every
 # node alike (the files' placement sections are the same).
 add_unless_same() {
@@ -159,12 +161,12 @@ for spec in "${models[@]}"; do
     f="$dir/${p/:/_}"
     "$planner" simulate "$dir/model.pb" "$devices" --placement "$f.placement" \
       --profile "$dir/profile.tsv" >"$f.simulated"
-    sed -n 's/.*step time:* \([0-9.]*\) ms.*/\1/p' "$f.simulated" | head -1 >"$f.sim"
+    step_ms <"$f.simulated" >"$f.sim"
     : >"$f.sim-copies"
     if [ -f "$dir/profile-copies.tsv" ]; then
       "$planner" simulate "$dir/model.pb" "$devices" --placement "$f.placement" \
         --profile "$dir/profile-copies.tsv" |
-        sed -n 's/.*step time:* \([0-9.]*\) ms.*/\1/p' | head -1 >"$f.sim-copies"
+        step_ms >"$f.sim-copies"
     fi
   done
   for r in $(seq "$rounds"); do
