@@ -182,6 +182,22 @@ graph::Status SearchOneDevice(const Session& s, SearchJobResult* result) {
   return s.Export(all, "single:" + device);
 }
 
+// Grouper "auto": the name scopes or the learned Grouper, by the best
+// baseline's placement (search::Search::ChooseGrouper). Prints the choice.
+void ChooseGrouper(const Session& s, const std::optional<refine::RefineStart>& best_baseline,
+                   search::Search* search) {
+  if (s.options.search.grouper != "auto") return;
+  const search::GrouperChoice c =
+      search->ChooseGrouper(best_baseline ? best_baseline->device_of_node : std::vector<int>{});
+  const std::string by = best_baseline ? best_baseline->method + "'s placement" : "no baseline";
+  const int needed =
+      static_cast<int>(std::ceil(s.options.search.auto_scope_share * c.groups - 1e-9));
+  Say(s.log(),
+      "grouper: %s (auto: cut where %s cuts them, %d of the %d groups stay name scopes; "
+      "%d needed)\n",
+      c.scopes ? "name scopes" : "learned", by.c_str(), c.scopes_kept, c.groups, needed);
+}
+
 // Creates (or resumes) the search, runs the baselines, warm-starts the policy,
 // joins the parameter server and opens the curve's file.
 graph::Status StartRun(Session& s, Run* run) {
@@ -210,6 +226,7 @@ graph::Status StartRun(Session& s, Run* run) {
   GRAPH_RETURN_IF_ERROR(run->WriteBest(s));
 
   const std::optional<refine::RefineStart>& best_baseline = run->baselines.best;
+  if (!run->resumed) ChooseGrouper(s, best_baseline, &search);
   if (!run->resumed && o.search.warm_start_steps > 0 && best_baseline && !StopRequested()) {
     search::WarmStartResult w = search.WarmStart(best_baseline->device_of_node);
     GRAPH_RETURN_IF_ERROR(w.status);
@@ -414,8 +431,7 @@ graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
     return graph::InvalidArgument(
         "--patience goes with --budget and a hill climb to hand it to (not --refine 0)");
   }
-  if (o.patience_gain &&
-      (o.patience_s == 0.0 || o.climb_first || !o.budget_s || o.refine_s == 0)) {
+  if (o.patience_gain && (o.patience_s == 0.0 || o.climb_first || !o.budget_s || o.refine_s == 0)) {
     return graph::InvalidArgument(
         "--patience-gain goes with --budget, a hill climb and --order policy-first (not "
         "--patience 0)");

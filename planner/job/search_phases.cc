@@ -362,9 +362,9 @@ graph::Result<search::BestPlacement> SearchPhases(const Session& s, Run& run) {
   const double climbed_s = first_climb ? first_climb->seconds : 0;
   std::optional<double> policy_budget_s = o.budget_s;
   if (o.climb_first) policy_budget_s = std::max(0.0, *o.budget_s - climbed_s);
-  const PolicyPhase policy = RunPolicy(s, run, policy_budget_s,
-                                       run.climb_on ? o.patience_s.value_or(0) : 0,
-                                       run.resumed ? 0 : search.elapsed_s());
+  const PolicyPhase policy =
+      RunPolicy(s, run, policy_budget_s, run.climb_on ? o.patience_s.value_or(0) : 0,
+                run.resumed ? 0 : search.elapsed_s());
   if (StopRequested())
     Say(s.log(), "stopped by a signal after %d updates; files are complete\n", search.iterations());
   GRAPH_RETURN_IF_ERROR(policy.status);
@@ -381,7 +381,7 @@ graph::Result<search::BestPlacement> SearchPhases(const Session& s, Run& run) {
   search::BestPlacement best = *search.best();
   Say(s.log(), "policy search: best %s (%s) after %d updates, %.1f s%s\n",
       frontend::FormatMs(best.step_s).c_str(), best.method.c_str(), search.iterations(),
-      search.elapsed_s(), s.options.search.grouper == "scopes" ? " (placing name scopes)" : "");
+      search.elapsed_s(), search.places_scopes() ? " (placing name scopes)" : "");
   const double last_climb_s = o.climb_first
                                   ? std::max(0.0, total_s - climbed_s - search.elapsed_s())
                                   : o.refine_s + policy.left_s;

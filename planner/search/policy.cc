@@ -104,10 +104,8 @@ Scopes ReadScopes(const graph::Graph& g) {
 HierarchicalPolicyImpl::HierarchicalPolicyImpl(const graph::Graph& g, int num_devices,
                                                const SearchOptions& o)
     : ops_(g.size()), groups_(NumGroups(o, num_devices)), devices_(num_devices), o_(o) {
-  if (o.grouper == "scopes" && ops_ > 0) {
-    scope_grouping_ = std::make_unique<ScopeGrouping>(g);
-    UseGroups(scope_grouping_->Groups(groups_));
-  }
+  if (o.grouper != "learned" && ops_ > 0) scope_grouping_ = std::make_unique<ScopeGrouping>(g);
+  if (o.grouper == "scopes" && ops_ > 0) PlaceScopes();
   std::map<std::string, int> type_index;
   for (const graph::Node& n : g.nodes()) type_index.emplace(n.op, 0);
   int t = 0;
@@ -261,11 +259,11 @@ at::Tensor HierarchicalPolicyImpl::GrouperInput() {
 }
 
 void HierarchicalPolicyImpl::SetIncumbent(const std::vector<int>& device_of_op) {
-  if (!incumbent_.defined() && !scope_grouping_) return;  // neither option uses it
+  if (!incumbent_.defined() && !place_scopes_) return;  // neither option uses it
   TORCH_CHECK(device_of_op.empty() || static_cast<int>(device_of_op.size()) == ops_,
               "incumbent of ", device_of_op.size(), " ops for a policy of ", ops_);
   for (int d : device_of_op) TORCH_CHECK(d >= 0 && d < devices_, "incumbent device ", d);
-  if (scope_grouping_ && device_of_op != followed_) {
+  if (place_scopes_ && device_of_op != followed_) {
     followed_ = device_of_op;
     UseGroups(scope_grouping_->GroupsFollowing(groups_, device_of_op));
   }
@@ -273,6 +271,28 @@ void HierarchicalPolicyImpl::SetIncumbent(const std::vector<int>& device_of_op) 
   incumbent_.zero_();
   auto hot = incumbent_.accessor<float, 2>();
   for (int i = 0; i < static_cast<int>(device_of_op.size()); ++i) hot[i][device_of_op[i]] = 1.0f;
+}
+
+void HierarchicalPolicyImpl::PlaceScopes() {
+  TORCH_CHECK(scope_grouping_, "name scopes as the groups need grouper scopes or auto");
+  place_scopes_ = true;
+  followed_.clear();
+  UseGroups(scope_grouping_->Groups(groups_));
+}
+
+GrouperChoice HierarchicalPolicyImpl::ChooseGrouper(const std::vector<int>& device_of_op) {
+  GrouperChoice c;
+  c.groups = groups_;
+  if (o_.grouper != "auto" || !scope_grouping_) {
+    c.scopes = place_scopes_;
+    return c;
+  }
+  TORCH_CHECK(device_of_op.empty() || static_cast<int>(device_of_op.size()) == ops_,
+              "placement of ", device_of_op.size(), " ops for a policy of ", ops_);
+  c.scopes_kept = scope_grouping_->ScopesFollowing(groups_, device_of_op);
+  c.scopes = c.scopes_kept >= o_.auto_scope_share * groups_;
+  if (c.scopes) PlaceScopes();
+  return c;
 }
 
 void HierarchicalPolicyImpl::UseGroups(std::vector<int> group_of_op) {
@@ -371,7 +391,7 @@ void HierarchicalPolicyImpl::DecodeDevices(const at::Tensor& groups, int k, doub
 PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& gen) {
   PolicySample s;
   // Grouper: a group per op.
-  if (scope_grouping_) {
+  if (place_scopes_) {
     s.groups = fixed_groups_tensor_;
     FixedGroupDecisions(&s);
   } else {
@@ -398,7 +418,7 @@ PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& 
 PolicySample HierarchicalPolicyImpl::Score(const at::Tensor& groups, const at::Tensor& devices) {
   PolicySample s;
   s.groups = groups;
-  if (scope_grouping_) {
+  if (place_scopes_) {
     FixedGroupDecisions(&s);
   } else {
     at::Tensor group_logp = at::log_softmax(GrouperLogits(), 1);
@@ -417,7 +437,7 @@ void HierarchicalPolicyImpl::FixedGroupDecisions(PolicySample* s) const {
 
 std::vector<int> HierarchicalPolicyImpl::GroupsFollowing(const std::vector<int>& device_of_op,
                                                          std::vector<int>* device_of_group) const {
-  if (scope_grouping_) {
+  if (place_scopes_) {
     // Scopes cut by device where they must (ScopeGrouping::GroupsFollowing):
     // each group's ops share one device, unless even that does not fit.
     std::vector<int> groups = device_of_op == followed_
@@ -468,7 +488,7 @@ std::vector<int> HierarchicalPolicyImpl::GroupsFollowing(const std::vector<int>&
 }
 
 std::vector<int> HierarchicalPolicyImpl::SampleGroups(at::Generator& gen) {
-  if (scope_grouping_) return fixed_groups_;
+  if (place_scopes_) return fixed_groups_;
   torch::NoGradGuard no_grad;
   at::Tensor p = at::softmax(GrouperLogits(), 1);
   at::Tensor groups = at::multinomial(p, 1, /*replacement=*/true, gen).squeeze(1).contiguous();

@@ -6,7 +6,7 @@
 // ops follow their forward op (placement::TrainingDeviceOfNode).
 // With SearchOptions::grouper "scopes" the groups are the
 // model's name scopes instead (scope_groups.h), fixed, and the Grouper is
-// unused.
+// unused; with "auto" (the default) ChooseGrouper picks one of the two.
 //
 // Op features (fixed per graph): an embedding of the op type; its first
 // output's shape (up to 4 dims, log-scaled) and output bytes and FLOPs (log);
@@ -106,6 +106,17 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   // (ScopeGrouping::GroupsFollowing), so that it can be proposed exactly.
   void SetIncumbent(const std::vector<int>& device_of_op);
 
+  // With SearchOptions::grouper "auto", before the first sample: places the
+  // name scopes from now on (as grouper "scopes") when at least
+  // auto_scope_share of the groups stay scopes cut where `device_of_op` (the
+  // best baseline) cuts them, else keeps the Grouper. Other groupers: says
+  // which is on. Deterministic.
+  GrouperChoice ChooseGrouper(const std::vector<int>& device_of_op);
+  bool places_scopes() const { return place_scopes_; }
+  // Grouper "auto" only: from now on the name scopes (ChooseGrouper's other
+  // outcome, for a resumed search that had chosen them).
+  void PlaceScopes();
+
   std::vector<at::Tensor> GrouperParameters() const;
   std::vector<at::Tensor> PlacerParameters() const;
 
@@ -149,8 +160,9 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   void UseGroups(std::vector<int> group_of_op);
 
   int ops_, groups_, devices_, types_;
-  std::unique_ptr<ScopeGrouping> scope_grouping_;  // null: the Grouper samples the groups
-  std::vector<int> fixed_groups_;                  // [ops], with scope_grouping_
+  std::unique_ptr<ScopeGrouping> scope_grouping_;  // with grouper "scopes" or "auto"
+  bool place_scopes_ = false;  // the groups are scope_grouping_'s; else the Grouper samples them
+  std::vector<int> fixed_groups_;  // [ops], with place_scopes_
   at::Tensor fixed_groups_tensor_;
   std::vector<int> followed_;         // the incumbent fixed_groups_ follows (empty: none)
   int scopes_ = 0;                    // scope vocabulary; 0: scope features off

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace planner::search {
 
@@ -220,22 +221,33 @@ std::vector<int> ScopeGrouping::Groups(int max_groups) const {
   return Number(*tree_, Grouping(*tree_, max_groups).Run());
 }
 
-std::vector<int> ScopeGrouping::GroupsFollowing(int max_groups,
-                                                const std::vector<int>& device_of_op) const {
-  if (device_of_op.empty()) return Groups(max_groups);
+std::pair<int, std::vector<int>> ScopeGrouping::Follow(int max_groups,
+                                                       const std::vector<int>& device_of_op) const {
   assert(device_of_op.size() == tree_->position.size());
   // From max_groups down, each try's scopes scaled by how far its split
   // missed, until one fits (the counts are not monotone in c, so no
   // bisection); if even one group cut by device does not fit, the placement
-  // cannot be followed and the scopes stand alone.
+  // cannot be followed (c = 0).
   const int cap = std::max(1, max_groups);
   for (int c = cap;;) {
     int count = 0;
     std::vector<int> split = SplitByDevice(*tree_, Groups(c), device_of_op, &count);
-    if (count <= cap) return split;
-    if (c == 1) return Groups(max_groups);
+    if (count <= cap) return {c, std::move(split)};
+    if (c == 1) return {0, {}};
     c = std::max(1, std::min(c - 1, static_cast<int>(static_cast<int64_t>(c) * cap / count)));
   }
+}
+
+std::vector<int> ScopeGrouping::GroupsFollowing(int max_groups,
+                                                const std::vector<int>& device_of_op) const {
+  if (device_of_op.empty()) return Groups(max_groups);
+  auto [c, split] = Follow(max_groups, device_of_op);
+  return c > 0 ? std::move(split) : Groups(max_groups);  // unfollowable: the scopes alone
+}
+
+int ScopeGrouping::ScopesFollowing(int max_groups, const std::vector<int>& device_of_op) const {
+  if (device_of_op.empty()) return std::max(1, max_groups);
+  return Follow(max_groups, device_of_op).first;
 }
 
 std::vector<int> ScopeGroups(const graph::Graph& forward, int max_groups) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "graph/graph.h"
@@ -45,10 +46,27 @@ class ScopeGrouping {
   // `device_of_op`: Groups(max_groups).
   std::vector<int> GroupsFollowing(int max_groups, const std::vector<int>& device_of_op) const;
 
+  // The c of GroupsFollowing: how many scope groups survive the coarsening
+  // that lets `device_of_op` be expressed (max_groups for a placement of whole
+  // scopes; fewer the more it scatters ops across scopes); 0 when no grouping
+  // cut by device fits. What SearchOptions::grouper "auto" decides by.
+  int ScopesFollowing(int max_groups, const std::vector<int>& device_of_op) const;
+
   struct Tree;  // the name-scope tree, opaque (scope_groups.cc)
 
  private:
+  // (c, GroupsFollowing's grouping); (0, {}) when none fits.
+  std::pair<int, std::vector<int>> Follow(int max_groups,
+                                          const std::vector<int>& device_of_op) const;
+
   std::unique_ptr<const Tree> tree_;
+};
+
+// What SearchOptions::grouper "auto" chose (Search::ChooseGrouper).
+struct GrouperChoice {
+  bool scopes = false;  // the name scopes are the groups; else the Grouper samples them
+  int scopes_kept = 0;  // ScopesFollowing of the placement it chose by (auto only)
+  int groups = 0;       // num_groups
 };
 
 // ScopeGrouping(forward).Groups(max_groups).

@@ -200,6 +200,12 @@ const std::optional<BestPlacement>& Search::best() const { return impl_->best; }
 int Search::iterations() const { return impl_->iteration; }
 double Search::elapsed_s() const { return impl_->elapsed_s; }
 
+GrouperChoice Search::ChooseGrouper(const std::vector<int>& device_of_node) {
+  return impl_->policy->ChooseGrouper(device_of_node);
+}
+
+bool Search::places_scopes() const { return impl_->policy->places_scopes(); }
+
 bool Search::Offer(const std::string& method, const std::vector<int>& device_of_node,
                    const rewards::Evaluation& e, int iteration) {
   if (!e.status.ok()) return false;
@@ -547,6 +553,8 @@ graph::Status Search::Save(const std::string& path, const SearchIdentity& id) co
         root.write("reward", c10::IValue(id.reward));
         root.write("num_ops", c10::IValue(static_cast<int64_t>(s.num_ops)));
         root.write("num_groups", c10::IValue(static_cast<int64_t>(s.policy->num_groups())));
+        root.write("grouper",
+                   c10::IValue(std::string(s.policy->places_scopes() ? "scopes" : "learned")));
         root.write("parameter_shapes", c10::IValue(ParameterShapes(s.policy)));
         root.write("num_devices", c10::IValue(static_cast<int64_t>(s.policy->num_devices())));
         root.write("iteration", c10::IValue(static_cast<int64_t>(s.iteration)));
@@ -618,6 +626,16 @@ graph::Status Search::LoadOrThrow(const std::string& path, const SearchIdentity&
       integer("num_ops") != s.num_ops) {
     return mismatch("policy shape", std::to_string(groups) + " groups",
                     std::to_string(s.policy->num_groups()) + " (see --config)");
+  }
+  // The groups the checkpoint's policy placed (before the key: the config's
+  // grouper, learned or scopes). Grouper "auto" resumes its choice.
+  if (root.try_read("grouper", v)) {
+    const std::string theirs = v.toStringRef();
+    if (theirs == "scopes" && !s.policy->places_scopes() && s.o.grouper == "auto") {
+      s.policy->PlaceScopes();
+    }
+    const std::string ours = s.policy->places_scopes() ? "scopes" : "learned";
+    if (theirs != ours) return mismatch("grouper", theirs, ours + " (see --config)");
   }
   if (root.try_read("parameter_shapes", v)) {
     const std::string theirs = v.toStringRef(), ours = ParameterShapes(s.policy);

@@ -27,6 +27,7 @@
 #include "graph/status.h"
 #include "planner/rewards/reward.h"
 #include "planner/search/parameter_server.h"
+#include "planner/search/scope_groups.h"
 #include "planner/search/search_options.h"
 
 namespace planner::search {
@@ -83,6 +84,13 @@ class Search {
   // around that placement. Its time
   // counts in elapsed_s(); a checkpoint keeps its effect.
   WarmStartResult WarmStart(const std::vector<int>& device_of_node);
+
+  // With SearchOptions::grouper "auto", before WarmStart and the first update:
+  // name scopes as the groups when `device_of_node` (the best baseline) cut
+  // into scopes keeps enough of them, else the learned Grouper
+  // (HierarchicalPolicy::ChooseGrouper). A checkpoint keeps the choice.
+  GrouperChoice ChooseGrouper(const std::vector<int>& device_of_node);
+  bool places_scopes() const;
 
   // From now on every policy update goes through `server` (not owned; it
   // must outlive the search), joined first under `identity`: the search

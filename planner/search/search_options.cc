@@ -70,6 +70,7 @@ graph::Result<SearchOptions> Parse(const std::string& source, const yaml::Node& 
       {"warm_start_loss", {&o.warm_start_loss, 0, 1e6}},
       {"ppo_clip", {&o.ppo_clip, 1e-6, 10}},
       {"entropy_weight", {&o.entropy_weight, 0, 1e6}},
+      {"auto_scope_share", {&o.auto_scope_share, 0, 1}},
   };
   struct NameField {
     std::string* v;
@@ -79,7 +80,7 @@ graph::Result<SearchOptions> Parse(const std::string& source, const yaml::Node& 
       {"policy_optimizer", {&o.policy_optimizer, {"adam", "sgd"}}},
       {"update", {&o.update, {"reinforce", "ppo"}}},
       {"advantage", {&o.advantage, {"ema", "batch"}}},
-      {"grouper", {&o.grouper, {"learned", "scopes"}}},
+      {"grouper", {&o.grouper, {"auto", "learned", "scopes"}}},
   };
   bool sets_imitation_weight = false;
   for (const yaml::Entry& e : entries) {
@@ -149,6 +150,7 @@ SearchOptions PaperSearchOptions() {
   o.imitate_best = 0;
   o.imitation_weight = 0;
   o.incumbent_features = 0;
+  o.grouper = "learned";
   return o;
 }
 

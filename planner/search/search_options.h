@@ -29,12 +29,18 @@ struct SearchOptions {
   int device_embedding = 16;  // Placer's embedding of the previous group's device (ours)
   int scope_embedding = 8;    // ours: width of the name-scope embeddings (paper: 0, none)
   // The groups the Placer places: "learned" (paper: the Grouper samples a
-  // group per op) or "scopes" (ours: fixed, the model's name scopes as fine as
+  // group per op), "scopes" (ours: fixed, the model's name scopes as fine as
   // the groups allow, cut where the best placement so far cuts them,
-  // planner/search/scope_groups.h; the Grouper is unused).
-  std::string grouper = "learned";
-  double temperature = 10.0;   // paper T: logits are divided by it before the tanh
-  double tanh_constant = 5.0;  // paper C: logits = C * tanh(logits / T)
+  // planner/search/scope_groups.h; the Grouper is unused), or "auto" (ours:
+  // Search::ChooseGrouper picks one from the best baseline before the first
+  // update: scopes when, cut where that placement cuts them, at least
+  // auto_scope_share of the groups stay scopes (ScopeGrouping::ScopesFollowing),
+  // else learned: a placement scattered op by op across scopes, a list
+  // scheduler's, leaves scopes too coarse to refine it).
+  std::string grouper = "auto";
+  double auto_scope_share = 0.5;  // of num_groups (ours; grouper "auto" only)
+  double temperature = 10.0;      // paper T: logits are divided by it before the tanh
+  double tanh_constant = 5.0;     // paper C: logits = C * tanh(logits / T)
 
   // The update: REINFORCE's (paper) or PPO's (ours).
   int grouper_samples = 1;        // paper m: groupings per policy update...
