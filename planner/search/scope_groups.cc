@@ -246,8 +246,11 @@ std::vector<int> ScopeGrouping::GroupsFollowing(int max_groups,
 }
 
 int ScopeGrouping::ScopesFollowing(int max_groups, const std::vector<int>& device_of_op) const {
-  if (device_of_op.empty()) return std::max(1, max_groups);
-  return Follow(max_groups, device_of_op).first;
+  const int c =
+      device_of_op.empty() ? std::max(1, max_groups) : Follow(max_groups, device_of_op).first;
+  if (c == 0) return 0;
+  const std::vector<int> scopes = Groups(c);  // ids 0..G-1 (the contract above)
+  return scopes.empty() ? 0 : *std::max_element(scopes.begin(), scopes.end()) + 1;
 }
 
 std::vector<int> ScopeGroups(const graph::Graph& forward, int max_groups) {

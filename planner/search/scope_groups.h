@@ -46,10 +46,10 @@ class ScopeGrouping {
   // `device_of_op`: Groups(max_groups).
   std::vector<int> GroupsFollowing(int max_groups, const std::vector<int>& device_of_op) const;
 
-  // The c of GroupsFollowing: how many scope groups survive the coarsening
-  // that lets `device_of_op` be expressed (max_groups for a placement of whole
-  // scopes; fewer the more it scatters ops across scopes); 0 when no grouping
-  // cut by device fits. What SearchOptions::grouper "auto" decides by.
+  // How many scope groups GroupsFollowing keeps before cutting them by
+  // device: Groups(max_groups)'s count for a placement of whole scopes (or an
+  // empty one), fewer the more it scatters ops across scopes; 0 when no
+  // grouping cut by device fits. What SearchOptions::grouper "auto" decides by.
   int ScopesFollowing(int max_groups, const std::vector<int>& device_of_op) const;
 
   struct Tree;  // the name-scope tree, opaque (scope_groups.cc)

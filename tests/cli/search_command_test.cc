@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <thread>
 
@@ -48,6 +49,12 @@ TEST(SearchCommandTest, WritesPlacementCurvePictureAndGraphDef) {
   EXPECT_NE(r.out.find("baselines:\n  single:cpu0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  expert "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  etf "), std::string::npos) << r.out;
+  // The default grouper (auto) says what it chose and why.
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex("\ngrouper: (name scopes|learned) \\(auto: cut "
+                                          "where [a-z:0-9]+'s placement cuts them, [0-9]+ "
+                                          "of the 8 groups stay name scopes; 4 needed\\)\n")))
+      << r.out;
   EXPECT_NE(r.out.find("best found"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  lower bound    "), std::string::npos) << r.out;
   // The placement is valid for the model and devices: simulate accepts it.
@@ -222,10 +229,10 @@ TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
 // With --budget and a climb the stall rule is on by default (60 s, 0.5%):
 // --patience-gain alone adjusts it, and --patience 0 turns it off.
 TEST(SearchCommandTest, PatienceGainAloneTakesTheDefaultPatienceAndPatienceZeroIsOff) {
-  for (const char* flags : {" --budget 3s --refine 1s --patience-gain 50%",
-                            " --budget 3s --refine 1s --patience 0"}) {
-    RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
-                          kSmallConfig + flags);
+  for (const char* flags :
+       {" --budget 3s --refine 1s --patience-gain 50%", " --budget 3s --refine 1s --patience 0"}) {
+    RunResult r =
+        Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kSmallConfig + flags);
     ASSERT_EQ(r.code, 0) << flags << ": " << r.err;
     EXPECT_EQ(r.out.find("policy search: no "), std::string::npos)
         << flags << ": 60 s of patience cannot end a 3 s search\n"
@@ -356,7 +363,9 @@ TEST(SearchCommandTest, RealRewardSearchOnLocalCpusReMeasuresTheResult) {
                         &single, &shared, &placements),
             3)
       << r.out;
-  EXPECT_EQ(single, 2) << r.out;  // single:cpu0 and single:cpu1
+  // single:cpu0 and single:cpu1, and any sample whose timed ops all ran on
+  // one device (a Placer over 7 name scopes samples a few).
+  EXPECT_GE(single, 2) << r.out;
   EXPECT_GE(shared, 1) << r.out;  // etf, metis or scotch split the branches
   EXPECT_GE(placements, 3) << r.out;
   const size_t line_end = r.out.find('\n', refit);

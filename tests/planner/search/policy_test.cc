@@ -163,6 +163,42 @@ TEST(PolicyTest, WithScopesAsTheGroupsSamplesUseTheScopeGroupingThatFollowsTheIn
   expect_samples_grouped_by(following);
 }
 
+TEST(PolicyTest, AutoPlacesScopesWhenTheBestBaselineKeepsThemWholeAndTheGrouperWhenItScatters) {
+  testing::Problem p = testing::SmallRnnlm();
+  SearchOptions o = SmallPolicy();
+  o.grouper = "auto";
+  const ScopeGrouping scopes(p.forward);
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  // One device for every op: every scope stays whole.
+  HierarchicalPolicy whole(p.forward, 3, o);
+  EXPECT_FALSE(whole->places_scopes()) << "auto samples no groups before it has chosen";
+  const GrouperChoice kept = whole->ChooseGrouper(std::vector<int>(p.forward.size(), 0));
+  EXPECT_TRUE(kept.scopes);
+  EXPECT_EQ(kept.groups, 8);
+  EXPECT_EQ(kept.scopes_kept, scopes.ScopesFollowing(8, std::vector<int>(p.forward.size(), 0)));
+  EXPECT_TRUE(whole->places_scopes());
+  EXPECT_EQ(whole->Sample(2, 0.0, gen).group_of_op, scopes.Groups(8));
+  // Op by op across the three devices: the scopes left are too few.
+  std::vector<int> scattered(p.forward.size(), 0);
+  for (size_t i = 0; i < scattered.size(); ++i) scattered[i] = static_cast<int>(i % 3);
+  HierarchicalPolicy apart(p.forward, 3, o);
+  const GrouperChoice cut = apart->ChooseGrouper(scattered);
+  EXPECT_FALSE(cut.scopes);
+  EXPECT_LT(cut.scopes_kept, 4);
+  EXPECT_EQ(cut.scopes_kept, scopes.ScopesFollowing(8, scattered));
+  EXPECT_FALSE(apart->places_scopes());
+  EXPECT_LT(apart->Sample(2, 0.0, gen).group_log_prob.sum().item<float>(), 0.0f)
+      << "the Grouper samples the groups";
+  // A share of 0 takes the scopes whatever the placement; grouper learned
+  // never does.
+  o.auto_scope_share = 0;
+  EXPECT_TRUE(HierarchicalPolicy(p.forward, 3, o)->ChooseGrouper(scattered).scopes);
+  o.grouper = "learned";
+  HierarchicalPolicy learned(p.forward, 3, o);
+  EXPECT_FALSE(learned->ChooseGrouper(std::vector<int>(p.forward.size(), 0)).scopes);
+  EXPECT_FALSE(learned->places_scopes());
+}
+
 TEST(PolicyTest, GroupingFollowingAPlacementGivesDevicesGroupsInProportionToTheirOps) {
   testing::Problem p = testing::SmallRnnlm();
   HierarchicalPolicy policy(p.forward, 3, SmallPolicy());

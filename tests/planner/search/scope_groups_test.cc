@@ -133,6 +133,11 @@ TEST(ScopeGroupsTest, APlacementOfWholeScopesKeepsTheScopeGrouping) {
     EXPECT_EQ(scopes.GroupsFollowing(cap, layer_per_device), scopes.Groups(cap)) << "cap " << cap;
   }
   EXPECT_EQ(scopes.GroupsFollowing(12, {}), scopes.Groups(12));
+  for (int cap : {3, 6, 12}) {
+    EXPECT_EQ(scopes.ScopesFollowing(cap, layer_per_device), Count(scopes.Groups(cap)))
+        << "cap " << cap;
+  }
+  EXPECT_EQ(scopes.ScopesFollowing(12, {}), Count(scopes.Groups(12)));
 }
 
 TEST(ScopeGroupsTest, APlacementAcrossScopesGetsCoarserScopesCutByDevice) {
@@ -153,6 +158,29 @@ TEST(ScopeGroupsTest, APlacementAcrossScopesGetsCoarserScopesCutByDevice) {
   }
   // Fewer groups than the devices used: the scopes alone.
   EXPECT_EQ(scopes.GroupsFollowing(2, devices), scopes.Groups(2));
+}
+
+TEST(ScopeGroupsTest, TheScopesKeptAreFewerTheMoreAPlacementScattersOpsAcrossScopes) {
+  const graph::Graph g = Rnn();
+  const ScopeGrouping scopes(g);
+  const int cap = Count(scopes.Groups(12));  // the finest: each step and kernel alone
+  std::vector<int> devices(g.size(), 0);
+  const int whole = scopes.ScopesFollowing(cap, devices);
+  EXPECT_EQ(whole, cap);
+  devices[g.Find("model/rnn/cell_0/t_1/tanh")] = 1;  // one op apart from its step
+  const int one_cut = scopes.ScopesFollowing(cap, devices);
+  // Every other op on the other device, across every step.
+  for (graph::NodeId id = 0; id < g.size(); ++id) devices[id] = id % 2;
+  const int scattered = scopes.ScopesFollowing(cap, devices);
+  EXPECT_LT(one_cut, whole);
+  EXPECT_LT(scattered, one_cut);
+  EXPECT_GE(scattered, 1);
+  // Each is the count of scope groups that GroupsFollowing then cuts by device.
+  const std::vector<int> followed = scopes.GroupsFollowing(cap, devices);
+  EXPECT_LE(Count(followed), cap);
+  EXPECT_GE(Count(followed), scattered);
+  // More devices used than groups allowed: nothing fits.
+  EXPECT_EQ(scopes.ScopesFollowing(1, devices), 0);
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ void ExpectSameOptions(const SearchOptions& got, const SearchOptions& want) {
   EXPECT_EQ(got.threads, want.threads);
   EXPECT_EQ(got.scope_embedding, want.scope_embedding);
   EXPECT_EQ(got.grouper, want.grouper);
+  EXPECT_EQ(got.auto_scope_share, want.auto_scope_share);
   EXPECT_EQ(got.policy_optimizer, want.policy_optimizer);
   EXPECT_EQ(got.warm_start_steps, want.warm_start_steps);
   EXPECT_EQ(got.warm_start_loss, want.warm_start_loss);
@@ -90,7 +91,16 @@ TEST(SearchOptionsTest, UpdateAndAdvantageAreOneOfTheirNames) {
   EXPECT_NE(one.status().message().find("at least 2 samples"), std::string::npos);
 }
 
-TEST(SearchOptionsTest, GrouperIsLearnedOrScopes) {
+TEST(SearchOptionsTest, GrouperIsAutoLearnedOrScopes) {
+  EXPECT_EQ(SearchOptions().grouper, "auto");
+  EXPECT_EQ(PaperSearchOptions().grouper, "learned");
+  auto share = ParseSearchConfig("grouper: auto\nauto_scope_share: 0.25\n", "s.yaml");
+  ASSERT_TRUE(share.ok()) << share.status().message();
+  EXPECT_EQ(share->grouper, "auto");
+  EXPECT_EQ(share->auto_scope_share, 0.25);
+  auto over = ParseSearchConfig("auto_scope_share: 1.5\n", "s.yaml");
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().message(), "s.yaml:1: 'auto_scope_share' must be a number in [0, 1]");
   auto o = ParseSearchConfig("grouper: scopes\n", "s.yaml");
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->grouper, "scopes");
@@ -99,7 +109,7 @@ TEST(SearchOptionsTest, GrouperIsLearnedOrScopes) {
   EXPECT_EQ(shipped->grouper, "scopes");
   auto bad = ParseSearchConfig("grouper: metis\n", "s.yaml");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "s.yaml:1: 'grouper' must be one of learned, scopes");
+  EXPECT_EQ(bad.status().message(), "s.yaml:1: 'grouper' must be one of auto, learned, scopes");
 }
 
 TEST(SearchOptionsTest, ShippedWarmConfigWarmStartsWithScopesAndSgd) {

@@ -236,6 +236,35 @@ TEST(SearchTest, CheckpointOfAnotherModelDevicesOrRewardIsRefused) {
   std::remove(path.c_str());
 }
 
+// Grouper "auto" chooses before the first update and the checkpoint keeps the
+// choice: a resumed auto search places the scopes again and samples what the
+// original samples; a search with the Grouper refuses the checkpoint.
+TEST(SearchTest, AutoGroupersChoiceResumesAndASearchWithAnotherGrouperRefusesIt) {
+  Fixture f;
+  const SearchIdentity id{"m", "d", "sim"};
+  const std::string path = TempPath("auto.ckpt");
+  SearchOptions o = SmallPolicy();
+  o.grouper = "auto";
+  auto original = f.NewSearch(5, o);
+  ASSERT_TRUE(original->ChooseGrouper(std::vector<int>(f.p.forward.size(), 0)).scopes);
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(original->Step(*f.reward).status.ok());
+  ASSERT_TRUE(original->Save(path, id).ok());
+  auto resumed = f.NewSearch(99, o);
+  EXPECT_FALSE(resumed->places_scopes());
+  graph::Status st = resumed->Load(path, id);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_TRUE(resumed->places_scopes());
+  for (int i = 0; i < 2; ++i) {
+    SearchIteration x = original->Step(*f.reward), y = resumed->Step(*f.reward);
+    EXPECT_EQ(x.placements, y.placements) << "update " << x.iteration;
+  }
+  graph::Status refused = f.NewSearch(6)->Load(path, id);  // SmallPolicy: the Grouper
+  EXPECT_EQ(refused.message(), path +
+                                   ": a checkpoint of another grouper (scopes, this search has "
+                                   "learned (see --config))");
+  std::remove(path.c_str());
+}
+
 TEST(SearchTest, CheckpointOfAnotherPolicyOptimizerIsRefused) {
   Fixture f;
   const std::string path = TempPath("optimizer.ckpt");
