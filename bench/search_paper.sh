@@ -22,7 +22,10 @@
 # improvements [min..max]. Every result is offered to bench/best_known.sh,
 # which keeps it when it beats the best known (OFFER=0: not).
 # With "climb" and "both" both among them, each seed's two results are also
-# set against each other: how much faster policy + climb ended than the climb alone.
+# set against each other: how much faster policy + climb ended than the climb alone,
+# and the verdict by issue 40's measure (the medians' improvements differ by more
+# than the larger of the two ranges over the seeds: ahead or behind beyond it,
+# else within).
 # CONTENDERS picks which of the three run ("policy climb both" by default); a
 # contender left out prints "-". REUSE=1 keeps the searches whose logs OUTDIR
 # already holds, so the table can be printed again from them.
@@ -89,6 +92,30 @@ result() {
     END { med = (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2);
           printf "%s ms (%.1f%%)", ms, med; if (NR > 1) printf " [%.1f..%.1f%%]", a[1], a[NR] }'
 }
+# "nmt2: policy + climb 16.0% [15.5..16.8%], climb alone 15.4% [15.4..15.4%]: ahead by 0.62
+# points, within the larger spread (1.30 points)": improvements over the best
+# baseline (BASELINE_MS) from each seed's step, so the verdict needs no rounding.
+verdict() {
+  local name=$1 baseline_ms=$2
+  for seed in $seeds; do
+    echo "both $(result_ms "$out/$name-both-s$seed.log")"
+    echo "climb $(result_ms "$out/$name-climb-s$seed.log")"
+  done | awk -v bb="$baseline_ms" '$2 > 0 && bb > 0 { print $1, 100 * (bb - $2) / bb }' |
+    sort -k2 -g | awk -v m="$name" '
+    function median(v, n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+    $1 == "both" { b[++nb] = $2 }
+    $1 == "climb" { c[++nc] = $2 }
+    END {
+      if (nb == 0 || nc == 0) exit
+      mb = median(b, nb); mc = median(c, nc); spread = b[nb] - b[1]
+      if (c[nc] - c[1] > spread) spread = c[nc] - c[1]
+      d = mb - mc
+      word = (d > spread) ? "ahead beyond" : ((-d > spread) ? "behind beyond" : "within")
+      printf "%s: policy + climb %.1f%% [%.1f..%.1f%%], climb alone %.1f%% [%.1f..%.1f%%]: %s by %.2f points, %s the larger spread (%.2f points)\n",
+        m, mb, b[1], b[nb], mc, c[1], c[nc], (d >= 0) ? "ahead" : "behind", (d < 0) ? -d : d, word,
+        spread
+    }'
+}
 for row in "${rows[@]}"; do
   IFS='|' read -r name zoo gpus paper <<<"$row"
   if [[ -n "${MODELS:-}" && " $MODELS " != *" $name "* ]]; then continue; fi
@@ -136,6 +163,9 @@ for row in "${rows[@]}"; do
           printf "%s seed %s: policy + climb %s ms, climb alone %s ms: %+.2f%%\n", m, s, b, c,
             100 * (c - b) / c }' >>"$paired"
     done
+    # The issue's measure: the medians' improvements over the best baseline
+    # differ by more than the larger of the two ranges over the seeds.
+    verdict "$name" "$(echo "$best_baseline" | cut -d' ' -f2)" >>"$paired"
   fi
 done
 echo

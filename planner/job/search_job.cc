@@ -239,7 +239,10 @@ graph::Status StartRun(Session& s, Run* run) {
   if (!o.ps.empty()) {
     GRAPH_ASSIGN_OR_RETURN(run->ps, search::ConnectParameterServer(o.ps, o.ps_timeout_s));
     const std::string policy_of =
-        s.identity.model_digest + " on devices " + s.identity.devices_digest;
+        s.identity.model_digest + " on devices " + s.identity.devices_digest +
+        // Searches that place other groups do not share a policy (grouper
+        // "auto" chooses by each search's own best baseline).
+        (search.places_scopes() ? ", placing name scopes" : ", placing the Grouper's groups");
     GRAPH_RETURN_IF_ERROR(search.UseParameterServer(run->ps.get(), policy_of));
     Say(s.log(), "ps: joined %s at parameter version %lld\n", o.ps.c_str(),
         static_cast<long long>(search.parameter_version()));
