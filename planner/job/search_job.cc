@@ -1,6 +1,5 @@
 #include "planner/job/search_job.h"
 
-#include <cmath>
 #include <set>
 
 #include "frontend/args.h"
@@ -190,12 +189,10 @@ void ChooseGrouper(const Session& s, const std::optional<refine::RefineStart>& b
   const search::GrouperChoice c =
       search->ChooseGrouper(best_baseline ? best_baseline->device_of_node : std::vector<int>{});
   const std::string by = best_baseline ? best_baseline->method + "'s placement" : "no baseline";
-  const int needed =
-      static_cast<int>(std::ceil(s.options.search.auto_scope_share * c.groups - 1e-9));
   Say(s.log(),
       "grouper: %s (auto: cut where %s cuts them, %d of the %d groups stay name scopes; "
       "%d needed)\n",
-      c.scopes ? "name scopes" : "learned", by.c_str(), c.scopes_kept, c.groups, needed);
+      c.scopes ? "name scopes" : "learned", by.c_str(), c.scopes_kept, c.groups, c.scopes_needed);
 }
 
 // Creates (or resumes) the search, runs the baselines, warm-starts the policy,

@@ -290,7 +290,8 @@ GrouperChoice HierarchicalPolicyImpl::ChooseGrouper(const std::vector<int>& devi
   TORCH_CHECK(device_of_op.empty() || static_cast<int>(device_of_op.size()) == ops_,
               "placement of ", device_of_op.size(), " ops for a policy of ", ops_);
   c.scopes_kept = scope_grouping_->ScopesFollowing(groups_, device_of_op);
-  c.scopes = c.scopes_kept >= o_.auto_scope_share * groups_;
+  c.scopes_needed = static_cast<int>(std::ceil(o_.auto_scope_share * groups_ - 1e-9));
+  c.scopes = c.scopes_kept >= c.scopes_needed;
   if (c.scopes) PlaceScopes();
   return c;
 }

@@ -197,6 +197,11 @@ std::vector<int> Number(const ScopeTree& tree, const std::vector<Unit>& units) {
   return group_of;
 }
 
+// How many groups a grouping has (ids 0..G-1, as Number numbers them).
+int Count(const std::vector<int>& groups) {
+  return groups.empty() ? 0 : *std::max_element(groups.begin(), groups.end()) + 1;
+}
+
 // `groups` with each group cut by device, numbered as Number does.
 std::vector<int> SplitByDevice(const ScopeTree& tree, const std::vector<int>& groups,
                                const std::vector<int>& device_of_op, int* count) {
@@ -227,12 +232,13 @@ std::pair<int, std::vector<int>> ScopeGrouping::Follow(int max_groups,
   // From max_groups down, each try's scopes scaled by how far its split
   // missed, until one fits (the counts are not monotone in c, so no
   // bisection); if even one group cut by device does not fit, the placement
-  // cannot be followed (c = 0).
+  // cannot be followed (0 scope groups).
   const int cap = std::max(1, max_groups);
   for (int c = cap;;) {
+    const std::vector<int> scopes = Groups(c);
     int count = 0;
-    std::vector<int> split = SplitByDevice(*tree_, Groups(c), device_of_op, &count);
-    if (count <= cap) return {c, std::move(split)};
+    std::vector<int> split = SplitByDevice(*tree_, scopes, device_of_op, &count);
+    if (count <= cap) return {Count(scopes), std::move(split)};
     if (c == 1) return {0, {}};
     c = std::max(1, std::min(c - 1, static_cast<int>(static_cast<int64_t>(c) * cap / count)));
   }
@@ -241,16 +247,13 @@ std::pair<int, std::vector<int>> ScopeGrouping::Follow(int max_groups,
 std::vector<int> ScopeGrouping::GroupsFollowing(int max_groups,
                                                 const std::vector<int>& device_of_op) const {
   if (device_of_op.empty()) return Groups(max_groups);
-  auto [c, split] = Follow(max_groups, device_of_op);
-  return c > 0 ? std::move(split) : Groups(max_groups);  // unfollowable: the scopes alone
+  auto [scopes, split] = Follow(max_groups, device_of_op);
+  return scopes > 0 ? std::move(split) : Groups(max_groups);  // unfollowable: the scopes alone
 }
 
 int ScopeGrouping::ScopesFollowing(int max_groups, const std::vector<int>& device_of_op) const {
-  const int c =
-      device_of_op.empty() ? std::max(1, max_groups) : Follow(max_groups, device_of_op).first;
-  if (c == 0) return 0;
-  const std::vector<int> scopes = Groups(c);  // ids 0..G-1 (the contract above)
-  return scopes.empty() ? 0 : *std::max_element(scopes.begin(), scopes.end()) + 1;
+  if (device_of_op.empty()) return Count(Groups(max_groups));
+  return Follow(max_groups, device_of_op).first;
 }
 
 std::vector<int> ScopeGroups(const graph::Graph& forward, int max_groups) {

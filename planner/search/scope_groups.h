@@ -55,7 +55,7 @@ class ScopeGrouping {
   struct Tree;  // the name-scope tree, opaque (scope_groups.cc)
 
  private:
-  // (c, GroupsFollowing's grouping); (0, {}) when none fits.
+  // (ScopesFollowing, GroupsFollowing's grouping); (0, {}) when none fits.
   std::pair<int, std::vector<int>> Follow(int max_groups,
                                           const std::vector<int>& device_of_op) const;
 
@@ -64,9 +64,10 @@ class ScopeGrouping {
 
 // What SearchOptions::grouper "auto" chose (Search::ChooseGrouper).
 struct GrouperChoice {
-  bool scopes = false;  // the name scopes are the groups; else the Grouper samples them
-  int scopes_kept = 0;  // ScopesFollowing of the placement it chose by (auto only)
-  int groups = 0;       // num_groups
+  bool scopes = false;    // the name scopes are the groups; else the Grouper samples them
+  int scopes_kept = 0;    // ScopesFollowing of the placement it chose by (auto only)
+  int scopes_needed = 0;  // the least scopes_kept that chooses scopes (auto only)
+  int groups = 0;         // num_groups
 };
 
 // ScopeGrouping(forward).Groups(max_groups).
