@@ -27,7 +27,7 @@ const frontend::CommandSpec kSpec{
     "       [--batch N] [--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
     "       [--refine DURATION] [--patience DURATION [--patience-gain PCT]]\n"
-    "       [--order policy-first|climb-first]",
+    "       [--order policy-first|climb-first] [--kicks policy|random]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -75,6 +75,10 @@ const frontend::CommandSpec kSpec{
           "climb from the baselines until it converges and its kicks find nothing for --patience, "
           "the policy from its result, then the climb again; --budget + --refine in all; sim "
           "only)"},
+         {"--kicks", "NAME",
+          "where the last climb's kicks move a few name scopes once it has converged: policy "
+          "(default: onto a placement sampled from the trained policy) or random (random "
+          "devices)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
          {"--recalibrate", "on|off",
           "real devices: before the hill climb, refit its simulator to the steps the search "
@@ -133,6 +137,12 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
                                   "' is not an order (policy-first or climb-first)");
   }
   o->climb_first = order == "climb-first";
+  const std::string kicks = args.Get("--kicks", "policy");
+  if (kicks != "policy" && kicks != "random") {
+    return graph::InvalidArgument("--kicks: '" + kicks +
+                                  "' is not a kind of kick (policy or random)");
+  }
+  o->kicks_from_policy = kicks == "policy";
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,
                            frontend::ParseIntInRange("--seed", args.Get("--seed"), 0, INT64_MAX));

@@ -69,6 +69,10 @@ struct SearchJobOptions {
   std::optional<double> patience_s;
   std::optional<double> patience_gain;
   bool climb_first = false;  // the climb, the policy, the climb (needs budget_s and sim)
+  // The last climb's kicks move units onto placements sampled from the policy
+  // (refine::RefineOptions::kick_placement) once it has made updates; false,
+  // or a policy without updates: random units onto random devices.
+  bool kicks_from_policy = true;
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
   // Real rewards: before the climb, refit its simulator to the steps the

@@ -101,13 +101,15 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
   for (size_t i = 0; i < out.starts.size(); ++i) {
     from += (i ? ", " : "") + out.starts[i].method + " " + frontend::FormatMs(out.starts[i].step_s);
   }
+  const std::string guided =
+      options.kick_placement ? std::to_string(r.kicks_guided) + " onto the policy's samples, " : "";
   Say(log, "refine: from %zu start(s) (%s), continued from %s\n", out.starts.size(), from.c_str(),
       out.starts[out.result.chosen].method.c_str());
   Say(log,
       "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
-      "ops moved), %d kicks (%d kept), %.1f s: %s -> %s\n",
+      "ops moved), %d kicks (%s%d kept), %.1f s: %s -> %s\n",
       r.units, r.evaluated, r.kept, r.sweeps, r.critical_kept, r.critical_tried, r.kicks,
-      r.kicks_kept, r.seconds, frontend::FormatMs(out.starts[0].step_s).c_str(),
+      guided.c_str(), r.kicks_kept, r.seconds, frontend::FormatMs(out.starts[0].step_s).c_str(),
       frontend::FormatMs(r.step_s).c_str());
   return out;
 }
@@ -294,13 +296,23 @@ graph::Status RefitClimbSimulator(const Session& s, Run& run) {
 // from the baselines too (climb-first climbed them already); after a first
 // climb its kicks go on where they stopped, from its result when the policy
 // found nothing better, so that the policy costs the climb its time and
-// nothing else. A faster placement replaces `*best` and is written.
+// nothing else (with --kicks random; by default, once the policy has made
+// updates, the kicks move units onto its samples instead). A faster
+// placement replaces `*best` and is written.
 graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<ClimbPhase>& first,
                         double budget_s, search::BestPlacement* best) {
-  const search::Search& search = *run.search;
+  search::Search& search = *run.search;
   refine::RefineOptions refine;
   refine.budget_s = budget_s;
   refine.seed = s.options.seed;
+  if (s.options.kicks_from_policy && search.iterations() > 0) {
+    // Each kick's sample from a generator of its own: the kicks repeat with
+    // --seed, and the policy's own draws are untouched.
+    const uint64_t seed = s.options.seed;
+    refine.kick_placement = [&search, seed](uint64_t kick) {
+      return search.SamplePlacement(seed * 0x9E3779B97F4A7C15ULL + kick + 1);
+    };
+  }
   if (first) {
     refine.first_kick = first->kicks;
     refine.start_converged = first->kicks > 0 && best->device_of_node == first->ended_at;

@@ -177,10 +177,15 @@ class Climber {
       std::mt19937_64 rng(options_.seed + 0x9E3779B97F4A7C15ULL * (kick + 1));
       ++r_.kicks;
       std::vector<int> current = r_.device_of_node;
-      for (int k = 0; k < options_.kick_units; ++k) {
-        const auto& unit = units_[std::uniform_int_distribution<size_t>(0, units_.size() - 1)(rng)];
-        const int d = std::uniform_int_distribution<int>(0, num_devices_ - 1)(rng);
-        for (graph::NodeId id : unit) current[id] = d;
+      if (KickTowards(kick, rng, current)) {
+        ++r_.kicks_guided;
+      } else {
+        for (int k = 0; k < options_.kick_units; ++k) {
+          const auto& unit =
+              units_[std::uniform_int_distribution<size_t>(0, units_.size() - 1)(rng)];
+          const int d = std::uniform_int_distribution<int>(0, num_devices_ - 1)(rng);
+          for (graph::NodeId id : unit) current[id] = d;
+        }
       }
       const rewards::Evaluation e = reward_.Evaluate(current);
       ++r_.evaluated;
@@ -199,6 +204,32 @@ class Climber {
         fruitless = 0;
       }
     }
+  }
+
+  // A kick by options_.kick_placement: `kick_units` of the units it places
+  // differently from `current` (the best), drawn without repeats (all of them
+  // when fewer), take its devices. False when it is unset, fails or places
+  // every unit as `current` does.
+  bool KickTowards(uint64_t kick, std::mt19937_64& rng, std::vector<int>& current) const {
+    if (!options_.kick_placement) return false;
+    const std::vector<int> towards = options_.kick_placement(kick);
+    if (towards.size() != current.size()) return false;
+    std::vector<size_t> differing;
+    for (size_t u = 0; u < units_.size(); ++u) {
+      for (graph::NodeId id : units_[u]) {
+        if (towards[id] != current[id]) {
+          differing.push_back(u);
+          break;
+        }
+      }
+    }
+    if (differing.empty()) return false;
+    std::shuffle(differing.begin(), differing.end(), rng);
+    differing.resize(std::min(differing.size(), static_cast<size_t>(options_.kick_units)));
+    for (size_t u : differing) {
+      for (graph::NodeId id : units_[u]) current[id] = towards[id];
+    }
+    return true;
   }
 
   const graph::Graph& forward_;
@@ -252,6 +283,7 @@ MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
     total.sweeps += r.sweeps;
     total.kicks += r.kicks;
     total.kicks_kept += r.kicks_kept;
+    total.kicks_guided += r.kicks_guided;
   };
   std::optional<RefineResult> best;
   for (size_t i = 0; i < starts.size(); ++i) {

@@ -29,6 +29,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,13 @@ struct RefineOptions {
   // that a resumed climb makes the kicks one run straight through would have.
   int first_kick = 0;
   bool start_converged = false;
+  // Where a kick moves its units (the default search: the policy's samples).
+  // Given, each kick asks it for a placement of the forward graph, with the
+  // kick's index, and moves `kick_units` units, drawn without repeats from
+  // those whose nodes it places elsewhere than the best, onto its devices;
+  // unset (or a placement of another size, or one that differs from the best
+  // nowhere): random units onto random devices. Called on the climb's thread.
+  std::function<std::vector<int>(uint64_t kick)> kick_placement;
 };
 
 struct RefineResult {
@@ -64,6 +72,7 @@ struct RefineResult {
   int sweeps = 0;          // full passes over the units (the last may be partial)
   int kicks = 0;           // restarts from a kicked best
   int kicks_kept = 0;      // of which ended faster than the best before them
+  int kicks_guided = 0;    // of which moved units onto RefineOptions::kick_placement's
   double seconds = 0;
   bool stalled = false;  // ended by stall_s, with time left
 };

@@ -214,6 +214,18 @@ bool Search::Offer(const std::string& method, const std::vector<int>& device_of_
   return true;
 }
 
+std::vector<int> Search::SamplePlacement(uint64_t seed) {
+  const runtime::ScopedFlushDenormals flush;
+  std::vector<int> out;
+  auto sample = [&] {
+    torch::NoGradGuard no_grad;
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    out = std::move(impl_->policy->Sample(1, 0.0, gen).device_of_op[0]);
+  };
+  if (!runtime::Catching([] { return std::string("policy sample"); }, sample).ok()) out.clear();
+  return out;
+}
+
 SearchIteration Search::Step(const rewards::RewardSource& reward) {
   SearchIteration it;
   graph::Status st =

@@ -103,6 +103,13 @@ class Search {
   int64_t gradients_applied() const;
   int64_t gradients_stale() const;
 
+  // One placement of the forward graph drawn from the policy as it is now (one
+  // grouping, one device per group, no exploration noise, no gradient), with
+  // a generator of its own seeded by `seed`: the search's own draws are
+  // untouched. Deterministic in `seed` and the policy's parameters. Empty when
+  // LibTorch refused (a caller then does without).
+  std::vector<int> SamplePlacement(uint64_t seed);
+
   // Keeps `device_of_node` as the best if it is faster than the best so far.
   bool Offer(const std::string& method, const std::vector<int>& device_of_node,
              const rewards::Evaluation& e, int iteration);

@@ -289,6 +289,32 @@ TEST(SearchCommandTest, ClimbFirstHandsAStalledClimbsResultToThePolicy) {
                    "climb-first)\n");
 }
 
+// --kicks: once the policy has made updates, the last climb's kicks move units
+// onto placements sampled from it (the log counts them); with --kicks random,
+// or a policy without updates (the climb alone), they are random; an unknown
+// kind is named.
+TEST(SearchCommandTest, KicksComeFromThePolicysSamplesOnceItHasLearned) {
+  const std::string base = "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kSmallConfig;
+  RunResult guided = Planner(base + " --iterations 3 --refine 2s");
+  ASSERT_EQ(guided.code, 0) << guided.err;
+  const size_t kicks = guided.out.find(" kicks (");
+  ASSERT_NE(kicks, std::string::npos) << guided.out;
+  int onto = 0;
+  ASSERT_EQ(std::sscanf(guided.out.c_str() + kicks, " kicks (%d onto the policy's samples", &onto),
+            1)
+      << guided.out;
+  EXPECT_GT(onto, 0) << guided.out;
+  for (const char* flags :
+       {" --iterations 3 --refine 2s --kicks random", " --iterations 0 --refine 2s"}) {
+    RunResult r = Planner(base + flags);
+    ASSERT_EQ(r.code, 0) << flags << ": " << r.err;
+    EXPECT_NE(r.out.find(" kicks ("), std::string::npos) << flags << ": " << r.out;
+    EXPECT_EQ(r.out.find("onto the policy's samples"), std::string::npos) << flags << ": " << r.out;
+  }
+  ExpectUsageError(" --kicks uniform",
+                   "planner search: --kicks: 'uniform' is not a kind of kick (policy or random)\n");
+}
+
 TEST(SearchCommandTest, BadFlagsAreUsageErrors) {
   for (const char* flags : {"--reward fleet", "--budget 5x", "--iterations -1", "--seed x"}) {
     RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " " + flags);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "graph/graphdef.h"
 #include "tests/planner/fake_reward.h"
 #include "tests/planner/search_test_util.h"
@@ -129,6 +132,62 @@ TEST(RefineTest, StallEndsTheClimbOnceItsKicksStopImprovingTheBest) {
   o.stall_s = 0;
   o.budget_s = 0.3;
   EXPECT_FALSE(Refine(f.p.forward, 3, flat, start, 1.0, o, nullptr).stalled);
+}
+
+// The default search's kicks take their devices from the policy's samples
+// (RefineOptions::kick_placement). A placement two scopes away from the
+// start, faster than anything one move reaches, is found when the kicks move
+// the units where the given placement differs onto its devices, and not by
+// random kicks from the same seed; the kicks ask for it with their indices.
+TEST(RefineTest, KicksMoveTheUnitsWhereTheGivenPlacementDiffersOntoIt) {
+  Fixture f;
+  const graph::Graph& g = f.p.forward;
+  std::vector<int> start(g.size(), 0);
+  std::vector<int> target = start;
+  std::vector<std::string> scopes;
+  for (graph::NodeId id = 0; id < static_cast<graph::NodeId>(g.size()); ++id) {
+    const std::string& name = g.node(id).name;
+    const size_t slash = name.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string scope = name.substr(0, slash);
+    if (std::find(scopes.begin(), scopes.end(), scope) == scopes.end()) {
+      scopes.push_back(scope);
+    }
+    target[id] = 1;
+  }
+  ASSERT_EQ(scopes.size(), 2u) << "the fixture's model has two top-level scopes";
+  testing::FakeReward valley(
+      [&](const std::vector<int>& p, int) { return p == target ? 0.5 : 1.0; });
+  RefineOptions o;
+  o.budget_s = 30;
+  o.kicks = 10;
+  o.kick_units = 1000;  // every unit a kick may move
+  o.critical_path = false;
+  const RefineResult random = Refine(g, 3, valley, start, 1.0, o, nullptr);
+  EXPECT_DOUBLE_EQ(random.step_s, 1.0) << "no single move, nor a random kick, reaches it";
+  EXPECT_EQ(random.kicks, 10);
+
+  std::vector<uint64_t> asked;
+  o.kick_placement = [&](uint64_t kick) {
+    asked.push_back(kick);
+    return target;
+  };
+  const RefineResult guided = Refine(g, 3, valley, start, 1.0, o, nullptr);
+  EXPECT_DOUBLE_EQ(guided.step_s, 0.5);
+  EXPECT_EQ(guided.device_of_node, target);
+  EXPECT_EQ(guided.kicks_kept, 1);
+  EXPECT_EQ(guided.kicks_guided, 1) << "the kicks after it: the best is the placement itself";
+  EXPECT_EQ(random.kicks_guided, 0);
+  ASSERT_FALSE(asked.empty());
+  EXPECT_EQ(asked[0], 0u);
+  for (size_t i = 1; i < asked.size(); ++i) EXPECT_EQ(asked[i], asked[i - 1] + 1);
+
+  // A placement of another size, or one equal to the best, leaves the kicks random.
+  o.kick_placement = [](uint64_t) { return std::vector<int>{0}; };
+  const RefineResult other = Refine(g, 3, valley, start, 1.0, o, nullptr);
+  EXPECT_EQ(other.device_of_node, random.device_of_node);
+  o.kick_placement = [&](uint64_t) { return start; };
+  EXPECT_EQ(Refine(g, 3, valley, start, 1.0, o, nullptr).device_of_node, random.device_of_node);
 }
 
 // On two modelled GPUs, scope "a" on gpu0 holds a big MatMul of two parameters

@@ -107,6 +107,9 @@ TEST(SearchOptionsTest, GrouperIsAutoLearnedOrScopes) {
   auto shipped = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search-scopes.yaml");
   ASSERT_TRUE(shipped.ok()) << shipped.status().message();
   EXPECT_EQ(shipped->grouper, "scopes");
+  auto learned = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search-learned.yaml");
+  ASSERT_TRUE(learned.ok()) << learned.status().message();
+  EXPECT_EQ(learned->grouper, "learned");
   auto bad = ParseSearchConfig("grouper: metis\n", "s.yaml");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "s.yaml:1: 'grouper' must be one of auto, learned, scopes");

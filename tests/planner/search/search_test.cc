@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -188,6 +189,35 @@ TEST(SearchTest, SameSeedRepeatsTheSearchExactly) {
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(a->Step(*f.reward).placements, b->Step(*f.reward).placements) << "update " << i;
   }
+}
+
+// The climb's kicks after the search move units onto placements sampled from
+// the policy (Search::SamplePlacement): one device per node, repeatable by
+// seed, drawn from the policy as trained (their steps get faster as it learns
+// to avoid the slow CPU), and without touching the search's own draws.
+TEST(SearchTest, SampledPlacementsRepeatFollowThePolicyAndLeaveTheSearchsDrawsAlone) {
+  Fixture f;
+  auto a = f.NewSearch(9), b = f.NewSearch(9);
+  auto mean_step_s = [&](Search& s) {
+    double sum = 0;
+    for (uint64_t seed = 0; seed < 8; ++seed) {
+      const std::vector<int> p = s.SamplePlacement(seed);
+      EXPECT_EQ(p.size(), f.p.forward.size());
+      const rewards::Evaluation e = f.reward->Evaluate(p);
+      EXPECT_TRUE(e.status.ok()) << e.status.message();
+      sum += e.step_s / 8;
+    }
+    return sum;
+  };
+  const std::vector<int> first = a->SamplePlacement(5);
+  EXPECT_EQ(a->SamplePlacement(5), first);
+  EXPECT_NE(a->SamplePlacement(6), first);
+  const double untrained_s = mean_step_s(*a);
+  for (int i = 0; i < 40; ++i) {
+    a->SamplePlacement(static_cast<uint64_t>(i));
+    ASSERT_EQ(a->Step(*f.reward).placements, b->Step(*f.reward).placements) << "update " << i;
+  }
+  EXPECT_LT(mean_step_s(*a), 0.8 * untrained_s) << "8 samples' mean step, after 40 updates";
 }
 
 TEST(SearchTest, ResumedSearchContinuesExactlyWhereItStopped) {
