@@ -27,7 +27,7 @@ const frontend::CommandSpec kSpec{
     "       [--batch N] [--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
     "       [--refine DURATION] [--patience DURATION [--patience-gain PCT]]\n"
-    "       [--order policy-first|climb-first] [--kicks policy|random]",
+    "       [--order policy-first|climb-first] [--kicks policy|random] [--sweeps focused|full]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -79,6 +79,10 @@ const frontend::CommandSpec kSpec{
           "where the last climb's kicks move a few name scopes once it has converged: policy "
           "(default: onto a placement sampled from the trained policy) or random (random "
           "devices)"},
+         {"--sweeps", "NAME",
+          "the climb's sweeps: focused (default: after the first, only the name scopes and ops "
+          "next to a move kept since, and every one again before it ends) or full (every name "
+          "scope every sweep)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
          {"--recalibrate", "on|off",
           "real devices: before the hill climb, refit its simulator to the steps the search "
@@ -143,6 +147,12 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
                                   "' is not a kind of kick (policy or random)");
   }
   o->kicks_from_policy = kicks == "policy";
+  const std::string sweeps = args.Get("--sweeps", "focused");
+  if (sweeps != "focused" && sweeps != "full") {
+    return graph::InvalidArgument("--sweeps: '" + sweeps +
+                                  "' is not a kind of sweep (focused or full)");
+  }
+  o->focused_sweeps = sweeps == "focused";
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,
                            frontend::ParseIntInRange("--seed", args.Get("--seed"), 0, INT64_MAX));

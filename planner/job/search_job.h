@@ -73,6 +73,9 @@ struct SearchJobOptions {
   // (refine::RefineOptions::kick_placement) once it has made updates; false,
   // or a policy without updates: random units onto random devices.
   bool kicks_from_policy = true;
+  // The climbs' sweeps: focused (refine::RefineOptions::focused_sweeps) or
+  // every unit every sweep.
+  bool focused_sweeps = true;
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
   // Real rewards: before the climb, refit its simulator to the steps the

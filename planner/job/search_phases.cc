@@ -236,6 +236,7 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
   first.budget_s = total_s;
   first.stall_s = s.options.patience_s.value_or(0);
   first.seed = s.options.seed;
+  first.focused_sweeps = s.options.focused_sweeps;
   ClimbPhase climb = ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward,
                                      *search.best(), run.baselines.ran, first);
   if (climb.found) {
@@ -305,6 +306,7 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   refine::RefineOptions refine;
   refine.budget_s = budget_s;
   refine.seed = s.options.seed;
+  refine.focused_sweeps = s.options.focused_sweeps;
   if (s.options.kicks_from_policy && search.iterations() > 0) {
     // Each kick's sample from a generator of its own: the kicks repeat with
     // --seed, and the policy's own draws are untouched.

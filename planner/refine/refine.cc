@@ -43,6 +43,30 @@ std::vector<std::vector<graph::NodeId>> NameScopeUnits(const graph::Graph& forwa
   return units;
 }
 
+// For each node, the units that hold it.
+std::vector<std::vector<int>> UnitsOfNode(const std::vector<std::vector<graph::NodeId>>& units,
+                                          size_t num_nodes) {
+  std::vector<std::vector<int>> out(num_nodes);
+  for (size_t u = 0; u < units.size(); ++u) {
+    for (graph::NodeId id : units[u]) out[id].push_back(static_cast<int>(u));
+  }
+  return out;
+}
+
+// For each node, the nodes it shares an edge with (data or control, either way).
+std::vector<std::vector<graph::NodeId>> Neighbours(const graph::Graph& g) {
+  std::vector<std::vector<graph::NodeId>> out(g.size());
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    auto link = [&](graph::NodeId other) {
+      out[id].push_back(other);
+      out[other].push_back(id);
+    };
+    for (const graph::TensorRef& in : g.node(id).inputs) link(in.node);
+    for (graph::NodeId in : g.node(id).control_inputs) link(in);
+  }
+  return out;
+}
+
 // One Refine: the sweeps over units and critical-path ops, then the kicks.
 class Climber {
  public:
@@ -55,12 +79,16 @@ class Climber {
         stop_(stop),
         t0_(Clock::now()),
         units_(NameScopeUnits(forward)),
+        units_of_node_(UnitsOfNode(units_, forward.size())),
+        neighbours_(Neighbours(forward)),
         executed_(reward.executed_graph()),
         source_(placement::ForwardSourceOfNode(executed_, forward)) {}
 
   RefineResult Run(const std::vector<int>& start, double start_s) {
     r_ = RefineResult{start, start_s, static_cast<int>(units_.size())};
-    if (!options_.start_converged) Climb(r_.device_of_node, r_.step_s);
+    if (!options_.start_converged) {
+      Climb(r_.device_of_node, r_.step_s, AllAwake(), /*verify=*/true);
+    }
     kicks_gained_s_ = Elapsed();
     gained_to_s_ = r_.step_s;
     Kicks();
@@ -74,6 +102,8 @@ class Climber {
   // the last that gained at least kStallGain (relative; gains down to
   // rounding do not count).
   static constexpr double kStallGain = 1e-6;
+  // How many times fruitless kicks double their units (3 -> 48 by default).
+  static constexpr int kKickDoublings = 4;
 
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
 
@@ -142,49 +172,123 @@ class Climber {
     return out;
   }
 
+  // What a focused climb tries next: units, and single forward ops of the
+  // critical path; a zero is asleep (don't-look bits).
+  struct Awake {
+    std::vector<char> units;
+    std::vector<char> nodes;
+  };
+  Awake AllAwake() const {
+    return {std::vector<char>(units_.size(), 1), std::vector<char>(forward_.size(), 1)};
+  }
+
+  // Wakes every unit holding a node of `unit` or one next to it in the graph,
+  // and those nodes: a move changes the transfers and queues around it.
+  void Wake(const std::vector<graph::NodeId>& unit, Awake& awake) const {
+    auto wake = [&](graph::NodeId id) {
+      awake.nodes[id] = 1;
+      for (int u : units_of_node_[id]) awake.units[u] = 1;
+    };
+    for (graph::NodeId id : unit) {
+      wake(id);
+      for (graph::NodeId n : neighbours_[id]) wake(n);
+    }
+  }
+
+  // Tries the units awake in order; true when one moved.
+  bool SweepUnits(std::vector<int>& current, double& current_s, Awake& awake) {
+    bool improved = false;
+    for (size_t u = 0; u < units_.size() && !OutOfTime(); ++u) {
+      if (!awake.units[u]) continue;
+      if (TryUnit(units_[u], current, current_s)) {
+        improved = true;
+        if (options_.focused_sweeps) Wake(units_[u], awake);
+      } else if (options_.focused_sweeps) {
+        awake.units[u] = 0;
+      }
+    }
+    return improved;
+  }
+
+  // Tries the critical path's ops awake; true when one moved.
+  bool SweepCriticalPath(std::vector<int>& current, double& current_s, Awake& awake) {
+    bool improved = false;
+    for (const std::vector<graph::NodeId>& unit : CriticalUnits(current)) {
+      if (OutOfTime()) break;
+      if (!awake.nodes[unit[0]]) continue;
+      ++r_.critical_tried;
+      if (TryUnit(unit, current, current_s)) {
+        ++r_.critical_kept;
+        improved = true;
+        if (options_.focused_sweeps) Wake(unit, awake);
+      } else if (options_.focused_sweeps) {
+        awake.nodes[unit[0]] = 0;
+      }
+    }
+    return improved;
+  }
+
+  static bool Every(const std::vector<char>& v) {
+    return std::all_of(v.begin(), v.end(), [](char a) { return a != 0; });
+  }
+
   // Sweeps over the units from (current, current_s), then over the critical
   // path's ops when the units keep nothing, until neither keeps anything.
-  void Climb(std::vector<int>& current, double& current_s) {
-    bool improved = true;
-    while (improved && !OutOfTime()) {
-      improved = false;
+  // With focused_sweeps a sweep tries only what is awake: a unit or op that
+  // keeps nothing sleeps until a move next to it is kept. With `verify` (the
+  // first climb), every unit is tried again before the critical path is, and
+  // every op of the path before the climb ends, so that it ends where no
+  // single move gains, as a climb of full sweeps does.
+  void Climb(std::vector<int>& current, double& current_s, Awake awake, bool verify) {
+    bool units_checked = false;  // every unit tried since the last move kept
+    while (!OutOfTime()) {
       ++r_.sweeps;
-      for (const std::vector<graph::NodeId>& unit : units_) {
-        if (OutOfTime()) break;
-        improved |= TryUnit(unit, current, current_s);
+      const bool every_unit = Every(awake.units);
+      if (SweepUnits(current, current_s, awake)) {
+        units_checked = false;
+        continue;
       }
-      if (improved || OutOfTime() || !options_.critical_path) continue;
-      for (const std::vector<graph::NodeId>& unit : CriticalUnits(current)) {
-        if (OutOfTime()) break;
-        ++r_.critical_tried;
-        if (TryUnit(unit, current, current_s)) {
-          ++r_.critical_kept;
-          improved = true;
-        }
+      if (OutOfTime()) break;
+      units_checked |= every_unit;
+      if (verify && !units_checked) {
+        awake.units.assign(units_.size(), 1);
+        continue;
       }
+      if (!options_.critical_path) break;
+      const bool every_op = Every(awake.nodes);
+      if (SweepCriticalPath(current, current_s, awake)) {
+        units_checked = false;
+        continue;
+      }
+      if (!verify || every_op || OutOfTime()) break;
+      awake.nodes.assign(forward_.size(), 1);
     }
   }
 
   // Restarts from the best with `kick_units` random units moved, climbing
-  // from each, until `patience` in a row found nothing faster.
+  // from each; after `patience` in a row found nothing faster, the kicks move
+  // twice as many units, up to kKickDoublings times, and `patience` more in a
+  // row at the most end them.
   void Kicks() {
     int fruitless = 0;
-    while (r_.kicks < options_.kicks && fruitless < options_.patience && num_devices_ > 1 &&
-           !units_.empty() && !OutOfTime()) {
+    while (r_.kicks < options_.kicks && fruitless < options_.patience * (kKickDoublings + 1) &&
+           num_devices_ > 1 && !units_.empty() && !OutOfTime()) {
+      const int kick_units = options_.kick_units << (fruitless / std::max(1, options_.patience));
       // Each kick draws from its own generator, so a resumed climb can go on
       // with kick `first_kick` whatever the draws before it.
       const uint64_t kick = static_cast<uint64_t>(options_.first_kick) + r_.kicks;
       std::mt19937_64 rng(options_.seed + 0x9E3779B97F4A7C15ULL * (kick + 1));
       ++r_.kicks;
       std::vector<int> current = r_.device_of_node;
-      if (KickTowards(kick, rng, current)) {
+      std::vector<size_t> kicked;
+      if (KickTowards(kick, kick_units, rng, current, kicked)) {
         ++r_.kicks_guided;
       } else {
-        for (int k = 0; k < options_.kick_units; ++k) {
-          const auto& unit =
-              units_[std::uniform_int_distribution<size_t>(0, units_.size() - 1)(rng)];
+        for (int k = 0; k < kick_units; ++k) {
+          const size_t u = std::uniform_int_distribution<size_t>(0, units_.size() - 1)(rng);
           const int d = std::uniform_int_distribution<int>(0, num_devices_ - 1)(rng);
-          for (graph::NodeId id : unit) current[id] = d;
+          for (graph::NodeId id : units_[u]) current[id] = d;
+          kicked.push_back(u);
         }
       }
       const rewards::Evaluation e = reward_.Evaluate(current);
@@ -192,7 +296,15 @@ class Climber {
       ++fruitless;
       if (!e.status.ok()) continue;  // out of memory, say: kick again
       double current_s = e.step_s;
-      Climb(current, current_s);
+      // Focused: the sweeps start around the kicked units (every unit
+      // otherwise).
+      Awake awake = AllAwake();
+      if (options_.focused_sweeps) {
+        std::fill(awake.units.begin(), awake.units.end(), 0);
+        std::fill(awake.nodes.begin(), awake.nodes.end(), 0);
+        for (size_t u : kicked) Wake(units_[u], awake);
+      }
+      Climb(current, current_s, std::move(awake), /*verify=*/false);
       if (current_s < gained_to_s_ * (1 - kStallGain)) {
         kicks_gained_s_ = Elapsed();
         gained_to_s_ = current_s;
@@ -210,7 +322,8 @@ class Climber {
   // differently from `current` (the best), drawn without repeats (all of them
   // when fewer), take its devices. False when it is unset, fails or places
   // every unit as `current` does.
-  bool KickTowards(uint64_t kick, std::mt19937_64& rng, std::vector<int>& current) const {
+  bool KickTowards(uint64_t kick, int kick_units, std::mt19937_64& rng, std::vector<int>& current,
+                   std::vector<size_t>& kicked) const {
     if (!options_.kick_placement) return false;
     const std::vector<int> towards = options_.kick_placement(kick);
     if (towards.size() != current.size()) return false;
@@ -225,10 +338,11 @@ class Climber {
     }
     if (differing.empty()) return false;
     std::shuffle(differing.begin(), differing.end(), rng);
-    differing.resize(std::min(differing.size(), static_cast<size_t>(options_.kick_units)));
+    differing.resize(std::min(differing.size(), static_cast<size_t>(kick_units)));
     for (size_t u : differing) {
       for (graph::NodeId id : units_[u]) current[id] = towards[id];
     }
+    kicked = std::move(differing);
     return true;
   }
 
@@ -239,6 +353,8 @@ class Climber {
   const volatile std::sig_atomic_t* stop_;
   const Clock::time_point t0_;
   const std::vector<std::vector<graph::NodeId>> units_;
+  const std::vector<std::vector<int>> units_of_node_;         // [forward node]
+  const std::vector<std::vector<graph::NodeId>> neighbours_;  // [forward node]
   const graph::Graph& executed_;
   const std::vector<graph::NodeId> source_;  // [executed node] its forward node; -1: none
   RefineResult r_;

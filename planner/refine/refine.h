@@ -14,13 +14,19 @@
 // queued for its busy device, and each end of an input from another device. A
 // scope moves an op only with all its neighbours: a reshape queued behind a long
 // kernel of its own scope cannot leave it otherwise. Sweeps repeat until neither
-// keeps anything. Then, while time is left, the climb restarts from the best
-// placement with a few random units moved to random devices (a kick: iterated
-// local search), and a climb that ends faster than the best becomes the best,
-// until `patience` kicks in a row found nothing, or, with `stall_s`, until the
-// kicks have not improved the best for that long (the search then gives the
-// policy the time left: --order climb-first). Its result is reported apart from the
-// policy's (method "search+refine").
+// keeps anything; by default a sweep after the first tries only the units and
+// ops next to a move kept since (don't-look bits, as in 2-opt for the
+// travelling salesman: on the NMT models a full sweep tries thousands of
+// moves to keep a few), and the first climb tries everything once more
+// before it ends. Then, while
+// time is left, the climb restarts from the best placement with a few random
+// units moved to random devices (a kick: iterated local search; a kick's climb
+// starts around the units it moved), and a climb that ends faster than the
+// best becomes the best; after `patience` kicks in a row found nothing, kicks
+// move twice as many units, four times at most, and `patience` more end them;
+// with `stall_s`, they end once they have not improved the best for that long
+// (the search then gives the policy the time left: --order climb-first). Its
+// result is reported apart from the policy's (method "search+refine").
 //
 // Thread safety: Refine evaluates one unit's candidate moves on several threads
 // when the reward source is concurrent; the caller's flag `stop` is read between
@@ -41,9 +47,16 @@ namespace planner::refine {
 struct RefineOptions {
   double budget_s = 60;       // wall-clock seconds at most
   int kicks = 1 << 30;        // restarts from a kicked best at most (0: the climb alone)...
-  int patience = 500;         // ...ending after this many in a row found nothing faster
-  int kick_units = 3;         // units a kick moves
+  int patience = 500;         // ...doubling kick_units after this many in a row found nothing
+                              // faster, four times at most, then ending after as many more
+  int kick_units = 3;         // units a kick moves at first
   bool critical_path = true;  // also try single ops of the critical path (false: scopes only)
+  // Sweeps after the first try only the units and critical-path ops next to
+  // a move kept since (don't-look bits); the first climb tries every unit once
+  // more before it turns to the critical path, and every op of the path
+  // before it ends; a kick's climb starts around the units it moved. False:
+  // every sweep tries every unit, every op of the path.
+  bool focused_sweeps = true;
   double stall_s = 0;  // seconds of kicks without a better best (by 1 ppm) that end it (0: never)
   uint64_t seed = 1;   // of the kicks' choices
   // A climb resumed (--order climb-first, after the policy): the start is an

@@ -315,6 +315,36 @@ TEST(SearchCommandTest, KicksComeFromThePolicysSamplesOnceItHasLearned) {
                    "planner search: --kicks: 'uniform' is not a kind of kick (policy or random)\n");
 }
 
+// --sweeps: by default the climb's sweeps after the first try only what a
+// kept move touched, so a sweep tries fewer moves than with --sweeps full,
+// which tries every name scope every sweep; an unknown kind is named.
+TEST(SearchCommandTest, FocusedSweepsTryFewerMovesASweepThanFullOnes) {
+  const std::string base = "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
+                           kSmallConfig + " --iterations 0 --refine 2s";
+  auto moves_a_sweep = [&](const std::string& flags) {
+    RunResult r = Planner(base + flags);
+    EXPECT_EQ(r.code, 0) << flags << ": " << r.err;
+    const size_t at = r.out.find(" moves tried, ");
+    if (at == std::string::npos) {
+      ADD_FAILURE() << flags << ": " << r.out;
+      return 0.0;
+    }
+    const size_t line = r.out.rfind(',', at);  // "..., N moves tried, K kept in S sweeps"
+    double moves = 0, kept = 0, sweeps = 0;
+    EXPECT_EQ(std::sscanf(r.out.c_str() + line, ", %lf moves tried, %lf kept in %lf sweeps", &moves,
+                          &kept, &sweeps),
+              3)
+        << r.out;
+    return sweeps > 0 ? moves / sweeps : 0.0;
+  };
+  const double focused = moves_a_sweep("");
+  const double full = moves_a_sweep(" --sweeps full");
+  EXPECT_GT(focused, 0);
+  EXPECT_LT(focused, full);
+  ExpectUsageError(" --sweeps some",
+                   "planner search: --sweeps: 'some' is not a kind of sweep (focused or full)\n");
+}
+
 TEST(SearchCommandTest, BadFlagsAreUsageErrors) {
   for (const char* flags : {"--reward fleet", "--budget 5x", "--iterations -1", "--seed x"}) {
     RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " " + flags);

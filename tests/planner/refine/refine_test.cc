@@ -88,6 +88,24 @@ TEST(RefineTest, KicksStopAtTheBudget) {
   EXPECT_LT(r.seconds, 5.0);
 }
 
+// After `patience` fruitless kicks in a row the kicks move twice as many
+// units, four times, and `patience` more at the most units end them: on a flat
+// reward, 5 x patience kicks.
+TEST(RefineTest, FruitlessKicksGrowBeforeTheyEnd) {
+  Fixture f;
+  testing::FakeReward flat([](const std::vector<int>&, int) { return 1.0; });
+  std::vector<int> start(f.p.forward.size(), 1);
+  RefineOptions o;
+  o.budget_s = 30;
+  o.patience = 3;
+  o.kick_units = 1;
+  o.critical_path = false;
+  const RefineResult r = Refine(f.p.forward, 3, flat, start, 1.0, o, nullptr);
+  EXPECT_EQ(r.kicks, 15);
+  EXPECT_EQ(r.kicks_kept, 0);
+  EXPECT_FALSE(r.stalled);
+}
+
 // --order climb-first stops the climb for the policy and resumes it after: the
 // resumed climb skips the sweeps of a converged start and makes the kicks that
 // one run straight through would have made.
@@ -262,6 +280,42 @@ TEST(RefineTest, MovesASingleOpWhereTheCriticalPathQueues) {
   EXPECT_EQ(with.device_of_node[q.g.Find("a/r")], 1) << "the Relu joins its reader";
   EXPECT_LT(with.step_s, 0.95 * without.step_s);
   EXPECT_EQ(without.critical_tried, 0);
+}
+
+TEST(RefineTest, FocusedSweepsEndWhereNoSingleMoveGains) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 0);
+  const double start_s = f.reward->Evaluate(start).step_s;
+  RefineOptions focused = ClimbOnly();
+  RefineOptions full = ClimbOnly();
+  full.focused_sweeps = false;
+  const RefineResult r = Refine(f.p.forward, 3, *f.reward, start, start_s, focused, nullptr);
+  ASSERT_GT(r.kept, 0);
+  EXPECT_DOUBLE_EQ(f.reward->Evaluate(r.device_of_node).step_s, r.step_s);
+  // A climb that tries every unit and every critical-path op from there keeps
+  // nothing: the focused climb's last sweep tried them all.
+  const RefineResult again =
+      Refine(f.p.forward, 3, *f.reward, r.device_of_node, r.step_s, full, nullptr);
+  EXPECT_EQ(again.kept, 0);
+  EXPECT_EQ(again.sweeps, 1);
+  EXPECT_EQ(again.device_of_node, r.device_of_node);
+}
+
+TEST(RefineTest, FocusedSweepsSkipWhatKeptNothingUntilAMoveNextToIt) {
+  Fixture f;
+  std::vector<int> start(f.p.forward.size(), 0);
+  const double start_s = f.reward->Evaluate(start).step_s;
+  RefineOptions focused = ClimbOnly();
+  RefineOptions full = ClimbOnly();
+  full.focused_sweeps = false;
+  const RefineResult a = Refine(f.p.forward, 3, *f.reward, start, start_s, focused, nullptr);
+  const RefineResult b = Refine(f.p.forward, 3, *f.reward, start, start_s, full, nullptr);
+  ASSERT_GT(b.sweeps, 2) << "the full climb needs several sweeps, or the test shows nothing";
+  // Every full sweep tries each unit on each other device; the focused ones
+  // between the first and the last try fewer.
+  const int per_sweep = a.units * 2;
+  EXPECT_LT(a.evaluated - a.critical_tried * 2, a.sweeps * per_sweep);
+  EXPECT_GE(b.evaluated - b.critical_tried * 2, (b.sweeps - 1) * per_sweep);
 }
 
 TEST(RefineTest, SeveralStartsEndNoSlowerThanTheFastestAndReportTheTrueTime) {
