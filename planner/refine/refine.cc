@@ -270,10 +270,12 @@ class Climber {
   // twice as many units, up to kKickDoublings times, and `patience` more in a
   // row at the most end them.
   void Kicks() {
-    int fruitless = 0;
-    while (r_.kicks < options_.kicks && fruitless < options_.patience * (kKickDoublings + 1) &&
+    // 64 bits: a patience of 2^30 (no limit) times the doublings overflows an int.
+    const int64_t patience = options_.patience;  // 0: no kicks
+    int64_t fruitless = 0;
+    while (r_.kicks < options_.kicks && fruitless < patience * (kKickDoublings + 1) &&
            num_devices_ > 1 && !units_.empty() && !OutOfTime()) {
-      const int kick_units = options_.kick_units << (fruitless / std::max(1, options_.patience));
+      const int kick_units = options_.kick_units << static_cast<int>(fruitless / patience);
       // Each kick draws from its own generator, so a resumed climb can go on
       // with kick `first_kick` whatever the draws before it.
       const uint64_t kick = static_cast<uint64_t>(options_.first_kick) + r_.kicks;
