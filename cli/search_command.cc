@@ -97,6 +97,20 @@ const frontend::CommandSpec kSpec{
          {"--ps-timeout", "DURATION",
           "give up on a parameter server silent this long (default 60s)"}})};
 
+// A flag that takes one of two names: true for `first` (also when the flag is
+// absent), false for `second`; anything else is a usage error saying it is
+// not `what`.
+graph::Result<bool> IsFirstOfTwo(const frontend::Args& args, const std::string& flag,
+                                 const std::string& first, const std::string& second,
+                                 const std::string& what) {
+  const std::string value = args.Get(flag, first);
+  if (value != first && value != second) {
+    return graph::InvalidArgument(flag + ": '" + value + "' is not " + what + " (" + first +
+                                  " or " + second + ")");
+  }
+  return value == first;
+}
+
 // A duration flag's seconds, or 0 for "0" (off).
 graph::Result<double> DurationOrOff(const std::string& flag, const std::string& value) {
   if (value == "0") return 0.0;
@@ -135,24 +149,13 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
       o->patience_gain = gain / 100;
     }
   }
-  const std::string order = args.Get("--order", "policy-first");
-  if (order != "policy-first" && order != "climb-first") {
-    return graph::InvalidArgument("--order: '" + order +
-                                  "' is not an order (policy-first or climb-first)");
-  }
-  o->climb_first = order == "climb-first";
-  const std::string kicks = args.Get("--kicks", "policy");
-  if (kicks != "policy" && kicks != "random") {
-    return graph::InvalidArgument("--kicks: '" + kicks +
-                                  "' is not a kind of kick (policy or random)");
-  }
-  o->kicks_from_policy = kicks == "policy";
-  const std::string sweeps = args.Get("--sweeps", "focused");
-  if (sweeps != "focused" && sweeps != "full") {
-    return graph::InvalidArgument("--sweeps: '" + sweeps +
-                                  "' is not a kind of sweep (focused or full)");
-  }
-  o->focused_sweeps = sweeps == "focused";
+  GRAPH_ASSIGN_OR_RETURN(const bool policy_first,
+                         IsFirstOfTwo(args, "--order", "policy-first", "climb-first", "an order"));
+  o->climb_first = !policy_first;
+  GRAPH_ASSIGN_OR_RETURN(o->kicks_from_policy,
+                         IsFirstOfTwo(args, "--kicks", "policy", "random", "a kind of kick"));
+  GRAPH_ASSIGN_OR_RETURN(o->focused_sweeps,
+                         IsFirstOfTwo(args, "--sweeps", "focused", "full", "a kind of sweep"));
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,
                            frontend::ParseIntInRange("--seed", args.Get("--seed"), 0, INT64_MAX));

@@ -282,34 +282,38 @@ TEST(RefineTest, MovesASingleOpWhereTheCriticalPathQueues) {
   EXPECT_EQ(without.critical_tried, 0);
 }
 
-TEST(RefineTest, FocusedSweepsEndWhereNoSingleMoveGains) {
+// The climb alone from every op on the CPU, with focused sweeps or full ones.
+struct FromTheCpu {
   Fixture f;
-  std::vector<int> start(f.p.forward.size(), 0);
-  const double start_s = f.reward->Evaluate(start).step_s;
-  RefineOptions focused = ClimbOnly();
-  RefineOptions full = ClimbOnly();
-  full.focused_sweeps = false;
-  const RefineResult r = Refine(f.p.forward, 3, *f.reward, start, start_s, focused, nullptr);
+  std::vector<int> start = std::vector<int>(f.p.forward.size(), 0);
+  double start_s = f.reward->Evaluate(start).step_s;
+
+  RefineResult Climb(bool focused, const std::vector<int>& from, double from_s) const {
+    RefineOptions o = ClimbOnly();
+    o.focused_sweeps = focused;
+    return Refine(f.p.forward, 3, *f.reward, from, from_s, o, nullptr);
+  }
+  RefineResult Climb(bool focused) const { return Climb(focused, start, start_s); }
+};
+
+TEST(RefineTest, FocusedSweepsEndWhereNoSingleMoveGains) {
+  const FromTheCpu c;
+  const Fixture& f = c.f;
+  const RefineResult r = c.Climb(/*focused=*/true);
   ASSERT_GT(r.kept, 0);
   EXPECT_DOUBLE_EQ(f.reward->Evaluate(r.device_of_node).step_s, r.step_s);
   // A climb that tries every unit and every critical-path op from there keeps
   // nothing: the focused climb's last sweep tried them all.
-  const RefineResult again =
-      Refine(f.p.forward, 3, *f.reward, r.device_of_node, r.step_s, full, nullptr);
+  const RefineResult again = c.Climb(/*focused=*/false, r.device_of_node, r.step_s);
   EXPECT_EQ(again.kept, 0);
   EXPECT_EQ(again.sweeps, 1);
   EXPECT_EQ(again.device_of_node, r.device_of_node);
 }
 
 TEST(RefineTest, FocusedSweepsSkipWhatKeptNothingUntilAMoveNextToIt) {
-  Fixture f;
-  std::vector<int> start(f.p.forward.size(), 0);
-  const double start_s = f.reward->Evaluate(start).step_s;
-  RefineOptions focused = ClimbOnly();
-  RefineOptions full = ClimbOnly();
-  full.focused_sweeps = false;
-  const RefineResult a = Refine(f.p.forward, 3, *f.reward, start, start_s, focused, nullptr);
-  const RefineResult b = Refine(f.p.forward, 3, *f.reward, start, start_s, full, nullptr);
+  const FromTheCpu c;
+  const RefineResult a = c.Climb(/*focused=*/true);
+  const RefineResult b = c.Climb(/*focused=*/false);
   ASSERT_GT(b.sweeps, 2) << "the full climb needs several sweeps, or the test shows nothing";
   // Every full sweep tries each unit on each other device; the focused ones
   // between the first and the last try fewer.
