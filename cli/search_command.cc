@@ -26,7 +26,8 @@ const frontend::CommandSpec kSpec{
     "       [--steps N] [--recalibrate on|off] [--rounds N] [--significance ALPHA]\n"
     "       [--batch N] [--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
-    "       [--refine DURATION] [--patience DURATION [--patience-gain PCT]]\n"
+    "       [--refine DURATION] [--patience DURATION [--patience-gain PCT] [--patience-first "
+    "DURATION]]\n"
     "       [--order policy-first|climb-first] [--kicks policy|random] [--sweeps focused|full]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
@@ -70,6 +71,9 @@ const frontend::CommandSpec kSpec{
          {"--patience-gain", "PCT",
           "an improvement of the policy's best by less than PCT percent does not count against "
           "--patience (default 0.5; 0: any improvement counts)"},
+         {"--patience-first", "DURATION",
+          "until the policy's first gain on the best baseline, its patience is this (default "
+          "30s; 0: --patience's)"},
          {"--order", "NAME",
           "policy-first (default: the policy, then the climb from its best) or climb-first (the "
           "climb from the baselines until it converges and its kicks find nothing for --patience, "
@@ -137,6 +141,10 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
   if (args.Has("--patience")) {
     GRAPH_ASSIGN_OR_RETURN(o->patience_s.emplace(),
                            DurationOrOff("--patience", args.Get("--patience")));
+  }
+  if (args.Has("--patience-first")) {
+    GRAPH_ASSIGN_OR_RETURN(o->patience_first_s.emplace(),
+                           DurationOrOff("--patience-first", args.Get("--patience-first")));
   }
   if (args.Has("--patience-gain")) {
     std::string pct = args.Get("--patience-gain");

@@ -68,6 +68,11 @@ struct SearchJobOptions {
   // 60 s).
   std::optional<double> patience_s;
   std::optional<double> patience_gain;
+  // Policy first: how long the policy may go without its first gain on the
+  // best it started from (a baseline) before the climb gets the budget left;
+  // at most patience_s. Unset: 30 s with the stall rule on (docs/search.md,
+  // "A policy that beats no baseline"); 0: patience_s.
+  std::optional<double> patience_first_s;
   bool climb_first = false;  // the climb, the policy, the climb (needs budget_s and sim)
   // The last climb's kicks move units onto placements sampled from the policy
   // (refine::RefineOptions::kick_placement) once it has made updates; false,

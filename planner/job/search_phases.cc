@@ -172,19 +172,34 @@ PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s
   auto last_checkpoint = Clock::now();
   PolicyPhase phase;
   std::optional<PolicyPatience> patience;
+  search::BestPlacement start;  // the best when the patience started
   while (!StopRequested()) {
     if (o.iterations && search.iterations() >= *o.iterations) break;
     if (budget_s && search.elapsed_s() >= *budget_s) break;
     if (patience_s > 0 && budget_s && search.best()) {
       const search::BestPlacement& best = *search.best();
       if (!patience) {
+        // The first patience holds while the best is where the policy started
+        // (a baseline); a resumed search's own best has had its first gain.
+        const double first_s = best.method == "search" ? 0 : o.patience_first_s.value_or(0);
         patience.emplace(patience_s, o.patience_gain.value_or(0), patience_from_s, best.step_s,
-                         best.found_at_s);
+                         best.found_at_s, first_s);
+        start = best;
       }
       patience->Observe(best.step_s, best.found_at_s);
       if (const double waited = patience->Stalled(search.elapsed_s()); waited > 0) {
         phase.left_s = *budget_s - search.elapsed_s();
-        if (o.patience_gain.value_or(0) > 0) {
+        if (!patience->gained() && waited < patience_s) {
+          char gain[32] = "nothing better than";
+          if (o.patience_gain.value_or(0) > 0) {
+            std::snprintf(gain, sizeof gain, "no gain of %g%% on", 100 * *o.patience_gain);
+          }
+          Say(s.log(),
+              "policy search: %s %s's %s in its first %.0f s; its %.0f s left go to the "
+              "hill climb\n",
+              gain, start.method.c_str(), frontend::FormatMs(start.step_s).c_str(), waited,
+              phase.left_s);
+        } else if (o.patience_gain.value_or(0) > 0) {
           Say(s.log(),
               "policy search: no gain of %g%% in the last %.0f s; its %.0f s left go to the "
               "hill climb\n",

@@ -255,6 +255,32 @@ TEST(SearchCommandTest, PatienceGainIgnoresImprovementsBelowIt) {
   EXPECT_LT(searched_s, 4) << r.out;  // 1 s of patience and one update, with room for a slow VM
 }
 
+// --patience-first: a policy that has not yet gained on the best baseline
+// hands its budget to the climb after this shorter patience, naming the
+// baseline; it goes where --patience-gain goes.
+TEST(SearchCommandTest, PatienceFirstEndsAPolicyThatBeatsNoBaselineSooner) {
+  RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kSmallConfig +
+                        " --budget 20s --patience 15s --patience-gain 50% --patience-first 1s"
+                        " --refine 1s");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t handed = r.out.find("policy search: no gain of 50% on ");
+  ASSERT_NE(handed, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'s ", handed), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" in its first ", handed), std::string::npos) << r.out;
+  double searched_s = 0;
+  ASSERT_EQ(
+      std::sscanf(r.out.c_str() + r.out.find(" updates, ", handed), " updates, %lf s", &searched_s),
+      1);
+  EXPECT_LT(searched_s, 10) << r.out;  // 1 s, not 15, with room for a slow VM
+
+  for (const char* flags : {" --patience-first 1s", " --budget 8s --patience 0 --patience-first 1s",
+                            " --budget 8s --order climb-first --patience-first 1s"}) {
+    ExpectUsageError(flags,
+                     "planner search: --patience-first goes with --budget, a hill climb and "
+                     "--order policy-first (not --patience 0)\n");
+  }
+}
+
 // --order climb-first: the climb from the baselines until it stalls, then the
 // policy from its result, then the climb again, all within --budget + --refine;
 // it needs both and sim rewards, and an unknown order is named.

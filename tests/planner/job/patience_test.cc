@@ -38,5 +38,25 @@ TEST(PolicyPatienceTest, CountsFromThePhasesStartOrTheBestsTime) {
   EXPECT_DOUBLE_EQ(early_best.Stalled(15), 10);
 }
 
+// --patience-first: before its first gain that counts, the policy has the
+// shorter patience; after it, the full one, from the gain's time; a first
+// patience longer than the patience is cut to it.
+TEST(PolicyPatienceTest, TheFirstPatienceHoldsUntilTheFirstGain) {
+  PolicyPatience none(60, 0.005, 0, 1.0, 0, /*first_s=*/30);
+  none.Observe(0.999, 10);  // 0.1%: does not count
+  EXPECT_FALSE(none.gained());
+  EXPECT_EQ(none.Stalled(29.9), 0);
+  EXPECT_DOUBLE_EQ(none.Stalled(30), 30);
+
+  PolicyPatience gained(60, 0.005, 0, 1.0, 0, /*first_s=*/30);
+  gained.Observe(0.9, 20);
+  EXPECT_TRUE(gained.gained());
+  EXPECT_EQ(gained.Stalled(79.9), 0);  // 30 s after the start is no longer the limit
+  EXPECT_DOUBLE_EQ(gained.Stalled(80), 60);
+
+  PolicyPatience longer(10, 0, 0, 1.0, 0, /*first_s=*/30);
+  EXPECT_DOUBLE_EQ(longer.Stalled(10), 10);
+}
+
 }  // namespace
 }  // namespace planner::job

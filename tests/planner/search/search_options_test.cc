@@ -53,6 +53,19 @@ TEST(SearchOptionsTest, ShippedConfigStatesTheCompiledDefaults) {
   ExpectSameOptions(*o, SearchOptions());
 }
 
+// configs/search-128.yaml, measured in docs/benchmarks.md ("A 128-wide
+// Placer"): the defaults but for the Placer's and its attention's widths.
+TEST(SearchOptionsTest, Shipped128ConfigIsTheDefaultsWithANarrowerPlacer) {
+  auto o = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search-128.yaml");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->placer_hidden, 128);
+  EXPECT_EQ(o->attention, 128);
+  SearchOptions want;
+  want.placer_hidden = 128;
+  want.attention = 128;
+  ExpectSameOptions(*o, want);
+}
+
 TEST(SearchOptionsTest, ShippedPaperConfigIsThePapersSettings) {
   auto o = ReadSearchConfig(std::string(PLANNER_CONFIGS_DIR) + "/search-paper.yaml");
   ASSERT_TRUE(o.ok()) << o.status().message();
