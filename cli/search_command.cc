@@ -81,7 +81,8 @@ const frontend::CommandSpec kSpec{
           "only)"},
          {"--kicks", "NAME",
           "where the last climb's kicks move a few name scopes once it has converged: policy "
-          "(default: onto a placement sampled from the trained policy) or random (random "
+          "(default: onto a placement sampled from the trained policy, once its samples beat the "
+          "best baseline by --patience-gain; random devices until then) or random (random "
           "devices)"},
          {"--sweeps", "NAME",
           "the climb's sweeps: focused (default: after the first, only the name scopes and ops "

@@ -75,8 +75,9 @@ struct SearchJobOptions {
   std::optional<double> patience_first_s;
   bool climb_first = false;  // the climb, the policy, the climb (needs budget_s and sim)
   // The last climb's kicks move units onto placements sampled from the policy
-  // (refine::RefineOptions::kick_placement) once it has made updates; false,
-  // or a policy without updates: random units onto random devices.
+  // (refine::RefineOptions::kick_placement) once its own sample is the best
+  // and beats the best baseline by patience_gain; false, or a policy that has
+  // not: random units onto random devices.
   bool kicks_from_policy = true;
   // The climbs' sweeps: focused (refine::RefineOptions::focused_sweeps) or
   // every unit every sweep.

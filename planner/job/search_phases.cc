@@ -16,6 +16,9 @@ namespace planner::job {
 
 namespace {
 
+// search::BestPlacement::method of the policy's own samples.
+constexpr char kPolicyMethod[] = "search";
+
 // What one update's placements cost: the mean and min of those that ran.
 struct UpdateSummary {
   double mean_s = 0, min_s = 0;  // 0 when none ran
@@ -181,7 +184,7 @@ PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s
       if (!patience) {
         // The first patience holds while the best is where the policy started
         // (a baseline); a resumed search's own best has had its first gain.
-        const double first_s = best.method == "search" ? 0 : o.patience_first_s.value_or(0);
+        const double first_s = best.method == kPolicyMethod ? 0 : o.patience_first_s.value_or(0);
         patience.emplace(patience_s, o.patience_gain.value_or(0), patience_from_s, best.step_s,
                          best.found_at_s, first_s);
         start = best;
@@ -308,13 +311,39 @@ graph::Status RefitClimbSimulator(const Session& s, Run& run) {
   return graph::Status::Ok();
 }
 
+// Whether the policy's own sample is the best so far and beats the best
+// baseline by --patience-gain (any improvement without the stall rule): only
+// then has it learned something for the kicks to follow. A policy that never
+// left the baselines behind is mostly its initial noise, and its samples'
+// kicks did worse than random ones (docs/search.md, "Kicks onto the policy's
+// samples").
+bool PolicyGained(const Session& s, const Run& run, const search::BestPlacement& best) {
+  const std::optional<refine::RefineStart>& baseline = run.baselines.best;
+  const double gain = s.options.patience_gain.value_or(0);
+  return run.search->iterations() > 0 && best.method == kPolicyMethod &&
+         (!baseline || best.step_s < baseline->step_s * (1 - gain));
+}
+
+// "refine: random kicks: the policy gained less than 0.5% on expert's 243.334 ms".
+void SayKicksAreRandom(const Session& s, const Run& run, const search::BestPlacement& best) {
+  // What the policy did not beat: the best, or the best baseline under the policy's own.
+  const bool own = best.method == kPolicyMethod && run.baselines.best;
+  const std::string& method = own ? run.baselines.best->method : best.method;
+  const double step_s = own ? run.baselines.best->step_s : best.step_s;
+  const double gain = s.options.patience_gain.value_or(0);
+  char what[64] = "found nothing faster than";
+  if (gain > 0) std::snprintf(what, sizeof what, "gained less than %g%% on", 100 * gain);
+  Say(s.log(), "refine: random kicks: the policy %s %s's %s\n", what, method.c_str(),
+      frontend::FormatMs(step_s).c_str());
+}
+
 // The last phase: the climb from `*best` for `budget_s`, and with policy-first
 // from the baselines too (climb-first climbed them already); after a first
 // climb its kicks go on where they stopped, from its result when the policy
 // found nothing better, so that the policy costs the climb its time and
-// nothing else (with --kicks random; by default, once the policy has made
-// updates, the kicks move units onto its samples instead). A faster
-// placement replaces `*best` and is written.
+// nothing else (with --kicks random, or a policy that did not gain on the
+// baselines: PolicyGained; otherwise the kicks move units onto its samples).
+// A faster placement replaces `*best` and is written.
 graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<ClimbPhase>& first,
                         double budget_s, search::BestPlacement* best) {
   search::Search& search = *run.search;
@@ -323,12 +352,16 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   refine.seed = s.options.seed;
   refine.focused_sweeps = s.options.focused_sweeps;
   if (s.options.kicks_from_policy && search.iterations() > 0) {
-    // Each kick's sample from a generator of its own: the kicks repeat with
-    // --seed, and the policy's own draws are untouched.
-    const uint64_t seed = s.options.seed;
-    refine.kick_placement = [&search, seed](uint64_t kick) {
-      return search.SamplePlacement(seed * 0x9E3779B97F4A7C15ULL + kick + 1);
-    };
+    if (PolicyGained(s, run, *best)) {
+      // Each kick's sample from a generator of its own: the kicks repeat with
+      // --seed, and the policy's own draws are untouched.
+      const uint64_t seed = s.options.seed;
+      refine.kick_placement = [&search, seed](uint64_t kick) {
+        return search.SamplePlacement(seed * 0x9E3779B97F4A7C15ULL + kick + 1);
+      };
+    } else {
+      SayKicksAreRandom(s, run, *best);
+    }
   }
   if (first) {
     refine.first_kick = first->kicks;

@@ -315,14 +315,19 @@ TEST(SearchCommandTest, ClimbFirstHandsAStalledClimbsResultToThePolicy) {
                    "climb-first)\n");
 }
 
-// --kicks: once the policy has made updates, the last climb's kicks move units
-// onto placements sampled from it (the log counts them); with --kicks random,
-// or a policy without updates (the climb alone), they are random; an unknown
-// kind is named.
-TEST(SearchCommandTest, KicksComeFromThePolicysSamplesOnceItHasLearned) {
-  const std::string base = "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kSmallConfig;
-  RunResult guided = Planner(base + " --iterations 3 --refine 2s");
+// --kicks: once the policy's own sample beats every baseline (two_branch,
+// where 3 updates find one), the last climb's kicks move units onto
+// placements sampled from it (the log counts them); a policy that beat none
+// (the small RNNLM, whose single:gpu0 no sample beats) gets random kicks and
+// the log says why; with --kicks random, or a policy without updates (the
+// climb alone), they are random too; an unknown kind is named.
+TEST(SearchCommandTest, KicksComeFromThePolicysSamplesOnlyOnceItBeatsTheBaselines) {
+  const std::string two_branch = Temp("two_branch_kicks.pb");
+  ASSERT_EQ(Planner("zoo two_branch -o " + two_branch).code, 0);
+  const std::string devices = " " + Config("k40-paper-2gpu") + kSmallConfig;
+  RunResult guided = Planner("search " + two_branch + devices + " --iterations 3 --refine 2s");
   ASSERT_EQ(guided.code, 0) << guided.err;
+  ASSERT_NE(guided.out.find(" ms (search) after 3 updates"), std::string::npos) << guided.out;
   const size_t kicks = guided.out.find(" kicks (");
   ASSERT_NE(kicks, std::string::npos) << guided.out;
   int onto = 0;
@@ -330,9 +335,20 @@ TEST(SearchCommandTest, KicksComeFromThePolicysSamplesOnceItHasLearned) {
             1)
       << guided.out;
   EXPECT_GT(onto, 0) << guided.out;
-  for (const char* flags :
-       {" --iterations 3 --refine 2s --kicks random", " --iterations 0 --refine 2s"}) {
-    RunResult r = Planner(base + flags);
+  EXPECT_EQ(guided.out.find("random kicks"), std::string::npos) << guided.out;
+
+  const std::string rnnlm = "search " + SmallRnnlm() + devices;
+  RunResult unguided = Planner(rnnlm + " --iterations 3 --refine 2s");
+  ASSERT_EQ(unguided.code, 0) << unguided.err;
+  EXPECT_NE(unguided.out.find("refine: random kicks: the policy found nothing faster than "
+                              "single:gpu0's "),
+            std::string::npos)
+      << unguided.out;
+  EXPECT_EQ(unguided.out.find("onto the policy's samples"), std::string::npos) << unguided.out;
+  for (const std::string& flags :
+       {rnnlm + " --iterations 0 --refine 2s",
+        "search " + two_branch + devices + " --iterations 3 --refine 2s --kicks random"}) {
+    RunResult r = Planner(flags);
     ASSERT_EQ(r.code, 0) << flags << ": " << r.err;
     EXPECT_NE(r.out.find(" kicks ("), std::string::npos) << flags << ": " << r.out;
     EXPECT_EQ(r.out.find("onto the policy's samples"), std::string::npos) << flags << ": " << r.out;
