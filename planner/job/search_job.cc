@@ -1,6 +1,8 @@
 #include "planner/job/search_job.h"
 
 #include <set>
+#include <string>
+#include <utility>
 
 #include "frontend/args.h"
 #include "frontend/stop_signals.h"
@@ -438,16 +440,17 @@ graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
     return graph::InvalidArgument(
         "--patience goes with --budget and a hill climb to hand it to (not --refine 0)");
   }
-  if (o.patience_gain && (o.patience_s == 0.0 || o.climb_first || !o.budget_s || o.refine_s == 0)) {
-    return graph::InvalidArgument(
-        "--patience-gain goes with --budget, a hill climb and --order policy-first (not "
-        "--patience 0)");
-  }
-  if (o.patience_first_s.value_or(0) > 0 &&
-      (o.patience_s == 0.0 || o.climb_first || !o.budget_s || o.refine_s == 0)) {
-    return graph::InvalidArgument(
-        "--patience-first goes with --budget, a hill climb and --order policy-first (not "
-        "--patience 0)");
+  // The two flags that shape the policy-first stall rule need that rule.
+  const bool stall_rule = o.patience_s != 0.0 && !o.climb_first && o.budget_s && o.refine_s != 0;
+  const std::pair<bool, const char*> shaping[] = {
+      {o.patience_gain.has_value(), "--patience-gain"},
+      {o.patience_first_s.value_or(0) > 0, "--patience-first"}};
+  for (const auto& [given, flag] : shaping) {
+    if (given && !stall_rule) {
+      return graph::InvalidArgument(std::string(flag) +
+                                    " goes with --budget, a hill climb and --order policy-first "
+                                    "(not --patience 0)");
+    }
   }
   if (o.climb_first && (!o.budget_s || o.refine_s == 0 || o.reward != "sim")) {
     return graph::InvalidArgument(
