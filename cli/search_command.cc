@@ -28,7 +28,8 @@ const frontend::CommandSpec kSpec{
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
     "       [--refine DURATION] [--patience DURATION [--patience-gain PCT] [--patience-first "
     "DURATION]]\n"
-    "       [--order policy-first|climb-first] [--kicks policy|random] [--sweeps focused|full]",
+    "       [--order policy-first|climb-first] [--kicks policy|random] [--sweeps focused|full]\n"
+    "       [--units runs|scopes]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -88,6 +89,10 @@ const frontend::CommandSpec kSpec{
           "the climb's sweeps: focused (default: after the first, only the name scopes and ops "
           "next to a move kept since, and every one again before it ends) or full (every name "
           "scope every sweep)"},
+         {"--units", "NAME",
+          "what the climb moves as one: runs (default: every name-scope prefix, and the halves, "
+          "quarters, ... of each scope's sub-scopes in order, down to runs of two: "
+          "decoder/cell_1/t_0 to t_15 as one) or scopes (the name-scope prefixes alone)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
          {"--recalibrate", "on|off",
           "real devices: before the hill climb, refit its simulator to the steps the search "
@@ -165,6 +170,8 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
                          IsFirstOfTwo(args, "--kicks", "policy", "random", "a kind of kick"));
   GRAPH_ASSIGN_OR_RETURN(o->focused_sweeps,
                          IsFirstOfTwo(args, "--sweeps", "focused", "full", "a kind of sweep"));
+  GRAPH_ASSIGN_OR_RETURN(o->sibling_runs,
+                         IsFirstOfTwo(args, "--units", "runs", "scopes", "a kind of unit"));
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,
                            frontend::ParseIntInRange("--seed", args.Get("--seed"), 0, INT64_MAX));

@@ -530,7 +530,10 @@ void ProfileBuilder::FitSharing(const std::string& device, const std::vector<Sha
       with += k.seconds - extra[k.bin];
       alone += k.alone;
     }
-    shared = alone > 0;
+    // Under load the cold-start extras can exceed the kernels' own times:
+    // no slowdown is measured then (a factor <= 0 is no time at all, and
+    // ReadProfile refuses it, so the cache would be profiled anew every run).
+    shared = alone > 0 && with > 0;
     if (shared) slowdown = with / alone;
     std::vector<double> sum(bins.size(), 0);
     std::vector<int> n(bins.size(), 0);

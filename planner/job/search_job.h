@@ -82,6 +82,9 @@ struct SearchJobOptions {
   // The climbs' sweeps: focused (refine::RefineOptions::focused_sweeps) or
   // every unit every sweep.
   bool focused_sweeps = true;
+  // The climbs' units: also runs of sibling scopes
+  // (refine::RefineOptions::sibling_runs), or the name scopes alone.
+  bool sibling_runs = true;
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
   // Real rewards: before the climb, refit its simulator to the steps the

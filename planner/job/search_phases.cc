@@ -108,12 +108,14 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
       options.kick_placement ? std::to_string(r.kicks_guided) + " onto the policy's samples, " : "";
   Say(log, "refine: from %zu start(s) (%s), continued from %s\n", out.starts.size(), from.c_str(),
       out.starts[out.result.chosen].method.c_str());
+  const std::string runs =
+      r.runs > 0 ? " and " + std::to_string(r.runs) + " runs of sibling scopes" : "";
   Say(log,
-      "refine: %d name scopes, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
+      "refine: %d name scopes%s, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
       "ops moved), %d kicks (%s%d kept), %.1f s: %s -> %s\n",
-      r.units, r.evaluated, r.kept, r.sweeps, r.critical_kept, r.critical_tried, r.kicks,
-      guided.c_str(), r.kicks_kept, r.seconds, frontend::FormatMs(out.starts[0].step_s).c_str(),
-      frontend::FormatMs(r.step_s).c_str());
+      r.units - r.runs, runs.c_str(), r.evaluated, r.kept, r.sweeps, r.critical_kept,
+      r.critical_tried, r.kicks, guided.c_str(), r.kicks_kept, r.seconds,
+      frontend::FormatMs(out.starts[0].step_s).c_str(), frontend::FormatMs(r.step_s).c_str());
   return out;
 }
 
@@ -255,6 +257,7 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
   first.stall_s = s.options.patience_s.value_or(0);
   first.seed = s.options.seed;
   first.focused_sweeps = s.options.focused_sweeps;
+  first.sibling_runs = s.options.sibling_runs;
   ClimbPhase climb = ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward,
                                      *search.best(), run.baselines.ran, first);
   if (climb.found) {
@@ -351,6 +354,7 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   refine.budget_s = budget_s;
   refine.seed = s.options.seed;
   refine.focused_sweeps = s.options.focused_sweeps;
+  refine.sibling_runs = s.options.sibling_runs;
   if (s.options.kicks_from_policy && search.iterations() > 0) {
     if (PolicyGained(s, run, *best)) {
       // Each kick's sample from a generator of its own: the kicks repeat with

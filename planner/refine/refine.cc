@@ -14,10 +14,34 @@ namespace planner::refine {
 
 namespace {
 
+// Splits the run of sibling units [lo, hi) in halves, quarters, ... down to
+// runs of two, appending each run (their nodes together) to `out`.
+void AppendSiblingRuns(const std::vector<std::vector<graph::NodeId>>& siblings,
+                       const std::vector<int>& children, size_t lo, size_t hi,
+                       std::vector<std::vector<graph::NodeId>>& out) {
+  if (hi - lo < 4) return;  // runs of two or three are not split
+  const size_t mid = lo + (hi - lo) / 2;
+  for (auto [a, b] : {std::pair{lo, mid}, std::pair{mid, hi}}) {
+    if (b - a < 2) continue;
+    std::vector<graph::NodeId> run;
+    for (size_t c = a; c < b; ++c) {
+      const std::vector<graph::NodeId>& unit = siblings[children[c]];
+      run.insert(run.end(), unit.begin(), unit.end());
+    }
+    out.push_back(std::move(run));
+    AppendSiblingRuns(siblings, children, a, b, out);
+  }
+}
+
 // Every name-scope prefix is a unit ("decoder", "decoder/cell_1",
-// "decoder/cell_1/t_5"), coarse ones first, each in topological order.
-std::vector<std::vector<graph::NodeId>> NameScopeUnits(const graph::Graph& forward) {
+// "decoder/cell_1/t_5"), coarse ones first, each in topological order. With
+// `sibling_runs`, before each level's scopes come the runs of them that share
+// a parent (halves, quarters, ... of the parent's children, in topological
+// order: "decoder/cell_1/t_0..t_15"), counted in *runs.
+std::vector<std::vector<graph::NodeId>> NameScopeUnits(const graph::Graph& forward,
+                                                       bool sibling_runs, int* runs) {
   std::vector<std::vector<std::vector<graph::NodeId>>> by_depth;
+  std::vector<std::vector<std::vector<int>>> children;  // [depth][unit]: its sub-scopes' indices
   std::unordered_map<std::string, std::pair<int, int>> unit_of_scope;  // (depth, index)
   for (graph::NodeId id : forward.topological_order()) {
     const std::string& name = forward.node(id).name;
@@ -27,18 +51,35 @@ std::vector<std::vector<graph::NodeId>> NameScopeUnits(const graph::Graph& forwa
       scopes.push_back(name.substr(0, slash));
     }
     if (scopes.empty()) scopes.push_back(name);
+    int parent = -1;
     for (size_t depth = 0; depth < scopes.size(); ++depth) {
-      if (by_depth.size() <= depth) by_depth.emplace_back();
+      if (by_depth.size() <= depth) {
+        by_depth.emplace_back();
+        children.emplace_back();
+      }
       auto [it, fresh] = unit_of_scope.emplace(
           scopes[depth],
           std::make_pair(static_cast<int>(depth), static_cast<int>(by_depth[depth].size())));
-      if (fresh) by_depth[depth].emplace_back();
-      by_depth[it->second.first][it->second.second].push_back(id);
+      if (fresh) {
+        by_depth[depth].emplace_back();
+        children[depth].emplace_back();
+        if (parent >= 0) children[depth - 1][parent].push_back(it->second.second);
+      }
+      by_depth[depth][it->second.second].push_back(id);
+      parent = it->second.second;
     }
   }
   std::vector<std::vector<graph::NodeId>> units;
-  for (auto& level : by_depth) {
-    for (auto& unit : level) units.push_back(std::move(unit));
+  *runs = 0;
+  for (size_t depth = 0; depth < by_depth.size(); ++depth) {
+    if (sibling_runs && depth > 0) {
+      const size_t before = units.size();
+      for (const std::vector<int>& kids : children[depth - 1]) {
+        AppendSiblingRuns(by_depth[depth], kids, 0, kids.size(), units);
+      }
+      *runs += static_cast<int>(units.size() - before);
+    }
+    for (auto& unit : by_depth[depth]) units.push_back(std::move(unit));
   }
   return units;
 }
@@ -78,14 +119,14 @@ class Climber {
         options_(options),
         stop_(stop),
         t0_(Clock::now()),
-        units_(NameScopeUnits(forward)),
+        units_(NameScopeUnits(forward, options.sibling_runs, &runs_)),
         units_of_node_(UnitsOfNode(units_, forward.size())),
         neighbours_(Neighbours(forward)),
         executed_(reward.executed_graph()),
         source_(placement::ForwardSourceOfNode(executed_, forward)) {}
 
   RefineResult Run(const std::vector<int>& start, double start_s) {
-    r_ = RefineResult{start, start_s, static_cast<int>(units_.size())};
+    r_ = RefineResult{start, start_s, static_cast<int>(units_.size()), runs_};
     if (!options_.start_converged) {
       Climb(r_.device_of_node, r_.step_s, AllAwake(), /*verify=*/true);
     }
@@ -354,6 +395,7 @@ class Climber {
   const RefineOptions& options_;
   const volatile std::sig_atomic_t* stop_;
   const Clock::time_point t0_;
+  int runs_ = 0;  // set by units_'s initialiser, so declared before it
   const std::vector<std::vector<graph::NodeId>> units_;
   const std::vector<std::vector<int>> units_of_node_;         // [forward node]
   const std::vector<std::vector<graph::NodeId>> neighbours_;  // [forward node]
@@ -394,6 +436,7 @@ MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
   RefineResult total;
   auto add = [&](const RefineResult& r) {
     total.units = r.units;
+    total.runs = r.runs;
     total.evaluated += r.evaluated;
     total.kept += r.kept;
     total.critical_tried += r.critical_tried;

@@ -9,9 +9,13 @@
 // a move puts every node of one unit on one other device, and is kept when the
 // step is faster. Units are every scope prefix, coarse ones first ("decoder",
 // then "decoder/cell_1", then "decoder/cell_1/t_5"); a node without a scope is
-// its own unit. When a sweep over them keeps nothing, single ops of the step's
-// critical path (sim::CriticalPath) are tried where it waits: an op that
-// queued for its busy device, and each end of an input from another device. A
+// its own unit. With sibling_runs (planner search's default), runs of
+// consecutive sibling scopes are units too (the halves, quarters, ... of
+// "decoder/cell_1"'s time steps): a run of time steps on another device can
+// pay where no single step's move does. When a sweep over them keeps nothing,
+// single ops of the step's critical path (sim::CriticalPath) are tried where
+// it waits: an op that queued for its busy device, and each end of an input
+// from another device. A
 // scope moves an op only with all its neighbours: a reshape queued behind a long
 // kernel of its own scope cannot leave it otherwise. Sweeps repeat until neither
 // keeps anything; by default a sweep after the first tries only the units and
@@ -57,6 +61,10 @@ struct RefineOptions {
   // before it ends; a kick's climb starts around the units it moved. False:
   // every sweep tries every unit, every op of the path.
   bool focused_sweeps = true;
+  // Also units of consecutive sibling scopes: the halves, quarters, ... (down
+  // to runs of two) of each scope's sub-scopes in topological order, tried
+  // before the sub-scopes one by one ("decoder/cell_1/t_0" to "t_15" as one).
+  bool sibling_runs = false;
   double stall_s = 0;  // seconds of kicks without a better best (by 1 ppm) that end it (0: never)
   uint64_t seed = 1;   // of the kicks' choices
   // A climb resumed (--order climb-first, after the policy): the start is an
@@ -77,7 +85,8 @@ struct RefineOptions {
 struct RefineResult {
   std::vector<int> device_of_node;  // of the forward graph
   double step_s = 0;
-  int units = 0;           // name scopes moved as one
+  int units = 0;           // name scopes moved as one...
+  int runs = 0;            // ...of which runs of sibling scopes (RefineOptions::sibling_runs)
   int evaluated = 0;       // candidate placements evaluated
   int kept = 0;            // moves kept
   int critical_tried = 0;  // single ops of the critical path tried...

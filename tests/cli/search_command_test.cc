@@ -387,6 +387,31 @@ TEST(SearchCommandTest, FocusedSweepsTryFewerMovesASweepThanFullOnes) {
                    "planner search: --sweeps: 'some' is not a kind of sweep (focused or full)\n");
 }
 
+TEST(SearchCommandTest, TheClimbMovesRunsOfSiblingScopesUnlessToldScopes) {
+  const std::string base = "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
+                           kSmallConfig + " --iterations 0 --refine 1s";
+  // "refine: S name scopes[ and R runs of sibling scopes], ..."
+  auto units = [&](const std::string& flags) {
+    RunResult r = Planner(base + flags);
+    EXPECT_EQ(r.code, 0) << flags << ": " << r.err;
+    int scopes = -1, runs = 0;
+    for (size_t at = r.out.find("refine: "); at != std::string::npos && scopes < 0;
+         at = r.out.find("refine: ", at + 1)) {
+      std::sscanf(r.out.c_str() + at, "refine: %d name scopes and %d runs", &scopes, &runs);
+    }
+    if (scopes < 0) ADD_FAILURE() << flags << ": " << r.out;
+    return std::make_pair(scopes, runs);
+  };
+  const auto [scopes, none] = units(" --units scopes");
+  const auto [same, runs] = units("");
+  EXPECT_GT(scopes, 0);
+  EXPECT_EQ(none, 0);
+  EXPECT_EQ(same, scopes);
+  EXPECT_GT(runs, 0) << "RNNLM's layers hold runs of time steps";
+  ExpectUsageError(" --units some",
+                   "planner search: --units: 'some' is not a kind of unit (runs or scopes)\n");
+}
+
 TEST(SearchCommandTest, BadFlagsAreUsageErrors) {
   for (const char* flags : {"--reward fleet", "--budget 5x", "--iterations -1", "--seed x"}) {
     RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " " + flags);

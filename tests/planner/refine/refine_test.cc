@@ -322,6 +322,44 @@ TEST(RefineTest, FocusedSweepsSkipWhatKeptNothingUntilAMoveNextToIt) {
   EXPECT_GE(b.evaluated - b.critical_tried * 2, (b.sweeps - 1) * per_sweep);
 }
 
+// Scope "s" holds eight time steps, s/t_0 to s/t_7 (an Identity each, in a
+// chain); the step is fast only with t_0 to t_3 on device 1 and the rest on
+// device 0. No scope's move reaches that (a step alone, or the whole of s);
+// the first half of s's steps as one unit does.
+TEST(RefineTest, SiblingRunsMoveConsecutiveScopesThatNoScopeAloneReaches) {
+  std::string text =
+      "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }\n";
+  std::string previous = "x";
+  for (int t = 0; t < 8; ++t) {
+    const std::string name = "s/t_" + std::to_string(t) + "/y";
+    text += "node { name: '" + name + "' op: 'Identity' input: '" + previous +
+            "' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+    previous = name;
+  }
+  auto parsed = graph::ParseTextGraphDef(text, "steps.pbtxt");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const graph::Graph& g = *parsed;
+  const std::vector<int> start(g.size(), 0);
+  std::vector<int> target = start;
+  for (int t = 0; t < 4; ++t) target[g.Find("s/t_" + std::to_string(t) + "/y")] = 1;
+  testing::FakeReward valley(
+      [&](const std::vector<int>& p, int) { return p == target ? 0.5 : 1.0; });
+  RefineOptions o = ClimbOnly(30);
+  o.critical_path = false;
+  const RefineResult scopes = Refine(g, 2, valley, start, 1.0, o, nullptr);
+  EXPECT_EQ(scopes.units, 10) << "x, s and its eight steps";
+  EXPECT_EQ(scopes.runs, 0);
+  EXPECT_DOUBLE_EQ(scopes.step_s, 1.0);
+  EXPECT_EQ(scopes.kept, 0);
+
+  o.sibling_runs = true;
+  const RefineResult runs = Refine(g, 2, valley, start, 1.0, o, nullptr);
+  EXPECT_EQ(runs.units, 16) << "and s's steps in halves (two runs of four), quarters (four of two)";
+  EXPECT_EQ(runs.runs, 6);
+  EXPECT_DOUBLE_EQ(runs.step_s, 0.5);
+  EXPECT_EQ(runs.device_of_node, target);
+}
+
 TEST(RefineTest, SeveralStartsEndNoSlowerThanTheFastestAndReportTheTrueTime) {
   Fixture f;
   std::vector<RefineStart> starts;
