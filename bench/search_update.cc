@@ -12,11 +12,8 @@
 #include <cstdio>
 #include <string>
 
-#include "cluster/devices.h"
+#include "bench/paper_nmt.h"
 #include "frontend/args.h"
-#include "graph/shape_inference.h"
-#include "graph/training.h"
-#include "graph/zoo.h"
 #include "planner/search/search.h"
 #include "planner/sources/registry.h"
 #include "sim/statistics.h"
@@ -41,17 +38,12 @@ int main(int argc, char** argv) {
   const std::string configs = args.Get("--configs", "configs");
   const std::string sizes = args.Get("--sizes", "paper-scale");
   const std::string config = args.Get("--config");
-  auto c = cluster::LoadDevicesFile(configs + "/k40-paper-8gpu.yaml");
-  if (!c.ok()) return Die(c.status());
-  graph::ZooOptions zo;
-  zo.layers = 8;
-  zo.sizes = sizes;
-  auto fwd = graph::BuildZooModel("nmt", zo);
-  if (!fwd.ok()) return Die(fwd.status());
-  graph::InferShapes(*fwd);
-  auto t = graph::BuildTrainingGraph(*fwd, {});
-  if (!t.ok()) return Die(t.status());
-  auto reward = planner::sources::MakeRewardSource("sim", {&*fwd, &*t, &*c, nullptr});
+  auto nmt = bench::LoadPaperNmt(configs, 8, sizes);
+  if (!nmt.ok()) return Die(nmt.status());
+  const graph::Graph* fwd = &nmt->forward;
+  const graph::TrainingGraph* t = &nmt->training;
+  const cluster::Cluster* c = &nmt->cluster;
+  auto reward = planner::sources::MakeRewardSource("sim", {fwd, t, c, nullptr});
   if (!reward.ok()) return Die(reward.status());
   planner::search::SearchOptions o;
   if (!config.empty()) {

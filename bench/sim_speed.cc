@@ -14,11 +14,8 @@
 #include <random>
 #include <string>
 
-#include "cluster/devices.h"
+#include "bench/paper_nmt.h"
 #include "frontend/args.h"
-#include "graph/shape_inference.h"
-#include "graph/training.h"
-#include "graph/zoo.h"
 #include "placement/placement.h"
 #include "planner/baselines/baselines.h"
 #include "sim/simulator.h"
@@ -38,17 +35,11 @@ int main(int argc, char** argv) {
   for (const char* sizes : {"paper-scale", "small"}) {
     for (int64_t layers : {2, 4, 8}) {
       if (layers == 2) std::printf("nmt --sizes %s:\n", sizes);
-      auto c =
-          cluster::LoadDevicesFile(configs + "/k40-paper-" + std::to_string(layers) + "gpu.yaml");
-      if (!c.ok()) return std::fprintf(stderr, "%s\n", c.status().message().c_str()), 1;
-      graph::ZooOptions o;
-      o.layers = layers;
-      o.sizes = sizes;
-      auto fwd = graph::BuildZooModel("nmt", o);
-      if (!fwd.ok()) return std::fprintf(stderr, "%s\n", fwd.status().message().c_str()), 1;
-      graph::InferShapes(*fwd);
-      auto t = graph::BuildTrainingGraph(*fwd, {});
-      if (!t.ok()) return std::fprintf(stderr, "%s\n", t.status().message().c_str()), 1;
+      auto nmt = bench::LoadPaperNmt(configs, static_cast<int>(layers), sizes);
+      if (!nmt.ok()) return std::fprintf(stderr, "%s\n", nmt.status().message().c_str()), 1;
+      const graph::Graph* fwd = &nmt->forward;
+      const graph::TrainingGraph* t = &nmt->training;
+      const cluster::Cluster* c = &nmt->cluster;
       auto t0 = std::chrono::steady_clock::now();
       auto sim = sim::Simulator::Create(t->graph, *c, nullptr);
       if (!sim.ok()) return std::fprintf(stderr, "%s\n", sim.status().message().c_str()), 1;

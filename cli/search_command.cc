@@ -29,7 +29,7 @@ const frontend::CommandSpec kSpec{
     "       [--refine DURATION] [--patience DURATION [--patience-gain PCT] [--patience-first "
     "DURATION]]\n"
     "       [--order policy-first|climb-first] [--kicks policy|random] [--sweeps focused|full]\n"
-    "       [--units runs|scopes]",
+    "       [--units runs|scopes] [--cutoff on|off]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -93,6 +93,10 @@ const frontend::CommandSpec kSpec{
           "what the climb moves as one: runs (default: every name-scope prefix, and the halves, "
           "quarters, ... of each scope's sub-scopes in order, down to runs of two: "
           "decoder/cell_1/t_0 to t_15 as one) or scopes (the name-scope prefixes alone)"},
+         {"--cutoff", "NAME",
+          "on (default: the simulator stops a climb's move once it cannot be faster than the "
+          "placement it would replace; the climb keeps the same moves, sooner) or off (every move "
+          "simulated to its end)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
          {"--recalibrate", "on|off",
           "real devices: before the hill climb, refit its simulator to the steps the search "
@@ -172,6 +176,8 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
                          IsFirstOfTwo(args, "--sweeps", "focused", "full", "a kind of sweep"));
   GRAPH_ASSIGN_OR_RETURN(o->sibling_runs,
                          IsFirstOfTwo(args, "--units", "runs", "scopes", "a kind of unit"));
+  GRAPH_ASSIGN_OR_RETURN(o->cutoff,
+                         IsFirstOfTwo(args, "--cutoff", "on", "off", "a cutoff setting"));
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,
                            frontend::ParseIntInRange("--seed", args.Get("--seed"), 0, INT64_MAX));

@@ -412,7 +412,7 @@ double Simulator::WorkBoundSeconds(int iterations) const {
 class Simulator::Step {
  public:
   Step(const Simulator& sim, const std::vector<int>& device_of_node, graph::NodeId fetch,
-       CopyTable* table);
+       double cutoff_s, CopyTable* table);
   SimResult Run();
 
  private:
@@ -433,6 +433,20 @@ class Simulator::Step {
   // Every op on one cuda device with `graphs: on`: the executor replays the
   // step as a CUDA graph (executor.h), so ops cost no launch or dispatch.
   void PlanGraphReplay();
+  // With a finite cutoff: each device's kernel seconds at their least (no
+  // sharing slowdown above 1, the smallest cold extra), all still to start.
+  void PlanCutoff();
+  // Whether device d's kernels still to start, at their least, end at or past
+  // the cutoff: on a GPU after the kernels queued there, on a cpu's workers
+  // after now (and after the running kernel, for one worker). Sets cut_.
+  bool CutOff(int d);
+  // Whether `bound`, a lower bound on the step, reaches the cutoff. Sets cut_.
+  bool Past(double bound);
+  // Takes node id's least kernel seconds off device d's unstarted sum, and
+  // finds the device with the most again if it was d.
+  void Started(graph::NodeId id, int d);
+  void FindMost();
+  double LeastKernelSeconds(graph::NodeId id, int d) const;
   int Outputs(graph::NodeId id) const { return s_.out_offset_[id + 1] - s_.out_offset_[id]; }
   size_t Entry(graph::NodeId node, int index, int d) const {
     return static_cast<size_t>(s_.slot_offset_[node] + index) * nd_ + d;
@@ -505,6 +519,14 @@ class Simulator::Step {
   std::vector<double> dispatch_split_;  // < 0: none
   bool cold_kernels_ = false;
   bool replayed_ = false;  // PlanGraphReplay
+  const double cutoff_s_;
+  std::vector<double> unstarted_s_;  // [device] PlanCutoff's sums, less what has started
+  std::vector<int> workers_;         // [device]
+  double most_unstarted_s_ = 0;      // the largest unstarted sum per worker...
+  int most_device_ = -1;             // ...and its device
+  double least_cold_s_ = 0;          // the smallest cold extra of any device, <= 0
+  bool cut_ = false;
+  double bound_s_ = 0;  // when cut_: the step's lower bound that reached the cutoff
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t seq_ = 0;
   int remaining_;
@@ -513,7 +535,7 @@ class Simulator::Step {
 };
 
 Simulator::Step::Step(const Simulator& sim, const std::vector<int>& device_of_node,
-                      graph::NodeId fetch, CopyTable* table)
+                      graph::NodeId fetch, double cutoff_s, CopyTable* table)
     : s_(sim),
       g_(sim.g_),
       dev_(device_of_node),
@@ -535,6 +557,8 @@ Simulator::Step::Step(const Simulator& sim, const std::vector<int>& device_of_no
       kernels_end_(n_, 0),
       idle_since_(nd_, -std::numeric_limits<double>::infinity()),
       dispatch_split_(nd_, -1),
+      cutoff_s_(cutoff_s),
+      workers_(nd_),
       remaining_(n_) {
   assert(static_cast<int>(dev_.size()) == n_);
   for (graph::NodeId id = 0; id < n_; ++id) assert(dev_[id] >= 0 && dev_[id] < nd_);
@@ -544,6 +568,7 @@ Simulator::Step::Step(const Simulator& sim, const std::vector<int>& device_of_no
   for (int d = 0; d < nd_; ++d) {
     const cluster::DeviceSpec& spec = s_.cluster_.devices[d];
     free_workers_[d] = spec.kind == cluster::DeviceKind::kCpu ? std::max(1, spec.threads) : 1;
+    workers_[d] = free_workers_[d];
   }
   r_.step.ops.reserve(n_);
 }
@@ -612,6 +637,57 @@ void Simulator::Step::PlanGraphReplay() {
   replayed_ = only >= 0 && s_.async_[only] && s_.cluster_.devices[only].cuda_graphs;
 }
 
+double Simulator::Step::LeastKernelSeconds(graph::NodeId id, int d) const {
+  if (!s_.scheduled_[id]) return 0;
+  if (s_.async_[d]) return s_.op_s_[d][id];  // a GPU's kernels take their time
+  const double least = s_.op_s_[d][id] * std::min(1.0, s_.slowdown_[d]);
+  return cold_kernels_ ? std::max(0.0, least + least_cold_s_) : least;
+}
+
+void Simulator::Step::PlanCutoff() {
+  if (!std::isfinite(cutoff_s_)) return;
+  for (const auto& cold : s_.cold_s_) {
+    for (const auto& step : cold) least_cold_s_ = std::min(least_cold_s_, step.second);
+  }
+  unstarted_s_.assign(nd_, 0);
+  for (graph::NodeId id = 0; id < n_; ++id) {
+    unstarted_s_[dev_[id]] += LeastKernelSeconds(id, dev_[id]);
+  }
+  FindMost();
+}
+
+bool Simulator::Step::Past(double bound) {
+  if (bound < cutoff_s_) return false;
+  cut_ = true;
+  bound_s_ = bound;
+  return true;
+}
+
+void Simulator::Step::Started(graph::NodeId id, int d) {
+  if (unstarted_s_.empty()) return;
+  unstarted_s_[d] -= LeastKernelSeconds(id, d);
+  if (d == most_device_) FindMost();
+}
+
+void Simulator::Step::FindMost() {
+  most_unstarted_s_ = 0;
+  for (int other = 0; other < nd_; ++other) {
+    if (unstarted_s_[other] / workers_[other] > most_unstarted_s_) {
+      most_unstarted_s_ = unstarted_s_[other] / workers_[other];
+      most_device_ = other;
+    }
+  }
+}
+
+bool Simulator::Step::CutOff(int d) {
+  if (unstarted_s_.empty()) return false;
+  const double from = s_.async_[d]       ? gpu_free_[d]
+                      : workers_[d] == 1 ? std::max(now_, running_until_[d])
+                                         : now_;
+  // Less a part in 1e9: the sums here and the step's own differ in rounding.
+  return Past((from + unstarted_s_[d] / workers_[d]) * (1 - 1e-9));
+}
+
 bool Simulator::Step::OtherCpuAwake(int d, double t) const {
   for (int other : s_.cpu_devices_) {
     if (other != d && (running_until_[other] > t || t - idle_since_[other] <= s_.spin_s_[other])) {
@@ -675,8 +751,10 @@ bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay
   const double idle = clock - running_until_[d];
   CopyInputs(id, d, &clock);
   double kernel = s_.op_s_[d][id];
+  Started(id, d);
   if (s_.async_[d]) {
     StartOnGpu(id, d, clock, kernel);
+    CutOff(d);
     return slept;
   }
   if (shared) kernel *= s_.slowdown_[d];
@@ -687,6 +765,7 @@ bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay
   r_.step.ops.push_back({id, d, clock * 1e6, end * 1e6, s_.out_total_[id]});
   r_.estimated_ops += s_.estimated_[d][id];
   events_.push({end, seq_++, id, false});
+  CutOff(d);
   return slept;
 }
 
@@ -818,7 +897,7 @@ bool Simulator::Step::DispatchReady(double t, int self) {
   for (int k = 0; k <= nd_; ++k) {
     const int d = k < nd_ ? k : self;
     if (d < 0 || (k < nd_ && d == self)) continue;
-    while (free_workers_[d] > 0 && !queue_[d].empty()) {
+    while (free_workers_[d] > 0 && !queue_[d].empty() && !cut_) {
       graph::NodeId id = queue_[d].front();
       queue_[d].pop_front();
       if (Start(id, t, d != self, d == self ? notify : 0) && self >= 0) notify += s_.notify_s_[d];
@@ -832,15 +911,24 @@ SimResult Simulator::Step::Run() {
   if (r_.status = CheckPlaceable(); !r_.status.ok()) return std::move(r_);
   PlanCpuSharing();
   PlanGraphReplay();
+  PlanCutoff();
   for (graph::NodeId id = 0; id < n_; ++id) {
     if (pending_[id] == 0) ready_.push_back(id);
   }
   std::reverse(ready_.begin(), ready_.end());  // dispatch roots in id order
   bool ok = DispatchReady(0, -1);              // the caller's thread hands out the roots
-  while (ok && !events_.empty()) {
+  while (ok && !cut_ && !events_.empty()) {
     const Event e = events_.top();
     events_.pop();
     now_ = e.t;
+    if (now_ >= cutoff_s_) {
+      cut_ = true;
+      bound_s_ = now_;
+      break;
+    }
+    // Every device's kernels still to start begin at now or later: the one
+    // with the most of them bounds the step from the clock, even while idle.
+    if (!unstarted_s_.empty() && Past((now_ + most_unstarted_s_) * (1 - 1e-9))) break;
     if (e.edge) {
       MakeReady(e.node);
     } else {
@@ -853,18 +941,25 @@ SimResult Simulator::Step::Run() {
     }
   }
   if (!r_.status.ok()) return std::move(r_);
-  assert(remaining_ == 0 && "every node runs in an acyclic graph");
-  r_.step.seconds = now_;
-  for (double t : gpu_free_) r_.step.seconds = std::max(r_.step.seconds, t);
   r_.step.peak_bytes = peak_;
   r_.step.busy_us.resize(nd_);
   for (int d = 0; d < nd_; ++d) r_.step.busy_us[d] = busy_[d] * 1e6;
+  if (cut_) {
+    r_.cut_off = true;
+    r_.step.seconds = bound_s_;
+    return std::move(r_);
+  }
+  assert(remaining_ == 0 && "every node runs in an acyclic graph");
+  r_.step.seconds = now_;
+  for (double t : gpu_free_) r_.step.seconds = std::max(r_.step.seconds, t);
+  r_.cut_off = r_.step.seconds >= cutoff_s_;  // a tie the bounds' slack let through
   return std::move(r_);
 }
 
-SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId fetch) const {
+SimResult Simulator::Run(const std::vector<int>& device_of_node, graph::NodeId fetch,
+                         double cutoff_s) const {
   thread_local CopyTable table;
-  return Step(*this, device_of_node, fetch, &table).Run();
+  return Step(*this, device_of_node, fetch, cutoff_s, &table).Run();
 }
 
 }  // namespace sim

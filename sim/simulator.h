@@ -42,6 +42,7 @@
 // one scratch table of the copies in flight, reused by its later runs.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,11 @@ struct SimResult {
   graph::Status status;   // ok, or kOutOfMemory naming the device, node and bytes
   StepStats step;         // the predicted timeline, seconds, peak bytes and busy time
   int estimated_ops = 0;  // scheduled ops whose time is a roofline estimate
+  // The step does not end before the cutoff Run was given, and Run may have
+  // stopped early: step.seconds is then a lower bound at least the cutoff,
+  // the timeline and peaks are what ran until then, and an out-of-memory
+  // still to come is not seen (status ok).
+  bool cut_off = false;
 };
 
 class Simulator {
@@ -70,7 +76,14 @@ class Simulator {
   // An InvalidArgument status when an op is placed on a device that can give it
   // no time (a real device with neither a profile entry nor figures), or two
   // devices that exchange a tensor have no link.
-  SimResult Run(const std::vector<int>& device_of_node, graph::NodeId fetch = -1) const;
+  // With a finite `cutoff_s` the run stops as soon as the step cannot end
+  // before it (SimResult::cut_off): the clock has passed it, or a device's
+  // kernels not yet started, at their least, no longer fit before it. A run
+  // that ends before the cutoff is the same as without one. A local search
+  // that keeps only faster placements passes its incumbent's time: most of its
+  // candidates are slower, and are known to be long before their last op.
+  SimResult Run(const std::vector<int>& device_of_node, graph::NodeId fetch = -1,
+                double cutoff_s = std::numeric_limits<double>::infinity()) const;
 
   // A lower bound on the step time of every placement on these devices: the
   // longest chain of dependent ops, each at its fastest device's kernel time,

@@ -85,6 +85,9 @@ struct SearchJobOptions {
   // The climbs' units: also runs of sibling scopes
   // (refine::RefineOptions::sibling_runs), or the name scopes alone.
   bool sibling_runs = true;
+  // The climbs' moves simulated with the incumbent's time as the simulator's
+  // cutoff (refine::RefineOptions::cutoff), or each to its end.
+  bool cutoff = true;
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
   // Real rewards: before the climb, refit its simulator to the steps the

@@ -116,6 +116,12 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
       r.units - r.runs, runs.c_str(), r.evaluated, r.kept, r.sweeps, r.critical_kept,
       r.critical_tried, r.kicks, guided.c_str(), r.kicks_kept, r.seconds,
       frontend::FormatMs(out.starts[0].step_s).c_str(), frontend::FormatMs(r.step_s).c_str());
+  if (options.cutoff) {
+    Say(log,
+        "refine: the simulator stopped %d of the %d moves early (--cutoff: none of them "
+        "could be kept)\n",
+        r.cut_off, r.evaluated);
+  }
   return out;
 }
 
@@ -258,6 +264,7 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
   first.seed = s.options.seed;
   first.focused_sweeps = s.options.focused_sweeps;
   first.sibling_runs = s.options.sibling_runs;
+  first.cutoff = s.options.cutoff;
   ClimbPhase climb = ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward,
                                      *search.best(), run.baselines.ran, first);
   if (climb.found) {
@@ -355,6 +362,7 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   refine.seed = s.options.seed;
   refine.focused_sweeps = s.options.focused_sweeps;
   refine.sibling_runs = s.options.sibling_runs;
+  refine.cutoff = s.options.cutoff;
   if (s.options.kicks_from_policy && search.iterations() > 0) {
     if (PolicyGained(s, run, *best)) {
       // Each kick's sample from a generator of its own: the kicks repeat with

@@ -171,11 +171,16 @@ class Climber {
     for (size_t j = 0; j < targets.size(); ++j) {
       for (graph::NodeId id : unit) candidates[j][id] = targets[j];
     }
-    const std::vector<rewards::Evaluation> results = rewards::EvaluateAll(reward_, candidates);
+    // Only a move faster than current_s by the margin below can be kept.
+    const double keep_below_s = current_s * (1 - 1e-9);
+    const std::vector<rewards::Evaluation> results =
+        options_.cutoff ? reward_.EvaluateBatchBelow(candidates, keep_below_s)
+                        : rewards::EvaluateAll(reward_, candidates);
     r_.evaluated += static_cast<int>(targets.size());
+    for (const rewards::Evaluation& e : results) r_.cut_off += e.cut_off;
     int best = -1;
     for (size_t j = 0; j < targets.size(); ++j) {
-      if (results[j].status.ok() && results[j].step_s < current_s * (1 - 1e-9) &&
+      if (results[j].status.ok() && results[j].step_s < keep_below_s &&
           (best < 0 || results[j].step_s < results[best].step_s)) {
         best = static_cast<int>(j);
       }
@@ -438,6 +443,7 @@ MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
     total.units = r.units;
     total.runs = r.runs;
     total.evaluated += r.evaluated;
+    total.cut_off += r.cut_off;
     total.kept += r.kept;
     total.critical_tried += r.critical_tried;
     total.critical_kept += r.critical_kept;

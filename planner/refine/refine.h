@@ -65,6 +65,11 @@ struct RefineOptions {
   // to runs of two) of each scope's sub-scopes in topological order, tried
   // before the sub-scopes one by one ("decoder/cell_1/t_0" to "t_15" as one).
   bool sibling_runs = false;
+  // Evaluates a unit's moves with the incumbent's time as the source's cutoff
+  // (RewardSource::EvaluateBatchBelow): the simulator stops a move once it
+  // cannot be faster, and the climb keeps what it would have kept. False:
+  // every move simulated to its end (for measuring the difference).
+  bool cutoff = true;
   double stall_s = 0;  // seconds of kicks without a better best (by 1 ppm) that end it (0: never)
   uint64_t seed = 1;   // of the kicks' choices
   // A climb resumed (--order climb-first, after the policy): the start is an
@@ -87,7 +92,8 @@ struct RefineResult {
   double step_s = 0;
   int units = 0;           // name scopes moved as one...
   int runs = 0;            // ...of which runs of sibling scopes (RefineOptions::sibling_runs)
-  int evaluated = 0;       // candidate placements evaluated
+  int evaluated = 0;       // candidate placements evaluated...
+  int cut_off = 0;         // ...of which the source stopped early (RefineOptions::cutoff)
   int kept = 0;            // moves kept
   int critical_tried = 0;  // single ops of the critical path tried...
   int critical_kept = 0;   // ...and moved

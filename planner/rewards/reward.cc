@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -35,27 +36,34 @@ std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
   return reward.EvaluateBatch(placements);
 }
 
-std::vector<Evaluation> RewardSource::EvaluateBatch(
-    const std::vector<std::vector<int>>& placements) const {
-  const RewardSource& reward = *this;
-  const int n = static_cast<int>(placements.size());
+std::vector<Evaluation> EvaluateEach(const RewardSource& reward, size_t n,
+                                     const std::function<Evaluation(size_t)>& evaluate) {
   std::vector<Evaluation> results(n);
-  const int threads =
-      reward.concurrent()
-          ? std::min<int>(n, std::max(1, static_cast<int>(std::thread::hardware_concurrency())))
-          : 1;
+  const size_t threads =
+      reward.concurrent() ? std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()))
+                          : 1;
   if (threads <= 1) {
-    for (int j = 0; j < n; ++j) results[j] = reward.Evaluate(placements[j]);
+    for (size_t j = 0; j < n; ++j) results[j] = evaluate(j);
     return results;
   }
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
+  for (size_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      for (int j = t; j < n; j += threads) results[j] = reward.Evaluate(placements[j]);
+      for (size_t j = t; j < n; j += threads) results[j] = evaluate(j);
     });
   }
   for (std::thread& th : pool) th.join();
   return results;
+}
+
+std::vector<Evaluation> RewardSource::EvaluateBatch(
+    const std::vector<std::vector<int>>& placements) const {
+  return EvaluateEach(*this, placements.size(), [&](size_t j) { return Evaluate(placements[j]); });
+}
+
+std::vector<Evaluation> RewardSource::EvaluateBatchBelow(
+    const std::vector<std::vector<int>>& placements, double /*cutoff_s*/) const {
+  return EvaluateBatch(placements);
 }
 
 }  // namespace planner::rewards

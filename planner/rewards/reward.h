@@ -13,6 +13,7 @@
 // devices while it measures) and must not be shared between threads.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,9 @@ struct Evaluation {
   graph::Status status;
   double step_s = 0;      // seconds per training step when ok
   int estimated_ops = 0;  // sim: ops whose time is a roofline estimate
+  // EvaluateBatchBelow stopped early: the step cannot be faster than its
+  // cutoff, and step_s is a lower bound at least the cutoff (status ok).
+  bool cut_off = false;
 };
 
 // Told of every step a measuring source ran, with its timeline, so that what
@@ -60,6 +64,12 @@ class RewardSource {
   // source that spreads work itself (the fleet) overrides it.
   virtual std::vector<Evaluation> EvaluateBatch(
       const std::vector<std::vector<int>>& placements) const;
+  // EvaluateBatch for a caller that wants only placements faster than
+  // `cutoff_s` (a local search's incumbent): a source may stop evaluating one
+  // as soon as it cannot be (Evaluation::cut_off). The simulated source does;
+  // by default this is EvaluateBatch.
+  virtual std::vector<Evaluation> EvaluateBatchBelow(
+      const std::vector<std::vector<int>>& placements, double cutoff_s) const;
   // True when step times are measured on hardware (noisy samples: the search
   // remembers them and the hardware's verdict decides), false when predicted.
   virtual bool measured() const { return false; }
@@ -106,6 +116,11 @@ graph::Result<const sim::Simulator*> PlanningCosts(const RewardSource& reward,
 
 // "12.345 ms", or "out of memory: ..." / "failed: ..." with the reason.
 std::string DescribeEvaluation(const Evaluation& e);
+
+// evaluate(j) for j in [0, n): on as many threads as there are cores when
+// `reward` is concurrent, else in turn (RewardSource::EvaluateBatch's way).
+std::vector<Evaluation> EvaluateEach(const RewardSource& reward, size_t n,
+                                     const std::function<Evaluation(size_t)>& evaluate);
 
 // reward.EvaluateBatch(placements).
 std::vector<Evaluation> EvaluateAll(const RewardSource& reward,

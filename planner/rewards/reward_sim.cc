@@ -36,6 +36,15 @@ class SimReward : public RewardSource {
     return e;
   }
 
+  std::vector<Evaluation> EvaluateBatchBelow(const std::vector<std::vector<int>>& placements,
+                                             double cutoff_s) const override {
+    return EvaluateEach(*this, placements.size(), [&](size_t j) {
+      const sim::SimResult r =
+          sim_.Run(placement::DeviceOfSources(source_, placements[j]), loss_, cutoff_s);
+      return Evaluation{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops, r.cut_off};
+    });
+  }
+
  private:
   RewardContext c_;
   sim::Simulator sim_;

@@ -412,6 +412,28 @@ TEST(SearchCommandTest, TheClimbMovesRunsOfSiblingScopesUnlessToldScopes) {
                    "planner search: --units: 'some' is not a kind of unit (runs or scopes)\n");
 }
 
+// The climb's moves are simulated with the incumbent's time as the cutoff:
+// the log counts those stopped early, and --cutoff off simulates each whole.
+TEST(SearchCommandTest, TheClimbsCutoffStopsMovesEarlyUnlessOff) {
+  const std::string base = "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
+                           kSmallConfig + " --iterations 0 --refine 1s";
+  RunResult on = Planner(base);
+  ASSERT_EQ(on.code, 0) << on.err;
+  int cut = -1, moves = -1;
+  const size_t at = on.out.find("refine: the simulator stopped ");
+  ASSERT_NE(at, std::string::npos) << on.out;
+  ASSERT_EQ(std::sscanf(on.out.c_str() + at, "refine: the simulator stopped %d of the %d moves",
+                        &cut, &moves),
+            2);
+  EXPECT_GT(cut, 0);
+  EXPECT_LT(cut, moves) << "moves that were kept ran to their end";
+  RunResult off = Planner(base + " --cutoff off");
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_EQ(off.out.find("refine: the simulator stopped"), std::string::npos) << off.out;
+  ExpectUsageError(" --cutoff maybe",
+                   "planner search: --cutoff: 'maybe' is not a cutoff setting (on or off)\n");
+}
+
 TEST(SearchCommandTest, BadFlagsAreUsageErrors) {
   for (const char* flags : {"--reward fleet", "--budget 5x", "--iterations -1", "--seed x"}) {
     RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " " + flags);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 
 #include "graph/graphdef.h"
@@ -34,6 +35,30 @@ TEST(RefineTest, MovesScopesOffASlowDeviceAndReportsTheTrueTime) {
   rewards::Evaluation again = f.reward->Evaluate(r.device_of_node);
   EXPECT_DOUBLE_EQ(again.step_s, r.step_s) << "the reported time is the placement's";
   EXPECT_GT(r.units, 10);
+}
+
+// The cutoff (RefineOptions::cutoff) only stops moves that would not be kept:
+// from the same start, the climb keeps the same moves with it and without.
+TEST(RefineTest, TheCutoffKeepsTheMovesOfAClimbWithoutIt) {
+  Fixture f;
+  std::mt19937 rng(5);
+  std::vector<int> scattered(f.p.forward.size());
+  for (int& d : scattered) d = static_cast<int>(rng() % 3);
+  for (const std::vector<int>& start : {std::vector<int>(f.p.forward.size(), 0), scattered}) {
+    const double start_s = f.reward->Evaluate(start).step_s;
+    RefineOptions o = ClimbOnly();
+    o.sibling_runs = true;
+    const RefineResult with = Refine(f.p.forward, 3, *f.reward, start, start_s, o, nullptr);
+    o.cutoff = false;
+    const RefineResult without = Refine(f.p.forward, 3, *f.reward, start, start_s, o, nullptr);
+    EXPECT_GT(with.kept, 0);
+    EXPECT_EQ(with.device_of_node, without.device_of_node);
+    EXPECT_EQ(with.step_s, without.step_s);
+    EXPECT_EQ(with.kept, without.kept);
+    EXPECT_EQ(with.evaluated, without.evaluated);
+    EXPECT_EQ(with.sweeps, without.sweeps);
+    EXPECT_DOUBLE_EQ(f.reward->Evaluate(with.device_of_node).step_s, with.step_s);
+  }
 }
 
 TEST(RefineTest, NeverReturnsASlowerPlacement) {
