@@ -921,11 +921,7 @@ SimResult Simulator::Step::Run() {
     const Event e = events_.top();
     events_.pop();
     now_ = e.t;
-    if (now_ >= cutoff_s_) {
-      cut_ = true;
-      bound_s_ = now_;
-      break;
-    }
+    if (Past(now_)) break;
     // Every device's kernels still to start begin at now or later: the one
     // with the most of them bounds the step from the clock, even while idle.
     if (!unstarted_s_.empty() && Past((now_ + most_unstarted_s_) * (1 - 1e-9))) break;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <random>
 #include <unordered_map>
@@ -173,9 +174,8 @@ class Climber {
     }
     // Only a move faster than current_s by the margin below can be kept.
     const double keep_below_s = current_s * (1 - 1e-9);
-    const std::vector<rewards::Evaluation> results =
-        options_.cutoff ? reward_.EvaluateBatchBelow(candidates, keep_below_s)
-                        : rewards::EvaluateAll(reward_, candidates);
+    const std::vector<rewards::Evaluation> results = reward_.EvaluateBatchBelow(
+        candidates, options_.cutoff ? keep_below_s : std::numeric_limits<double>::infinity());
     r_.evaluated += static_cast<int>(targets.size());
     for (const rewards::Evaluation& e : results) r_.cut_off += e.cut_off;
     int best = -1;

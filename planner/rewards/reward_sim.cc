@@ -1,5 +1,6 @@
 // The `sim` reward source: sim::Simulator's predicted step time.
 #include <algorithm>
+#include <limits>
 
 #include "placement/placement.h"
 #include "planner/rewards/reward.h"
@@ -30,22 +31,27 @@ class SimReward : public RewardSource {
 
   Evaluation Timeline(const std::vector<int>& forward_device,
                       sim::StepStats* stats) const override {
-    sim::SimResult r = sim_.Run(placement::DeviceOfSources(source_, forward_device), loss_);
-    Evaluation e{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops};
-    if (stats) *stats = std::move(r.step);
-    return e;
+    return Simulate(forward_device, std::numeric_limits<double>::infinity(), stats);
   }
 
   std::vector<Evaluation> EvaluateBatchBelow(const std::vector<std::vector<int>>& placements,
                                              double cutoff_s) const override {
-    return EvaluateEach(*this, placements.size(), [&](size_t j) {
-      const sim::SimResult r =
-          sim_.Run(placement::DeviceOfSources(source_, placements[j]), loss_, cutoff_s);
-      return Evaluation{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops, r.cut_off};
-    });
+    return EvaluateEach(*this, placements.size(),
+                        [&](size_t j) { return Simulate(placements[j], cutoff_s, nullptr); });
   }
 
  private:
+  // One simulated step of the forward placement, stopped early at `cutoff_s`
+  // (sim::Simulator::Run); its timeline into `stats` when given.
+  Evaluation Simulate(const std::vector<int>& forward_device, double cutoff_s,
+                      sim::StepStats* stats) const {
+    sim::SimResult r =
+        sim_.Run(placement::DeviceOfSources(source_, forward_device), loss_, cutoff_s);
+    Evaluation e{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops, r.cut_off};
+    if (stats) *stats = std::move(r.step);
+    return e;
+  }
+
   RewardContext c_;
   sim::Simulator sim_;
   graph::NodeId loss_;
