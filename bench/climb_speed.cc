@@ -42,11 +42,17 @@ const frontend::CommandSpec kSpec{
 int main(int argc, char** argv) {
   const frontend::Args args = frontend::ParseProgramArgs(kSpec, argc, argv);
   const std::string configs = args.Get("--configs", "configs");
-  const double budget_s = std::stod(args.Get("--budget", "30"));
-  const int rounds = std::stoi(args.Get("--rounds", "3"));
+  frontend::TypedFlags flags(args);
+  const double budget_s = flags.Number("--budget", 30, 0, 86400);
+  const int rounds = flags.Int("--rounds", 3, 1, 1000);
+  if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
   std::vector<int> models;
   std::stringstream list(args.Get("--layers", "2,4,8"));
-  for (std::string item; std::getline(list, item, ',');) models.push_back(std::stoi(item));
+  for (std::string item; std::getline(list, item, ',');) {
+    auto layers = frontend::ParseIntInRange("--layers", item, 1, 64);
+    if (!layers.ok()) return frontend::UsageError(kSpec, layers.status());
+    models.push_back(static_cast<int>(*layers));
+  }
   std::printf("the climb alone from the expert, %.0f s each, %d rounds alternated\n", budget_s,
               rounds);
   for (int layers : models) {

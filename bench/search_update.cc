@@ -5,7 +5,8 @@
 // each (16 with the defaults, 4 with configs/search-paper.yaml), simulates them,
 // and takes the configured step (target with the defaults: at most 1 s). Prints
 // the median of 10 updates after 3 warm-up ones, and the share the simulations
-// take.
+// take. `grouper: auto` chooses from the expert's placement, as `planner search`
+// does on NMT-8, whose best baseline it is.
 //   search_update [--configs DIR] [--sizes paper-scale|small] [--config SEARCH.yaml]
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,7 @@
 
 #include "bench/paper_nmt.h"
 #include "frontend/args.h"
+#include "planner/baselines/baselines.h"
 #include "planner/search/search.h"
 #include "planner/sources/registry.h"
 #include "sim/statistics.h"
@@ -53,9 +55,18 @@ int main(int argc, char** argv) {
   }
   auto search = planner::search::Search::Create(*fwd, static_cast<int>(c->devices.size()), o, 1);
   if (!search.ok()) return Die(search.status());
-  std::printf("NMT-8 (%s): %d ops to place, training graph of %d nodes, %zu devices, %d groups\n",
-              sizes.c_str(), fwd->size(), t->graph.size(), c->devices.size(),
-              planner::search::NumGroups(o, static_cast<int>(c->devices.size())));
+  // `grouper: auto` chooses as `planner search` does on NMT-8, from its best
+  // baseline's placement (the expert's, bench/baselines_paper.sh).
+  std::string grouper = o.grouper;
+  if (o.grouper == "auto") {
+    const planner::search::GrouperChoice choice =
+        (*search)->ChooseGrouper(planner::baselines::ExpertPlacement(*fwd, *c).device_of_node);
+    grouper = choice.scopes ? "auto: name scopes" : "auto: learned";
+  }
+  std::printf(
+      "NMT-8 (%s): %d ops to place, training graph of %d nodes, %zu devices, %d groups (%s)\n",
+      sizes.c_str(), fwd->size(), t->graph.size(), c->devices.size(),
+      planner::search::NumGroups(o, static_cast<int>(c->devices.size())), grouper.c_str());
   using Clock = std::chrono::steady_clock;
   std::vector<double> update_s, sim_s;
   for (int i = 0; i < 13; ++i) {
