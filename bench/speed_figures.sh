@@ -21,8 +21,9 @@ for p in "$build/bench/sim_speed" "$build/bench/search_update"; do
   [[ -x $p ]] || { echo "bench/speed_figures.sh: $p is missing (run scripts/build.sh)" >&2; exit 2; }
 done
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+s=$([[ $rounds == 1 ]] || echo s)  # "1 round", "3 rounds"
 echo "bench/speed_figures.sh on $(date -u +%F) at $(git describe --always --dirty 2>/dev/null ||
-  echo '?'), host $(uname -n), $(nproc) cores ($cpu), $rounds rounds alternated"
+  echo '?'), host $(uname -n), $(nproc) cores ($cpu), $rounds round$s alternated"
 
 declare -A runs  # figure name -> the rounds' values, space-separated
 add() { runs[$1]="${runs[$1]:-} $2"; }
@@ -49,7 +50,7 @@ for ((r = 1; r <= rounds; ++r)); do
   update "learned Grouper" --config configs/search-learned.yaml
   update "paper's settings" --config configs/search-paper.yaml
 done
-echo "medians [range] over $rounds rounds:"
+echo "medians [range] over $rounds round$s:"
 for name in "simulation, a layer per GPU (ms)" "simulation, ops at random (ms)" \
   "update, defaults (s)" "update, learned Grouper (s)" "update, paper's settings (s)"; do
   # shellcheck disable=SC2086
