@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The bench programs and scripts refuse bad arguments in one line naming the
+# argument (exit 2), before any work: build/bench/climb_speed's --budget,
+# --rounds and --layers, bench/speed_figures.sh's ROUNDS.
+# Usage: bad_flags_test.sh CLIMB_SPEED_BIN SOURCE_DIR
+set -uo pipefail
+climb_speed=$1 src=$2
+failed=0
+expect() {  # WANTED-MESSAGE COMMAND...: exit 2 and one line on stderr holding the message
+  local wanted=$1 err rc
+  shift
+  err=$("$@" 2>&1 >/dev/null)
+  rc=$?
+  if [[ $rc != 2 || $(wc -l <<<"$err") != 1 || $err != *"$wanted"* ]]; then
+    echo "FAILED: $* gave exit $rc and: $err (wanted exit 2 and one line with '$wanted')"
+    failed=1
+  fi
+}
+expect "--rounds must be an integer from 1 to 1000, got 'x'" "$climb_speed" --rounds x
+expect "--budget must be a number above 0" "$climb_speed" --budget -1
+expect "--layers must be an integer from 1 to 64, got 'a'" "$climb_speed" --layers 2,a
+expect "ROUNDS must be a positive integer, not '0'" bash "$src/bench/speed_figures.sh" 0
+exit $failed
