@@ -29,7 +29,7 @@ const frontend::CommandSpec kSpec{
     "       [--refine DURATION] [--patience DURATION [--patience-gain PCT] [--patience-first "
     "DURATION]]\n"
     "       [--order policy-first|climb-first] [--kicks policy|random] [--sweeps focused|full]\n"
-    "       [--units runs|scopes] [--cutoff on|off]",
+    "       [--units runs|scopes] [--cutoff on|off] [--gradients colocated|heavy]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -97,6 +97,12 @@ const frontend::CommandSpec kSpec{
           "on (default: the simulator stops a climb's move once it cannot be faster than the "
           "placement it would replace; the climb keeps the same moves, sooner) or off (every move "
           "simulated to its end)"},
+         {"--gradients", "NAME",
+          "colocated (default: every gradient op runs on its op's device, as PyTorch and "
+          "TensorFlow run them) or heavy (the hill climb may also move each gradient op that "
+          "takes at least 1% of the simulator's dependency bound to a device of its own; the "
+          "placement file lists them under gradients_apart, and --export-graphdef and "
+          "--export-modules, which carry the model's own ops, are refused)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
          {"--recalibrate", "on|off",
           "real devices: before the hill climb, refit its simulator to the steps the search "
@@ -178,6 +184,10 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
                          IsFirstOfTwo(args, "--units", "runs", "scopes", "a kind of unit"));
   GRAPH_ASSIGN_OR_RETURN(o->cutoff,
                          IsFirstOfTwo(args, "--cutoff", "on", "off", "a cutoff setting"));
+  GRAPH_ASSIGN_OR_RETURN(const bool colocated,
+                         IsFirstOfTwo(args, "--gradients", "colocated", "heavy",
+                                      "a gradient placement"));
+  o->gradients_apart_fraction = colocated ? 0 : planner::job::kHeavyGradientFraction;
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,
                            frontend::ParseIntInRange("--seed", args.Get("--seed"), 0, INT64_MAX));
@@ -209,8 +219,7 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
         o->verdict.alpha,
         frontend::ParseNumberInRange("--significance", args.Get("--significance"), 0, 0.5));
   }
-  // The rules between flags (climb-first's needs, say) are the job's.
-  return job::CheckSearchJobOptions(*o);
+  return graph::Status::Ok();
 }
 
 // The paths: outputs checked writable before anything is loaded (the errors
@@ -251,6 +260,10 @@ int Run(const frontend::Args& args) {
   }
   if (graph::Status st = ParsePaths(args, &options); !st.ok())
     return frontend::CommandError(kSpec, st);
+  // The rules between flags (climb-first's needs, the exports' with --gradients) are the job's.
+  if (graph::Status st = job::CheckSearchJobOptions(options); !st.ok()) {
+    return frontend::UsageError(kSpec, st);
+  }
   job::SearchJobResult result;
   if (graph::Status st = job::RunSearchJob(options, &result); !st.ok())
     return frontend::CommandError(kSpec, st);

@@ -75,20 +75,21 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
   GRAPH_RETURN_IF_ERROR(RequireStaticInputs(model, model_name));
   assert(!c.devices.empty());
   const graph::Graph& forward = model.graph;
-  std::vector<int> forward_device(forward.size(), 0);
+  placement::Placement p;  // without a file, every op on the first device
+  for (const graph::Node& n : forward.nodes()) p.ops.emplace_back(n.name, c.devices[0].name);
   std::string method = "single:" + c.devices[0].name;
   if (!placement_path.empty()) {
-    GRAPH_ASSIGN_OR_RETURN(placement::Placement p, placement::ReadPlacement(placement_path));
+    GRAPH_ASSIGN_OR_RETURN(p, placement::ReadPlacement(placement_path));
     GRAPH_RETURN_IF_ERROR(placement::ValidatePlacement(p, forward, c, placement_path));
-    forward_device = placement::DeviceOfNode(p, forward, c);
     method = p.method.empty() ? placement_path : p.method + " (" + placement_path + ")";
   }
   auto training = graph::BuildTrainingGraph(forward, options, model.options);
   if (!training.ok()) {
     return graph::Status(training.status().code(), model_name + ": " + training.status().message());
   }
-  std::vector<int> device_of_node =
-      placement::TrainingDeviceOfNode(training->graph, forward, forward_device);
+  GRAPH_ASSIGN_OR_RETURN(
+      std::vector<int> device_of_node,
+      placement::TrainingDevices(p, training->graph, forward, c, placement_path));
   return PlacedTraining{std::move(model), std::move(c), std::move(training).value(),
                         std::move(device_of_node), method};
 }

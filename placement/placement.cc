@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "graph/cost.h"
 #include "graph/digest.h"
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
@@ -48,8 +49,9 @@ graph::Status ReadStatistics(const yaml::Node& v, std::map<std::string, double>*
   return graph::Status::Ok();
 }
 
-graph::Status ReadOps(const yaml::Node& v, std::vector<std::pair<std::string, std::string>>* out) {
-  if (!v.IsMap()) return v.Error("'placement' must map op names to devices");
+graph::Status ReadOps(const yaml::Node& v, const std::string& key,
+                      std::vector<std::pair<std::string, std::string>>* out) {
+  if (!v.IsMap()) return v.Error("'" + key + "' must map op names to devices");
   std::unordered_set<std::string> seen;
   for (yaml::Entry& op : v.Pairs()) {
     if (!op.key_node.IsScalar()) return op.key_node.Error("op names must be plain names");
@@ -82,7 +84,9 @@ graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) 
     } else if (e.key == "search") {
       GRAPH_RETURN_IF_ERROR(ReadStatistics(e.value, &p.search));
     } else if (e.key == "placement") {
-      GRAPH_RETURN_IF_ERROR(ReadOps(e.value, &p.ops));
+      GRAPH_RETURN_IF_ERROR(ReadOps(e.value, e.key, &p.ops));
+    } else if (e.key == "gradients_apart") {
+      GRAPH_RETURN_IF_ERROR(ReadOps(e.value, e.key, &p.gradients_apart));
     } else {
       return e.key_node.Error("unknown key '" + e.key + "'");
     }
@@ -241,6 +245,66 @@ std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph:
   return DeviceOfSources(ForwardSourceOfNode(training, forward), forward_device);
 }
 
+graph::Result<std::vector<int>> TrainingDevices(const Placement& p, const graph::Graph& training,
+                                                const graph::Graph& forward,
+                                                const cluster::Cluster& c,
+                                                const std::string& source) {
+  const std::vector<graph::NodeId> from = ForwardSourceOfNode(training, forward);
+  std::vector<int> out = DeviceOfSources(from, DeviceOfNode(p, forward, c));
+  for (const auto& [op, device] : p.gradients_apart) {
+    const graph::NodeId id = training.Find(op);
+    const std::string entry = source + ": gradients_apart: '" + op + "'";
+    if (id < 0) return graph::InvalidArgument(entry + " is not a node of the training graph");
+    // A gradient is colocated with the op it differentiates; an update, with
+    // its parameter, whose state it writes in place.
+    if (forward.Find(op) >= 0 || from[id] < 0 || training.node(id).colocation.empty() ||
+        graph::IsTrainableParameter(forward.node(from[id]))) {
+      return graph::InvalidArgument(entry +
+                                    " is not a gradient op (the model's own ops go under "
+                                    "'placement', and a parameter's update runs with it)");
+    }
+    const int d = c.IndexOf(device);
+    if (d < 0) return graph::InvalidArgument(entry + ": device '" + device + "' is not in " + c.source);
+    out[id] = d;
+  }
+  return out;
+}
+
+std::vector<int> DeviceOfPlaced(const std::vector<graph::NodeId>& source,
+                                const std::vector<graph::NodeId>& apart, size_t forward_size,
+                                const std::vector<int>& placed) {
+  std::vector<int> out = DeviceOfSources(source, placed);
+  if (placed.size() > forward_size) {
+    assert(placed.size() == forward_size + apart.size());
+    for (size_t k = 0; k < apart.size(); ++k) out[apart[k]] = placed[forward_size + k];
+  }
+  return out;
+}
+
+std::vector<int> WithApart(const std::vector<graph::NodeId>& source,
+                           const std::vector<graph::NodeId>& apart,
+                           const std::vector<int>& forward_device) {
+  std::vector<int> out = forward_device;
+  for (graph::NodeId id : apart) out.push_back(source[id] >= 0 ? forward_device[source[id]] : 0);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> GradientsApart(
+    const graph::Graph& training, const std::vector<graph::NodeId>& source,
+    const std::vector<graph::NodeId>& apart, size_t forward_size, const std::vector<int>& placed,
+    const cluster::Cluster& c) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (placed.size() <= forward_size) return out;
+  for (size_t k = 0; k < apart.size(); ++k) {
+    const graph::NodeId follows = source[apart[k]];
+    const int d = placed[forward_size + k];
+    if (d != (follows >= 0 ? placed[follows] : 0)) {
+      out.emplace_back(training.node(apart[k]).name, c.devices[d].name);
+    }
+  }
+  return out;
+}
+
 graph::Status WritePlacement(const std::string& path, const Placement& p) {
   yaml::Writer w;
   w.Comment("written by planner; format: docs/file-formats.md");
@@ -265,6 +329,12 @@ graph::Status WritePlacement(const std::string& path, const Placement& p) {
   w.BeginMap();
   for (const auto& [op, device] : p.ops) w.Pair(op, device);
   w.EndMap();
+  if (!p.gradients_apart.empty()) {
+    w.Key("gradients_apart");
+    w.BeginMap();
+    for (const auto& [op, device] : p.gradients_apart) w.Pair(op, device);
+    w.EndMap();
+  }
   w.EndMap();
   auto text = w.Text();
   if (!text.ok()) return graph::Internal(path + ": " + text.status().message());

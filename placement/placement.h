@@ -29,6 +29,10 @@ struct Placement {
   std::optional<double> simulated_step_s;  // seconds per training step, simulated
   std::map<std::string, double> search;    // search statistics (iterations, seconds, ...)
   std::vector<std::pair<std::string, std::string>> ops;  // op -> device, in file order
+  // Gradient ops of the training graph that run on another device than the op
+  // they differentiate (planner search --gradients heavy), op -> device; empty
+  // for most placements, whose gradients all follow their op.
+  std::vector<std::pair<std::string, std::string>> gradients_apart;
 };
 
 // Digest of a model's graph, independent of its file format (TF.js, .pb, .pbtxt
@@ -82,6 +86,34 @@ std::vector<int> DeviceOfSources(const std::vector<graph::NodeId>& source,
 // placements that differ only by swapping identical GPUs compare equal.
 std::vector<int> CanonicalDevices(const std::vector<int>& device_of_node,
                                   const cluster::Cluster& c);
+
+// The device of each node of `training`, built from `forward` (`p` valid for
+// it): TrainingDeviceOfNode, then each of p.gradients_apart on its own device.
+// An entry that is not a gradient op the training graph adds, or names a device
+// `c` lacks, is an error naming `source` and the entry.
+graph::Result<std::vector<int>> TrainingDevices(const Placement& p, const graph::Graph& training,
+                                                const graph::Graph& forward,
+                                                const cluster::Cluster& c,
+                                                const std::string& source);
+
+// A placement the search may extend past the forward graph: `placed` holds a
+// device for each of forward's `forward_size` nodes, then, when longer, one for
+// each of `apart` (nodes of the training graph placed apart from the op they
+// follow; planner/refine/refine.h, HeavyGradientOps). DeviceOfSources of the
+// forward part, with apart[k] on placed[forward_size + k].
+std::vector<int> DeviceOfPlaced(const std::vector<graph::NodeId>& source,
+                                const std::vector<graph::NodeId>& apart, size_t forward_size,
+                                const std::vector<int>& placed);
+// `forward_device` extended by a device for each of `apart`: the one it follows.
+std::vector<int> WithApart(const std::vector<graph::NodeId>& source,
+                           const std::vector<graph::NodeId>& apart,
+                           const std::vector<int>& forward_device);
+// Placement::gradients_apart of such an extended placement: the nodes of
+// `apart` not on the device they would follow, with their devices' names.
+std::vector<std::pair<std::string, std::string>> GradientsApart(
+    const graph::Graph& training, const std::vector<graph::NodeId>& source,
+    const std::vector<graph::NodeId>& apart, size_t forward_size, const std::vector<int>& placed,
+    const cluster::Cluster& c);
 
 // Writes atomically, ops in graph order.
 graph::Status WritePlacement(const std::string& path, const Placement& p);

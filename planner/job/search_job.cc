@@ -131,6 +131,32 @@ void PrintOpsWithoutKernels(std::FILE* log, const graph::Graph& training) {
       no_kernel.size(), list.c_str());
 }
 
+// --gradients heavy: the gradient ops the climbs may place apart
+// (refine::HeavyGradientOps on the simulator of `s`'s context) into
+// s->context.apart. Prints them.
+graph::Status ChooseGradientsApart(Session* s) {
+  const double fraction = s->options.gradients_apart_fraction;
+  if (fraction <= 0) return graph::Status::Ok();
+  GRAPH_ASSIGN_OR_RETURN(
+      const sim::Simulator costs,
+      sim::Simulator::Create(s->setup->training.graph, s->cluster(), s->context.profile));
+  s->context.apart = refine::HeavyGradientOps(costs, s->forward(), s->num_devices(), fraction);
+  std::string names;
+  for (size_t k = 0; k < s->context.apart.size(); ++k) {
+    if (k == 3) {
+      names += " and " + std::to_string(s->context.apart.size() - 3) + " more";
+      break;
+    }
+    names += (k ? ", " : ": ") + s->setup->training.graph.node(s->context.apart[k]).name;
+  }
+  Say(s->log(),
+      "gradients: %zu gradient op(s) may run apart from their op (--gradients heavy: each "
+      "at least %g%% of the %s dependency bound on its fastest device)%s\n",
+      s->context.apart.size(), 100 * fraction,
+      frontend::FormatMs(costs.DependencyBoundSeconds()).c_str(), names.c_str());
+  return graph::Status::Ok();
+}
+
 // Loads `s`'s inputs (model, devices, profile, reward source) and prints what
 // it will search.
 graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
@@ -161,6 +187,7 @@ graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
     s->recalibration = std::make_unique<Recalibration>(s->cluster());
     s->context.observer = s->recalibration.get();
   }
+  GRAPH_RETURN_IF_ERROR(ChooseGradientsApart(s));
   GRAPH_ASSIGN_OR_RETURN(s->hardware, sources::MakeRewardSource(o.reward, s->context));
   if (s->real_rewards()) s->memo.emplace(*s->hardware);
   s->reward = s->memo ? &*s->memo : s->hardware.get();
@@ -211,6 +238,7 @@ graph::Status StartRun(Session& s, Run* run) {
   GRAPH_ASSIGN_OR_RETURN(run->search,
                          search::Search::Create(s.forward(), s.num_devices(), o.search, o.seed));
   search::Search& search = *run->search;
+  search.AllowApart(static_cast<int>(s.context.apart.size()));
   run->resumed = !o.resume_path.empty();
   if (run->resumed) {
     GRAPH_RETURN_IF_ERROR(search.Load(o.resume_path, s.identity));
@@ -393,6 +421,12 @@ placement::Placement Session::PlacementOf(const search::BestPlacement& b, double
   placement::Placement p = placement::MakePlacement(
       options.model_path, forward(), identity.model_digest, options.devices_path, cluster(),
       searched ? b.method : "baseline " + b.method, b.device_of_node);
+  if (b.device_of_node.size() > static_cast<size_t>(forward().size())) {
+    const graph::Graph& training = setup->training.graph;
+    p.gradients_apart = placement::GradientsApart(
+        training, placement::ForwardSourceOfNode(training, forward()), context.apart,
+        forward().size(), b.device_of_node, cluster());
+  }
   (real_rewards() ? p.measured_step_s : p.simulated_step_s) = b.step_s;
   p.search = {{"iterations", iterations},
               {"seconds", std::round(seconds * 10) / 10},
@@ -421,8 +455,11 @@ graph::Status Session::WriteUnverified(const search::BestPlacement& b, double se
 
 graph::Status Session::Export(const std::vector<int>& device_of_node,
                               const std::string& method) const {
+  // The forward graph's part (--gradients heavy refuses the exports).
+  const std::vector<int> forward_device(device_of_node.begin(),
+                                        device_of_node.begin() + forward().size());
   return WriteExports({options.export_graphdef_path, options.export_modules_path}, forward(),
-                      cluster(), device_of_node, options.model_path, options.devices_path, method,
+                      cluster(), forward_device, options.model_path, options.devices_path, method,
                       log());
 }
 
@@ -450,6 +487,23 @@ graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
       return graph::InvalidArgument(std::string(flag) +
                                     " goes with --budget, a hill climb and --order policy-first "
                                     "(not --patience 0)");
+    }
+  }
+  if (o.gradients_apart_fraction > 0) {
+    if (o.reward == "fleet") {
+      return graph::InvalidArgument(
+          "--gradients heavy goes with --reward sim or real (a fleet's workers run every "
+          "gradient with its op)");
+    }
+    if (o.refine_s == 0) {
+      return graph::InvalidArgument(
+          "--gradients heavy: the hill climb places the gradients, and --refine 0 turns it off");
+    }
+    if (!o.export_graphdef_path.empty() || !o.export_modules_path.empty()) {
+      return graph::InvalidArgument(
+          std::string(o.export_graphdef_path.empty() ? "--export-modules" : "--export-graphdef") +
+          " carries the devices of the model's own ops, and a gradient runs with its op there: "
+          "it cannot carry --gradients heavy's placement (use the placement file)");
     }
   }
   if (o.climb_first && (!o.budget_s || o.refine_s == 0 || o.reward != "sim")) {

@@ -42,6 +42,12 @@
 
 namespace planner::job {
 
+// --gradients heavy: a gradient op whose kernel takes at least 1% of the
+// simulator's dependency bound may run apart from its op. On the paper's
+// models that is the softmax's gradient MatMuls and the larger convolutions'
+// gradients (docs/search.md, "Gradients apart").
+inline constexpr double kHeavyGradientFraction = 0.01;
+
 struct SearchJobOptions {
   std::string model_path;    // a model file (GraphDef, TensorFlow.js, ONNX)
   std::string devices_path;  // a devices file (docs/file-formats.md)
@@ -88,6 +94,13 @@ struct SearchJobOptions {
   // The climbs' moves simulated with the incumbent's time as the simulator's
   // cutoff (refine::RefineOptions::cutoff), or each to its end.
   bool cutoff = true;
+  // Gradient ops the climbs may place apart from the op they differentiate:
+  // those whose kernel on its fastest device takes at least this fraction of
+  // the simulator's dependency bound (refine::HeavyGradientOps; --gradients
+  // heavy: kHeavyGradientFraction). 0 (--gradients colocated, the default):
+  // every gradient runs with its op, as PyTorch's autograd and TensorFlow's
+  // colocate_gradients_with_ops run them, so every export can carry the result.
+  double gradients_apart_fraction = 0;
   uint64_t seed = 1;
   int steps = 5;  // real rewards: timed steps per placement
   // Real rewards: before the climb, refit its simulator to the steps the

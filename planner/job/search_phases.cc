@@ -108,12 +108,13 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
       options.kick_placement ? std::to_string(r.kicks_guided) + " onto the policy's samples, " : "";
   Say(log, "refine: from %zu start(s) (%s), continued from %s\n", out.starts.size(), from.c_str(),
       out.starts[out.result.chosen].method.c_str());
-  const std::string runs =
+  std::string runs =
       r.runs > 0 ? " and " + std::to_string(r.runs) + " runs of sibling scopes" : "";
+  if (r.apart > 0) runs += ", " + std::to_string(r.apart) + " gradient ops apart";
   Say(log,
       "refine: %d name scopes%s, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "
       "ops moved), %d kicks (%s%d kept), %.1f s: %s -> %s\n",
-      r.units - r.runs, runs.c_str(), r.evaluated, r.kept, r.sweeps, r.critical_kept,
+      r.units - r.runs - r.apart, runs.c_str(), r.evaluated, r.kept, r.sweeps, r.critical_kept,
       r.critical_tried, r.kicks, guided.c_str(), r.kicks_kept, r.seconds,
       frontend::FormatMs(out.starts[0].step_s).c_str(), frontend::FormatMs(r.step_s).c_str());
   if (options.cutoff) {

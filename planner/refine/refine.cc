@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <random>
 #include <unordered_map>
 
 #include "placement/placement.h"
+#include "sim/simulator.h"
 #include "sim/timeline.h"
 
 namespace planner::refine {
@@ -109,6 +111,52 @@ std::vector<std::vector<graph::NodeId>> Neighbours(const graph::Graph& g) {
   return out;
 }
 
+// [executed node] the placed slot whose device it takes: its forward node's
+// (`source`), or forward.size() + k for apart[k]; -1: device 0.
+std::vector<graph::NodeId> SlotOfExecuted(std::vector<graph::NodeId> source,
+                                          const std::vector<graph::NodeId>& apart,
+                                          int forward_size) {
+  for (size_t k = 0; k < apart.size(); ++k) {
+    source[apart[k]] = forward_size + static_cast<graph::NodeId>(k);
+  }
+  return source;
+}
+
+// Neighbours of the forward graph, and of each apart slot: the slots of the
+// executed nodes it reads from (the op it follows among them, or its inputs').
+std::vector<std::vector<graph::NodeId>> PlacedNeighbours(const graph::Graph& forward,
+                                                         const graph::Graph& executed,
+                                                         const std::vector<graph::NodeId>& slot,
+                                                         const std::vector<graph::NodeId>& apart) {
+  std::vector<std::vector<graph::NodeId>> out = Neighbours(forward);
+  out.resize(forward.size() + apart.size());
+  for (size_t k = 0; k < apart.size(); ++k) {
+    const graph::NodeId me = slot[apart[k]];
+    std::vector<graph::NodeId> near;
+    for (const graph::TensorRef& in : executed.node(apart[k]).inputs) near.push_back(slot[in.node]);
+    for (graph::NodeId in : executed.node(apart[k]).control_inputs) near.push_back(slot[in]);
+    for (graph::NodeId n : near) {
+      if (n < 0 || n == me) continue;
+      out[me].push_back(n);
+      out[n].push_back(me);
+    }
+  }
+  return out;
+}
+
+// Each apart slot as a unit of its own, first (they are few, and the heaviest
+// ops), then the name-scope units.
+std::vector<std::vector<graph::NodeId>> WithApartUnits(
+    std::vector<std::vector<graph::NodeId>> units, int forward_size, size_t apart) {
+  std::vector<std::vector<graph::NodeId>> out;
+  out.reserve(apart + units.size());
+  for (size_t k = 0; k < apart; ++k) {
+    out.push_back({forward_size + static_cast<graph::NodeId>(k)});
+  }
+  for (auto& unit : units) out.push_back(std::move(unit));
+  return out;
+}
+
 // One Refine: the sweeps over units and critical-path ops, then the kicks.
 class Climber {
  public:
@@ -120,14 +168,20 @@ class Climber {
         options_(options),
         stop_(stop),
         t0_(Clock::now()),
-        units_(NameScopeUnits(forward, options.sibling_runs, &runs_)),
-        units_of_node_(UnitsOfNode(units_, forward.size())),
-        neighbours_(Neighbours(forward)),
+        apart_(reward.apart()),
+        placed_(forward.size() + static_cast<int>(apart_.size())),
+        units_(WithApartUnits(NameScopeUnits(forward, options.sibling_runs, &runs_),
+                              forward.size(), apart_.size())),
+        units_of_node_(UnitsOfNode(units_, placed_)),
         executed_(reward.executed_graph()),
-        source_(placement::ForwardSourceOfNode(executed_, forward)) {}
+        source_(placement::ForwardSourceOfNode(executed_, forward)),
+        slot_(SlotOfExecuted(source_, apart_, forward.size())),
+        neighbours_(PlacedNeighbours(forward, executed_, slot_, apart_)) {}
 
+  // `start` places the forward graph, or also the apart slots.
   RefineResult Run(const std::vector<int>& start, double start_s) {
-    r_ = RefineResult{start, start_s, static_cast<int>(units_.size()), runs_};
+    r_ = RefineResult{Placed(start), start_s, static_cast<int>(units_.size()), runs_};
+    r_.apart = static_cast<int>(apart_.size());
     if (!options_.start_converged) {
       Climb(r_.device_of_node, r_.step_s, AllAwake(), /*verify=*/true);
     }
@@ -148,6 +202,14 @@ class Climber {
   static constexpr int kKickDoublings = 4;
 
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
+
+  // A placement of the forward graph with the apart slots on the devices their
+  // ops follow; one that has them already as it is.
+  std::vector<int> Placed(const std::vector<int>& device_of_node) const {
+    if (static_cast<int>(device_of_node.size()) == placed_) return device_of_node;
+    assert(static_cast<int>(device_of_node.size()) == forward_.size());
+    return placement::WithApart(source_, apart_, device_of_node);
+  }
 
   bool OutOfTime() {
     if (options_.stall_s > 0 && kicks_gained_s_ &&
@@ -200,9 +262,9 @@ class Climber {
     sim::StepStats step;
     if (!reward_.Timeline(current, &step).status.ok()) return out;
     const std::vector<sim::CriticalOp> path = sim::CriticalPath(executed_, step);
-    std::vector<char> added(forward_.size(), 0);
+    std::vector<char> added(placed_, 0);
     auto add = [&](graph::NodeId executed_node) {
-      const graph::NodeId f = source_[executed_node];
+      const graph::NodeId f = slot_[executed_node];
       if (f >= 0 && !added[f]) {
         added[f] = 1;
         out.push_back({f});
@@ -225,7 +287,7 @@ class Climber {
     std::vector<char> nodes;
   };
   Awake AllAwake() const {
-    return {std::vector<char>(units_.size(), 1), std::vector<char>(forward_.size(), 1)};
+    return {std::vector<char>(units_.size(), 1), std::vector<char>(placed_, 1)};
   }
 
   // Wakes every unit holding a node of `unit` or one next to it in the graph,
@@ -307,7 +369,7 @@ class Climber {
         continue;
       }
       if (!verify || every_op || OutOfTime()) break;
-      awake.nodes.assign(forward_.size(), 1);
+      awake.nodes.assign(placed_, 1);
     }
   }
 
@@ -373,7 +435,8 @@ class Climber {
   bool KickTowards(uint64_t kick, int kick_units, std::mt19937_64& rng, std::vector<int>& current,
                    std::vector<size_t>& kicked) const {
     if (!options_.kick_placement) return false;
-    const std::vector<int> towards = options_.kick_placement(kick);
+    std::vector<int> towards = options_.kick_placement(kick);
+    if (towards.size() == static_cast<size_t>(forward_.size())) towards = Placed(towards);
     if (towards.size() != current.size()) return false;
     std::vector<size_t> differing;
     for (size_t u = 0; u < units_.size(); ++u) {
@@ -401,11 +464,15 @@ class Climber {
   const volatile std::sig_atomic_t* stop_;
   const Clock::time_point t0_;
   int runs_ = 0;  // set by units_'s initialiser, so declared before it
-  const std::vector<std::vector<graph::NodeId>> units_;
-  const std::vector<std::vector<int>> units_of_node_;         // [forward node]
-  const std::vector<std::vector<graph::NodeId>> neighbours_;  // [forward node]
+  // RewardSource::apart: slot forward.size() + k of a placement is apart[k]'s device.
+  const std::vector<graph::NodeId>& apart_;
+  const int placed_;  // slots of a placement: the forward nodes, then the apart ones
+  const std::vector<std::vector<graph::NodeId>> units_;  // of slots
+  const std::vector<std::vector<int>> units_of_node_;    // [slot]
   const graph::Graph& executed_;
   const std::vector<graph::NodeId> source_;  // [executed node] its forward node; -1: none
+  const std::vector<graph::NodeId> slot_;    // [executed node] SlotOfExecuted
+  const std::vector<std::vector<graph::NodeId>> neighbours_;  // [slot]
   RefineResult r_;
   std::optional<double> kicks_gained_s_;  // set when the kicks start
   double gained_to_s_ = 0;
@@ -468,11 +535,36 @@ MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
   RefineResult r =
       Refine(forward, num_devices, reward, best->device_of_node, best->step_s, rest, stop);
   add(r);
+  total.apart = r.apart;
   total.device_of_node = std::move(r.device_of_node);
   total.step_s = r.step_s;
   total.stalled = r.stalled;
   total.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   out.refine = std::move(total);
+  return out;
+}
+
+std::vector<graph::NodeId> HeavyGradientOps(const sim::Simulator& sim, const graph::Graph& forward,
+                                            int num_devices, double fraction) {
+  const graph::Graph& training = sim.graph();
+  const std::vector<graph::NodeId> source = placement::ForwardSourceOfNode(training, forward);
+  const double least_s = fraction * sim.DependencyBoundSeconds();
+  std::vector<graph::NodeId> out;
+  for (graph::NodeId id = 0; id < training.size(); ++id) {
+    const graph::NodeId f = source[id];
+    // Gradients are colocated with their op; a synthetic loss's nodes are not.
+    if (f < 0 || !sim.Scheduled(id) || training.node(id).colocation.empty() ||
+        forward.Find(training.node(id).name) >= 0) {
+      continue;
+    }
+    const graph::NodeId op = training.Find(forward.node(f).name);
+    if (op < 0 || !sim.Scheduled(op)) continue;
+    double fastest = std::numeric_limits<double>::infinity();
+    for (int d = 0; d < num_devices; ++d) {
+      if (sim.OpSeconds(id, d) >= 0) fastest = std::min(fastest, sim.OpSeconds(id, d));
+    }
+    if (std::isfinite(fastest) && fastest >= least_s) out.push_back(id);
+  }
   return out;
 }
 

@@ -88,10 +88,13 @@ struct RefineOptions {
 };
 
 struct RefineResult {
-  std::vector<int> device_of_node;  // of the forward graph
+  // Of the forward graph, then, when the reward source has RewardSource::apart,
+  // one device for each of those gradient ops.
+  std::vector<int> device_of_node;
   double step_s = 0;
-  int units = 0;           // name scopes moved as one...
+  int units = 0;           // units moved as one...
   int runs = 0;            // ...of which runs of sibling scopes (RefineOptions::sibling_runs)
+  int apart = 0;           // ...and single gradient ops (RewardSource::apart); the rest scopes
   int evaluated = 0;       // candidate placements evaluated...
   int cut_off = 0;         // ...of which the source stopped early (RefineOptions::cutoff)
   int kept = 0;            // moves kept
@@ -105,7 +108,10 @@ struct RefineResult {
   bool stalled = false;  // ended by stall_s, with time left
 };
 
-// Starts from `start` (which ran in `start_s` seconds per step).
+// Starts from `start` (which ran in `start_s` seconds per step): a placement of
+// the forward graph, whose gradients follow their ops, or one that places the
+// reward source's apart gradient ops too. When the source has them, each is a
+// unit of the climb, tried before the scopes.
 RefineResult Refine(const graph::Graph& forward, int num_devices,
                     const rewards::RewardSource& reward, const std::vector<int>& start,
                     double start_s, const RefineOptions& options,
@@ -134,5 +140,15 @@ MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
                                   const std::vector<RefineStart>& starts,
                                   const RefineOptions& options,
                                   const volatile std::sig_atomic_t* stop);
+
+// The gradient ops a search may place apart from the op they differentiate
+// (RewardContext::apart; planner search --gradients heavy): nodes that `sim`'s
+// training graph adds to `forward`, that follow a forward op running a kernel
+// (a gradient, not a parameter's update or accumulator), and whose kernel on
+// its fastest device takes at least `fraction` of the simulator's dependency
+// bound. In id order. Why: the heaviest gradients (a softmax's two gradient
+// MatMuls, each as long as its forward MatMul) otherwise queue on one device.
+std::vector<graph::NodeId> HeavyGradientOps(const sim::Simulator& sim, const graph::Graph& forward,
+                                            int num_devices, double fraction);
 
 }  // namespace planner::refine

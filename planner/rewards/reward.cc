@@ -56,6 +56,11 @@ std::vector<Evaluation> EvaluateEach(const RewardSource& reward, size_t n,
   return results;
 }
 
+const std::vector<graph::NodeId>& RewardSource::apart() const {
+  static const std::vector<graph::NodeId> kNone;
+  return kNone;
+}
+
 std::vector<Evaluation> RewardSource::EvaluateBatch(
     const std::vector<std::vector<int>>& placements) const {
   return EvaluateEach(*this, placements.size(), [&](size_t j) { return Evaluate(placements[j]); });

@@ -57,7 +57,10 @@ class RewardSource {
  public:
   virtual ~RewardSource() = default;
   virtual const char* name() const = 0;  // "sim", "real", "fleet"
-  // `forward_device[i]` indexes the cluster's devices for forward node i.
+  // `forward_device[i]` indexes the cluster's devices for forward node i. A
+  // source made with RewardContext::apart also takes placements one device
+  // longer for each of them (placement::DeviceOfPlaced); any placement here
+  // may be either length.
   virtual Evaluation Evaluate(const std::vector<int>& forward_device) const = 0;
   // One evaluation per placement, in order. By default Evaluate on as many
   // threads as there are cores when the source is concurrent, else in turn; a
@@ -89,6 +92,11 @@ class RewardSource {
   // True when every op of the placement runs in the same process at once, so
   // evaluations may be spread over threads (sim); false for real devices.
   virtual bool concurrent() const = 0;
+  // RewardContext::apart: the gradient ops a placement may place apart from
+  // their op (nodes of the training graph), in the order their devices follow
+  // the forward nodes'; empty for a source that places every gradient with
+  // its op (the fleet's, and any made without them).
+  virtual const std::vector<graph::NodeId>& apart() const;
 };
 
 struct RewardContext {
@@ -105,6 +113,10 @@ struct RewardContext {
   std::string fleet = {};
   // real: told of each measured step (not owned; outlives the source), or null.
   StepObserver* observer = nullptr;
+  // sim, real: gradient ops of the training graph that placements may put on
+  // their own devices (RewardSource::apart; planner/refine/refine.h,
+  // HeavyGradientOps). Empty: every gradient follows its op.
+  std::vector<graph::NodeId> apart = {};
 };
 
 // Op and transfer costs for the baselines that plan on them (etf, metis, scotch): the

@@ -40,6 +40,7 @@ class RememberingReward : public RewardSource {
   double LowerBoundSeconds() const override { return inner_.LowerBoundSeconds(); }
   const sim::Simulator* simulator() const override { return inner_.simulator(); }
   bool concurrent() const override { return inner_.concurrent(); }
+  const std::vector<graph::NodeId>& apart() const override { return inner_.apart(); }
 
   int distinct() const;  // placements evaluated by the wrapped source
   // Every placement the wrapped source evaluated without error, with its step time.

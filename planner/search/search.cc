@@ -13,6 +13,7 @@
 #include <torch/utils.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -67,10 +68,15 @@ struct Search::Impl {
   // Shows the policy the best placement so far, once per update (samples and
   // their PPO re-scores must see the same one); HierarchicalPolicy::SetIncumbent
   // says what it uses it for.
-  void ShowIncumbent() { policy->SetIncumbent(best ? best->device_of_node : std::vector<int>{}); }
+  void ShowIncumbent() { policy->SetIncumbent(best ? BestForward() : std::vector<int>{}); }
+  // The best placement's devices of the forward graph (without apart slots).
+  std::vector<int> BestForward() const {
+    return {best->device_of_node.begin(), best->device_of_node.begin() + num_ops};
+  }
 
   SearchOptions o;
   int num_ops;
+  int apart = 0;  // AllowApart
   HierarchicalPolicy policy;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   at::Generator gen;
@@ -206,8 +212,12 @@ GrouperChoice Search::ChooseGrouper(const std::vector<int>& device_of_node) {
 
 bool Search::places_scopes() const { return impl_->policy->places_scopes(); }
 
+void Search::AllowApart(int slots) { impl_->apart = slots; }
+
 bool Search::Offer(const std::string& method, const std::vector<int>& device_of_node,
                    const rewards::Evaluation& e, int iteration) {
+  assert(static_cast<int>(device_of_node.size()) == impl_->num_ops ||
+         static_cast<int>(device_of_node.size()) == impl_->num_ops + impl_->apart);
   if (!e.status.ok()) return false;
   if (impl_->best && impl_->best->step_s <= e.step_s) return false;
   impl_->best = BestPlacement{method, e.step_s, device_of_node, iteration, impl_->elapsed_s};
@@ -363,7 +373,7 @@ struct UpdateBatch {
 void Search::Impl::AddDemonstration(UpdateBatch* batch, std::vector<float>* costs) {
   if (!o.imitate_best || !best) return;
   std::vector<int> device_of_group;
-  const std::vector<int> groups = policy->GroupsFollowing(best->device_of_node, &device_of_group);
+  const std::vector<int> groups = policy->GroupsFollowing(BestForward(), &device_of_group);
   batch->samples.push_back(
       policy->Score(at::tensor(std::vector<int64_t>(groups.begin(), groups.end())),
                     at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()))
@@ -690,11 +700,21 @@ graph::Status Search::LoadOrThrow(const std::string& path, const SearchIdentity&
     b.found_at_s = v.toDouble();
     at::Tensor devices_t;
     root.read("best_devices", devices_t);
-    if (devices_t.dim() != 1 || devices_t.size(0) != s.num_ops)
+    if (devices_t.dim() != 1 ||
+        (devices_t.size(0) != s.num_ops && devices_t.size(0) != s.num_ops + s.apart)) {
+      if (devices_t.dim() == 1 && devices_t.size(0) > s.num_ops) {
+        return graph::InvalidArgument(
+            path + ": its best placement places " +
+            std::to_string(devices_t.size(0) - s.num_ops) +
+            " gradient op(s) apart from their op and this search " +
+            (s.apart ? std::to_string(s.apart) : std::string("none")) +
+            ": resume with the --gradients setting it was made with");
+      }
       return graph::InvalidArgument(path + ": a corrupt checkpoint (best placement)");
+    }
     devices_t = devices_t.to(at::kLong).contiguous();
     const int64_t* p = devices_t.data_ptr<int64_t>();
-    for (int64_t i = 0; i < s.num_ops; ++i) {
+    for (int64_t i = 0; i < devices_t.size(0); ++i) {
       if (p[i] < 0 || p[i] >= devices)
         return graph::InvalidArgument(path + ": a corrupt checkpoint (device index)");
       b.device_of_node.push_back(static_cast<int>(p[i]));

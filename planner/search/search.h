@@ -47,9 +47,11 @@ struct SearchIteration {
 };
 
 struct BestPlacement {
-  std::string method;               // "search", or the baseline's ("single:gpu0", "expert")
-  double step_s = 0;                // its reward source's step time
-  std::vector<int> device_of_node;  // of the forward graph
+  std::string method;  // "search", or the baseline's ("single:gpu0", "expert")
+  double step_s = 0;   // its reward source's step time
+  // Of the forward graph; after a climb with the reward source's apart
+  // gradient ops (Search::AllowApart), one device more for each of them.
+  std::vector<int> device_of_node;
   int iteration = 0;                // the update that found it (0: a baseline)
   double found_at_s = 0;            // search time when it was found
 };
@@ -109,6 +111,12 @@ class Search {
   // untouched. Deterministic in `seed` and the policy's parameters. Empty when
   // LibTorch refused (a caller then does without).
   std::vector<int> SamplePlacement(uint64_t seed);
+
+  // Placements offered may also place `slots` gradient ops apart from their op
+  // (rewards::RewardSource::apart), one device each after the forward graph's:
+  // the hill climb's do. The policy sees their forward part; a checkpoint keeps
+  // them, and Load refuses one made with another count. Before Load.
+  void AllowApart(int slots);
 
   // Keeps `device_of_node` as the best if it is faster than the best so far.
   bool Offer(const std::string& method, const std::vector<int>& device_of_node,

@@ -21,6 +21,7 @@ class RealReward : public rewards::RewardSource {
   bool measured() const override { return true; }
   double LowerBoundSeconds() const override { return 0; }
   const graph::Graph& executed_graph() const override { return executed_; }
+  const std::vector<graph::NodeId>& apart() const override { return c_.apart; }
 
   rewards::Evaluation Evaluate(const std::vector<int>& forward_device) const override {
     return Timeline(forward_device, nullptr);
@@ -29,8 +30,9 @@ class RealReward : public rewards::RewardSource {
   rewards::Evaluation Timeline(const std::vector<int>& forward_device,
                                sim::StepStats* stats) const override {
     const graph::Graph& g = c_.training->graph;
-    auto ex = runtime::Executor::Create(g, *c_.cluster,
-                                        placement::DeviceOfSources(source_, forward_device));
+    auto ex = runtime::Executor::Create(
+        g, *c_.cluster,
+        placement::DeviceOfPlaced(source_, c_.apart, c_.forward->size(), forward_device));
     if (!ex.ok()) return {ex.status()};
     runtime::MeasureOptions o;
     o.warmup = c_.warmup;

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -432,6 +433,122 @@ TEST(SearchCommandTest, TheClimbsCutoffStopsMovesEarlyUnlessOff) {
   EXPECT_EQ(off.out.find("refine: the simulator stopped"), std::string::npos) << off.out;
   ExpectUsageError(" --cutoff maybe",
                    "planner search: --cutoff: 'maybe' is not a cutoff setting (on or off)\n");
+}
+
+// x -> MatMul(w0) -> MatMul(w1, 1024 x 8192) on two modelled GPUs: the second
+// MatMul's two gradients, as long as it each, queue on its GPU unless one runs
+// apart (refine_test.cc's SoftmaxProblem, as files).
+std::pair<std::string, std::string> SoftmaxFiles() {
+  auto matrix = [](const std::string& name, int cols) {
+    return "node { name: '" + name +
+           "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value' "
+           "value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1024 } dim { size: " +
+           std::to_string(cols) + " } } float_val: 0.5 } } } }\n";
+  };
+  auto matmul = [](const std::string& name, const std::string& a, const std::string& b) {
+    return "node { name: '" + name + "' op: 'MatMul' input: '" + a + "' input: '" + b +
+           "' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+  };
+  const std::string model = Temp("softmax.pbtxt"), devices = Temp("two-gpus.yaml");
+  EXPECT_TRUE(graph::WriteFileAtomic(
+                  model,
+                  "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT "
+                  "} } attr { key: 'shape' value { shape { dim { size: 1024 } dim { size: 1024 } "
+                  "} } } }\n" +
+                      matrix("w0", 1024) + matrix("w1", 8192) + matmul("enc/m", "x", "w0") +
+                      matmul("soft/m", "enc/m", "w1"))
+                  .ok());
+  EXPECT_TRUE(graph::WriteFileAtomic(
+                  devices,
+                  "devices:\n"
+                  "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, "
+                  "memory_bandwidth: 288GB/s}\n"
+                  "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, "
+                  "memory_bandwidth: 288GB/s}\n"
+                  "default_link: {bandwidth: 16GB/s, latency: 10us}\n")
+                  .ok());
+  return {model, devices};
+}
+
+// "  best found     metis+refine     12.553 ms, ..." -> 12.553
+double BestFoundMs(const std::string& out) {
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(out, m, std::regex("best found +\\S+ +([0-9.,]+) ms"))) << out;
+  std::string digits = m.size() > 1 ? m[1].str() : "0";
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  return std::stod(digits);
+}
+
+TEST(SearchCommandTest, GradientsHeavyRunsAGradientApartThatSimulateReproduces) {
+  const auto [model, devices] = SoftmaxFiles();
+  const std::string out = Temp("apart.yaml"), colocated_out = Temp("colocated.yaml");
+  const std::string base = "search " + model + " " + devices + " --iterations 0 --refine 1s";
+  RunResult colocated = Planner(base + " -o " + colocated_out);
+  ASSERT_EQ(colocated.code, 0) << colocated.err;
+  EXPECT_EQ(colocated.out.find("gradients:"), std::string::npos) << colocated.out;
+  RunResult apart = Planner(base + " --gradients heavy -o " + out);
+  ASSERT_EQ(apart.code, 0) << apart.err;
+  EXPECT_NE(apart.out.find("gradients: 4 gradient op(s) may run apart from their op"),
+            std::string::npos)
+      << apart.out;
+  EXPECT_NE(apart.out.find(", 4 gradient ops apart, "), std::string::npos) << apart.out;
+  const double apart_ms = BestFoundMs(apart.out);
+  EXPECT_LT(apart_ms, 0.95 * BestFoundMs(colocated.out));
+  const std::string file = *graph::ReadFile(out);
+  EXPECT_NE(file.find("gradients_apart:\n  gradients/soft/m/MatMul"), std::string::npos) << file;
+  EXPECT_EQ(graph::ReadFile(colocated_out)->find("gradients_apart"), std::string::npos);
+  // The file is the placement the search timed: simulate gives its time.
+  RunResult simulated = Planner("simulate " + model + " " + devices + " --placement " + out);
+  ASSERT_EQ(simulated.code, 0) << simulated.err;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "simulated step time: %.3f ms", apart_ms);
+  EXPECT_NE(simulated.out.find(expected), std::string::npos) << simulated.out;
+}
+
+// With --order climb-first the climb's result, gradients apart, is the
+// search's best, which the checkpoint keeps: a resume needs the same setting.
+TEST(SearchCommandTest, AResumeKeepsTheGradientsSettingOfItsCheckpoint) {
+  const auto [model, devices] = SoftmaxFiles();
+  const std::string out = Temp("climbed.yaml");
+  RunResult first = Planner("search " + model + " " + devices +
+                            " --budget 2s --order climb-first --refine 1s --gradients heavy -o " +
+                            out);
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string resume = "search " + model + " " + devices +
+                             " --budget 3s --order climb-first --refine 1s --resume " + out +
+                             ".ckpt --checkpoint " + Temp("again.ckpt");
+  RunResult without = Planner(resume);
+  EXPECT_EQ(without.code, 1);
+  EXPECT_EQ(without.err, "planner search: " + out +
+                             ".ckpt: its best placement places 4 gradient op(s) apart from their "
+                             "op and this search none: resume with the --gradients setting it "
+                             "was made with\n");
+  RunResult with = Planner(resume + " --gradients heavy");
+  EXPECT_EQ(with.code, 0) << with.err;
+  EXPECT_NE(with.out.find("resumed "), std::string::npos) << with.out;
+}
+
+TEST(SearchCommandTest, GradientsHeavyIsRefusedWhereItsPlacementCannotGo) {
+  const std::pair<const char*, const char*> cases[] = {
+      {" --gradients heavy --refine 0",
+       "planner search: --gradients heavy: the hill climb places the gradients, and --refine 0 "
+       "turns it off\n"},
+      {" --gradients heavy --export-modules MODULES",
+       "planner search: --export-modules carries the devices of the model's own ops, and a "
+       "gradient runs with its op there: it cannot carry --gradients heavy's placement (use the "
+       "placement file)\n"},
+      {" --gradients heavy --export-graphdef PB",
+       "planner search: --export-graphdef carries the devices of the model's own ops, and a "
+       "gradient runs with its op there: it cannot carry --gradients heavy's placement (use the "
+       "placement file)\n"},
+      {" --gradients some",
+       "planner search: --gradients: 'some' is not a gradient placement (colocated or heavy)\n"}};
+  for (const auto& [flags, err] : cases) {
+    std::string f = flags;
+    f = std::regex_replace(f, std::regex("MODULES"), Temp("modules.yaml"));
+    f = std::regex_replace(f, std::regex("PB"), Temp("placed.pb"));
+    ExpectUsageError(f, err);
+  }
 }
 
 TEST(SearchCommandTest, BadFlagsAreUsageErrors) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/shape_inference.h"
@@ -237,6 +239,89 @@ TEST(CanonicalDevicesTest, PlacementsThatSwapIdenticalGpusCompareEqual) {
 
 TEST(CanonicalDevicesTest, RealDevicesKeepTheirNumbers) {
   EXPECT_EQ(CanonicalDevices({1, 1, 0}, Devices()), (std::vector<int>{1, 1, 0}));
+}
+
+// x times a parameter w: its training graph has w's gradient (a MatMul
+// colocated with m) and w's update (colocated with w).
+struct Trained {
+  graph::Graph forward;
+  graph::TrainingGraph training;
+  Trained() {
+    auto g = graph::ParseTextGraphDef(
+        "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+        "attr { key: 'shape' value { shape { dim { size: 4 } dim { size: 4 } } } } }\n"
+        "node { name: 'w' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: "
+        "'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } dim { size: 4 } "
+        "} float_val: 0.5 } } } }\n"
+        "node { name: 'm' op: 'MatMul' input: 'x' input: 'w' attr { key: 'T' value { type: "
+        "DT_FLOAT } } }\n",
+        "xw.pbtxt");
+    EXPECT_TRUE(g.ok()) << g.status().message();
+    forward = std::move(g).value();
+    graph::InferShapes(forward);
+    auto t = graph::BuildTrainingGraph(forward, {});
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    training = std::move(t).value();
+  }
+  // The first node of type `op` that training added.
+  std::string NodeOf(const std::string& op) const {
+    for (const graph::Node& n : training.graph.nodes()) {
+      if (n.op == op && forward.Find(n.name) < 0) return n.name;
+    }
+    ADD_FAILURE() << "no " << op;
+    return "";
+  }
+};
+
+TEST(PlacementTest, GradientsApartReadBackAndRunOnTheirOwnDevices) {
+  Trained t;
+  Placement p = SingleDevicePlacement(t.forward, "cpu0");
+  const std::string gradient = t.NodeOf("MatMul");  // w's gradient
+  p.gradients_apart = {{gradient, "cpu1"}};
+  const std::string path = planner_test::ScratchDir() + "/apart.yaml";
+  ASSERT_TRUE(WritePlacement(path, p).ok());
+  auto back = ReadPlacement(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->gradients_apart, p.gradients_apart);
+  auto devices = TrainingDevices(*back, t.training.graph, t.forward, Devices(), path);
+  ASSERT_TRUE(devices.ok()) << devices.status().message();
+  std::vector<int> expected =
+      TrainingDeviceOfNode(t.training.graph, t.forward, std::vector<int>(t.forward.size(), 0));
+  EXPECT_EQ(std::count(expected.begin(), expected.end(), 1), 0);
+  expected[t.training.graph.Find(gradient)] = 1;
+  EXPECT_EQ(*devices, expected);
+  // Without the section, every gradient follows its op, as before.
+  p.gradients_apart.clear();
+  ASSERT_TRUE(WritePlacement(path, p).ok());
+  EXPECT_EQ(graph::ReadFile(path)->find("gradients_apart"), std::string::npos);
+}
+
+TEST(PlacementTest, AGradientApartThatIsNoGradientOrNoDeviceIsNamed) {
+  Trained t;
+  Placement p = SingleDevicePlacement(t.forward, "cpu0");
+  const std::string not_gradient =
+      "' is not a gradient op (the model's own ops go under 'placement', and a parameter's "
+      "update runs with it)";
+  const std::string update = t.NodeOf("ApplyGradientDescent");
+  const std::pair<std::string, std::string> cases[] = {
+      {"ghost", "p.yaml: gradients_apart: 'ghost' is not a node of the training graph"},
+      {"m", "p.yaml: gradients_apart: 'm" + not_gradient},
+      {update, "p.yaml: gradients_apart: '" + update + not_gradient}};
+  for (const auto& [node, message] : cases) {
+    p.gradients_apart = {{node, "cpu1"}};
+    auto devices = TrainingDevices(p, t.training.graph, t.forward, Devices(), "p.yaml");
+    EXPECT_EQ(devices.status().message(), message);
+  }
+  p.gradients_apart = {{t.NodeOf("MatMul"), "gpu9"}};
+  EXPECT_EQ(TrainingDevices(p, t.training.graph, t.forward, Devices(), "p.yaml").status().message(),
+            "p.yaml: gradients_apart: '" + t.NodeOf("MatMul") +
+                "': device 'gpu9' is not in two.yaml");
+  auto twice = ReadPlacement(Write("twice.yaml",
+                                   "placement: {x: cpu0, w: cpu0, m: cpu0}\n"
+                                   "gradients_apart: {g: cpu1, g: cpu0}\n"));
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("op 'g' is placed twice"), std::string::npos)
+      << twice.status().message();
 }
 
 }  // namespace

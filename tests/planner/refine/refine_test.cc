@@ -7,6 +7,7 @@
 #include <string>
 
 #include "graph/graphdef.h"
+#include "placement/placement.h"
 #include "tests/planner/fake_reward.h"
 #include "tests/planner/search_test_util.h"
 
@@ -421,6 +422,103 @@ TEST(RefineTest, OneStartIsThePlainClimb) {
   EXPECT_EQ(m.chosen, 0);
   EXPECT_EQ(m.refine.device_of_node, plain.device_of_node);
   EXPECT_EQ(m.refine.evaluated, plain.evaluated);
+}
+
+// A softmax-like layer on two GPUs: its two gradient MatMuls (the input's and
+// the weight's), each as long as the forward MatMul, follow it onto one GPU
+// and run one after the other. No placement of the forward graph splits them;
+// with them apart (HeavyGradientOps), the climb runs one on the other GPU.
+struct SoftmaxProblem {
+  graph::Graph g;
+  graph::TrainingGraph t;
+  cluster::Cluster c = testing::SimCluster(2);  // cpu0, gpu0, gpu1
+  std::vector<int> start;
+
+  SoftmaxProblem() {
+    auto matrix = [](const std::string& name, int rows, int cols) {
+      return "node { name: '" + name +
+             "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value' "
+             "value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: " +
+             std::to_string(rows) + " } dim { size: " + std::to_string(cols) +
+             " } } float_val: 0.5 } } } }\n";
+    };
+    auto matmul = [](const std::string& name, const std::string& a, const std::string& b) {
+      return "node { name: '" + name + "' op: 'MatMul' input: '" + a + "' input: '" + b +
+             "' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+    };
+    auto parsed = graph::ParseTextGraphDef(
+        "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+        "attr { key: 'shape' value { shape { dim { size: 1024 } dim { size: 1024 } } } } }\n" +
+            matrix("w0", 1024, 1024) + matrix("w1", 1024, 8192) + matmul("enc/m", "x", "w0") +
+            matmul("soft/m", "enc/m", "w1"),
+        "softmax.pbtxt");
+    EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+    g = std::move(parsed).value();
+    graph::InferShapes(g);
+    auto training = graph::BuildTrainingGraph(g, {});
+    EXPECT_TRUE(training.ok()) << training.status().message();
+    t = std::move(training).value();
+    start.assign(g.size(), 1);  // every op on gpu0
+  }
+
+  std::unique_ptr<rewards::RewardSource> Reward(std::vector<graph::NodeId> apart) const {
+    rewards::RewardContext context{&g, &t, &c, nullptr};
+    context.apart = std::move(apart);
+    auto r = rewards::MakeSimReward(context);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return std::move(r).value();
+  }
+};
+
+TEST(RefineTest, HeavyGradientOpsAreTheGradientsThatTakeAShareOfTheBound) {
+  SoftmaxProblem s;
+  const sim::Simulator sim = testing::SimCosts({s.g, s.t}, s.c);
+  const std::vector<graph::NodeId> heavy = HeavyGradientOps(sim, s.g, 3, 0.2);
+  std::vector<std::string> names;
+  for (graph::NodeId id : heavy) names.push_back(s.t.graph.node(id).name);
+  std::sort(names.begin(), names.end());
+  // soft/m's two gradients; enc/m's one (x needs none) has an eighth of their work.
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"gradients/soft/m/MatMul", "gradients/soft/m/MatMul_1"}));
+  const std::vector<graph::NodeId> all = HeavyGradientOps(sim, s.g, 3, 0);
+  EXPECT_EQ(all.size(), 4u) << "the three gradient MatMuls and the loss's gradient seed";
+  for (graph::NodeId id : all) {
+    const std::string& name = s.t.graph.node(id).name;
+    EXPECT_EQ(s.g.Find(name), -1) << name << ": a forward op";
+    EXPECT_EQ(name.rfind("gradients/", 0), 0u) << name << ": not a gradient (an update?)";
+  }
+  EXPECT_TRUE(HeavyGradientOps(sim, s.g, 3, 1.01).empty()) << "no op is longer than the bound";
+}
+
+TEST(RefineTest, GradientsApartRunWhereNoForwardPlacementCanPutThem) {
+  SoftmaxProblem s;
+  const sim::Simulator sim = testing::SimCosts({s.g, s.t}, s.c);
+  const std::vector<graph::NodeId> heavy = HeavyGradientOps(sim, s.g, 3, 0.2);
+  const auto colocated = s.Reward({});
+  const auto apart = s.Reward(heavy);
+  const double start_s = colocated->Evaluate(s.start).step_s;
+  EXPECT_DOUBLE_EQ(apart->Evaluate(s.start).step_s, start_s) << "a forward placement is as before";
+  const RefineResult with = Refine(s.g, 3, *apart, s.start, start_s, ClimbOnly(), nullptr);
+  const RefineResult without = Refine(s.g, 3, *colocated, s.start, start_s, ClimbOnly(), nullptr);
+  ASSERT_EQ(with.device_of_node.size(), s.g.size() + heavy.size());
+  EXPECT_EQ(without.device_of_node.size(), static_cast<size_t>(s.g.size()));
+  EXPECT_EQ(with.apart, 2);
+  EXPECT_EQ(without.apart, 0);
+  EXPECT_LT(with.step_s, 0.9 * without.step_s);
+  EXPECT_DOUBLE_EQ(apart->Evaluate(with.device_of_node).step_s, with.step_s);
+  const std::vector<graph::NodeId> source = placement::ForwardSourceOfNode(s.t.graph, s.g);
+  const auto listed =
+      placement::GradientsApart(s.t.graph, source, heavy, s.g.size(), with.device_of_node, s.c);
+  ASSERT_FALSE(listed.empty());
+  // What a placement file lists is what was climbed: the training graph's
+  // devices from it match the climb's.
+  placement::Placement p = placement::MakePlacement("softmax.pbtxt", s.g, "", "", s.c, "climb",
+                                                    with.device_of_node);
+  p.gradients_apart = listed;
+  auto devices = placement::TrainingDevices(p, s.t.graph, s.g, s.c, "p.yaml");
+  ASSERT_TRUE(devices.ok()) << devices.status().message();
+  EXPECT_EQ(*devices,
+            placement::DeviceOfPlaced(source, heavy, s.g.size(), with.device_of_node));
 }
 
 }  // namespace
