@@ -11,7 +11,9 @@
 #   bench/best_known.sh offer NAME PLACEMENT...
 #       keeps the fastest of PLACEMENT(s) as NAME's best known when it is faster
 #       in simulation than the kept one (any method's placement of that model:
-#       a search's -o, a baseline's). bench/search_paper.sh offers its results.
+#       a search's -o, a baseline's, with every gradient on its op's device:
+#       one with gradients_apart is refused). bench/search_paper.sh offers its
+#       results.
 #   [MODELS="nmt2 nmt4"] [SEED=1] bench/best_known.sh search [BUDGET] [OUTDIR]
 #       a long search per model (`planner search --order climb-first --budget
 #       BUDGET --refine 5m`; BUDGET 15m by default, so 20 minutes a model), each
@@ -90,6 +92,12 @@ offer() {
   row_of "$name" >/dev/null
   for p in "$@"; do
     [[ -s "$p" ]] || { echo "$name: $p: no such placement file" >&2; continue; }
+    # The best known keep every gradient with its op, as the default search
+    # does; a placement with gradients apart (--gradients heavy) is another race.
+    if grep -q '^gradients_apart:' "$p"; then
+      echo "$name: $p runs gradient ops apart from their op (--gradients heavy): not offered" >&2
+      continue
+    fi
     ms=$(simulated_ms "$name" "$p")
     if [[ -z "$ms" ]]; then
       echo "$name: $p does not simulate on $(devices_of "$name") (not this model's placement?)" >&2

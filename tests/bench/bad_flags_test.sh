@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The bench programs and scripts refuse bad arguments in one line naming the
 # argument (exit 2), before any work: build/bench/climb_speed's --budget,
-# --rounds and --layers, bench/speed_figures.sh's ROUNDS.
+# --rounds and --layers, bench/speed_figures.sh's ROUNDS. And
+# bench/best_known.sh offers no placement with gradients apart (--gradients
+# heavy) as a best known, which keep every gradient with its op.
 # Usage: bad_flags_test.sh CLIMB_SPEED_BIN SOURCE_DIR
 set -uo pipefail
 climb_speed=$1 src=$2
@@ -20,4 +22,14 @@ expect "--rounds must be an integer from 1 to 1000, got 'x'" "$climb_speed" --ro
 expect "--budget must be a number above 0" "$climb_speed" --budget -1
 expect "--layers must be an integer from 1 to 64, got 'a'" "$climb_speed" --layers 2,a
 expect "ROUNDS must be a positive integer, not '0'" bash "$src/bench/speed_figures.sh" 0
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+printf 'placement: {a: gpu0}\ngradients_apart: {g: gpu1}\n' >"$scratch/apart.yaml"
+kept_before=$(cksum <"$src/bench/best-known/nmt2.yaml")
+err=$(bash "$src/bench/best_known.sh" offer nmt2 "$scratch/apart.yaml" 2>&1 >/dev/null)
+if [[ $err != *"apart.yaml runs gradient ops apart from their op (--gradients heavy): not offered"* ||
+  $(cksum <"$src/bench/best-known/nmt2.yaml") != "$kept_before" ]]; then
+  echo "FAILED: best_known.sh offer of a placement with gradients apart: $err"
+  failed=1
+fi
 exit $failed
