@@ -184,9 +184,8 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
                          IsFirstOfTwo(args, "--units", "runs", "scopes", "a kind of unit"));
   GRAPH_ASSIGN_OR_RETURN(o->cutoff,
                          IsFirstOfTwo(args, "--cutoff", "on", "off", "a cutoff setting"));
-  GRAPH_ASSIGN_OR_RETURN(const bool colocated,
-                         IsFirstOfTwo(args, "--gradients", "colocated", "heavy",
-                                      "a gradient placement"));
+  GRAPH_ASSIGN_OR_RETURN(const bool colocated, IsFirstOfTwo(args, "--gradients", "colocated",
+                                                            "heavy", "a gradient placement"));
   o->gradients_apart_fraction = colocated ? 0 : planner::job::kHeavyGradientFraction;
   if (args.Has("--seed")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t seed,

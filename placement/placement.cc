@@ -264,7 +264,8 @@ graph::Result<std::vector<int>> TrainingDevices(const Placement& p, const graph:
                                     "'placement', and a parameter's update runs with it)");
     }
     const int d = c.IndexOf(device);
-    if (d < 0) return graph::InvalidArgument(entry + ": device '" + device + "' is not in " + c.source);
+    if (d < 0)
+      return graph::InvalidArgument(entry + ": device '" + device + "' is not in " + c.source);
     out[id] = d;
   }
   return out;

@@ -423,9 +423,9 @@ placement::Placement Session::PlacementOf(const search::BestPlacement& b, double
       searched ? b.method : "baseline " + b.method, b.device_of_node);
   if (b.device_of_node.size() > static_cast<size_t>(forward().size())) {
     const graph::Graph& training = setup->training.graph;
-    p.gradients_apart = placement::GradientsApart(
-        training, placement::ForwardSourceOfNode(training, forward()), context.apart,
-        forward().size(), b.device_of_node, cluster());
+    p.gradients_apart =
+        placement::GradientsApart(training, placement::ForwardSourceOfNode(training, forward()),
+                                  context.apart, forward().size(), b.device_of_node, cluster());
   }
   (real_rewards() ? p.measured_step_s : p.simulated_step_s) = b.step_s;
   p.search = {{"iterations", iterations},

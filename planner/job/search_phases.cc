@@ -108,8 +108,7 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
       options.kick_placement ? std::to_string(r.kicks_guided) + " onto the policy's samples, " : "";
   Say(log, "refine: from %zu start(s) (%s), continued from %s\n", out.starts.size(), from.c_str(),
       out.starts[out.result.chosen].method.c_str());
-  std::string runs =
-      r.runs > 0 ? " and " + std::to_string(r.runs) + " runs of sibling scopes" : "";
+  std::string runs = r.runs > 0 ? " and " + std::to_string(r.runs) + " runs of sibling scopes" : "";
   if (r.apart > 0) runs += ", " + std::to_string(r.apart) + " gradient ops apart";
   Say(log,
       "refine: %d name scopes%s, %d moves tried, %d kept in %d sweeps (%d of %d critical-path "

@@ -46,9 +46,9 @@ class SimReward : public RewardSource {
   // (sim::Simulator::Run); its timeline into `stats` when given.
   Evaluation Simulate(const std::vector<int>& forward_device, double cutoff_s,
                       sim::StepStats* stats) const {
-    sim::SimResult r = sim_.Run(
-        placement::DeviceOfPlaced(source_, c_.apart, c_.forward->size(), forward_device), loss_,
-        cutoff_s);
+    sim::SimResult r =
+        sim_.Run(placement::DeviceOfPlaced(source_, c_.apart, c_.forward->size(), forward_device),
+                 loss_, cutoff_s);
     Evaluation e{r.status, r.status.ok() ? r.step.seconds : 0.0, r.estimated_ops, r.cut_off};
     if (stats) *stats = std::move(r.step);
     return e;

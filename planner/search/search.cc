@@ -703,12 +703,11 @@ graph::Status Search::LoadOrThrow(const std::string& path, const SearchIdentity&
     if (devices_t.dim() != 1 ||
         (devices_t.size(0) != s.num_ops && devices_t.size(0) != s.num_ops + s.apart)) {
       if (devices_t.dim() == 1 && devices_t.size(0) > s.num_ops) {
-        return graph::InvalidArgument(
-            path + ": its best placement places " +
-            std::to_string(devices_t.size(0) - s.num_ops) +
-            " gradient op(s) apart from their op and this search " +
-            (s.apart ? std::to_string(s.apart) : std::string("none")) +
-            ": resume with the --gradients setting it was made with");
+        return graph::InvalidArgument(path + ": its best placement places " +
+                                      std::to_string(devices_t.size(0) - s.num_ops) +
+                                      " gradient op(s) apart from their op and this search " +
+                                      (s.apart ? std::to_string(s.apart) : std::string("none")) +
+                                      ": resume with the --gradients setting it was made with");
       }
       return graph::InvalidArgument(path + ": a corrupt checkpoint (best placement)");
     }

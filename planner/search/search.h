@@ -52,8 +52,8 @@ struct BestPlacement {
   // Of the forward graph; after a climb with the reward source's apart
   // gradient ops (Search::AllowApart), one device more for each of them.
   std::vector<int> device_of_node;
-  int iteration = 0;                // the update that found it (0: a baseline)
-  double found_at_s = 0;            // search time when it was found
+  int iteration = 0;      // the update that found it (0: a baseline)
+  double found_at_s = 0;  // search time when it was found
 };
 
 // What a checkpoint was made for; a resume must match it.

@@ -458,14 +458,13 @@ std::pair<std::string, std::string> SoftmaxFiles() {
                       matrix("w0", 1024) + matrix("w1", 8192) + matmul("enc/m", "x", "w0") +
                       matmul("soft/m", "enc/m", "w1"))
                   .ok());
-  EXPECT_TRUE(graph::WriteFileAtomic(
-                  devices,
-                  "devices:\n"
-                  "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, "
-                  "memory_bandwidth: 288GB/s}\n"
-                  "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, "
-                  "memory_bandwidth: 288GB/s}\n"
-                  "default_link: {bandwidth: 16GB/s, latency: 10us}\n")
+  EXPECT_TRUE(graph::WriteFileAtomic(devices,
+                                     "devices:\n"
+                                     "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, "
+                                     "memory_bandwidth: 288GB/s}\n"
+                                     "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, "
+                                     "memory_bandwidth: 288GB/s}\n"
+                                     "default_link: {bandwidth: 16GB/s, latency: 10us}\n")
                   .ok());
   return {model, devices};
 }
@@ -510,9 +509,9 @@ TEST(SearchCommandTest, GradientsHeavyRunsAGradientApartThatSimulateReproduces) 
 TEST(SearchCommandTest, AResumeKeepsTheGradientsSettingOfItsCheckpoint) {
   const auto [model, devices] = SoftmaxFiles();
   const std::string out = Temp("climbed.yaml");
-  RunResult first = Planner("search " + model + " " + devices +
-                            " --budget 2s --order climb-first --refine 1s --gradients heavy -o " +
-                            out);
+  RunResult first =
+      Planner("search " + model + " " + devices +
+              " --budget 2s --order climb-first --refine 1s --gradients heavy -o " + out);
   ASSERT_EQ(first.code, 0) << first.err;
   const std::string resume = "search " + model + " " + devices +
                              " --budget 3s --order climb-first --refine 1s --resume " + out +

@@ -313,9 +313,9 @@ TEST(PlacementTest, AGradientApartThatIsNoGradientOrNoDeviceIsNamed) {
     EXPECT_EQ(devices.status().message(), message);
   }
   p.gradients_apart = {{t.NodeOf("MatMul"), "gpu9"}};
-  EXPECT_EQ(TrainingDevices(p, t.training.graph, t.forward, Devices(), "p.yaml").status().message(),
-            "p.yaml: gradients_apart: '" + t.NodeOf("MatMul") +
-                "': device 'gpu9' is not in two.yaml");
+  EXPECT_EQ(
+      TrainingDevices(p, t.training.graph, t.forward, Devices(), "p.yaml").status().message(),
+      "p.yaml: gradients_apart: '" + t.NodeOf("MatMul") + "': device 'gpu9' is not in two.yaml");
   auto twice = ReadPlacement(Write("twice.yaml",
                                    "placement: {x: cpu0, w: cpu0, m: cpu0}\n"
                                    "gradients_apart: {g: cpu1, g: cpu0}\n"));
