@@ -240,6 +240,16 @@ TEST(RefineTest, KicksMoveTheUnitsWhereTheGivenPlacementDiffersOntoIt) {
   EXPECT_EQ(Refine(g, 3, valley, start, 1.0, o, nullptr).device_of_node, random.device_of_node);
 }
 
+// A parsed graph with shapes inferred into *g, and its training graph into *t.
+void Trainable(graph::Result<graph::Graph> parsed, graph::Graph* g, graph::TrainingGraph* t) {
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  *g = std::move(parsed).value();
+  graph::InferShapes(*g);
+  auto training = graph::BuildTrainingGraph(*g, {});
+  ASSERT_TRUE(training.ok()) << training.status().message();
+  *t = std::move(training).value();
+}
+
 // On two modelled GPUs, scope "a" on gpu0 holds a big MatMul of two parameters
 // and a Relu; scope "b" on gpu1 feeds the Relu (a Neg of the input) and reads it
 // (another big MatMul). The Relu's input arrives once a's MatMul has started, so
@@ -274,12 +284,7 @@ struct QueueProblem {
             op("a/m1", "MatMul", "w0", "w1") + op("a/r", "Relu", "b/n") +
             op("b/m2", "MatMul", "a/r", "w2"),
         "queue.pbtxt");
-    EXPECT_TRUE(parsed.ok()) << parsed.status().message();
-    g = std::move(parsed).value();
-    graph::InferShapes(g);
-    auto training = graph::BuildTrainingGraph(g, {});
-    EXPECT_TRUE(training.ok()) << training.status().message();
-    t = std::move(training).value();
+    Trainable(std::move(parsed), &g, &t);
     auto devices = cluster::ParseDevicesYaml(
         "devices:\n"
         "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, memory_bandwidth: 288GB/s}\n"
@@ -452,12 +457,7 @@ struct SoftmaxProblem {
             matrix("w0", 1024, 1024) + matrix("w1", 1024, 8192) + matmul("enc/m", "x", "w0") +
             matmul("soft/m", "enc/m", "w1"),
         "softmax.pbtxt");
-    EXPECT_TRUE(parsed.ok()) << parsed.status().message();
-    g = std::move(parsed).value();
-    graph::InferShapes(g);
-    auto training = graph::BuildTrainingGraph(g, {});
-    EXPECT_TRUE(training.ok()) << training.status().message();
-    t = std::move(training).value();
+    Trainable(std::move(parsed), &g, &t);
     start.assign(g.size(), 1);  // every op on gpu0
   }
 
