@@ -17,7 +17,9 @@
 #     than onto the policy's samples); with SWEEPS=full, the climb alone and the
 #     default search get `--sweeps full` (every name scope every sweep), and with
 #     UNITS=scopes `--units scopes` (the climb moves name scopes only, not runs of them),
-#     and with CUTOFF=off `--cutoff off` (each of the climb's moves simulated to its end);
+#     and with CUTOFF=off `--cutoff off` (each of the climb's moves simulated to its end),
+#     and with GRADIENTS=heavy `--gradients heavy` (the climb may run the heaviest gradient
+#     ops apart from their op; the policy alone, which cannot place them, runs without it);
 # each contender's improvement over the best baseline, the paper's improvement,
 # the best placement known (bench/best_known.sh) and how far the two together
 # are from it, and the simulator's lower bound on any placement's step time
@@ -34,7 +36,7 @@
 # CONTENDERS picks which of the three run ("policy climb both" by default); a
 # contender left out prints "-". REUSE=1 keeps the searches whose logs OUTDIR
 # already holds, so the table can be printed again from them.
-#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=0|60s] [PATIENCE_GAIN=0.5%] [ORDER=climb-first] [KICKS=random] [SWEEPS=full] [UNITS=scopes] [CUTOFF=off] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
+#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=0|60s] [PATIENCE_GAIN=0.5%] [ORDER=climb-first] [KICKS=random] [SWEEPS=full] [UNITS=scopes] [CUTOFF=off] [GRADIENTS=heavy] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
 # configs/search-paper.yaml, "" for the compiled one; MODELS picks rows by name,
@@ -152,11 +154,11 @@ for row in "${rows[@]}"; do
   for seed in $seeds; do
     run policy "$seed" --budget "$budget" --refine 0
     run climb "$seed" --iterations 0 --refine "${total}s" ${SWEEPS:+--sweeps "$SWEEPS"} \
-      ${UNITS:+--units "$UNITS"} ${CUTOFF:+--cutoff "$CUTOFF"}
+      ${UNITS:+--units "$UNITS"} ${CUTOFF:+--cutoff "$CUTOFF"} ${GRADIENTS:+--gradients "$GRADIENTS"}
     run both "$seed" --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
       ${PATIENCE_GAIN:+--patience-gain "$PATIENCE_GAIN"} ${ORDER:+--order "$ORDER"} \
       ${KICKS:+--kicks "$KICKS"} ${SWEEPS:+--sweeps "$SWEEPS"} ${UNITS:+--units "$UNITS"} \
-      ${CUTOFF:+--cutoff "$CUTOFF"}
+      ${CUTOFF:+--cutoff "$CUTOFF"} ${GRADIENTS:+--gradients "$GRADIENTS"}
   done
   log=$(ls "$out/$name"-{both,climb,policy}-s"${seeds%% *}".log 2>/dev/null | head -1 || true)
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4)}' "$log")
@@ -188,9 +190,9 @@ done
 echo
 echo "times in ms; improvements over the best baseline (median [range] over seeds $seeds);"
 echo "policy alone: --budget $budget --refine 0;"
-echo "climb alone: --iterations 0 --refine ${total}s; policy + climb: --budget $budget --refine $refine" \
+echo "climb alone: --iterations 0 --refine ${total}s${GRADIENTS:+ --gradients $GRADIENTS}; policy + climb: --budget $budget --refine $refine" \
   "${PATIENCE:+--patience $PATIENCE} ${PATIENCE_GAIN:+--patience-gain $PATIENCE_GAIN} ${ORDER:+--order $ORDER}" \
-  "${KICKS:+--kicks $KICKS} ${SWEEPS:+--sweeps $SWEEPS} ${UNITS:+--units $UNITS} ${CUTOFF:+--cutoff $CUTOFF}"
+  "${KICKS:+--kicks $KICKS} ${SWEEPS:+--sweeps $SWEEPS} ${UNITS:+--units $UNITS} ${CUTOFF:+--cutoff $CUTOFF} ${GRADIENTS:+--gradients $GRADIENTS}"
 cat "$table"
 if [[ -s "$paired" ]]; then
   echo "seed by seed, how much faster policy + climb ended than the climb alone (+: faster):"

@@ -123,19 +123,35 @@ std::vector<graph::NodeId> SlotOfExecuted(std::vector<graph::NodeId> source,
 }
 
 // Neighbours of the forward graph, and of each apart slot: the slots of the
-// executed nodes it reads from (the op it follows among them, or its inputs').
+// executed nodes it reads from (the op it follows among them, or its inputs')
+// and of those that read it (the gradients' sums, the updates), either way: a
+// move of either changes the transfers between them.
 std::vector<std::vector<graph::NodeId>> PlacedNeighbours(const graph::Graph& forward,
                                                          const graph::Graph& executed,
                                                          const std::vector<graph::NodeId>& slot,
                                                          const std::vector<graph::NodeId>& apart) {
   std::vector<std::vector<graph::NodeId>> out = Neighbours(forward);
   out.resize(forward.size() + apart.size());
+  std::vector<std::vector<graph::NodeId>> near(apart.size());
+  for (size_t k = 0; k < apart.size(); ++k) {
+    for (const graph::TensorRef& in : executed.node(apart[k]).inputs) {
+      near[k].push_back(slot[in.node]);
+    }
+    for (graph::NodeId in : executed.node(apart[k]).control_inputs) near[k].push_back(slot[in]);
+  }
+  std::vector<int> apart_index(executed.size(), -1);
+  for (size_t k = 0; k < apart.size(); ++k) apart_index[apart[k]] = static_cast<int>(k);
+  for (graph::NodeId id = 0; id < executed.size(); ++id) {
+    const graph::Node& node = executed.node(id);
+    auto read = [&](graph::NodeId from) {
+      if (apart_index[from] >= 0) near[apart_index[from]].push_back(slot[id]);
+    };
+    for (const graph::TensorRef& in : node.inputs) read(in.node);
+    for (graph::NodeId in : node.control_inputs) read(in);
+  }
   for (size_t k = 0; k < apart.size(); ++k) {
     const graph::NodeId me = slot[apart[k]];
-    std::vector<graph::NodeId> near;
-    for (const graph::TensorRef& in : executed.node(apart[k]).inputs) near.push_back(slot[in.node]);
-    for (graph::NodeId in : executed.node(apart[k]).control_inputs) near.push_back(slot[in]);
-    for (graph::NodeId n : near) {
+    for (graph::NodeId n : near[k]) {
       if (n < 0 || n == me) continue;
       out[me].push_back(n);
       out[n].push_back(me);
