@@ -18,8 +18,8 @@
 #     default search get `--sweeps full` (every name scope every sweep), and with
 #     UNITS=scopes `--units scopes` (the climb moves name scopes only, not runs of them),
 #     and with CUTOFF=off `--cutoff off` (each of the climb's moves simulated to its end),
-#     and with GRADIENTS=heavy `--gradients heavy` (the climb may run the heaviest gradient
-#     ops apart from their op; the policy alone, which cannot place them, runs without it);
+#     and with GRADIENTS=heavy, all three get `--gradients heavy` (the policy and the climb
+#     may run the heaviest gradient ops apart from their op);
 # each contender's improvement over the best baseline, the paper's improvement,
 # the best placement known (bench/best_known.sh) and how far the two together
 # are from it, and the simulator's lower bound on any placement's step time
@@ -152,7 +152,7 @@ for row in "${rows[@]}"; do
     fi
   }
   for seed in $seeds; do
-    run policy "$seed" --budget "$budget" --refine 0
+    run policy "$seed" --budget "$budget" --refine 0 ${GRADIENTS:+--gradients "$GRADIENTS"}
     run climb "$seed" --iterations 0 --refine "${total}s" ${SWEEPS:+--sweeps "$SWEEPS"} \
       ${UNITS:+--units "$UNITS"} ${CUTOFF:+--cutoff "$CUTOFF"} ${GRADIENTS:+--gradients "$GRADIENTS"}
     run both "$seed" --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
@@ -189,7 +189,7 @@ for row in "${rows[@]}"; do
 done
 echo
 echo "times in ms; improvements over the best baseline (median [range] over seeds $seeds);"
-echo "policy alone: --budget $budget --refine 0;"
+echo "policy alone: --budget $budget --refine 0${GRADIENTS:+ --gradients $GRADIENTS};"
 echo "climb alone: --iterations 0 --refine ${total}s${GRADIENTS:+ --gradients $GRADIENTS}; policy + climb: --budget $budget --refine $refine" \
   "${PATIENCE:+--patience $PATIENCE} ${PATIENCE_GAIN:+--patience-gain $PATIENCE_GAIN} ${ORDER:+--order $ORDER}" \
   "${KICKS:+--kicks $KICKS} ${SWEEPS:+--sweeps $SWEEPS} ${UNITS:+--units $UNITS} ${CUTOFF:+--cutoff $CUTOFF} ${GRADIENTS:+--gradients $GRADIENTS}"

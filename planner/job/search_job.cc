@@ -150,8 +150,9 @@ graph::Status ChooseGradientsApart(Session* s) {
     names += (k ? ", " : ": ") + s->setup->training.graph.node(s->context.apart[k]).name;
   }
   Say(s->log(),
-      "gradients: %zu gradient op(s) may run apart from their op (--gradients heavy: each "
-      "at least %g%% of the %s dependency bound on its fastest device)%s\n",
+      "gradients: %zu gradient op(s) may run apart from their op, placed by the policy and "
+      "the climb (--gradients heavy: each at least %g%% of the %s dependency bound on its "
+      "fastest device)%s\n",
       s->context.apart.size(), 100 * fraction,
       frontend::FormatMs(costs.DependencyBoundSeconds()).c_str(), names.c_str());
   return graph::Status::Ok();
@@ -231,6 +232,17 @@ void ChooseGrouper(const Session& s, const std::optional<refine::RefineStart>& b
       c.scopes ? "name scopes" : "learned", by.c_str(), c.scopes_kept, c.groups, c.scopes_needed);
 }
 
+// Search::AllowApart's argument: the forward node each apart gradient op
+// takes its device from when colocated.
+std::vector<int> ApartFollows(const Session& s) {
+  if (s.context.apart.empty()) return {};
+  const std::vector<graph::NodeId> source =
+      placement::ForwardSourceOfNode(s.setup->training.graph, s.forward());
+  std::vector<int> follows;
+  for (graph::NodeId id : s.context.apart) follows.push_back(source[id]);
+  return follows;
+}
+
 // Creates (or resumes) the search, runs the baselines, warm-starts the policy,
 // joins the parameter server and opens the curve's file.
 graph::Status StartRun(Session& s, Run* run) {
@@ -238,7 +250,7 @@ graph::Status StartRun(Session& s, Run* run) {
   GRAPH_ASSIGN_OR_RETURN(run->search,
                          search::Search::Create(s.forward(), s.num_devices(), o.search, o.seed));
   search::Search& search = *run->search;
-  search.AllowApart(static_cast<int>(s.context.apart.size()));
+  search.AllowApart(ApartFollows(s));
   run->resumed = !o.resume_path.empty();
   if (run->resumed) {
     GRAPH_RETURN_IF_ERROR(search.Load(o.resume_path, s.identity));
@@ -494,10 +506,6 @@ graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
       return graph::InvalidArgument(
           "--gradients heavy goes with --reward sim or real (a fleet's workers run every "
           "gradient with its op)");
-    }
-    if (o.refine_s == 0) {
-      return graph::InvalidArgument(
-          "--gradients heavy: the hill climb places the gradients, and --refine 0 turns it off");
     }
     if (!o.export_graphdef_path.empty() || !o.export_modules_path.empty()) {
       return graph::InvalidArgument(

@@ -22,6 +22,10 @@ constexpr int kShapeDims = 4;
 constexpr int kOwnFeatures = kShapeDims + 5;  // shape, bytes, flops, position, in/out degree
 constexpr int kScopeVocabulary = 128;         // most frequent scopes, then one "other" id
 constexpr int kScopeNumbers = 3;              // indices read from the first 3 scope components
+// An apart slot's initial preference for its op's device (PlaceApart): with 2
+// devices, p(colocated) = e^2 / (e^2 + 1) = 0.88 at first; with 8, 0.51. The
+// colocated placement is where every baseline starts; the search learns away.
+constexpr float kApartStayInit = 2.0f;
 
 // The name scopes of the ops, after the prefix every op shares (a TF.js graph
 // wraps all in one scope). Each op gets the ids of its depth-1 and depth-2
@@ -403,20 +407,70 @@ PolicySample HierarchicalPolicyImpl::Sample(int k, double noise, at::Generator& 
   }
   // Placer: encode the groups, decode a device per group with attention.
   DecodeDevices(s.groups, k, noise, &gen, at::Tensor(), &s);
+  DecideApart(at::Tensor(), &gen, &s);
 
   at::Tensor group_cpu = s.groups.contiguous();
   const int64_t* gp = group_cpu.data_ptr<int64_t>();
   s.group_of_op.assign(gp, gp + ops_);
   const int64_t* dp = s.devices.data_ptr<int64_t>();
   const int G = groups_;
-  s.device_of_op.assign(k, std::vector<int>(ops_));
+  const int K = num_apart();
+  s.device_of_op.assign(k, std::vector<int>(ops_ + K));
   for (int j = 0; j < k; ++j) {
     for (int i = 0; i < ops_; ++i) s.device_of_op[j][i] = static_cast<int>(dp[j * G + gp[i]]);
+  }
+  if (K > 0) {
+    const int64_t* ap = s.apart_devices.data_ptr<int64_t>();
+    for (int j = 0; j < k; ++j) {
+      for (int a = 0; a < K; ++a) s.device_of_op[j][ops_ + a] = static_cast<int>(ap[j * K + a]);
+    }
   }
   return s;
 }
 
-PolicySample HierarchicalPolicyImpl::Score(const at::Tensor& groups, const at::Tensor& devices) {
+void HierarchicalPolicyImpl::PlaceApart(const std::vector<int>& follows) {
+  TORCH_CHECK(!apart_bias_.defined(), "the apart slots are placed once");
+  if (follows.empty()) return;
+  const int64_t K = static_cast<int64_t>(follows.size());
+  std::vector<int64_t> op(K);
+  std::vector<float> has(K);
+  for (int64_t a = 0; a < K; ++a) {
+    TORCH_CHECK(follows[a] < ops_, "apart slot ", a, " follows node ", follows[a], " of ", ops_);
+    op[a] = std::max(follows[a], 0);
+    has[a] = follows[a] >= 0 ? 1.0f : 0.0f;
+  }
+  apart_follows_ = at::tensor(op);
+  apart_has_follow_ = at::tensor(has);
+  apart_bias_ = register_parameter("apart_bias", at::zeros({K, devices_}));
+  apart_stay_ = register_parameter("apart_stay", at::full({K}, kApartStayInit));
+}
+
+void HierarchicalPolicyImpl::DecideApart(const at::Tensor& forced, at::Generator* gen,
+                                         PolicySample* s) {
+  if (!apart_bias_.defined()) return;
+  const int64_t k = s->devices.size(0), K = apart_bias_.size(0);
+  // Each slot's op's device in each placement: its group's.
+  const at::Tensor own = s->devices.index_select(1, s->groups.index_select(0, apart_follows_));
+  const at::Tensor near =
+      at::one_hot(own, devices_).to(at::kFloat) * apart_has_follow_.view({1, K, 1});
+  const at::Tensor logits = apart_bias_.unsqueeze(0) + apart_stay_.view({1, K, 1}) * near;
+  const at::Tensor logp = at::log_softmax(logits, 2);  // [k, K, devices]
+  at::Tensor d;
+  if (forced.defined()) {
+    TORCH_CHECK(forced.size(0) == k && forced.size(1) == K, "apart decisions of shape ",
+                forced.sizes(), " for ", k, " placements of ", K, " slots");
+    d = forced;
+  } else {
+    d = at::multinomial(logp.detach().exp().view({k * K, devices_}), 1, true, *gen).view({k, K});
+  }
+  s->apart_devices = d.contiguous();
+  s->apart_log_prob = logp.gather(2, s->apart_devices.unsqueeze(2)).squeeze(2);
+  if (o_.entropy_weight > 0) s->apart_entropy = -(logp.exp() * logp).sum(2);
+  s->log_prob = s->log_prob + s->apart_log_prob.sum(1);
+}
+
+PolicySample HierarchicalPolicyImpl::Score(const at::Tensor& groups, const at::Tensor& devices,
+                                           const at::Tensor& apart) {
   PolicySample s;
   s.groups = groups;
   if (place_scopes_) {
@@ -427,6 +481,9 @@ PolicySample HierarchicalPolicyImpl::Score(const at::Tensor& groups, const at::T
     if (o_.entropy_weight > 0) s.group_entropy = -(group_logp.exp() * group_logp).sum(1);
   }
   DecodeDevices(groups, static_cast<int>(devices.size(0)), 0, nullptr, devices, &s);
+  TORCH_CHECK(apart.defined() == (num_apart() > 0), "apart decisions for a policy of ", num_apart(),
+              " apart slots");
+  DecideApart(apart, nullptr, &s);
   return s;
 }
 

@@ -48,7 +48,12 @@ struct PolicySample {
   at::Tensor groups;                           // [ops] int64, no gradient
   at::Tensor devices;                          // [k, groups] int64, no gradient
   std::vector<int> group_of_op;                // the one grouping, per forward node
-  std::vector<std::vector<int>> device_of_op;  // [k][forward node] (Sample only)
+  // [k][forward node, then apart slot] (Sample only): with PlaceApart, each
+  // placement's forward nodes' devices and then its apart slots'.
+  std::vector<std::vector<int>> device_of_op;
+  // With PlaceApart (else undefined): [k, K] each apart slot's device decision,
+  // its log-probability (in log_prob too) and, with an entropy weight, entropy.
+  at::Tensor apart_devices, apart_log_prob, apart_entropy;
   // The recurrent weights' steps: backward() leaves the decoder's weight and
   // the encoder's recurrent weights to AddDeferredGradients, one product over
   // all steps instead of one per step (planner/search/deferred_gradient.h).
@@ -68,7 +73,21 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   // The same decisions (`groups` [ops], `devices` [k, groups], as a sample
   // holds them) scored by the policy as it is now, without noise: for updates
   // that take several steps on one batch of samples (PPO).
-  PolicySample Score(const at::Tensor& groups, const at::Tensor& devices);
+  // With PlaceApart, `apart` [k, K] holds the apart slots' decisions.
+  PolicySample Score(const at::Tensor& groups, const at::Tensor& devices,
+                     const at::Tensor& apart = at::Tensor());
+
+  // With gradient ops placed apart from their op (Search::AllowApart):
+  // `follows[k]` is the forward node whose device apart slot k's op would take
+  // colocated (placement::ForwardSourceOfNode; -1: none). Every sample then
+  // also draws a device for each slot, from logits of the slot's own: a learned
+  // preference per device, plus a learned preference for the device its op was
+  // sampled on (kApartStayInit at first: colocated is the likelier start).
+  // Once, before the first sample; the head's parameters join the policy's.
+  void PlaceApart(const std::vector<int>& follows);
+  int num_apart() const {
+    return apart_bias_.defined() ? static_cast<int>(apart_bias_.size(0)) : 0;
+  }
 
   // A grouping that follows `device_of_op` (every group on one device; each
   // device's ops cut in structural order, scope by scope, into groups in
@@ -153,6 +172,11 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   void DecodeDevices(const at::Tensor& groups, int k, double noise, at::Generator* gen,
                      const at::Tensor& forced, PolicySample* s);
 
+  // With PlaceApart: each of the sample's k placements' apart decisions, drawn
+  // from `gen` when `forced` is undefined, else forced's [k, K]; adds their
+  // log-probability to the sample's log_prob. Without PlaceApart: nothing.
+  void DecideApart(const at::Tensor& forced, at::Generator* gen, PolicySample* s);
+
   // With SearchOptions::grouper "scopes": the scope grouping
   // (scope_groups.h) that replaces the Grouper's samples, its decisions' log p
   // (zeros), and the grouping set.
@@ -185,6 +209,9 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   torch::nn::Embedding device_embedding_{nullptr};
   torch::nn::Linear attend_keys_{nullptr}, attend_query_{nullptr}, attend_v_{nullptr};
   torch::nn::Linear device_out_{nullptr};
+  // PlaceApart's head: [K, devices] per-device logits, [K] the weight of "its
+  // op's device"; the slots' ops' forward nodes [K] and whether they have one.
+  at::Tensor apart_bias_, apart_stay_, apart_follows_, apart_has_follow_;
 };
 TORCH_MODULE(HierarchicalPolicy);
 

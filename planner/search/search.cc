@@ -73,10 +73,23 @@ struct Search::Impl {
   std::vector<int> BestForward() const {
     return {best->device_of_node.begin(), best->device_of_node.begin() + num_ops};
   }
+  // Its apart slots' devices [1, apart] (a placement of the forward graph
+  // alone: each on its op's device); undefined without apart slots.
+  at::Tensor BestApart() const {
+    if (apart == 0) return at::Tensor();
+    std::vector<int64_t> d(apart);
+    for (int a = 0; a < apart; ++a) {
+      d[a] = static_cast<int>(best->device_of_node.size()) == num_ops + apart
+                 ? best->device_of_node[num_ops + a]
+                 : (apart_follows[a] >= 0 ? best->device_of_node[apart_follows[a]] : 0);
+    }
+    return at::tensor(d).unsqueeze(0);
+  }
 
   SearchOptions o;
   int num_ops;
-  int apart = 0;  // AllowApart
+  int apart = 0;                   // AllowApart
+  std::vector<int> apart_follows;  // AllowApart's
   HierarchicalPolicy policy;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   at::Generator gen;
@@ -212,7 +225,16 @@ GrouperChoice Search::ChooseGrouper(const std::vector<int>& device_of_node) {
 
 bool Search::places_scopes() const { return impl_->policy->places_scopes(); }
 
-void Search::AllowApart(int slots) { impl_->apart = slots; }
+void Search::AllowApart(const std::vector<int>& follows) {
+  Impl& s = *impl_;
+  assert(s.iteration == 0 && !s.ps && s.apart == 0);
+  if (follows.empty()) return;
+  s.apart = static_cast<int>(follows.size());
+  s.apart_follows = follows;
+  s.policy->PlaceApart(follows);
+  // The head's parameters join the optimizer's (nothing stepped yet).
+  s.optimizer = MakeOptimizer(s.o.policy_optimizer, s.policy->parameters(), s.o.learning_rate);
+}
 
 bool Search::Offer(const std::string& method, const std::vector<int>& device_of_node,
                    const rewards::Evaluation& e, int iteration) {
@@ -310,13 +332,19 @@ WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node)
 namespace {
 
 // The mean entropy per decision of the first `count` samples: the Grouper's
-// over its ops and the Placer's over its groups, averaged.
+// over its ops, the Placer's over its groups and, with apart slots, theirs,
+// averaged.
 at::Tensor MeanEntropy(const std::vector<PolicySample>& samples, size_t count) {
   at::Tensor sum = at::zeros({});
+  int kinds = 2;
   for (size_t g = 0; g < count; ++g) {
     sum = sum + samples[g].group_entropy.mean() + samples[g].device_entropy.mean();
+    if (samples[g].apart_entropy.defined()) {
+      sum = sum + samples[g].apart_entropy.mean();
+      kinds = 3;
+    }
   }
-  return sum / static_cast<double>(2 * count);
+  return sum / static_cast<double>(kinds * count);
 }
 
 // PPO's clipped surrogate (Schulman et al. 2017) for costs, which are
@@ -341,14 +369,20 @@ at::Tensor ClippedSurrogate(const std::vector<PolicySample>& now,
     first += k;
     loss = loss + term(now[g].group_log_prob, old[g].group_log_prob, a.mean()) +
            term(now[g].device_log_prob, old[g].device_log_prob, a.unsqueeze(1));
+    if (now[g].apart_log_prob.defined()) {
+      loss = loss + term(now[g].apart_log_prob, old[g].apart_log_prob, a.unsqueeze(1));
+    }
   }
   return loss / static_cast<double>(count);
 }
 
 // A demonstration's cross-entropy under the policy: the mean -log p of its
-// grouping decisions plus that of its device decisions.
+// grouping decisions plus that of its device decisions (and of its apart
+// slots').
 at::Tensor CrossEntropy(const PolicySample& demo) {
-  return -(demo.group_log_prob.mean() + demo.device_log_prob.mean());
+  at::Tensor ce = -(demo.group_log_prob.mean() + demo.device_log_prob.mean());
+  if (demo.apart_log_prob.defined()) ce = ce - demo.apart_log_prob.mean();
+  return ce;
 }
 
 }  // namespace
@@ -374,10 +408,10 @@ void Search::Impl::AddDemonstration(UpdateBatch* batch, std::vector<float>* cost
   if (!o.imitate_best || !best) return;
   std::vector<int> device_of_group;
   const std::vector<int> groups = policy->GroupsFollowing(BestForward(), &device_of_group);
-  batch->samples.push_back(
-      policy->Score(at::tensor(std::vector<int64_t>(groups.begin(), groups.end())),
-                    at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end()))
-                        .unsqueeze(0)));
+  batch->samples.push_back(policy->Score(
+      at::tensor(std::vector<int64_t>(groups.begin(), groups.end())),
+      at::tensor(std::vector<int64_t>(device_of_group.begin(), device_of_group.end())).unsqueeze(0),
+      BestApart()));
   batch->demo_apart = o.imitation_weight > 0;
   if (!batch->demo_apart) costs->push_back(static_cast<float>(std::sqrt(best->step_s)));
 }
@@ -425,13 +459,16 @@ graph::Status Search::Impl::PpoUpdate(UpdateBatch& batch, double noise, double l
     if (epoch == 0 && noise == 0) {
       now = batch.samples;  // the demonstration, if any, was scored as it is now
     } else {
-      for (const PolicySample& p : batch.samples) now.push_back(policy->Score(p.groups, p.devices));
+      for (const PolicySample& p : batch.samples) {
+        now.push_back(policy->Score(p.groups, p.devices, p.apart_devices));
+      }
     }
     if (epoch == 0) {
       for (const PolicySample& p : now) {
         PolicySample d;
         d.group_log_prob = p.group_log_prob.detach();
         d.device_log_prob = p.device_log_prob.detach();
+        if (p.apart_log_prob.defined()) d.apart_log_prob = p.apart_log_prob.detach();
         old.push_back(std::move(d));
       }
     }
@@ -579,6 +616,7 @@ graph::Status Search::Save(const std::string& path, const SearchIdentity& id) co
                    c10::IValue(std::string(s.policy->places_scopes() ? "scopes" : "learned")));
         root.write("parameter_shapes", c10::IValue(ParameterShapes(s.policy)));
         root.write("num_devices", c10::IValue(static_cast<int64_t>(s.policy->num_devices())));
+        root.write("apart_slots", c10::IValue(static_cast<int64_t>(s.apart)));
         root.write("iteration", c10::IValue(static_cast<int64_t>(s.iteration)));
         root.write("have_baseline", c10::IValue(s.have_baseline));
         root.write("baseline", c10::IValue(s.baseline));
@@ -658,6 +696,15 @@ graph::Status Search::LoadOrThrow(const std::string& path, const SearchIdentity&
     }
     const std::string ours = s.policy->places_scopes() ? "scopes" : "learned";
     if (theirs != ours) return mismatch("grouper", theirs, ours + " (see --config)");
+  }
+  // Before the shapes, which the apart slots' head changes, in words a user
+  // can act on.
+  if (root.try_read("apart_slots", v) && v.toInt() != s.apart) {
+    return graph::InvalidArgument(path + ": a checkpoint of a search that places " +
+                                  std::to_string(v.toInt()) +
+                                  " gradient op(s) apart from their op, and this search " +
+                                  (s.apart ? std::to_string(s.apart) : std::string("none")) +
+                                  ": resume with the --gradients setting it was made with");
   }
   if (root.try_read("parameter_shapes", v)) {
     const std::string theirs = v.toStringRef(), ours = ParameterShapes(s.policy);

@@ -37,7 +37,7 @@ struct SearchIteration {
   // non-finite values): the search cannot go on, and the rest is unset.
   graph::Status status;
   int iteration = 0;                             // policy updates done, this one included
-  std::vector<std::vector<int>> placements;      // [m x k][forward node] -> device
+  std::vector<std::vector<int>> placements;      // [m x k][forward node, apart slot] -> device
   std::vector<rewards::Evaluation> evaluations;  // [m x k]
   double mean_cost = 0;                          // mean sqrt(seconds) of the m x k placements
   double baseline = 0;                           // the moving average after this update
@@ -105,18 +105,24 @@ class Search {
   int64_t gradients_applied() const;
   int64_t gradients_stale() const;
 
-  // One placement of the forward graph drawn from the policy as it is now (one
+  // One placement of the forward graph (and of the apart slots, AllowApart)
+  // drawn from the policy as it is now (one
   // grouping, one device per group, no exploration noise, no gradient), with
   // a generator of its own seeded by `seed`: the search's own draws are
   // untouched. Deterministic in `seed` and the policy's parameters. Empty when
   // LibTorch refused (a caller then does without).
   std::vector<int> SamplePlacement(uint64_t seed);
 
-  // Placements offered may also place `slots` gradient ops apart from their op
+  // Placements may also place gradient ops apart from their op
   // (rewards::RewardSource::apart), one device each after the forward graph's:
-  // the hill climb's do. The policy sees their forward part; a checkpoint keeps
-  // them, and Load refuses one made with another count. Before Load.
-  void AllowApart(int slots);
+  // `follows[k]` is the forward node apart slot k's op takes its device from
+  // when colocated (placement::ForwardSourceOfNode; -1: none). The policy then
+  // samples a device for each slot too (HierarchicalPolicyImpl::PlaceApart),
+  // and placements offered may hold them (the hill climb's do). The policy's
+  // incumbent features see the forward part. A checkpoint keeps the count, and
+  // Load refuses one made with another. Once, before Load and the first Step;
+  // empty: none.
+  void AllowApart(const std::vector<int>& follows);
 
   // Keeps `device_of_node` as the best if it is faster than the best so far.
   bool Offer(const std::string& method, const std::vector<int>& device_of_node,

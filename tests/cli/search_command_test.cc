@@ -504,6 +504,23 @@ TEST(SearchCommandTest, GradientsHeavyRunsAGradientApartThatSimulateReproduces) 
   EXPECT_NE(simulated.out.find(expected), std::string::npos) << simulated.out;
 }
 
+// The policy places the apart slots too: alone (--refine 0), in a few
+// updates, it runs a gradient apart from its op, faster than any placement
+// with the gradients colocated can be (the climb's colocated best).
+TEST(SearchCommandTest, ThePolicyAlonePlacesGradientsApart) {
+  const auto [model, devices] = SoftmaxFiles();
+  const std::string out = Temp("policy-apart.yaml");
+  RunResult colocated = Planner("search " + model + " " + devices +
+                                " --iterations 0 --refine 1s -o " + Temp("climbed-colocated.yaml"));
+  ASSERT_EQ(colocated.code, 0) << colocated.err;
+  RunResult policy = Planner("search " + model + " " + devices +
+                             " --iterations 20 --refine 0 --gradients heavy -o " + out);
+  ASSERT_EQ(policy.code, 0) << policy.err;
+  EXPECT_NE(policy.out.find("placed by the policy and the climb"), std::string::npos) << policy.out;
+  EXPECT_LT(BestFoundMs(policy.out), 0.95 * BestFoundMs(colocated.out)) << policy.out;
+  EXPECT_NE(graph::ReadFile(out)->find("gradients_apart:\n  gradients/"), std::string::npos);
+}
+
 // With --order climb-first the climb's result, gradients apart, is the
 // search's best, which the checkpoint keeps: a resume needs the same setting.
 TEST(SearchCommandTest, AResumeKeepsTheGradientsSettingOfItsCheckpoint) {
@@ -519,9 +536,9 @@ TEST(SearchCommandTest, AResumeKeepsTheGradientsSettingOfItsCheckpoint) {
   RunResult without = Planner(resume);
   EXPECT_EQ(without.code, 1);
   EXPECT_EQ(without.err, "planner search: " + out +
-                             ".ckpt: its best placement places 4 gradient op(s) apart from their "
-                             "op and this search none: resume with the --gradients setting it "
-                             "was made with\n");
+                             ".ckpt: a checkpoint of a search that places 4 gradient op(s) apart "
+                             "from their op, and this search none: resume with the --gradients "
+                             "setting it was made with\n");
   RunResult with = Planner(resume + " --gradients heavy");
   EXPECT_EQ(with.code, 0) << with.err;
   EXPECT_NE(with.out.find("resumed "), std::string::npos) << with.out;
@@ -529,9 +546,6 @@ TEST(SearchCommandTest, AResumeKeepsTheGradientsSettingOfItsCheckpoint) {
 
 TEST(SearchCommandTest, GradientsHeavyIsRefusedWhereItsPlacementCannotGo) {
   const std::pair<const char*, const char*> cases[] = {
-      {" --gradients heavy --refine 0",
-       "planner search: --gradients heavy: the hill climb places the gradients, and --refine 0 "
-       "turns it off\n"},
       {" --gradients heavy --export-modules MODULES",
        "planner search: --export-modules carries the devices of the model's own ops, and a "
        "gradient runs with its op there: it cannot carry --gradients heavy's placement (use the "

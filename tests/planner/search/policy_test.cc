@@ -93,6 +93,47 @@ TEST(PolicyTest, ScoringASampleGivesItsLogProbabilitiesAndEntropies) {
   }
 }
 
+// PlaceApart: every placement also places the apart slots, after the forward
+// nodes; a slot stays with its op's sampled device more often than not at
+// first; scoring the decisions gives their log-probabilities, and the
+// gradient reaches the head.
+TEST(PolicyTest, ApartSlotsAreSampledNearTheirOpAndScoredAlike) {
+  testing::Problem p = testing::SmallRnnlm();
+  SearchOptions o = SmallPolicy();
+  o.entropy_weight = 0.01;
+  HierarchicalPolicy policy(p.forward, 3, o);
+  const int follows = p.forward.size() - 1;
+  policy->PlaceApart({0, follows, -1});
+  ASSERT_EQ(policy->num_apart(), 3);
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(13);
+  const int k = 200;
+  PolicySample s = policy->Sample(k, 0.0, gen);
+  ASSERT_EQ(s.apart_devices.sizes(), (std::vector<int64_t>{k, 3}));
+  int stayed = 0;
+  for (int j = 0; j < k; ++j) {
+    ASSERT_EQ(s.device_of_op[j].size(), static_cast<size_t>(p.forward.size() + 3));
+    for (int a = 0; a < 3; ++a) {
+      const int d = s.device_of_op[j][p.forward.size() + a];
+      EXPECT_TRUE(d >= 0 && d < 3) << d;
+      EXPECT_EQ(d, s.apart_devices[j][a].item<int64_t>());
+    }
+    stayed += s.device_of_op[j][p.forward.size()] == s.device_of_op[j][0];
+  }
+  // p(stay) = e^2 / (e^2 + 2) = 0.79 at first; 200 draws.
+  EXPECT_GT(stayed, 140) << stayed;
+  EXPECT_LT(stayed, 185) << stayed;
+  PolicySample again = policy->Score(s.groups, s.devices, s.apart_devices);
+  EXPECT_TRUE(at::allclose(again.log_prob, s.log_prob, 1e-4, 1e-4));
+  EXPECT_TRUE(at::allclose(again.apart_log_prob, s.apart_log_prob, 1e-6, 1e-6));
+  EXPECT_LE(s.apart_entropy.max().item<float>(), std::log(3.0f) + 1e-4f);
+  s.log_prob.sum().backward();
+  for (const auto& named : policy->named_parameters()) {
+    if (named.key().rfind("apart_", 0) != 0) continue;
+    ASSERT_TRUE(named.value().grad().defined()) << named.key();
+    EXPECT_GT(named.value().grad().abs().sum().item<float>(), 0.0f) << named.key();
+  }
+}
+
 TEST(PolicyTest, SameSeedSamplesTheSamePlacements) {
   testing::Problem p = testing::SmallRnnlm();
   auto sample = [&] {
