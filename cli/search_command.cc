@@ -99,8 +99,9 @@ const frontend::CommandSpec kSpec{
           "simulated to its end)"},
          {"--gradients", "NAME",
           "colocated (default: every gradient op runs on its op's device, as PyTorch and "
-          "TensorFlow run them) or heavy (the hill climb may also move each gradient op that "
-          "takes at least 1% of the simulator's dependency bound to a device of its own; the "
+          "TensorFlow run them) or heavy (the policy and the hill climb also place each gradient "
+          "op that takes at least 1% of the simulator's dependency bound, on a device of its "
+          "own; the "
           "placement file lists them under gradients_apart, and --export-graphdef and "
           "--export-modules, which carry the model's own ops, are refused)"},
          {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
