@@ -22,10 +22,6 @@ constexpr int kShapeDims = 4;
 constexpr int kOwnFeatures = kShapeDims + 5;  // shape, bytes, flops, position, in/out degree
 constexpr int kScopeVocabulary = 128;         // most frequent scopes, then one "other" id
 constexpr int kScopeNumbers = 3;              // indices read from the first 3 scope components
-// An apart slot's initial preference for its op's device (PlaceApart): with 2
-// devices, p(colocated) = e^2 / (e^2 + 1) = 0.88 at first; with 8, 0.51. The
-// colocated placement is where every baseline starts; the search learns away.
-constexpr float kApartStayInit = 2.0f;
 
 // The name scopes of the ops, after the prefix every op shares (a TF.js graph
 // wraps all in one scope). Each op gets the ids of its depth-1 and depth-2
@@ -442,7 +438,11 @@ void HierarchicalPolicyImpl::PlaceApart(const std::vector<int>& follows) {
   apart_follows_ = at::tensor(op);
   apart_has_follow_ = at::tensor(has);
   apart_bias_ = register_parameter("apart_bias", at::zeros({K, devices_}));
-  apart_stay_ = register_parameter("apart_stay", at::full({K}, kApartStayInit));
+  // p(colocated) = e^stay / (e^stay + devices - 1) = o_.apart_colocated at
+  // first: where every baseline starts, and the search learns away from it.
+  const double odds = o_.apart_colocated / (1 - o_.apart_colocated);
+  const double stay = std::log(odds * std::max<int64_t>(devices_ - 1, 1));
+  apart_stay_ = register_parameter("apart_stay", at::full({K}, static_cast<float>(stay)));
 }
 
 void HierarchicalPolicyImpl::DecideApart(const at::Tensor& forced, at::Generator* gen,

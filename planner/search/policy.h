@@ -82,7 +82,8 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   // colocated (placement::ForwardSourceOfNode; -1: none). Every sample then
   // also draws a device for each slot, from logits of the slot's own: a learned
   // preference per device, plus a learned preference for the device its op was
-  // sampled on (kApartStayInit at first: colocated is the likelier start).
+  // sampled on (at first such that a slot stays with its op with probability
+  // SearchOptions::apart_colocated).
   // Once, before the first sample; the head's parameters join the policy's.
   void PlaceApart(const std::vector<int>& follows);
   int num_apart() const {

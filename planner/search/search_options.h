@@ -95,6 +95,15 @@ struct SearchOptions {
   // groups along it and the Placer can keep or move each one (conditioning on
   // an incumbent, as learned improvement heuristics do). 0: off (paper).
   int incumbent_features = 1;
+  // Ours, with gradient ops placed apart (--gradients heavy,
+  // HierarchicalPolicy::PlaceApart): the probability that an apart slot's
+  // first samples put it on its op's device, whatever the number of devices
+  // (its preference for that device starts at log(p / (1 - p) x (devices -
+  // 1))). A slot that leaves its op mostly adds a transfer; a preference
+  // fixed across device counts (e^2 before 2026-11-29) kept a slot with its
+  // op at 0.79 on 3 devices but 0.48 on NMT-8's 9 (docs/search.md,
+  // "Gradients apart").
+  double apart_colocated = 0.9;
 
   // Warm start (ours): before REINFORCE, train the policy by cross-entropy to
   // propose the best baseline (Search::WarmStart), so that it searches around

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The bench programs and scripts refuse bad arguments in one line naming the
 # argument (exit 2), before any work: build/bench/climb_speed's --budget,
-# --rounds and --layers, bench/speed_figures.sh's ROUNDS. And
+# --rounds and --layers, bench/speed_figures.sh's ROUNDS,
+# bench/apart_colocated.sh's SHARE. And
 # bench/best_known.sh offers no placement with gradients apart (--gradients
 # heavy) as a best known, which keep every gradient with its op.
 # Usage: bad_flags_test.sh CLIMB_SPEED_BIN SOURCE_DIR
@@ -22,6 +23,8 @@ expect "--rounds must be an integer from 1 to 1000, got 'x'" "$climb_speed" --ro
 expect "--budget must be a number above 0" "$climb_speed" --budget -1
 expect "--layers must be an integer from 1 to 64, got 'a'" "$climb_speed" --layers 2,a
 expect "ROUNDS must be a positive integer, not '0'" bash "$src/bench/speed_figures.sh" 0
+expect "SHARE '2' is not a probability in [0.001, 0.999]" \
+  env SHARE=2 bash "$src/bench/apart_colocated.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 printf 'placement: {a: gpu0}\ngradients_apart: {g: gpu1}\n' >"$scratch/apart.yaml"
