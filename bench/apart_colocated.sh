@@ -6,8 +6,8 @@
 # (`--budget BUDGET --refine 0 --gradients heavy`) twice, side by side, one per
 # core: with each slot's first samples on its op's device at the share that a
 # preference fixed at 2 gives on the model's D devices, e^2 / (e^2 + D - 1)
-# (the rule before 2026-11-29: 0.787 on 3 devices, 0.649 on 5, 0.480 on 9),
-# and at SHARE (default 0.9, the compiled default). Each run's search config is
+# (the compiled default, apart_colocated 0, written out as a share), and at
+# SHARE (default 0.9). Each run's search config is
 # configs/search.yaml with apart_colocated set, written to OUTDIR. Prints, per
 # model, each setting's median step over the seeds with its range, the median
 # and range of its improvement over the best baseline, and the seeds' paired
@@ -96,6 +96,6 @@ for row in "${rows[@]}"; do
 done
 echo
 echo "the policy alone: --budget $budget --refine 0 --gradients heavy, median [range] over seeds"
-echo "$seeds; fixed: apart_colocated at e^2 / (e^2 + devices - 1), the rule before 2026-11-29;"
+echo "$seeds; fixed: apart_colocated at e^2 / (e^2 + devices - 1), as the default (0) has it;"
 echo "share: apart_colocated $share; share / fixed: each seed's two results, run side by side"
 cat "$table"

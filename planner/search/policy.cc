@@ -22,6 +22,9 @@ constexpr int kShapeDims = 4;
 constexpr int kOwnFeatures = kShapeDims + 5;  // shape, bytes, flops, position, in/out degree
 constexpr int kScopeVocabulary = 128;         // most frequent scopes, then one "other" id
 constexpr int kScopeNumbers = 3;              // indices read from the first 3 scope components
+// An apart slot's first preference for its op's device with
+// SearchOptions::apart_colocated 0: p(colocated) = e^2 / (e^2 + devices - 1).
+constexpr double kApartStayFixed = 2.0;
 
 // The name scopes of the ops, after the prefix every op shares (a TF.js graph
 // wraps all in one scope). Each op gets the ids of its depth-1 and depth-2
@@ -438,10 +441,11 @@ void HierarchicalPolicyImpl::PlaceApart(const std::vector<int>& follows) {
   apart_follows_ = at::tensor(op);
   apart_has_follow_ = at::tensor(has);
   apart_bias_ = register_parameter("apart_bias", at::zeros({K, devices_}));
-  // p(colocated) = e^stay / (e^stay + devices - 1) = o_.apart_colocated at
-  // first: where every baseline starts, and the search learns away from it.
-  const double odds = o_.apart_colocated / (1 - o_.apart_colocated);
-  const double stay = std::log(odds * std::max<int64_t>(devices_ - 1, 1));
+  // p(colocated) = e^stay / (e^stay + devices - 1) at first: o_.apart_colocated,
+  // or with 0 the fixed preference's share. Colocated is where every baseline
+  // starts, and the search learns away from it.
+  const double p = o_.apart_colocated;
+  const double stay = p > 0 ? std::log(p / (1 - p) * std::max(devices_ - 1, 1)) : kApartStayFixed;
   apart_stay_ = register_parameter("apart_stay", at::full({K}, static_cast<float>(stay)));
 }
 

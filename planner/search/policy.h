@@ -83,7 +83,7 @@ class HierarchicalPolicyImpl : public torch::nn::Module {
   // also draws a device for each slot, from logits of the slot's own: a learned
   // preference per device, plus a learned preference for the device its op was
   // sampled on (at first such that a slot stays with its op with probability
-  // SearchOptions::apart_colocated).
+  // SearchOptions::apart_colocated, or e^2 / (e^2 + devices - 1) with 0).
   // Once, before the first sample; the head's parameters join the policy's.
   void PlaceApart(const std::vector<int>& follows);
   int num_apart() const {

@@ -71,7 +71,7 @@ graph::Result<SearchOptions> Parse(const std::string& source, const yaml::Node& 
       {"ppo_clip", {&o.ppo_clip, 1e-6, 10}},
       {"entropy_weight", {&o.entropy_weight, 0, 1e6}},
       {"auto_scope_share", {&o.auto_scope_share, 0, 1}},
-      {"apart_colocated", {&o.apart_colocated, 1e-3, 0.999}},
+      {"apart_colocated", {&o.apart_colocated, 0, 0.999}},
   };
   struct NameField {
     std::string* v;

@@ -99,11 +99,12 @@ struct SearchOptions {
   // HierarchicalPolicy::PlaceApart): the probability that an apart slot's
   // first samples put it on its op's device, whatever the number of devices
   // (its preference for that device starts at log(p / (1 - p) x (devices -
-  // 1))). A slot that leaves its op mostly adds a transfer; a preference
-  // fixed across device counts (e^2 before 2026-11-29) kept a slot with its
-  // op at 0.79 on 3 devices but 0.48 on NMT-8's 9 (docs/search.md,
-  // "Gradients apart").
-  double apart_colocated = 0.9;
+  // 1))). 0: a preference of 2 whatever the number of devices, so
+  // e^2 / (e^2 + devices - 1), fewer on more devices. Neither measured
+  // better: 0 against 0.9, the policy alone on the five paper models with
+  // heavy gradients, 3 seeds side by side, ended within the seeds' noise on
+  // every model (docs/search.md, "Gradients apart"; bench/apart_colocated.sh).
+  double apart_colocated = 0;
 
   // Warm start (ours): before REINFORCE, train the policy by cross-entropy to
   // propose the best baseline (Search::WarmStart), so that it searches around

@@ -119,9 +119,10 @@ TEST(PolicyTest, ApartSlotsAreSampledNearTheirOpAndScoredAlike) {
     }
     stayed += s.device_of_op[j][p.forward.size()] == s.device_of_op[j][0];
   }
-  // p(stay) = SearchOptions::apart_colocated = 0.9 at first; 200 draws.
-  EXPECT_GT(stayed, 165) << stayed;
-  EXPECT_LT(stayed, 195) << stayed;
+  // p(stay) = e^2 / (e^2 + 2) = 0.79 at first (SearchOptions::apart_colocated
+  // 0); 200 draws.
+  EXPECT_GT(stayed, 140) << stayed;
+  EXPECT_LT(stayed, 185) << stayed;
   PolicySample again = policy->Score(s.groups, s.devices, s.apart_devices);
   EXPECT_TRUE(at::allclose(again.log_prob, s.log_prob, 1e-4, 1e-4));
   EXPECT_TRUE(at::allclose(again.apart_log_prob, s.apart_log_prob, 1e-6, 1e-6));
@@ -135,8 +136,8 @@ TEST(PolicyTest, ApartSlotsAreSampledNearTheirOpAndScoredAlike) {
 }
 
 // A slot's first samples keep it with its op at SearchOptions::apart_colocated
-// whatever the number of devices: 0.5 on 3, 0.9 on 9 (a preference fixed
-// across device counts gives one of them away).
+// whatever the number of devices: 0.5 on 3, 0.9 on 9 (the fixed preference of
+// apart_colocated 0 gives 0.79 and 0.48 there).
 TEST(PolicyTest, ApartSlotsStayWithTheirOpAtTheSetShareOnAnyNumberOfDevices) {
   testing::Problem p = testing::SmallRnnlm();
   for (const auto& [devices, share] : {std::pair{3, 0.5}, std::pair{9, 0.9}}) {
