@@ -11,7 +11,10 @@
 # configs/search.yaml with apart_colocated set, written to OUTDIR. Prints, per
 # model, each setting's median step over the seeds with its range, the median
 # and range of its improvement over the best baseline, and the seeds' paired
-# ratios (SHARE / fixed: below 1, SHARE is faster), median and range.
+# ratios (SHARE / fixed: below 1, SHARE is faster), median and range; then,
+# per model, the two medians' improvements set against the larger of the two
+# settings' ranges over the seeds (issue 40's measure, as bench/search_paper.sh
+# prints it for its contenders).
 #   [MODELS="nmt8 nmt4"] [SEEDS="1 2 3"] [SHARE=0.9] [REUSE=1] bench/apart_colocated.sh [BUDGET] [OUTDIR]
 # (defaults: the five models with heavy gradient ops (ResNet-152 has none),
 # seeds 1 2 3, 5m, build/apart_colocated; REUSE=1 keeps the pairs whose logs
@@ -61,6 +64,31 @@ config() {
 }
 fmt="%-13s %-6s %-34s %-26s %-34s %-26s %-26s\n"
 table="$out/table.txt"
+verdicts="$out/verdicts.txt"
+: >"$verdicts"
+# "nmt8: share 0.9 13.5% [12.4..20.6%], fixed 9.8% [4.4..13.5%]: ahead by 3.70
+# points, within the larger spread (9.10 points)", from each seed's improvement
+# over the best baseline as its log prints it.
+verdict() {
+  local name=$1
+  for seed in $seeds; do
+    echo "share $(result_pct "$out/$name-share-s$seed.log")"
+    echo "fixed $(result_pct "$out/$name-fixed-s$seed.log")"
+  done | sort -k2 -g | awk -v m="$name" -v share="$share" '
+    function median(v, n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+    $1 == "share" { s[++ns] = $2 }
+    $1 == "fixed" { f[++nf] = $2 }
+    END {
+      if (ns == 0 || nf == 0) exit
+      ms = median(s, ns); mf = median(f, nf); spread = s[ns] - s[1]
+      if (f[nf] - f[1] > spread) spread = f[nf] - f[1]
+      d = ms - mf
+      word = (d > spread) ? "ahead beyond" : ((-d > spread) ? "behind beyond" : "within")
+      printf "%s: share %s %.1f%% [%.1f..%.1f%%], fixed %.1f%% [%.1f..%.1f%%]: %s by %.2f points, %s the larger spread (%.2f points)\n",
+        m, share, ms, s[1], s[ns], mf, f[1], f[nf], (d >= 0) ? "ahead" : "behind", (d < 0) ? -d : d,
+        word, spread
+    }'
+}
 printf "$fmt" model fixed "fixed (ms)" "fixed (% over best)" "share $share (ms)" \
   "share (% over best)" "share / fixed" >"$table"
 for row in "${rows[@]}"; do
@@ -93,9 +121,12 @@ for row in "${rows[@]}"; do
   printf "$fmt" "$name" "$fixed" "$(col fixed)" "$(pct fixed)" "$(col share)" "$(pct share)" \
     "$ratio" >>"$table"
   tail -1 "$table"
+  verdict "$name" >>"$verdicts"
 done
 echo
 echo "the policy alone: --budget $budget --refine 0 --gradients heavy, median [range] over seeds"
 echo "$seeds; fixed: apart_colocated at e^2 / (e^2 + devices - 1), as the default (0) has it;"
 echo "share: apart_colocated $share; share / fixed: each seed's two results, run side by side"
 cat "$table"
+echo
+cat "$verdicts"
