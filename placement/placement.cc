@@ -245,6 +245,13 @@ std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph:
   return DeviceOfSources(ForwardSourceOfNode(training, forward), forward_device);
 }
 
+bool MayRunApart(const graph::Graph& training, const graph::Graph& forward,
+                 const std::vector<graph::NodeId>& source, graph::NodeId id) {
+  const graph::NodeId f = source[id];
+  return f >= 0 && !training.node(id).colocation.empty() &&
+         forward.Find(training.node(id).name) < 0 && !graph::IsTrainableParameter(forward.node(f));
+}
+
 graph::Result<std::vector<int>> TrainingDevices(const Placement& p, const graph::Graph& training,
                                                 const graph::Graph& forward,
                                                 const cluster::Cluster& c,
@@ -255,10 +262,7 @@ graph::Result<std::vector<int>> TrainingDevices(const Placement& p, const graph:
     const graph::NodeId id = training.Find(op);
     const std::string entry = source + ": gradients_apart: '" + op + "'";
     if (id < 0) return graph::InvalidArgument(entry + " is not a node of the training graph");
-    // A gradient is colocated with the op it differentiates; an update, with
-    // its parameter, whose state it writes in place.
-    if (forward.Find(op) >= 0 || from[id] < 0 || training.node(id).colocation.empty() ||
-        graph::IsTrainableParameter(forward.node(from[id]))) {
+    if (!MayRunApart(training, forward, from, id)) {
       return graph::InvalidArgument(entry +
                                     " is not a gradient op (the model's own ops go under "
                                     "'placement', and a parameter's update runs with it)");

@@ -87,10 +87,18 @@ std::vector<int> DeviceOfSources(const std::vector<graph::NodeId>& source,
 std::vector<int> CanonicalDevices(const std::vector<int>& device_of_node,
                                   const cluster::Cluster& c);
 
+// Whether training node `id` may run apart from the op it follows
+// (Placement::gradients_apart, --gradients heavy): a node the training graph
+// adds (not one of `forward`'s) that is colocated with a forward op, the
+// gradient ops; not a trainable parameter's update or accumulator, which write
+// the parameter's state in place. `source` is ForwardSourceOfNode(training, forward).
+bool MayRunApart(const graph::Graph& training, const graph::Graph& forward,
+                 const std::vector<graph::NodeId>& source, graph::NodeId id);
+
 // The device of each node of `training`, built from `forward` (`p` valid for
 // it): TrainingDeviceOfNode, then each of p.gradients_apart on its own device.
-// An entry that is not a gradient op the training graph adds, or names a device
-// `c` lacks, is an error naming `source` and the entry.
+// An entry that MayRunApart refuses, or that names a device `c` lacks, is an
+// error naming `source` and the entry.
 graph::Result<std::vector<int>> TrainingDevices(const Placement& p, const graph::Graph& training,
                                                 const graph::Graph& forward,
                                                 const cluster::Cluster& c,

@@ -133,21 +133,17 @@ std::vector<std::vector<graph::NodeId>> PlacedNeighbours(const graph::Graph& for
   std::vector<std::vector<graph::NodeId>> out = Neighbours(forward);
   out.resize(forward.size() + apart.size());
   std::vector<std::vector<graph::NodeId>> near(apart.size());
-  for (size_t k = 0; k < apart.size(); ++k) {
-    for (const graph::TensorRef& in : executed.node(apart[k]).inputs) {
-      near[k].push_back(slot[in.node]);
-    }
-    for (graph::NodeId in : executed.node(apart[k]).control_inputs) near[k].push_back(slot[in]);
-  }
   std::vector<int> apart_index(executed.size(), -1);
   for (size_t k = 0; k < apart.size(); ++k) apart_index[apart[k]] = static_cast<int>(k);
+  // One pass over every edge: a slot's inputs, and the nodes that read a slot.
   for (graph::NodeId id = 0; id < executed.size(); ++id) {
     const graph::Node& node = executed.node(id);
-    auto read = [&](graph::NodeId from) {
+    auto edge = [&](graph::NodeId from) {
+      if (apart_index[id] >= 0) near[apart_index[id]].push_back(slot[from]);
       if (apart_index[from] >= 0) near[apart_index[from]].push_back(slot[id]);
     };
-    for (const graph::TensorRef& in : node.inputs) read(in.node);
-    for (graph::NodeId in : node.control_inputs) read(in);
+    for (const graph::TensorRef& in : node.inputs) edge(in.node);
+    for (graph::NodeId in : node.control_inputs) edge(in);
   }
   for (size_t k = 0; k < apart.size(); ++k) {
     const graph::NodeId me = slot[apart[k]];
@@ -567,13 +563,8 @@ std::vector<graph::NodeId> HeavyGradientOps(const sim::Simulator& sim, const gra
   const double least_s = fraction * sim.DependencyBoundSeconds();
   std::vector<graph::NodeId> out;
   for (graph::NodeId id = 0; id < training.size(); ++id) {
-    const graph::NodeId f = source[id];
-    // Gradients are colocated with their op; a synthetic loss's nodes are not.
-    if (f < 0 || !sim.Scheduled(id) || training.node(id).colocation.empty() ||
-        forward.Find(training.node(id).name) >= 0) {
-      continue;
-    }
-    const graph::NodeId op = training.Find(forward.node(f).name);
+    if (!sim.Scheduled(id) || !placement::MayRunApart(training, forward, source, id)) continue;
+    const graph::NodeId op = training.Find(forward.node(source[id]).name);
     if (op < 0 || !sim.Scheduled(op)) continue;
     double fastest = std::numeric_limits<double>::infinity();
     for (int d = 0; d < num_devices; ++d) {

@@ -296,6 +296,30 @@ TEST(PlacementTest, GradientsApartReadBackAndRunOnTheirOwnDevices) {
   EXPECT_EQ(graph::ReadFile(path)->find("gradients_apart"), std::string::npos);
 }
 
+TEST(PlacementTest, OnlyGradientOpsMayRunApart) {
+  Trained t;
+  const graph::Graph& training = t.training.graph;
+  const std::vector<graph::NodeId> source = ForwardSourceOfNode(training, t.forward);
+  auto may = [&](const std::string& name) {
+    const graph::NodeId id = training.Find(name);
+    EXPECT_GE(id, 0) << name;
+    return id >= 0 && MayRunApart(training, t.forward, source, id);
+  };
+  EXPECT_TRUE(may(t.NodeOf("MatMul"))) << "w's gradient";
+  EXPECT_FALSE(may("m")) << "a forward op";
+  EXPECT_FALSE(may(t.NodeOf("ApplyGradientDescent"))) << "w's update writes w in place";
+  // Added nodes colocated with nothing (the synthetic loss) differentiate no op.
+  int uncolocated = 0;
+  for (graph::NodeId id = 0; id < training.size(); ++id) {
+    if (!training.node(id).colocation.empty() || t.forward.Find(training.node(id).name) >= 0) {
+      continue;
+    }
+    ++uncolocated;
+    EXPECT_FALSE(MayRunApart(training, t.forward, source, id)) << training.node(id).name;
+  }
+  EXPECT_GT(uncolocated, 0);
+}
+
 TEST(PlacementTest, AGradientApartThatIsNoGradientOrNoDeviceIsNamed) {
   Trained t;
   Placement p = SingleDevicePlacement(t.forward, "cpu0");
