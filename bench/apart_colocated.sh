@@ -33,30 +33,11 @@ if ! awk -v s="$share" 'BEGIN { exit !(s + 0 == s && s >= 0.001 && s <= 0.999) }
   exit 2
 fi
 mkdir -p "$out"
-# name | zoo arguments | GPUs
-rows=(
-  "inception_v3|inception_v3|2"
-  "rnnlm|rnnlm|2"
-  "nmt2|nmt --layers 2|2"
-  "nmt4|nmt --layers 4|4"
-  "nmt8|nmt --layers 8|8"
-)
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 echo "bench/apart_colocated.sh on $(date -u +%F) at $(git describe --always --dirty 2>/dev/null ||
   echo '?'), host $(uname -n), $(nproc) cores; seeds: $seeds; the policy alone for $budget" \
   "with --gradients heavy, the two settings side by side"
-result_ms() { awk '/^  best found/{print $4}' "$1" | tr -d ,; }
-result_pct() {
-  local pct
-  pct=$(grep -o '[-0-9.]*% faster than the best' "$1" | head -1 | cut -d' ' -f1 || true)
-  echo "${pct:-0%}" | tr -d '%'
-}
-# "1234.567 ms [1230.000..1240.000]": the median and range of numbers on stdin.
-summary() {
-  sort -g | awk -v unit="$1" '{a[NR]=$1}
-    END { if (NR == 0) { print "-"; exit }
-          med = (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)
-          printf "%.3f%s [%.3f..%.3f]", med, unit, a[1], a[NR] }'
-}
 # configs/search.yaml with apart_colocated set to $2, as $1.
 config() {
   sed "s/^apart_colocated: [0-9.]*/apart_colocated: $2/" configs/search.yaml >"$1"
@@ -72,28 +53,16 @@ verdicts="$out/verdicts.txt"
 verdict() {
   local name=$1
   for seed in $seeds; do
-    echo "share $(result_pct "$out/$name-share-s$seed.log")"
-    echo "fixed $(result_pct "$out/$name-fixed-s$seed.log")"
-  done | sort -k2 -g | awk -v m="$name" -v share="$share" '
-    function median(v, n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-    $1 == "share" { s[++ns] = $2 }
-    $1 == "fixed" { f[++nf] = $2 }
-    END {
-      if (ns == 0 || nf == 0) exit
-      ms = median(s, ns); mf = median(f, nf); spread = s[ns] - s[1]
-      if (f[nf] - f[1] > spread) spread = f[nf] - f[1]
-      d = ms - mf
-      word = (d > spread) ? "ahead beyond" : ((-d > spread) ? "behind beyond" : "within")
-      printf "%s: share %s %.1f%% [%.1f..%.1f%%], fixed %.1f%% [%.1f..%.1f%%]: %s by %.2f points, %s the larger spread (%.2f points)\n",
-        m, share, ms, s[1], s[ns], mf, f[1], f[nf], (d >= 0) ? "ahead" : "behind", (d < 0) ? -d : d,
-        word, spread
-    }'
+    echo "a $(result_pct "$out/$name-share-s$seed.log")"
+    echo "b $(result_pct "$out/$name-fixed-s$seed.log")"
+  done | compare "$name" "share $share" "fixed"
 }
 printf "$fmt" model fixed "fixed (ms)" "fixed (% over best)" "share $share (ms)" \
   "share (% over best)" "share / fixed" >"$table"
-for row in "${rows[@]}"; do
-  IFS='|' read -r name zoo gpus <<<"$row"
-  if [[ -n "${MODELS:-}" && " $MODELS " != *" $name "* ]]; then continue; fi
+for row in "${paper_rows[@]}"; do
+  IFS='|' read -r name zoo gpus _ <<<"$row"
+  # ResNet-152 has no heavy gradient op: both settings would be the colocated policy.
+  if [[ $name == resnet ]] || ! picked "$name"; then continue; fi
   # shellcheck disable=SC2086
   "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
   devices="configs/k40-paper-${gpus}gpu.yaml"

@@ -13,27 +13,19 @@ out=${2:-/tmp/baselines_paper}
 mkdir -p "$out"
 rev=$(git describe --always --dirty 2>/dev/null || echo '?')
 echo "bench/baselines_paper.sh on $(date -u +%F) at $rev, host $(uname -n), $(nproc) cores"
-# name | zoo arguments | GPUs | extra flags
-rows=(
-  "inception_v3|inception_v3|2|"
-  "resnet|resnet|2|"
-  "rnnlm|rnnlm|2|"
-  "nmt2|nmt --layers 2|2|"
-  "nmt4|nmt --layers 4|4|"
-  "nmt8|nmt --layers 8|8|"
-)
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 methods=(expert etf msct metis scotch)
 printf "%-13s %-4s" model gpus
 for m in "${methods[@]}"; do printf " %-22s" "$m ms (plan s)"; done
 printf " %-14s %s\n" "msct vs etf" best
-for row in "${rows[@]}"; do
-  IFS='|' read -r name zoo gpus extra <<<"$row"
-  if [[ -n "${MODELS:-}" && " $MODELS " != *" $name "* ]]; then continue; fi
+for row in "${paper_rows[@]}"; do
+  IFS='|' read -r name zoo gpus _ <<<"$row"
+  if ! picked "$name"; then continue; fi
   # shellcheck disable=SC2086
   "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
   log="$out/$name.log"
-  # shellcheck disable=SC2086
-  "$planner" baseline "$out/$name.pb" "configs/k40-paper-${gpus}gpu.yaml" $extra >"$log" 2>&1 ||
+  "$planner" baseline "$out/$name.pb" "configs/k40-paper-${gpus}gpu.yaml" >"$log" 2>&1 ||
     echo "(exit $?)" >>"$log"
   printf "%-13s %-4s" "$name" "$gpus"
   for m in "${methods[@]}"; do

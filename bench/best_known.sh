@@ -26,21 +26,14 @@ cd "$(dirname "$0")/.."
 planner=${PLANNER:-build/planner/planner}
 kept=bench/best-known
 models_dir=${BEST_KNOWN_MODELS:-build/best_known/models}
-# name | zoo arguments | GPUs
-rows=(
-  "inception_v3|inception_v3|2"
-  "resnet|resnet|2"
-  "rnnlm|rnnlm|2"
-  "nmt2|nmt --layers 2|2"
-  "nmt4|nmt --layers 4|4"
-  "nmt8|nmt --layers 8|8"
-)
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 die() { echo "bench/best_known.sh: $*" >&2; exit 2; }
 row_of() {  # NAME -> "zoo|gpus"
   local row name zoo gpus
-  for row in "${rows[@]}"; do
-    IFS='|' read -r name zoo gpus <<<"$row"
+  for row in "${paper_rows[@]}"; do
+    IFS='|' read -r name zoo gpus _ <<<"$row"
     if [[ $name == "$1" ]]; then echo "$zoo|$gpus"; return; fi
   done
   die "unknown model '$1' (one of: inception_v3 resnet rnnlm nmt2 nmt4 nmt8)"
@@ -66,15 +59,14 @@ header() {
   echo "bench/best_known.sh $1 on $(date -u +%F) at $(git describe --always --dirty 2>/dev/null ||
     echo '?'), host $(uname -n), $(nproc) cores"
 }
-selected() { [[ -z "${MODELS:-}" || " $MODELS " == *" $1 "* ]]; }
 
 check() {
   header check
   printf "%-13s %-16s %s\n" model "best known ms" "found by"
   local row name zoo gpus ms
-  for row in "${rows[@]}"; do
-    IFS='|' read -r name zoo gpus <<<"$row"
-    selected "$name" || continue
+  for row in "${paper_rows[@]}"; do
+    IFS='|' read -r name zoo gpus _ <<<"$row"
+    picked "$name" || continue
     if [[ ! -s "$kept/$name.yaml" ]]; then
       printf "%-13s %-16s %s\n" "$name" - "(none kept)"
       continue
@@ -129,9 +121,9 @@ search() {
   local budget=${1:-15m} out=${2:-build/best_known} row name zoo gpus seed=${SEED:-1}
   header "search $budget"
   mkdir -p "$out"
-  for row in "${rows[@]}"; do
-    IFS='|' read -r name zoo gpus <<<"$row"
-    selected "$name" || continue
+  for row in "${paper_rows[@]}"; do
+    IFS='|' read -r name zoo gpus _ <<<"$row"
+    picked "$name" || continue
     "$planner" search "$(model_of "$name")" "$(devices_of "$name")" --seed "$seed" \
       --order climb-first --budget "$budget" --refine 5m -o "$out/$name.yaml" \
       --csv "$out/$name.csv" >"$out/$name.log" 2>&1 || { tail -3 "$out/$name.log"; continue; }

@@ -21,32 +21,17 @@ out=${2:-build/gradients_apart}
 planner=${PLANNER:-build/planner/planner}
 seeds=${SEEDS:-1 2 3}
 mkdir -p "$out"
-# name | zoo arguments | GPUs
-rows=(
-  "inception_v3|inception_v3|2"
-  "resnet|resnet|2"
-  "rnnlm|rnnlm|2"
-  "nmt2|nmt --layers 2|2"
-  "nmt4|nmt --layers 4|4"
-  "nmt8|nmt --layers 8|8"
-)
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 echo "bench/gradients_apart.sh on $(date -u +%F) at $(git describe --always --dirty 2>/dev/null ||
   echo '?'), host $(uname -n), $(nproc) cores; seeds: $seeds; the climb alone for $budget," \
   "the two settings side by side"
-result_ms() { awk '/^  best found/{print $4}' "$1" | tr -d ,; }
-# "1234.567 ms [1230.000..1240.000]": the median and range of numbers on stdin.
-summary() {
-  sort -g | awk -v unit="$1" '{a[NR]=$1}
-    END { if (NR == 0) { print "-"; exit }
-          med = (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)
-          printf "%.3f%s [%.3f..%.3f]", med, unit, a[1], a[NR] }'
-}
 fmt="%-13s %-34s %-34s %-12s %-26s\n"
 table="$out/table.txt"
 printf "$fmt" model "colocated (ms)" "heavy (ms)" "apart (ops)" "heavy / colocated" >"$table"
-for row in "${rows[@]}"; do
-  IFS='|' read -r name zoo gpus <<<"$row"
-  if [[ -n "${MODELS:-}" && " $MODELS " != *" $name "* ]]; then continue; fi
+for row in "${paper_rows[@]}"; do
+  IFS='|' read -r name zoo gpus _ <<<"$row"
+  if ! picked "$name"; then continue; fi
   # shellcheck disable=SC2086
   "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
   devices="configs/k40-paper-${gpus}gpu.yaml"

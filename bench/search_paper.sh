@@ -10,7 +10,8 @@
 #     stops once its best has not improved by 0.5% for 60 s, and the climb gets
 #     the budget left), with PATIENCE set `--patience PATIENCE` (PATIENCE=0: the
 #     policy keeps its whole budget), with PATIENCE_GAIN `--patience-gain
-#     PATIENCE_GAIN` (an improvement below it does not count), and with ORDER=climb-first
+#     PATIENCE_GAIN` (an improvement below it does not count), with PATIENCE_FIRST
+#     `--patience-first PATIENCE_FIRST` (0: the first patience is PATIENCE's), and with ORDER=climb-first
 #     `--order climb-first` (the climb first, until it stalls for PATIENCE or
 #     60 s, then the policy from its result, then the climb for the time left),
 #     and with KICKS=random `--kicks random` (the last climb's kicks random rather
@@ -22,7 +23,8 @@
 #     may run the heaviest gradient ops apart from their op);
 # each contender's improvement over the best baseline, the paper's improvement,
 # the best placement known (bench/best_known.sh) and how far the two together
-# are from it, and the simulator's lower bound on any placement's step time
+# are from it (not with GRADIENTS=heavy: the kept placements keep every gradient
+# with its op), and the simulator's lower bound on any placement's step time
 # with the largest improvement it leaves (sim/simulator.h).
 # With SEEDS="1 2 3" each contender runs once per seed and its cell is the
 # median step over the seeds, the median improvement and the range of the
@@ -36,7 +38,7 @@
 # CONTENDERS picks which of the three run ("policy climb both" by default); a
 # contender left out prints "-". REUSE=1 keeps the searches whose logs OUTDIR
 # already holds, so the table can be printed again from them.
-#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=0|60s] [PATIENCE_GAIN=0.5%] [ORDER=climb-first] [KICKS=random] [SWEEPS=full] [UNITS=scopes] [CUTOFF=off] [GRADIENTS=heavy] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
+#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=0|60s] [PATIENCE_GAIN=0.5%] [PATIENCE_FIRST=0|30s] [ORDER=climb-first] [KICKS=random] [SWEEPS=full] [UNITS=scopes] [CUTOFF=off] [GRADIENTS=heavy] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
 # configs/search-paper.yaml, "" for the compiled one; MODELS picks rows by name,
@@ -49,23 +51,10 @@ config=()
 if [[ -n "${3:-}" ]]; then config=(--config "$3"); fi
 refine=${4:-60s}
 planner=${PLANNER:-build/planner/planner}
-seconds() {  # 90, 90s, 15m, 2h -> seconds
-  local v=$1
-  case $v in
-    *h) echo $((${v%h} * 3600)) ;; *m) echo $((${v%m} * 60)) ;; *s) echo "${v%s}" ;; *) echo "$v" ;;
-  esac
-}
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 total=$(($(seconds "$budget") + $(seconds "$refine")))
 mkdir -p "$out"
-# name | zoo arguments | GPUs | the paper's improvement over the best baseline
-rows=(
-  "inception_v3|inception_v3|2|16.3%"
-  "resnet|resnet|2|-"
-  "rnnlm|rnnlm|2|-"
-  "nmt2|nmt --layers 2|2|60.6%"
-  "nmt4|nmt --layers 4|4|53.7%"
-  "nmt8|nmt --layers 8|8|no worse than expert"
-)
 table="$out/table.txt"
 paired="$out/paired.txt"
 : >"$paired"
@@ -77,13 +66,6 @@ echo "bench/search_paper.sh on $(date -u +%F) at $(git describe --always --dirty
 printf "$fmt" model gpus "best baseline" expert etf msct metis scotch "policy alone" \
   "climb alone" "policy + climb" "paper" "best known (p+c behind)" "lower bound (at most)" \
   >"$table"
-# A log's result: "1234.567" (ms) and its improvement over the best baseline.
-result_ms() { awk '/^  best found/{print $4}' "$1"; }
-result_pct() {
-  local pct
-  pct=$(grep -o '[-0-9.]*% faster than the best' "$1" | head -1 | cut -d' ' -f1 || true)
-  echo "${pct:-0%}" | tr -d '%'
-}
 # "1234.567 ms (12.3%) [10.1..13.0%]": the median step over the seeds' logs of
 # one contender, the median improvement and their range (one seed: no range).
 result() {
@@ -107,34 +89,28 @@ result() {
 # 1103.373 ms (24.5%)" (KNOWN_MS: bench/best_known.sh's; the larger spread can only ask
 # more).
 verdict() {
-  local name=$1 baseline_ms=$2 known_ms=${3:-}
-  for seed in $seeds; do
-    echo "both $(result_ms "$out/$name-both-s$seed.log")"
-    echo "climb $(result_ms "$out/$name-climb-s$seed.log")"
-  done | awk -v bb="$baseline_ms" '$2 > 0 && bb > 0 { print $1, 100 * (bb - $2) / bb }' |
-    sort -k2 -g | awk -v m="$name" -v bb="$baseline_ms" -v known="$known_ms" '
+  local name=$1 baseline_ms=$2 known_ms=${3:-} pcts
+  pcts=$(for seed in $seeds; do
+    echo "a $(result_ms "$out/$name-both-s$seed.log")"
+    echo "b $(result_ms "$out/$name-climb-s$seed.log")"
+  done | awk -v bb="$baseline_ms" '$2 > 0 && bb > 0 { print $1, 100 * (bb - $2) / bb }')
+  if ! grep -q '^a ' <<<"$pcts" || ! grep -q '^b ' <<<"$pcts"; then return 0; fi
+  compare "$name" "policy + climb" "climb alone" <<<"$pcts"
+  awk '$1 == "b" { print $2 }' <<<"$pcts" | sort -g |
+    awk -v m="$name" -v bb="$baseline_ms" -v known="$known_ms" '
     function median(v, n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-    $1 == "both" { b[++nb] = $2 }
-    $1 == "climb" { c[++nc] = $2 }
+    { c[NR] = $1 }
     END {
-      if (nb == 0 || nc == 0) exit
-      mb = median(b, nb); mc = median(c, nc); spread = b[nb] - b[1]
-      if (c[nc] - c[1] > spread) spread = c[nc] - c[1]
-      d = mb - mc
-      word = (d > spread) ? "ahead beyond" : ((-d > spread) ? "behind beyond" : "within")
-      printf "%s: policy + climb %.1f%% [%.1f..%.1f%%], climb alone %.1f%% [%.1f..%.1f%%]: %s by %.2f points, %s the larger spread (%.2f points)\n",
-        m, mb, b[1], b[nb], mc, c[1], c[nc], (d >= 0) ? "ahead" : "behind", (d < 0) ? -d : d, word,
-        spread
-      need = mc + (c[nc] - c[1])
+      need = median(c, NR) + (c[NR] - c[1])
       printf "%s: ahead beyond the climb alone%ss own spread needs a median under %.3f ms (%.1f%% over the best baseline)",
         m, "\047", bb * (1 - need / 100), need
       if (known > 0) printf "; the best placement known is %.3f ms (%.1f%%)", known, 100 * (bb - known) / bb
       printf "\n"
     }'
 }
-for row in "${rows[@]}"; do
+for row in "${paper_rows[@]}"; do
   IFS='|' read -r name zoo gpus paper <<<"$row"
-  if [[ -n "${MODELS:-}" && " $MODELS " != *" $name "* ]]; then continue; fi
+  if ! picked "$name"; then continue; fi
   # shellcheck disable=SC2086
   "$planner" zoo $zoo -o "$out/$name.pb" >/dev/null
   devices="configs/k40-paper-${gpus}gpu.yaml"
@@ -156,8 +132,8 @@ for row in "${rows[@]}"; do
     run climb "$seed" --iterations 0 --refine "${total}s" ${SWEEPS:+--sweeps "$SWEEPS"} \
       ${UNITS:+--units "$UNITS"} ${CUTOFF:+--cutoff "$CUTOFF"} ${GRADIENTS:+--gradients "$GRADIENTS"}
     run both "$seed" --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
-      ${PATIENCE_GAIN:+--patience-gain "$PATIENCE_GAIN"} ${ORDER:+--order "$ORDER"} \
-      ${KICKS:+--kicks "$KICKS"} ${SWEEPS:+--sweeps "$SWEEPS"} ${UNITS:+--units "$UNITS"} \
+      ${PATIENCE_GAIN:+--patience-gain "$PATIENCE_GAIN"} ${PATIENCE_FIRST:+--patience-first "$PATIENCE_FIRST"} \
+      ${ORDER:+--order "$ORDER"} ${KICKS:+--kicks "$KICKS"} ${SWEEPS:+--sweeps "$SWEEPS"} ${UNITS:+--units "$UNITS"} \
       ${CUTOFF:+--cutoff "$CUTOFF"} ${GRADIENTS:+--gradients "$GRADIENTS"}
   done
   log=$(ls "$out/$name"-{both,climb,policy}-s"${seeds%% *}".log 2>/dev/null | head -1 || true)
@@ -170,6 +146,9 @@ for row in "${rows[@]}"; do
   both_ms=$(result both | cut -d' ' -f1 | tr -d -)
   behind=$(awk -v a="$both_ms" -v b="$known" \
     'BEGIN { if (a > 0 && b > 0) printf "%+.1f%%", 100 * (a - b) / b; else printf "-" }')
+  # The kept placements keep every gradient with its op: a search with the
+  # gradients free is not set against them.
+  if [[ ${GRADIENTS:-} == heavy ]]; then behind="colocated; not compared"; fi
   printf "$fmt" "$name" "$gpus" "$best_baseline" "$(col expert)" "$(col etf)" "$(col msct)" \
     "$(col metis)" "$(col scotch)" "$(result policy)" "$(result climb)" "$(result both)" \
     "$paper" "${known:--} ($behind)" "$bound (${most:--})" >>"$table"
@@ -184,14 +163,16 @@ for row in "${rows[@]}"; do
     done
     # The issue's measure: the medians' improvements over the best baseline
     # differ by more than the larger of the two ranges over the seeds.
-    verdict "$name" "$(echo "$best_baseline" | cut -d' ' -f2)" "$known" >>"$paired"
+    verdict "$name" "$(echo "$best_baseline" | cut -d' ' -f2)" \
+      "$([[ ${GRADIENTS:-} == heavy ]] || echo "$known")" >>"$paired"
   fi
 done
 echo
 echo "times in ms; improvements over the best baseline (median [range] over seeds $seeds);"
 echo "policy alone: --budget $budget --refine 0${GRADIENTS:+ --gradients $GRADIENTS};"
 echo "climb alone: --iterations 0 --refine ${total}s${GRADIENTS:+ --gradients $GRADIENTS}; policy + climb: --budget $budget --refine $refine" \
-  "${PATIENCE:+--patience $PATIENCE} ${PATIENCE_GAIN:+--patience-gain $PATIENCE_GAIN} ${ORDER:+--order $ORDER}" \
+  "${PATIENCE:+--patience $PATIENCE} ${PATIENCE_GAIN:+--patience-gain $PATIENCE_GAIN}" \
+  "${PATIENCE_FIRST:+--patience-first $PATIENCE_FIRST} ${ORDER:+--order $ORDER}" \
   "${KICKS:+--kicks $KICKS} ${SWEEPS:+--sweeps $SWEEPS} ${UNITS:+--units $UNITS} ${CUTOFF:+--cutoff $CUTOFF} ${GRADIENTS:+--gradients $GRADIENTS}"
 cat "$table"
 if [[ -s "$paired" ]]; then
