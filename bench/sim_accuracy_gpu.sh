@@ -18,6 +18,10 @@
 #   STEPS=N: steps per profile and per measurement (default 5)
 #   KEEP=DIR: keep each model's profile, placements, measurements (JSON, and
 #     the last round's traces) and simulations in DIR/NAME
+#   DIFF_OVER=PCT: after the last round, each placement whose median is off its
+#     prediction by more than PCT percent (default 20; 0: none) is measured once
+#     more by `planner simulate --diff`, which prints where the measured timeline
+#     parts from the simulated one (kept as NAME/PLACEMENT.diff)
 #   REUSE=DIR: measure nothing; simulate the placements kept in DIR/NAME with
 #     this build (any build: simulating needs no GPU) against the measurements
 #     kept there, and print the table
@@ -189,6 +193,19 @@ for spec in "${models[@]}"; do
       find "$dir" -maxdepth 1 -type f ! -name model.pb -exec cp {} "$keep/$name/" \;
       echo "$spec" >"$keep/$name/spec"
     fi
+  done
+  diff_over="${DIFF_OVER:-20}"
+  for p in "${placements[@]}"; do
+    f="$dir/${p/:/_}"
+    [ "$rounds" != 0 ] && [ "$diff_over" != 0 ] && [ -s "$f.sim" ] || continue
+    sort -g "$f.measured" | awk -v sim="$(cat "$f.sim")" -v over="$diff_over" \
+      '{ m[NR] = $1 } END { med = NR % 2 ? m[(NR + 1) / 2] : (m[NR / 2] + m[NR / 2 + 1]) / 2
+         e = (sim / 1e3 - med) / med; exit !(e > over / 100 || -e > over / 100) }' || continue
+    echo "[$name] $p: off by more than $diff_over%; where the timelines part:"
+    "$planner" simulate "$dir/model.pb" "$devices" --placement "$f.placement" \
+      --profile "$dir/profile.tsv" --diff --steps "$steps" >"$f.diff" 2>&1 || true
+    head -60 "$f.diff"
+    [ -n "$keep" ] && cp "$f.diff" "$keep/$name/"
   done
   if [ "$rounds" = 0 ]; then
     for p in "${placements[@]}"; do

@@ -12,6 +12,9 @@
 # OFF_GPU=copies: the links off a GPU taken from profile-copies.tsv into
 # profile.tsv (the 2026-11-28 run's split step held each GPU op back, which
 # may have lengthened the copies off the GPU: docs/simulator.md, "On a GPU").
+# RUN/more-rounds.log (a later call's rounds of the same placements on the same
+# host, one line each: "[T s] MODEL PLACEMENT round R: SECONDS"): its medians
+# join the kept ones.
 # Usage: [OFF_GPU=copies] bench/sim_accuracy_gpu_kept.sh [RUN_DIR] [BUILD_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,9 +23,19 @@ build="$(realpath "${2:-$here/../build}")"
 planner="$build/planner/planner"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-if [ "${OFF_GPU:-}" = copies ]; then
+if [ "${OFF_GPU:-}" = copies ] || [ -f "$run/more-rounds.log" ]; then
   cp -r "$run" "$tmp/run"
   run="$tmp/run"
+fi
+if [ -f "$run/more-rounds.log" ]; then
+  while read -r model placement seconds; do
+    [ -f "$run/$model/$placement.measured" ] ||
+      { echo "sim_accuracy_gpu_kept.sh: more-rounds.log names $model/$placement, not kept" >&2; exit 1; }
+    echo "$seconds" >>"$run/$model/$placement.measured"
+  done < <(sed -n 's/^\[[0-9]* s\] \([a-z0-9_]*\) \([a-z0-9_]*\) round [0-9]*: \([0-9.e+-]*\)$/\1 \2 \3/p' \
+    "$run/more-rounds.log")
+fi
+if [ "${OFF_GPU:-}" = copies ]; then
   for d in "$run"/*/; do
     [ -f "$d/profile-copies.tsv" ] || continue
     # Each `link SRC DST` line whose SRC is a cuda device of host.yaml's and

@@ -11,8 +11,12 @@
 # EAGER=0 leaves out the comparison with eager; ROUNDS=N rounds of the error
 # table (default 3), for Inception-V3, the EXPORTED models, then NMT-2, while
 # LIMIT seconds last (on the H200 lent on 2026-11-28, NMT-2's two profiles
-# alone took 235 s: give it a call of its own, bench/sim_accuracy_gpu.sh's usage). The table's profiles, placements, measurements and traces
+# alone took 235 s: give it a call of its own). The table's profiles, placements, measurements and traces
 # are kept in OUT/keep.tgz, for bench/sim_accuracy_gpu.sh's REUSE on any build.
+# For a second call on the same warm host: PREBUILT=1 uses build-cuda/ as it
+# is when its planner exists, TESTS=0 leaves out the CUDA tests, INCEPTION=0
+# leaves Inception-V3 out of the table, NMT=SPEC names the NMT model (default
+# nmt:--layers=2; empty: none). Each part prints the seconds since the start.
 # Usage: PLANNER_DEBS=.cuda-debs OUT=DIR EXPORTED="mobilenet_v2:32:m.pb" scripts/cuda/gpu_check.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,20 +27,26 @@ export PYTHONUNBUFFERED=1
 read -r -a exported <<<"${EXPORTED:-}"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv
 start=$SECONDS
-PLANNER_TARGETS="planner runtime_executor_cuda_test runtime_profiler_cuda_test" \
-  bash scripts/cuda/build.sh >"$out/build.log" 2>&1 ||
-  { grep -B2 -A8 "error" "$out/build.log" | head -80; exit 1; }
-echo "built in $((SECONDS - start)) s"
 B=build-cuda
 P=$B/planner/planner
+if [ -n "${PREBUILT:-}" ] && [ -x "$P" ]; then
+  echo "build-cuda as it is (PREBUILT)"
+else
+  PLANNER_TARGETS="planner runtime_executor_cuda_test runtime_profiler_cuda_test" \
+    bash scripts/cuda/build.sh >"$out/build.log" 2>&1 ||
+    { grep -B2 -A8 "error" "$out/build.log" | head -80; exit 1; }
+  echo "built in $((SECONDS - start)) s"
+fi
 # BINARIES=1: stripped copies in OUT, for a later call on a fresh host to reuse.
 if [ -n "${BINARIES:-}" ]; then
   for f in "$P" "$B/tests/runtime/runtime_executor_cuda_test"; do strip -o "$out/$(basename "$f")" "$f"; done
   ls -la "$out"
 fi
-for t in runtime_executor_cuda_test runtime_profiler_cuda_test; do
-  timeout 90 "$B/tests/runtime/$t" 2>&1 | grep -vE "^\[ RUN|^\[----------\]|^$"
-done
+if [ "${TESTS:-1}" != 0 ]; then
+  for t in runtime_executor_cuda_test runtime_profiler_cuda_test; do
+    timeout 90 "$B/tests/runtime/$t" 2>&1 | grep -vE "^\[ RUN|^\[----------\]|^$"
+  done
+fi
 # A cpu device of 8 host cores beside the GPU: the default 2 cores make every
 # CPU-heavy placement of Inception-V3 seconds long.
 printf 'devices:\n  - {name: cpu0, kind: cpu, cores: [0, 1, 2, 3, 4, 5, 6, 7], threads: 8}\n  - {name: gpu0, kind: cuda, index: 0}\n' >"$out/host.yaml"
@@ -56,11 +66,13 @@ cp "$out/host.yaml" "$keep/"
 accuracy() {  # CAP_S MODEL
   local left=$((deadline - SECONDS))
   if [ "$left" -lt 30 ]; then echo "no time left for $2"; return; fi
+  echo "[$((SECONDS - start)) s] $2, within $((left < $1 ? left : $1)) s"
   STEPS=3 KEEP="$keep" timeout $((left < $1 ? left : $1)) \
     bash bench/sim_accuracy_gpu.sh "$out/host.yaml" "$rounds" "$B" "$2"
   tar czf "$out/keep.tgz" -C "$(dirname "$keep")" keep
 }
-accuracy 300 inception_v3:--batch=32
+[ "${INCEPTION:-1}" != 0 ] && accuracy "${INCEPTION_CAP:-300}" inception_v3:--batch=32
 for spec in "${exported[@]}"; do accuracy 120 "${spec#*:*:}"; done
-accuracy 200 nmt:--layers=2
+nmt="${NMT-nmt:--layers=2}"
+[ -n "$nmt" ] && accuracy 200 "$nmt"
 echo "done in $((SECONDS - start)) s"
