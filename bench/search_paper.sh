@@ -15,7 +15,8 @@
 #     `--order climb-first` (the climb first, until it stalls for PATIENCE or
 #     60 s, then the policy from its result, then the climb for the time left),
 #     and with KICKS=random `--kicks random` (the last climb's kicks random rather
-#     than onto the policy's samples); with SWEEPS=full, the climb alone and the
+#     than onto the policy's samples), and with CLIMB_STARTS=N `--climb-starts N` (1: the
+#     climb after the policy from its best alone); with SWEEPS=full, the climb alone and the
 #     default search get `--sweeps full` (every name scope every sweep), and with
 #     UNITS=scopes `--units scopes` (the climb moves name scopes only, not runs of them),
 #     and with CUTOFF=off `--cutoff off` (each of the climb's moves simulated to its end),
@@ -38,7 +39,7 @@
 # CONTENDERS picks which of the three run ("policy climb both" by default); a
 # contender left out prints "-". REUSE=1 keeps the searches whose logs OUTDIR
 # already holds, so the table can be printed again from them.
-#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=0|60s] [PATIENCE_GAIN=0.5%] [PATIENCE_FIRST=0|30s] [ORDER=climb-first] [KICKS=random] [SWEEPS=full] [UNITS=scopes] [CUTOFF=off] [GRADIENTS=heavy] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
+#   [MODELS="nmt4 nmt8"] [SEEDS="1 2 3"] [CONTENDERS="climb both"] [PATIENCE=0|60s] [PATIENCE_GAIN=0.5%] [PATIENCE_FIRST=0|30s] [ORDER=climb-first] [KICKS=random] [CLIMB_STARTS=1] [SWEEPS=full] [UNITS=scopes] [CUTOFF=off] [GRADIENTS=heavy] bench/search_paper.sh [BUDGET] [OUTDIR] [CONFIG] [REFINE]
 # (defaults 15m, build/search_paper, the compiled search settings, and 60s;
 # BUDGET and REFINE in seconds or with s/m/h; CONFIG is a search config such as
 # configs/search-paper.yaml, "" for the compiled one; MODELS picks rows by name,
@@ -133,8 +134,9 @@ for row in "${paper_rows[@]}"; do
       ${UNITS:+--units "$UNITS"} ${CUTOFF:+--cutoff "$CUTOFF"} ${GRADIENTS:+--gradients "$GRADIENTS"}
     run both "$seed" --budget "$budget" --refine "$refine" ${PATIENCE:+--patience "$PATIENCE"} \
       ${PATIENCE_GAIN:+--patience-gain "$PATIENCE_GAIN"} ${PATIENCE_FIRST:+--patience-first "$PATIENCE_FIRST"} \
-      ${ORDER:+--order "$ORDER"} ${KICKS:+--kicks "$KICKS"} ${SWEEPS:+--sweeps "$SWEEPS"} ${UNITS:+--units "$UNITS"} \
-      ${CUTOFF:+--cutoff "$CUTOFF"} ${GRADIENTS:+--gradients "$GRADIENTS"}
+      ${ORDER:+--order "$ORDER"} ${KICKS:+--kicks "$KICKS"} ${CLIMB_STARTS:+--climb-starts "$CLIMB_STARTS"} \
+      ${SWEEPS:+--sweeps "$SWEEPS"} ${UNITS:+--units "$UNITS"} ${CUTOFF:+--cutoff "$CUTOFF"} \
+      ${GRADIENTS:+--gradients "$GRADIENTS"}
   done
   log=$(ls "$out/$name"-{both,climb,policy}-s"${seeds%% *}".log 2>/dev/null | head -1 || true)
   best_baseline=$(awk '/^  best baseline/{print ($3=="none" ? "none ran" : $3" "$4)}' "$log")
@@ -177,7 +179,7 @@ echo "policy alone: --budget $budget --refine 0${GRADIENTS:+ --gradients $GRADIE
 echo "climb alone: --iterations 0 --refine ${total}s${GRADIENTS:+ --gradients $GRADIENTS}; policy + climb: --budget $budget --refine $refine" \
   "${PATIENCE:+--patience $PATIENCE} ${PATIENCE_GAIN:+--patience-gain $PATIENCE_GAIN}" \
   "${PATIENCE_FIRST:+--patience-first $PATIENCE_FIRST} ${ORDER:+--order $ORDER}" \
-  "${KICKS:+--kicks $KICKS} ${SWEEPS:+--sweeps $SWEEPS} ${UNITS:+--units $UNITS} ${CUTOFF:+--cutoff $CUTOFF} ${GRADIENTS:+--gradients $GRADIENTS}"
+  "${KICKS:+--kicks $KICKS} ${CLIMB_STARTS:+--climb-starts $CLIMB_STARTS} ${SWEEPS:+--sweeps $SWEEPS} ${UNITS:+--units $UNITS} ${CUTOFF:+--cutoff $CUTOFF} ${GRADIENTS:+--gradients $GRADIENTS}"
 cat "$table"
 if [[ -s "$paired" ]]; then
   echo "seed by seed, how much faster policy + climb ended than the climb alone (+: faster):"

@@ -28,8 +28,9 @@ const frontend::CommandSpec kSpec{
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
     "       [--refine DURATION] [--patience DURATION [--patience-gain PCT] [--patience-first "
     "DURATION]]\n"
-    "       [--order policy-first|climb-first] [--kicks policy|random] [--sweeps focused|full]\n"
-    "       [--units runs|scopes] [--cutoff on|off] [--gradients colocated|heavy]",
+    "       [--order policy-first|climb-first] [--kicks policy|random] [--climb-starts N]\n"
+    "       [--sweeps focused|full] [--units runs|scopes] [--cutoff on|off]\n"
+    "       [--gradients colocated|heavy]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
     "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
@@ -85,6 +86,10 @@ const frontend::CommandSpec kSpec{
           "(default: onto a placement sampled from the trained policy, once its samples beat the "
           "best baseline by --patience-gain; random devices until then) or random (random "
           "devices)"},
+         {"--climb-starts", "N",
+          "how many placements the climb from the baselines starts from: the best so far and "
+          "the fastest baselines that place differently, each climbed for a short trial, the best "
+          "trial going on (default 3; 1: the best so far alone, for the whole climb)"},
          {"--sweeps", "NAME",
           "the climb's sweeps: focused (default: after the first, only the name scopes and ops "
           "next to a move kept since, and every one again before it ends) or full (every name "
@@ -179,6 +184,9 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
   o->climb_first = !policy_first;
   GRAPH_ASSIGN_OR_RETURN(o->kicks_from_policy,
                          IsFirstOfTwo(args, "--kicks", "policy", "random", "a kind of kick"));
+  GRAPH_ASSIGN_OR_RETURN(const int64_t starts,
+                         args.GetInt("--climb-starts", o->climb_starts, 1, 8));
+  o->climb_starts = static_cast<int>(starts);
   GRAPH_ASSIGN_OR_RETURN(o->focused_sweeps,
                          IsFirstOfTwo(args, "--sweeps", "focused", "full", "a kind of sweep"));
   GRAPH_ASSIGN_OR_RETURN(o->sibling_runs,

@@ -85,6 +85,11 @@ struct SearchJobOptions {
   // and beats the best baseline by patience_gain; false, or a policy that has
   // not: random units onto random devices.
   bool kicks_from_policy = true;
+  // How many starts a climb from baselines tries: the best so far and the
+  // fastest baselines that place differently, each climbed for a short trial,
+  // the best trial going on (refine::RefineFromStarts); 1: the best so far
+  // alone, for the whole climb.
+  int climb_starts = 3;
   // The climbs' sweeps: focused (refine::RefineOptions::focused_sweeps) or
   // every unit every sweep.
   bool focused_sweeps = true;

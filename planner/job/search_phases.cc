@@ -1,6 +1,7 @@
 // The search job's phases (planner/job/search_session.h): the baselines, the
 // policy's updates and the hill climbs, and the order they run in.
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -68,17 +69,17 @@ struct ClimbResult {
 };
 
 // The hill climb (planner/refine/refine.h) on `climb_on` from the best so far and the
-// next fastest baselines that differ from it (refine.h says why the fastest
-// start is not always the best one), counting a placement that only swaps
-// identical GPUs as the same start. Each start is evaluated on `climb_on`,
+// next fastest baselines that differ from it, `max_starts` in all (refine.h
+// says why the fastest start is not always the best one), counting a placement
+// that only swaps identical GPUs as the same start. Each start is evaluated on `climb_on`,
 // whose times may differ from the search's (a simulator behind real rewards).
 // Prints what it did.
 ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const cluster::Cluster& c,
                             const rewards::RewardSource& climb_on,
                             const search::BestPlacement& best,
                             std::vector<refine::RefineStart> baselines,
-                            const refine::RefineOptions& options) {
-  constexpr size_t kRefineStarts = 3;
+                            const refine::RefineOptions& options, size_t max_starts) {
+  assert(max_starts >= 1);
   ClimbResult out;
   out.starts.push_back({best.method, best.device_of_node, best.step_s});
   std::vector<std::vector<int>> canonical{placement::CanonicalDevices(best.device_of_node, c)};
@@ -87,7 +88,7 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
                      return a.step_s < b.step_s;
                    });
   for (const refine::RefineStart& b : baselines) {
-    if (out.starts.size() >= kRefineStarts) break;
+    if (out.starts.size() >= max_starts) break;
     std::vector<int> form = placement::CanonicalDevices(b.device_of_node, c);
     if (std::find(canonical.begin(), canonical.end(), form) != canonical.end()) continue;
     canonical.push_back(std::move(form));
@@ -134,16 +135,16 @@ struct ClimbPhase {
   bool stalled = false;  // ended by RefineOptions::stall_s
 };
 
-// ClimbFromStarts from `best` and `baselines` on `climb_on`; a placement it
+// ClimbFromStarts from `best` and `baselines` (`max_starts` in all) on `climb_on`; a placement it
 // improved on the simulator behind measured rewards is measured on `reward`
 // (the simulator proposes, the hardware decides).
 ClimbPhase ClimbAndMeasure(std::FILE* log, const graph::Graph& forward, const cluster::Cluster& c,
                            const rewards::RewardSource& climb_on,
                            const rewards::RewardSource& reward, const search::BestPlacement& best,
                            std::vector<refine::RefineStart> baselines,
-                           const refine::RefineOptions& options) {
-  const ClimbResult climb =
-      ClimbFromStarts(log, forward, c, climb_on, best, std::move(baselines), options);
+                           const refine::RefineOptions& options, int max_starts) {
+  const ClimbResult climb = ClimbFromStarts(log, forward, c, climb_on, best, std::move(baselines),
+                                            options, static_cast<size_t>(max_starts));
   const refine::RefineResult& r = climb.result.refine;
   const refine::RefineStart& from = climb.starts[climb.result.chosen];
   ClimbPhase out{std::nullopt, r.device_of_node, r.kicks, r.seconds, r.stalled};
@@ -266,7 +267,8 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
   first.sibling_runs = s.options.sibling_runs;
   first.cutoff = s.options.cutoff;
   ClimbPhase climb = ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward,
-                                     *search.best(), run.baselines.ran, first);
+                                     *search.best(), run.baselines.ran, first,
+                                     s.options.climb_starts);
   if (climb.found) {
     search.Offer(climb.found->method, climb.found->device_of_node,
                  rewards::Evaluation{graph::Status::Ok(), climb.found->step_s}, 0);
@@ -381,7 +383,8 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   }
   const ClimbPhase climb = ClimbAndMeasure(
       s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward, *best,
-      s.options.climb_first ? std::vector<refine::RefineStart>{} : run.baselines.ran, refine);
+      s.options.climb_first ? std::vector<refine::RefineStart>{} : run.baselines.ran, refine,
+      s.options.climb_starts);
   if (!climb.found || climb.found->step_s >= best->step_s) return graph::Status::Ok();
   *best = *climb.found;
   best->iteration = search.iterations();

@@ -316,6 +316,26 @@ TEST(SearchCommandTest, ClimbFirstHandsAStalledClimbsResultToThePolicy) {
                    "climb-first)\n");
 }
 
+// --climb-starts: the climb after the policy tries the best so far and the
+// fastest baselines that place differently, three by default (the small
+// RNNLM has that many), the best so far alone with 1; out of range is named.
+TEST(SearchCommandTest, ClimbStartsSetsHowManyPlacementsTheClimbTries) {
+  const std::string flags =
+      " " + Config("k40-paper-2gpu") + kSmallConfig + " --iterations 1 --refine 1s";
+  RunResult three = Planner("search " + SmallRnnlm() + flags);
+  ASSERT_EQ(three.code, 0) << three.err;
+  EXPECT_NE(three.out.find("refine: from 3 start(s)"), std::string::npos) << three.out;
+  RunResult one = Planner("search " + SmallRnnlm() + flags + " --climb-starts 1");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_NE(one.out.find("refine: from 1 start(s)"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("refine: from 3 start(s)"), std::string::npos) << one.out;
+  for (const char* n : {"0", "9", "two"}) {
+    ExpectUsageError(std::string(" --climb-starts ") + n,
+                     std::string("planner search: --climb-starts must be an integer from 1 to 8, "
+                                 "got '") + n + "'\n");
+  }
+}
+
 // --kicks: once the policy's own sample beats every baseline (two_branch,
 // where 3 updates find one), the last climb's kicks move units onto
 // placements sampled from it (the log counts them); a policy that beat none
