@@ -266,9 +266,9 @@ graph::Result<ClimbPhase> ClimbFirst(const Session& s, Run& run, double total_s)
   first.focused_sweeps = s.options.focused_sweeps;
   first.sibling_runs = s.options.sibling_runs;
   first.cutoff = s.options.cutoff;
-  ClimbPhase climb = ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward,
-                                     *search.best(), run.baselines.ran, first,
-                                     s.options.climb_starts);
+  ClimbPhase climb =
+      ClimbAndMeasure(s.log(), s.forward(), s.cluster(), *run.climb_on, *s.reward, *search.best(),
+                      run.baselines.ran, first, s.options.climb_starts);
   if (climb.found) {
     search.Offer(climb.found->method, climb.found->device_of_node,
                  rewards::Evaluation{graph::Status::Ok(), climb.found->step_s}, 0);

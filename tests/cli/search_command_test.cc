@@ -332,7 +332,8 @@ TEST(SearchCommandTest, ClimbStartsSetsHowManyPlacementsTheClimbTries) {
   for (const char* n : {"0", "9", "two"}) {
     ExpectUsageError(std::string(" --climb-starts ") + n,
                      std::string("planner search: --climb-starts must be an integer from 1 to 8, "
-                                 "got '") + n + "'\n");
+                                 "got '") +
+                         n + "'\n");
   }
 }
 
