@@ -10,9 +10,13 @@
 # its own time limit, so that one slow part leaves the others their turn.
 # EAGER=0 leaves out the comparison with eager; ROUNDS=N rounds of the error
 # table (default 3), for Inception-V3, the EXPORTED models, then NMT-2, while
-# LIMIT seconds last (on the H200 lent on 2026-11-28, NMT-2's two profiles
-# alone took 235 s: give it a call of its own). The table's profiles, placements, measurements and traces
-# are kept in OUT/keep.tgz, for bench/sim_accuracy_gpu.sh's REUSE on any build.
+# LIMIT seconds last (on the H200 lent on 2026-11-28, the paper-scale NMT-2's two
+# profiles alone took 235 s; on 2026-11-29 NMT=nmt:--layers=2,--sizes=small got one
+# round in what was left of the call). The table's profiles, placements,
+# measurements and traces are kept in OUT/keep.tgz, for
+# bench/sim_accuracy_gpu.sh's REUSE on any build: one file, since the device
+# tool returns at most 8 files a call. INCEPTION_CAP=S: Inception-V3's seconds
+# at most (default 300; its single:cpu0 steps take about 10 s each).
 # For a second call on the same warm host: PREBUILT=1 uses build-cuda/ as it
 # is when its planner exists, TESTS=0 leaves out the CUDA tests, INCEPTION=0
 # leaves Inception-V3 out of the table, NMT=SPEC names the NMT model (default
