@@ -564,7 +564,7 @@ TEST(ConfigsTest, EveryShippedConfigLoads) {
     loaded.insert(name);
   }
   for (const char* expected : {"local-2cpu.yaml", "k40-paper-2gpu.yaml", "k40-paper-4gpu.yaml",
-                               "k40-paper-8gpu.yaml", "h100-1gpu.yaml"}) {
+                               "k40-paper-8gpu.yaml", "h100-1gpu.yaml", "h200-1gpu.yaml"}) {
     EXPECT_EQ(loaded.count(expected), 1u) << expected;
   }
 }
@@ -617,20 +617,31 @@ TEST(ConfigsTest, K40ConfigsCarryThePublishedFigures) {
   }
 }
 
-TEST(ConfigsTest, H100ConfigCarriesTheDatasheetFigures) {
-  const Cluster cluster = LoadConfig("h100-1gpu.yaml");
-  ASSERT_EQ(cluster.devices.size(), 2u);
-  EXPECT_EQ(cluster.devices[0].cores, (std::vector<int>{0, 1}));
-  EXPECT_EQ(cluster.devices[0].threads, 2);
-  const DeviceSpec& gpu = cluster.devices[1];
-  EXPECT_EQ(gpu.kind, DeviceKind::kCuda);
-  EXPECT_EQ(gpu.cuda_index, 0);
-  EXPECT_EQ(gpu.memory_bytes, 80 * kGiB);
-  EXPECT_DOUBLE_EQ(*gpu.peak_flops, 67e12);          // H100 SXM FP32
-  EXPECT_DOUBLE_EQ(*gpu.memory_bandwidth, 3.35e12);  // H100 SXM HBM3
-  const std::optional<LinkSpec> pcie = cluster.Link(0, 1);
-  ASSERT_TRUE(pcie.has_value());
-  EXPECT_DOUBLE_EQ(pcie->bandwidth_bytes_per_s, 63e9);  // PCIe Gen5 x16, one direction
+// The GPU hosts' files: the datasheet's compute and memory figures on gpu0, and
+// a link to cpu0 (its measured figures: ctest's configs_gpu_measured).
+TEST(ConfigsTest, GpuHostConfigsCarryTheDatasheetFiguresAndALink) {
+  struct Datasheet {
+    const char* file;
+    int64_t memory_bytes;
+    double peak_flops, memory_bandwidth;
+  };
+  for (const Datasheet& d : {Datasheet{"h100-1gpu.yaml", 80 * kGiB, 67e12, 3.35e12},  // H100 SXM
+                             Datasheet{"h200-1gpu.yaml", 141'000'000'000, 67e12, 4.8e12}}) {
+    SCOPED_TRACE(d.file);
+    const Cluster cluster = LoadConfig(d.file);
+    ASSERT_EQ(cluster.devices.size(), 2u);
+    EXPECT_EQ(cluster.devices[0].kind, DeviceKind::kCpu);
+    const DeviceSpec& gpu = cluster.devices[1];
+    EXPECT_EQ(gpu.kind, DeviceKind::kCuda);
+    EXPECT_EQ(gpu.cuda_index, 0);
+    EXPECT_EQ(gpu.memory_bytes, d.memory_bytes);
+    EXPECT_DOUBLE_EQ(*gpu.peak_flops, d.peak_flops);  // FP32, non-tensor
+    EXPECT_DOUBLE_EQ(*gpu.memory_bandwidth, d.memory_bandwidth);
+    const std::optional<LinkSpec> pcie = cluster.Link(0, 1);
+    ASSERT_TRUE(pcie.has_value());
+    EXPECT_GT(pcie->bandwidth_bytes_per_s, 0);
+    EXPECT_LT(pcie->bandwidth_bytes_per_s, 63e9);  // at most PCIe Gen5 x16, one direction
+  }
 }
 
 }  // namespace
