@@ -69,8 +69,11 @@ compare() {
       if (b[nb] - b[1] > spread) spread = b[nb] - b[1]
       d = ma - mb
       word = (d > spread) ? "ahead beyond" : ((-d > spread) ? "behind beyond" : "within")
-      printf "%s: %s %.1f%% [%.1f..%.1f%%], %s %.1f%% [%.1f..%.1f%%]: %s by %.2f points, %s the larger spread (%.2f points)\n",
+      # Both ranges empty (each contender ended alike on every seed): the rule
+      # then counts any difference, however small; say so.
+      note = (spread == 0 && d != 0) ? "; neither moved over the seeds, so any difference counts" : ""
+      printf "%s: %s %.1f%% [%.1f..%.1f%%], %s %.1f%% [%.1f..%.1f%%]: %s by %.2f points, %s the larger spread (%.2f points%s)\n",
         m, la, ma, a[1], a[na], lb, mb, b[1], b[nb], (d >= 0) ? "ahead" : "behind", (d < 0) ? -d : d,
-        word, spread
+        word, spread, note
     }'
 }

@@ -176,10 +176,12 @@ done
 echo
 echo "times in ms; improvements over the best baseline (median [range] over seeds $seeds);"
 echo "policy alone: --budget $budget --refine 0${GRADIENTS:+ --gradients $GRADIENTS};"
-echo "climb alone: --iterations 0 --refine ${total}s${GRADIENTS:+ --gradients $GRADIENTS}; policy + climb: --budget $budget --refine $refine" \
-  "${PATIENCE:+--patience $PATIENCE} ${PATIENCE_GAIN:+--patience-gain $PATIENCE_GAIN}" \
-  "${PATIENCE_FIRST:+--patience-first $PATIENCE_FIRST} ${ORDER:+--order $ORDER}" \
-  "${KICKS:+--kicks $KICKS} ${CLIMB_STARTS:+--climb-starts $CLIMB_STARTS} ${SWEEPS:+--sweeps $SWEEPS} ${UNITS:+--units $UNITS} ${CUTOFF:+--cutoff $CUTOFF} ${GRADIENTS:+--gradients $GRADIENTS}"
+both_flags="--budget $budget --refine $refine${PATIENCE:+ --patience $PATIENCE}"
+both_flags+="${PATIENCE_GAIN:+ --patience-gain $PATIENCE_GAIN}${PATIENCE_FIRST:+ --patience-first $PATIENCE_FIRST}"
+both_flags+="${ORDER:+ --order $ORDER}${KICKS:+ --kicks $KICKS}${CLIMB_STARTS:+ --climb-starts $CLIMB_STARTS}"
+both_flags+="${SWEEPS:+ --sweeps $SWEEPS}${UNITS:+ --units $UNITS}${CUTOFF:+ --cutoff $CUTOFF}"
+both_flags+="${GRADIENTS:+ --gradients $GRADIENTS}"
+echo "climb alone: --iterations 0 --refine ${total}s${GRADIENTS:+ --gradients $GRADIENTS}; policy + climb: $both_flags"
 cat "$table"
 if [[ -s "$paired" ]]; then
   echo "seed by seed, how much faster policy + climb ended than the climb alone (+: faster):"
