@@ -30,6 +30,22 @@ exec > >(tee "$out/gpu_check.log") 2>&1
 export PYTHONUNBUFFERED=1
 read -r -a exported <<<"${EXPORTED:-}"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv
+# What a trainer on NCCL (issue 37's item 6; the CUDA build has no trainer)
+# would build against: whether the host's LibTorch ships c10d's NCCL and Gloo
+# process groups' headers, Gloo's own, and NCCL's header and library.
+timeout 60 python3 - <<'PY' || echo "the NCCL probe failed"
+import glob, os, site, torch, torch.distributed as dist
+inc = os.path.join(os.path.dirname(torch.__file__), "include")
+for h in ("torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp",
+          "torch/csrc/distributed/c10d/ProcessGroupGloo.hpp", "gloo/context.h"):
+    print(f"{h}: {'present' if os.path.exists(os.path.join(inc, h)) else 'absent'}")
+roots = site.getsitepackages() + [os.path.dirname(os.path.dirname(torch.__file__))]
+for pattern in ("nvidia/nccl/include/nccl.h", "nvidia/nccl/lib/libnccl.so*"):
+    found = sorted({f for r in roots for f in glob.glob(os.path.join(r, pattern))})
+    print(f"{pattern}: {', '.join(found) or 'absent'}")
+print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, NCCL available "
+      f"{dist.is_nccl_available()}, Gloo available {dist.is_gloo_available()}")
+PY
 start=$SECONDS
 B=build-cuda
 P=$B/planner/planner
@@ -51,8 +67,9 @@ if [ "${TESTS:-1}" != 0 ]; then
     timeout 90 "$B/tests/runtime/$t" 2>&1 | grep -vE "^\[ RUN|^\[----------\]|^$"
   done
 fi
-# A cpu device of 8 host cores beside the GPU: the default 2 cores make every
-# CPU-heavy placement of Inception-V3 seconds long.
+# A cpu device of 8 host cores beside the GPU (configs/h100-1gpu.yaml and
+# h200-1gpu.yaml have it too): two cores make every CPU-heavy placement of
+# Inception-V3 seconds long. No figures: the profiles measure them.
 printf 'devices:\n  - {name: cpu0, kind: cpu, cores: [0, 1, 2, 3, 4, 5, 6, 7], threads: 8}\n  - {name: gpu0, kind: cuda, index: 0}\n' >"$out/host.yaml"
 printf 'devices:\n  - {name: gpu0, kind: cuda, index: 0, graphs: on}\n' >"$out/gpu-graphs.yaml"
 if [ "${EAGER:-1}" != 0 ]; then
