@@ -89,6 +89,21 @@ result() {
 # median under 1106.720 ms (24.3% over the best baseline); the best placement known is
 # 1103.373 ms (24.5%)" (KNOWN_MS: bench/best_known.sh's; the larger spread can only ask
 # more).
+# "the policy: 27 updates in 30.9 s, its fastest sample 1602.036 ms (76 samples
+# failed), then the climb continued from expert": what the default search's
+# policy did before its climb, from OUT/NAME-both-sSEED.{csv,log}; nothing
+# without them.
+policy_phase() {
+  local from
+  [[ -s $1.csv && -s $1.log ]] || return 0
+  from=$(grep -o 'continued from [^ ]*' "$1.log" | head -1)
+  awk -F, -v from="${from:-}" 'NR > 1 { u++; t = $2; f += $5; if ($4 > 0 && (m == "" || $4 < m)) m = $4 }
+    END { if (u == 0) exit
+          printf "the policy: %d updates in %.1f s, its fastest sample %s (%d samples failed)", u, t,
+            (m == "" ? "none" : sprintf("%.3f ms", 1000 * m)), f
+          if (from != "") printf ", then the climb %s", from
+          printf "\n" }' "$1.csv"
+}
 verdict() {
   local name=$1 baseline_ms=$2 known_ms=${3:-} pcts
   pcts=$(for seed in $seeds; do
@@ -167,6 +182,7 @@ for row in "${paper_rows[@]}"; do
         -v c="$(result_ms "$out/$name-climb-s$seed.log")" 'BEGIN { if (b > 0 && c > 0)
           printf "%s seed %s: policy + climb %s ms, climb alone %s ms: %+.2f%%\n", m, s, b, c,
             100 * (c - b) / c }' >>"$paired"
+      policy_phase "$out/$name-both-s$seed" | sed "s/^/  /" >>"$paired"
     done
     # The issue's measure: the medians' improvements over the best baseline
     # differ by more than the larger of the two ranges over the seeds.
