@@ -308,10 +308,14 @@ WarmStartResult Search::WarmStartOrThrow(const std::vector<int>& device_of_node)
     *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start).count();
   };
   WarmStartResult r;
-  fit(
-      s.policy->GrouperParameters(), s.o.warm_start_grouper_lr,
-      [&] { return s.policy->GrouperImitationLoss(groups); }, &r.grouper_steps, &r.grouper_loss,
-      &r.grouper_s);
+  // With the name scopes as the groups the Grouper samples nothing, and
+  // fitting it would only spend the search's time.
+  if (!s.policy->places_scopes()) {
+    fit(
+        s.policy->GrouperParameters(), s.o.warm_start_grouper_lr,
+        [&] { return s.policy->GrouperImitationLoss(groups); }, &r.grouper_steps, &r.grouper_loss,
+        &r.grouper_s);
+  }
   // The Placer learns on groupings the fitted Grouper samples, a fresh one per
   // step, each group labelled with the device most of its ops have: fitted to
   // the target grouping alone, it misplaced whole groups when a sample moved a

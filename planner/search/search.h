@@ -65,7 +65,8 @@ struct SearchIdentity {
 
 struct WarmStartResult {
   graph::Status status;  // ok, or LibTorch refused a step (the search cannot go on)
-  int grouper_steps = 0, placer_steps = 0;   // Adam steps taken
+  int grouper_steps = 0, placer_steps = 0;   // Adam steps taken (the Grouper's: none when
+                                             // the groups are name scopes: places_scopes)
   double grouper_loss = 0, placer_loss = 0;  // the last cross-entropies, nats per decision
   double grouper_s = 0, placer_s = 0;        // seconds each network's fit took
 };
