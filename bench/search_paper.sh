@@ -89,7 +89,7 @@ result() {
 # median under 1106.720 ms (24.3% over the best baseline); the best placement known is
 # 1103.373 ms (24.5%)" (KNOWN_MS: bench/best_known.sh's; the larger spread can only ask
 # more).
-# "the policy: 27 updates in 30.9 s, its fastest sample 1602.036 ms (76 samples
+# "the policy: 27 updates in 30.9 s, its fastest sample 1601.650 ms (76 samples
 # failed), then the climb continued from expert": what the default search's
 # policy did before its climb, from OUT/NAME-both-sSEED.{csv,log}; nothing
 # without them.
