@@ -1,4 +1,5 @@
-// The fleet's cost on loopback: for NMT-2 (zoo, small sizes) on
+// The fleet's cost on loopback: for NMT-2 (zoo, small sizes, or --sizes
+// paper-scale) on
 // configs/k40-paper-2gpu.yaml with simulated rewards, batches of random
 // placements are evaluated in process (the sim source, one thread per core)
 // and by fleets of 1, 2 and 4 `planner worker` processes, interleaved round by
@@ -6,7 +7,7 @@
 // result's arrival, minus the worker's own evaluation time: the wire, the
 // queues and the scheduling), median and p99 (target median <= 5 ms), and
 // samples per second for each contender with the spread over rounds.
-//   fleet_bench [--configs DIR] [--batch N] [--rounds R] [--planner PATH]
+//   fleet_bench [--configs DIR] [--batch N] [--rounds R] [--sizes S] [--planner PATH]
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,13 +73,16 @@ pid_t StartWorker(const std::string& planner, const std::string& devices,
 
 const frontend::CommandSpec kSpec{
     "fleet_bench",
-    "[--configs DIR] [--batch N] [--rounds R] [--planner PATH]",
+    "[--configs DIR] [--batch N] [--rounds R] [--sizes S] [--planner PATH]",
     "The fleet's overhead per sample and samples per second on loopback, against evaluating\n"
     "in process, for fleets of 1, 2 and 4 workers, interleaved round by round.",
     {},
     {{"--configs", "DIR", "where k40-paper-2gpu.yaml is (default configs)"},
      {"--batch", "N", "placements per round (default 32)"},
      {"--rounds", "R", "rounds (default 5)"},
+     {"--sizes", "S",
+      "the zoo's NMT-2 sizes: small (default; the docs' figures) or paper-scale (the zoo's "
+      "default)"},
      {"--planner", "PATH", "the planner executable the workers run (default: this build's)"}},
     /*program=*/""};
 
@@ -90,12 +94,16 @@ int main(int argc, char** argv) {
   const int batch = flags.Int("--batch", 32, 1, 100000);
   const int rounds = flags.Int("--rounds", 5, 1, 10000);
   if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
+  const std::string sizes = args.Get("--sizes", "small");
+  if (sizes != "small" && sizes != "paper-scale") {
+    return frontend::UsageError(kSpec, "--sizes must be small or paper-scale, got '" + sizes + "'");
+  }
   const std::string devices = configs + "/k40-paper-2gpu.yaml";
   auto c = cluster::LoadDevicesFile(devices);
   if (!c.ok()) return Die(c.status());
   graph::ZooOptions zo;
   zo.layers = 2;
-  zo.sizes = "small";
+  zo.sizes = sizes;
   auto fwd = graph::BuildZooModel("nmt", zo);
   if (!fwd.ok()) return Die(fwd.status());
   graph::InferenceOptions inference;
@@ -163,9 +171,10 @@ int main(int argc, char** argv) {
   StopWorkers(fleets);
 
   std::printf(
-      "fleet_bench: NMT-2 (small) on %s, %d ops to place, batches of %d random placements, %d "
+      "fleet_bench: NMT-2 (%s) on %s, %d ops to place, batches of %d random placements, %d "
       "rounds interleaved, %u cores\n",
-      devices.c_str(), fwd->size(), batch, rounds, std::thread::hardware_concurrency());
+      sizes.c_str(), devices.c_str(), fwd->size(), batch, rounds,
+      std::thread::hardware_concurrency());
   auto line = [](const char* what, const std::vector<double>& v) {
     std::printf("  %-12s %8.1f samples/s (median; rounds %.1f to %.1f)\n", what, Quantile(v, 0.5),
                 *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()));
