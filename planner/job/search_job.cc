@@ -1,5 +1,6 @@
 #include "planner/job/search_job.h"
 
+#include <cstdio>
 #include <set>
 #include <string>
 #include <utility>
@@ -276,18 +277,16 @@ graph::Status StartRun(Session& s, Run* run) {
   if (!run->resumed && o.search.warm_start_steps > 0 && best_baseline && !StopRequested()) {
     search::WarmStartResult w = search.WarmStart(best_baseline->device_of_node);
     GRAPH_RETURN_IF_ERROR(w.status);
-    if (search.places_scopes()) {
-      Say(s.log(),
-          "warm start from %s: cross-entropy %.3f (Placer, %d steps, %.1f s; the groups are name "
-          "scopes, so the Grouper is not fitted)\n",
-          best_baseline->method.c_str(), w.placer_loss, w.placer_steps, w.placer_s);
-    } else {
-      Say(s.log(),
-          "warm start from %s: cross-entropy %.3f (Grouper, %d steps, %.1f s), %.3f (Placer, %d "
-          "steps, %.1f s)\n",
-          best_baseline->method.c_str(), w.grouper_loss, w.grouper_steps, w.grouper_s,
-          w.placer_loss, w.placer_steps, w.placer_s);
+    // With the name scopes as the groups the Grouper was not fitted (WarmStartResult).
+    const bool scopes = search.places_scopes();
+    char grouper[96] = "";
+    if (!scopes) {
+      std::snprintf(grouper, sizeof grouper, "%.3f (Grouper, %d steps, %.1f s), ", w.grouper_loss,
+                    w.grouper_steps, w.grouper_s);
     }
+    Say(s.log(), "warm start from %s: cross-entropy %s%.3f (Placer, %d steps, %.1f s%s)\n",
+        best_baseline->method.c_str(), grouper, w.placer_loss, w.placer_steps, w.placer_s,
+        scopes ? "; the groups are name scopes, so the Grouper is not fitted" : "");
   }
   if (!o.ps.empty()) {
     GRAPH_ASSIGN_OR_RETURN(run->ps, search::ConnectParameterServer(o.ps, o.ps_timeout_s));

@@ -10,9 +10,10 @@ PLANNER: the planner binary (default build/planner/planner).
 Simulates the placement with the run's profile.tsv and a trace, and prints
 its step, devices and transfers as `planner simulate` does, the ops on cpu
 devices with the longest simulated spans, then the copies into cpu devices by
-source and size: how many, MiB in all, simulated seconds in all. Why: on the H200 lent on 2026-11-29 NMT-2's etf measured four times its
-prediction (docs/simulator.md, "On a GPU"); this says what that step does on
-the cpu side, which the measured traces would have to be set against.
+source and size: how many, MiB in all, simulated seconds in all. Why: on
+the H200 lent on 2026-11-29 NMT-2's etf measured four times its prediction
+(docs/simulator.md, "On a GPU"); this says what that step does on the cpu
+side, which the measured traces would have to be set against.
 """
 import collections
 import json
