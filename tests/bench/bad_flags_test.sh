@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The bench programs and scripts refuse bad arguments in one line naming the
 # argument (exit 2), before any work: build/bench/climb_speed's --budget,
-# --rounds and --layers, bench/speed_figures.sh's ROUNDS,
+# --rounds and --layers, build/bench/fleet_bench's --sizes, bench/speed_figures.sh's ROUNDS,
 # bench/apart_colocated.sh's SHARE. And
 # bench/best_known.sh offers no placement with gradients apart (--gradients
 # heavy) as a best known, which keep every gradient with its op.
-# Usage: bad_flags_test.sh CLIMB_SPEED_BIN SOURCE_DIR
+# Usage: bad_flags_test.sh CLIMB_SPEED_BIN SOURCE_DIR FLEET_BENCH_BIN
 set -uo pipefail
-climb_speed=$1 src=$2
+climb_speed=$1 src=$2 fleet_bench=$3
 failed=0
 expect() {  # WANTED-MESSAGE COMMAND...: exit 2 and one line on stderr holding the message
   local wanted=$1 err rc
@@ -22,6 +22,7 @@ expect() {  # WANTED-MESSAGE COMMAND...: exit 2 and one line on stderr holding t
 expect "--rounds must be an integer from 1 to 1000, got 'x'" "$climb_speed" --rounds x
 expect "--budget must be a number above 0" "$climb_speed" --budget -1
 expect "--layers must be an integer from 1 to 64, got 'a'" "$climb_speed" --layers 2,a
+expect "--sizes must be small or paper-scale, got 'big'" "$fleet_bench" --sizes big
 expect "ROUNDS must be a positive integer, not '0'" bash "$src/bench/speed_figures.sh" 0
 expect "SHARE '2' is not a probability in [0.001, 0.999]" \
   env SHARE=2 bash "$src/bench/apart_colocated.sh"
