@@ -3,7 +3,9 @@
 # default, paper-scale sizes; configs/k40-paper-{2,4,8}gpu.yaml, simulated):
 # each method's simulated step and the time it took to plan, one row per
 # model, with the date, the host and the commit. Deterministic: the step times
-# repeat exactly; the planning times are this host's wall clock.
+# repeat exactly; the planning times are this host's wall clock. msct:dual is
+# m-SCT with its linear program solved by the dual simplex, run after the
+# others: not among the search's baselines, so not in the column "best".
 #
 # usage: bench/baselines_paper.sh [PLANNER] [OUTDIR]    (MODELS="nmt2 nmt4" for some)
 set -euo pipefail
@@ -15,7 +17,7 @@ rev=$(git describe --always --dirty 2>/dev/null || echo '?')
 echo "bench/baselines_paper.sh on $(date -u +%F) at $rev, host $(uname -n), $(nproc) cores"
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-methods=(expert etf msct metis scotch)
+methods=(expert etf msct msct:dual metis scotch)
 printf "%-13s %-4s" model gpus
 for m in "${methods[@]}"; do printf " %-22s" "$m ms (plan s)"; done
 printf " %-14s %s\n" "msct vs etf" best
@@ -27,6 +29,8 @@ for row in "${paper_rows[@]}"; do
   log="$out/$name.log"
   "$planner" baseline "$out/$name.pb" "configs/k40-paper-${gpus}gpu.yaml" >"$log" 2>&1 ||
     echo "(exit $?)" >>"$log"
+  "$planner" baseline --method msct:dual "$out/$name.pb" "configs/k40-paper-${gpus}gpu.yaml" \
+    >>"$log" 2>&1 || echo "(exit $?)" >>"$log"
   printf "%-13s %-4s" "$name" "$gpus"
   for m in "${methods[@]}"; do
     cell=$(awk -v m="$m" '$1 == m {

@@ -25,14 +25,15 @@ const frontend::CommandSpec kSpec{
     "Methods: single:DEVICE (every op on DEVICE), expert (a layer per GPU for recurrent\n"
     "models, one GPU otherwise), etf (earliest-task-first list scheduling on the simulator's\n"
     "op and transfer costs, memory-aware), msct (Baechi's m-SCT: etf with favourite children\n"
-    "from a linear program, solved by GLPK), metis (METIS's min-cut partition over the GPUs),\n"
-    "scotch (Scotch's static mapping onto every device, weighted by speed) and all (each of\n"
-    "them; the default). -o writes the method's placement, with all the\n"
-    "fastest one's.",
+    "from a linear program, solved by GLPK's primal simplex), metis (METIS's min-cut\n"
+    "partition over the GPUs), scotch (Scotch's static mapping onto every device, weighted\n"
+    "by speed) and all (each of them; the default). msct:dual solves m-SCT's program by the\n"
+    "dual simplex: faster on large models, and another of its optima, so another placement\n"
+    "(not in all). -o writes the method's placement, with all the fastest one's.",
     {"MODEL", "DEVICES"},
     frontend::WithTrainingFlags(
         {{"--method", "NAME",
-          "single:DEVICE, expert, etf, msct, metis, scotch or all (default all)"},
+          "single:DEVICE, expert, etf, msct, msct:dual, metis, scotch or all (default all)"},
          {"-o", "PLACEMENT", "write the placement (YAML)"},
          {"--reward", "NAME", "sim (default) or real"},
          PlanningProfileFlag(),

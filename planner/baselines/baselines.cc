@@ -120,9 +120,13 @@ graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const gr
     if (!costs) return graph::InvalidArgument("etf needs op costs (a simulator of the step)");
     GRAPH_ASSIGN_OR_RETURN(ListSchedule s, EarliestTaskFirst(forward, *costs, c));
     return BaselinePlacement{method, std::move(s.device_of_node)};
-  } else if (method == "msct") {
-    if (!costs) return graph::InvalidArgument("msct needs op costs (a simulator of the step)");
-    GRAPH_ASSIGN_OR_RETURN(ListSchedule s, ShortestCommunicationTime(forward, *costs, c));
+  } else if (method == "msct" || method == kMsctDual) {
+    if (!costs) {
+      return graph::InvalidArgument(method + " needs op costs (a simulator of the step)");
+    }
+    MsctOptions o;
+    if (method == kMsctDual) o.lp_method = LpOptions::Method::kDualSimplex;
+    GRAPH_ASSIGN_OR_RETURN(ListSchedule s, ShortestCommunicationTime(forward, *costs, c, o));
     return BaselinePlacement{method, std::move(s.device_of_node)};
   } else if (method == "metis") {
     if (!costs) return graph::InvalidArgument("metis needs op costs (a simulator of the step)");
@@ -136,7 +140,7 @@ graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const gr
   std::string names;
   for (const std::string& m : BaselineMethods(c)) names += (names.empty() ? "" : ", ") + m;
   return graph::InvalidArgument("unknown baseline method '" + method + "' (methods on " + c.source +
-                                ": " + names + ")");
+                                ": " + names + "; also " + kMsctDual + ")");
 }
 
 }  // namespace

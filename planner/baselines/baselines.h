@@ -45,6 +45,11 @@ struct BaselinePlacement {
 // "single:<device>" for each device, "expert", "etf", "msct", "metis", "scotch".
 std::vector<std::string> BaselineMethods(const cluster::Cluster& c);
 
+// m-SCT with its relaxation solved by GLPK's dual simplex instead of the
+// primal (msct.h): faster on large models, another optimum, so other
+// favourite children. MakeBaseline makes it by name; the search does not run it.
+inline constexpr char kMsctDual[] = "msct:dual";
+
 // The placement of one method. "etf", "msct", "metis" and "scotch" need `costs` (a simulator of the
 // training graph built from `forward` on `c`); without them, or when they cannot time an op, it is
 // an error saying why. An unknown name is an error listing the names.

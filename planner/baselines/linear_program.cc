@@ -117,6 +117,7 @@ graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_ON;
+  if (options.method == LpOptions::Method::kDualSimplex) parm.meth = GLP_DUALP;
   if (options.time_limit_s > 0) {
     parm.tm_lim = static_cast<int>(std::min(options.time_limit_s * 1e3, 2e9));
   }

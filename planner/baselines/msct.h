@@ -17,6 +17,10 @@
 // makes j the favourite child of i (Baechi's m_sct default 0.5; its TensorFlow
 // pipeline passes 0.1); after rounding, a parent keeps the child of smallest x
 // and a child the parent of smallest x. GLPK solves it (Baechi used MOSEK).
+// The relaxation has many optima, and which one a solver returns decides the
+// favourite children of every op off the critical path: GLPK's primal and
+// dual simplex return different ones, and the two placements' steps can
+// differ by a factor of two (docs/search.md, "Baselines", has the figures).
 //
 // Thread safety: a free function of const inputs (GLPK on the calling thread).
 #pragma once
@@ -34,7 +38,9 @@ namespace planner::baselines {
 
 struct MsctOptions {
   double favourite_threshold = 0.5;  // x_ij at or below it: a favourite-child edge
-  LpOptions::Method lp_method = LpOptions::Method::kSimplex;  // linear_program.h
+  // linear_program.h; the baseline "msct" is the primal simplex's answer,
+  // "msct:dual" the dual simplex's (baselines.h).
+  LpOptions::Method lp_method = LpOptions::Method::kSimplex;
   // > 0: the simplex's limit, an error past it (the method is then skipped: on
   // slower hosts, so a baseline set that depends on the host); 0: none.
   double lp_time_limit_s = 0;

@@ -23,7 +23,8 @@ graph::Result<std::vector<std::string>> MethodsAsked(const BaselineJobOptions& o
                                                      const cluster::Cluster& c) {
   std::vector<std::string> methods = baselines::BaselineMethods(c);
   if (o.method == "all") return methods;
-  if (std::find(methods.begin(), methods.end(), o.method) == methods.end()) {
+  if (o.method != baselines::kMsctDual &&
+      std::find(methods.begin(), methods.end(), o.method) == methods.end()) {
     return baselines::MakeBaseline(o.method, forward, c, nullptr).status();
   }
   return std::vector<std::string>{o.method};

@@ -43,7 +43,8 @@ TEST(BaselinesTest, AnUnknownMethodOrDeviceIsAnErrorListingTheMethods) {
     ASSERT_FALSE(b.ok()) << bad;
     EXPECT_NE(b.status().message().find(std::string("'") + bad + "'"), std::string::npos);
     EXPECT_NE(b.status().message().find(
-                  "single:cpu0, single:gpu0, single:gpu1, expert, etf, msct, metis, scotch"),
+                  "single:cpu0, single:gpu0, single:gpu1, expert, etf, msct, metis, scotch; "
+                  "also msct:dual"),
               std::string::npos)
         << b.status().message();
   }
@@ -51,7 +52,7 @@ TEST(BaselinesTest, AnUnknownMethodOrDeviceIsAnErrorListingTheMethods) {
 
 TEST(BaselinesTest, EtfMsctMetisAndScotchWithoutCostsAreErrors) {
   testing::Problem p = SmallRnnlm();
-  for (const char* m : {"etf", "msct", "metis", "scotch"}) {
+  for (const char* m : {"etf", "msct", kMsctDual, "metis", "scotch"}) {
     auto b = MakeBaseline(m, p.forward, SimCluster(2), nullptr);
     ASSERT_FALSE(b.ok()) << m;
     EXPECT_NE(b.status().message().find("costs"), std::string::npos) << b.status().message();
@@ -111,6 +112,21 @@ TEST(BaselinesTest, ALogLineNamesTheMethodItsStepAndItsPlanningTime) {
   BaselinePlacement long_name{"single:a_device_with_a_long_name", {}, 0};
   EXPECT_EQ(DescribeBaseline(long_name, ok),
             "  single:a_device_with_a_long_name 260.800 ms (planned in 0.00 s)");
+}
+
+TEST(BaselinesTest, MsctByTheDualSimplexIsMadeByNameAndPlacesEveryOp) {
+  testing::Problem p = SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);
+  sim::Simulator sim = testing::SimCosts(p, c);
+  auto b = MakeBaseline(kMsctDual, p.forward, c, &sim);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->method, "msct:dual");
+  ASSERT_EQ(static_cast<int>(b->device_of_node.size()), p.forward.size());
+  for (int d : b->device_of_node) {
+    EXPECT_GE(d, 0);
+    EXPECT_LT(d, static_cast<int>(c.devices.size()));
+  }
+  EXPECT_GT(testing::SimulatedStep(p, sim, b->device_of_node), 0) << "the placement runs";
 }
 
 TEST(BaselinesTest, MakeBaselineTimesItsPlanning) {

@@ -1,5 +1,5 @@
 // The GLPK adapter: an LP with a known optimum, and the errors for one with no
-// solution, by either method.
+// solution, by each method.
 #include "planner/baselines/linear_program.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +25,15 @@ TEST(LinearProgram, TheSimplexFindsTheKnownOptimum) {
   EXPECT_NEAR((*v)[1], 0.5, 1e-9);
 }
 
+TEST(LinearProgram, TheDualSimplexFindsItToo) {
+  LpOptions o;
+  o.method = LpOptions::Method::kDualSimplex;
+  auto v = SolveLinearProgram(Small(), o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_NEAR((*v)[0], 1.5, 1e-9);
+  EXPECT_NEAR((*v)[1], 0.5, 1e-9);
+}
+
 TEST(LinearProgram, TheInteriorPointMethodFindsItToo) {
   LpOptions o;
   o.method = LpOptions::Method::kInterior;
@@ -38,7 +47,8 @@ TEST(LinearProgram, AnInfeasibleProgramIsAnErrorSayingSo) {
   LinearProgram lp;
   const int x = lp.AddColumn(1, 0, 1);
   lp.rows.push_back({{{x, -1}}, -2});  // x >= 2 with x <= 1
-  for (auto method : {LpOptions::Method::kSimplex, LpOptions::Method::kInterior}) {
+  for (auto method : {LpOptions::Method::kSimplex, LpOptions::Method::kDualSimplex,
+                      LpOptions::Method::kInterior}) {
     LpOptions o;
     o.method = method;
     auto v = SolveLinearProgram(lp, o);
@@ -50,9 +60,11 @@ TEST(LinearProgram, AnInfeasibleProgramIsAnErrorSayingSo) {
 TEST(LinearProgram, AnUnboundedProgramIsAnError) {
   LinearProgram lp;
   lp.AddColumn(-1, 0, LinearProgram::kInf);  // min -x, x >= 0
-  LpOptions o;
-  o.method = LpOptions::Method::kSimplex;
-  EXPECT_FALSE(SolveLinearProgram(lp, o).ok());
+  for (auto method : {LpOptions::Method::kSimplex, LpOptions::Method::kDualSimplex}) {
+    LpOptions o;
+    o.method = method;
+    EXPECT_FALSE(SolveLinearProgram(lp, o).ok());
+  }
 }
 
 TEST(LinearProgram, AMalformedProgramIsRefusedNotHandedToGlpk) {
@@ -67,10 +79,11 @@ TEST(LinearProgram, AMalformedProgramIsRefusedNotHandedToGlpk) {
   EXPECT_FALSE(SolveLinearProgram(crossed).ok());
 }
 
-TEST(LinearProgram, BoundsAloneAreSolvedByEitherMethod) {
+TEST(LinearProgram, BoundsAloneAreSolvedByEachMethod) {
   LinearProgram lp;
   lp.AddColumn(1, 0.25, 4);  // min x, 0.25 <= x <= 4: no rows
-  for (auto method : {LpOptions::Method::kSimplex, LpOptions::Method::kInterior}) {
+  for (auto method : {LpOptions::Method::kSimplex, LpOptions::Method::kDualSimplex,
+                      LpOptions::Method::kInterior}) {
     LpOptions o;
     o.method = method;
     auto v = SolveLinearProgram(lp, o);
