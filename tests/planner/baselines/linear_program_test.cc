@@ -16,22 +16,15 @@ LinearProgram Small() {
   return lp;
 }
 
-TEST(LinearProgram, TheSimplexFindsTheKnownOptimum) {
-  LpOptions o;
-  o.method = LpOptions::Method::kSimplex;
-  auto v = SolveLinearProgram(Small(), o);
-  ASSERT_TRUE(v.ok()) << v.status().message();
-  EXPECT_NEAR((*v)[0], 1.5, 1e-9);
-  EXPECT_NEAR((*v)[1], 0.5, 1e-9);
-}
-
-TEST(LinearProgram, TheDualSimplexFindsItToo) {
-  LpOptions o;
-  o.method = LpOptions::Method::kDualSimplex;
-  auto v = SolveLinearProgram(Small(), o);
-  ASSERT_TRUE(v.ok()) << v.status().message();
-  EXPECT_NEAR((*v)[0], 1.5, 1e-9);
-  EXPECT_NEAR((*v)[1], 0.5, 1e-9);
+TEST(LinearProgram, ThePrimalAndTheDualSimplexFindTheKnownOptimum) {
+  for (auto method : {LpOptions::Method::kSimplex, LpOptions::Method::kDualSimplex}) {
+    LpOptions o;
+    o.method = method;
+    auto v = SolveLinearProgram(Small(), o);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    EXPECT_NEAR((*v)[0], 1.5, 1e-9);
+    EXPECT_NEAR((*v)[1], 0.5, 1e-9);
+  }
 }
 
 TEST(LinearProgram, TheInteriorPointMethodFindsItToo) {
