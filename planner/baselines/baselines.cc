@@ -109,8 +109,8 @@ std::vector<std::string> BaselineMethods(const cluster::Cluster& c) {
 namespace {
 
 graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const graph::Graph& forward,
-                                             const cluster::Cluster& c,
-                                             const sim::Simulator* costs) {
+                                             const cluster::Cluster& c, const sim::Simulator* costs,
+                                             const volatile std::sig_atomic_t* stop) {
   if (method.rfind("single:", 0) == 0) {
     const int d = c.IndexOf(method.substr(7));
     if (d >= 0) return BaselinePlacement{method, std::vector<int>(forward.size(), d)};
@@ -125,6 +125,7 @@ graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const gr
       return graph::InvalidArgument(method + " needs op costs (a simulator of the step)");
     }
     MsctOptions o;
+    o.stop = stop;
     if (method == kMsctDual) o.lp_method = LpOptions::Method::kDualSimplex;
     GRAPH_ASSIGN_OR_RETURN(ListSchedule s, ShortestCommunicationTime(forward, *costs, c, o));
     return BaselinePlacement{method, std::move(s.device_of_node)};
@@ -148,9 +149,10 @@ graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const gr
 graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
                                               const graph::Graph& forward,
                                               const cluster::Cluster& c,
-                                              const sim::Simulator* costs) {
+                                              const sim::Simulator* costs,
+                                              const volatile std::sig_atomic_t* stop) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto made = MakeUntimed(method, forward, c, costs);
+  auto made = MakeUntimed(method, forward, c, costs, stop);
   if (made.ok()) {
     made->planning_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }

@@ -18,6 +18,7 @@
 // Thread safety: free functions of const inputs.
 #pragma once
 
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -52,11 +53,13 @@ inline constexpr char kMsctDual[] = "msct:dual";
 
 // The placement of one method. "etf", "msct", "metis" and "scotch" need `costs` (a simulator of the
 // training graph built from `forward` on `c`); without them, or when they cannot time an op, it is
-// an error saying why. An unknown name is an error listing the names.
+// an error saying why. An unknown name is an error listing the names. `stop` (may be null): once
+// set, m-SCT's linear program is abandoned, an error (msct.h; the others take under a second).
 graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
                                               const graph::Graph& forward,
                                               const cluster::Cluster& c,
-                                              const sim::Simulator* costs);
+                                              const sim::Simulator* costs,
+                                              const volatile std::sig_atomic_t* stop = nullptr);
 
 // A baseline's line in the logs of `planner baseline` and `planner search`:
 // "  etf              260.832 ms (planned in 0.41 s)", or the evaluation's failure.

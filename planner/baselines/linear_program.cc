@@ -3,10 +3,15 @@
 #include <glpk.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
+#include <system_error>
+#include <thread>
 
 namespace planner::baselines {
 
@@ -91,11 +96,9 @@ graph::Result<std::vector<double>> Interior(const LinearProgram& lp, glp_prob* p
   return x;
 }
 
-}  // namespace
-
-graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
-                                                      const LpOptions& options) {
-  GRAPH_RETURN_IF_ERROR(Check(lp));
+// The solve itself, on the calling thread's GLPK environment.
+graph::Result<std::vector<double>> SolveHere(const LinearProgram& lp, const LpOptions& options) {
+  glp_term_out(GLP_OFF);  // GLPK's own lines (its scaling's report) stay off stdout
   Problem p(glp_create_prob());
   glp_set_obj_dir(p.get(), GLP_MIN);
   if (lp.columns.empty()) return std::vector<double>();
@@ -139,6 +142,54 @@ graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
   std::vector<double> x(lp.columns.size());
   for (size_t c = 0; c < x.size(); ++c) x[c] = glp_get_col_prim(p.get(), static_cast<int>(c) + 1);
   return x;
+}
+
+// A solve on its own thread, which the caller may stop waiting for. The
+// thread owns a copy of the program and shares the answer's slot with the
+// caller; an abandoned one finishes, frees its GLPK environment and ends.
+struct Background {
+  std::mutex mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  graph::Result<std::vector<double>> answer = std::vector<double>();
+};
+
+graph::Status Abandoned(const LinearProgram& lp) {
+  return graph::Status(graph::StatusCode::kUnavailable,
+                       "the linear program (" + std::to_string(lp.columns.size()) +
+                           " columns) was abandoned: a stop was requested");
+}
+
+graph::Result<std::vector<double>> SolveStoppably(const LinearProgram& lp,
+                                                  const LpOptions& options) {
+  if (*options.stop) return Abandoned(lp);
+  auto state = std::make_shared<Background>();
+  try {
+    std::thread([state, lp, options] {
+      auto answer = SolveHere(lp, options);
+      glp_free_env();  // this thread's: its problem is gone, and the thread ends
+      std::lock_guard<std::mutex> lock(state->mu);
+      state->answer = std::move(answer);
+      state->done = true;
+      state->done_cv.notify_all();
+    }).detach();
+  } catch (const std::system_error&) {
+    return SolveHere(lp, options);  // no thread to be had: solve here, unstoppably
+  }
+  std::unique_lock<std::mutex> lock(state->mu);
+  while (!state->done_cv.wait_for(lock, std::chrono::milliseconds(50),
+                                  [&] { return state->done; })) {
+    if (*options.stop) return Abandoned(lp);
+  }
+  return std::move(state->answer);
+}
+
+}  // namespace
+
+graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
+                                                      const LpOptions& options) {
+  GRAPH_RETURN_IF_ERROR(Check(lp));
+  return options.stop ? SolveStoppably(lp, options) : SolveHere(lp, options);
 }
 
 }  // namespace planner::baselines

@@ -3,10 +3,11 @@
 // sum_k a_k x_k <= b and bounds on every column. For the m-SCT baseline's
 // relaxation (msct.h); small enough for any LP a baseline needs.
 //
-// Thread safety: Solve uses GLPK's environment of the calling thread; call it
-// from one thread at a time.
+// Thread safety: SolveLinearProgram uses GLPK's environment of the thread that
+// solves (the calling thread, or with LpOptions::stop a thread of its own).
 #pragma once
 
+#include <csignal>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -44,12 +45,19 @@ struct LpOptions {
   enum class Method { kInterior, kSimplex, kDualSimplex };
   Method method = Method::kInterior;
   double time_limit_s = 0;  // > 0: either simplex stops here, an error saying so; 0: none
+  // Not null: the program is solved on a thread of its own while the caller
+  // reads this flag every 50 ms; once it is set (before the call too), the
+  // call returns an error saying so at once (GLPK cannot be interrupted: its thread finishes the
+  // solve in the background and its answer is dropped). For a command that a
+  // signal stops (frontend/stop_signals.h): m-SCT's program takes a minute on
+  // NMT-8.
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 // The optimal value of every column. An infeasible or unbounded program, one
-// the simplex does not solve within the time limit, or a malformed one (a
-// column out of range or twice in a row, a value not finite, bounds crossed)
-// is an error saying which.
+// the simplex does not solve within the time limit or before the stop flag is
+// set, or a malformed one (a column out of range or twice in a row, a value
+// not finite, bounds crossed) is an error saying which.
 graph::Result<std::vector<double>> SolveLinearProgram(const LinearProgram& lp,
                                                       const LpOptions& options = {});
 

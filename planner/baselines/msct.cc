@@ -128,6 +128,7 @@ graph::Result<std::vector<graph::NodeId>> FavouriteChildren(const graph::Graph& 
   LpOptions lp_options;
   lp_options.method = options.lp_method;
   lp_options.time_limit_s = options.lp_time_limit_s;
+  lp_options.stop = options.stop;
   auto x = SolveLinearProgram(Formulate(r), lp_options);
   if (!x.ok()) return x.status().WithContext("m-SCT's relaxation");
   // A parent keeps the favourite of smallest x, then a child the parent of smallest x.

@@ -25,6 +25,7 @@
 // Thread safety: a free function of const inputs (GLPK on the calling thread).
 #pragma once
 
+#include <csignal>
 #include <vector>
 
 #include "cluster/devices.h"
@@ -44,6 +45,8 @@ struct MsctOptions {
   // > 0: the simplex's limit, an error past it (the method is then skipped: on
   // slower hosts, so a baseline set that depends on the host); 0: none.
   double lp_time_limit_s = 0;
+  // Not null: set, the relaxation's solve is abandoned, an error (LpOptions::stop).
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 // The favourite child of each forward op (-1: none) from the relaxation.

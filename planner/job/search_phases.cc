@@ -403,7 +403,7 @@ BaselinesRun RunBaselines(const Session& s, const rewards::RewardSource& reward,
   BaselinesRun out;
   for (const std::string& method : baselines::BaselineMethods(c)) {
     if (StopRequested() && out.best) break;  // a result to write is enough
-    auto made = baselines::MakeBaseline(method, forward, c, costs);
+    auto made = baselines::MakeBaseline(method, forward, c, costs, frontend::StopOnSignals::flag());
     if (!made.ok()) {
       Say(s.log(), "  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
       continue;

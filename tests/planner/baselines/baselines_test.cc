@@ -129,6 +129,30 @@ TEST(BaselinesTest, MsctByTheDualSimplexIsMadeByNameAndPlacesEveryOp) {
   EXPECT_GT(testing::SimulatedStep(p, sim, b->device_of_node), 0) << "the placement runs";
 }
 
+TEST(BaselinesTest, AStopRequestedAbandonsMsctsProgramAndLeavesTheOthers) {
+  testing::Problem p = SmallRnnlm();
+  cluster::Cluster c = SimCluster(2);
+  sim::Simulator sim = testing::SimCosts(p, c);
+  volatile std::sig_atomic_t stop = 1;
+  for (const char* m : {"msct", kMsctDual}) {
+    auto b = MakeBaseline(m, p.forward, c, &sim, &stop);
+    ASSERT_FALSE(b.ok()) << m;
+    EXPECT_NE(b.status().message().find("m-SCT's relaxation"), std::string::npos)
+        << b.status().message();
+    EXPECT_NE(b.status().message().find("a stop was requested"), std::string::npos)
+        << b.status().message();
+  }
+  for (const char* m : {"expert", "etf", "metis", "scotch"}) {
+    EXPECT_TRUE(MakeBaseline(m, p.forward, c, &sim, &stop).ok()) << m << ": under a second";
+  }
+  volatile std::sig_atomic_t go_on = 0;
+  auto b = MakeBaseline("msct", p.forward, c, &sim, &go_on);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  auto unstoppable = MakeBaseline("msct", p.forward, c, &sim);
+  ASSERT_TRUE(unstoppable.ok()) << unstoppable.status().message();
+  EXPECT_EQ(b->device_of_node, unstoppable->device_of_node) << "the same solve on its own thread";
+}
+
 TEST(BaselinesTest, MakeBaselineTimesItsPlanning) {
   testing::Problem p = SmallRnnlm();
   cluster::Cluster c = SimCluster(2);

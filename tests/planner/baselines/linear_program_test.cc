@@ -1,8 +1,11 @@
 // The GLPK adapter: an LP with a known optimum, and the errors for one with no
-// solution, by each method.
+// solution, by each method; a solve that a stop flag abandons.
 #include "planner/baselines/linear_program.h"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 
 namespace planner::baselines {
 namespace {
@@ -83,6 +86,61 @@ TEST(LinearProgram, BoundsAloneAreSolvedByEachMethod) {
     ASSERT_TRUE(v.ok()) << v.status().message();
     EXPECT_NEAR((*v)[0], 0.25, 1e-9);
   }
+}
+
+TEST(LinearProgram, WithAStopFlagNotSetTheAnswerIsTheSame) {
+  volatile std::sig_atomic_t stop = 0;
+  for (auto method : {LpOptions::Method::kSimplex, LpOptions::Method::kDualSimplex}) {
+    LpOptions o;
+    o.method = method;
+    o.stop = &stop;
+    auto v = SolveLinearProgram(Small(), o);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    EXPECT_NEAR((*v)[0], 1.5, 1e-9);
+    EXPECT_NEAR((*v)[1], 0.5, 1e-9);
+  }
+}
+
+TEST(LinearProgram, AStopRequestedBeforeTheSolveIsAnErrorSayingSo) {
+  volatile std::sig_atomic_t stop = 1;
+  LpOptions o;
+  o.stop = &stop;
+  auto v = SolveLinearProgram(Small(), o);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), graph::StatusCode::kUnavailable);
+  EXPECT_NE(v.status().message().find("abandoned: a stop was requested"), std::string::npos)
+      << v.status().message();
+}
+
+// m-SCT's shape at scale: a long chain of start times, s_i + 1 + x_i <= s_(i+1),
+// with a gain on each x: the primal simplex pivots through most of it (n = 6000:
+// about a second on a 2-core VM; an abandoned solve finishes in the background).
+LinearProgram LongChain(int n) {
+  LinearProgram lp;
+  std::vector<int> s, x;
+  for (int i = 0; i < n; ++i) s.push_back(lp.AddColumn(0, 0, 10.0 * n));
+  for (int i = 0; i + 1 < n; ++i) x.push_back(lp.AddColumn(-1.0 / (1 + i % 7), 0, 1));
+  const int w = lp.AddColumn(1, 0, 10.0 * n);
+  for (int i = 0; i + 1 < n; ++i) lp.rows.push_back({{{s[i], 1}, {x[i], 1}, {s[i + 1], -1}}, -1});
+  lp.rows.push_back({{{s[n - 1], 1}, {w, -1}}, -1});
+  lp.rows.push_back({{{w, 1}}, 1.5 * n});
+  return lp;
+}
+
+TEST(LinearProgram, AStopDuringASolveReturnsWithoutWaitingForIt) {
+  volatile std::sig_atomic_t stop = 0;
+  LpOptions o;
+  o.method = LpOptions::Method::kSimplex;  // m-SCT's
+  o.stop = &stop;
+  std::thread stopper([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stop = 1;
+  });
+  auto v = SolveLinearProgram(LongChain(6000), o);  // about 200 times longer than the 5 ms
+  stopper.join();
+  ASSERT_FALSE(v.ok()) << "the solve's answer came back: the stop was not read while it ran";
+  EXPECT_NE(v.status().message().find("abandoned: a stop was requested"), std::string::npos)
+      << v.status().message();
 }
 
 }  // namespace
