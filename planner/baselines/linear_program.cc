@@ -177,8 +177,8 @@ graph::Result<std::vector<double>> SolveStoppably(const LinearProgram& lp,
     return SolveHere(lp, options);  // no thread to be had: solve here, unstoppably
   }
   std::unique_lock<std::mutex> lock(state->mu);
-  while (!state->done_cv.wait_for(lock, std::chrono::milliseconds(50),
-                                  [&] { return state->done; })) {
+  while (
+      !state->done_cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return state->done; })) {
     if (*options.stop) return Abandoned(lp);
   }
   return std::move(state->answer);

@@ -47,10 +47,10 @@ struct LpOptions {
   double time_limit_s = 0;  // > 0: either simplex stops here, an error saying so; 0: none
   // Not null: the program is solved on a thread of its own while the caller
   // reads this flag every 50 ms; once it is set (before the call too), the
-  // call returns an error saying so at once (GLPK cannot be interrupted: its thread finishes the
-  // solve in the background and its answer is dropped). For a command that a
-  // signal stops (frontend/stop_signals.h): m-SCT's program takes a minute on
-  // NMT-8.
+  // call returns an error saying so at once. GLPK cannot be interrupted: its
+  // thread finishes the solve in the background and its answer is dropped.
+  // For a command that a signal stops (frontend/stop_signals.h): m-SCT's
+  // program takes a minute on NMT-8.
   const volatile std::sig_atomic_t* stop = nullptr;
 };
 

@@ -22,7 +22,8 @@
 // dual simplex return different ones, and the two placements' steps can
 // differ by a factor of two (docs/search.md, "Baselines", has the figures).
 //
-// Thread safety: a free function of const inputs (GLPK on the calling thread).
+// Thread safety: a free function of const inputs (GLPK on the calling thread,
+// or with MsctOptions::stop on a thread of its own).
 #pragma once
 
 #include <csignal>

@@ -62,7 +62,8 @@ TEST(BaselineCommandTest, MsctByTheDualSimplexIsAMethodOfItsOwnNotInAll) {
                         Config("k40-paper-2gpu"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_GT(NumberAfter(r.out, "  msct:dual"), 0) << r.out;
-  RunResult all = Planner("baseline --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  RunResult all =
+      Planner("baseline --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
   ASSERT_EQ(all.code, 0) << all.err;
   EXPECT_EQ(all.out.find("msct:dual"), std::string::npos) << all.out;
 }
