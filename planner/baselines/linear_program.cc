@@ -1,11 +1,14 @@
 #include "planner/baselines/linear_program.h"
 
 #include <glpk.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -160,19 +163,51 @@ graph::Status Abandoned(const LinearProgram& lp) {
                            " columns) was abandoned: a stop was requested");
 }
 
-graph::Result<std::vector<double>> SolveStoppably(const LinearProgram& lp,
-                                                  const LpOptions& options) {
-  if (*options.stop) return Abandoned(lp);
-  auto state = std::make_shared<Background>();
+// The solve on the thread: GLPK's failure to allocate is an error, not the
+// end of the process, which an exception escaping the thread would be.
+graph::Result<std::vector<double>> SolveOnWorker(const LinearProgram& lp,
+                                                 const LpOptions& options) {
+  try {
+    return SolveHere(lp, options);
+  } catch (const std::exception& e) {
+    return graph::Internal(std::string("solving the linear program failed: ") + e.what());
+  }
+}
+
+// Starts the worker with SIGINT and SIGTERM blocked, so that they reach the
+// command's own threads (frontend/stop_signals.h), never GLPK's.
+void StartWorker(const std::shared_ptr<Background>& state, const LinearProgram& lp,
+                 LpOptions options) {
+  options.stop = nullptr;  // the worker reads no caller's memory
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
   try {
     std::thread([state, lp, options] {
-      auto answer = SolveHere(lp, options);
+      auto answer = SolveOnWorker(lp, options);
       glp_free_env();  // this thread's: its problem is gone, and the thread ends
       std::lock_guard<std::mutex> lock(state->mu);
       state->answer = std::move(answer);
       state->done = true;
       state->done_cv.notify_all();
     }).detach();
+  } catch (...) {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    throw;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+graph::Result<std::vector<double>> SolveStoppably(const LinearProgram& lp,
+                                                  const LpOptions& options) {
+  if (*options.stop) return Abandoned(lp);
+  // Without thread-local environments, two GLPK threads would share one.
+  if (glp_config("TLS") == nullptr) return SolveHere(lp, options);
+  auto state = std::make_shared<Background>();
+  try {
+    StartWorker(state, lp, options);
   } catch (const std::system_error&) {
     return SolveHere(lp, options);  // no thread to be had: solve here, unstoppably
   }

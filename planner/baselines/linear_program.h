@@ -48,9 +48,12 @@ struct LpOptions {
   // Not null: the program is solved on a thread of its own while the caller
   // reads this flag every 50 ms; once it is set (before the call too), the
   // call returns an error saying so at once. GLPK cannot be interrupted: its
-  // thread finishes the solve in the background and its answer is dropped.
-  // For a command that a signal stops (frontend/stop_signals.h): m-SCT's
-  // program takes a minute on NMT-8.
+  // thread finishes the solve in the background, keeping a core and a copy of
+  // the program until then (or the process's exit), and its answer is
+  // dropped. For a command that a signal stops (frontend/stop_signals.h):
+  // m-SCT's program takes a minute on NMT-8. Where no thread can be started,
+  // or GLPK was built without thread-local environments, the solve runs on
+  // the calling thread and the flag is read only before it.
   const volatile std::sig_atomic_t* stop = nullptr;
 };
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "tests/cli/cli_util.h"
@@ -66,6 +67,25 @@ TEST(BaselineCommandTest, MsctByTheDualSimplexIsAMethodOfItsOwnNotInAll) {
       Planner("baseline --batch 32 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
   ASSERT_EQ(all.code, 0) << all.err;
   EXPECT_EQ(all.out.find("msct:dual"), std::string::npos) << all.out;
+}
+
+TEST(BaselineCommandTest, MsctByTheDualSimplexPlacesOtherwiseThanByThePrimal) {
+  // On this NMT the two simplex methods return different optima of m-SCT's
+  // relaxation (docs/search.md, "Baselines"), so a msct:dual that solved by
+  // the primal would print msct's step.
+  const std::string nmt = Temp("nmt.pb");
+  ASSERT_EQ(Planner("zoo nmt --layers 2 --sizes small --steps 20 -o " + nmt).code, 0);
+  double ms[2];
+  const char* methods[2] = {"msct", "msct:dual"};
+  for (int i = 0; i < 2; ++i) {
+    RunResult r = Planner(std::string("baseline --method ") + methods[i] + " " + nmt + " " +
+                          Config("k40-paper-2gpu"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    ms[i] = NumberAfter(r.out, std::string("  ") + methods[i] + " ");
+    EXPECT_GT(ms[i], 0) << r.out;
+  }
+  EXPECT_NE(ms[0], ms[1]);
+  std::remove(nmt.c_str());
 }
 
 TEST(BaselineCommandTest, AnUnknownMethodIsAUsageErrorListingTheMethods) {

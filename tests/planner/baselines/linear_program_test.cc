@@ -132,11 +132,12 @@ TEST(LinearProgram, AStopDuringASolveReturnsWithoutWaitingForIt) {
   LpOptions o;
   o.method = LpOptions::Method::kSimplex;  // m-SCT's
   o.stop = &stop;
+  const LinearProgram chain = LongChain(6000);  // before the stopper's clock starts
   std::thread stopper([&stop] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     stop = 1;
   });
-  auto v = SolveLinearProgram(LongChain(6000), o);  // about 200 times longer than the 5 ms
+  auto v = SolveLinearProgram(chain, o);  // about 10 times longer than the 100 ms
   stopper.join();
   ASSERT_FALSE(v.ok()) << "the solve's answer came back: the stop was not read while it ran";
   EXPECT_NE(v.status().message().find("abandoned: a stop was requested"), std::string::npos)
