@@ -1,6 +1,7 @@
 #include "planner/baselines/baselines.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -138,13 +139,23 @@ graph::Result<BaselinePlacement> MakeUntimed(const std::string& method, const gr
     GRAPH_ASSIGN_OR_RETURN(std::vector<int> d, ScotchPlacement(forward, *costs, c));
     return BaselinePlacement{method, std::move(d)};
   }
-  std::string names;
-  for (const std::string& m : BaselineMethods(c)) names += (names.empty() ? "" : ", ") + m;
-  return graph::InvalidArgument("unknown baseline method '" + method + "' (methods on " + c.source +
-                                ": " + names + "; also " + kMsctDual + ")");
+  const graph::Status unknown = CheckBaselineMethod(method, c);
+  assert(!unknown.ok() && "every known method is made above");
+  return unknown;
 }
 
 }  // namespace
+
+graph::Status CheckBaselineMethod(const std::string& method, const cluster::Cluster& c) {
+  const std::vector<std::string> known = BaselineMethods(c);
+  if (method == kMsctDual || std::find(known.begin(), known.end(), method) != known.end()) {
+    return graph::Status::Ok();
+  }
+  std::string names;
+  for (const std::string& m : known) names += (names.empty() ? "" : ", ") + m;
+  return graph::InvalidArgument("unknown baseline method '" + method + "' (methods on " + c.source +
+                                ": " + names + "; also " + kMsctDual + ")");
+}
 
 graph::Result<BaselinePlacement> MakeBaseline(const std::string& method,
                                               const graph::Graph& forward,

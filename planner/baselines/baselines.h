@@ -51,6 +51,11 @@ std::vector<std::string> BaselineMethods(const cluster::Cluster& c);
 // favourite children. MakeBaseline makes it by name; the search does not run it.
 inline constexpr char kMsctDual[] = "msct:dual";
 
+// Ok when MakeBaseline knows `method` on `c` (one of BaselineMethods(c), or
+// kMsctDual); else the error it gives, listing the names. Needs no costs, so a
+// command can check a name before building them.
+graph::Status CheckBaselineMethod(const std::string& method, const cluster::Cluster& c);
+
 // The placement of one method. "etf", "msct", "metis" and "scotch" need `costs` (a simulator of the
 // training graph built from `forward` on `c`); without them, or when they cannot time an op, it is
 // an error saying why. An unknown name is an error listing the names. `stop` (may be null): once

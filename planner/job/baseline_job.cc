@@ -1,7 +1,5 @@
 #include "planner/job/baseline_job.h"
 
-#include <algorithm>
-
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
 #include "placement/placement.h"
@@ -19,14 +17,9 @@ namespace {
 // The methods `o` asks for on `c`; an unknown name is an error, found before
 // the reward source's work.
 graph::Result<std::vector<std::string>> MethodsAsked(const BaselineJobOptions& o,
-                                                     const graph::Graph& forward,
                                                      const cluster::Cluster& c) {
-  std::vector<std::string> methods = baselines::BaselineMethods(c);
-  if (o.method == "all") return methods;
-  if (o.method != baselines::kMsctDual &&
-      std::find(methods.begin(), methods.end(), o.method) == methods.end()) {
-    return baselines::MakeBaseline(o.method, forward, c, nullptr).status();
-  }
+  if (o.method == "all") return baselines::BaselineMethods(c);
+  GRAPH_RETURN_IF_ERROR(baselines::CheckBaselineMethod(o.method, c));
   return std::vector<std::string>{o.method};
 }
 
@@ -55,7 +48,7 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
       frontend::LoadPlacedTraining(o.model_path, o.devices_path, "", o.inference, o.training));
   const graph::Graph& forward = setup.model.graph;
   const cluster::Cluster& c = setup.cluster;
-  auto methods = MethodsAsked(o, forward, c);
+  auto methods = MethodsAsked(o, c);
   if (!methods.ok()) {
     result->unknown_method = true;
     return methods.status();
