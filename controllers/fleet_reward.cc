@@ -34,6 +34,13 @@ sim::StepStats InRange(sim::StepStats t, int nodes, int devices) {
   return s;
 }
 
+// The names by which the workers find c.apart in the training graph they rebuild.
+std::vector<std::string> ApartNames(const planner::rewards::RewardContext& c) {
+  std::vector<std::string> names;
+  for (graph::NodeId id : c.apart) names.push_back(c.training->graph.node(id).name);
+  return names;
+}
+
 class FleetReward : public planner::rewards::RewardSource {
  public:
   FleetReward(const planner::rewards::RewardContext& c, const FleetOptions& o,
@@ -41,7 +48,7 @@ class FleetReward : public planner::rewards::RewardSource {
       : c_(c),
         mode_(o.mode == "real" ? EvalMode::kReal : EvalMode::kSim),
         dispatcher_(std::move(dispatcher)),
-        model_(*c.forward, *c.inference, *c.training_options),
+        model_(*c.forward, *c.inference, *c.training_options, ApartNames(c)),
         executed_(sim::RewriteForExecution(c.training->graph)) {}
 
   const char* name() const override { return "fleet"; }
@@ -50,6 +57,8 @@ class FleetReward : public planner::rewards::RewardSource {
   double LowerBoundSeconds() const override { return 0; }
   // As the workers' sources run it (sim and real alike), so timelines' node ids fit.
   const graph::Graph& executed_graph() const override { return executed_; }
+  // The workers place them as told (wire::pb::Model::apart).
+  const std::vector<graph::NodeId>& apart() const override { return c_.apart; }
 
   planner::rewards::Evaluation Evaluate(const std::vector<int>& forward_device) const override {
     return EvaluateBatch({forward_device})[0];

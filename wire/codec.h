@@ -16,8 +16,9 @@
 
 namespace wire {
 
-// Bumped on any change a peer of the previous version would misread.
-constexpr uint32_t kProtocolVersion = 1;
+// Bumped on any change a peer of the previous version would misread (2: Model.apart,
+// the gradient ops placed apart, which a version-1 worker would not place).
+constexpr uint32_t kProtocolVersion = 2;
 
 // Default limit on one message (a model crosses the wire in one).
 constexpr size_t kDefaultMaxMessageBytes = size_t{256} << 20;

@@ -1,13 +1,17 @@
 #include "wire/model.h"
 
+#include <set>
+
 #include "graph/digest.h"
 #include "graph/graphdef.h"
+#include "placement/placement.h"
 #include "wire/proto/fleet.pb.h"
 
 namespace wire {
 
 pb::Model ModelToWire(const graph::Graph& forward, const graph::InferenceOptions& inference,
-                      const graph::TrainingOptions& training) {
+                      const graph::TrainingOptions& training,
+                      const std::vector<std::string>& apart) {
   pb::Model m;
   m.set_graphdef(graph::SerializeGraphDef(forward));
   m.set_batch(inference.batch);
@@ -21,12 +25,13 @@ pb::Model ModelToWire(const graph::Graph& forward, const graph::InferenceOptions
   m.set_learning_rate(training.learning_rate);
   m.set_momentum(training.momentum);
   m.set_loss(training.loss);
+  for (const std::string& name : apart) m.add_apart(name);
   return m;
 }
 
 WireModel::WireModel(const graph::Graph& forward, const graph::InferenceOptions& inference,
-                     const graph::TrainingOptions& training)
-    : message_(std::make_shared<const pb::Model>(ModelToWire(forward, inference, training))),
+                     const graph::TrainingOptions& training, const std::vector<std::string>& apart)
+    : message_(std::make_shared<const pb::Model>(ModelToWire(forward, inference, training, apart))),
       digest_(WireModelDigest(*message_)) {}
 
 WireModel::WireModel(const pb::Model& message)
@@ -35,6 +40,35 @@ WireModel::WireModel(const pb::Model& message)
 std::string WireModelDigest(const pb::Model& model) {
   return graph::Fnv1a64Hex(model.SerializeAsString());
 }
+
+namespace {
+
+// m.apart as nodes of r.training.graph, each checked.
+graph::Result<std::vector<graph::NodeId>> ApartNodes(const pb::Model& m, const RebuiltModel& r,
+                                                     const std::string& where) {
+  const graph::Graph& training = r.training.graph;
+  const std::vector<graph::NodeId> source = placement::ForwardSourceOfNode(training, r.forward);
+  std::vector<graph::NodeId> apart;
+  std::set<graph::NodeId> seen;
+  for (const std::string& name : m.apart()) {
+    const graph::NodeId id = training.Find(name);
+    if (id < 0) {
+      return graph::InvalidArgument(where + ": '" + name +
+                                    "', to be placed apart, is no node of its training graph");
+    }
+    if (!placement::MayRunApart(training, r.forward, source, id)) {
+      return graph::InvalidArgument(where + ": '" + name +
+                                    "' is not a gradient op that may run apart from its op");
+    }
+    if (!seen.insert(id).second) {
+      return graph::InvalidArgument(where + ": '" + name + "' is placed apart twice");
+    }
+    apart.push_back(id);
+  }
+  return apart;
+}
+
+}  // namespace
 
 graph::Result<RebuiltModel> ModelFromWire(const pb::Model& m, const std::string& source) {
   const std::string where = source + "'s model";
@@ -60,7 +94,9 @@ graph::Result<RebuiltModel> ModelFromWire(const pb::Model& m, const std::string&
   training.loss = m.loss();
   auto built = graph::BuildTrainingGraph(forward, training, inference);
   if (!built.ok()) return built.status().WithContext(where);
-  return RebuiltModel{std::move(forward), std::move(built).value()};
+  RebuiltModel r{std::move(forward), std::move(built).value(), {}};
+  GRAPH_ASSIGN_OR_RETURN(r.apart, ApartNodes(m, r, where));
+  return r;
 }
 
 }  // namespace wire

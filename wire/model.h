@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
@@ -20,8 +21,12 @@ namespace pb {
 class Model;  // wire/proto/fleet.proto; included by wire's own files only
 }  // namespace pb
 
+// `apart`: names of the training graph's gradient ops that placements put on
+// devices of their own (`--gradients heavy`), in the order their devices follow
+// the forward nodes'; empty when every gradient follows its op.
 pb::Model ModelToWire(const graph::Graph& forward, const graph::InferenceOptions& inference,
-                      const graph::TrainingOptions& training);
+                      const graph::TrainingOptions& training,
+                      const std::vector<std::string>& apart = {});
 
 // The digest by which workers cache a model: of its serialized bytes.
 std::string WireModelDigest(const pb::Model& model);
@@ -31,7 +36,7 @@ std::string WireModelDigest(const pb::Model& model);
 class WireModel {
  public:
   WireModel(const graph::Graph& forward, const graph::InferenceOptions& inference,
-            const graph::TrainingOptions& training);
+            const graph::TrainingOptions& training, const std::vector<std::string>& apart = {});
   // A message as it is (a test's fake model).
   explicit WireModel(const pb::Model& message);
   const pb::Model& message() const { return *message_; }
@@ -45,9 +50,13 @@ class WireModel {
 struct RebuiltModel {
   graph::Graph forward;  // shapes inferred
   graph::TrainingGraph training;
+  // pb::Model::apart as nodes of training.graph (planner::rewards::RewardContext::apart).
+  std::vector<graph::NodeId> apart;
 };
 
-// The graphs of `model`; `source` (the peer) names it in errors.
+// The graphs of `model`; `source` (the peer) names it in errors, among them a
+// name of `apart` that is no node of the training graph, or a node that may
+// not run apart from its op (placement::MayRunApart), or one given twice.
 graph::Result<RebuiltModel> ModelFromWire(const pb::Model& model, const std::string& source);
 
 }  // namespace wire

@@ -122,10 +122,13 @@ class Evaluator {
   }
 
   graph::Status CheckPlacement(const wire::pb::Evaluate& request, const wire::RebuiltModel& m) {
-    if (request.device_size() != m.forward.size()) {
-      return graph::InvalidArgument("placement has " + std::to_string(request.device_size()) +
-                                    " entries, the model " + std::to_string(m.forward.size()) +
-                                    " forward nodes");
+    // Forward nodes only, or one more device for each gradient op placed apart.
+    const int forward = m.forward.size(), apart = static_cast<int>(m.apart.size());
+    if (request.device_size() != forward && request.device_size() != forward + apart) {
+      return graph::InvalidArgument(
+          "placement has " + std::to_string(request.device_size()) + " entries, the model " +
+          std::to_string(forward) + " forward nodes" +
+          (apart ? " and " + std::to_string(apart) + " gradient ops placed apart" : ""));
     }
     const int devices = static_cast<int>(cluster_.devices.size());
     for (int d : request.device()) {
@@ -153,6 +156,7 @@ class Evaluator {
       planner::rewards::RewardContext c{&m.model->forward, &m.model->training,
                                         &cluster_,         profile_ ? &*profile_ : nullptr,
                                         request.warmup(),  std::max(1, request.steps())};
+      c.apart = m.model->apart;
       auto made = planner::sources::MakeRewardSource(real ? "real" : "sim", c);
       if (!made.ok()) {
         *st = made.status();

@@ -508,11 +508,6 @@ graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
     }
   }
   if (o.gradients_apart_fraction > 0) {
-    if (o.reward == "fleet") {
-      return graph::InvalidArgument(
-          "--gradients heavy goes with --reward sim or real (a fleet's workers run every "
-          "gradient with its op)");
-    }
     if (!o.export_graphdef_path.empty() || !o.export_modules_path.empty()) {
       return graph::InvalidArgument(
           std::string(o.export_graphdef_path.empty() ? "--export-modules" : "--export-graphdef") +

@@ -95,7 +95,7 @@ class RewardSource {
   // RewardContext::apart: the gradient ops a placement may place apart from
   // their op (nodes of the training graph), in the order their devices follow
   // the forward nodes'; empty for a source that places every gradient with
-  // its op (the fleet's, and any made without them).
+  // its op (any made without them).
   virtual const std::vector<graph::NodeId>& apart() const;
 };
 
@@ -113,7 +113,7 @@ struct RewardContext {
   std::string fleet = {};
   // real: told of each measured step (not owned; outlives the source), or null.
   StepObserver* observer = nullptr;
-  // sim, real: gradient ops of the training graph that placements may put on
+  // sim, real, fleet: gradient ops of the training graph that placements may put on
   // their own devices (RewardSource::apart; planner/refine/refine.h,
   // HeavyGradientOps). Empty: every gradient follows its op.
   std::vector<graph::NodeId> apart = {};

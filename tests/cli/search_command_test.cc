@@ -15,6 +15,7 @@
 
 #include "graph/file_util.h"
 #include "tests/cli/cli_util.h"
+#include "tests/cli/softmax_problem.h"
 #include "tests/scratch_dir.h"
 
 namespace {
@@ -456,51 +457,8 @@ TEST(SearchCommandTest, TheClimbsCutoffStopsMovesEarlyUnlessOff) {
                    "planner search: --cutoff: 'maybe' is not a cutoff setting (on or off)\n");
 }
 
-// x -> MatMul(w0) -> MatMul(w1, 1024 x 8192) on two modelled GPUs: the second
-// MatMul's two gradients, as long as it each, queue on its GPU unless one runs
-// apart (refine_test.cc's SoftmaxProblem, as files).
-std::pair<std::string, std::string> SoftmaxFiles() {
-  auto matrix = [](const std::string& name, int cols) {
-    return "node { name: '" + name +
-           "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value' "
-           "value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1024 } dim { size: " +
-           std::to_string(cols) + " } } float_val: 0.5 } } } }\n";
-  };
-  auto matmul = [](const std::string& name, const std::string& a, const std::string& b) {
-    return "node { name: '" + name + "' op: 'MatMul' input: '" + a + "' input: '" + b +
-           "' attr { key: 'T' value { type: DT_FLOAT } } }\n";
-  };
-  const std::string model = Temp("softmax.pbtxt"), devices = Temp("two-gpus.yaml");
-  EXPECT_TRUE(graph::WriteFileAtomic(
-                  model,
-                  "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT "
-                  "} } attr { key: 'shape' value { shape { dim { size: 1024 } dim { size: 1024 } "
-                  "} } } }\n" +
-                      matrix("w0", 1024) + matrix("w1", 8192) + matmul("enc/m", "x", "w0") +
-                      matmul("soft/m", "enc/m", "w1"))
-                  .ok());
-  EXPECT_TRUE(graph::WriteFileAtomic(devices,
-                                     "devices:\n"
-                                     "  - {name: gpu0, kind: sim, simulates: gpu, peak_flops: 4T, "
-                                     "memory_bandwidth: 288GB/s}\n"
-                                     "  - {name: gpu1, kind: sim, simulates: gpu, peak_flops: 4T, "
-                                     "memory_bandwidth: 288GB/s}\n"
-                                     "default_link: {bandwidth: 16GB/s, latency: 10us}\n")
-                  .ok());
-  return {model, devices};
-}
-
-// "  best found     metis+refine     12.553 ms, ..." -> 12.553
-double BestFoundMs(const std::string& out) {
-  std::smatch m;
-  EXPECT_TRUE(std::regex_search(out, m, std::regex("best found +\\S+ +([0-9.,]+) ms"))) << out;
-  std::string digits = m.size() > 1 ? m[1].str() : "0";
-  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
-  return std::stod(digits);
-}
-
 TEST(SearchCommandTest, GradientsHeavyRunsAGradientApartThatSimulateReproduces) {
-  const auto [model, devices] = SoftmaxFiles();
+  const auto [model, devices] = SoftmaxFiles(Temp(""));
   const std::string out = Temp("apart.yaml"), colocated_out = Temp("colocated.yaml");
   const std::string base = "search " + model + " " + devices + " --iterations 0 --refine 1s";
   RunResult colocated = Planner(base + " -o " + colocated_out);
@@ -529,7 +487,7 @@ TEST(SearchCommandTest, GradientsHeavyRunsAGradientApartThatSimulateReproduces) 
 // updates, it runs a gradient apart from its op, faster than any placement
 // with the gradients colocated can be (the climb's colocated best).
 TEST(SearchCommandTest, ThePolicyAlonePlacesGradientsApart) {
-  const auto [model, devices] = SoftmaxFiles();
+  const auto [model, devices] = SoftmaxFiles(Temp(""));
   const std::string out = Temp("policy-apart.yaml");
   RunResult colocated = Planner("search " + model + " " + devices +
                                 " --iterations 0 --refine 1s -o " + Temp("climbed-colocated.yaml"));
@@ -545,7 +503,7 @@ TEST(SearchCommandTest, ThePolicyAlonePlacesGradientsApart) {
 // With --order climb-first the climb's result, gradients apart, is the
 // search's best, which the checkpoint keeps: a resume needs the same setting.
 TEST(SearchCommandTest, AResumeKeepsTheGradientsSettingOfItsCheckpoint) {
-  const auto [model, devices] = SoftmaxFiles();
+  const auto [model, devices] = SoftmaxFiles(Temp(""));
   const std::string out = Temp("climbed.yaml");
   RunResult first =
       Planner("search " + model + " " + devices +

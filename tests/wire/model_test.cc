@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "graph/importer.h"
+#include "placement/placement.h"
 #include "wire/proto/fleet.pb.h"
 
 namespace wire {
@@ -62,6 +63,67 @@ TEST(WireModel, BatchOutOfRangeIsRefused) {
   pb::Model m = ModelToWire(g, {}, {});
   m.set_batch(0);
   EXPECT_FALSE(ModelFromWire(m, "peer").ok());
+}
+
+// emotion's training graph, built here as the controller builds it, with the
+// names of the nodes that may run apart from their op and of some that may not.
+struct ApartProblem {
+  graph::Graph forward;
+  graph::InferenceOptions inference;
+  graph::TrainingOptions training;
+  graph::TrainingGraph built;
+  std::vector<std::string> may, may_not;
+};
+
+ApartProblem Apart() {
+  ApartProblem p{Imported("emotion"), {}, {}, {}, {}, {}};
+  p.inference.batch = 4;
+  graph::InferShapes(p.forward, p.inference);
+  p.training.optimizer = "momentum";
+  p.built = std::move(graph::BuildTrainingGraph(p.forward, p.training, p.inference)).value();
+  const std::vector<graph::NodeId> source =
+      placement::ForwardSourceOfNode(p.built.graph, p.forward);
+  for (graph::NodeId id = 0; id < p.built.graph.size(); ++id) {
+    const bool may = placement::MayRunApart(p.built.graph, p.forward, source, id);
+    (may ? p.may : p.may_not).push_back(p.built.graph.node(id).name);
+  }
+  return p;
+}
+
+TEST(WireModel, GradientOpsPlacedApartCrossByNameAndComeBackAsTheirNodes) {
+  ApartProblem p = Apart();
+  ASSERT_GE(p.may.size(), 3u);
+  const std::vector<std::string> apart = {p.may[2], p.may[0]};  // any order
+  const pb::Model m = ModelToWire(p.forward, p.inference, p.training, apart);
+  EXPECT_NE(WireModelDigest(m), WireModelDigest(ModelToWire(p.forward, p.inference, p.training)));
+  auto rebuilt = ModelFromWire(m, "the controller");
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().message();
+  ASSERT_EQ(rebuilt->apart.size(), 2u);
+  EXPECT_EQ(rebuilt->apart[0], p.built.graph.Find(apart[0]));
+  EXPECT_EQ(rebuilt->apart[1], p.built.graph.Find(apart[1]));
+  EXPECT_NE(rebuilt->apart[0], rebuilt->apart[1]);
+  EXPECT_TRUE(ModelFromWire(ModelToWire(p.forward, p.inference, p.training), "c")->apart.empty());
+}
+
+TEST(WireModel, ANodeThatMayNotRunApartIsRefusedNamingIt) {
+  ApartProblem p = Apart();
+  ASSERT_FALSE(p.may.empty());
+  // A forward op, the loss's and the parameters' own nodes: every node that
+  // MayRunApart refuses; then one that is no node, and a gradient given twice.
+  std::vector<std::pair<std::string, std::string>> bad;
+  for (const std::string& name : p.may_not) {
+    bad.push_back({name, "' is not a gradient op that may run apart from its op"});
+  }
+  bad.push_back({"no/such/op", "', to be placed apart, is no node of its training graph"});
+  for (const auto& [name, why] : bad) {
+    auto r = ModelFromWire(ModelToWire(p.forward, p.inference, p.training, {name}), "peer w1");
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_EQ(r.status().message(), "peer w1's model: '" + name + why);
+  }
+  auto twice =
+      ModelFromWire(ModelToWire(p.forward, p.inference, p.training, {p.may[0], p.may[0]}), "w");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(), "w's model: '" + p.may[0] + "' is placed apart twice");
 }
 
 }  // namespace

@@ -1,15 +1,17 @@
 // `planner search --reward fleet` with real `planner worker` processes on
 // loopback: the fleet search repeats the in-process one, loses no sample when
-// workers are killed or stopped, measures on real CPUs, and fails in one line
-// when no worker comes.
+// workers are killed or stopped, measures on real CPUs, places gradients apart,
+// and fails in one line when no worker comes.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <random>
 #include <regex>
 
 #include "processes.h"
 #include "tests/cli/cli_util.h"
+#include "tests/cli/softmax_problem.h"
 
 namespace planner::testing {
 namespace {
@@ -142,6 +144,41 @@ TEST(FleetSearch, RealRewardsOnALoopbackFleetReachAVerdict) {
   EXPECT_NE(r.out.find("  on hardware  "), std::string::npos) << r.out;
   const std::vector<long> n = FleetCounts(r.out);
   ASSERT_EQ(n.size(), 5u) << r.out;
+  EXPECT_EQ(n[0], n[1]);
+  EXPECT_EQ(n[4], 0);  // every placement got a result
+}
+
+// --gradients heavy on a fleet: the workers place each gradient op as the
+// placement says (wire::pb::Model::apart), so the search's best runs one
+// apart, faster than any colocated placement, and `planner simulate` of the
+// file it wrote gives the step the worker gave.
+TEST(FleetSearch, WorkersRunGradientsApartAsTheSearchPlacesThem) {
+  Processes p;
+  const auto [model, devices] = SoftmaxFiles(Dir() + "/fleet_");
+  const int port = FreePort();
+  const std::string fleet = WriteFleet("apart", port, "workers: 1\n");
+  p.Start(WorkerCommand(devices, port, "a1"), Dir() + "/a1.log");
+  const std::string out = Dir() + "/fleet-apart.yaml";
+  const std::string base = "search " + model + " " + devices + " --iterations 0 --refine 1s";
+  RunResult colocated = Planner(base + " -o " + Dir() + "/fleet-colocated.yaml");
+  ASSERT_EQ(colocated.code, 0) << colocated.err;
+  RunResult apart =
+      Planner(base + " --gradients heavy --reward fleet --fleet " + fleet + " -o " + out);
+  ASSERT_EQ(apart.code, 0) << apart.out << apart.err;
+  EXPECT_NE(apart.out.find("gradients: 4 gradient op(s) may run apart from their op"),
+            std::string::npos)
+      << apart.out;
+  const double apart_ms = BestFoundMs(apart.out);
+  EXPECT_LT(apart_ms, 0.95 * BestFoundMs(colocated.out)) << apart.out;
+  EXPECT_NE(Slurp(out).find("gradients_apart:\n  gradients/soft/m/MatMul"), std::string::npos)
+      << Slurp(out);
+  RunResult simulated = Planner("simulate " + model + " " + devices + " --placement " + out);
+  ASSERT_EQ(simulated.code, 0) << simulated.err;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "simulated step time: %.3f ms", apart_ms);
+  EXPECT_NE(simulated.out.find(expected), std::string::npos) << simulated.out;
+  const std::vector<long> n = FleetCounts(apart.out);
+  ASSERT_EQ(n.size(), 5u) << apart.out;
   EXPECT_EQ(n[0], n[1]);
   EXPECT_EQ(n[4], 0);  // every placement got a result
 }
