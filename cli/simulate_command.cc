@@ -51,6 +51,10 @@ int Run(const frontend::Args& args) {
   if (!steps.ok()) return frontend::UsageError(kSpec, steps.status());
   measure.steps = static_cast<int>(*steps);
   const std::string& model_path = args.positional()[0];
+  if (args.Has("--trace")) {  // before the work, not after it
+    if (graph::Status st = frontend::CheckOutputWritable("--trace", args.Get("--trace")); !st.ok())
+      return frontend::CommandError(kSpec, st);
+  }
   auto setup = frontend::LoadPlacedTraining(model_path, args.positional()[1],
                                             args.Get("--placement"), inference, training);
   if (!setup.ok()) return frontend::CommandError(kSpec, setup.status());

@@ -12,6 +12,7 @@
 
 #include "cluster/units.h"
 #include "graph/digest.h"
+#include "graph/file_util.h"
 #include "yaml/document.h"
 
 namespace cluster {
@@ -579,12 +580,8 @@ graph::Result<Cluster> LoadDevicesFile(const std::string& path) {
   if (std::filesystem::is_directory(status)) {
     return graph::IoError(path + ": is a directory, not a devices file");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return graph::IoError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return graph::IoError(path + ": read failed");
-  return ParseDevicesYaml(bytes.str(), path);
+  GRAPH_ASSIGN_OR_RETURN(const std::string bytes, graph::ReadFile(path));  // no FIFO's wait
+  return ParseDevicesYaml(bytes, path);
 }
 
 }  // namespace cluster

@@ -358,6 +358,10 @@ int FleetCommand(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::create_directories(plan.dir, ec);
   if (ec) return frontend::CommandError(kSpec, graph::IoError(plan.dir + ": " + ec.message()));
+  if (!plan.out.empty()) {  // before the fleet's work, not after it (-o may be in RUN_DIR)
+    if (graph::Status st = frontend::CheckOutputWritable("-o", plan.out); !st.ok())
+      return frontend::CommandError(kSpec, st);
+  }
   for (const std::string* path : {&plan.model, &plan.devices, &plan.worker_devices}) {
     if (!std::filesystem::exists(*path)) {
       return frontend::CommandError(kSpec, graph::NotFound(*path + ": no such file"));

@@ -29,6 +29,10 @@ int Run(const frontend::Args& args) {
   if (!args.Has("--bind")) return frontend::UsageError(kSpec, "--bind is required");
   o.bind = args.Get("--bind");
   o.checkpoint = args.Get("--checkpoint");
+  if (!o.checkpoint.empty()) {  // written as it serves: refused now, not at every write
+    if (graph::Status st = frontend::CheckOutputWritable("--checkpoint", o.checkpoint); !st.ok())
+      return frontend::CommandError(kSpec, st);
+  }
   if (args.Has("--staleness")) {
     auto n = frontend::ParseIntInRange("--staleness", args.Get("--staleness"), 0, 1 << 30);
     if (!n.ok()) return frontend::UsageError(kSpec, n.status());

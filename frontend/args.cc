@@ -1,5 +1,6 @@
 #include "frontend/args.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -308,6 +310,36 @@ graph::Status CheckOutputWritable(const std::string& flag, const std::string& pa
   if (access(dir.c_str(), W_OK) != 0) {
     return graph::IoError(path + ": cannot write " + flag + " output (directory '" + dir +
                           "' is missing or not writable)");
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return graph::IoError(path + ": cannot write " + flag + " output (" +
+                          (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") + ")");
+  }
+  return graph::Status::Ok();
+}
+
+graph::Status CheckDistinctFiles(const std::vector<std::pair<std::string, std::string>>& outputs,
+                                 const std::vector<std::pair<std::string, std::string>>& inputs) {
+  auto file = [](const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+    return ec ? path : p.string();
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [flag, path] = outputs[i];
+    if (path.empty()) continue;
+    for (size_t j = 0; j < i; ++j) {
+      if (!outputs[j].second.empty() && file(outputs[j].second) == file(path)) {
+        return graph::InvalidArgument(path + ": named by both " + outputs[j].first + " and " +
+                                      flag + " (one would overwrite the other)");
+      }
+    }
+    for (const auto& [what, input] : inputs) {
+      if (!input.empty() && file(input) == file(path)) {
+        return graph::InvalidArgument(path + ": " + flag + " would overwrite " + what);
+      }
+    }
   }
   return graph::Status::Ok();
 }

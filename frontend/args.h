@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/status.h"
@@ -121,7 +122,15 @@ std::string FormatMs(double seconds);
 
 // Refuses an output path whose directory is missing or not writable, so that a
 // command fails before its work rather than after; the error names `flag`.
+// A path that exists must be a regular file (not a directory, FIFO or device).
 graph::Status CheckOutputWritable(const std::string& flag, const std::string& path);
+
+// A file named twice: an output that another output would overwrite, or that
+// would overwrite one of the command's inputs. Each pair is (what names it,
+// the path: "-o" and "--csv", "the model", ...); empty paths are skipped. Paths
+// compare as the files they name (a relative and an absolute path alike).
+graph::Status CheckDistinctFiles(const std::vector<std::pair<std::string, std::string>>& outputs,
+                                 const std::vector<std::pair<std::string, std::string>>& inputs);
 
 // Parses a positive integer flag value; error names the flag.
 graph::Result<int64_t> ParsePositiveInt(const std::string& flag, const std::string& value);

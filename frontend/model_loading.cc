@@ -85,7 +85,14 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
   }
   auto training = graph::BuildTrainingGraph(forward, options, model.options);
   if (!training.ok()) {
-    return graph::Status(training.status().code(), model_name + ": " + training.status().message());
+    // Where the model's shapes stopped is the cause a user can act on: an op
+    // type with no rule here, or a node whose inputs its rule rejects.
+    const graph::InferenceReport& r = model.report;
+    std::string cause;
+    if (!r.unknown_ops.empty()) cause = " (no shape rule for op type " + r.unknown_ops[0] + ")";
+    if (cause.empty() && !r.problems.empty()) cause = " (shape inference: " + r.problems[0] + ")";
+    return graph::Status(training.status().code(),
+                         model_name + ": " + training.status().message() + cause);
   }
   GRAPH_ASSIGN_OR_RETURN(
       std::vector<int> device_of_node,
@@ -99,14 +106,18 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
 graph::Status ParseInputShape(const std::string& value,
                               std::map<std::string, std::vector<int64_t>>* shapes) {
   const size_t eq = value.rfind('=');
-  const std::string bad = "--input-shape '" + value + "' must be NAME=D0,D1,... with sizes >= 0";
+  // A size 0 is refused as --batch 0 is: an empty tensor trains nothing, and
+  // kernels would see it.
+  const std::string bad = "--input-shape '" + value +
+                          "' must be NAME=D0,D1,... with sizes from 1 to " +
+                          std::to_string(1 << 30);
   if (eq == std::string::npos || eq == 0) return graph::InvalidArgument(bad);
   std::vector<int64_t> dims;
   size_t start = eq + 1;
   while (start <= value.size()) {
     size_t comma = value.find(',', start);
     if (comma == std::string::npos) comma = value.size();
-    auto d = ParseIntInRange("--input-shape", value.substr(start, comma - start), 0, 1 << 30);
+    auto d = ParseIntInRange("--input-shape", value.substr(start, comma - start), 1, 1 << 30);
     if (!d.ok()) return graph::InvalidArgument(bad);
     dims.push_back(*d);
     start = comma + 1;

@@ -11,7 +11,8 @@
 namespace graph {
 
 Result<std::string> ReadFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without a writer would wait for one forever.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return IoError(path + ": cannot open: " + std::strerror(errno));
   struct stat st;
   // Only regular files: a FIFO or /dev/zero would never end.
@@ -35,6 +36,13 @@ Result<std::string> ReadFile(const std::string& path) {
   }
   ::close(fd);
   return data;
+}
+
+Status CheckRegularFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return IoError(path + ": cannot open: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return IoError(path + ": is not a regular file");
+  return Status::Ok();
 }
 
 Status WriteFileAtomic(const std::string& path, const std::string& contents) {

@@ -7,7 +7,11 @@
 
 namespace graph {
 
+// Regular files only: a directory, FIFO or device is an error (never a wait).
 Result<std::string> ReadFile(const std::string& path);
+// For readers that open the file themselves (LibTorch's archives): the same
+// check, by path, before they do.
+Status CheckRegularFile(const std::string& path);
 // Writes to a temporary file beside `path`, flushes it, then renames it over
 // `path`, so readers never see a half-written file and a crash leaves the old one.
 Status WriteFileAtomic(const std::string& path, const std::string& contents);

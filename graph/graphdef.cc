@@ -1,6 +1,7 @@
 #include "graph/graphdef.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
@@ -324,6 +325,8 @@ tensorflow::GraphDef GraphToProto(const Graph& g, const std::vector<std::string>
 
 Result<Graph> ParseBinaryGraphDef(const std::string& bytes, const std::string& source) {
   tensorflow::GraphDef gd;
+  // protobuf logs why (invalid UTF-8 in a string, ...) on stderr; the error says it once.
+  const google::protobuf::LogSilencer quiet;
   if (!gd.ParseFromString(bytes)) {
     return InvalidArgument(source + ": not a valid binary GraphDef (protobuf parse failed)");
   }

@@ -3,6 +3,7 @@
 // one-line errors) and drives the per-op translation (onnx_translate.h).
 #include "graph/onnx.h"
 
+#include <google/protobuf/stubs/logging.h>
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -248,6 +249,7 @@ void PruneDeadNodes(std::vector<NodeSpec>* specs) {
 Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
                          OnnxSignature* signature) {
   onnx::ModelProto model;
+  const google::protobuf::LogSilencer quiet;  // the error below says it, once
   if (!model.ParseFromString(contents)) {
     return InvalidArgument(path + ": not an ONNX model (the ModelProto does not parse)");
   }

@@ -186,7 +186,9 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
           Tensor t,
           DecodeWeight(w, stream.data() + offset, static_cast<int64_t>(stream.size()) - offset,
                        &used, json_path + ": weight '" + w.name() + "'",
-                       dir + files + ": weight '" + w.name() + "'"));
+                       (files.empty() ? json_path + " (its group lists no weights file)"
+                                      : dir + files) +
+                           ": weight '" + w.name() + "'"));
       offset += used;
       weights[w.name()] = std::move(t);
     }

@@ -1,5 +1,7 @@
 #include "wire/codec.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 namespace wire {
 
 std::string Encode(pb::Envelope envelope) {
@@ -13,6 +15,7 @@ graph::Result<pb::Envelope> Decode(const std::string& bytes, size_t max_bytes) {
                                   " bytes is over the limit of " + std::to_string(max_bytes));
   }
   pb::Envelope e;
+  const google::protobuf::LogSilencer quiet;  // a peer's bytes never reach our stderr raw
   if (!e.ParseFromString(bytes)) {
     return graph::InvalidArgument("message of " + std::to_string(bytes.size()) +
                                   " bytes is not a fleet envelope");

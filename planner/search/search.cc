@@ -19,7 +19,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
+#include "graph/file_util.h"
 #include "planner/search/policy.h"
 #include "runtime/flush_denormals.h"
 #include "runtime/host_memory.h"
@@ -654,6 +656,17 @@ graph::Status Search::Load(const std::string& path, const SearchIdentity& id) {
     const int err = errno;
     return graph::Status(err == ENOENT ? graph::StatusCode::kNotFound : graph::StatusCode::kIoError,
                          path + ": no checkpoint to resume (" + std::strerror(err) + ")");
+  }
+  // A directory or FIFO (which LibTorch would wait on), and a file that is no
+  // zip archive, as LibTorch's are, said so before LibTorch reads it.
+  GRAPH_RETURN_IF_ERROR(graph::CheckRegularFile(path));
+  {
+    char magic[4] = {};
+    std::ifstream f(path, std::ios::binary);
+    if (!f.read(magic, 4) || std::memcmp(magic, "PK\x03\x04", 4) != 0) {
+      return graph::InvalidArgument(path +
+                                    ": not a search checkpoint (a checkpoint is a zip archive)");
+    }
   }
   graph::Status loaded;  // what the reading decided, when LibTorch did not throw
   graph::Status thrown =

@@ -86,6 +86,103 @@ TEST(PlannerCliTest, InputShapeGivesTheSizesAnInputLeavesOpen) {
   RunResult malformed = Planner("inspect --input-shape image " + model);
   EXPECT_EQ(malformed.code, 2);
   EXPECT_EQ(Lines(malformed.err), 1) << malformed.err;
+  // A size 0, refused as --batch 0 is (it reached the kernels as an empty tensor).
+  RunResult empty = Planner("inspect --input-shape image=1,0,12,3 " + model);
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("--input-shape 'image=1,0,12,3' must be NAME=D0,D1,... with sizes "
+                           "from 1 to 1073741824"),
+            std::string::npos)
+      << empty.err;
+}
+
+// A string field that is not UTF-8 fails protobuf's parse, which also logs
+// why on stderr: the user sees our one line, not protobuf's log.
+TEST(PlannerCliTest, AGraphDefWithInvalidUtf8IsOneLineWithoutProtobufsLog) {
+  const std::string path = planner_test::ScratchDir() + "/utf8.pb";
+  // GraphDef { node { name: "a" op: "Relu" input: "\xff" } }
+  const std::string node = std::string("\x0a\x01" "a" "\x12\x04" "Relu" "\x1a\x01\xff", 12);
+  ASSERT_TRUE(graph::WriteFileAtomic(path, "\x0a" + std::string(1, char(node.size())) + node).ok());
+  RunResult r = Planner("inspect " + path);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "planner inspect: " + path +
+                       ": not a valid binary GraphDef (protobuf parse failed)\n");
+}
+
+// An op type with no shape rule leaves the shapes after it unknown, and the
+// training graph needs them: the error names the op type, not only the node
+// where the unknown shape was first needed.
+TEST(PlannerCliTest, AnOpTypeWithNoShapeRuleIsNamedWhenTrainingNeedsItsShapes) {
+  const std::string path = planner_test::ScratchDir() + "/unknown_op.pbtxt";
+  ASSERT_TRUE(graph::WriteFileAtomic(
+                  path,
+                  "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT "
+                  "} } attr { key: 'shape' value { shape { dim { size: 4 } dim { size: 8 } } } } "
+                  "}\n"
+                  "node { name: 'w' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
+                  "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { "
+                  "size: 8 } dim { size: 8 } } float_val: 0.5 } } } }\n"
+                  "node { name: 'odd' op: 'FrobnicateXYZ' input: 'x' attr { key: 'T' value { "
+                  "type: DT_FLOAT } } }\n"
+                  "node { name: 'm' op: 'MatMul' input: 'odd' input: 'w' attr { key: 'T' value "
+                  "{ type: DT_FLOAT } } }\n")
+                  .ok());
+  RunResult r = Planner("simulate " + path + " " + Config("k40-paper-2gpu"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("(no shape rule for op type FrobnicateXYZ)"), std::string::npos) << r.err;
+}
+
+// An output named twice, or naming an input, would destroy a file: refused
+// before any work, naming both.
+TEST(PlannerCliTest, AnOutputThatWouldOverwriteAnotherFileIsRefused) {
+  const std::string dir = planner_test::ScratchDir();
+  const std::string model = dir + "/overwrite_model.json", out = dir + "/overwrite.yaml";
+  ASSERT_TRUE(graph::WriteFileAtomic(model, Slurp(Model("emotion"))).ok());
+  const std::string devices = Config("k40-paper-2gpu");
+  RunResult twice = Planner("search " + model + " " + devices + " --iterations 1 -o " + out +
+                            " --checkpoint " + out);
+  EXPECT_EQ(twice.code, 1);
+  EXPECT_EQ(twice.err, "planner search: " + out +
+                           ": named by both -o and --checkpoint (one would overwrite the other)\n");
+  RunResult csv = Planner("search " + model + " " + devices + " --iterations 1 -o " + out +
+                          " --csv " + dir + "/./overwrite.yaml");
+  EXPECT_EQ(csv.code, 1);
+  EXPECT_NE(csv.err.find("named by both -o and --csv"), std::string::npos) << csv.err;
+  RunResult input = Planner("search " + model + " " + devices + " --iterations 1 -o " + model);
+  EXPECT_EQ(input.code, 1);
+  EXPECT_EQ(input.err, "planner search: " + model + ": -o would overwrite the model\n");
+  RunResult baseline = Planner("baseline " + model + " " + devices + " -o " + devices);
+  EXPECT_EQ(baseline.code, 1);
+  EXPECT_NE(baseline.err.find(": -o would overwrite the devices file"), std::string::npos)
+      << baseline.err;
+  EXPECT_EQ(Slurp(model), Slurp(Model("emotion")));
+  RunResult directory = Planner("search " + model + " " + devices + " --iterations 1 -o " + dir);
+  EXPECT_EQ(directory.code, 1);
+  EXPECT_EQ(directory.err,
+            "planner search: " + dir + ": cannot write -o output (a directory)\n");
+}
+
+// Outputs written after the work are checked before it.
+TEST(PlannerCliTest, AnUnwritableOutputIsRefusedBeforeTheWork) {
+  RunResult trace = Planner("simulate " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                            " --trace /no/such/dir/t.json");
+  EXPECT_EQ(trace.code, 1);
+  EXPECT_EQ(trace.out, "") << "the results were printed before the trace failed";
+  EXPECT_NE(trace.err.find("/no/such/dir/t.json: cannot write --trace output"), std::string::npos)
+      << trace.err;
+  const std::string run = planner_test::ScratchDir() + "/fleet_unwritable";
+  RunResult fleet = Planner("fleet up local:1x1 " + Model("emotion") + " " +
+                            Config("k40-paper-2gpu") + " --dir " + run +
+                            " -o /no/such/dir/best.yaml -- --iterations 1");
+  EXPECT_EQ(fleet.code, 1);
+  EXPECT_EQ(fleet.err,
+            "planner fleet up: /no/such/dir/best.yaml: cannot write -o output (directory "
+            "'/no/such/dir' is missing or not writable)\n");
+  EXPECT_EQ(fleet.out.find("controller"), std::string::npos) << fleet.out;
+  RunResult ps = Planner("ps --bind tcp://127.0.0.1:0 --checkpoint " + planner_test::ScratchDir());
+  EXPECT_EQ(ps.code, 1);
+  EXPECT_NE(ps.err.find("cannot write --checkpoint output (a directory)"), std::string::npos)
+      << ps.err;
 }
 
 TEST(PlannerCliTest, InspectTextNamesTheHeadlineFigures) {

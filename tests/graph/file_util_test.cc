@@ -57,5 +57,19 @@ TEST(FileUtilTest, DeviceFilesAreRefusedInsteadOfReadForever) {
   EXPECT_EQ(r.status().message(), "/dev/zero: is not a regular file");
 }
 
+// A FIFO without a writer: opening it to read would wait for one forever.
+TEST(FileUtilTest, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const std::string fifo = planner_test::ScratchDir() + "/fifo_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = ReadFile(fifo);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), fifo + ": is not a regular file");
+  EXPECT_EQ(CheckRegularFile(fifo).message(), fifo + ": is not a regular file");
+  EXPECT_EQ(CheckRegularFile(planner_test::ScratchDir()).message(),
+            planner_test::ScratchDir() + ": is not a regular file");
+  ::unlink(fifo.c_str());
+  EXPECT_EQ(CheckRegularFile(fifo).code(), StatusCode::kIoError);
+}
+
 }  // namespace
 }  // namespace graph

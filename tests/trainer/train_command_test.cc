@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -251,6 +252,19 @@ TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
   EXPECT_NE(out.find("no-such-model: no such file"), std::string::npos) << out;
   EXPECT_EQ(Shell(kTrainer + " train lenet --checkpoint /nonexistent-dir --resume", &out), 1);
   EXPECT_NE(out.find("/nonexistent-dir/rank-0.ckpt"), std::string::npos) << out;
+  // --checkpoint's directory is made before the training, or refused before it.
+  const std::string made = Tmp("made") + "/sub";
+  ASSERT_EQ(Shell("rm -rf " + Tmp("made"), &out), 0);
+  EXPECT_EQ(Shell(kTrainer + " train lenet --steps 1 --log-every 0 --no-eval --checkpoint " + made,
+                  &out),
+            0)
+      << out;
+  EXPECT_TRUE(std::ifstream(made + "/rank-0.ckpt").good()) << out;
+  EXPECT_EQ(Shell(kTrainer + " train lenet --steps 1 --checkpoint " + made + "/rank-0.ckpt", &out),
+            1);
+  EXPECT_NE(out.find(made + "/rank-0.ckpt: cannot write --checkpoint's directory"),
+            std::string::npos)
+      << out;
   EXPECT_EQ(Shell(kTrainer + " train lenet --probe 1:0.1:0.9,3:0.1:0", &out), 2);
   EXPECT_NE(out.find("--probe item '3:0.1:0' must be GROUPS:LR:MOMENTUM"), std::string::npos)
       << out;

@@ -1,6 +1,7 @@
 #include "planner/search/search.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -541,12 +542,22 @@ TEST(SearchTest, IncumbentFeaturesLetThePolicyLearnAPartitionThatFollowsNoStruct
 TEST(SearchTest, CorruptOrMissingCheckpointIsAOneLineError) {
   Fixture f;
   const std::string path = TempPath("corrupt.ckpt");
+  // Not a zip archive, as LibTorch's are: said in our words, not LibTorch's.
   ASSERT_TRUE(graph::WriteFileAtomic(path, "not a checkpoint").ok());
   graph::Status st = f.NewSearch(1)->Load(path, {"m", "d", "sim"});
+  EXPECT_EQ(st.message(), path + ": not a search checkpoint (a checkpoint is a zip archive)");
+  // A zip's first bytes and then garbage: LibTorch's reading fails, in one line.
+  ASSERT_TRUE(graph::WriteFileAtomic(path, std::string("PK\x03\x04", 4) + "garbage").ok());
+  st = f.NewSearch(1)->Load(path, {"m", "d", "sim"});
   EXPECT_EQ(st.message().rfind(path + ": not a readable search checkpoint", 0), 0u) << st.message();
   EXPECT_EQ(st.message().find('\n'), std::string::npos);
   std::remove(path.c_str());
   EXPECT_FALSE(f.NewSearch(1)->Load(path, {"m", "d", "sim"}).ok());
+  // A FIFO, which LibTorch would wait on for a writer: refused at once.
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_EQ(f.NewSearch(1)->Load(path, {"m", "d", "sim"}).message(),
+            path + ": is not a regular file");
+  std::remove(path.c_str());
 }
 
 }  // namespace
