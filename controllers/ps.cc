@@ -1,9 +1,12 @@
 #include "controllers/ps.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
+#include "graph/digest.h"
 #include "graph/file_util.h"
 #include "runtime/flush_denormals.h"
 #include "wire/codec.h"
@@ -227,6 +230,29 @@ ParametersReply ParameterState::Current() const {
   return p;
 }
 
+namespace {
+
+// The digest of a checkpoint's tensors (PsCheckpoint.tensor_digest): over
+// their bytes, not the message's, whose map may serialize in any order.
+std::string TensorDigest(const wire::pb::PsCheckpoint& c) {
+  std::string bytes;
+  for (const auto* list : {&c.parameters(), &c.adam_m(), &c.adam_v()}) {
+    for (const wire::pb::Tensor& t : *list) {
+      bytes += t.name() + '\0';
+      for (int64_t d : t.shape()) bytes.append(reinterpret_cast<const char*>(&d), sizeof d);
+      bytes.append(reinterpret_cast<const char*>(t.values().data()),
+                   sizeof(float) * static_cast<size_t>(t.values_size()));
+      bytes += '\0';
+    }
+  }
+  return graph::Fnv1a64Hex(bytes);
+}
+
+// PsCheckpoint's layout is the same in protocol versions 1 and 2.
+constexpr uint32_t kOldestCheckpointVersion = 1;
+
+}  // namespace
+
 graph::Status ParameterState::Save(const std::string& path) const {
   wire::pb::PsCheckpoint c;
   c.set_version(wire::kProtocolVersion);
@@ -241,19 +267,28 @@ graph::Status ParameterState::Save(const std::string& path) const {
     (*c.mutable_last_sequence())[controller] = seq;
   c.set_applied(counters_.applied);
   c.set_stale(counters_.stale);
+  c.set_tensor_digest(TensorDigest(c));
   return graph::WriteFileAtomic(path, c.SerializeAsString());
 }
 
 graph::Result<ParameterState> ParameterState::Load(const std::string& path) {
   GRAPH_ASSIGN_OR_RETURN(std::string bytes, graph::ReadFile(path));
   wire::pb::PsCheckpoint c;
-  if (!c.ParseFromString(bytes)) {
+  const google::protobuf::LogSilencer quiet;  // the error below says it, once
+  // An empty file parses, as every field's default: version 0.
+  if (!c.ParseFromString(bytes) || c.version() == 0) {
     return graph::InvalidArgument(path + ": not a parameter server checkpoint");
   }
-  if (c.version() != wire::kProtocolVersion) {
+  if (c.version() < kOldestCheckpointVersion || c.version() > wire::kProtocolVersion) {
     return graph::InvalidArgument(path + ": checkpoint of protocol version " +
-                                  std::to_string(c.version()) + ", this build speaks " +
+                                  std::to_string(c.version()) + ", this build reads " +
+                                  std::to_string(kOldestCheckpointVersion) + " to " +
                                   std::to_string(wire::kProtocolVersion));
+  }
+  if (!c.tensor_digest().empty() && c.tensor_digest() != TensorDigest(c)) {
+    return graph::InvalidArgument(path +
+                                  ": a corrupt checkpoint (its tensors do not match "
+                                  "their digest)");
   }
   ParameterState s;
   const JoinRequest join{c.identity(), c.optimizer(), FromWire(c.parameters())};

@@ -54,15 +54,18 @@ ModelFormat DetectModelFormat(const std::string& contents) {
 
 Result<Graph> ImportModelContents(const std::string& contents, const std::string& path) {
   if (contents.empty()) return InvalidArgument(path + ": file is empty");
+  // The text formats' parsers take no byte order mark (an editor's, on Windows).
+  const bool bom = contents.compare(0, 3, "\xEF\xBB\xBF") == 0;
+  auto text = [&] { return bom ? contents.substr(3) : contents; };
   switch (DetectModelFormat(contents)) {
     case ModelFormat::kBinaryGraphDef:
       return ParseBinaryGraphDef(contents, path);
     case ModelFormat::kTextGraphDef:
-      return ParseTextGraphDef(contents, path);
+      return ParseTextGraphDef(text(), path);
     case ModelFormat::kJsonGraphDef:
-      return ParseJsonGraphDef(contents, path);
+      return ParseJsonGraphDef(text(), path);
     case ModelFormat::kTfjs:
-      return ImportTfjs(contents, path);
+      return ImportTfjs(text(), path);
     case ModelFormat::kOnnx:
       return ImportOnnx(contents, path);
   }

@@ -741,6 +741,14 @@ graph::Status Search::LoadOrThrow(const std::string& path, const SearchIdentity&
   root.read("policy", policy);
   root.read(named ? "optimizer" : "adam", optimizer);
   s.policy->load(policy);
+  // A parameter not finite would fail only at the next sample, in LibTorch's
+  // words ("invalid multinomial distribution"): here it names the file.
+  for (const auto& p : s.policy->named_parameters()) {
+    if (!at::isfinite(p.value()).all().item<bool>()) {
+      return graph::InvalidArgument(path + ": a corrupt checkpoint (parameter '" + p.key() +
+                                    "' is not finite)");
+    }
+  }
   s.optimizer->load(optimizer);
   s.iteration = static_cast<int>(integer("iteration"));
   root.read("have_baseline", v);

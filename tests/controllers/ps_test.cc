@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "graph/file_util.h"
 #include "tests/scratch_dir.h"
+#include "wire/proto/fleet.pb.h"
 
 namespace controllers {
 namespace {
@@ -187,6 +189,27 @@ TEST(ParameterState, CorruptCheckpointIsAnErrorNamingTheFile) {
   auto r = ParameterState::Load(path);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find(path), std::string::npos);
+  ASSERT_TRUE(graph::WriteFileAtomic(path, "").ok());
+  EXPECT_EQ(ParameterState::Load(path).status().message(),
+            path + ": not a parameter server checkpoint");
+}
+
+// A value changed on disk, in a file that still parses: its digest says so.
+TEST(ParameterState, ACheckpointWhoseValuesChangedOnDiskIsRefused) {
+  ParameterState s;
+  ASSERT_TRUE(s.Join(JoinOf({1, -1}, {0.5f})).ok());
+  const std::string path = planner_test::ScratchDir() + "/changed.ckpt";
+  ASSERT_TRUE(s.Save(path).ok());
+  wire::pb::PsCheckpoint c;
+  ASSERT_TRUE(c.ParseFromString(*graph::ReadFile(path)));
+  ASSERT_FALSE(c.tensor_digest().empty());
+  c.mutable_parameters(0)->set_values(1, 7.0f);
+  ASSERT_TRUE(graph::WriteFileAtomic(path, c.SerializeAsString()).ok());
+  EXPECT_EQ(ParameterState::Load(path).status().message(),
+            path + ": a corrupt checkpoint (its tensors do not match their digest)");
+  c.clear_tensor_digest();  // one written before the digest: read as it was
+  ASSERT_TRUE(graph::WriteFileAtomic(path, c.SerializeAsString()).ok());
+  EXPECT_TRUE(ParameterState::Load(path).ok());
 }
 
 }  // namespace

@@ -24,6 +24,23 @@ TEST(ImporterTest, DetectsFormatFromContentNotExtension) {
             ModelFormat::kBinaryGraphDef);
 }
 
+// A byte order mark (an editor's) before any text format: read as without it.
+TEST(ImporterTest, TextModelsWithAByteOrderMarkImportAsWithout) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string pbtxt = "node { name: 'a' op: 'NoOp' }";
+  auto text = ImportModelContents(bom + pbtxt, "bom.pbtxt");
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(text->size(), 1);
+  auto json =
+      ImportModelContents(bom + "{\"node\": [{\"name\": \"a\", \"op\": \"NoOp\"}]}", "bom.json");
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  EXPECT_EQ(json->size(), 1);
+  const std::string tfjs = ModelJson("emotion");
+  auto model = ImportModelContents(bom + *ReadFile(tfjs), tfjs);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  EXPECT_EQ(model->size(), ImportModel(tfjs)->size());
+}
+
 TEST(ImporterTest, EmptyFileIsAnError) {
   auto r = ImportModelContents("", "empty.pb");
   ASSERT_FALSE(r.ok());

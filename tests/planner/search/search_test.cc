@@ -242,6 +242,44 @@ TEST(SearchTest, ResumedSearchContinuesExactlyWhereItStopped) {
   std::remove(path.c_str());
 }
 
+// Every tensor record of a checkpoint's zip archive (stored, not compressed)
+// overwritten with 0xff bytes, a float NaN: a corruption the archive's reader
+// does not see. The sizes are the central directory's (LibTorch's local
+// headers defer theirs to data descriptors).
+void FillTensorRecordsWithNaN(const std::string& path) {
+  std::string z = *graph::ReadFile(path);
+  auto u16 = [&](size_t at) { return size_t{uint8_t(z[at])} | size_t{uint8_t(z[at + 1])} << 8; };
+  auto u32 = [&](size_t at) { return u16(at) | u16(at + 2) << 16; };
+  const size_t end = z.rfind("PK\x05\x06");
+  ASSERT_NE(end, std::string::npos);
+  int filled = 0;
+  for (size_t at = u32(end + 16); z.compare(at, 4, "PK\x01\x02") == 0;
+       at += 46 + u16(at + 28) + u16(at + 30) + u16(at + 32)) {
+    const std::string name = z.substr(at + 46, u16(at + 28));
+    if (name.find("/data/") == std::string::npos || u16(at + 10) != 0) continue;
+    const size_t local = u32(at + 42);
+    const size_t data = local + 30 + u16(local + 26) + u16(local + 28);
+    std::fill(z.begin() + data, z.begin() + data + u32(at + 20), '\xff');
+    ++filled;
+  }
+  ASSERT_GT(filled, 0);
+  ASSERT_TRUE(graph::WriteFileAtomic(path, z).ok());
+}
+
+TEST(SearchTest, ACheckpointWhoseParametersAreNotFiniteIsRefusedNamingIt) {
+  Fixture f;
+  const std::string path = TempPath("nan.ckpt");
+  auto s = f.NewSearch(6);
+  s->Step(*f.reward);
+  ASSERT_TRUE(s->Save(path, {"m", "d", "sim"}).ok());
+  FillTensorRecordsWithNaN(path);
+  graph::Status st = f.NewSearch(6)->Load(path, {"m", "d", "sim"});
+  EXPECT_EQ(st.message().rfind(path + ": a corrupt checkpoint (parameter '", 0), 0u)
+      << st.message();
+  EXPECT_NE(st.message().find("' is not finite)"), std::string::npos) << st.message();
+  std::remove(path.c_str());
+}
+
 TEST(SearchTest, CheckpointOfAnotherModelDevicesOrRewardIsRefused) {
   Fixture f;
   const std::string path = TempPath("other.ckpt");
