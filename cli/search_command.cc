@@ -249,17 +249,17 @@ graph::Status ParsePaths(const frontend::Args& args, job::SearchJobOptions* o) {
     o->checkpoint_path = o->out_path + ".ckpt";
   }
   // --checkpoint may be --resume's file (the default): it is written after it is read.
-  GRAPH_RETURN_IF_ERROR(frontend::CheckDistinctFiles(
-      {{"-o", o->out_path},
-       {"--checkpoint", o->checkpoint_path},
-       {"--csv", args.Get("--csv")},
-       {"--svg", args.Get("--svg")},
-       {"--export-graphdef", args.Get("--export-graphdef")},
-       {"--export-modules", args.Get("--export-modules")}},
-      {{"the model", o->model_path},
-       {"the devices file", o->devices_path},
-       {"--profile's file", args.Get("--profile")},
-       {"--config's file", args.Get("--config")}}));
+  GRAPH_RETURN_IF_ERROR(
+      frontend::CheckDistinctFiles({{"-o", o->out_path},
+                                    {"--checkpoint", o->checkpoint_path},
+                                    {"--csv", args.Get("--csv")},
+                                    {"--svg", args.Get("--svg")},
+                                    {"--export-graphdef", args.Get("--export-graphdef")},
+                                    {"--export-modules", args.Get("--export-modules")}},
+                                   {{"the model", o->model_path},
+                                    {"the devices file", o->devices_path},
+                                    {"--profile's file", args.Get("--profile")},
+                                    {"--config's file", args.Get("--config")}}));
   o->csv_path = args.Get("--csv");
   o->svg_path = args.Get("--svg");
   o->export_graphdef_path = args.Get("--export-graphdef");

@@ -40,7 +40,8 @@ Result<std::string> ReadFile(const std::string& path) {
 
 Status CheckRegularFile(const std::string& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return IoError(path + ": cannot open: " + std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0)
+    return IoError(path + ": cannot open: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return IoError(path + ": is not a regular file");
   return Status::Ok();
 }

@@ -1,9 +1,9 @@
 #include "graph/graphdef.h"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 

@@ -90,9 +90,8 @@ Result<int> DefaultOpset(const onnx::ModelProto& m, const std::string& path) {
   }
   if (opset < 0) {
     for (const auto& o : m.opset_import()) {
-      return Unimplemented(path + ": the model uses only the '" + o.domain() +
-                           "' domain (opset " + std::to_string(o.version()) +
-                           "), whose ops are not supported");
+      return Unimplemented(path + ": the model uses only the '" + o.domain() + "' domain (opset " +
+                           std::to_string(o.version()) + "), whose ops are not supported");
     }
     return InvalidArgument(path + ": the model imports no opset");
   }
@@ -166,11 +165,13 @@ Status AddInputs(const onnx::GraphProto& g, Translation* t, OnnxSignature* sig) 
 Status CheckNodeSupported(const onnx::NodeProto& n, const Translation& t) {
   const std::string where = t.path + ": node '" + n.name() + "' (" + n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") {
-    return Unimplemented(where + ", domain '" + n.domain() + "'): ops of this domain are not supported");
+    return Unimplemented(where + ", domain '" + n.domain() +
+                         "'): ops of this domain are not supported");
   }
   if (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan") {
-    return Unimplemented(where + ", opset " + std::to_string(t.opset) +
-                         "): control flow is not supported (the executors run acyclic step graphs)");
+    return Unimplemented(
+        where + ", opset " + std::to_string(t.opset) +
+        "): control flow is not supported (the executors run acyclic step graphs)");
   }
   if (onnx_import::FindRule(n.op_type()) == nullptr) {
     return Unimplemented(where + ", domain 'ai.onnx', opset " + std::to_string(t.opset) +
@@ -188,7 +189,8 @@ Status TranslateNodes(const onnx::GraphProto& g, Translation* t) {
   for (const onnx::NodeProto& n : g.node()) {
     GRAPH_RETURN_IF_ERROR(CheckNodeSupported(n, *t));
     std::string base = n.name();
-    if (base.empty()) base = n.output_size() > 0 && !n.output(0).empty() ? n.output(0) : n.op_type();
+    if (base.empty())
+      base = n.output_size() > 0 && !n.output(0).empty() ? n.output(0) : n.op_type();
     // The name made valid and unused; the IR node that carries it (Emit with
     // no suffix) claims it.
     std::string reserved = t->UniqueName(base);
@@ -198,8 +200,8 @@ Status TranslateNodes(const onnx::GraphProto& g, Translation* t) {
     onnx_import::RefineOutputs(c);
     for (int k = 0; k < n.output_size(); ++k) {
       if (!n.output(k).empty() && !t->tensors.count(n.output(k))) {
-        return Unimplemented(t->path + ": node '" + n.name() + "' (" + n.op_type() +
-                             "): output " + std::to_string(k) + " is not supported");
+        return Unimplemented(t->path + ": node '" + n.name() + "' (" + n.op_type() + "): output " +
+                             std::to_string(k) + " is not supported");
       }
     }
   }

@@ -184,11 +184,11 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
       int64_t used = 0;
       GRAPH_ASSIGN_OR_RETURN(
           Tensor t,
-          DecodeWeight(w, stream.data() + offset, static_cast<int64_t>(stream.size()) - offset,
-                       &used, json_path + ": weight '" + w.name() + "'",
-                       (files.empty() ? json_path + " (its group lists no weights file)"
-                                      : dir + files) +
-                           ": weight '" + w.name() + "'"));
+          DecodeWeight(
+              w, stream.data() + offset, static_cast<int64_t>(stream.size()) - offset, &used,
+              json_path + ": weight '" + w.name() + "'",
+              (files.empty() ? json_path + " (its group lists no weights file)" : dir + files) +
+                  ": weight '" + w.name() + "'"));
       offset += used;
       weights[w.name()] = std::move(t);
     }

@@ -100,12 +100,18 @@ TEST(PlannerCliTest, InputShapeGivesTheSizesAnInputLeavesOpen) {
 TEST(PlannerCliTest, AGraphDefWithInvalidUtf8IsOneLineWithoutProtobufsLog) {
   const std::string path = planner_test::ScratchDir() + "/utf8.pb";
   // GraphDef { node { name: "a" op: "Relu" input: "\xff" } }
-  const std::string node = std::string("\x0a\x01" "a" "\x12\x04" "Relu" "\x1a\x01\xff", 12);
+  const std::string node = std::string(
+      "\x0a\x01"
+      "a"
+      "\x12\x04"
+      "Relu"
+      "\x1a\x01\xff",
+      12);
   ASSERT_TRUE(graph::WriteFileAtomic(path, "\x0a" + std::string(1, char(node.size())) + node).ok());
   RunResult r = Planner("inspect " + path);
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "planner inspect: " + path +
-                       ": not a valid binary GraphDef (protobuf parse failed)\n");
+  EXPECT_EQ(r.err,
+            "planner inspect: " + path + ": not a valid binary GraphDef (protobuf parse failed)\n");
 }
 
 // An op type with no shape rule leaves the shapes after it unknown, and the
@@ -158,8 +164,7 @@ TEST(PlannerCliTest, AnOutputThatWouldOverwriteAnotherFileIsRefused) {
   EXPECT_EQ(Slurp(model), Slurp(Model("emotion")));
   RunResult directory = Planner("search " + model + " " + devices + " --iterations 1 -o " + dir);
   EXPECT_EQ(directory.code, 1);
-  EXPECT_EQ(directory.err,
-            "planner search: " + dir + ": cannot write -o output (a directory)\n");
+  EXPECT_EQ(directory.err, "planner search: " + dir + ": cannot write -o output (a directory)\n");
 }
 
 // Outputs written after the work are checked before it.
@@ -171,9 +176,9 @@ TEST(PlannerCliTest, AnUnwritableOutputIsRefusedBeforeTheWork) {
   EXPECT_NE(trace.err.find("/no/such/dir/t.json: cannot write --trace output"), std::string::npos)
       << trace.err;
   const std::string run = planner_test::ScratchDir() + "/fleet_unwritable";
-  RunResult fleet = Planner("fleet up local:1x1 " + Model("emotion") + " " +
-                            Config("k40-paper-2gpu") + " --dir " + run +
-                            " -o /no/such/dir/best.yaml -- --iterations 1");
+  RunResult fleet =
+      Planner("fleet up local:1x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+              " --dir " + run + " -o /no/such/dir/best.yaml -- --iterations 1");
   EXPECT_EQ(fleet.code, 1);
   EXPECT_EQ(fleet.err,
             "planner fleet up: /no/such/dir/best.yaml: cannot write -o output (directory "

@@ -255,9 +255,9 @@ TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
   // --checkpoint's directory is made before the training, or refused before it.
   const std::string made = Tmp("made") + "/sub";
   ASSERT_EQ(Shell("rm -rf " + Tmp("made"), &out), 0);
-  EXPECT_EQ(Shell(kTrainer + " train lenet --steps 1 --log-every 0 --no-eval --checkpoint " + made,
-                  &out),
-            0)
+  EXPECT_EQ(
+      Shell(kTrainer + " train lenet --steps 1 --log-every 0 --no-eval --checkpoint " + made, &out),
+      0)
       << out;
   EXPECT_TRUE(std::ifstream(made + "/rank-0.ckpt").good()) << out;
   EXPECT_EQ(Shell(kTrainer + " train lenet --steps 1 --checkpoint " + made + "/rank-0.ckpt", &out),
