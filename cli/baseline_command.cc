@@ -48,8 +48,10 @@ int Run(const frontend::Args& args) {
   if (graph::Status st = frontend::ParseTrainingFlags(args, &o.inference, &o.training); !st.ok())
     return frontend::UsageError(kSpec, st);
   o.reward = args.Get("--reward", "sim");
-  if (graph::Status st = sources::CheckRewardName(o.reward); !st.ok())
-    return frontend::UsageError(kSpec, st);
+  // A fleet evaluates a search's placements (planner search --reward fleet), not these.
+  if (o.reward != "sim" && o.reward != "real") {
+    return frontend::UsageError(kSpec, "--reward must be sim or real, not '" + o.reward + "'");
+  }
   if (args.Has("--steps")) {
     auto v = frontend::ParseIntInRange("--steps", args.Get("--steps"), 1, 10000);
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());

@@ -1,6 +1,7 @@
 #include "controllers/fleet_config.h"
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -84,9 +85,14 @@ graph::Result<FleetOptions> Parse(const yaml::Node& root, const std::string& sou
     const double v = value.AsNumber().value_or(std::nan(""));
     if (!(v >= it->second.lo) || !(v <= it->second.hi) ||
         (it->second.integer && v != static_cast<int64_t>(v))) {
-      return graph::InvalidArgument(
-          where + " must be " + (it->second.integer ? "an integer" : "a number") + " in [" +
-          std::to_string(it->second.lo) + ", " + std::to_string(it->second.hi) + "]");
+      auto bound = [](double b) {  // 1 and 4096, 0.5 and 3600: no trailing zeros
+        char s[32];
+        std::snprintf(s, sizeof s, "%g", b);
+        return std::string(s);
+      };
+      return graph::InvalidArgument(where + " must be " +
+                                    (it->second.integer ? "an integer" : "a number") + " in [" +
+                                    bound(it->second.lo) + ", " + bound(it->second.hi) + "]");
     }
     it->second.set(v);
   }

@@ -232,6 +232,12 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
     const std::string found = LastLine(c->log, "  best found");
     std::printf("%s: %s\n", c->what.c_str(),
                 found.empty() ? "no result (see its log)" : found.c_str() + 2);
+    // A controller that failed said why in one line: say it here, not only in its log.
+    const std::string why = LastLine(c->log, "planner search: ");
+    if (c->exit_code != 0 && !why.empty()) {
+      std::fprintf(stderr, "planner fleet up: %s failed: %s\n", c->what.c_str(),
+                   why.c_str() + std::strlen("planner search: "));
+    }
     if (c->exit_code != 0) code = 1;
     // "controller 3" wrote controller-3.yaml (StartFleet).
     const std::string path =

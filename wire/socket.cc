@@ -2,6 +2,7 @@
 
 #include <zmq.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +32,22 @@ int ZmqType(SocketKind kind) {
       return ZMQ_PAIR;
   }
   return ZMQ_PAIR;
+}
+
+// A tcp endpoint's port, where it names one, must be a port: ZeroMQ takes
+// 99999 modulo 65536 without a word. "*" and 0 (any free port) pass.
+graph::Status CheckPort(const std::string& endpoint) {
+  if (endpoint.rfind("tcp://", 0) != 0) return graph::Status::Ok();
+  const size_t colon = endpoint.rfind(':');
+  const std::string port = endpoint.substr(colon + 1);
+  if (colon < 6 || port == "*") return graph::Status::Ok();
+  const bool digits =
+      !port.empty() && port.size() <= 5 &&
+      std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || std::stoi(port) > 65535) {
+    return graph::InvalidArgument(endpoint + ": the port must be a number from 0 to 65535, or *");
+  }
+  return graph::Status::Ok();
 }
 
 graph::Result<SocketHandle> MakeSocket(Context& ctx, SocketKind kind, const std::string& endpoint,
@@ -101,6 +118,7 @@ Context::~Context() { zmq_ctx_term(ctx_); }
 
 graph::Result<Socket> Socket::Bind(Context& ctx, SocketKind kind, const std::string& endpoint,
                                    const SocketOptions& options) {
+  GRAPH_RETURN_IF_ERROR(CheckPort(endpoint));
   GRAPH_ASSIGN_OR_RETURN(SocketHandle s, MakeSocket(ctx, kind, endpoint, options));
   if (zmq_bind(s.get(), endpoint.c_str()) != 0) return ZmqError(endpoint + ": cannot bind");
   char last[256] = {};
@@ -112,12 +130,14 @@ graph::Result<Socket> Socket::Bind(Context& ctx, SocketKind kind, const std::str
 
 graph::Result<Socket> Socket::Connect(Context& ctx, SocketKind kind, const std::string& endpoint,
                                       const SocketOptions& options) {
+  GRAPH_RETURN_IF_ERROR(CheckPort(endpoint));
   GRAPH_ASSIGN_OR_RETURN(SocketHandle s, MakeSocket(ctx, kind, endpoint, options));
   if (zmq_connect(s.get(), endpoint.c_str()) != 0) return ZmqError(endpoint + ": cannot connect");
   return Socket(std::move(s), endpoint);
 }
 
 graph::Status Socket::AlsoConnect(const std::string& endpoint) {
+  GRAPH_RETURN_IF_ERROR(CheckPort(endpoint));
   if (zmq_connect(socket_.get(), endpoint.c_str()) != 0) {
     return ZmqError(endpoint + ": cannot connect");
   }

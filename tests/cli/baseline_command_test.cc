@@ -88,6 +88,15 @@ TEST(BaselineCommandTest, MsctByTheDualSimplexPlacesOtherwiseThanByThePrimal) {
   std::remove(nmt.c_str());
 }
 
+// A fleet evaluates a search's placements; baseline's help says sim|real, and
+// its error lists those two, not the search's third.
+TEST(BaselineCommandTest, AFleetIsNoRewardOfTheBaselines) {
+  RunResult r =
+      Planner("baseline --reward fleet " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--reward must be sim or real, not 'fleet'"), std::string::npos) << r.err;
+}
+
 TEST(BaselineCommandTest, AnUnknownMethodIsAUsageErrorListingTheMethods) {
   RunResult r =
       Planner("baseline --method mincut " + Model("emotion") + " " + Config("k40-paper-2gpu"));

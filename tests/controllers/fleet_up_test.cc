@@ -66,6 +66,17 @@ std::string Up(const std::string& run, const std::string& search_flags) {
          run + " -o " + run + "/best.yaml -- --refine 0 " + search_flags;
 }
 
+// A controller that fails says why in its log; fleet up says it too, on stderr.
+TEST(FleetUp, AFailedControllersReasonIsPrinted) {
+  const std::string run = Dir() + "/run-failed";
+  RunResult r = Planner("fleet up local:1x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                        " --dir " + run + " -- --bogus-flag");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("planner fleet up: controller 1 failed: "), std::string::npos)
+      << r.out << r.err;
+  EXPECT_NE(r.err.find("--bogus-flag"), std::string::npos) << r.err;
+}
+
 TEST(FleetUp, RunsServerControllersAndWorkersAndStopsThemAll) {
   const std::string run = Dir() + "/run-a";
   RunResult r = Planner(Up(run, "--iterations 3"));

@@ -56,6 +56,19 @@ TEST(Socket, BindingABadEndpointNamesIt) {
   EXPECT_NE(s.status().message().find("tcp://256.1.1.1:1"), std::string::npos);
 }
 
+// ZeroMQ would take port 99999 as 34463 without a word.
+TEST(Socket, APortOutOfRangeIsRefusedNotWrapped) {
+  Context ctx;
+  const std::string message =
+      "tcp://127.0.0.1:99999: the port must be a number from 0 to 65535, or *";
+  EXPECT_EQ(Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:99999").status().message(),
+            message);
+  EXPECT_EQ(Socket::Connect(ctx, SocketKind::kDealer, "tcp://127.0.0.1:99999").status().message(),
+            message);
+  EXPECT_FALSE(Socket::Connect(ctx, SocketKind::kDealer, "tcp://127.0.0.1:-1").ok());
+  EXPECT_TRUE(Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:*").ok());
+}
+
 TEST(Socket, WildcardPortResolvesToTheBoundOne) {
   Context ctx;
   auto s = Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:*");
