@@ -86,10 +86,18 @@ graph::Status Dispatcher::WaitForWorkers(int n) {
   int shown = -1;
   while (registered() < n) {
     if (Seconds(Clock::now() - start) > o_.register_timeout_s) {
-      return graph::Status(graph::StatusCode::kUnavailable,
-                           o_.source + ": " + std::to_string(registered()) + " of " +
-                               std::to_string(n) + " workers registered at " + endpoint() +
-                               " within " + std::to_string(o_.register_timeout_s) + " s");
+      std::string where = endpoint();  // where workers connect, or those it connects to
+      if (!o_.connect.empty()) {
+        where.clear();
+        for (const std::string& w : o_.connect) where += (where.empty() ? "" : ", ") + w;
+      }
+      char within[32];
+      std::snprintf(within, sizeof within, "%g", o_.register_timeout_s);
+      return graph::Status(
+          graph::StatusCode::kUnavailable,
+          o_.source + ": " + std::to_string(registered()) + " of " + std::to_string(n) +
+              " workers registered at " + where + " within " + within + " s" +
+              (last_refusal_.empty() ? "" : " (the last refused: " + last_refusal_ + ")"));
     }
     if (registered() != shown) {
       shown = registered();
@@ -226,8 +234,8 @@ void Dispatcher::OnHello(const std::string& peer, const wire::pb::Hello& hello, 
   wire::pb::Envelope reply;
   if (!problem.empty()) {
     reply.mutable_refuse()->set_reason(problem);
-    std::fprintf(stderr, "fleet: refused worker %s: %s\n", Printable(hello.name()).c_str(),
-                 Printable(problem).c_str());
+    last_refusal_ = "worker " + Printable(hello.name()) + ": " + Printable(problem);
+    std::fprintf(stderr, "fleet: refused %s\n", last_refusal_.c_str());
     (void)Send(peer, reply);
     return;
   }

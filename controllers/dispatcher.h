@@ -125,6 +125,7 @@ class Dispatcher {
   wire::Socket socket_;
   std::map<std::string, Worker> workers_;  // by routing id
   uint64_t next_request_ = 1;
+  std::string last_refusal_;                      // "worker NAME: why", for WaitForWorkers' error
   Clock::time_point empty_since_ = Clock::now();  // when the last worker went
   DispatchCounters counters_;
 };

@@ -290,6 +290,11 @@ TEST(Dispatcher, WorkerWithOtherDevicesIsRefusedWithTheReason) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("0 of 1 workers registered"), std::string::npos) << st.message();
   EXPECT_NE(w.refused().find("gpu7"), std::string::npos) << w.refused();
+  // The search's error says why, not only the log's lines before it.
+  EXPECT_NE(st.message().find(" within 0.5 s (the last refused: worker other: its device 1 is "
+                              "'gpu7' (sim)"),
+            std::string::npos)
+      << st.message();
 }
 
 TEST(Dispatcher, RunWithoutWorkersFailsEachPlacementAfterTheRegisterTimeout) {
