@@ -50,6 +50,9 @@ int Run(const frontend::Args& args) {
   auto steps = args.GetInt("--steps", measure.steps, 1, 1000000);
   if (!steps.ok()) return frontend::UsageError(kSpec, steps.status());
   measure.steps = static_cast<int>(*steps);
+  if (args.Has("--steps") && !args.Has("--check") && !args.Has("--diff")) {
+    return frontend::UsageError(kSpec, "--steps counts --check's measured steps: give --check");
+  }
   const std::string& model_path = args.positional()[0];
   if (args.Has("--trace")) {  // before the work, not after it
     if (graph::Status st = frontend::CheckOutputWritable("--trace", args.Get("--trace")); !st.ok())

@@ -36,6 +36,14 @@ TEST(SimulateCommandTest, SimulatedDevicesNeedNoProfileAndTheirOpsAreEstimated) 
   EXPECT_EQ(r.out.find("(0 of "), std::string::npos) << "roofline ops are counted: " << r.out;
 }
 
+// --steps counts --check's measured steps; alone it would do nothing, silently.
+TEST(SimulateCommandTest, StepsWithoutCheckIsAUsageError) {
+  RunResult r = Planner("simulate --steps 5 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--steps counts --check's measured steps: give --check"), std::string::npos)
+      << r.err;
+}
+
 TEST(SimulateCommandTest, LowerBoundIsPrintedAndNotAboveTheStepTime) {
   const RunResult& r = EmotionOnK40s();
   ASSERT_EQ(r.code, 0) << r.err;
