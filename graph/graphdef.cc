@@ -7,6 +7,7 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <cctype>
 #include <cstring>
 
 #include "graph/graphdef_proto.h"
@@ -323,6 +324,19 @@ tensorflow::GraphDef GraphToProto(const Graph& g, const std::vector<std::string>
   return gd;
 }
 
+std::string JsonParseMessage(std::string message) {
+  const size_t caret = message.find_last_not_of(" \t\n\r");
+  if (caret != std::string::npos && message[caret] == '^') {
+    message.erase(caret);
+    // The excerpt the caret pointed into, when there was one, stays: it shows where.
+  }
+  while (!message.empty() &&
+         (std::isspace(static_cast<unsigned char>(message.back())) || message.back() == '.')) {
+    message.pop_back();
+  }
+  return message;
+}
+
 Result<Graph> ParseBinaryGraphDef(const std::string& bytes, const std::string& source) {
   tensorflow::GraphDef gd;
   // protobuf logs why (invalid UTF-8 in a string, ...) on stderr; the error says it once.
@@ -350,7 +364,8 @@ Result<Graph> ParseJsonGraphDef(const std::string& json, const std::string& sour
   opts.ignore_unknown_fields = true;
   auto st = google::protobuf::util::JsonStringToMessage(json, &gd, opts);
   if (!st.ok()) {
-    return InvalidArgument(source + ": not a JSON GraphDef: " + std::string(st.message()));
+    return InvalidArgument(source +
+                           ": not a JSON GraphDef: " + JsonParseMessage(std::string(st.message())));
   }
   return GraphFromProto(gd, source);
 }

@@ -18,4 +18,9 @@ Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::stri
 Result<Shape> ShapeFromProto(const tensorflow::TensorShapeProto& p, const std::string& where);
 tensorflow::GraphDef GraphToProto(const Graph& g, const std::vector<std::string>& devices);
 
+// protobuf's JSON parser's message without the caret line it draws under an
+// (often empty) excerpt: "Closing quote expected in string.\n  ^" -> "Closing
+// quote expected in string".
+std::string JsonParseMessage(std::string message);
+
 }  // namespace graph

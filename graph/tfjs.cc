@@ -152,7 +152,8 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
   opts.ignore_unknown_fields = true;
   auto st = google::protobuf::util::JsonStringToMessage(json, &model, opts);
   if (!st.ok()) {
-    return InvalidArgument(json_path + ": not a TensorFlow.js model: " + std::string(st.message()));
+    return InvalidArgument(
+        json_path + ": not a TensorFlow.js model: " + JsonParseMessage(std::string(st.message())));
   }
   if (!model.has_model_topology() || model.model_topology().node_size() == 0) {
     return InvalidArgument(json_path + ": TensorFlow.js model has no modelTopology nodes");

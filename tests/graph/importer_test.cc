@@ -41,6 +41,20 @@ TEST(ImporterTest, TextModelsWithAByteOrderMarkImportAsWithout) {
   EXPECT_EQ(model->size(), ImportModel(tfjs)->size());
 }
 
+// protobuf's JSON parser draws a caret under an excerpt; one line keeps no
+// dangling "^".
+TEST(ImporterTest, TruncatedJsonSaysWhyWithoutProtobufsCaret) {
+  for (const std::string json :
+       {"{\"modelTopology\": {\"node\": [{\"name\": \"a", "{\"node\": [{\"name\": \"a\"}"}) {
+    auto r = ImportModelContents(json, "t.json");
+    ASSERT_FALSE(r.ok());
+    const std::string& m = r.status().message();
+    EXPECT_EQ(m.rfind("t.json: not a ", 0), 0u) << m;
+    EXPECT_EQ(m.find('^'), std::string::npos) << m;
+    EXPECT_NE(m.back(), ' ') << m;
+  }
+}
+
 TEST(ImporterTest, EmptyFileIsAnError) {
   auto r = ImportModelContents("", "empty.pb");
   ASSERT_FALSE(r.ok());
