@@ -360,6 +360,12 @@ int FleetCommand(int argc, char** argv) {
     if (!note.empty()) std::printf("%s\n", note.c_str());
   }
   plan.out = args->Get("-o");
+  // The inputs first: a fleet that cannot start leaves no run directory behind.
+  for (const std::string* path : {&plan.model, &plan.devices, &plan.worker_devices}) {
+    if (!std::filesystem::exists(*path)) {
+      return frontend::CommandError(kSpec, graph::NotFound(*path + ": no such file"));
+    }
+  }
   plan.dir = args->Get("--dir", "/tmp/planner-fleet-" + std::to_string(::getpid()));
   std::error_code ec;
   std::filesystem::create_directories(plan.dir, ec);
@@ -367,11 +373,6 @@ int FleetCommand(int argc, char** argv) {
   if (!plan.out.empty()) {  // before the fleet's work, not after it (-o may be in RUN_DIR)
     if (graph::Status st = frontend::CheckOutputWritable("-o", plan.out); !st.ok())
       return frontend::CommandError(kSpec, st);
-  }
-  for (const std::string* path : {&plan.model, &plan.devices, &plan.worker_devices}) {
-    if (!std::filesystem::exists(*path)) {
-      return frontend::CommandError(kSpec, graph::NotFound(*path + ": no such file"));
-    }
   }
   return RunFleet(plan);
 }

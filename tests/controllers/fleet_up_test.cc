@@ -77,6 +77,15 @@ TEST(FleetUp, AFailedControllersReasonIsPrinted) {
   EXPECT_NE(r.err.find("--bogus-flag"), std::string::npos) << r.err;
 }
 
+TEST(FleetUp, AMissingModelIsRefusedLeavingNoRunDirectory) {
+  const std::string run = Dir() + "/run-never";
+  RunResult r = Planner("fleet up local:1x1 " + Dir() + "/no-such-model.pb " +
+                        Config("k40-paper-2gpu") + " --dir " + run);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "planner fleet up: " + Dir() + "/no-such-model.pb: no such file\n");
+  EXPECT_FALSE(std::filesystem::exists(run));
+}
+
 TEST(FleetUp, RunsServerControllersAndWorkersAndStopsThemAll) {
   const std::string run = Dir() + "/run-a";
   RunResult r = Planner(Up(run, "--iterations 3"));
