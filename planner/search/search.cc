@@ -21,6 +21,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "graph/digest.h"
 #include "graph/file_util.h"
 #include "planner/search/policy.h"
 #include "runtime/flush_denormals.h"
@@ -583,6 +584,18 @@ std::string ParameterShapes(const HierarchicalPolicy& policy) {
   return shapes;
 }
 
+// A digest of every parameter's name and values (float32 on the CPU), in order:
+// what a checkpoint's parameters read back must give.
+std::string ParametersDigest(const HierarchicalPolicy& policy) {
+  std::string bytes;
+  for (const auto& kv : policy->named_parameters()) {
+    const at::Tensor t = kv.value().detach().to(at::kCPU, at::kFloat).contiguous();
+    bytes += kv.key() + '\0';
+    bytes.append(static_cast<const char*>(t.data_ptr()), t.numel() * sizeof(float));
+  }
+  return graph::Fnv1a64Hex(bytes);
+}
+
 // The first line of `a` that `b` does not have at the same place.
 std::string FirstDifference(const std::string& a, const std::string& b) {
   size_t pos = 0;
@@ -621,6 +634,7 @@ graph::Status Search::Save(const std::string& path, const SearchIdentity& id) co
         root.write("grouper",
                    c10::IValue(std::string(s.policy->places_scopes() ? "scopes" : "learned")));
         root.write("parameter_shapes", c10::IValue(ParameterShapes(s.policy)));
+        root.write("parameters_digest", c10::IValue(ParametersDigest(s.policy)));
         root.write("num_devices", c10::IValue(static_cast<int64_t>(s.policy->num_devices())));
         root.write("apart_slots", c10::IValue(static_cast<int64_t>(s.apart)));
         root.write("iteration", c10::IValue(static_cast<int64_t>(s.iteration)));
@@ -748,6 +762,13 @@ graph::Status Search::LoadOrThrow(const std::string& path, const SearchIdentity&
       return graph::InvalidArgument(path + ": a corrupt checkpoint (parameter '" + p.key() +
                                     "' is not finite)");
     }
+  }
+  // Other values changed on disk, which LibTorch's reader does not see (it
+  // checks no CRC). Checkpoints written before the digest have none.
+  if (root.try_read("parameters_digest", v) && v.toStringRef() != ParametersDigest(s.policy)) {
+    return graph::InvalidArgument(path +
+                                  ": a corrupt checkpoint (its parameters do not match their "
+                                  "digest)");
   }
   s.optimizer->load(optimizer);
   s.iteration = static_cast<int>(integer("iteration"));

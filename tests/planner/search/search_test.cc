@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 
 #include "graph/file_util.h"
@@ -243,40 +244,58 @@ TEST(SearchTest, ResumedSearchContinuesExactlyWhereItStopped) {
 }
 
 // Every tensor record of a checkpoint's zip archive (stored, not compressed)
-// overwritten with 0xff bytes, a float NaN: a corruption the archive's reader
-// does not see. The sizes are the central directory's (LibTorch's local
-// headers defer theirs to data descriptors).
-void FillTensorRecordsWithNaN(const std::string& path) {
+// rewritten by `change`: corruption the archive's reader does not see. The
+// sizes are the central directory's (LibTorch's local headers defer theirs to
+// data descriptors).
+void RewriteTensorRecords(const std::string& path,
+                          const std::function<void(char*, size_t)>& change) {
   std::string z = *graph::ReadFile(path);
   auto u16 = [&](size_t at) { return size_t{uint8_t(z[at])} | size_t{uint8_t(z[at + 1])} << 8; };
   auto u32 = [&](size_t at) { return u16(at) | u16(at + 2) << 16; };
   const size_t end = z.rfind("PK\x05\x06");
   ASSERT_NE(end, std::string::npos);
-  int filled = 0;
+  int changed = 0;
   for (size_t at = u32(end + 16); z.compare(at, 4, "PK\x01\x02") == 0;
        at += 46 + u16(at + 28) + u16(at + 30) + u16(at + 32)) {
     const std::string name = z.substr(at + 46, u16(at + 28));
     if (name.find("/data/") == std::string::npos || u16(at + 10) != 0) continue;
     const size_t local = u32(at + 42);
-    const size_t data = local + 30 + u16(local + 26) + u16(local + 28);
-    std::fill(z.begin() + data, z.begin() + data + u32(at + 20), '\xff');
-    ++filled;
+    change(&z[local + 30 + u16(local + 26) + u16(local + 28)], u32(at + 20));
+    ++changed;
   }
-  ASSERT_GT(filled, 0);
+  ASSERT_GT(changed, 0);
   ASSERT_TRUE(graph::WriteFileAtomic(path, z).ok());
 }
 
+// 0xff bytes: a float NaN.
 TEST(SearchTest, ACheckpointWhoseParametersAreNotFiniteIsRefusedNamingIt) {
   Fixture f;
   const std::string path = TempPath("nan.ckpt");
   auto s = f.NewSearch(6);
   s->Step(*f.reward);
   ASSERT_TRUE(s->Save(path, {"m", "d", "sim"}).ok());
-  FillTensorRecordsWithNaN(path);
+  RewriteTensorRecords(path, [](char* data, size_t size) { std::fill(data, data + size, '\xff'); });
   graph::Status st = f.NewSearch(6)->Load(path, {"m", "d", "sim"});
   EXPECT_EQ(st.message().rfind(path + ": a corrupt checkpoint (parameter '", 0), 0u)
       << st.message();
   EXPECT_NE(st.message().find("' is not finite)"), std::string::npos) << st.message();
+  std::remove(path.c_str());
+}
+
+// The lowest byte of every 4-byte word changed: each float still finite, a
+// little off, which only the parameters' digest shows.
+TEST(SearchTest, ACheckpointWhoseParametersChangedOnDiskIsRefused) {
+  Fixture f;
+  const std::string path = TempPath("changed.ckpt");
+  auto s = f.NewSearch(6);
+  s->Step(*f.reward);
+  ASSERT_TRUE(s->Save(path, {"m", "d", "sim"}).ok());
+  ASSERT_TRUE(f.NewSearch(6)->Load(path, {"m", "d", "sim"}).ok());
+  RewriteTensorRecords(path, [](char* data, size_t size) {
+    for (size_t i = 0; i + 4 <= size; i += 4) data[i] ^= 1;
+  });
+  EXPECT_EQ(f.NewSearch(6)->Load(path, {"m", "d", "sim"}).message(),
+            path + ": a corrupt checkpoint (its parameters do not match their digest)");
   std::remove(path.c_str());
 }
 
