@@ -249,9 +249,12 @@ graph::Status ParsePaths(const frontend::Args& args, job::SearchJobOptions* o) {
     o->checkpoint_path = o->out_path + ".ckpt";
   }
   // --checkpoint may be --resume's file (the default): it is written after it is read.
+  const std::string checkpoint_flag = args.Has("--checkpoint") ? "--checkpoint"
+                                      : o->resume_path.empty() ? "--checkpoint (-o's .ckpt)"
+                                                               : "--checkpoint (--resume's file)";
   GRAPH_RETURN_IF_ERROR(
       frontend::CheckDistinctFiles({{"-o", o->out_path},
-                                    {"--checkpoint", o->checkpoint_path},
+                                    {checkpoint_flag, o->checkpoint_path},
                                     {"--csv", args.Get("--csv")},
                                     {"--svg", args.Get("--svg")},
                                     {"--export-graphdef", args.Get("--export-graphdef")},

@@ -141,16 +141,6 @@ int Run(const frontend::Args& args) {
   o.evaluate = !args.Has("--no-eval");
   if (o.resume && o.checkpoint_dir.empty())
     return frontend::UsageError(kSpec, "--resume needs --checkpoint DIR");
-  // Made now (a missing one failed only after the training); one to resume from must exist.
-  if (!o.checkpoint_dir.empty() && !o.resume) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.checkpoint_dir, ec);
-    if (ec || !std::filesystem::is_directory(o.checkpoint_dir)) {
-      return frontend::CommandError(
-          kSpec, graph::IoError(o.checkpoint_dir + ": cannot write --checkpoint's directory (" +
-                                (ec ? ec.message() : "not a directory") + ")"));
-    }
-  }
   struct IntFlag {
     const char* flag;
     int64_t lo, hi;
@@ -207,6 +197,17 @@ int Run(const frontend::Args& args) {
   if (args.Has("--report")) {
     if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
       return frontend::UsageError(kSpec, st);
+    }
+  }
+  // Made after the flags are checked (a missing one failed only after the training); one to resume
+  // from must exist.
+  if (!o.checkpoint_dir.empty() && !o.resume) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.checkpoint_dir, ec);
+    if (ec || !std::filesystem::is_directory(o.checkpoint_dir)) {
+      return frontend::CommandError(
+          kSpec, graph::IoError(o.checkpoint_dir + ": cannot write --checkpoint's directory (" +
+                                (ec ? ec.message() : "not a directory") + ")"));
     }
   }
   Rendezvous r;

@@ -713,6 +713,13 @@ graph::Status Search::LoadOrThrow(const std::string& path, const SearchIdentity&
   if (std::string r = str("reward"); r != id.reward)
     return mismatch("reward source", "--reward " + r, "--reward " + id.reward);
   const int64_t groups = integer("num_groups"), devices = integer("num_devices");
+  if (groups > s.num_ops && s.policy->num_groups() == s.num_ops) {
+    return graph::InvalidArgument(
+        path + ": a checkpoint of a policy with " + std::to_string(groups) + " groups for " +
+        std::to_string(s.num_ops) +
+        " ops, written before the groups were capped at the ops (2026-11-30): start the "
+        "search afresh");
+  }
   if (groups != s.policy->num_groups() || devices != s.policy->num_devices() ||
       integer("num_ops") != s.num_ops) {
     return mismatch("policy shape", std::to_string(groups) + " groups",

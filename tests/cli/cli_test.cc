@@ -150,6 +150,12 @@ TEST(PlannerCliTest, AnOutputThatWouldOverwriteAnotherFileIsRefused) {
   EXPECT_EQ(twice.code, 1);
   EXPECT_EQ(twice.err, "planner search: " + out +
                            ": named by both -o and --checkpoint (one would overwrite the other)\n");
+  RunResult resume =
+      Planner("search " + model + " " + devices + " --iterations 1 -o " + out + " --resume " + out);
+  EXPECT_EQ(resume.code, 1);
+  EXPECT_NE(resume.err.find("named by both -o and --checkpoint (--resume's file)"),
+            std::string::npos)
+      << resume.err;
   RunResult csv = Planner("search " + model + " " + devices + " --iterations 1 -o " + out +
                           " --csv " + dir + "/./overwrite.yaml");
   EXPECT_EQ(csv.code, 1);
