@@ -109,6 +109,21 @@ constexpr std::array<std::string_view, 3> kCudaKeys = {"index", "sync", "graphs"
 constexpr std::array<std::string_view, 1> kSimKeys = {"simulates"};
 constexpr std::array<std::string_view, 3> kLinkKeys = {"between", "bandwidth", "latency"};
 
+// The range a figure must fall in, and how its error message names that range. The limits
+// are far outside any machine (a K40 does 4.29 TFLOP/s, an H200's HBM moves 4.8 TB/s,
+// PCIe's latency is microseconds) and keep the simulator's times finite and meaningful: a
+// figure of 1e-300 FLOP/s made every op on that device take forever (docs/devices.md).
+struct Bound {
+  double least;
+  double most;
+  const char* text;
+};
+constexpr Bound kMemoryBound = {1, 1125899906842624.0, "1 B and 1024 TiB"};
+constexpr Bound kFlopsBound = {1e6, 1e18, "1 MFLOP/s and 1000 PFLOP/s"};
+constexpr Bound kMemoryBandwidthBound = {1e6, 1e15, "1 MB/s and 1000 TB/s"};
+constexpr Bound kLinkBandwidthBound = {1e3, 1e15, "1 kB/s and 1000 TB/s"};
+constexpr Bound kLatencyBound = {0, 60, "0 and 60 s"};
+
 bool KindHasKey(DeviceKind kind, std::string_view key) {
   switch (kind) {
     case DeviceKind::kCpu:
@@ -207,14 +222,20 @@ class Parser {
     return value;
   }
 
-  // A unit-bearing quantity that must be > 0; `parse` is one of units.h's parsers.
+  // A unit-bearing quantity that must be > 0 and at most `bound.most`; `parse` is one of
+  // units.h's parsers. The ceilings and floors (kFlopsBound and its siblings) keep every
+  // simulated time finite: a figure past them is a typo, not a machine.
   template <typename T>
   graph::Result<T> ReadPositive(const Entry& entry, const std::string& what,
-                                graph::Result<T> (*parse)(const std::string&)) const {
+                                graph::Result<T> (*parse)(const std::string&),
+                                const Bound& bound) const {
     GRAPH_ASSIGN_OR_RETURN(const std::string text, ReadScalar(entry, what));
     graph::Result<T> value = parse(text);
     if (!value.ok()) return Fail(entry.key_node, what + ": " + value.status().message());
     if (*value <= 0) return Fail(entry.key_node, what + " must be positive, got '" + text + "'");
+    if (static_cast<double>(*value) < bound.least || static_cast<double>(*value) > bound.most) {
+      return Fail(entry.key_node, what + " must be between " + bound.text + ", got '" + text + "'");
+    }
     return *value;
   }
 
@@ -290,16 +311,17 @@ class Parser {
 
     if (const Entry* memory = Get(fields, "memory")) {
       GRAPH_ASSIGN_OR_RETURN(device.memory_bytes,
-                             ReadPositive(*memory, context + ": memory", &ParseBytes));
+                             ReadPositive(*memory, context + ": memory", &ParseBytes, kMemoryBound));
     }
     if (const Entry* flops = Get(fields, "peak_flops")) {
       GRAPH_ASSIGN_OR_RETURN(device.peak_flops,
-                             ReadPositive(*flops, context + ": peak_flops", &ParseFlops));
+                             ReadPositive(*flops, context + ": peak_flops", &ParseFlops, kFlopsBound));
     }
     if (const Entry* bandwidth = Get(fields, "memory_bandwidth")) {
       GRAPH_ASSIGN_OR_RETURN(
           device.memory_bandwidth,
-          ReadPositive(*bandwidth, context + ": memory_bandwidth", &ParseBandwidth));
+          ReadPositive(*bandwidth, context + ": memory_bandwidth", &ParseBandwidth,
+                       kMemoryBandwidthBound));
     }
 
     switch (device.kind) {
@@ -474,11 +496,11 @@ class Parser {
     const Entry* bandwidth = Get(fields, "bandwidth");
     if (bandwidth == nullptr) return Fail(at, context + ": missing 'bandwidth'");
     GRAPH_ASSIGN_OR_RETURN(link.bandwidth_bytes_per_s,
-                           ReadPositive(*bandwidth, context + ": bandwidth", &ParseBandwidth));
+                           ReadPositive(*bandwidth, context + ": bandwidth", &ParseBandwidth, kLinkBandwidthBound));
     const Entry* latency = Get(fields, "latency");
     if (latency == nullptr) return Fail(at, context + ": missing 'latency'");
     GRAPH_ASSIGN_OR_RETURN(link.latency_s,
-                           ReadPositive(*latency, context + ": latency", &ParseDuration));
+                           ReadPositive(*latency, context + ": latency", &ParseDuration, kLatencyBound));
     return link;
   }
 

@@ -389,6 +389,39 @@ TEST(DevicesErrorTest, RejectsNonPositiveOrUnparsableDeviceQuantities) {
   }
 }
 
+// A figure no machine has (1e-300 FLOP/s) made every op on the device take forever: the
+// simulator printed "inf ms" and the baselines compared infinities.
+TEST(DevicesErrorTest, RejectsDeviceFiguresNoMachineHasNamingTheRange) {
+  struct Case {
+    std::string field;
+    std::string problem;
+  };
+  const std::vector<Case> cases = {
+      {"peak_flops: 1e-300 FLOP/s",
+       "device 'g': peak_flops must be between 1 MFLOP/s and 1000 PFLOP/s, got '1e-300 FLOP/s'"},
+      {"peak_flops: 1e300", "device 'g': peak_flops must be between"},
+      {"memory_bandwidth: 1e-9 GB/s", "device 'g': memory_bandwidth must be between 1 MB/s"},
+      {"memory_bandwidth: 2000 TB/s", "device 'g': memory_bandwidth must be between"},
+      {"memory: 2048 TiB", "device 'g': memory must be between 1 B and 1024 TiB"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.field);
+    ExpectError("devices:\n  - name: g\n    kind: cuda\n    index: 0\n    " + c.field + "\n",
+                "test.yaml:5: ", c.problem);
+  }
+}
+
+TEST(DevicesErrorTest, AcceptsFiguresAtTheEdgesOfTheirRanges) {
+  const std::string yaml =
+      "devices:\n  - {name: a, kind: sim, simulates: gpu, peak_flops: 1 MFLOP/s, "
+      "memory_bandwidth: 1000 TB/s, memory: 1024 TiB}\n  - {name: b, kind: sim, simulates: "
+      "gpu, peak_flops: 1000 PFLOP/s, memory_bandwidth: 1 MB/s, memory: 1B}\n"
+      "default_link: {bandwidth: 1 kB/s, latency: 60s}\n";
+  const graph::Result<Cluster> cluster = ParseDevicesYaml(yaml, "test.yaml");
+  ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+  EXPECT_EQ(cluster->devices[1].peak_flops, 1e18);
+}
+
 TEST(DevicesErrorTest, RejectsCpuWithoutCores) {
   ExpectError("devices:\n  - {name: c, kind: cpu, threads: 1}\n",
               "test.yaml:2: ", "device 'c': cpu device needs 'cores'");
@@ -510,6 +543,10 @@ TEST(DevicesErrorTest, RejectsNonPositiveOrUnparsableLinkFigures) {
               "test.yaml:4: ", "default_link: latency must be positive, got '0'");
   ExpectError(std::string(kTwoCpus) + "default_link: {bandwidth: 1 GB, latency: 1us}\n",
               "test.yaml:4: ", "default_link: bandwidth: '1 GB': unknown unit 'GB'");
+  ExpectError(std::string(kTwoCpus) + "default_link: {bandwidth: 1GB/s, latency: 61s}\n",
+              "test.yaml:4: ", "default_link: latency must be between 0 and 60 s, got '61s'");
+  ExpectError(std::string(kTwoCpus) + "default_link: {bandwidth: 999 B/s, latency: 1us}\n",
+              "test.yaml:4: ", "default_link: bandwidth must be between 1 kB/s and 1000 TB/s");
 }
 
 TEST(DevicesErrorTest, RejectsMalformedDefaultLink) {
