@@ -107,6 +107,11 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
       continue;
     }
     if (line.empty() || line[0] == '#') continue;
+    // WriteProfile ends every record with a newline: a last record without one was cut off,
+    // and a cut number ("12" of "125" samples) would still parse.
+    if (in.eof())
+      return graph::InvalidArgument(where +
+                                    "the last record has no line end: the file was cut off");
     std::vector<std::string> f = SplitTabs(line);
     double a = 0, b = 0;
     int64_t i = 0, j = 0;

@@ -96,5 +96,18 @@ TEST(ProfileTest, MalformedRecordsNameTheFileAndLine) {
   EXPECT_FALSE(ReadProfile(path).ok()) << "a zero bandwidth is malformed";
 }
 
+// A copy cut off mid-record ("125" samples cut to "12") parsed as a whole record.
+TEST(ProfileTest, ALastRecordCutOffIsRefusedNamingItsLine) {
+  std::string path = Temp("cut.prof");
+  const std::string whole = "# planner profile v1\nlink\ta\tb\t1e-05\t1e+10\t125\n";
+  ASSERT_TRUE(graph::WriteFileAtomic(path, whole).ok());
+  ASSERT_TRUE(ReadProfile(path).ok());
+  ASSERT_TRUE(graph::WriteFileAtomic(path, whole.substr(0, whole.size() - 2)).ok());
+  auto p = ReadProfile(path);
+  ASSERT_FALSE(p.ok()) << "samples " << p->links.begin()->second.samples;
+  EXPECT_EQ(p.status().message(),
+            path + ":2: the last record has no line end: the file was cut off");
+}
+
 }  // namespace
 }  // namespace sim
