@@ -21,6 +21,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "data/zip_check.h"
 #include "graph/digest.h"
 #include "graph/file_util.h"
 #include "planner/search/policy.h"
@@ -681,6 +682,14 @@ graph::Status Search::Load(const std::string& path, const SearchIdentity& id) {
       return graph::InvalidArgument(path +
                                     ": not a search checkpoint (a checkpoint is a zip archive)");
     }
+  }
+  // LibTorch's reader checks no entry's CRC-32: a byte changed on disk in the
+  // optimizer's moments, the generator's state or the best placement would load.
+  if (graph::Status crc = data::CheckZipArchive(path); !crc.ok()) {
+    if (crc.code() != graph::StatusCode::kInvalidArgument) return crc;
+    const std::string& m = crc.message();
+    const size_t skip = m.rfind(path + ": ", 0) == 0 ? path.size() + 2 : 0;
+    return graph::InvalidArgument(path + ": a corrupt checkpoint: " + m.substr(skip));
   }
   graph::Status loaded;  // what the reading decided, when LibTorch did not throw
   graph::Status thrown =
