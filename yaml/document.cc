@@ -1,5 +1,6 @@
 #include "yaml/document.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <set>
@@ -103,6 +104,13 @@ Node Node::Get(const std::string& key) const {
 
 size_t Node::size() const { return IsSequence() || IsMap() ? impl_->node.size() : 0; }
 
+namespace {
+// "FILE:LINE" where yaml-cpp knows the line, else "FILE".
+std::string Where(const std::string& source, const YAML::Exception& e) {
+  return e.mark.is_null() ? source : source + ":" + std::to_string(e.mark.line + 1);
+}
+}  // namespace
+
 graph::Result<Node> Parse(const std::string& text, const std::string& source) {
   auto name = std::make_shared<const std::string>(source);
   try {
@@ -113,10 +121,13 @@ graph::Result<Node> Parse(const std::string& text, const std::string& source) {
     }
     return Node(std::make_shared<const Node::Impl>(
         Node::Impl{documents.empty() ? YAML::Node() : documents.front(), name}));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's message for it is "bad file", which reads as an unreadable file.
+    return graph::InvalidArgument(Where(source, e) +
+                                  ": invalid YAML: nested too deeply (the parser stops at depth " +
+                                  std::to_string(e.depth()) + ")");
   } catch (const YAML::Exception& e) {
-    const std::string where =
-        e.mark.is_null() ? source : source + ":" + std::to_string(e.mark.line + 1);
-    return graph::InvalidArgument(where + ": invalid YAML: " + e.msg);
+    return graph::InvalidArgument(Where(source, e) + ": invalid YAML: " + e.msg);
   }
 }
 

@@ -15,6 +15,17 @@ TEST(YamlDocument, ASyntaxErrorNamesTheFileAndLine) {
   EXPECT_NE(r.status().message().find("invalid YAML"), std::string::npos);
 }
 
+// yaml-cpp's own words for it were "bad file", as if the file could not be read.
+TEST(YamlDocument, NestingDeeperThanTheParserGoesSaysSo) {
+  auto r = Parse("a: " + std::string(5000, '[') + std::string(5000, ']') + "\n", "f.yaml");
+  ASSERT_FALSE(r.ok());
+  // The depth is yaml-cpp's (500 in Debian bookworm's 0.7).
+  EXPECT_EQ(r.status().message().rfind(
+                "f.yaml:1: invalid YAML: nested too deeply (the parser stops at depth ", 0),
+            0u)
+      << r.status().message();
+}
+
 TEST(YamlDocument, SeveralDocumentsAreRefused) {
   auto r = Parse("a: 1\n---\nb: 2\n", "two.yaml");
   ASSERT_FALSE(r.ok());
