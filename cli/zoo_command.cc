@@ -49,7 +49,8 @@ int Run(const frontend::Args& args) {
     *target = *v;
   }
   auto g = graph::BuildZooModel(args.positional()[0], o);
-  if (!g.ok()) return frontend::CommandError(kSpec, g.status());
+  // Its every input is a flag or the name: a model it refuses is a usage error, like --layers 0.
+  if (!g.ok()) return frontend::UsageError(kSpec, g.status());
   graph::Status st = graph::WriteFileAtomic(args.Get("-o"), graph::SerializeGraphDef(*g));
   if (!st.ok()) return frontend::CommandError(kSpec, st);
   std::printf(

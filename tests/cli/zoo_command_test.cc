@@ -59,7 +59,7 @@ TEST(ZooCommandTest, PaperScaleNmtDoesNotFitOnOneK40AndSmallDoes) {
 
 TEST(ZooCommandTest, BadSizesAreOneLineErrors) {
   RunResult bad = Planner("zoo nmt --sizes huge -o " + Temp("x.pb"));
-  EXPECT_EQ(bad.code, 1);
+  EXPECT_EQ(bad.code, 2);  // a flag's value, as every command's unknown name
   EXPECT_EQ(Lines(bad.err), 1) << bad.err;
   EXPECT_NE(bad.err.find("paper-scale or small"), std::string::npos) << bad.err;
   RunResult other = Planner("zoo rnnlm --sizes small -o " + Temp("x.pb"));
@@ -69,7 +69,7 @@ TEST(ZooCommandTest, BadSizesAreOneLineErrors) {
 
 TEST(ZooCommandTest, BadNamesAndFlagsAreOneLineErrors) {
   RunResult unknown = Planner("zoo alexnet -o " + Temp("x.pb"));
-  EXPECT_EQ(unknown.code, 1);
+  EXPECT_EQ(unknown.code, 2);
   EXPECT_EQ(Lines(unknown.err), 1) << unknown.err;
   EXPECT_NE(unknown.err.find("unknown zoo model 'alexnet'"), std::string::npos);
   RunResult no_out = Planner("zoo rnnlm");
@@ -77,6 +77,10 @@ TEST(ZooCommandTest, BadNamesAndFlagsAreOneLineErrors) {
   RunResult bad = Planner("zoo rnnlm --hidden 0 -o " + Temp("y.pb"));
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err, "planner zoo: --hidden must be a positive integer, got '0'\n");
+  // Past the builder's range: the same kind of error, the same exit code (it was 1).
+  RunResult big = Planner("zoo nmt --layers 100000 -o " + Temp("y.pb"));
+  EXPECT_EQ(big.code, 2);
+  EXPECT_EQ(big.err, "planner zoo: nmt: layers must be in [1, 64], got 100000\n");
 }
 
 }  // namespace
