@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -130,12 +131,14 @@ void Stop(std::vector<Child*> children, double grace_s) {
   }
 }
 
-// The last line of `path` that starts with `prefix`, or "".
-std::string LastLine(const std::string& path, const std::string& prefix) {
+// The last line of the log at `path` that starts with one of `prefixes`.
+std::string LastLineOf(const std::string& path, std::initializer_list<const char*> prefixes) {
   std::ifstream f(path);
   std::string line, last;
   while (std::getline(f, line)) {
-    if (line.rfind(prefix, 0) == 0) last = line;
+    for (const char* prefix : prefixes) {
+      if (line.rfind(prefix, 0) == 0) last = line;
+    }
   }
   return last;
 }
@@ -207,17 +210,25 @@ graph::Status StartFleet(const Plan& plan, std::vector<Child>* all) {
   return graph::Status::Ok();
 }
 
-// One line per controller: its last progress line, or how it ended.
-void PrintProgress(const std::vector<Child*>& controllers) {
-  for (const Child* c : controllers) {
+// A line per controller whose state changed since `shown` (one string per
+// controller, updated): its last progress line (an update, the policy's end, the
+// climb's start), or how it ended. A controller climbing for minutes prints
+// nothing new, where the same update line used to repeat every 5 s.
+void PrintProgress(const std::vector<Child*>& controllers, std::vector<std::string>* shown) {
+  constexpr size_t kWidth = 160;
+  shown->resize(controllers.size());
+  for (size_t i = 0; i < controllers.size(); ++i) {
+    const Child* c = controllers[i];
     std::string state;
     if (c->exit_code) {
       state = *c->exit_code == 0 ? "done" : "failed (exit " + std::to_string(*c->exit_code) + ")";
     } else {
-      state = LastLine(c->log, "update ");
-      if (state.empty()) state = LastLine(c->log, "fleet: ");
+      state = LastLineOf(c->log, {"fleet: ", "update ", "policy search: ", "refine: "});
       if (state.empty()) state = "starting";
+      if (state.size() > kWidth) state = state.substr(0, kWidth - 3) + "...";
     }
+    if (state == (*shown)[i]) continue;
+    (*shown)[i] = state;
     std::printf("  %s: %s\n", c->what.c_str(), state.c_str());
   }
   std::fflush(stdout);
@@ -229,11 +240,11 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
   int code = 0;
   std::optional<std::pair<double, std::string>> best;
   for (const Child* c : controllers) {
-    const std::string found = LastLine(c->log, "  best found");
+    const std::string found = LastLineOf(c->log, {"  best found"});
     std::printf("%s: %s\n", c->what.c_str(),
                 found.empty() ? "no result (see its log)" : found.c_str() + 2);
     // A controller that failed said why in one line: say it here, not only in its log.
-    const std::string why = LastLine(c->log, "planner search: ");
+    const std::string why = LastLineOf(c->log, {"planner search: "});
     if (c->exit_code != 0 && !why.empty()) {
       std::fprintf(stderr, "planner fleet up: %s failed: %s\n", c->what.c_str(),
                    why.c_str() + std::strlen("planner search: "));
@@ -272,13 +283,14 @@ int RunFleet(const Plan& plan) {
   std::printf("fleet: parameter server, %d controllers, %d workers each; logs in %s\n",
               plan.controllers, plan.workers, plan.dir.c_str());
   auto last_print = Clock::now();
+  std::vector<std::string> shown;
   while (!frontend::StopOnSignals::requested()) {
     Reap(all);
     bool running = false;
     for (const Child* c : controllers) running |= !c->exit_code;
     if (!running) break;
     if (Clock::now() - last_print >= std::chrono::seconds(5)) {
-      PrintProgress(controllers);
+      PrintProgress(controllers, &shown);
       last_print = Clock::now();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -286,7 +298,7 @@ int RunFleet(const Plan& plan) {
   if (frontend::StopOnSignals::requested()) std::printf("fleet: stopping on a signal\n");
   Stop(controllers, 30);  // they write their files on SIGTERM
   Stop(rest, 10);
-  PrintProgress(controllers);
+  PrintProgress(controllers, &shown);
   return Finish(plan, controllers);
 }
 

@@ -98,6 +98,10 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
     const rewards::Evaluation e = climb_on.Evaluate(s.device_of_node);
     if (e.status.ok()) s.step_s = e.step_s;
   }
+  // Said before the climb, which prints nothing more until it ends: a log read
+  // while it runs (fleet up's progress) shows where the search is.
+  Say(log, "refine: climbing from %zu start(s) for at most %.0f s\n", out.starts.size(),
+      options.budget_s);
   out.result = refine::RefineFromStarts(forward, static_cast<int>(c.devices.size()), climb_on,
                                         out.starts, options, frontend::StopOnSignals::flag());
   const refine::RefineResult& r = out.result.refine;

@@ -77,6 +77,26 @@ TEST(FleetUp, AFailedControllersReasonIsPrinted) {
   EXPECT_NE(r.err.find("--bogus-flag"), std::string::npos) << r.err;
 }
 
+// Through 12 s of climbing the log gains no update line: the progress printed
+// every 5 s used to repeat the last one.
+TEST(FleetUp, EachProgressLineSaysSomethingNew) {
+  const std::string run = Dir() + "/run-progress";
+  RunResult r = Planner("fleet up local:1x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                        " --dir " + run + " -- --budget 6s --refine 12s");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::istringstream lines(r.out);
+  std::vector<std::string> progress;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  controller 1: ", 0) == 0) progress.push_back(line);
+  }
+  ASSERT_GE(progress.size(), 2u) << r.out;
+  for (size_t i = 1; i < progress.size(); ++i) EXPECT_NE(progress[i], progress[i - 1]) << r.out;
+  EXPECT_EQ(progress.back(), "  controller 1: done") << r.out;
+  bool climbing = false;
+  for (const std::string& line : progress) climbing |= line.find(": refine: ") != std::string::npos;
+  EXPECT_TRUE(climbing) << "no line says the controller is climbing:\n" << r.out;
+}
+
 TEST(FleetUp, AMissingModelIsRefusedLeavingNoRunDirectory) {
   const std::string run = Dir() + "/run-never";
   RunResult r = Planner("fleet up local:1x1 " + Dir() + "/no-such-model.pb " +
