@@ -124,7 +124,8 @@ std::string Zip(const std::vector<Item>& items, bool zip64 = false) {
 // More than one of the checker's 1 MiB pieces, and compressible.
 std::string Large() {
   std::string s;
-  for (int i = 0; s.size() < (size_t{3} << 20); ++i) s += std::to_string(i * 7919 % 10007) + ",";
+  for (uint64_t i = 0; s.size() < (size_t{3} << 20); ++i)
+    s += std::to_string(i * 7919 % 10007) + ",";
   return s;
 }
 
