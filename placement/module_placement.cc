@@ -29,6 +29,29 @@ std::set<std::string> ModulesWithParameters(const graph::Graph& g, std::set<std:
   return all;
 }
 
+// Whether module `inner` is `outer` or inside it ("" holds every module).
+bool Within(const std::string& inner, const std::string& outer) {
+  return outer.empty() || inner == outer || inner.rfind(outer + ".", 0) == 0;
+}
+
+// Whether an op of module `m` (or of a module inside it) feeds an op of an
+// enclosing module's own forward (a residual add, a flatten): only then must
+// m's output go back to its container's device. A value that only other
+// modules consume stays where it is made, and the consumer's entry moves it:
+// a block's output returned to the CPU between two GPU blocks cost two copies.
+bool FeedsAnEnclosingModule(const std::string& m, const graph::Graph& forward,
+                            const std::vector<std::string>& module_of,
+                            const std::vector<std::vector<graph::NodeId>>& consumers) {
+  for (graph::NodeId id = 0; id < forward.size(); ++id) {
+    const std::string& op = forward.node(id).op;
+    if (op == "Const" || op == "Placeholder" || !Within(module_of[id], m)) continue;
+    for (graph::NodeId user : consumers[id]) {
+      if (module_of[user] != m && Within(m, module_of[user])) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string ModuleOfNode(const std::string& node_name, const std::set<std::string>& known) {
@@ -81,15 +104,21 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
                                        const std::vector<int>& device_of_node) {
   std::set<std::string> owners;
   const std::set<std::string> known = ModulesWithParameters(forward, &owners);
+  if (owners.empty()) return {};  // no PyTorch names: not an export of a PyTorch model
+  // Every module with ops of its own, in order of its first op: those holding
+  // parameters, the containers (a residual block's add), and the root ("", the
+  // ops outside every module, and the parameters it holds itself: a ViT's
+  // position embedding). Each listed module's inputs are moved to its device
+  // on entry, so an op of its own forward finds there both what its children
+  // return and what it was given.
   std::vector<std::string> order;
-  // module -> device -> ops; a container's entry counts only its own ops, the
-  // root's ("") the ops outside every module.
+  // module -> device -> ops; a container's entry counts only its own ops.
   std::map<std::string, std::map<int, int>> counts;
   for (graph::NodeId id = 0; id < forward.size(); ++id) {
     const graph::Node& n = forward.node(id);
     if (n.op == "Placeholder" || n.op == "Const") continue;
     std::string m = ModuleOfNode(n.name, known);
-    if (owners.count(m) && !counts.count(m)) order.push_back(m);
+    if (!counts.count(m)) order.push_back(m);
     counts[m][device_of_node[id]]++;
   }
   auto majority = [](const std::map<int, int>& per) {
@@ -101,8 +130,10 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
   // read through F.* by their parent, MultiheadAttention's out_proj) follow the
   // ops that read them.
   std::vector<std::vector<graph::NodeId>> consumers(forward.size());
+  std::vector<std::string> module_of(forward.size());
   for (graph::NodeId id = 0; id < forward.size(); ++id) {
     for (const graph::TensorRef& in : forward.node(id).inputs) consumers[in.node].push_back(id);
+    module_of[id] = ModuleOfNode(forward.node(id).name, known);
   }
   for (graph::NodeId id = 0; id < forward.size(); ++id) {
     const graph::Node& n = forward.node(id);
@@ -113,10 +144,13 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
     for (graph::NodeId user : consumers[id]) counts[m][device_of_node[user]]++;
     if (counts[m].empty()) counts[m][device_of_node[id]]++;
   }
-  // Ancestors before descendants: applying the file calls Module.to in this
-  // order, and a parent's move would carry its children with it.
-  std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
-    return std::count(a.begin(), a.end(), '.') < std::count(b.begin(), b.end(), '.');
+  // Ancestors before descendants, the root first: applying the file calls
+  // Module.to in this order, and a parent's move would carry its children with it.
+  auto depth = [](const std::string& m) {
+    return m.empty() ? -1 : static_cast<int>(std::count(m.begin(), m.end(), '.'));
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    return depth(a) < depth(b);
   });
   std::vector<ModuleDevice> out;
   for (const std::string& m : order) {
@@ -127,9 +161,11 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
     md.device = c.devices[device].name;
     md.torch = TorchDevice(c.devices[device]);
     md.output = md.torch;
-    // The nearest enclosing module (or the root) with ops of its own.
+    // The nearest enclosing module (or the root) with ops of its own, when
+    // one of them reads what m returns.
     std::string parent = m;
-    while (!parent.empty()) {
+    const bool returns = FeedsAnEnclosingModule(m, forward, module_of, consumers);
+    while (returns && !parent.empty()) {
       size_t dot = parent.rfind('.');
       parent = dot == std::string::npos ? "" : parent.substr(0, dot);
       auto it = counts.find(parent);

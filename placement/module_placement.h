@@ -4,12 +4,13 @@
 // torch.onnx.export names each node by its module scopes
 // ("/layer1/layer1.0/conv1/Conv") and each parameter by its qualified name
 // ("layer1.0.conv1.weight"). The modules that hold parameters are the units a
-// user can move (Module.to); an op belongs to the deepest such module its scopes
-// name, and the module takes the device most of its ops run on. The ops of a
-// container's own forward (a residual add) run on the device most of them are
-// placed on, and each module's output is sent there. docs/onnx.md has the
-// snippet that applies the file with forward hooks. Thread safety: free
-// functions of their arguments.
+// user can move (Module.to); an op belongs to the deepest such module (or
+// ancestor of one) its scopes name, and the module takes the device most of its
+// ops run on. A container's own forward (a residual add) runs on the device most
+// of its own ops are placed on: its inputs are moved there on entry and each
+// child's output is sent back there, so every op finds its operands on one
+// device. docs/onnx.md has the snippet that applies the file with forward hooks.
+// Thread safety: free functions of their arguments.
 #pragma once
 
 #include <set>
@@ -26,15 +27,18 @@ struct ModuleDevice {
   std::string module;  // qualified name, as model.get_submodule takes it
   std::string device;  // the devices file's name ("gpu0")
   std::string torch;   // PyTorch's device string ("cuda:0", "cpu")
-  // Where the module's output goes back to: the device of the ops of the
-  // enclosing container's own forward (a residual add, a flatten), so that
-  // they find their operands on one device; `torch` when it has none.
+  // Where the module's output goes: the device of the enclosing container's
+  // own forward (a residual add, a flatten) when one of its ops reads it, so
+  // that they find their operands on one device; else `torch` (no copy: the
+  // next module's entry moves it).
   std::string output;
   int ops = 0;            // ops of the module
   int ops_elsewhere = 0;  // of those, ops the placement puts on other devices
 };
 
-// The device of each module that holds parameters, ancestors before their
+// The device of each module that holds parameters or runs ops of its own (a
+// container's residual add; the root, module "", for the ops outside every
+// module and its own parameters), the root first, then ancestors before their
 // descendants (else in order of first op). Empty when the graph has no
 // PyTorch-style names (not an export of a PyTorch model).
 std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluster::Cluster& c,

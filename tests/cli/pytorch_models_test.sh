@@ -7,8 +7,9 @@
 #   - checks that `planner inspect` finds no unsupported op in any of them;
 #   - places each with `planner baseline --method etf` on the simulated
 #     2-GPU paper cluster, writes its placement per PyTorch module, and
-#     applies two of them to the PyTorch models (devices are whatever this
-#     machine has: the check is that the hooks keep the forward exact);
+#     applies each to its PyTorch model (GPUs this machine lacks are device
+#     tags: the check is that the forward stays exact and no op's operands
+#     are on two devices);
 #   - measures one of them on this machine's CPUs.
 # Usage: pytorch_models_test.sh PARITY_BIN PLANNER_BIN SOURCE_DIR
 # Exits 77 (skipped) without Debian's torch, torchvision and onnx for python3.
@@ -41,9 +42,19 @@ for dir in "$out"/*/; do
   echo "$name: inspect ok, $(grep -c 'module: ' "$out/$name.modules.yaml") modules placed"
 done
 # resnet18's first convolution is a module of its own: it must be listed; and
-# the file applies to the PyTorch model (scripts/pytorch/apply_placement.py).
+# each file applies to its PyTorch model (scripts/pytorch/apply_placement.py):
+# the placed forward gives the unplaced one's output, and no op finds its
+# operands on two devices (GPUs this machine lacks are tags on CPU tensors).
+# metis's placements too on the two transformers: they split a model's own
+# ops (the position embedding's add) from its blocks, and the attention's
+# mask is a keyword argument.
 grep -q 'module: "conv1"' "$out/resnet18.modules.yaml"
-for name in resnet18 vit_tiny; do
+for name in resnet18 mobilenet_v2 efficientnet_b0 vit_tiny lstm_lm gpt_block; do
   (cd "$src/scripts/pytorch" && "$py" apply_placement.py "$name" "$out/$name.modules.yaml")
+done
+for name in vit_tiny gpt_block; do
+  "$planner" baseline "$out/$name/model.onnx" "$src/configs/k40-paper-2gpu.yaml" --method metis \
+    --export-modules "$out/$name.metis.modules.yaml" > /dev/null
+  (cd "$src/scripts/pytorch" && "$py" apply_placement.py "$name" "$out/$name.metis.modules.yaml")
 done
 "$planner" measure "$out/lstm_lm/model.onnx" "$src/configs/local-2cpu.yaml" --steps 2 --warmup 1

@@ -91,16 +91,24 @@ TEST(ModulePlacementTest, ModulesTakeTheirOpsDeviceAndReturnOutputsToTheirContai
   // x, 2 params, conv1, helper, conv2, add, flatten
   std::vector<int> device = {0, 1, 2, 1, 1, 2, 0, 0};
   std::vector<ModuleDevice> m = PlaceModules(g, c, device);
-  ASSERT_EQ(m.size(), 2u);
-  EXPECT_EQ(m[0].module, "layer1.0.conv1");
-  EXPECT_EQ(m[0].device, "gpu0");
-  EXPECT_EQ(m[0].torch, "cuda:0");
-  EXPECT_EQ(m[0].ops, 2);
-  EXPECT_EQ(m[1].module, "layer1.0.conv2");
-  EXPECT_EQ(m[1].torch, "cuda:1");
-  // The block's own Add runs on cpu0, so both outputs go there.
-  EXPECT_EQ(m[0].output, "cpu");
-  EXPECT_EQ(m[1].output, "cpu");
+  ASSERT_EQ(m.size(), 4u);
+  // The model itself first (its Flatten), then the block (its Add): their
+  // inputs move to their devices on entry.
+  EXPECT_EQ(m[0].module, "");
+  EXPECT_EQ(m[0].torch, "cpu");
+  EXPECT_EQ(m[1].module, "layer1.0");
+  EXPECT_EQ(m[1].torch, "cpu");
+  EXPECT_EQ(m[1].ops, 1);
+  EXPECT_EQ(m[2].module, "layer1.0.conv1");
+  EXPECT_EQ(m[2].device, "gpu0");
+  EXPECT_EQ(m[2].torch, "cuda:0");
+  EXPECT_EQ(m[2].ops, 2);
+  EXPECT_EQ(m[3].module, "layer1.0.conv2");
+  EXPECT_EQ(m[3].torch, "cuda:1");
+  // The block's own Add, on cpu0, reads conv2's output: it goes there. Only
+  // conv2 reads conv1's, and conv2's entry moves it: it stays where it is made.
+  EXPECT_EQ(m[2].output, "cuda:0");
+  EXPECT_EQ(m[3].output, "cpu");
 
   const std::string path = planner_test::ScratchDir() + "/block.modules.yaml";
   ASSERT_TRUE(WriteModulePlacement(path, m, "block.onnx", "two.yaml", "etf").ok());
@@ -110,6 +118,34 @@ TEST(ModulePlacementTest, ModulesTakeTheirOpsDeviceAndReturnOutputsToTheirContai
                        "\"cpu\", ops: 1}"),
             std::string::npos)
       << *text;
+}
+
+// A ViT's position embedding is the model's own parameter and its add the
+// model's own op; a residual block holds no parameter itself. Both were left
+// out, and the placed PyTorch model failed with operands on two devices.
+TEST(ModulePlacementTest, TheModelsOwnParametersAndContainersWithOpsAreListed) {
+  std::vector<graph::NodeSpec> s = {
+      {"x", "Placeholder", {}, "", {{"dtype", graph::MakeAttr(graph::DType::kFloat)}}},
+      Param("pos"),
+      Param("blocks.0.fc.weight"),
+      Op("Add", "AddV2", {"x", "pos"}),
+      Op("blocks/blocks.0/fc/MatMul", "Mul", {"Add", "blocks.0.fc.weight"}),
+      Op("blocks/blocks.0/Add", "AddV2", {"blocks/blocks.0/fc/MatMul", "Add"}),
+      Op("Flatten", "Identity", {"blocks/blocks.0/Add"}),
+  };
+  auto g = graph::Graph::Create(std::move(s), "vit");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  // x, pos, weight, root's add, fc, block's add, root's flatten
+  std::vector<ModuleDevice> m = PlaceModules(*g, TwoGpus(), {0, 2, 1, 2, 1, 1, 2});
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].module, "");
+  EXPECT_EQ(m[0].torch, "cuda:1");
+  EXPECT_EQ(m[0].output, "cuda:1");
+  EXPECT_EQ(m[1].module, "blocks.0");
+  EXPECT_EQ(m[1].torch, "cuda:0");
+  EXPECT_EQ(m[1].output, "cuda:1");
+  EXPECT_EQ(m[2].module, "blocks.0.fc");
+  EXPECT_EQ(m[2].output, "cuda:0");
 }
 
 TEST(ModulePlacementTest, GraphsWithoutPyTorchNamesHaveNoModules) {
