@@ -13,8 +13,8 @@ const frontend::CommandSpec kSpec{
     "MODEL [--json] [--batch N] [--input-shape NAME=D0,D1,...]",
     "Prints a model's node count, op-type histogram, trainable parameters, forward FLOPs,\n"
     "activation memory, inputs and outputs, and every op whose shape or cost is unknown.\n"
-    "MODEL: binary or text GraphDef, JSON GraphDef, or TensorFlow.js model.json (format\n"
-    "recognised from the content).",
+    "MODEL: binary or text GraphDef, JSON GraphDef, TensorFlow.js model.json, or ONNX (what\n"
+    "torch.onnx.export writes); the format is recognised from the content.",
     {"MODEL"},
     {{"--json", "", "print the same facts as one JSON object"},
      frontend::BatchFlag(),

@@ -28,7 +28,7 @@ std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own) {
 
 graph::Result<LoadedModel> LoadModel(const std::string& path,
                                      const graph::InferenceOptions& options) {
-  GRAPH_ASSIGN_OR_RETURN(graph::Graph g, graph::ImportModel(path));
+  GRAPH_ASSIGN_OR_RETURN(graph::Graph g, graph::ImportModel(path, options.input_shapes));
   graph::Status st = graph::CheckInputShapes(g, options);
   if (!st.ok()) return graph::Status(st.code(), path + ": " + st.message());
   LoadedModel m{std::move(g), {}, options};

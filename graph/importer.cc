@@ -52,7 +52,8 @@ ModelFormat DetectModelFormat(const std::string& contents) {
   return ModelFormat::kTextGraphDef;
 }
 
-Result<Graph> ImportModelContents(const std::string& contents, const std::string& path) {
+Result<Graph> ImportModelContents(const std::string& contents, const std::string& path,
+                                  const InputShapes& shapes) {
   if (contents.empty()) return InvalidArgument(path + ": file is empty");
   // The text formats' parsers take no byte order mark (an editor's, on Windows).
   const bool bom = contents.compare(0, 3, "\xEF\xBB\xBF") == 0;
@@ -67,14 +68,14 @@ Result<Graph> ImportModelContents(const std::string& contents, const std::string
     case ModelFormat::kTfjs:
       return ImportTfjs(text(), path);
     case ModelFormat::kOnnx:
-      return ImportOnnx(contents, path);
+      return ImportOnnx(contents, path, nullptr, shapes);
   }
   return InvalidArgument(path + ": unrecognised model format");
 }
 
-Result<Graph> ImportModel(const std::string& path) {
+Result<Graph> ImportModel(const std::string& path, const InputShapes& shapes) {
   GRAPH_ASSIGN_OR_RETURN(std::string contents, ReadFile(path));
-  return ImportModelContents(contents, path);
+  return ImportModelContents(contents, path, shapes);
 }
 
 }  // namespace graph

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "graph/graph.h"
+#include "graph/onnx.h"
 #include "graph/status.h"
 
 namespace graph {
@@ -21,11 +22,15 @@ const char* ModelFormatName(ModelFormat f);
 ModelFormat DetectModelFormat(const std::string& contents);
 
 // Reads `path` (and, for TF.js, its weight files next to it) into a validated Graph.
-Result<Graph> ImportModel(const std::string& path);
+// `shapes` (--input-shape) fix an ONNX model's symbolic input sizes before its
+// translation (graph/onnx.h); other formats keep their declared shapes here, and
+// shape inference applies the sizes later (graph/shape_inference.h).
+Result<Graph> ImportModel(const std::string& path, const InputShapes& shapes = {});
 
 // Same, from contents already in memory; `path` names the file in errors and, for
 // TF.js, locates the weight files (relative to its directory).
-Result<Graph> ImportModelContents(const std::string& contents, const std::string& path);
+Result<Graph> ImportModelContents(const std::string& contents, const std::string& path,
+                                  const InputShapes& shapes = {});
 
 // TensorFlow.js model.json contents; weight files are read relative to json_path.
 Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "graph/file_util.h"
@@ -123,6 +124,54 @@ Status CheckAndInfer(onnx::ModelProto* m, const std::string& path) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
     return InvalidArgument(path + ": ONNX shape inference failed: " + what);
+  }
+  return Status::Ok();
+}
+
+// The IR name a graph input gets (Translation::UniqueName, before any suffix).
+std::string IrInputName(const std::string& onnx_name) {
+  std::string name = onnx_name;
+  std::replace(name.begin(), name.end(), ':', '_');
+  while (!name.empty() && (name[0] == '/' || name[0] == '^')) name.erase(0, 1);
+  return name;
+}
+
+// Writes `shapes` into the declared types of the graph inputs they name.
+Status FixInputShapes(onnx::GraphProto* g, const InputShapes& shapes, const std::string& path) {
+  if (shapes.empty()) return Status::Ok();
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& init : g->initializer()) initializers.insert(init.name());
+  std::string list;
+  std::set<std::string> matched;
+  for (onnx::ValueInfoProto& in : *g->mutable_input()) {
+    if (initializers.count(in.name())) continue;
+    const std::string ir = IrInputName(in.name());
+    list += (list.empty() ? "" : ", ") + ir;
+    auto it = shapes.find(ir);
+    if (it == shapes.end()) it = shapes.find(in.name());
+    if (it == shapes.end()) continue;
+    matched.insert(it->first);
+    const std::vector<int64_t>& dims = it->second;
+    if (!in.type().has_tensor_type()) continue;
+    onnx::TensorShapeProto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+    bool fits = shape->dim_size() == static_cast<int>(dims.size());
+    for (int d = 0; fits && d < shape->dim_size(); ++d) {
+      fits =
+          dims[d] >= 0 && (!shape->dim(d).has_dim_value() || shape->dim(d).dim_value() == dims[d]);
+    }
+    if (!fits) {
+      return InvalidArgument(path + ": --input-shape " + it->first + "=" + Shape(dims).ToString() +
+                             " does not fit its declared shape " +
+                             InfoFromType(in.type()).shape.ToString());
+    }
+    for (int d = 0; d < shape->dim_size(); ++d) shape->mutable_dim(d)->set_dim_value(dims[d]);
+  }
+  for (const auto& [name, dims] : shapes) {
+    if (!matched.count(name)) {
+      return InvalidArgument(
+          path + ": --input-shape names '" + name +
+          "', which is not an input (inputs: " + (list.empty() ? std::string("none") : list) + ")");
+    }
   }
   return Status::Ok();
 }
@@ -249,7 +298,7 @@ void PruneDeadNodes(std::vector<NodeSpec>* specs) {
 }  // namespace
 
 Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
-                         OnnxSignature* signature) {
+                         OnnxSignature* signature, const InputShapes& shapes) {
   onnx::ModelProto model;
   const google::protobuf::LogSilencer quiet;  // the error below says it, once
   if (!model.ParseFromString(contents)) {
@@ -262,6 +311,7 @@ Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
   t.path = path;
   GRAPH_ASSIGN_OR_RETURN(t.opset, DefaultOpset(model, path));
   GRAPH_RETURN_IF_ERROR(LoadExternalData(model.mutable_graph(), path));
+  GRAPH_RETURN_IF_ERROR(FixInputShapes(model.mutable_graph(), shapes, path));
   GRAPH_RETURN_IF_ERROR(CheckAndInfer(&model, path));
   const onnx::GraphProto& g = model.graph();
   for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {

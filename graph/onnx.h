@@ -15,6 +15,8 @@
 // is at fault). Thread safety: free functions, no shared state.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,10 +40,17 @@ struct OnnxSignature {
   std::vector<std::string> outputs;
 };
 
+// Sizes given for graph inputs (--input-shape), by the input's ONNX or IR
+// name: they replace the inputs' symbolic dimensions before ONNX's shape
+// inference and translation, which unrolls recurrent ops only over static
+// sizes. A name that is not an input, or sizes that do not fit the declared
+// shape, are refused in the words of CheckInputShapes (graph/shape_inference.h).
+using InputShapes = std::map<std::string, std::vector<int64_t>>;
+
 // Reads a serialized ModelProto; external data files are found relative to
 // `path`'s directory. `signature` (optional) receives the inputs and outputs.
 Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
-                         OnnxSignature* signature = nullptr);
+                         OnnxSignature* signature = nullptr, const InputShapes& shapes = {});
 
 // A serialized TensorProto file (ONNX's backend test data, input_0.pb); `name`
 // (optional) receives the tensor's name field.

@@ -51,8 +51,9 @@ Status CheckSupported(NodeContext& c, Cell cell, Recurrence* r) {
   }
   Shape x = c.shape(0);
   if (!x.known_rank() || x.rank() != 3 || !x.FullyDefined()) {
-    return c.Unsupported("unrolling needs a static [sequence, batch, input] shape, got " +
-                         x.ToString());
+    return c.Unsupported(
+        "unrolling needs a static [sequence, batch, input] shape, got " + x.ToString() +
+        " (give the model's inputs their sizes with --input-shape NAME=D0,D1,...)");
   }
   r->cell = cell;
   r->steps = x.dim(0);
@@ -83,7 +84,7 @@ Status CheckSupported(NodeContext& c, Cell cell, Recurrence* r) {
 
 // Per-direction weights: W [G*h, in] and R [G*h, h], and the biases.
 struct DirectionWeights {
-  std::string w, r, bias;  // bias: Wb + Rb, or Wb alone for a GRU's candidate
+  std::string w, r, bias;    // bias: Wb + Rb, or Wb alone for a GRU's candidate
   std::string rb_candidate;  // GRU with linear_before_reset: Rb of the candidate gate
   std::string r_zr, r_h;     // GRU: R's rows for z and r, and for the candidate
 };
@@ -92,8 +93,10 @@ DirectionWeights Weights(NodeContext& c, const Recurrence& rec, int d, const std
   DirectionWeights dw;
   std::string index = c.IntScalar(p + "index", d);
   std::string axis0 = c.IntScalar(p + "axis0", 0);
-  dw.w = c.Emit(p + "W", "GatherV2", {c.in(1), index, axis0}, {{"batch_dims", MakeAttr(int64_t{0})}});
-  dw.r = c.Emit(p + "R", "GatherV2", {c.in(2), index, axis0}, {{"batch_dims", MakeAttr(int64_t{0})}});
+  dw.w =
+      c.Emit(p + "W", "GatherV2", {c.in(1), index, axis0}, {{"batch_dims", MakeAttr(int64_t{0})}});
+  dw.r =
+      c.Emit(p + "R", "GatherV2", {c.in(2), index, axis0}, {{"batch_dims", MakeAttr(int64_t{0})}});
   if (rec.cell == Cell::kGru) {
     std::string sizes = c.IntConst(p + "R_sizes", {2 * rec.hidden, rec.hidden}, DType::kInt64);
     std::string rs = c.Emit(p + "R_split", "SplitV", {dw.r, sizes, axis0},
@@ -103,8 +106,10 @@ DirectionWeights Weights(NodeContext& c, const Recurrence& rec, int d, const std
   }
   if (!c.has(3)) return dw;
   const int64_t g = GateCount(rec.cell) * rec.hidden;
-  std::string b = c.Emit(p + "B", "GatherV2", {c.in(3), index, axis0}, {{"batch_dims", MakeAttr(int64_t{0})}});
-  std::string halves = c.Emit(p + "B_halves", "Split", {axis0, b}, {{"num_split", MakeAttr(int64_t{2})}});
+  std::string b =
+      c.Emit(p + "B", "GatherV2", {c.in(3), index, axis0}, {{"batch_dims", MakeAttr(int64_t{0})}});
+  std::string halves =
+      c.Emit(p + "B_halves", "Split", {axis0, b}, {{"num_split", MakeAttr(int64_t{2})}});
   std::string wb = halves, rb = halves + ":1";
   if (rec.cell == Cell::kGru && rec.linear_before_reset) {
     // The candidate's recurrent bias is added inside r * (...), so kept apart.
@@ -117,9 +122,10 @@ DirectionWeights Weights(NodeContext& c, const Recurrence& rec, int d, const std
     }());
     std::string zr = c.Emit(p + "Rb_zr", "Mul", {rb, mask});
     dw.bias = c.Emit(p + "bias", "AddV2", {wb, zr});
-    std::string parts = c.Emit(p + "Rb_parts", "SplitV",
-                               {rb, c.IntConst(p + "Rb_sizes", {2 * rec.hidden, rec.hidden}, DType::kInt64), axis0},
-                               {{"num_split", MakeAttr(int64_t{2})}});
+    std::string parts =
+        c.Emit(p + "Rb_parts", "SplitV",
+               {rb, c.IntConst(p + "Rb_sizes", {2 * rec.hidden, rec.hidden}, DType::kInt64), axis0},
+               {{"num_split", MakeAttr(int64_t{2})}});
     dw.rb_candidate = parts + ":1";
     return dw;
   }
@@ -140,7 +146,8 @@ std::string Step(NodeContext& c, const Recurrence& rec, const DirectionWeights& 
   if (rec.cell == Cell::kLstm) {
     std::string hr = c.Emit(p + "HR", "MatMul", {h, dw.r}, tb);
     std::string gates = c.Emit(p + "gates", "AddV2", {xw, hr});
-    std::string g = c.Emit(p + "split", "Split", {one, gates}, {{"num_split", MakeAttr(int64_t{4})}});
+    std::string g =
+        c.Emit(p + "split", "Split", {one, gates}, {{"num_split", MakeAttr(int64_t{4})}});
     std::string i = c.Emit(p + "i", "Sigmoid", {g});
     std::string o = c.Emit(p + "o", "Sigmoid", {g + ":1"});
     std::string f = c.Emit(p + "f", "Sigmoid", {g + ":2"});
@@ -153,9 +160,11 @@ std::string Step(NodeContext& c, const Recurrence& rec, const DirectionWeights& 
   // GRU: z, r from x and h; the candidate from x and r-gated h.
   std::string xs = c.Emit(p + "x_split", "Split", {one, xw}, {{"num_split", MakeAttr(int64_t{3})}});
   std::string hzr = c.Emit(p + "HR_zr", "MatMul", {h, dw.r_zr}, tb);
-  std::string zr = c.Emit(p + "zr_split", "Split", {one, hzr}, {{"num_split", MakeAttr(int64_t{2})}});
+  std::string zr =
+      c.Emit(p + "zr_split", "Split", {one, hzr}, {{"num_split", MakeAttr(int64_t{2})}});
   std::string z = c.Emit(p + "z", "Sigmoid", {c.Emit(p + "z_pre", "AddV2", {xs, zr})});
-  std::string r = c.Emit(p + "r", "Sigmoid", {c.Emit(p + "r_pre", "AddV2", {xs + ":1", zr + ":1"})});
+  std::string r =
+      c.Emit(p + "r", "Sigmoid", {c.Emit(p + "r_pre", "AddV2", {xs + ":1", zr + ":1"})});
   std::string hh;
   if (rec.linear_before_reset) {
     std::string hrh = c.Emit(p + "HR_h", "MatMul", {h, dw.r_h}, tb);
@@ -164,7 +173,8 @@ std::string Step(NodeContext& c, const Recurrence& rec, const DirectionWeights& 
   } else {
     hh = c.Emit(p + "HR_h", "MatMul", {c.Emit(p + "rh", "Mul", {r, h}), dw.r_h}, tb);
   }
-  std::string cand = c.Emit(p + "candidate", "Tanh", {c.Emit(p + "cand_pre", "AddV2", {xs + ":2", hh})});
+  std::string cand =
+      c.Emit(p + "candidate", "Tanh", {c.Emit(p + "cand_pre", "AddV2", {xs + ":2", hh})});
   // h' = (1 - z) * candidate + z * h = candidate + z * (h - candidate)
   std::string diff = c.Emit(p + "diff", "Sub", {h, cand});
   return c.Emit(p + "h", "AddV2", {cand, c.Emit(p + "z_diff", "Mul", {z, diff})});
@@ -173,7 +183,8 @@ std::string Step(NodeContext& c, const Recurrence& rec, const DirectionWeights& 
 // The initial state of direction d: the given one, or zeros.
 std::string Initial(NodeContext& c, const Recurrence& rec, int input, int d, const std::string& p) {
   if (c.has(input)) {
-    return c.Emit(p, "GatherV2", {c.in(input), c.IntScalar(p + "_index", d), c.IntScalar(p + "_axis", 0)},
+    return c.Emit(p, "GatherV2",
+                  {c.in(input), c.IntScalar(p + "_index", d), c.IntScalar(p + "_axis", 0)},
                   {{"batch_dims", MakeAttr(int64_t{0})}});
   }
   std::string zero = c.ScalarConst(p + "_zero", 0, c.dtype(0));
@@ -186,14 +197,16 @@ Status Recurrent(NodeContext& c, Cell cell) {
   const int64_t g = GateCount(cell) * rec.hidden;
   const int64_t in = c.shape(0).dim(2);
   AttrMap tb = {{"transpose_a", MakeAttr(false)}, {"transpose_b", MakeAttr(true)}};
-  std::string x2 = c.Emit("x_rows", "Reshape", {c.in(0), c.IntConst("x_rows_shape", {rec.steps * rec.batch, in})});
+  std::string x2 = c.Emit("x_rows", "Reshape",
+                          {c.in(0), c.IntConst("x_rows_shape", {rec.steps * rec.batch, in})});
   std::vector<std::string> y_dirs, h_last, c_last;
   for (int d = 0; d < rec.directions; ++d) {
     const std::string p = "d" + std::to_string(d) + "/";
     DirectionWeights dw = Weights(c, rec, d, p);
     std::string xw = c.Emit(p + "XW", "MatMul", {x2, dw.w}, tb);
     if (!dw.bias.empty()) xw = c.Emit(p + "XW_bias", "AddV2", {xw, dw.bias});
-    xw = c.Emit(p + "XW_steps", "Reshape", {xw, c.IntConst(p + "XW_shape", {rec.steps, rec.batch, g})});
+    xw = c.Emit(p + "XW_steps", "Reshape",
+                {xw, c.IntConst(p + "XW_shape", {rec.steps, rec.batch, g})});
     std::string xs = c.Emit(p + "XW_unpack", "Unpack", {xw},
                             {{"num", MakeAttr(rec.steps)}, {"axis", MakeAttr(int64_t{0})}});
     std::string h = Initial(c, rec, 5, d, p + "h0");
@@ -206,12 +219,13 @@ Status Recurrent(NodeContext& c, Cell cell) {
       h = Step(c, rec, dw, xt, h, &cs, p + "t" + std::to_string(t) + "/");
       hs[static_cast<size_t>(t)] = h;
     }
-    y_dirs.push_back(c.Emit(p + "Y", "Pack", hs,
-                            {{"N", MakeAttr(rec.steps)}, {"axis", MakeAttr(int64_t{0})}}));
+    y_dirs.push_back(
+        c.Emit(p + "Y", "Pack", hs, {{"N", MakeAttr(rec.steps)}, {"axis", MakeAttr(int64_t{0})}}));
     h_last.push_back(h);
     c_last.push_back(cs);
   }
-  AttrMap pack = {{"N", MakeAttr(static_cast<int64_t>(rec.directions))}, {"axis", MakeAttr(int64_t{1})}};
+  AttrMap pack = {{"N", MakeAttr(static_cast<int64_t>(rec.directions))},
+                  {"axis", MakeAttr(int64_t{1})}};
   c.Output(0, c.Emit("", "Pack", y_dirs, pack));
   pack["axis"] = MakeAttr(int64_t{0});
   if (c.has_output(1)) c.Output(1, c.Emit("Y_h", "Pack", h_last, pack));

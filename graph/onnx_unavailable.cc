@@ -5,7 +5,7 @@
 namespace graph {
 
 Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
-                         OnnxSignature* signature) {
+                         OnnxSignature* signature, const InputShapes& shapes) {
   return Unimplemented(path + ": an ONNX model, and this build reads none (built with "
                               "PLANNER_ONNX=OFF: install libonnx-dev and rebuild)");
 }

@@ -269,6 +269,17 @@ TEST(PlannerCliTest, ImportWithoutOutputIsAUsageError) {
   EXPECT_EQ(r.err, "planner import: -o OUT is required\n");
 }
 
+// An ONNX model's symbolic sizes are fixed before its LSTMs are unrolled
+// (tests/graph/onnx_test.cc); a GraphDef keeps its declared shapes here.
+TEST(PlannerCliTest, ImportTakesInputShapesForOnnxModelsOnly) {
+  RunResult r = Planner("import " + Model("emotion") + " -o " + planner_test::ScratchDir() +
+                        "/e.pb" + " --input-shape x=1,2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "planner import: --input-shape applies to ONNX models here (a GraphDef keeps its "
+            "declared shapes; inspect, simulate and search take it)\n");
+}
+
 TEST(PlannerCliTest, UnknownOptionAndUnknownCommandAreUsageErrors) {
   RunResult r = Planner("inspect --frobnicate " + Model("emotion"));
   EXPECT_EQ(r.code, 2);

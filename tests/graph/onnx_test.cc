@@ -155,6 +155,42 @@ TEST(OnnxTest, SymbolicDimsAreUnknownUntilGivenAnInputShape) {
   EXPECT_EQ(g->node(g->Find("y")).output_shapes[0].ToString(), "[5,3]");
 }
 
+// x [T=3, batch N, 2] -> LSTM(hidden 4) -> Y, as torch.onnx.export writes an
+// nn.LSTM exported with a dynamic batch axis.
+onnx::ModelProto DynamicBatchLstm() {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {3, -1, 2});
+  Initializer(&m, "lstm.W", {1, 16, 2}, 0.01f);
+  Initializer(&m, "lstm.R", {1, 16, 4}, 0.01f);
+  onnx::NodeProto* n = AddNode(&m, "LSTM", {"x", "lstm.W", "lstm.R"}, {"y"}, "/lstm/LSTM");
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name("hidden_size");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(4);
+  Output(&m, "y", {3, 1, -1, 4});
+  return m;
+}
+
+// The LSTM is unrolled during translation, over static sizes only: the sizes
+// --input-shape gives must reach it, not only the shape inference after.
+TEST(OnnxTest, AnInputShapeFixesSymbolicSizesBeforeRecurrentOpsAreUnrolled) {
+  const std::string bytes = DynamicBatchLstm().SerializeAsString();
+  auto unsized = ImportOnnx(bytes, "m.onnx");
+  ASSERT_FALSE(unsized.ok());
+  EXPECT_NE(unsized.status().message().find("--input-shape"), std::string::npos)
+      << unsized.status().message();
+  auto g = ImportOnnx(bytes, "m.onnx", nullptr, {{"x", {3, 5, 2}}});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->node(g->Find("x")).attr("shape")->get<Shape>()->ToString(), "[3,5,2]");
+  InferShapes(*g);
+  EXPECT_EQ(g->node(g->Find("y")).output_shapes[0].ToString(), "[3,1,5,4]");
+  // The same refusals as CheckInputShapes, before the translation fails.
+  EXPECT_EQ(ImportOnnx(bytes, "m.onnx", nullptr, {{"z", {3, 5, 2}}}).status().message(),
+            "m.onnx: --input-shape names 'z', which is not an input (inputs: x)");
+  EXPECT_EQ(ImportOnnx(bytes, "m.onnx", nullptr, {{"x", {4, 5, 2}}}).status().message(),
+            "m.onnx: --input-shape x=[4,5,2] does not fit its declared shape [3,?,2]");
+}
+
 TEST(OnnxTest, ReadsExternalDataBesideTheModel) {
   const std::string dir = planner_test::ScratchDir() + "/onnx_external";
   ::mkdir(dir.c_str(), 0755);
