@@ -199,6 +199,20 @@ Status AddInputs(const onnx::GraphProto& g, Translation* t, OnnxSignature* sig) 
       return Unimplemented(t->path + ": graph input '" + in.name() +
                            "' is not a tensor of a supported element type");
     }
+    // A negative size read as unknown (then as --batch), and sizes whose product
+    // overflows as a tensor of no elements: a step of 0 ms.
+    const auto& dims = in.type().tensor_type().shape().dim();
+    for (int d = 0; d < dims.size(); ++d) {
+      if (dims[d].has_dim_value() && dims[d].dim_value() < 0) {
+        return InvalidArgument(t->path + ": graph input '" + in.name() + "' has size " +
+                               std::to_string(dims[d].dim_value()) + " in dimension " +
+                               std::to_string(d));
+      }
+    }
+    if (v.shape.FullyDefined() && v.shape.NumElements() < 0) {
+      return InvalidArgument(t->path + ": graph input '" + in.name() + "' of shape " +
+                             v.shape.ToString() + " has more elements than 2^63");
+    }
     std::string name = t->UniqueName(in.name());
     t->specs.push_back({name,
                         "Placeholder",
@@ -306,6 +320,11 @@ Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
   }
   if (!model.has_graph() || model.graph().node_size() == 0) {
     return InvalidArgument(path + ": the ONNX model's graph has no nodes");
+  }
+  // ONNX defines a model by its outputs: with none, every node would be pruned
+  // and an empty model placed.
+  if (model.graph().output_size() == 0) {
+    return InvalidArgument(path + ": the ONNX model's graph has no outputs");
   }
   Translation t;
   t.path = path;

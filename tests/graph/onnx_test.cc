@@ -62,8 +62,8 @@ void Output(onnx::ModelProto* m, const std::string& name, const std::vector<int6
 }
 
 onnx::NodeProto* AddNode(onnx::ModelProto* m, const std::string& op,
-                      const std::vector<std::string>& in, const std::vector<std::string>& out,
-                      const std::string& name = "") {
+                         const std::vector<std::string>& in, const std::vector<std::string>& out,
+                         const std::string& name = "") {
   onnx::NodeProto* n = m->mutable_graph()->add_node();
   n->set_op_type(op);
   n->set_name(name.empty() ? "/" + op : name);
@@ -310,6 +310,39 @@ TEST(OnnxTest, InvalidGraphIsReportedByTheChecker) {
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().message().rfind("m.onnx: ", 0), 0u) << g.status().message();
   EXPECT_EQ(g.status().message().find('\n'), std::string::npos);
+}
+
+// A negative size was read as unknown and then bound to --batch; sizes whose
+// product overflows made a tensor of no elements and a step of 0 ms.
+TEST(OnnxTest, InputSizesNoTensorCanHaveAreRefused) {
+  onnx::ModelProto negative = LinearRelu();
+  negative.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(-5);
+  EXPECT_EQ(Import(negative).status().message(),
+            "m.onnx: graph input 'x' has size -5 in dimension 1");
+  onnx::ModelProto huge = LinearRelu();
+  auto* shape = huge.mutable_graph()
+                    ->mutable_input(0)
+                    ->mutable_type()
+                    ->mutable_tensor_type()
+                    ->mutable_shape();
+  shape->mutable_dim(0)->set_dim_value(int64_t{1} << 40);
+  shape->mutable_dim(1)->set_dim_value(int64_t{1} << 40);
+  EXPECT_EQ(Import(huge).status().message(),
+            "m.onnx: graph input 'x' of shape [1099511627776,1099511627776] has more elements "
+            "than 2^63");
+}
+
+// Every node was pruned and the input listed as the output, silently.
+TEST(OnnxTest, AGraphWithoutOutputsIsRefused) {
+  onnx::ModelProto m = LinearRelu();
+  m.mutable_graph()->clear_output();
+  EXPECT_EQ(Import(m).status().message(), "m.onnx: the ONNX model's graph has no outputs");
 }
 
 TEST(OnnxTest, UnusedNodesArePruned) {
