@@ -225,7 +225,28 @@ Status AddInputs(const onnx::GraphProto& g, Translation* t, OnnxSignature* sig) 
   return Status::Ok();
 }
 
-Status CheckNodeSupported(const onnx::NodeProto& n, const Translation& t) {
+// The graph's other op types of the default domain that no rule translates,
+// with their node counts ("; also without one: Hardmax (2 nodes)"), so that one
+// run names every op a model needs, as inspect does for a GraphDef.
+std::string OtherUntranslated(const std::string& first, const onnx::GraphProto& g) {
+  std::map<std::string, int> counts;
+  for (const onnx::NodeProto& n : g.node()) {
+    const bool ours = n.domain().empty() || n.domain() == "ai.onnx";
+    if (ours && n.op_type() != first && onnx_import::FindRule(n.op_type()) == nullptr &&
+        n.op_type() != "If" && n.op_type() != "Loop" && n.op_type() != "Scan") {
+      ++counts[n.op_type()];
+    }
+  }
+  std::string out;
+  for (const auto& [op, k] : counts) {
+    out += (out.empty() ? "; also without one: " : ", ") + op + " (" + std::to_string(k) +
+           (k == 1 ? " node)" : " nodes)");
+  }
+  return out;
+}
+
+Status CheckNodeSupported(const onnx::NodeProto& n, const onnx::GraphProto& g,
+                          const Translation& t) {
   const std::string where = t.path + ": node '" + n.name() + "' (" + n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") {
     return Unimplemented(where + ", domain '" + n.domain() +
@@ -238,7 +259,8 @@ Status CheckNodeSupported(const onnx::NodeProto& n, const Translation& t) {
   }
   if (onnx_import::FindRule(n.op_type()) == nullptr) {
     return Unimplemented(where + ", domain 'ai.onnx', opset " + std::to_string(t.opset) +
-                         "): op has no translation (docs/onnx.md lists the supported ops)");
+                         "): op has no translation" + OtherUntranslated(n.op_type(), g) +
+                         " (build/bench/onnx_conformance --ops lists the supported ops)");
   }
   for (const std::string& in : n.input()) {
     if (!in.empty() && !t.tensors.count(in)) {
@@ -250,7 +272,7 @@ Status CheckNodeSupported(const onnx::NodeProto& n, const Translation& t) {
 
 Status TranslateNodes(const onnx::GraphProto& g, Translation* t) {
   for (const onnx::NodeProto& n : g.node()) {
-    GRAPH_RETURN_IF_ERROR(CheckNodeSupported(n, *t));
+    GRAPH_RETURN_IF_ERROR(CheckNodeSupported(n, g, *t));
     std::string base = n.name();
     if (base.empty())
       base = n.output_size() > 0 && !n.output(0).empty() ? n.output(0) : n.op_type();

@@ -253,6 +253,22 @@ TEST(OnnxTest, UnsupportedOpNamesTheNodeDomainAndOpset) {
       << msg;
 }
 
+// The first untranslatable op used to hide the rest: a user fixed one, re-ran,
+// and met the next.
+TEST(OnnxTest, EveryOpTypeWithoutATranslationIsNamedAtOnce) {
+  onnx::ModelProto m = Model(14);
+  Input(&m, "x", {2, 2});
+  AddNode(&m, "Trilu", {"x"}, {"a"}, "/mask/Trilu");
+  AddNode(&m, "Hardmax", {"a"}, {"b"}, "/hm/Hardmax");
+  AddNode(&m, "Hardmax", {"b"}, {"c"}, "/hm2/Hardmax");
+  AddNode(&m, "Relu", {"c"}, {"y"}, "/act/Relu");
+  Output(&m, "y", {2, 2});
+  EXPECT_EQ(Import(m).status().message(),
+            "m.onnx: node '/mask/Trilu' (Trilu, domain 'ai.onnx', opset 14): op has no "
+            "translation; also without one: Hardmax (2 nodes) (build/bench/onnx_conformance "
+            "--ops lists the supported ops)");
+}
+
 TEST(OnnxTest, OpsetNewerThanSupportedIsRefused) {
   auto g = Import(LinearRelu(kMaxOnnxOpset + 1));
   ASSERT_FALSE(g.ok());
