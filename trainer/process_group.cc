@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -278,15 +279,95 @@ graph::Status ProcessGroup::Receive(int peer, at::Tensor t, int tag) {
   return graph::Status::Ok();
 }
 
-graph::Result<int> ProcessGroup::ReceiveFromAny(at::Tensor t, int tag) {
+namespace {
+
+// Watches the heartbeats of `senders` while a receive from any rank waits, and
+// aborts the receive once one of them has not beaten for three heartbeats (or
+// the store is gone). Gloo notices a killed peer in a collective at once, but
+// a receive from any rank waited out the whole --timeout. Joined on destruction.
+class SenderWatch {
+ public:
+  using ReadBeats = std::function<bool(std::vector<int64_t>*)>;
+  SenderWatch(ReadBeats read, std::vector<int> senders, double heartbeat_s,
+              c10::intrusive_ptr<c10d::Work> work)
+      : read_(std::move(read)),
+        senders_(std::move(senders)),
+        heartbeat_s_(heartbeat_s),
+        work_(std::move(work)) {
+    thread_ = std::thread([this] { Watch(); });
+  }
+  ~SenderWatch() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  int silent() const { return silent_; }  // the sender found silent, or -1
+
+ private:
+  void Watch() {
+    std::vector<int64_t> last, now;
+    if (!read_(&last)) return;
+    std::vector<double> changed(last.size(), ProcessGroup::Now());
+    for (;;) {
+      std::unique_lock<std::mutex> l(mu_);
+      if (cv_.wait_for(l, ToMs(heartbeat_s_), [&] { return done_; })) return;
+      l.unlock();
+      if (!read_(&now)) return;  // the store is gone: the receive's own error says so
+      const double t = ProcessGroup::Now();
+      for (int k : senders_) {
+        if (now[k] != last[k]) changed[k] = t;
+        if (t - changed[k] > 3 * heartbeat_s_) {
+          silent_ = k;
+          work_->abort();
+          return;
+        }
+      }
+      last = now;
+    }
+  }
+
+  ReadBeats read_;
+  std::vector<int> senders_;
+  double heartbeat_s_;
+  c10::intrusive_ptr<c10d::Work> work_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::atomic<int> silent_{-1};
+  std::thread thread_;
+};
+
+}  // namespace
+
+graph::Result<int> ProcessGroup::ReceiveFromAny(at::Tensor t, int tag,
+                                                const std::vector<int>& senders) {
   std::vector<at::Tensor> ts{std::move(t)};
+  int silent = -1;
   try {
     auto w = impl_->pg->recvAnysource(ts, tag);
-    w->wait();
-    return w->sourceRank();
+    {
+      SenderWatch watch([this](std::vector<int64_t>* b) { return impl_->ReadBeats(b); }, senders,
+                        impl_->r.heartbeat_s, w);
+      try {
+        w->wait();
+      } catch (const std::exception&) {
+        silent = watch.silent();
+        if (silent < 0) throw;
+      }
+    }
+    if (silent < 0) return w->sourceRank();
   } catch (const std::exception& e) {
     return Explain("receive", e.what());
   }
+  char waited[32];
+  std::snprintf(waited, sizeof waited, "%.1f", 3 * impl_->r.heartbeat_s);
+  return graph::Status(graph::StatusCode::kUnavailable,
+                       "rank " + std::to_string(impl_->global[impl_->r.rank]) +
+                           ": receive failed: rank " + std::to_string(impl_->global[silent]) +
+                           " stopped answering (no heartbeat in " + waited + " s: dead or hung)");
 }
 int ProcessGroup::world_size() const { return impl_->r.world_size; }
 

@@ -96,7 +96,10 @@ class ProcessGroup {
   graph::Status Send(int peer, at::Tensor t, int tag);
   graph::Status Receive(int peer, at::Tensor t, int tag);
   // Receives from whichever rank sends first with `tag`; returns that rank.
-  graph::Result<int> ReceiveFromAny(at::Tensor t, int tag);
+  // `senders` are the ranks still expected to send: once one of them stops
+  // beating for three heartbeats the receive is abandoned and the error names
+  // it (Gloo itself waited out the whole timeout for a killed sender).
+  graph::Result<int> ReceiveFromAny(at::Tensor t, int tag, const std::vector<int>& senders);
 
   // The first error a collective hit, with the ranks that stopped beating named
   // (waits up to three heartbeats to tell a slow rank from a missing one).

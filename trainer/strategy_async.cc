@@ -1,6 +1,7 @@
 // async: a parameter server (a thread of rank 0) and Omnivore's compute groups.
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -49,11 +50,14 @@ class Server {
   void Serve() {
     const int64_t n = central_.numel();
     at::Tensor message = at::empty({n + 1}, at::kFloat);
-    for (int done = 0; done < remote_;) {
-      graph::Result<int> from = ps_->ReceiveFromAny(message, kPushTag);
+    // The group leaders still sending: ranks 1.. of the server's group.
+    std::vector<int> senders;
+    for (int k = 1; k <= remote_; ++k) senders.push_back(k);
+    while (!senders.empty()) {
+      graph::Result<int> from = ps_->ReceiveFromAny(message, kPushTag, senders);
       if (!from.ok()) return Fail(from.status());
       if (message[n].item<float>() != 0) {
-        ++done;
+        senders.erase(std::remove(senders.begin(), senders.end(), *from), senders.end());
         continue;
       }
       at::Tensor model = Apply(message.narrow(0, 0, n));

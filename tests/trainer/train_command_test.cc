@@ -101,6 +101,24 @@ TEST(TrainCommandTest, AKilledRankIsNamedByTheOther) {
   p.Wait(r1, 5);
 }
 
+// The parameter server receives from whichever group sends first: Gloo waited
+// out the whole --timeout (60 s) for a killed sender there, where a collective
+// notices at once. The server's watch on the senders' heartbeats names it.
+TEST(TrainCommandTest, AKilledRankIsNamedByTheParameterServerWithinSeconds) {
+  Processes p;
+  int port = FreePort();
+  std::string args =
+      "lenet --strategy async --data synthetic --steps 1000000 --log-every 20 --timeout 60";
+  pid_t r0 = p.Start(Rank(0, port, args), Tmp("akill0.log"));
+  pid_t r1 = p.Start(Rank(1, port, args), Tmp("akill1.log"));
+  ASSERT_TRUE(WaitFor(Tmp("akill0.log"), "step 40/", 60)) << Log(Tmp("akill0.log"));
+  p.Signal(r1, SIGKILL);
+  EXPECT_EQ(p.Wait(r0, 20), 1) << Log(Tmp("akill0.log"));
+  EXPECT_NE(Log(Tmp("akill0.log")).find("rank 1 stopped answering"), std::string::npos)
+      << Log(Tmp("akill0.log"));
+  p.Wait(r1, 5);
+}
+
 // A rank that hangs (stopped): the other gives up after --timeout, naming it.
 TEST(TrainCommandTest, AHungRankIsNamedWithinTheTimeout) {
   Processes p;
