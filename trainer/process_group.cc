@@ -281,9 +281,14 @@ graph::Status ProcessGroup::Receive(int peer, at::Tensor t, int tag) {
 
 namespace {
 
+// Heartbeats a sender may miss before a receive from any rank gives up on it:
+// more than Explain's three, as this watch acts before any error (a live rank's
+// heartbeat thread starved on a loaded machine must not end the run).
+constexpr int kSilentBeats = 10;
+
 // Watches the heartbeats of `senders` while a receive from any rank waits, and
-// aborts the receive once one of them has not beaten for three heartbeats (or
-// the store is gone). Gloo notices a killed peer in a collective at once, but
+// aborts the receive once one of them has not beaten for kSilentBeats heartbeats
+// (or the store is gone). Gloo notices a killed peer in a collective at once, but
 // a receive from any rank waited out the whole --timeout. Joined on destruction.
 class SenderWatch {
  public:
@@ -319,7 +324,7 @@ class SenderWatch {
       const double t = ProcessGroup::Now();
       for (int k : senders_) {
         if (now[k] != last[k]) changed[k] = t;
-        if (t - changed[k] > 3 * heartbeat_s_) {
+        if (t - changed[k] > kSilentBeats * heartbeat_s_) {
           silent_ = k;
           work_->abort();
           return;
@@ -363,7 +368,7 @@ graph::Result<int> ProcessGroup::ReceiveFromAny(at::Tensor t, int tag,
     return Explain("receive", e.what());
   }
   char waited[32];
-  std::snprintf(waited, sizeof waited, "%.1f", 3 * impl_->r.heartbeat_s);
+  std::snprintf(waited, sizeof waited, "%.1f", kSilentBeats * impl_->r.heartbeat_s);
   return graph::Status(graph::StatusCode::kUnavailable,
                        "rank " + std::to_string(impl_->global[impl_->r.rank]) +
                            ": receive failed: rank " + std::to_string(impl_->global[silent]) +

@@ -97,7 +97,7 @@ class ProcessGroup {
   graph::Status Receive(int peer, at::Tensor t, int tag);
   // Receives from whichever rank sends first with `tag`; returns that rank.
   // `senders` are the ranks still expected to send: once one of them stops
-  // beating for three heartbeats the receive is abandoned and the error names
+  // beating for ten heartbeats (5 s) the receive is abandoned and the error names
   // it (Gloo itself waited out the whole timeout for a killed sender).
   graph::Result<int> ReceiveFromAny(at::Tensor t, int tag, const std::vector<int>& senders);
 
