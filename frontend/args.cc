@@ -376,6 +376,18 @@ graph::Result<double> ParseNumberInRange(const std::string& flag, const std::str
   return v;
 }
 
+graph::Result<double> ParseNumberFromTo(const std::string& flag, const std::string& value,
+                                        double lo, double hi) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || p != value.data() + value.size() || !(v >= lo) || !(v <= hi)) {
+    char range[96];
+    std::snprintf(range, sizeof range, " must be a number from %g to %g, got '", lo, hi);
+    return graph::InvalidArgument(flag + range + value + "'");
+  }
+  return v;
+}
+
 graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::string& value) {
   double v = 0;
   auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);

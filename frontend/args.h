@@ -141,6 +141,9 @@ graph::Result<int64_t> ParseIntInRange(const std::string& flag, const std::strin
 // Parses a number in (lo, hi]; error names the flag and the range.
 graph::Result<double> ParseNumberInRange(const std::string& flag, const std::string& value,
                                          double lo, double hi);
+// A number from lo to hi, both included ("must be a number from 0 to 1").
+graph::Result<double> ParseNumberFromTo(const std::string& flag, const std::string& value,
+                                        double lo, double hi);
 
 // Parses a duration: "90" or "90s" (seconds), "15m", "2h"; positive. The error
 // names the flag.

@@ -70,6 +70,15 @@ int Run(const frontend::Args& args, const std::string& self) {
   if (args.positional().empty() || args.positional()[0] != "train") {
     return frontend::UsageError(kSpec, "the command to run, train ..., is missing");
   }
+  // Its usage errors once, here, before any rank starts (each rank printed
+  // them, and launch said a rank had failed).
+  std::vector<std::string> train(args.positional().begin() + 1, args.positional().end());
+  std::vector<char*> train_argv;
+  for (std::string& a : train) train_argv.push_back(a.data());
+  train_argv.push_back(nullptr);
+  if (int code = CheckTrainCommand(static_cast<int>(train.size()), train_argv.data()); code != 0) {
+    return code < 0 ? 0 : code;
+  }
   if (port == 0) port = FreeLoopbackPort();
   std::vector<std::string> child_args{self};
   for (const std::string& a : args.positional()) child_args.push_back(a);

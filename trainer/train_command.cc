@@ -1,14 +1,17 @@
 // `trainer train`: one rank of a data-parallel run, started torchrun-style
 // (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE) or alone as a world of one.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "frontend/args.h"
 #include "graph/file_util.h"
 #include "graph/summary.h"
 #include "trainer/commands.h"
+#include "trainer/strategy.h"
 #include "trainer/train.h"
 
 namespace trainer {
@@ -126,8 +129,11 @@ std::string ReportJson(const TrainOptions& o, const TrainReport& r, int world) {
   return b + evals + "], \"probes\": [" + ProbesJson(r) + "]}\n";
 }
 
-int Run(const frontend::Args& args) {
-  TrainOptions o;
+// The flags into `o` and `timeout_s`, every check that needs no file or
+// peer: 0, or a usage error's exit status (2), printed. trainer launch runs it
+// on its command before starting any rank.
+int ParseTrainFlags(const frontend::Args& args, TrainOptions* out, double* timeout_s) {
+  TrainOptions& o = *out;
   o.model = args.positional()[0];
   o.strategy.name = args.Get("--strategy", "sync");
   o.devices = args.Get("--devices");
@@ -177,11 +183,9 @@ int Run(const frontend::Args& args) {
     double lo, hi;
   };
   double lr = o.learning_rate, momentum = o.momentum, timeout = 60;
-  double* targets[] = {&lr,     &momentum, &o.strategy.alpha, &o.strategy.mix, &o.target_accuracy,
-                       &timeout};
+  double* targets[] = {&lr, &o.strategy.alpha, &o.strategy.mix, &o.target_accuracy, &timeout};
   int k = 0;
   for (NumFlag f : {NumFlag{"--lr", 0, 1e3},
-                    {"--momentum", -1e-9, 1},
                     {"--alpha", 0, 1},
                     {"--mix", 0, 1},
                     {"--target-accuracy", 0, 1},
@@ -192,13 +196,39 @@ int Run(const frontend::Args& args) {
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     *target = *v;
   }
+  if (args.Has("--momentum")) {
+    auto v = frontend::ParseNumberFromTo("--momentum", args.Get("--momentum"), 0, 1);
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
+    momentum = *v;
+  }
   o.learning_rate = static_cast<float>(lr);
   o.momentum = static_cast<float>(momentum);
+  *timeout_s = timeout;
+  // Names checked here, as every other flag's value is: they were found only
+  // once training started, and exited 1.
+  const std::vector<std::string>& strategies = StrategyNames();
+  if (std::find(strategies.begin(), strategies.end(), o.strategy.name) == strategies.end()) {
+    std::string list;
+    for (const std::string& n : strategies) list += (list.empty() ? "" : ", ") + n;
+    return frontend::UsageError(kSpec,
+                                "unknown strategy '" + o.strategy.name + "' (known: " + list + ")");
+  }
+  if (o.data != "fashion-mnist" && o.data != "synthetic") {
+    return frontend::UsageError(kSpec,
+                                "unknown --data '" + o.data + "' (fashion-mnist, synthetic)");
+  }
   if (args.Has("--report")) {
     if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
       return frontend::UsageError(kSpec, st);
     }
   }
+  return 0;
+}
+
+int Run(const frontend::Args& args) {
+  TrainOptions o;
+  double timeout = 60;
+  if (int code = ParseTrainFlags(args, &o, &timeout); code != 0) return code;
   // Made after the flags are checked (a missing one failed only after the training); one to resume
   // from must exist.
   if (!o.checkpoint_dir.empty() && !o.resume) {
@@ -246,5 +276,14 @@ int Run(const frontend::Args& args) {
 }  // namespace
 
 int TrainCommand(int argc, char** argv) { return frontend::RunCommand(kSpec, argc, argv, Run); }
+
+int CheckTrainCommand(int argc, char** argv) {
+  int code = 0;
+  std::optional<frontend::Args> args = frontend::ParseCommandLine(kSpec, argc, argv, &code);
+  if (!args) return code == 0 ? -1 : code;  // -1: the help was printed
+  TrainOptions o;
+  double timeout = 60;
+  return ParseTrainFlags(*args, &o, &timeout);
+}
 
 }  // namespace trainer

@@ -257,8 +257,14 @@ TEST(TrainCommandTest, APlannerPlacementTrainsOnItsDevices) {
 
 TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
   std::string out;
-  EXPECT_EQ(Shell(kTrainer + " train lenet --strategy allgather --steps 1", &out), 1);
+  // A name no flag takes is a usage error, as a number out of range is (it
+  // was found only once training started, and exited 1).
+  EXPECT_EQ(Shell(kTrainer + " train lenet --strategy allgather --steps 1", &out), 2);
   EXPECT_NE(out.find("unknown strategy 'allgather'"), std::string::npos) << out;
+  EXPECT_EQ(Shell(kTrainer + " train lenet --data mnist --steps 1", &out), 2);
+  EXPECT_EQ(out, "trainer train: unknown --data 'mnist' (fashion-mnist, synthetic)\n");
+  EXPECT_EQ(Shell(kTrainer + " train lenet --momentum 2", &out), 2);
+  EXPECT_EQ(out, "trainer train: --momentum must be a number from 0 to 1, got '2'\n");
   EXPECT_EQ(Shell("env RANK=5 WORLD_SIZE=2 MASTER_PORT=1234 " + kTrainer + " train lenet", &out),
             2);
   EXPECT_NE(out.find("RANK='5'"), std::string::npos) << out;
@@ -288,6 +294,13 @@ TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
       << out;
   EXPECT_EQ(Shell(kTrainer + " launch train lenet", &out), 2);
   EXPECT_NE(out.find("--nproc N is required"), std::string::npos) << out;
+  // The command's own usage errors, once, before any rank starts.
+  EXPECT_EQ(Shell(kTrainer + " launch --nproc 2 train lenet --strategy allgather", &out), 2);
+  EXPECT_EQ(out, "trainer train: unknown strategy 'allgather' (known: sync, async, easgd, "
+                 "gossip)\n");
+  EXPECT_EQ(Shell(kTrainer + " launch --nproc 2 train", &out), 2);
+  EXPECT_EQ(out.find("rank 0 is pid"), std::string::npos) << out;
+  EXPECT_NE(out.find("trainer train: expected 1 argument(s), got 0"), std::string::npos) << out;
 }
 
 }  // namespace
