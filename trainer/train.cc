@@ -74,8 +74,17 @@ class Batches {
                                                                                         : at::kInt);
         b.synthetic_[n.name] = t;
         // A model whose inputs have a fixed batch (an ONNX export) is fed that
-        // batch, whatever --batch says; the first input's leading dim counts.
-        if (b.examples_ == 0) b.examples_ = dims.empty() ? 1 : dims[0];
+        // batch; the first input's leading dim counts. A --batch it cannot take
+        // is refused rather than silently trained at the model's.
+        if (b.examples_ == 0) {
+          b.examples_ = dims.empty() ? 1 : dims[0];
+          if (o.batch_given && b.examples_ != o.batch) {
+            return graph::InvalidArgument(
+                o.model + ": --batch " + std::to_string(o.batch) + " does not fit input '" +
+                n.name + "' of fixed shape " + n.output_shapes[0].ToString() +
+                " (export the model with a dynamic batch axis, or leave --batch out)");
+          }
+        }
       }
       if (b.examples_ <= 0) b.examples_ = o.batch;
       b.steps_per_epoch_ = 1000;

@@ -27,6 +27,7 @@ struct TrainOptions {
   int epochs = 1;
   int64_t max_steps = 0;               // steps in all, instead of epochs (0: epochs decide)
   int64_t batch = 64;                  // examples per rank and step
+  bool batch_given = false;            // --batch was given (a fixed-batch model refuses it)
   std::string optimizer = "momentum";  // sgd | momentum
   float learning_rate = 0.01f;
   float momentum = 0.9f;

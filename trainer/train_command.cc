@@ -171,6 +171,7 @@ int ParseTrainFlags(const frontend::Args& args, TrainOptions* out, double* timeo
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     *f.target = *v;
   }
+  o.batch_given = args.Has("--batch");
   o.epochs = static_cast<int>(epochs);
   o.strategy.buckets.bucket_bytes = bucket_kb << 10;
   o.strategy.buckets.first_bucket_bytes = first_kb << 10;

@@ -255,6 +255,23 @@ TEST(TrainCommandTest, APlannerPlacementTrainsOnItsDevices) {
   EXPECT_NE(out.find("final test accuracy"), std::string::npos) << out;
 }
 
+// A model whose input has a fixed batch trained at it whatever --batch said.
+TEST(TrainCommandTest, ABatchTheModelCannotTakeIsRefusedNamingTheInput) {
+  std::string out;
+  const std::string model = Tmp("mlp4.pb");
+  ASSERT_EQ(Shell(std::string(PLANNER_BIN) + " zoo mlp --batch 4 -o " + model, &out), 0) << out;
+  EXPECT_EQ(Shell(kTrainer + " train " + model + " --data synthetic --batch 8 --steps 1", &out), 1);
+  EXPECT_EQ(out, "trainer train: " + model +
+                     ": --batch 8 does not fit input 'images' of fixed shape [4,28,28,1] (export "
+                     "the model with a dynamic batch axis, or leave --batch out)\n");
+  EXPECT_EQ(
+      Shell(kTrainer + " train " + model + " --data synthetic --steps 1 --no-eval --log-every 0",
+            &out),
+      0)
+      << out;
+  EXPECT_NE(out.find("1 steps, 4 images"), std::string::npos) << out;
+}
+
 TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
   std::string out;
   // A name no flag takes is a usage error, as a number out of range is (it
@@ -296,8 +313,9 @@ TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
   EXPECT_NE(out.find("--nproc N is required"), std::string::npos) << out;
   // The command's own usage errors, once, before any rank starts.
   EXPECT_EQ(Shell(kTrainer + " launch --nproc 2 train lenet --strategy allgather", &out), 2);
-  EXPECT_EQ(out, "trainer train: unknown strategy 'allgather' (known: sync, async, easgd, "
-                 "gossip)\n");
+  EXPECT_EQ(out,
+            "trainer train: unknown strategy 'allgather' (known: sync, async, easgd, "
+            "gossip)\n");
   EXPECT_EQ(Shell(kTrainer + " launch --nproc 2 train", &out), 2);
   EXPECT_EQ(out.find("rank 0 is pid"), std::string::npos) << out;
   EXPECT_NE(out.find("trainer train: expected 1 argument(s), got 0"), std::string::npos) << out;
