@@ -5,6 +5,7 @@
 
 #include <google/protobuf/stubs/logging.h>
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
@@ -105,6 +106,39 @@ Result<int> DefaultOpset(const onnx::ModelProto& m, const std::string& path) {
                          std::to_string(kMinOnnxOpset) + ", the oldest this planner reads");
   }
   return opset;
+}
+
+// What ONNX's checker refuses in its own words ("No Op registered for FooBar
+// with domain_version of 13 ==> Context: Bad node spec ..."), said in ours
+// first: a model newer than the checker, an op ONNX does not define at the
+// model's opset, a node reading a value no earlier node made.
+Status PreCheck(const onnx::ModelProto& m, int opset, const std::string& path) {
+  if (m.ir_version() > onnx::IR_VERSION) {
+    return Unimplemented(path + ": ONNX IR version " + std::to_string(m.ir_version()) +
+                         " is newer than " + std::to_string(onnx::IR_VERSION) +
+                         ", the newest this planner reads");
+  }
+  const onnx::GraphProto& g = m.graph();
+  std::set<std::string> made;
+  for (const onnx::TensorProto& init : g.initializer()) made.insert(init.name());
+  for (const onnx::ValueInfoProto& in : g.input()) made.insert(in.name());
+  for (const onnx::NodeProto& n : g.node()) {
+    const std::string where = path + ": node '" + n.name() + "' (" + n.op_type() + ")";
+    const bool ours = n.domain().empty() || n.domain() == "ai.onnx";
+    if (ours && onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "") == nullptr) {
+      return InvalidArgument(where + ": ONNX defines no op '" + n.op_type() + "' at opset " +
+                             std::to_string(opset));
+    }
+    for (const std::string& in : n.input()) {
+      if (!in.empty() && !made.count(in)) {
+        return InvalidArgument(where + ": input '" + in +
+                               "' is made by no earlier node (ONNX lists nodes in topological "
+                               "order)");
+      }
+    }
+    for (const std::string& out : n.output()) made.insert(out);
+  }
+  return Status::Ok();
 }
 
 // ONNX's checker and shape inference; their exceptions become one line.
@@ -352,6 +386,7 @@ Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
   t.path = path;
   GRAPH_ASSIGN_OR_RETURN(t.opset, DefaultOpset(model, path));
   GRAPH_RETURN_IF_ERROR(LoadExternalData(model.mutable_graph(), path));
+  GRAPH_RETURN_IF_ERROR(PreCheck(model, t.opset, path));
   GRAPH_RETURN_IF_ERROR(FixInputShapes(model.mutable_graph(), shapes, path));
   GRAPH_RETURN_IF_ERROR(CheckAndInfer(&model, path));
   const onnx::GraphProto& g = model.graph();

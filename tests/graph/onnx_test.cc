@@ -328,6 +328,25 @@ TEST(OnnxTest, InvalidGraphIsReportedByTheChecker) {
   EXPECT_EQ(g.status().message().find('\n'), std::string::npos);
 }
 
+// What ONNX's checker said in its own words ("No Op registered for FooBar with
+// domain_version of 13 ==> Context: Bad node spec for node. Name: ...", "Your
+// model ir_version is higher than the checker's."), said in ours.
+TEST(OnnxTest, WhatTheCheckerRefusesIsSaidInOurWordsNamingTheNode) {
+  onnx::ModelProto unknown = LinearRelu();
+  unknown.mutable_graph()->mutable_node(1)->set_op_type("FooBar");
+  EXPECT_EQ(Import(unknown).status().message(),
+            "m.onnx: node '/act/Relu' (FooBar): ONNX defines no op 'FooBar' at opset 13");
+  onnx::ModelProto unsorted = LinearRelu();
+  unsorted.mutable_graph()->mutable_node()->SwapElements(0, 1);
+  EXPECT_EQ(Import(unsorted).status().message(),
+            "m.onnx: node '/act/Relu' (Relu): input 'h' is made by no earlier node (ONNX lists "
+            "nodes in topological order)");
+  onnx::ModelProto newer = LinearRelu();
+  newer.set_ir_version(99);
+  EXPECT_EQ(Import(newer).status().message(),
+            "m.onnx: ONNX IR version 99 is newer than 8, the newest this planner reads");
+}
+
 // A negative size was read as unknown and then bound to --batch; sizes whose
 // product overflows made a tensor of no elements and a step of 0 ms.
 TEST(OnnxTest, InputSizesNoTensorCanHaveAreRefused) {
