@@ -11,7 +11,8 @@
 namespace trainer {
 namespace {
 
-constexpr char kMagic[] = "planner-trainer-checkpoint 1\n";
+constexpr char kMagic[] = "planner-trainer-checkpoint 2\n";
+constexpr char kMagicV1[] = "planner-trainer-checkpoint 1\n";
 
 void PutInt(std::string* out, int64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
 
@@ -43,6 +44,8 @@ graph::Status WriteCheckpoint(const std::string& path, const CheckpointPosition&
   std::string out = kMagic;
   PutInt(&out, at.step);
   PutInt(&out, at.epoch);
+  PutInt(&out, at.batch);
+  PutInt(&out, at.world);
   PutInt(&out, static_cast<int64_t>(state.size()));
   for (const auto& [name, t] : state) {
     PutInt(&out, static_cast<int64_t>(name.size()));
@@ -61,9 +64,10 @@ graph::Result<CheckpointPosition> ReadCheckpoint(
   auto bad = [&](const std::string& why) {
     return graph::InvalidArgument(path + ": not a usable checkpoint: " + why);
   };
-  const size_t magic = std::strlen(kMagic);
-  if (bytes.size() < magic + 16 || bytes.compare(0, magic, kMagic) != 0) {
-    return bad("it does not start with \"planner-trainer-checkpoint 1\"");
+  const size_t magic = std::strlen(kMagic);  // as long as kMagicV1
+  const bool v1 = bytes.size() >= magic + 16 && bytes.compare(0, magic, kMagicV1) == 0;
+  if (bytes.size() < magic + 16 || (!v1 && bytes.compare(0, magic, kMagic) != 0)) {
+    return bad("it does not start with \"planner-trainer-checkpoint 2\" (or 1)");
   }
   std::string body = bytes.substr(0, bytes.size() - 16);
   if (graph::Fnv1a64Hex(body) != bytes.substr(bytes.size() - 16)) {
@@ -74,7 +78,8 @@ graph::Result<CheckpointPosition> ReadCheckpoint(
   r.Bytes(skip.data(), magic);
   CheckpointPosition at;
   int64_t count = 0;
-  if (!r.Int(&at.step) || !r.Int(&at.epoch) || !r.Int(&count) || at.step < 0 || at.epoch < 0) {
+  if (!r.Int(&at.step) || !r.Int(&at.epoch) || (!v1 && (!r.Int(&at.batch) || !r.Int(&at.world))) ||
+      !r.Int(&count) || at.step < 0 || at.epoch < 0 || at.batch < 0 || at.world < 0) {
     return bad("its header is malformed");
   }
   std::map<std::string, at::Tensor> want(state.begin(), state.end());

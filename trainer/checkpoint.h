@@ -3,8 +3,9 @@
 // state by name. Written atomically (a crash leaves the previous checkpoint),
 // read back with its digest, names and sizes checked against the model.
 //
-// Format, little-endian: "planner-trainer-checkpoint 1\n", then int64 step,
-// int64 epoch, int64 tensor count, and per tensor int64 name length, the name,
+// Format, little-endian: "planner-trainer-checkpoint 2\n", then int64 step,
+// int64 epoch, int64 batch, int64 world, int64 tensor count (version 1 files,
+// without batch and world, are read too), and per tensor int64 name length, the name,
 // int64 element count and that many float32; then the FNV-1a 64 hex digest of
 // everything before it (16 bytes).
 // Thread safety: free functions; the tensors must not change while written.
@@ -23,6 +24,10 @@ namespace trainer {
 struct CheckpointPosition {
   int64_t step = 0;   // steps done over the whole run
   int64_t epoch = 0;  // the epoch that step `step` belongs to
+  // Examples per rank and step, and ranks: the data order depends on both, so
+  // a resume must keep them. 0 in a version 1 file (written before they were).
+  int64_t batch = 0;
+  int64_t world = 0;
 };
 
 std::string CheckpointPath(const std::string& dir, int rank);

@@ -221,8 +221,19 @@ class Run {
   graph::Result<CheckpointPosition> Start(Replica* replica) {
     CheckpointPosition at;
     if (o_.resume) {
-      GRAPH_ASSIGN_OR_RETURN(
-          at, ReadCheckpoint(CheckpointPath(o_.checkpoint_dir, rank_), replica->State()));
+      const std::string path = CheckpointPath(o_.checkpoint_dir, rank_);
+      GRAPH_ASSIGN_OR_RETURN(at, ReadCheckpoint(path, replica->State()));
+      // The data order (each step's slice of the shuffled set) depends on both.
+      if (at.batch > 0 && at.batch != batches_.examples()) {
+        return graph::InvalidArgument(path + ": written at --batch " + std::to_string(at.batch) +
+                                      ", not " + std::to_string(batches_.examples()) +
+                                      ": resume with the batch it was made with");
+      }
+      if (at.world > 0 && at.world != world_) {
+        return graph::InvalidArgument(path + ": written by a run of " + std::to_string(at.world) +
+                                      " ranks, not " + std::to_string(world_) +
+                                      ": resume with as many");
+      }
       Say("resumed from " + CheckpointPath(o_.checkpoint_dir, rank_) + " at step " +
           std::to_string(at.step));
     }
@@ -321,8 +332,9 @@ class Run {
       const bool epoch_end = (step + 1) % spe == 0 || last;
       if (!o_.checkpoint_dir.empty() &&
           (epoch_end || (o_.checkpoint_every > 0 && (step + 1) % o_.checkpoint_every == 0))) {
-        GRAPH_RETURN_IF_ERROR(WriteCheckpoint(CheckpointPath(o_.checkpoint_dir, rank_),
-                                              {step + 1, (step + 1) / spe}, replica->State()));
+        GRAPH_RETURN_IF_ERROR(WriteCheckpoint(
+            CheckpointPath(o_.checkpoint_dir, rank_),
+            {step + 1, (step + 1) / spe, batches_.examples(), world_}, replica->State()));
       }
       const bool eval =
           o_.evaluate && (o_.eval_every > 0 ? (step + 1) % o_.eval_every == 0 || last : epoch_end);

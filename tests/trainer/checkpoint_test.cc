@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "graph/digest.h"
 #include "graph/file_util.h"
 #include "tests/scratch_dir.h"
 
@@ -33,6 +34,35 @@ TEST(CheckpointTest, RoundTripRestoresPositionAndTensorsInPlace) {
   EXPECT_EQ(at->epoch, 2);
   EXPECT_EQ(live.min().item<float>(), 1.5f);  // the same tensor, written in place
   EXPECT_EQ(s[1].second.max().item<float>(), -1.5f);
+}
+
+TEST(CheckpointTest, TheBatchAndTheRanksAreKeptAndAVersionOneFileHasNone) {
+  std::string path = Dir() + "/v2.ckpt";
+  ASSERT_TRUE(WriteCheckpoint(path, {7, 1, 32, 4}, MakeState(1)).ok());
+  State s = MakeState(0);
+  auto at = ReadCheckpoint(path, s);
+  ASSERT_TRUE(at.ok()) << at.status().message();
+  EXPECT_EQ(at->batch, 32);
+  EXPECT_EQ(at->world, 4);
+  // Version 1, as written before 2026-11-30: no batch, no world.
+  std::string v1 = "planner-trainer-checkpoint 1\n";
+  auto put = [&](int64_t v) { v1.append(reinterpret_cast<const char*>(&v), 8); };
+  put(7);
+  put(1);
+  put(2);
+  for (const auto& [name, t] : MakeState(3)) {
+    put(static_cast<int64_t>(name.size()));
+    v1 += name;
+    put(t.numel());
+    v1.append(reinterpret_cast<const char*>(t.contiguous().data_ptr<float>()), t.numel() * 4);
+  }
+  v1 += graph::Fnv1a64Hex(v1);
+  ASSERT_TRUE(graph::WriteFileAtomic(path, v1).ok());
+  at = ReadCheckpoint(path, s);
+  ASSERT_TRUE(at.ok()) << at.status().message();
+  EXPECT_EQ(at->step, 7);
+  EXPECT_EQ(at->batch, 0);
+  EXPECT_EQ(s[0].second.max().item<float>(), 3);
 }
 
 TEST(CheckpointTest, CorruptOrTruncatedFilesAreRefusedAndChangeNothing) {

@@ -170,6 +170,13 @@ TEST(TrainCommandTest, ResumingFromACheckpointContinuesTheSameRun) {
   };
   EXPECT_EQ(accuracy(resumed), accuracy(whole)) << whole << "\n---\n" << resumed;
   EXPECT_NE(resumed.find("40 steps"), std::string::npos) << resumed;
+  // Another batch would read the data in another order: not the same run.
+  EXPECT_EQ(Shell(kTrainer + " train lenet --batch 64 --steps 90 --checkpoint " + dir + " --resume",
+                  &out),
+            1);
+  EXPECT_EQ(out, "trainer train: " + dir +
+                     "/rank-0.ckpt: written at --batch 32, not 64: resume with the batch it was "
+                     "made with\n");
 }
 
 // Under sync every rank resumes with rank 0's state, momentum included: rank
