@@ -29,9 +29,11 @@ inline std::string Idx(const std::vector<uint32_t>& dims, const std::string& val
   return s + values;
 }
 
-inline std::string Gzip(const std::string& raw) {
+// `raw` deflated by zlib: `window_bits` 15 + 16 writes a gzip file, -15 a raw
+// deflate stream (a zip entry's).
+inline std::string Deflate(const std::string& raw, int window_bits) {
   z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  EXPECT_EQ(deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY), Z_OK);
   std::string out(deflateBound(&zs, raw.size()), '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
   zs.avail_in = static_cast<uInt>(raw.size());
@@ -42,6 +44,8 @@ inline std::string Gzip(const std::string& raw) {
   deflateEnd(&zs);
   return out;
 }
+
+inline std::string Gzip(const std::string& raw) { return Deflate(raw, 15 + 16); }
 
 // Whether `st` failed with a message containing `part`; prints the message if not.
 inline ::testing::AssertionResult FailsWith(const graph::Status& st, const std::string& part) {

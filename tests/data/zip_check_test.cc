@@ -25,20 +25,6 @@ void PutLe(std::string* s, uint64_t v, int n) {
   for (int i = 0; i < n; ++i) s->push_back(static_cast<char>(v >> (8 * i) & 0xff));
 }
 
-std::string Deflate(const std::string& raw) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&zs, raw.size()), '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-  zs.avail_in = static_cast<uInt>(raw.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 struct Item {
   std::string name;
   std::string bytes;
@@ -50,7 +36,7 @@ struct Item {
 std::string Zip(const std::vector<Item>& items, bool zip64 = false) {
   std::string zip, dir;
   for (const Item& it : items) {
-    const std::string packed = it.deflate ? Deflate(it.bytes) : it.bytes;
+    const std::string packed = it.deflate ? testing::Deflate(it.bytes, -15) : it.bytes;
     const uint32_t crc = static_cast<uint32_t>(crc32(
         0, reinterpret_cast<const Bytef*>(it.bytes.data()), static_cast<uInt>(it.bytes.size())));
     const uint64_t local = zip.size();
