@@ -7,9 +7,10 @@
     y = model(x)        # x on the device of the first module
 
 Each listed module moves to its device (Module.to), the model itself (module
-"") first. Its forward moves its inputs there and its output to the device of
-the enclosing module's own ops (a residual add, a concatenation), so every op
-of the original forward finds its operands on one device. `device_map` renames
+"") first. Its forward moves its inputs there, and its output to the device of
+the enclosing module's own ops where one of them reads it (a residual add, a
+concatenation), so every op of the original forward finds its operands on one
+device. `device_map` renames
 devices ({"cuda:1": "cuda:0"} to try a placement on fewer GPUs).
 
 Run as a script, it checks a placement on a model exported by
