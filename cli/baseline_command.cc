@@ -65,13 +65,14 @@ int Run(const frontend::Args& args) {
   }
   o.model_path = args.positional()[0];
   o.devices_path = args.positional()[1];
+  std::vector<std::pair<std::string, std::string>> inputs = frontend::ModelInputFiles(o.model_path);
+  inputs.insert(inputs.end(), {{"the devices file", o.devices_path},
+                               {"--profile's file", args.Get("--profile")}});
   if (graph::Status st =
           frontend::CheckDistinctFiles({{"-o", args.Get("-o")},
                                         {"--export-graphdef", args.Get("--export-graphdef")},
                                         {"--export-modules", args.Get("--export-modules")}},
-                                       {{"the model", o.model_path},
-                                        {"the devices file", o.devices_path},
-                                        {"--profile's file", args.Get("--profile")}});
+                                       inputs);
       !st.ok())
     return frontend::CommandError(kSpec, st);
   o.method = args.Get("--method", "all");

@@ -252,6 +252,11 @@ graph::Status ParsePaths(const frontend::Args& args, job::SearchJobOptions* o) {
   const std::string checkpoint_flag = args.Has("--checkpoint") ? "--checkpoint"
                                       : o->resume_path.empty() ? "--checkpoint (-o's .ckpt)"
                                                                : "--checkpoint (--resume's file)";
+  std::vector<std::pair<std::string, std::string>> inputs =
+      frontend::ModelInputFiles(o->model_path);
+  inputs.insert(inputs.end(), {{"the devices file", o->devices_path},
+                               {"--profile's file", args.Get("--profile")},
+                               {"--config's file", args.Get("--config")}});
   GRAPH_RETURN_IF_ERROR(
       frontend::CheckDistinctFiles({{"-o", o->out_path},
                                     {checkpoint_flag, o->checkpoint_path},
@@ -259,10 +264,7 @@ graph::Status ParsePaths(const frontend::Args& args, job::SearchJobOptions* o) {
                                     {"--svg", args.Get("--svg")},
                                     {"--export-graphdef", args.Get("--export-graphdef")},
                                     {"--export-modules", args.Get("--export-modules")}},
-                                   {{"the model", o->model_path},
-                                    {"the devices file", o->devices_path},
-                                    {"--profile's file", args.Get("--profile")},
-                                    {"--config's file", args.Get("--config")}}));
+                                   inputs));
   o->csv_path = args.Get("--csv");
   o->svg_path = args.Get("--svg");
   o->export_graphdef_path = args.Get("--export-graphdef");

@@ -19,6 +19,14 @@ FlagSpec InputShapeFlag() {
           "shape of input NAME, for inputs with unknown dimensions (repeatable)"};
 }
 
+std::vector<std::pair<std::string, std::string>> ModelInputFiles(const std::string& model_path) {
+  std::vector<std::pair<std::string, std::string>> files{{"the model", model_path}};
+  for (const std::string& f : graph::ModelCompanionFiles(model_path)) {
+    files.push_back({"the model's weights file", f});
+  }
+  return files;
+}
+
 std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own) {
   own.push_back(BatchFlag());
   own.push_back(InputShapeFlag());

@@ -55,6 +55,11 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
 // (functions: the commands' specs are static objects built at start-up).
 FlagSpec BatchFlag();       // --batch N
 FlagSpec InputShapeFlag();  // --input-shape NAME=D0,D1,... (repeatable)
+
+// The files a model is read from, named for CheckDistinctFiles: the model and
+// its weight or external data files ("the model's weights file"), so that no
+// output is written over one.
+std::vector<std::pair<std::string, std::string>> ModelInputFiles(const std::string& model_path);
 // A command's own flags, then those of ParseTrainingFlags: --batch,
 // --input-shape and --optimizer.
 std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own);

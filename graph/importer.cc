@@ -73,6 +73,19 @@ Result<Graph> ImportModelContents(const std::string& contents, const std::string
   return InvalidArgument(path + ": unrecognised model format");
 }
 
+std::vector<std::string> ModelCompanionFiles(const std::string& path) {
+  Result<std::string> contents = ReadFile(path);
+  if (!contents.ok()) return {};
+  switch (DetectModelFormat(*contents)) {
+    case ModelFormat::kTfjs:
+      return TfjsWeightFiles(*contents, path);
+    case ModelFormat::kOnnx:
+      return OnnxExternalDataFiles(*contents, path);
+    default:
+      return {};
+  }
+}
+
 Result<Graph> ImportModel(const std::string& path, const InputShapes& shapes) {
   GRAPH_ASSIGN_OR_RETURN(std::string contents, ReadFile(path));
   return ImportModelContents(contents, path, shapes);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "graph/graph.h"
 #include "graph/onnx.h"
@@ -34,5 +35,14 @@ Result<Graph> ImportModelContents(const std::string& contents, const std::string
 
 // TensorFlow.js model.json contents; weight files are read relative to json_path.
 Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path);
+
+// The weight files a TensorFlow.js model.json lists, as paths to read; none if
+// it does not parse.
+std::vector<std::string> TfjsWeightFiles(const std::string& json, const std::string& json_path);
+
+// The files a model is read from besides `path` itself (TensorFlow.js weight
+// files, ONNX external data), so that no output overwrites one; none for a
+// GraphDef, or when the file cannot be read or parsed (the import says why).
+std::vector<std::string> ModelCompanionFiles(const std::string& path);
 
 }  // namespace graph

@@ -412,6 +412,21 @@ Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
   return graph;
 }
 
+std::vector<std::string> OnnxExternalDataFiles(const std::string& contents,
+                                               const std::string& path) {
+  onnx::ModelProto model;
+  const google::protobuf::LogSilencer quiet;
+  if (!model.ParseFromString(contents)) return {};
+  std::set<std::string> files;
+  for (const onnx::TensorProto& t : model.graph().initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    for (const auto& kv : t.external_data()) {
+      if (kv.key() == "location") files.insert(DirName(path) + kv.value());
+    }
+  }
+  return {files.begin(), files.end()};
+}
+
 Result<Tensor> ReadOnnxTensor(const std::string& path, std::string* name) {
   GRAPH_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
   onnx::TensorProto t;

@@ -52,6 +52,11 @@ using InputShapes = std::map<std::string, std::vector<int64_t>>;
 Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
                          OnnxSignature* signature = nullptr, const InputShapes& shapes = {});
 
+// The external data files the model's initializers name (their paths as the
+// importer reads them, relative to `path`'s directory); none if it does not parse.
+std::vector<std::string> OnnxExternalDataFiles(const std::string& contents,
+                                               const std::string& path);
+
 // A serialized TensorProto file (ONNX's backend test data, input_0.pb); `name`
 // (optional) receives the tensor's name field.
 Result<Tensor> ReadOnnxTensor(const std::string& path, std::string* name = nullptr);

@@ -16,4 +16,9 @@ Result<Tensor> ReadOnnxTensor(const std::string& path, std::string* name) {
 
 std::vector<OnnxOpInfo> SupportedOnnxOps() { return {}; }
 
+std::vector<std::string> OnnxExternalDataFiles(const std::string& contents,
+                                               const std::string& path) {
+  return {};
+}
+
 }  // namespace graph

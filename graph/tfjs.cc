@@ -146,6 +146,18 @@ std::optional<Tensor> RestoreConvertedDtype(const Tensor& weight, DType declared
 
 }  // namespace
 
+std::vector<std::string> TfjsWeightFiles(const std::string& json, const std::string& json_path) {
+  tfjs::Model model;
+  google::protobuf::util::JsonParseOptions opts;
+  opts.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(json, &model, opts).ok()) return {};
+  std::vector<std::string> files;
+  for (const tfjs::WeightGroup& group : model.weights_manifest()) {
+    for (const std::string& p : group.paths()) files.push_back(DirName(json_path) + p);
+  }
+  return files;
+}
+
 Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) {
   tfjs::Model model;
   google::protobuf::util::JsonParseOptions opts;

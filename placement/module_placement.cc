@@ -149,9 +149,8 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
   auto depth = [](const std::string& m) {
     return m.empty() ? -1 : static_cast<int>(std::count(m.begin(), m.end(), '.'));
   };
-  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
-    return depth(a) < depth(b);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const std::string& a, const std::string& b) { return depth(a) < depth(b); });
   std::vector<ModuleDevice> out;
   for (const std::string& m : order) {
     const auto& per = counts[m];
@@ -201,17 +200,22 @@ graph::Status WriteModulePlacement(const std::string& path, const std::vector<Mo
   return graph::WriteFileAtomic(path, s.str());
 }
 
+graph::Status CheckPyTorchModules(const graph::Graph& forward, const std::string& model_path) {
+  std::set<std::string> owners;
+  ModulesWithParameters(forward, &owners);
+  if (!owners.empty()) return graph::Status::Ok();
+  return graph::InvalidArgument(model_path +
+                                ": no PyTorch modules (parameters named module.param and "
+                                "ops scoped by module, as torch.onnx.export writes them)");
+}
+
 graph::Result<size_t> ExportModules(const std::string& path, const graph::Graph& forward,
                                     const cluster::Cluster& c,
                                     const std::vector<int>& device_of_node,
                                     const std::string& model_path, const std::string& devices_path,
                                     const std::string& method) {
+  GRAPH_RETURN_IF_ERROR(CheckPyTorchModules(forward, model_path));
   std::vector<ModuleDevice> modules = PlaceModules(forward, c, device_of_node);
-  if (modules.empty()) {
-    return graph::InvalidArgument(model_path +
-                                  ": no PyTorch modules (parameters named module.param and "
-                                  "ops scoped by module, as torch.onnx.export writes them)");
-  }
   GRAPH_RETURN_IF_ERROR(WriteModulePlacement(path, modules, model_path, devices_path, method));
   return modules.size();
 }

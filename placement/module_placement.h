@@ -57,6 +57,11 @@ graph::Status WriteModulePlacement(const std::string& path, const std::vector<Mo
                                    const std::string& model_path, const std::string& devices_path,
                                    const std::string& method);
 
+// Ok when `forward` names PyTorch modules (parameters named module.param), else
+// the error ExportModules gives, naming `model_path`: for a check before any
+// work, so that --export-modules on another model is refused at once.
+graph::Status CheckPyTorchModules(const graph::Graph& forward, const std::string& model_path);
+
 // PlaceModules, then WriteModulePlacement to `path` (`search --export-modules`,
 // `baseline --export-modules`): returns how many modules were written; an
 // error naming `model_path` when the model has no PyTorch module names.

@@ -2,6 +2,7 @@
 
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
+#include "placement/module_placement.h"
 #include "placement/placement.h"
 #include "planner/baselines/baselines.h"
 #include "planner/job/exports.h"
@@ -52,6 +53,9 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
   if (!methods.ok()) {
     result->unknown_method = true;
     return methods.status();
+  }
+  if (!o.export_modules_path.empty()) {  // before any work, not after it
+    GRAPH_RETURN_IF_ERROR(placement::CheckPyTorchModules(forward, o.model_path));
   }
   GRAPH_ASSIGN_OR_RETURN(std::optional<sim::Profile> profile,
                          ProfileForDevices(o.profile_path, o.profile_cache_dir, setup));

@@ -1,13 +1,16 @@
 #include "planner/job/search_job.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 
 #include "frontend/args.h"
 #include "frontend/stop_signals.h"
 #include "graph/file_util.h"
+#include "placement/module_placement.h"
 #include "planner/job/exports.h"
 #include "planner/job/profile_cache.h"
 #include "planner/job/search_session.h"
@@ -244,6 +247,20 @@ std::vector<int> ApartFollows(const Session& s) {
   return follows;
 }
 
+// The --csv file of a search resumed at `iterations` updates, without the rows of
+// later ones: a search killed outright wrote rows past its last checkpoint, and
+// the resumed search wrote those updates' numbers again.
+graph::Status DropRowsAfter(const std::string& csv_path, int iterations) {
+  GRAPH_ASSIGN_OR_RETURN(std::string text, graph::ReadFile(csv_path));
+  std::istringstream in(text);
+  std::string kept, line;
+  for (bool header = true; std::getline(in, line); header = false) {
+    if (header || std::atoll(line.c_str()) <= iterations) kept += line + "\n";
+  }
+  if (kept == text) return graph::Status::Ok();
+  return graph::WriteFileAtomic(csv_path, kept);
+}
+
 // Creates (or resumes) the search, runs the baselines, warm-starts the policy,
 // joins the parameter server and opens the curve's file.
 graph::Status StartRun(Session& s, Run* run) {
@@ -262,6 +279,10 @@ graph::Status StartRun(Session& s, Run* run) {
   if (s.real_rewards() && s.profile) {
     auto made = sources::MakeRewardSource("sim", s.context);
     if (made.ok()) run->climb_on = (run->profile_sim = std::move(*made)).get();
+  }
+  // Refused before any work, not after the search.
+  if (!o.export_modules_path.empty()) {
+    GRAPH_RETURN_IF_ERROR(placement::CheckPyTorchModules(s.forward(), o.model_path));
   }
   // The cost-based baselines plan on the climb's simulator.
   Say(s.log(), "baselines:\n");
@@ -307,6 +328,7 @@ graph::Status StartRun(Session& s, Run* run) {
   }
   if (!o.csv_path.empty()) {
     const bool append = run->resumed && std::ifstream(o.csv_path).good();
+    if (append) GRAPH_RETURN_IF_ERROR(DropRowsAfter(o.csv_path, search.iterations()));
     run->csv.open(o.csv_path, append ? std::ios::app : std::ios::trunc);
     if (!run->csv) return graph::IoError(o.csv_path + ": cannot write --csv output");
     if (!append) {

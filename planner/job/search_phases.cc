@@ -393,7 +393,16 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   *best = *climb.found;
   best->iteration = search.iterations();
   best->found_at_s = search.elapsed_s() + climb.seconds;
-  return s.WritePlacementOf(*best, search.elapsed_s() + climb.seconds, search.iterations());
+  GRAPH_RETURN_IF_ERROR(
+      s.WritePlacementOf(*best, search.elapsed_s() + climb.seconds, search.iterations()));
+  // The checkpoint keeps the climb's best too: a search stopped during the
+  // climb and resumed climbed again from the policy's best, and wrote a slower
+  // placement over the faster one in -o.
+  rewards::Evaluation found;
+  found.step_s = best->step_s;
+  search.Offer(best->method, best->device_of_node, found, search.iterations());
+  if (s.options.checkpoint_path.empty()) return graph::Status::Ok();
+  return search.Save(s.options.checkpoint_path, s.identity);
 }
 
 }  // namespace
@@ -469,6 +478,11 @@ graph::Result<search::BestPlacement> SearchPhases(const Session& s, Run& run) {
   if (run.climb_on && o.refine_s > 0 && last_climb_s > 0 && !StopRequested()) {
     GRAPH_RETURN_IF_ERROR(RefitClimbSimulator(s, run));
     GRAPH_RETURN_IF_ERROR(ClimbLast(s, run, first_climb, last_climb_s, &best));
+    if (StopRequested()) {
+      Say(s.log(),
+          "stopped by a signal during the hill climb; its best so far is kept and "
+          "files are complete\n");
+    }
   }
   return best;
 }

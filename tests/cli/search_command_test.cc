@@ -1,5 +1,7 @@
 // `planner search`, the real binary: outputs, bad input, signals, resume.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sstream>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -775,6 +777,77 @@ TEST(SearchCommandTest, ASearchKilledOutrightAfterItsWarmStartCanBeResumed) {
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_NE(resumed.out.find("resumed " + ckpt + ": "), std::string::npos) << resumed.out;
   for (const std::string& f : {out, ckpt}) std::remove(f.c_str());
+}
+
+// "simulated_step_s: X" of a placement file, or -1.
+double SimulatedStep(const std::string& placement) {
+  const std::string text = Slurp(placement);
+  const size_t at = text.find("simulated_step_s: ");
+  return at == std::string::npos ? -1 : std::atof(text.c_str() + at + 18);
+}
+
+// The climb's best was written to -o but not to the checkpoint: a resumed
+// search started again from the policy's best and wrote it over the climb's
+// faster placement.
+TEST(SearchCommandTest, AResumedSearchKeepsTheClimbsBest) {
+  // A small NMT, where 3 s of climbing pass metis's placement (the RNNLM's
+  // best is one GPU, which the climb keeps).
+  const std::string nmt = Temp("nmt.pb");
+  ASSERT_EQ(Planner("zoo nmt --layers 2 --sizes small --steps 5 -o " + nmt).code, 0);
+  const std::string out = Temp("climbed.yaml"), ckpt = out + ".ckpt";
+  RunResult first = Planner("search " + nmt + " " + Config("k40-paper-2gpu") +
+                            " --iterations 2 --refine 3s" + kSmallConfig + " -o " + out);
+  ASSERT_EQ(first.code, 0) << first.err;
+  const double climbed = SimulatedStep(out);
+  ASSERT_GT(climbed, 0) << Slurp(out);
+  ASSERT_NE(Slurp(out).find("+refine"), std::string::npos) << "the climb found nothing:\n"
+                                                           << first.out;
+  RunResult resumed = Planner("search " + nmt + " " + Config("k40-paper-2gpu") +
+                              " --iterations 3 --refine 0" + kSmallConfig + " -o " + out +
+                              " --resume " + ckpt);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_LE(SimulatedStep(out), climbed) << resumed.out;
+  for (const std::string& f : {nmt, out, ckpt}) std::remove(f.c_str());
+}
+
+// A search killed outright wrote CSV rows past its last checkpoint; resumed, it
+// wrote those updates' numbers again.
+TEST(SearchCommandTest, AResumedSearchDropsTheCsvRowsPastItsCheckpoint) {
+  const std::string out = Temp("rows.yaml"), ckpt = out + ".ckpt", csv = Temp("rows.csv");
+  const std::string run = "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
+                          " --refine 0" + kSmallConfig + " -o " + out + " --csv " + csv;
+  ASSERT_EQ(Planner(run + " --iterations 2").code, 0);
+  {
+    std::ofstream rows(csv, std::ios::app);  // as if killed after 2 more updates
+    rows << "3,1,1,1,0,1,1,0.01,1\n4,1,1,1,0,1,1,0.01,1\n";
+  }
+  RunResult resumed = Planner(run + " --iterations 4 --resume " + ckpt);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  std::istringstream lines(Slurp(csv));
+  std::vector<int> iterations;
+  std::string line;
+  std::getline(lines, line);  // the header
+  while (std::getline(lines, line)) iterations.push_back(std::atoi(line.c_str()));
+  EXPECT_EQ(iterations, (std::vector<int>{1, 2, 3, 4})) << Slurp(csv);
+  for (const std::string& f : {out, ckpt, csv}) std::remove(f.c_str());
+}
+
+// A TF.js model's weights live in files beside its model.json: --csv named one
+// and overwrote it, and the model no longer loaded.
+TEST(SearchCommandTest, AnOutputOverAModelsWeightsFileIsRefusedBeforeAnyWork) {
+  const std::string dir = Temp("weights");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  for (const std::string& name : {"emotion.json", "emotion.bin"}) {
+    std::ifstream in(std::string(PLANNER_MODELS_DIR) + "/" + name, std::ios::binary);
+    ASSERT_TRUE(in.good()) << name;
+    std::ofstream(dir + "/" + name, std::ios::binary) << in.rdbuf();
+  }
+  const std::string bin = dir + "/emotion.bin", before = Slurp(bin);
+  RunResult r = Planner("search " + dir + "/emotion.json " + Config("k40-paper-2gpu") +
+                        " --iterations 1 --refine 0 -o " + dir + "/p.yaml --csv " + bin);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "planner search: " + bin + ": --csv would overwrite the model's weights file\n");
+  EXPECT_EQ(Slurp(bin), before);
 }
 
 TEST(SearchCommandTest, ResumingAMissingCheckpointIsOneLineNamingIt) {
