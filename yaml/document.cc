@@ -141,8 +141,39 @@ Writer::~Writer() = default;
 void Writer::Comment(const std::string& text) { impl_->emitter << YAML::Comment(text); }
 void Writer::BeginMap() { impl_->emitter << YAML::BeginMap; }
 void Writer::EndMap() { impl_->emitter << YAML::EndMap; }
-void Writer::Key(const std::string& key) { impl_->emitter << YAML::Key << key; }
-void Writer::Value(const std::string& value) { impl_->emitter << YAML::Value << value; }
+namespace {
+
+// Whether a YAML 1.1 reader (PyYAML's safe_load, which the scripts beside a
+// placement use) would read the plain scalar `s` as other than a string: a
+// boolean ("yes", "on"), a null ("~"), or a number ("1.5", "0x1F", "007",
+// ".nan", "1_000"). yaml-cpp writes those plain, and reads them back as
+// strings itself; they are written double-quoted. Anything that starts like a
+// number is quoted, which can only quote more than needed.
+bool ReadsAsNonString(const std::string& s) {
+  static const std::set<std::string> kWords = {
+      "y",  "Y",    "yes",  "Yes",  "YES",   "n",     "N",     "no", "No",
+      "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On",
+      "ON", "off",  "Off",  "OFF",  "null",  "Null",  "NULL",  "~",  ""};
+  if (kWords.count(s)) return true;
+  const char c = s[0];
+  return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+}
+
+void Scalar(YAML::Emitter& e, const std::string& s) {
+  if (ReadsAsNonString(s)) e << YAML::DoubleQuoted;
+  e << s;
+}
+
+}  // namespace
+
+void Writer::Key(const std::string& key) {
+  impl_->emitter << YAML::Key;
+  Scalar(impl_->emitter, key);
+}
+void Writer::Value(const std::string& value) {
+  impl_->emitter << YAML::Value;
+  Scalar(impl_->emitter, value);
+}
 void Writer::Value(double value) { impl_->emitter << YAML::Value << value; }
 void Writer::DoublePrecision(int digits) { impl_->emitter.SetDoublePrecision(digits); }
 

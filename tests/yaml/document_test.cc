@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace yaml {
 namespace {
 
@@ -111,6 +114,29 @@ TEST(YamlWriter, WhatItWritesReadsBack) {
   EXPECT_EQ(back->Get("name").Scalar(), "a: b");
   EXPECT_DOUBLE_EQ(*back->Get("seconds").AsNumber(), 0.123456789);
   EXPECT_EQ(back->Get("inner").Get("x").Scalar(), "1");
+}
+
+// A node named "yes" or "1.5" was written plain: yaml-cpp reads it back as a
+// string, but PyYAML's safe_load, which the Python scripts beside a placement
+// use, read a boolean or a number. Such names are written double-quoted.
+TEST(YamlWriter, StringsAYaml11ReaderWouldTakeForOtherTypesAreQuoted) {
+  const std::vector<std::string> names = {"yes",  "On",    "~",  "1.5", "0x1F", "007",
+                                          ".nan", "1_000", "-3", "+2",  ""};
+  Writer w;
+  w.BeginMap();
+  for (const std::string& n : names) w.Pair(n, n);
+  w.Pair("conv1/Conv", std::string("gpu0"));
+  w.EndMap();
+  auto text = w.Text();
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  for (const std::string& n : names) {
+    EXPECT_NE(text->find("\"" + n + "\": \"" + n + "\"\n"), std::string::npos) << n << "\n"
+                                                                               << *text;
+  }
+  EXPECT_NE(text->find("\nconv1/Conv: gpu0\n"), std::string::npos) << *text;
+  auto back = Parse(*text, "w.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  for (const std::string& n : names) EXPECT_EQ(back->Get(n).Scalar(), n);
 }
 
 }  // namespace
