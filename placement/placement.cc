@@ -98,7 +98,12 @@ graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) 
 }  // namespace
 
 std::string ModelDigest(const graph::Graph& g) {
-  return graph::Fnv1a64Hex(graph::SerializeGraphDef(g));
+  // Without the nodes' requested devices: the GraphDef --export-graphdef writes
+  // (devices set) is the same model as the one it was placed from, and its
+  // placement file must apply to it. A model without devices digests as before.
+  graph::GraphDefWriteOptions no_devices;
+  no_devices.devices.assign(static_cast<size_t>(g.size()), "");
+  return graph::Fnv1a64Hex(graph::SerializeGraphDef(g, no_devices));
 }
 
 Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device) {

@@ -36,7 +36,9 @@ struct Placement {
 };
 
 // Digest of a model's graph, independent of its file format (TF.js, .pb, .pbtxt
-// of the same graph agree): FNV-1a 64 of its binary GraphDef as we write it.
+// of the same graph agree) and of its nodes' devices (the GraphDef
+// --export-graphdef writes is the model it was placed from): FNV-1a 64 of its
+// binary GraphDef as we write it, NodeDef.device left empty.
 std::string ModelDigest(const graph::Graph& g);
 
 // Every op of `g` on `device`.

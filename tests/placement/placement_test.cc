@@ -67,6 +67,18 @@ TEST(PlacementTest, ModelDigestIgnoresTheFileFormat) {
   EXPECT_EQ(ModelDigest(g), ModelDigest(*again));
 }
 
+// --export-graphdef writes the model with its devices set; its placement file
+// was refused for it as "made for another model".
+TEST(PlacementTest, ModelDigestIgnoresTheNodesDevices) {
+  graph::Graph g = Model();
+  graph::GraphDefWriteOptions placed;
+  placed.devices = {"/device:CPU:0", "/device:GPU:0", "/device:GPU:1"};
+  auto exported = graph::ParseBinaryGraphDef(graph::SerializeGraphDef(g, placed), "placed.pb");
+  ASSERT_TRUE(exported.ok());
+  EXPECT_EQ(exported->node(1).requested_device, "/device:GPU:0");
+  EXPECT_EQ(ModelDigest(g), ModelDigest(*exported));
+}
+
 TEST(PlacementTest, UnknownOpIsNamed) {
   Placement p = SingleDevicePlacement(Model(), "cpu0");
   p.ops.emplace_back("ghost", "cpu0");
