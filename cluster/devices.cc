@@ -310,18 +310,17 @@ class Parser {
     }
 
     if (const Entry* memory = Get(fields, "memory")) {
-      GRAPH_ASSIGN_OR_RETURN(device.memory_bytes,
-                             ReadPositive(*memory, context + ": memory", &ParseBytes, kMemoryBound));
+      GRAPH_ASSIGN_OR_RETURN(device.memory_bytes, ReadPositive(*memory, context + ": memory",
+                                                               &ParseBytes, kMemoryBound));
     }
     if (const Entry* flops = Get(fields, "peak_flops")) {
-      GRAPH_ASSIGN_OR_RETURN(device.peak_flops,
-                             ReadPositive(*flops, context + ": peak_flops", &ParseFlops, kFlopsBound));
+      GRAPH_ASSIGN_OR_RETURN(device.peak_flops, ReadPositive(*flops, context + ": peak_flops",
+                                                             &ParseFlops, kFlopsBound));
     }
     if (const Entry* bandwidth = Get(fields, "memory_bandwidth")) {
-      GRAPH_ASSIGN_OR_RETURN(
-          device.memory_bandwidth,
-          ReadPositive(*bandwidth, context + ": memory_bandwidth", &ParseBandwidth,
-                       kMemoryBandwidthBound));
+      GRAPH_ASSIGN_OR_RETURN(device.memory_bandwidth,
+                             ReadPositive(*bandwidth, context + ": memory_bandwidth",
+                                          &ParseBandwidth, kMemoryBandwidthBound));
     }
 
     switch (device.kind) {
@@ -495,12 +494,13 @@ class Parser {
     LinkSpec link;
     const Entry* bandwidth = Get(fields, "bandwidth");
     if (bandwidth == nullptr) return Fail(at, context + ": missing 'bandwidth'");
-    GRAPH_ASSIGN_OR_RETURN(link.bandwidth_bytes_per_s,
-                           ReadPositive(*bandwidth, context + ": bandwidth", &ParseBandwidth, kLinkBandwidthBound));
+    GRAPH_ASSIGN_OR_RETURN(
+        link.bandwidth_bytes_per_s,
+        ReadPositive(*bandwidth, context + ": bandwidth", &ParseBandwidth, kLinkBandwidthBound));
     const Entry* latency = Get(fields, "latency");
     if (latency == nullptr) return Fail(at, context + ": missing 'latency'");
-    GRAPH_ASSIGN_OR_RETURN(link.latency_s,
-                           ReadPositive(*latency, context + ": latency", &ParseDuration, kLatencyBound));
+    GRAPH_ASSIGN_OR_RETURN(link.latency_s, ReadPositive(*latency, context + ": latency",
+                                                        &ParseDuration, kLatencyBound));
     return link;
   }
 

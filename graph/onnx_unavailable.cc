@@ -6,8 +6,9 @@ namespace graph {
 
 Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
                          OnnxSignature* signature, const InputShapes& shapes) {
-  return Unimplemented(path + ": an ONNX model, and this build reads none (built with "
-                              "PLANNER_ONNX=OFF: install libonnx-dev and rebuild)");
+  return Unimplemented(path +
+                       ": an ONNX model, and this build reads none (built with "
+                       "PLANNER_ONNX=OFF: install libonnx-dev and rebuild)");
 }
 
 Result<Tensor> ReadOnnxTensor(const std::string& path, std::string* name) {

@@ -1,8 +1,7 @@
 // `planner search`, the real binary: outputs, bad input, signals, resume.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <sstream>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -802,9 +802,9 @@ TEST(SearchCommandTest, AResumedSearchKeepsTheClimbsBest) {
   ASSERT_GT(climbed, 0) << Slurp(out);
   ASSERT_NE(Slurp(out).find("+refine"), std::string::npos) << "the climb found nothing:\n"
                                                            << first.out;
-  RunResult resumed = Planner("search " + nmt + " " + Config("k40-paper-2gpu") +
-                              " --iterations 3 --refine 0" + kSmallConfig + " -o " + out +
-                              " --resume " + ckpt);
+  RunResult resumed =
+      Planner("search " + nmt + " " + Config("k40-paper-2gpu") + " --iterations 3 --refine 0" +
+              kSmallConfig + " -o " + out + " --resume " + ckpt);
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_LE(SimulatedStep(out), climbed) << resumed.out;
   for (const std::string& f : {nmt, out, ckpt}) std::remove(f.c_str());
