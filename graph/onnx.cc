@@ -187,7 +187,13 @@ Status FixInputShapes(onnx::GraphProto* g, const InputShapes& shapes, const std:
     matched.insert(it->first);
     const std::vector<int64_t>& dims = it->second;
     if (!in.type().has_tensor_type()) continue;
+    // No shape declared (not even a rank): the sizes given are the shape, as
+    // CheckInputShapes takes them for the other formats.
+    const bool declared = in.type().tensor_type().has_shape();
     onnx::TensorShapeProto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (!declared) {
+      for (size_t d = 0; d < dims.size(); ++d) shape->add_dim();
+    }
     bool fits = shape->dim_size() == static_cast<int>(dims.size());
     for (int d = 0; fits && d < shape->dim_size(); ++d) {
       fits =

@@ -189,6 +189,12 @@ TEST(OnnxTest, AnInputShapeFixesSymbolicSizesBeforeRecurrentOpsAreUnrolled) {
             "m.onnx: --input-shape names 'z', which is not an input (inputs: x)");
   EXPECT_EQ(ImportOnnx(bytes, "m.onnx", nullptr, {{"x", {4, 5, 2}}}).status().message(),
             "m.onnx: --input-shape x=[4,5,2] does not fit its declared shape [3,?,2]");
+  // An input declared with no shape at all takes the sizes given.
+  onnx::ModelProto rankless = DynamicBatchLstm();
+  rankless.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  auto sized = ImportOnnx(rankless.SerializeAsString(), "m.onnx", nullptr, {{"x", {3, 5, 2}}});
+  ASSERT_TRUE(sized.ok()) << sized.status().message();
+  EXPECT_EQ(sized->node(sized->Find("x")).attr("shape")->get<Shape>()->ToString(), "[3,5,2]");
 }
 
 TEST(OnnxTest, ReadsExternalDataBesideTheModel) {
