@@ -296,12 +296,6 @@ std::string FormatMib(int64_t bytes) {
   return buf;
 }
 
-std::string FormatMs(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.3f ms", seconds * 1e3);
-  return buf;
-}
-
 graph::Status CheckOutputWritable(const std::string& flag, const std::string& path) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "."
@@ -364,28 +358,34 @@ graph::Result<int64_t> ParseIntInRange(const std::string& flag, const std::strin
   return v;
 }
 
-graph::Result<double> ParseNumberInRange(const std::string& flag, const std::string& value,
-                                         double lo, double hi) {
+namespace {
+
+// A number that parses whole and that `in_range` accepts; else the error
+// "FLAG must be a number <range>, got 'VALUE'", `range` a printf format of lo
+// and hi.
+graph::Result<double> ParseNumber(const std::string& flag, const std::string& value, double lo,
+                                  double hi, bool lo_included, const char* range) {
   double v = 0;
   auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || p != value.data() + value.size() || !(v > lo) || !(v <= hi)) {
-    char range[96];
-    std::snprintf(range, sizeof range, " must be a number above %g and at most %g, got '", lo, hi);
-    return graph::InvalidArgument(flag + range + value + "'");
+  const bool above = lo_included ? v >= lo : v > lo;
+  if (ec != std::errc() || p != value.data() + value.size() || !above || !(v <= hi)) {
+    char text[96];
+    std::snprintf(text, sizeof text, range, lo, hi);
+    return graph::InvalidArgument(flag + " must be a number " + text + ", got '" + value + "'");
   }
   return v;
 }
 
+}  // namespace
+
+graph::Result<double> ParseNumberInRange(const std::string& flag, const std::string& value,
+                                         double lo, double hi) {
+  return ParseNumber(flag, value, lo, hi, false, "above %g and at most %g");
+}
+
 graph::Result<double> ParseNumberFromTo(const std::string& flag, const std::string& value,
                                         double lo, double hi) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || p != value.data() + value.size() || !(v >= lo) || !(v <= hi)) {
-    char range[96];
-    std::snprintf(range, sizeof range, " must be a number from %g to %g, got '", lo, hi);
-    return graph::InvalidArgument(flag + range + value + "'");
-  }
-  return v;
+  return ParseNumber(flag, value, lo, hi, true, "from %g to %g");
 }
 
 graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::string& value) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/duration.h"
 #include "graph/status.h"
 
 namespace frontend {
@@ -117,8 +118,8 @@ int CommandError(const CommandSpec& spec, const graph::Status& st);
 
 // "12.34 MiB", for command output.
 std::string FormatMib(int64_t bytes);
-// "12.345 ms" from seconds, for command output.
-std::string FormatMs(double seconds);
+// "12.345 ms" from seconds, for command output (graph/duration.h).
+using graph::FormatMs;
 
 // Refuses an output path whose directory is missing or not writable, so that a
 // command fails before its work rather than after; the error names `flag`.

@@ -7,13 +7,17 @@
 
 namespace graph::onnx_import {
 
-std::string Translation::UniqueName(const std::string& base) {
+std::string IrName(const std::string& base) {
   std::string name = base;
   for (char& ch : name) {
     if (ch == ':') ch = '_';
   }
   while (!name.empty() && (name[0] == '/' || name[0] == '^')) name.erase(0, 1);
-  if (name.empty()) name = "node";
+  return name.empty() ? "node" : name;
+}
+
+std::string Translation::UniqueName(const std::string& base) {
+  const std::string name = IrName(base);
   std::string candidate = name;
   for (int k = 1; names.count(candidate); ++k) candidate = name + "_" + std::to_string(k);
   names.insert(candidate);
@@ -158,8 +162,7 @@ std::string NodeContext::Constant(const std::string& suffix, const Tensor& value
 
 std::string NodeContext::IntConst(const std::string& suffix, const std::vector<int64_t>& v,
                                   DType t) {
-  return Constant(suffix,
-                  Tensor::FromInt64s(t, Shape({static_cast<int64_t>(v.size())}), v));
+  return Constant(suffix, Tensor::FromInt64s(t, Shape({static_cast<int64_t>(v.size())}), v));
 }
 
 std::string NodeContext::IntScalar(const std::string& suffix, int64_t v, DType t) {
@@ -306,7 +309,8 @@ Result<Tensor> TensorFromOnnx(const onnx::TensorProto& t, const std::string& whe
   int64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0) return InvalidArgument(where + ": negative dimension in a tensor");
-    if (d > 0 && n > (int64_t{1} << 40) / d) return InvalidArgument(where + ": tensor is too large");
+    if (d > 0 && n > (int64_t{1} << 40) / d)
+      return InvalidArgument(where + ": tensor is too large");
     n *= d;
   }
   Shape shape(dims);
@@ -334,9 +338,8 @@ Result<Tensor> TensorFromOnnx(const onnx::TensorProto& t, const std::string& whe
         break;
       case DType::kUInt32:
       case DType::kUInt64:
-        bytes = dt == DType::kUInt32
-                    ? PackAs<decltype(t.uint64_data()), uint32_t>(t.uint64_data())
-                    : PackAs<decltype(t.uint64_data()), uint64_t>(t.uint64_data());
+        bytes = dt == DType::kUInt32 ? PackAs<decltype(t.uint64_data()), uint32_t>(t.uint64_data())
+                                     : PackAs<decltype(t.uint64_data()), uint64_t>(t.uint64_data());
         break;
       case DType::kInt32:
         bytes = PackAs<decltype(t.int32_data()), int32_t>(t.int32_data());

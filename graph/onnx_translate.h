@@ -31,14 +31,18 @@ struct ValueInfo {
 };
 
 // The state of one import.
+// `base` as an IR node name: ':' (an output index to the IR) becomes '_', a
+// leading '/' or '^' (a control edge) is dropped; "node" when nothing is left.
+std::string IrName(const std::string& base);
+
 struct Translation {
   std::string path;  // the model file, for messages
   int opset = 0;     // of the default ("" / "ai.onnx") domain
   std::vector<NodeSpec> specs;
-  std::unordered_set<std::string> names;                   // IR node names in use
-  std::unordered_map<std::string, std::string> tensors;    // ONNX value -> IR tensor
-  std::unordered_map<std::string, Tensor> constants;       // ONNX value -> its value
-  std::unordered_map<std::string, ValueInfo> infos;        // ONNX value -> type
+  std::unordered_set<std::string> names;                 // IR node names in use
+  std::unordered_map<std::string, std::string> tensors;  // ONNX value -> IR tensor
+  std::unordered_map<std::string, Tensor> constants;     // ONNX value -> its value
+  std::unordered_map<std::string, ValueInfo> infos;      // ONNX value -> type
 
   // `base` made a valid IR node name not yet used (':' and a leading '^' would
   // read as output indices and control edges).
@@ -61,7 +65,7 @@ class NodeContext {
   const std::string& in(int i) const;
   DType dtype(int i) const;
   Shape shape(int i) const;
-  int rank(int i) const;  // -1 when unknown
+  int rank(int i) const;             // -1 when unknown
   const Tensor* value(int i) const;  // the input's value when it is a known constant
   // The input as integers; an error naming it when it is not a known constant.
   Result<std::vector<int64_t>> ints(int i, const char* what) const;

@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 namespace trainer {
 
 std::vector<at::Tensor> Strategy::EvaluatedParameters() const {
@@ -21,9 +23,16 @@ graph::Result<std::unique_ptr<Strategy>> MakeStrategy(const StrategyOptions& o, 
   if (o.name == "async") return MakeAsyncStrategy(o, pg, replica);
   if (o.name == "easgd") return MakeEasgdStrategy(o, pg, replica);
   if (o.name == "gossip") return MakeGossipStrategy(o, pg, replica);
+  GRAPH_RETURN_IF_ERROR(CheckStrategyName(o.name));
+  return graph::Internal("strategy '" + o.name + "' has a name and no constructor");
+}
+
+graph::Status CheckStrategyName(const std::string& name) {
+  const std::vector<std::string>& names = StrategyNames();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return graph::Status::Ok();
   std::string list;
-  for (const std::string& n : StrategyNames()) list += (list.empty() ? "" : ", ") + n;
-  return graph::InvalidArgument("unknown strategy '" + o.name + "' (known: " + list + ")");
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return graph::InvalidArgument("unknown strategy '" + name + "' (known: " + list + ")");
 }
 
 std::vector<std::vector<int64_t>> ParameterShapes(const Replica& r) {

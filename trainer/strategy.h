@@ -80,6 +80,8 @@ class Strategy {
 
 // The names MakeStrategy accepts, for usage messages.
 const std::vector<std::string>& StrategyNames();
+// Ok for a name MakeStrategy accepts, else the error naming it and the others.
+graph::Status CheckStrategyName(const std::string& name);
 
 graph::Result<std::unique_ptr<Strategy>> MakeStrategy(const StrategyOptions& opts, ProcessGroup* pg,
                                                       Replica* replica);

@@ -90,9 +90,7 @@ class Batches {
       b.steps_per_epoch_ = 1000;
       return b;
     }
-    if (o.data != "fashion-mnist") {
-      return graph::InvalidArgument("unknown --data '" + o.data + "' (fashion-mnist, synthetic)");
-    }
+    GRAPH_RETURN_IF_ERROR(CheckTrainData(o.data));
     for (const char* input : {"images", "labels"}) {
       if (forward.Find(input) < 0) {
         return graph::InvalidArgument(o.model + " has no input '" + input +
@@ -438,6 +436,11 @@ graph::Result<TrainReport> Train(const TrainOptions& o, const Rendezvous& rendez
   Run run(o, rendezvous);
   GRAPH_RETURN_IF_ERROR(run.Setup(rendezvous));
   return run.Train();
+}
+
+graph::Status CheckTrainData(const std::string& data) {
+  if (data == "fashion-mnist" || data == "synthetic") return graph::Status::Ok();
+  return graph::InvalidArgument("unknown --data '" + data + "' (fashion-mnist, synthetic)");
 }
 
 }  // namespace trainer

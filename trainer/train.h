@@ -67,6 +67,9 @@ struct TrainReport {
 
 graph::Result<TrainReport> Train(const TrainOptions& opts, const Rendezvous& rendezvous);
 
+// Ok for a TrainOptions::data the trainer reads (fashion-mnist, synthetic).
+graph::Status CheckTrainData(const std::string& data);
+
 // The per-step summary line: "t_f 1.2 ms, t_b 2.3 ms, t_comm 0.4 ms (0.1 ms not
 // overlapped, 25%), update 0.2 ms".
 std::string StepTimesLine(const TrainReport& r);

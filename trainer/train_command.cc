@@ -207,17 +207,10 @@ int ParseTrainFlags(const frontend::Args& args, TrainOptions* out, double* timeo
   *timeout_s = timeout;
   // Names checked here, as every other flag's value is: they were found only
   // once training started, and exited 1.
-  const std::vector<std::string>& strategies = StrategyNames();
-  if (std::find(strategies.begin(), strategies.end(), o.strategy.name) == strategies.end()) {
-    std::string list;
-    for (const std::string& n : strategies) list += (list.empty() ? "" : ", ") + n;
-    return frontend::UsageError(kSpec,
-                                "unknown strategy '" + o.strategy.name + "' (known: " + list + ")");
+  if (graph::Status st = CheckStrategyName(o.strategy.name); !st.ok()) {
+    return frontend::UsageError(kSpec, st);
   }
-  if (o.data != "fashion-mnist" && o.data != "synthetic") {
-    return frontend::UsageError(kSpec,
-                                "unknown --data '" + o.data + "' (fashion-mnist, synthetic)");
-  }
+  if (graph::Status st = CheckTrainData(o.data); !st.ok()) return frontend::UsageError(kSpec, st);
   if (args.Has("--report")) {
     if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
       return frontend::UsageError(kSpec, st);

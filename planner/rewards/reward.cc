@@ -1,12 +1,11 @@
 #include "planner/rewards/reward.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <functional>
 #include <map>
 #include <thread>
 
+#include "graph/duration.h"
 #include "sim/simulator.h"
 
 namespace planner::rewards {
@@ -27,12 +26,7 @@ std::string DescribeEvaluation(const Evaluation& e) {
     return (e.status.code() == graph::StatusCode::kOutOfMemory ? "out of memory: " : "failed: ") +
            e.status.message();
   }
-  // %.3f of a huge time runs to hundreds of digits and was cut off before its unit; past a
-  // billion ms (11 days) the exponent form says as much.
-  const double ms = e.step_s * 1e3;
-  char b[48];
-  std::snprintf(b, sizeof b, std::fabs(ms) < 1e9 ? "%.3f ms" : "%.4g ms", ms);
-  return b;
+  return graph::FormatMs(e.step_s);
 }
 
 std::vector<Evaluation> EvaluateAll(const RewardSource& reward,
