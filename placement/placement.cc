@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -65,9 +66,17 @@ graph::Status ReadOps(const yaml::Node& v, const std::string& key,
   return graph::Status::Ok();
 }
 
+// Digests are hexadecimal: a hand-edited file may spell them in capitals.
+bool SameDigest(const std::string& a, const std::string& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
 graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) {
   if (!root.IsMap()) return graph::InvalidArgument(path + ": a placement file is a YAML map");
   Placement p;
+  bool placement_seen = false;
   GRAPH_ASSIGN_OR_RETURN(const std::vector<yaml::Entry> entries, root.Entries("top level"));
   for (const yaml::Entry& e : entries) {
     const std::map<std::string, std::string*> strings = {{"model", &p.model},
@@ -84,6 +93,7 @@ graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) 
     } else if (e.key == "search") {
       GRAPH_RETURN_IF_ERROR(ReadStatistics(e.value, &p.search));
     } else if (e.key == "placement") {
+      placement_seen = true;
       GRAPH_RETURN_IF_ERROR(ReadOps(e.value, e.key, &p.ops));
     } else if (e.key == "gradients_apart") {
       GRAPH_RETURN_IF_ERROR(ReadOps(e.value, e.key, &p.gradients_apart));
@@ -91,7 +101,10 @@ graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) 
       return e.key_node.Error("unknown key '" + e.key + "'");
     }
   }
-  if (p.ops.empty()) return graph::InvalidArgument(path + ": no 'placement' map of ops to devices");
+  if (p.ops.empty()) {
+    return graph::InvalidArgument(path + (placement_seen ? ": 'placement' places no op"
+                                                          : ": no 'placement' map of ops to devices"));
+  }
   return p;
 }
 
@@ -138,11 +151,11 @@ graph::Result<Placement> ReadPlacement(const std::string& path) {
 
 graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
                                 const cluster::Cluster& c, const std::string& source) {
-  if (!p.model_digest.empty() && p.model_digest != ModelDigest(g)) {
+  if (!p.model_digest.empty() && !SameDigest(p.model_digest, ModelDigest(g))) {
     return graph::InvalidArgument(source + ": made for another model (digest " + p.model_digest +
                                   ", this model's is " + ModelDigest(g) + ")");
   }
-  if (!p.devices_digest.empty() && !c.digest.empty() && p.devices_digest != c.digest) {
+  if (!p.devices_digest.empty() && !c.digest.empty() && !SameDigest(p.devices_digest, c.digest)) {
     return graph::InvalidArgument(source + ": made for another devices file (digest " +
                                   p.devices_digest + ", " + c.source + "'s is " + c.digest + ")");
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
@@ -100,6 +101,13 @@ TEST(PlacementTest, OpsLeftOutAreCountedAndNamed) {
   EXPECT_EQ(st.message(), "p.yaml: 2 op(s) of the model have no device: 'a', 'b/c:d'");
 }
 
+TEST(PlacementTest, DigestsInCapitalsStillMatch) {
+  Placement p = SingleDevicePlacement(Model(), "cpu0");
+  for (char& ch : p.model_digest) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  ASSERT_NE(p.model_digest, ModelDigest(Model()));
+  EXPECT_TRUE(ValidatePlacement(p, Model(), Devices(), "p.yaml").ok());
+}
+
 TEST(PlacementTest, PlacementForAnotherModelIsRejected) {
   Placement p = SingleDevicePlacement(Model(), "cpu0");
   p.model_digest = "0123456789abcdef";
@@ -133,6 +141,9 @@ TEST(PlacementTest, BadYamlAndUnknownKeysAreOneLineErrors) {
   auto empty = ReadPlacement(Write("empty.yaml", "method: x\n"));
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().message().find("no 'placement' map"), std::string::npos);
+  auto none = ReadPlacement(Write("none.yaml", "placement: {}\n"));
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("none.yaml: 'placement' places no op"), std::string::npos);
   auto seconds =
       ReadPlacement(Write("seconds.yaml", "measured_step_s: -1\nplacement: {a: cpu0}\n"));
   ASSERT_FALSE(seconds.ok());
