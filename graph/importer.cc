@@ -52,6 +52,32 @@ ModelFormat DetectModelFormat(const std::string& contents) {
   return ModelFormat::kTextGraphDef;
 }
 
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A file that is not a GraphDef may be an ONNX file that is not a model: a
+// PyTorch user's .onnx should not be reported as a bad GraphDef alone.
+Result<Graph> ParseBinaryOrSayWhat(const std::string& contents, const std::string& path) {
+  Result<Graph> g = ParseBinaryGraphDef(contents, path);
+  if (g.ok()) return g;
+  if (IsOnnxGraphProto(contents)) {
+    return InvalidArgument(path +
+                           ": an ONNX GraphProto, not a model: save the whole ModelProto "
+                           "(onnx.save(model, path) or torch.onnx.export), not model.graph");
+  }
+  if (EndsWith(path, ".onnx")) {
+    return InvalidArgument(path +
+                           ": not an ONNX model (an ONNX file starts with the ModelProto's "
+                           "ir_version) and not a binary GraphDef either");
+  }
+  return g;
+}
+
+}  // namespace
+
 Result<Graph> ImportModelContents(const std::string& contents, const std::string& path,
                                   const InputShapes& shapes) {
   if (contents.empty()) return InvalidArgument(path + ": file is empty");
@@ -60,7 +86,7 @@ Result<Graph> ImportModelContents(const std::string& contents, const std::string
   auto text = [&] { return bom ? contents.substr(3) : contents; };
   switch (DetectModelFormat(contents)) {
     case ModelFormat::kBinaryGraphDef:
-      return ParseBinaryGraphDef(contents, path);
+      return ParseBinaryOrSayWhat(contents, path);
     case ModelFormat::kTextGraphDef:
       return ParseTextGraphDef(text(), path);
     case ModelFormat::kJsonGraphDef:

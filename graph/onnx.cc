@@ -410,6 +410,14 @@ Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
   return graph;
 }
 
+bool IsOnnxGraphProto(const std::string& contents) {
+  onnx::GraphProto g;
+  const google::protobuf::LogSilencer quiet;
+  if (!g.ParseFromString(contents) || g.node_size() == 0) return false;
+  return std::all_of(g.node().begin(), g.node().end(),
+                     [](const onnx::NodeProto& n) { return !n.op_type().empty(); });
+}
+
 std::vector<std::string> OnnxExternalDataFiles(const std::string& contents,
                                                const std::string& path) {
   onnx::ModelProto model;

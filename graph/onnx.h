@@ -33,6 +33,11 @@ constexpr int kMinOnnxOpset = 1;
 // ir_version, field 1, comes first in every writer's output).
 bool LooksLikeOnnx(const std::string& contents);
 
+// Whether the bytes are a bare ONNX GraphProto with nodes (a model's graph saved
+// without its ModelProto: onnx.save(model.graph)), to say so when they are
+// neither a model nor a GraphDef. False in a build without libonnx.
+bool IsOnnxGraphProto(const std::string& contents);
+
 // The IR names of the model's graph inputs (Placeholders, in the file's order,
 // initializers excluded) and graph outputs (Identity nodes, in order).
 struct OnnxSignature {

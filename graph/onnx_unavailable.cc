@@ -17,6 +17,8 @@ Result<Tensor> ReadOnnxTensor(const std::string& path, std::string* name) {
 
 std::vector<OnnxOpInfo> SupportedOnnxOps() { return {}; }
 
+bool IsOnnxGraphProto(const std::string& contents) { return false; }
+
 std::vector<std::string> OnnxExternalDataFiles(const std::string& contents,
                                                const std::string& path) {
   return {};

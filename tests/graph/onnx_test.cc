@@ -246,6 +246,24 @@ TEST(OnnxTest, TruncatedAndCorruptFilesGiveOneLineErrors) {
   }
 }
 
+// A PyTorch user's .onnx that is not a model is not reported as a bad GraphDef.
+TEST(OnnxTest, ABareGraphProtoOrGarbageNamedOnnxIsSaidSo) {
+  const std::string graph_only = LinearRelu().graph().SerializeAsString();
+  EXPECT_TRUE(IsOnnxGraphProto(graph_only));
+  auto g = ImportModelContents(graph_only, "graph.onnx");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message().rfind("graph.onnx: an ONNX GraphProto, not a model", 0), 0u)
+      << g.status().message();
+  auto junk = ImportModelContents(std::string("\x0a\xff\xff\x01junk", 8), "junk.onnx");
+  ASSERT_FALSE(junk.ok());
+  EXPECT_EQ(junk.status().message(),
+            "junk.onnx: not an ONNX model (an ONNX file starts with the ModelProto's ir_version) "
+            "and not a binary GraphDef either");
+  auto pb = ImportModelContents(std::string("\x0a\xff\xff\x01junk", 8), "junk.pb");
+  ASSERT_FALSE(pb.ok());
+  EXPECT_NE(pb.status().message().find("GraphDef"), std::string::npos);
+}
+
 TEST(OnnxTest, UnsupportedOpNamesTheNodeDomainAndOpset) {
   onnx::ModelProto m = Model(14);
   Input(&m, "x", {2, 2});
