@@ -55,7 +55,8 @@ ModelFormat DetectModelFormat(const std::string& contents) {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A file that is not a GraphDef may be an ONNX file that is not a model: a

@@ -119,6 +119,29 @@ bool IsControlFlow(const std::string& op) { return op == "If" || op == "Loop" ||
 // with domain_version of 13 ==> Context: Bad node spec ..."), said in ours
 // first: a model newer than the checker, an op ONNX does not define at the
 // model's opset, a node reading a value no earlier node made.
+// ONNX's checker requires a type, and for a tensor a shape (its dimensions
+// may be names), on every graph input and output; said here naming the value.
+// After --input-shape, which gives an input declared without one its shape.
+Status CheckSignatureTypes(const onnx::GraphProto& g, const std::string& path) {
+  for (const auto& [list, what] :
+       {std::pair{&g.input(), "input"}, std::pair{&g.output(), "output"}}) {
+    for (const onnx::ValueInfoProto& v : *list) {
+      const std::string where = path + ": graph " + what + " '" + v.name() + "'";
+      if (!v.has_type()) return InvalidArgument(where + " has no type (ONNX requires one)");
+      if (v.type().has_tensor_type() && !v.type().tensor_type().has_shape()) {
+        return InvalidArgument(where +
+                               " has no shape (ONNX requires one on the graph's inputs "
+                               "and outputs" +
+                               (list == &g.input() ? std::string("; give it with --input-shape ") +
+                                                         v.name() + "=D0,D1,...)"
+                                                   : std::string("; unknown sizes may be named, "
+                                                                 "e.g. 'batch')")));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status PreCheck(const onnx::ModelProto& m, int opset, const std::string& path) {
   if (m.ir_version() > onnx::IR_VERSION) {
     return Unimplemented(path + ": ONNX IR version " + std::to_string(m.ir_version()) +
@@ -386,6 +409,7 @@ Result<Graph> ImportOnnx(const std::string& contents, const std::string& path,
   GRAPH_RETURN_IF_ERROR(LoadExternalData(model.mutable_graph(), path));
   GRAPH_RETURN_IF_ERROR(PreCheck(model, t.opset, path));
   GRAPH_RETURN_IF_ERROR(FixInputShapes(model.mutable_graph(), shapes, path));
+  GRAPH_RETURN_IF_ERROR(CheckSignatureTypes(model.graph(), path));
   GRAPH_RETURN_IF_ERROR(CheckAndInfer(&model, path));
   const onnx::GraphProto& g = model.graph();
   for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {

@@ -69,7 +69,8 @@ graph::Status ReadOps(const yaml::Node& v, const std::string& key,
 // Digests are hexadecimal: a hand-edited file may spell them in capitals.
 bool SameDigest(const std::string& a, const std::string& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
   });
 }
 
@@ -102,8 +103,9 @@ graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) 
     }
   }
   if (p.ops.empty()) {
-    return graph::InvalidArgument(path + (placement_seen ? ": 'placement' places no op"
-                                                          : ": no 'placement' map of ops to devices"));
+    return graph::InvalidArgument(path + (placement_seen
+                                              ? ": 'placement' places no op"
+                                              : ": no 'placement' map of ops to devices"));
   }
   return p;
 }

@@ -330,6 +330,24 @@ TEST(OnnxTest, ControlFlowIsRefusedInOneLine) {
       << g.status().message();
 }
 
+TEST(OnnxTest, AGraphInputOrOutputWithoutTypeOrShapeIsNamed) {
+  onnx::ModelProto in = LinearRelu();
+  in.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  EXPECT_EQ(Import(in).status().message(),
+            "m.onnx: graph input 'x' has no shape (ONNX requires one on the graph's inputs and "
+            "outputs; give it with --input-shape x=D0,D1,...)");
+  onnx::ModelProto m = LinearRelu();
+  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  auto g = Import(m);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message().rfind("m.onnx: graph output 'y' has no shape", 0), 0u)
+      << g.status().message();
+  m.mutable_graph()->mutable_output(0)->clear_type();
+  g = Import(m);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(), "m.onnx: graph output 'y' has no type (ONNX requires one)");
+}
+
 TEST(OnnxTest, OpsOfOtherDomainsAreRefused) {
   onnx::ModelProto m = LinearRelu();
   onnx::OperatorSetIdProto* o = m.add_opset_import();

@@ -103,7 +103,8 @@ TEST(PlacementTest, OpsLeftOutAreCountedAndNamed) {
 
 TEST(PlacementTest, DigestsInCapitalsStillMatch) {
   Placement p = SingleDevicePlacement(Model(), "cpu0");
-  for (char& ch : p.model_digest) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  for (char& ch : p.model_digest)
+    ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   ASSERT_NE(p.model_digest, ModelDigest(Model()));
   EXPECT_TRUE(ValidatePlacement(p, Model(), Devices(), "p.yaml").ok());
 }
