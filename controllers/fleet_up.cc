@@ -368,7 +368,10 @@ int FleetCommand(int argc, char** argv) {
   if (plan.mode == "real") {
     // Only measured rewards get the hardware's verdict (sim ones are predictions).
     std::string note;
-    plan.search_flags = BonferroniSearchFlags(plan.search_flags, plan.controllers, &note);
+    graph::Result<std::vector<std::string>> flags =
+        BonferroniSearchFlags(plan.search_flags, plan.controllers, &note);
+    if (!flags.ok()) return frontend::UsageError(kSpec, flags.status().message());
+    plan.search_flags = std::move(*flags);
     if (!note.empty()) std::printf("%s\n", note.c_str());
   }
   plan.out = args->Get("-o");

@@ -42,8 +42,16 @@ bool ToNumber(const std::string& text, double* value) {
 
 }  // namespace
 
-std::vector<std::string> BonferroniSearchFlags(const std::vector<std::string>& flags,
-                                               int controllers, std::string* note) {
+// The fewest rounds whose smallest p-value, 2^-rounds, is below `alpha`
+// (planner/rewards/verdict.h's FewestRounds; this room is torch-free).
+int FewestRounds(double alpha) {
+  int rounds = 1;
+  while (std::ldexp(1.0, -rounds) >= alpha && rounds < 64) ++rounds;
+  return rounds;
+}
+
+graph::Result<std::vector<std::string>> BonferroniSearchFlags(const std::vector<std::string>& flags,
+                                                              int controllers, std::string* note) {
   note->clear();
   if (controllers <= 1) return flags;
   if (!flags.empty() && flags.back() == "--significance") return flags;  // the search says so
@@ -66,16 +74,25 @@ std::vector<std::string> BonferroniSearchFlags(const std::vector<std::string>& f
                 "fastest of their results keeps the level %g)",
                 controllers, alpha, controllers, value, alpha);
   *note = line;
+  const int needed = FewestRounds(each);
+  const FlagValue r = Find(flags, "--rounds");
   double rounds = kDefaultRounds;
-  if (const FlagValue r = Find(flags, "--rounds"); r.at >= 0) ToNumber(r.text, &rounds);
-  if (std::pow(2.0, -rounds) > each) {
-    const int needed = static_cast<int>(std::ceil(std::log2(1 / each)));
+  if (r.at >= 0 && !ToNumber(r.text, &rounds)) return out;  // the search says so
+  if (rounds >= needed) return out;
+  if (r.at >= 0) {
     std::snprintf(line, sizeof line,
-                  "; %g rounds cannot reach it (their smallest p-value is 2^-%g): no gain can be "
-                  "claimed; give -- --rounds %d or more",
-                  rounds, rounds, needed);
-    *note += line;
+                  "--rounds %g cannot reach the level each of the %d controllers tests at, %s "
+                  "(their smallest p-value is 2^-%g): give -- --rounds %d or more",
+                  rounds, controllers, value, rounds, needed);
+    return graph::InvalidArgument(line);
   }
+  out.push_back("--rounds");
+  out.push_back(std::to_string(needed));
+  std::snprintf(line, sizeof line,
+                "; the default %d rounds cannot reach it (their smallest p-value is 2^-%d), so "
+                "each measures %d",
+                kDefaultRounds, kDefaultRounds, needed);
+  *note += line;
   return out;
 }
 

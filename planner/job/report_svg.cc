@@ -141,6 +141,11 @@ std::string TimelineSvg(const SearchReport& report, const graph::Graph& g,
   const double plot_w = kWidth - kLeft - kRight;
   const int rows = static_cast<int>(c.devices.size());
   std::string s;
+  if (report.timeline_skipped) {
+    return Text(kLeft, timeline_top - 12,
+                Escape("the result (" + report.result_method +
+                       "): no step measured after the search (stopped by a signal)"));
+  }
   const double span = std::max(t.seconds * 1e6, 1e-3);
   auto TX = [&](double us) { return kLeft + plot_w * us / span; };
   s += Text(kLeft, timeline_top - 12,

@@ -39,6 +39,7 @@ struct SearchReport {
   std::optional<double> verdict_found_s, verdict_baseline_s;
   std::string result_method;  // the result's method, and the step of its timeline
   sim::StepStats timeline;
+  bool timeline_skipped = false;  // stopped by a signal: no step was measured after the search
 };
 
 std::string SearchReportSvg(const SearchReport& report, const graph::Graph& g,

@@ -44,9 +44,13 @@ constexpr double kPolicyPatienceFirstS = 30;
 // baseline (planner/rewards/verdict.h), printed: unless the gain is significant,
 // `*best` becomes the baseline; with real rewards both times become the
 // rounds' medians. Returns the sentence for the result and the rounds' medians.
+// Stopped by a signal during the rounds (`interrupted`): nothing is changed
+// and the rounds measured are in `rounds`.
 struct HardwareDecision {
   std::string text;
   std::optional<double> found_s, baseline_s;  // the rounds' medians, when they ran
+  bool interrupted = false;
+  int rounds = 0;
 };
 HardwareDecision DecideOnHardware(std::FILE* log, const rewards::RewardSource& hardware,
                                   bool real_rewards, const rewards::VerdictOptions& options,
@@ -61,12 +65,23 @@ HardwareDecision DecideOnHardware(std::FILE* log, const rewards::RewardSource& h
             {},
             {}};
   }
-  rewards::Verdict v = rewards::CompareOnHardware(hardware, best->device_of_node, baseline_devices,
-                                                  options, nullptr);
+  const volatile std::sig_atomic_t* stop = frontend::StopOnSignals::flag();
+  rewards::Verdict v =
+      rewards::CompareOnHardware(hardware, best->device_of_node, baseline_devices, options, stop);
+  // Stopped by a signal: the rounds measured decide if they can.
+  if (v.status.ok() && *stop && v.rounds < rewards::FewestRounds(options.alpha)) {
+    HardwareDecision d;
+    d.interrupted = true;
+    d.rounds = v.rounds;
+    return d;
+  }
   const std::string text = v.status.ok()
                                ? rewards::DescribeVerdict(v, baseline, options)
                                : "could not be measured against " + baseline + " (" +
                                      v.status.message() + "), so " + baseline + " is the result";
+  if (v.status.ok() && *stop) {
+    Say(log, "stopped by a signal after %d of %d rounds: they decide\n", v.rounds, options.rounds);
+  }
   Say(log, "on the hardware, %s (%s) against %s: %s\n", best->method.c_str(),
       frontend::FormatMs(best->step_s).c_str(), baseline.c_str(), text.c_str());
   HardwareDecision d{text, {}, {}};
@@ -261,6 +276,36 @@ graph::Status DropRowsAfter(const std::string& csv_path, int iterations) {
   return graph::WriteFileAtomic(csv_path, kept);
 }
 
+// A resumed search starts from its checkpoint, which is up to 30 s older than
+// the placement the stopped search wrote last (OUT.unverified when the
+// hardware judges, else -o): that placement, still valid for this model and
+// these devices, is evaluated again and offered, so that resuming after a
+// SIGKILL does not write a slower placement over it.
+void OfferLastWritten(const Session& s, search::Search* search) {
+  if (s.options.out_path.empty()) return;
+  const std::string path = s.options.out_path + (s.judged_on_hardware() ? ".unverified" : "");
+  if (!graph::CheckRegularFile(path).ok()) return;
+  auto not_offered = [&](const std::string& why) {
+    Say(s.log(), "resume: %s not offered to the search: %s\n", path.c_str(), why.c_str());
+  };
+  graph::Result<placement::Placement> p = placement::ReadPlacement(path);
+  if (!p.ok()) return not_offered(p.status().message());
+  if (graph::Status st = placement::ValidatePlacement(*p, s.forward(), s.cluster(), path);
+      !st.ok()) {
+    return not_offered(st.message());
+  }
+  if (!p->gradients_apart.empty()) return not_offered("it places gradients apart");
+  const std::vector<int> devices = placement::DeviceOfNode(*p, s.forward(), s.cluster());
+  const rewards::Evaluation e = s.reward->Evaluate(devices);
+  if (!e.status.ok()) return not_offered(rewards::DescribeEvaluation(e));
+  std::string method = p->method.substr(0, p->method.find(" (unverified"));
+  if (method.rfind("baseline ", 0) == 0) method = method.substr(9);
+  const bool kept = search->Offer(method, devices, e, search->iterations());
+  Say(s.log(), "resume: %s (%s) %s: %s\n", path.c_str(), method.c_str(),
+      s.real_rewards() ? "measured" : "simulated", frontend::FormatMs(e.step_s).c_str());
+  if (kept) Say(s.log(), "resume: it is the search's best\n");
+}
+
 // Creates (or resumes) the search, runs the baselines, warm-starts the policy,
 // joins the parameter server and opens the curve's file.
 graph::Status StartRun(Session& s, Run* run) {
@@ -291,6 +336,7 @@ graph::Status StartRun(Session& s, Run* run) {
       const sim::Simulator* costs,
       rewards::PlanningCosts(run->climb_on ? *run->climb_on : *s.reward, s.context, &own_costs));
   run->baselines = RunBaselines(s, *s.reward, costs, &search);
+  if (run->resumed && !StopRequested()) OfferLastWritten(s, &search);
   GRAPH_RETURN_IF_ERROR(run->WriteBest(s));
 
   const std::optional<refine::RefineStart>& best_baseline = run->baselines.best;
@@ -380,30 +426,46 @@ graph::Status Conclude(const Session& s, const Run& run, search::BestPlacement b
   // (sim rewards: a prediction; real ones: the best of many noisy samples),
   // and the placement to use is what an undecided verdict keeps.
   std::optional<search::BestPlacement> unverified;
+  std::string unverified_why = "stopped before the hardware's verdict";
   const bool stopped = StopRequested();
   const bool found_baseline = baseline && best.device_of_node == baseline->device_of_node;
+  auto not_decided = [&](const std::string& when) {
+    return "not decided: stopped " + when + ", so " + frontend::FormatMs(best.step_s) +
+           " is the search's own " +
+           (s.real_rewards() ? "measurement (the best of many noisy ones: biased low)"
+                             : "prediction") +
+           " and " + baseline->method + " is the result";
+  };
   if (on_hardware && baseline && stopped && !found_baseline) {
-    verdict_text = "not decided: stopped before the hardware's verdict, so " +
-                   frontend::FormatMs(best.step_s) + " is the search's own " +
-                   (s.real_rewards() ? "measurement (the best of many noisy ones: biased low)"
-                                     : "prediction") +
-                   " and " + baseline->method + " is the result";
+    verdict_text = not_decided("before the hardware's verdict");
     unverified = best;
   } else if (on_hardware && baseline) {  // after a signal: the baseline found again
     const std::string found_method = best.method;
     HardwareDecision d =
         DecideOnHardware(s.log(), *on_hardware, s.real_rewards(), o.verdict, baseline->method,
                          baseline->device_of_node, &*baseline_s, &best);
-    verdict_text = d.text;
+    if (d.interrupted) {
+      verdict_text = not_decided("during the hardware's verdict (" + std::to_string(d.rounds) +
+                                 " of " + std::to_string(o.verdict.rounds) + " rounds)");
+      Say(s.log(), "on the hardware, %s\n", verdict_text.c_str());
+      unverified = best;
+      unverified_why = "stopped during the hardware's verdict";
+    }
+    if (!d.interrupted) verdict_text = d.text;
     report.verdict_found_s = d.found_s;
     report.verdict_baseline_s = d.baseline_s;
     report.found_method = found_method;
-    if (!found_baseline) {
+    if (!found_baseline && !d.interrupted) {
       GRAPH_RETURN_IF_ERROR(s.WritePlacementOf(best, search.elapsed_s(), search.iterations()));
     }
+    if (!d.interrupted) s.RemoveUnverified();
   }
+  // After a signal the hardware runs no more steps: the result has no
+  // measured timeline.
+  const bool measure_no_more = StopRequested() && s.real_rewards();
   sim::StepStats timeline;
-  const rewards::Evaluation final_eval = s.reward->Timeline(best.device_of_node, &timeline);
+  const rewards::Evaluation final_eval =
+      measure_no_more ? rewards::Evaluation{} : s.reward->Timeline(best.device_of_node, &timeline);
   result->lower_bound_s = s.reward->LowerBoundSeconds();
   PrintResult(s.log(), o.reward, search, baseline ? baseline->method : "", baseline_s, best,
               verdict_text, result->lower_bound_s, final_eval.estimated_ops);
@@ -414,7 +476,8 @@ graph::Status Conclude(const Session& s, const Run& run, search::BestPlacement b
   if (unverified) {
     // -o gets the baseline; the found placement is kept beside it, labelled.
     best = *result->best_baseline;
-    GRAPH_RETURN_IF_ERROR(s.WriteUnverified(*unverified, search.elapsed_s(), search.iterations()));
+    GRAPH_RETURN_IF_ERROR(s.WriteUnverified(*unverified, search.elapsed_s(), search.iterations(),
+                                            unverified_why, true));
     GRAPH_RETURN_IF_ERROR(s.WritePlacementOf(best, search.elapsed_s(), search.iterations()));
   }
   result->best = best;
@@ -443,8 +506,9 @@ graph::Status Conclude(const Session& s, const Run& run, search::BestPlacement b
     report.verdict = verdict_text;
     report.result_method = best.method;
     // The result's step; after a signal the result is the baseline, not the found placement.
-    if (unverified) s.reward->Timeline(best.device_of_node, &timeline);
+    if (unverified && !measure_no_more) s.reward->Timeline(best.device_of_node, &timeline);
     report.timeline = timeline;
+    report.timeline_skipped = measure_no_more;
     GRAPH_RETURN_IF_ERROR(graph::WriteFileAtomic(
         o.svg_path, SearchReportSvg(report, s.reward->executed_graph(), s.cluster())));
     Say(s.log(), "picture: %s\n", o.svg_path.c_str());
@@ -482,15 +546,34 @@ graph::Status Session::WritePlacementOf(const search::BestPlacement& b, double s
 }
 
 graph::Status Session::WriteUnverified(const search::BestPlacement& b, double seconds,
-                                       int iterations) const {
+                                       int iterations, const std::string& why, bool say) const {
   if (options.out_path.empty()) return graph::Status::Ok();
   placement::Placement p = PlacementOf(b, seconds, iterations);
-  p.method += " (unverified: stopped before the hardware's verdict)";
+  p.method += " (unverified: " + why + ")";
   const std::string path = options.out_path + ".unverified";
   GRAPH_RETURN_IF_ERROR(placement::WritePlacement(path, p));
-  Say(log(), "unverified: %s (the search's best, which the hardware did not judge)\n",
-      path.c_str());
+  if (say) {
+    Say(log(), "unverified: %s (the search's best, which the hardware did not judge)\n",
+        path.c_str());
+  }
   return graph::Status::Ok();
+}
+
+void Session::RemoveUnverified() const {
+  if (options.out_path.empty()) return;
+  const std::string path = options.out_path + ".unverified";
+  if (std::remove(path.c_str()) == 0) {
+    Say(log(), "removed %s: the hardware has judged the search's best\n", path.c_str());
+  }
+}
+
+bool Session::judged_on_hardware() const {
+  if (real_rewards()) return true;
+  if (options.reward != "sim") return false;
+  for (const cluster::DeviceSpec& d : cluster().devices) {
+    if (d.kind == cluster::DeviceKind::kSim) return false;
+  }
+  return true;
 }
 
 graph::Status Session::Export(const std::vector<int>& device_of_node,
@@ -505,11 +588,26 @@ graph::Status Session::Export(const std::vector<int>& device_of_node,
 
 graph::Status Run::WriteBest(const Session& s) const {
   if (!search->best()) return graph::Status::Ok();
-  return s.WritePlacementOf(*search->best(), search->elapsed_s(), search->iterations());
+  return WriteBest(s, *search->best(), search->elapsed_s(), search->iterations());
+}
+
+graph::Status Run::WriteBest(const Session& s, const search::BestPlacement& b, double seconds,
+                             int iterations) const {
+  if (!s.judged_on_hardware() || !baselines.best) return s.WritePlacementOf(b, seconds, iterations);
+  const refine::RefineStart& base = *baselines.best;
+  GRAPH_RETURN_IF_ERROR(
+      s.WritePlacementOf(search::BestPlacement{base.method, base.step_s, base.device_of_node, 0, 0},
+                         seconds, iterations));
+  if (b.device_of_node == base.device_of_node) return graph::Status::Ok();
+  return s.WriteUnverified(b, seconds, iterations,
+                           "the search's best so far, not yet judged by "
+                           "the hardware",
+                           false);
 }
 
 graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
   GRAPH_RETURN_IF_ERROR(sources::CheckRewardName(o.reward));
+  GRAPH_RETURN_IF_ERROR(rewards::CheckVerdictOptions(o.verdict));
   if (!o.fleet_path.empty() != (o.reward == "fleet")) {
     return graph::InvalidArgument("--fleet FLEET goes with --reward fleet, and only with it");
   }
@@ -550,22 +648,23 @@ graph::Status RunSearchJob(const SearchJobOptions& options, SearchJobResult* res
   GRAPH_RETURN_IF_ERROR(OpenSession(options, &s));
   if (s.num_devices() == 1) return SearchOneDevice(s, result);
   Run run;
-  // From the baselines to the last climb, SIGINT or SIGTERM ends the search
+  // From the baselines to the verdict, SIGINT or SIGTERM ends the search
   // early with every file complete (a fleet stops its controllers so, whatever
-  // phase each is in); the verdict, which a signal skips, is past it.
+  // phase each is in): a verdict not reached or not finished leaves the found
+  // placement unverified.
   std::optional<frontend::StopOnSignals> stop_on_signals;
   if (options.stop_on_signals) stop_on_signals.emplace();
   graph::Status started = StartRun(s, &run);
   graph::Result<search::BestPlacement> best =
       started.ok() ? SearchPhases(s, run) : graph::Result<search::BestPlacement>(started);
-  stop_on_signals.reset();
-  result->stopped = StopRequested();
   if (run.search) {
     result->iterations = run.search->iterations();
     result->seconds = run.search->elapsed_s();
   }
   GRAPH_RETURN_IF_ERROR(best.status());
-  return Conclude(s, run, *best, result);
+  graph::Status concluded = Conclude(s, run, *best, result);
+  result->stopped = StopRequested();
+  return concluded;
 }
 
 }  // namespace planner::job

@@ -394,7 +394,7 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   best->iteration = search.iterations();
   best->found_at_s = search.elapsed_s() + climb.seconds;
   GRAPH_RETURN_IF_ERROR(
-      s.WritePlacementOf(*best, search.elapsed_s() + climb.seconds, search.iterations()));
+      run.WriteBest(s, *best, search.elapsed_s() + climb.seconds, search.iterations()));
   // The checkpoint keeps the climb's best too: a search stopped during the
   // climb and resumed climbed again from the policy's best, and wrote a slower
   // placement over the faster one in -o.

@@ -54,6 +54,9 @@ struct Session {
   const cluster::Cluster& cluster() const { return setup->cluster; }
   int num_devices() const { return static_cast<int>(cluster().devices.size()); }
   bool real_rewards() const { return hardware->measured(); }
+  // Every device is real: the hardware judges the found placement against the
+  // best baseline before it is the result (real rewards, or sim ones checked).
+  bool judged_on_hardware() const;
 
   // The placement file for `b`, found after `seconds` and `iterations` updates.
   placement::Placement PlacementOf(const search::BestPlacement& b, double seconds,
@@ -61,10 +64,13 @@ struct Session {
   // Writes it to out_path, if given.
   graph::Status WritePlacementOf(const search::BestPlacement& b, double seconds,
                                  int iterations) const;
-  // A found placement the hardware never judged (a signal came first), to
-  // OUT.unverified beside out_path, if given; its method says so.
-  graph::Status WriteUnverified(const search::BestPlacement& b, double seconds,
-                                int iterations) const;
+  // A found placement the hardware has not judged, to OUT.unverified beside
+  // out_path, if given; its method says so with `why` ("stopped before the
+  // hardware's verdict"); `say`: the log names the file.
+  graph::Status WriteUnverified(const search::BestPlacement& b, double seconds, int iterations,
+                                const std::string& why, bool say) const;
+  // Removes a stale OUT.unverified once the hardware has judged.
+  void RemoveUnverified() const;
   // The model with `device_of_node` as TensorFlow device strings, and the
   // device of each PyTorch module, to their paths, if given.
   graph::Status Export(const std::vector<int>& device_of_node, const std::string& method) const;
@@ -94,8 +100,13 @@ struct Run {
   std::ofstream csv;
   std::vector<CurvePoint> curve;
 
-  // The search's best so far to out_path.
+  // The search's best so far (or `b`) to out_path; when the hardware will
+  // judge it, out_path holds the best baseline (what an undecided verdict
+  // keeps) and the best so far waits in OUT.unverified, so that a search
+  // killed outright leaves no unjudged placement as its result.
   graph::Status WriteBest(const Session& s) const;
+  graph::Status WriteBest(const Session& s, const search::BestPlacement& b, double seconds,
+                          int iterations) const;
 };
 
 // Every baseline for the devices (planner/baselines/baselines.h), evaluated on `reward`,

@@ -41,10 +41,19 @@ struct Verdict {
 
 // Measures `candidate` and `incumbent` (forward placements) in options.rounds
 // interleaved rounds on `reward` and tests the candidate's gain. Stops early
-// (status ok, fewer rounds) when *stop becomes nonzero.
+// (status ok, fewer rounds) when *stop becomes nonzero: the rounds measured
+// are tested as they are (a signal's timing does not depend on the
+// measurements, so stopping on it biases nothing).
 Verdict CompareOnHardware(const RewardSource& reward, const std::vector<int>& candidate,
                           const std::vector<int>& incumbent, const VerdictOptions& options,
                           const volatile std::sig_atomic_t* stop);
+
+// The fewest rounds whose smallest p-value (2^-rounds) is below `alpha`.
+int FewestRounds(double alpha);
+
+// Whether options.rounds can ever reach options.alpha: if not, an error
+// naming --rounds and --significance and the fewest rounds that can.
+graph::Status CheckVerdictOptions(const VerdictOptions& options);
 
 // "8.2% faster than expert (median ratio 0.918, 90% interval 0.90-0.94,
 // Wilcoxon p = 0.002 over 9 interleaved rounds)", or "no significant

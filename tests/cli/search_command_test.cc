@@ -678,158 +678,15 @@ TEST(SearchCommandTest, RealRewardSearchOfAChainClaimsNoGain) {
   for (const std::string& f : {model, out, out + ".ckpt"}) std::remove(f.c_str());
 }
 
-// Starts `cmd` with stdout to `log` ("/dev/null" to drop it), waits (up to
-// `wait_ms`) until it has written `out`, lets it run half a second more, sends
-// SIGTERM and returns its wait status.
-// Runs `cmd`, stdout to `log`, and sends it `sig` half a second after `out`
-// is first written (or after `wait_ms` without it); returns its wait status.
-int TermAfterFirstWrite(const std::string& cmd, const std::string& out, const std::string& log,
-                        int wait_ms, int sig = SIGTERM) {
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    freopen(log.c_str(), "w", stdout);
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  for (int i = 0; i < wait_ms / 50 && Slurp(out).empty(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill(pid, sig);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
-}
-
-TEST(SearchCommandTest, ASignalBeforeTheVerdictClaimsNoGainAndWritesTheBaseline) {
-  // Stopped before the hardware judged it, the found placement's own figure
-  // (the best of many noisy measurements) is no result: -o gets the baseline,
-  // and the found placement, if it differs, goes beside it labelled.
-  const std::string model = Temp("sig_real.pb"), out = Temp("sig_real.yaml"),
-                    log = Temp("sig_real.out");
-  ASSERT_EQ(Planner("zoo two_branch -o " + model).code, 0);
-  const std::string cmd = std::string(PLANNER_BIN) + " search " + model + " " +
-                          Config("local-2cpu") + " --reward real --steps 2 --budget 10m --config " +
-                          PLANNER_CONFIGS_DIR + "/../tests/planner/search_small.yaml -o " + out;
-  const int status = TermAfterFirstWrite(cmd, out, log, 60000);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
-  const std::string printed = Slurp(log);
-  EXPECT_EQ(printed.find("% faster than the best baseline"), std::string::npos) << printed;
-  EXPECT_NE(Slurp(out).find("method: baseline "), std::string::npos) << Slurp(out);
-  const std::string unverified = Slurp(out + ".unverified");
-  if (printed.find("not decided: stopped before the hardware's verdict") != std::string::npos) {
-    EXPECT_NE(unverified.find("(unverified: stopped before the hardware's verdict)"),
-              std::string::npos)
-        << unverified;
-  } else {
-    EXPECT_NE(printed.find("no improvement over "), std::string::npos) << printed;
-    EXPECT_EQ(unverified, "");
-  }
-  for (const std::string& f : {model, out, out + ".ckpt", out + ".unverified", log}) {
-    std::remove(f.c_str());
-  }
-}
-
 TEST(SearchCommandTest, BadVerdictFlagsAreOneLineErrors) {
   for (const char* flags :
-       {"--rounds 0", "--significance 0", "--significance 0.7", "--significance x"}) {
+       {"--rounds 0", "--significance 0", "--significance 0.7", "--significance x", "--rounds 4"}) {
     RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " " + flags);
     EXPECT_EQ(r.code, 2) << flags;
     EXPECT_EQ(Lines(r.err), 1) << flags << ": " << r.err;
     const std::string flag(flags, std::strchr(flags, ' '));
     EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
   }
-}
-
-TEST(SearchCommandTest, SigtermLeavesValidFiles) {
-  const std::string out = Temp("sig.yaml"), csv = Temp("sig.csv");
-  const std::string cmd = std::string(PLANNER_BIN) + " search " + SmallRnnlm() + " " +
-                          Config("k40-paper-2gpu") + " --budget 10m --config " +
-                          PLANNER_CONFIGS_DIR + "/../tests/planner/search_small.yaml -o " + out +
-                          " --csv " + csv;
-  // Stopped once the search has written its first placement.
-  const int status = TermAfterFirstWrite(cmd, out, "/dev/null", 30000);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
-  RunResult sim =
-      Planner("simulate " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " --placement " + out);
-  EXPECT_EQ(sim.code, 0) << sim.err;
-  EXPECT_EQ(Slurp(out + ".ckpt").empty(), false) << "the checkpoint is written on the way out";
-  for (const std::string& f : {out, out + ".ckpt", csv}) std::remove(f.c_str());
-}
-
-TEST(SearchCommandTest, ASearchKilledOutrightAfterItsWarmStartCanBeResumed) {
-  // SIGKILL leaves no chance to save: the checkpoint written once the policy
-  // is set up is what a resume starts from (the periodic one comes at 30 s,
-  // after this test's 20 s wait).
-  const std::string out = Temp("kill.yaml"), ckpt = out + ".ckpt";
-  const std::string cmd = std::string(PLANNER_BIN) + " search " + SmallRnnlm() + " " +
-                          Config("k40-paper-2gpu") + " --budget 10m --config " +
-                          PLANNER_CONFIGS_DIR + "/../tests/planner/search_small.yaml -o " + out;
-  const int status = TermAfterFirstWrite(cmd, ckpt, "/dev/null", 20000, SIGKILL);
-  ASSERT_TRUE(WIFSIGNALED(status));
-  ASSERT_FALSE(Slurp(ckpt).empty()) << "no checkpoint 20 s into the search";
-  RunResult resumed =
-      Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
-              " --iterations 3 --refine 0 --config " + std::string(PLANNER_CONFIGS_DIR) +
-              "/../tests/planner/search_small.yaml --resume " + ckpt);
-  ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_NE(resumed.out.find("resumed " + ckpt + ": "), std::string::npos) << resumed.out;
-  for (const std::string& f : {out, ckpt}) std::remove(f.c_str());
-}
-
-// "simulated_step_s: X" of a placement file, or -1.
-double SimulatedStep(const std::string& placement) {
-  const std::string text = Slurp(placement);
-  const size_t at = text.find("simulated_step_s: ");
-  return at == std::string::npos ? -1 : std::atof(text.c_str() + at + 18);
-}
-
-// The climb's best was written to -o but not to the checkpoint: a resumed
-// search started again from the policy's best and wrote it over the climb's
-// faster placement.
-TEST(SearchCommandTest, AResumedSearchKeepsTheClimbsBest) {
-  // A small NMT, where 3 s of climbing pass metis's placement (the RNNLM's
-  // best is one GPU, which the climb keeps).
-  const std::string nmt = Temp("nmt.pb");
-  ASSERT_EQ(Planner("zoo nmt --layers 2 --sizes small --steps 5 -o " + nmt).code, 0);
-  const std::string out = Temp("climbed.yaml"), ckpt = out + ".ckpt";
-  RunResult first = Planner("search " + nmt + " " + Config("k40-paper-2gpu") +
-                            " --iterations 2 --refine 3s" + kSmallConfig + " -o " + out);
-  ASSERT_EQ(first.code, 0) << first.err;
-  const double climbed = SimulatedStep(out);
-  ASSERT_GT(climbed, 0) << Slurp(out);
-  ASSERT_NE(Slurp(out).find("+refine"), std::string::npos) << "the climb found nothing:\n"
-                                                           << first.out;
-  RunResult resumed =
-      Planner("search " + nmt + " " + Config("k40-paper-2gpu") + " --iterations 3 --refine 0" +
-              kSmallConfig + " -o " + out + " --resume " + ckpt);
-  ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_LE(SimulatedStep(out), climbed) << resumed.out;
-  for (const std::string& f : {nmt, out, ckpt}) std::remove(f.c_str());
-}
-
-// A search killed outright wrote CSV rows past its last checkpoint; resumed, it
-// wrote those updates' numbers again.
-TEST(SearchCommandTest, AResumedSearchDropsTheCsvRowsPastItsCheckpoint) {
-  const std::string out = Temp("rows.yaml"), ckpt = out + ".ckpt", csv = Temp("rows.csv");
-  const std::string run = "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
-                          " --refine 0" + kSmallConfig + " -o " + out + " --csv " + csv;
-  ASSERT_EQ(Planner(run + " --iterations 2").code, 0);
-  {
-    std::ofstream rows(csv, std::ios::app);  // as if killed after 2 more updates
-    rows << "3,1,1,1,0,1,1,0.01,1\n4,1,1,1,0,1,1,0.01,1\n";
-  }
-  RunResult resumed = Planner(run + " --iterations 4 --resume " + ckpt);
-  ASSERT_EQ(resumed.code, 0) << resumed.err;
-  std::istringstream lines(Slurp(csv));
-  std::vector<int> iterations;
-  std::string line;
-  std::getline(lines, line);  // the header
-  while (std::getline(lines, line)) iterations.push_back(std::atoi(line.c_str()));
-  EXPECT_EQ(iterations, (std::vector<int>{1, 2, 3, 4})) << Slurp(csv);
-  for (const std::string& f : {out, ckpt, csv}) std::remove(f.c_str());
 }
 
 // A TF.js model's weights live in files beside its model.json: --csv named one
@@ -848,18 +705,6 @@ TEST(SearchCommandTest, AnOutputOverAModelsWeightsFileIsRefusedBeforeAnyWork) {
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "planner search: " + bin + ": --csv would overwrite the model's weights file\n");
   EXPECT_EQ(Slurp(bin), before);
-}
-
-TEST(SearchCommandTest, ResumingAMissingCheckpointIsOneLineNamingIt) {
-  const std::string missing = Temp("never-saved.ckpt");
-  RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + kFast +
-                        " --resume " + missing);
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(Lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(missing + ": no checkpoint to resume (No such file or directory)"),
-            std::string::npos)
-      << r.err;
-  EXPECT_EQ(r.err.find("fopen"), std::string::npos) << "LibTorch's words: " << r.err;
 }
 
 }  // namespace

@@ -218,7 +218,7 @@ TEST(FleetUp, ServerTwoControllersFourWorkersSurviveAKilledWorker) {
   const std::string real = Dir() + "/run-real";
   RunResult r = Planner("fleet up local:2x2 " + Model("emotion") + " " + Config("local-2cpu") +
                         " --mode real --dir " + real + " -o " + real +
-                        "/best.yaml -- --iterations 1 --steps 1 --rounds 3 --refine 0");
+                        "/best.yaml -- --iterations 1 --steps 1 --rounds 6 --refine 0");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   for (int c = 1; c <= 2; ++c) {
     const std::vector<long> n = Counts(Slurp(real + "/controller-" + std::to_string(c) + ".log"));

@@ -139,7 +139,7 @@ TEST(FleetSearch, RealRewardsOnALoopbackFleetReachAVerdict) {
   }
   RunResult r = Planner("search " + Model("emotion") + " " + Config("local-2cpu") +
                         " --reward fleet --fleet " + fleet +
-                        " --iterations 1 --steps 1 --rounds 3 --refine 0");
+                        " --iterations 1 --steps 1 --rounds 5 --refine 0");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("  on hardware  "), std::string::npos) << r.out;
   const std::vector<long> n = FleetCounts(r.out);
