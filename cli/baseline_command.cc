@@ -57,22 +57,13 @@ int Run(const frontend::Args& args) {
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     o.steps = static_cast<int>(*v);
   }
-  for (const char* flag : {"-o", "--export-graphdef", "--export-modules"}) {
-    if (args.Has(flag)) {
-      if (graph::Status st = frontend::CheckOutputWritable(flag, args.Get(flag)); !st.ok())
-        return frontend::CommandError(kSpec, st);
-    }
-  }
   o.model_path = args.positional()[0];
   o.devices_path = args.positional()[1];
-  std::vector<std::pair<std::string, std::string>> inputs = frontend::ModelInputFiles(o.model_path);
-  inputs.insert(inputs.end(), {{"the devices file", o.devices_path},
-                               {"--profile's file", args.Get("--profile")}});
-  if (graph::Status st =
-          frontend::CheckDistinctFiles({{"-o", args.Get("-o")},
-                                        {"--export-graphdef", args.Get("--export-graphdef")},
-                                        {"--export-modules", args.Get("--export-modules")}},
-                                       inputs);
+  if (graph::Status st = frontend::CheckOutputsBeforeWork(
+          {{"-o", args.Get("-o")},
+           {"--export-graphdef", args.Get("--export-graphdef")},
+           {"--export-modules", args.Get("--export-modules")}},
+          o.model_path, o.devices_path, {{"--profile's file", args.Get("--profile")}});
       !st.ok())
     return frontend::CommandError(kSpec, st);
   o.method = args.Get("--method", "all");

@@ -35,10 +35,11 @@ const frontend::CommandSpec kSpec{
 int Run(const frontend::Args& args) {
   const std::string& model_path = args.positional()[0];
   const std::string& devices_path = args.positional()[1];
-  if (args.Has("--trace")) {  // before the work, not after it
-    if (graph::Status st = frontend::CheckOutputWritable("--trace", args.Get("--trace")); !st.ok())
-      return frontend::CommandError(kSpec, st);
-  }
+  if (graph::Status st = frontend::CheckOutputsBeforeWork(
+          {{"--trace", args.Get("--trace")}}, model_path, devices_path,
+          {{"--placement's file", args.Get("--placement")}});
+      !st.ok())
+    return frontend::CommandError(kSpec, st);
   runtime::MeasureOptions options;
   graph::InferenceOptions inference;
   graph::TrainingOptions training_options;

@@ -59,6 +59,12 @@ int Run(const frontend::Args& args) {
         kSpec, "--gpu-links must be step or copies, not '" + args.Get("--gpu-links") + "'");
   }
   const std::string out = args.Get("-o");
+  // Checked before the measurements, not after them (the profile given is
+  // extended: an input of its own, but not the model or the devices file).
+  if (graph::Status st = frontend::CheckOutputsBeforeWork({{"-o", out}}, args.positional()[0],
+                                                          args.positional()[1]);
+      !st.ok())
+    return frontend::CommandError(kSpec, st);
   auto setup = frontend::LoadPlacedTraining(args.positional()[0], args.positional()[1], "",
                                             inference, training);
   if (!setup.ok()) return frontend::CommandError(kSpec, setup.status());

@@ -54,10 +54,12 @@ int Run(const frontend::Args& args) {
     return frontend::UsageError(kSpec, "--steps counts --check's measured steps: give --check");
   }
   const std::string& model_path = args.positional()[0];
-  if (args.Has("--trace")) {  // before the work, not after it
-    if (graph::Status st = frontend::CheckOutputWritable("--trace", args.Get("--trace")); !st.ok())
-      return frontend::CommandError(kSpec, st);
-  }
+  if (graph::Status st = frontend::CheckOutputsBeforeWork(
+          {{"--trace", args.Get("--trace")}}, model_path, args.positional()[1],
+          {{"--placement's file", args.Get("--placement")},
+           {"--profile's file", args.Get("--profile")}});
+      !st.ok())
+    return frontend::CommandError(kSpec, st);
   auto setup = frontend::LoadPlacedTraining(model_path, args.positional()[1],
                                             args.Get("--placement"), inference, training);
   if (!setup.ok()) return frontend::CommandError(kSpec, setup.status());

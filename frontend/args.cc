@@ -301,11 +301,15 @@ graph::Status CheckOutputWritable(const std::string& flag, const std::string& pa
   const std::string dir = slash == std::string::npos ? "."
                           : slash == 0               ? "/"
                                                      : path.substr(0, slash);
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+    return graph::IoError(path + ": cannot write " + flag + " output ('" + dir +
+                          "' is a file, not a directory)");
+  }
   if (access(dir.c_str(), W_OK) != 0) {
     return graph::IoError(path + ": cannot write " + flag + " output (directory '" + dir +
                           "' is missing or not writable)");
   }
-  struct stat st;
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     return graph::IoError(path + ": cannot write " + flag + " output (" +
                           (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") + ")");

@@ -27,6 +27,19 @@ std::vector<std::pair<std::string, std::string>> ModelInputFiles(const std::stri
   return files;
 }
 
+graph::Status CheckOutputsBeforeWork(
+    const std::vector<std::pair<std::string, std::string>>& outputs, const std::string& model_path,
+    const std::string& devices_path,
+    const std::vector<std::pair<std::string, std::string>>& other_inputs) {
+  for (const auto& [flag, path] : outputs) {
+    if (!path.empty()) GRAPH_RETURN_IF_ERROR(CheckOutputWritable(flag, path));
+  }
+  std::vector<std::pair<std::string, std::string>> inputs = ModelInputFiles(model_path);
+  inputs.push_back({"the devices file", devices_path});
+  inputs.insert(inputs.end(), other_inputs.begin(), other_inputs.end());
+  return CheckDistinctFiles(outputs, inputs);
+}
+
 std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own) {
   own.push_back(BatchFlag());
   own.push_back(InputShapeFlag());

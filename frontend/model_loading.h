@@ -60,6 +60,14 @@ FlagSpec InputShapeFlag();  // --input-shape NAME=D0,D1,... (repeatable)
 // its weight or external data files ("the model's weights file"), so that no
 // output is written over one.
 std::vector<std::pair<std::string, std::string>> ModelInputFiles(const std::string& model_path);
+// A command's outputs (flag, path; an empty path is not given), checked before
+// its work: each writable (CheckOutputWritable), none named twice, and none
+// over the model (its weight files included), the devices file or
+// `other_inputs` (what names it, path). The errors name the flag and the file.
+graph::Status CheckOutputsBeforeWork(
+    const std::vector<std::pair<std::string, std::string>>& outputs, const std::string& model_path,
+    const std::string& devices_path,
+    const std::vector<std::pair<std::string, std::string>>& other_inputs = {});
 // A command's own flags, then those of ParseTrainingFlags: --batch,
 // --input-shape and --optimizer.
 std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own);

@@ -123,4 +123,23 @@ TEST(MeasureCommandTest, UnwritableTraceIsAnErrorNamingThePath) {
   EXPECT_NE(r.err.find("/nonexistent/dir/t.json"), std::string::npos) << r.err;
 }
 
+// --trace named an input (the model, the devices file) and overwrote it.
+TEST(MeasureCommandTest, ATraceOverAnInputOrUnderAFileIsRefusedBeforeAnyWork) {
+  const std::string devices = Config("local-2cpu"), before = Slurp(devices);
+  RunResult over =
+      Planner("measure --steps 1 --trace " + devices + " " + Model("emotion") + " " + devices);
+  EXPECT_EQ(over.code, 1);
+  EXPECT_EQ(over.err,
+            "planner measure: " + devices + ": --trace would overwrite the devices file\n");
+  EXPECT_EQ(Slurp(devices), before);
+  RunResult under = Planner("measure --steps 1 --trace " + devices + "/t.json " + Model("emotion") +
+                            " " + devices);
+  EXPECT_EQ(under.code, 1);
+  EXPECT_NE(
+      under.err.find("cannot write --trace output ('" + devices + "' is a file, not a directory)"),
+      std::string::npos)
+      << under.err;
+  EXPECT_EQ(under.out, "") << "refused before measuring";
+}
+
 }  // namespace

@@ -81,4 +81,19 @@ TEST(ProfileCommandTest, AnUnknownOpTimeOrGpuLinksIsAOneLineErrorNamingIt) {
   }
 }
 
+// -o's directory was checked after the measurements, which were then lost.
+TEST(ProfileCommandTest, AnUnwritableOutputOrOneOverTheModelIsRefusedBeforeMeasuring) {
+  RunResult missing = Planner("profile " + Model("emotion") + " " + Config("local-2cpu") +
+                              " -o /nonexistent/dir/p.profile");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_EQ(missing.err,
+            "planner profile: /nonexistent/dir/p.profile: cannot write -o output (directory "
+            "'/nonexistent/dir' is missing or not writable)\n");
+  EXPECT_EQ(missing.out, "");
+  RunResult model = Planner("profile " + Model("emotion") + " " + Config("local-2cpu") + " -o " +
+                            Model("emotion"));
+  EXPECT_EQ(model.code, 1);
+  EXPECT_EQ(model.err, "planner profile: " + Model("emotion") + ": -o would overwrite the model\n");
+}
+
 }  // namespace
