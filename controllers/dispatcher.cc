@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <deque>
 
+#include "frontend/stop_signals.h"
 #include "wire/codec.h"
 #include "wire/timeline.h"
 
@@ -85,6 +86,11 @@ graph::Status Dispatcher::WaitForWorkers(int n) {
   const auto start = Clock::now();
   int shown = -1;
   while (registered() < n) {
+    if (frontend::StopOnSignals::requested()) {
+      return graph::Status(
+          graph::StatusCode::kUnavailable,
+          o_.source + ": stopped by a signal while waiting for workers at " + endpoint());
+    }
     if (Seconds(Clock::now() - start) > o_.register_timeout_s) {
       std::string where = endpoint();  // where workers connect, or those it connects to
       if (!o_.connect.empty()) {
@@ -133,13 +139,18 @@ std::vector<Outcome> Dispatcher::Run(const wire::WireModel& model, EvalMode mode
   Pump(0, &run);  // what arrived between runs: heartbeats, hellos
   while (run.remaining > 0) {
     Assign(&run);
-    if (workers_.empty() &&
-        Seconds(Clock::now() - std::max(empty_since_, run.start)) > o_.register_timeout_s) {
+    // With no worker left, a signal ends the wait for one (the search stops
+    // after this update); else register_timeout_s does.
+    const bool stopped = frontend::StopOnSignals::requested();
+    if (workers_.empty() && (stopped || Seconds(Clock::now() - std::max(empty_since_, run.start)) >
+                                            o_.register_timeout_s)) {
+      char within[32];
+      std::snprintf(within, sizeof within, "%g", o_.register_timeout_s);
       for (int j : run.pending) {
-        run.outcomes[j].status =
-            graph::Status(graph::StatusCode::kUnavailable,
-                          "no fleet worker registered at " + endpoint() + " for " +
-                              std::to_string(o_.register_timeout_s) + " s");
+        run.outcomes[j].status = graph::Status(
+            graph::StatusCode::kUnavailable,
+            stopped ? "stopped by a signal with no fleet worker at " + endpoint()
+                    : "no fleet worker registered at " + endpoint() + " for " + within + " s");
         run.done[j] = true;
         --run.remaining;
       }

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -22,6 +23,7 @@
 
 #include "controllers/fleet_verdict.h"
 #include "frontend/args.h"
+#include "frontend/model_loading.h"
 #include "frontend/stop_signals.h"
 #include "graph/file_util.h"
 #include "placement/placement.h"
@@ -67,12 +69,25 @@ struct Child {
   std::string what;  // "ps", "controller 1", "worker 1.2"
   std::string log;
   pid_t pid = -1;
-  std::optional<int> exit_code;  // once reaped; -1: killed by a signal
+  std::optional<int> exit_code;  // once reaped; -1: killed by a signal...
+  int signal = 0;                // ...this one
+
+  // "exit 1", "killed by signal 9 (Killed)".
+  std::string HowItEnded() const {
+    if (signal)
+      return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+    return "exit " + std::to_string(exit_code.value_or(0));
+  }
+  void Ended(int status) {
+    exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (WIFSIGNALED(status)) signal = WTERMSIG(status);
+  }
 };
 
 // Runs this program with `args`, its output in `log`; it gets SIGTERM when we die.
 graph::Result<pid_t> Spawn(const std::vector<std::string>& args, const std::string& log) {
   const pid_t parent = ::getpid();
+  std::fflush(nullptr);  // else the child writes our buffered lines again when it exits
   const pid_t pid = ::fork();
   if (pid < 0) return graph::IoError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
@@ -97,9 +112,7 @@ void Reap(std::vector<Child>& children) {
   for (Child& c : children) {
     if (c.exit_code || c.pid < 0) continue;
     int status = 0;
-    if (::waitpid(c.pid, &status, WNOHANG) == c.pid) {
-      c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
+    if (::waitpid(c.pid, &status, WNOHANG) == c.pid) c.Ended(status);
   }
 }
 
@@ -115,7 +128,7 @@ void Stop(std::vector<Child*> children, double grace_s) {
       if (c->exit_code) continue;
       int status = 0;
       if (::waitpid(c->pid, &status, WNOHANG) == c->pid) {
-        c->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        c->Ended(status);
       } else {
         running = true;
       }
@@ -126,8 +139,9 @@ void Stop(std::vector<Child*> children, double grace_s) {
   for (Child* c : children) {
     if (c->exit_code) continue;
     ::kill(c->pid, SIGKILL);
-    ::waitpid(c->pid, nullptr, 0);
-    c->exit_code = -1;
+    int status = 0;
+    ::waitpid(c->pid, &status, 0);
+    c->Ended(status);
   }
 }
 
@@ -221,7 +235,7 @@ void PrintProgress(const std::vector<Child*>& controllers, std::vector<std::stri
     const Child* c = controllers[i];
     std::string state;
     if (c->exit_code) {
-      state = *c->exit_code == 0 ? "done" : "failed (exit " + std::to_string(*c->exit_code) + ")";
+      state = *c->exit_code == 0 ? "done" : "failed (" + c->HowItEnded() + ")";
     } else {
       state = LastLineOf(c->log, {"fleet: ", "update ", "policy search: ", "refine: "});
       if (state.empty()) state = "starting";
@@ -242,7 +256,11 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
   for (const Child* c : controllers) {
     const std::string found = LastLineOf(c->log, {"  best found"});
     std::printf("%s: %s\n", c->what.c_str(),
-                found.empty() ? "no result (see its log)" : found.c_str() + 2);
+                !found.empty()      ? found.c_str() + 2
+                : c->exit_code == 0 ? "no result (see its log)"
+                                    : ("failed (" + c->HowItEnded() +
+                                       "): its best so far, if it wrote one, is kept")
+                                          .c_str());
     // A controller that failed said why in one line: say it here, not only in its log.
     const std::string why = LastLineOf(c->log, {"planner search: "});
     if (c->exit_code != 0 && !why.empty()) {
@@ -268,6 +286,28 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
   return code;
 }
 
+// A run directory of an earlier fleet: its server would restore that run's
+// policy (of another model, perhaps), and a controller that failed before
+// writing would leave that run's placement to be taken for this one's.
+graph::Status CheckRunDirIsNew(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> old;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == "ps.ckpt" ||
+        (name.rfind("controller-", 0) == 0 && name.find(".yaml") != std::string::npos)) {
+      old.push_back(name);
+    }
+  }
+  if (old.empty()) return graph::Status::Ok();
+  std::sort(old.begin(), old.end());
+  std::string names;
+  for (size_t i = 0; i < old.size() && i < 3; ++i) names += (i ? ", " : "") + old[i];
+  if (old.size() > 3) names += " and " + std::to_string(old.size() - 3) + " more";
+  return graph::InvalidArgument(dir + ": --dir holds an earlier fleet's files (" + names +
+                                "): give a new --dir, or remove them");
+}
+
 int RunFleet(const Plan& plan) {
   std::vector<Child> all;
   all.reserve(1 + plan.controllers * (plan.workers + 1));
@@ -284,11 +324,21 @@ int RunFleet(const Plan& plan) {
               plan.controllers, plan.workers, plan.dir.c_str());
   auto last_print = Clock::now();
   std::vector<std::string> shown;
+  int code = 0;
   while (!frontend::StopOnSignals::requested()) {
     Reap(all);
     bool running = false;
     for (const Child* c : controllers) running |= !c->exit_code;
     if (!running) break;
+    // Without the server every controller's next update waits out its timeout.
+    if (const Child* ps = rest.front(); ps->exit_code) {
+      const std::string why = LastLineOf(ps->log, {"planner ps: "});
+      std::fprintf(stderr, "planner fleet up: the parameter server ended (%s)%s%s; stopping\n",
+                   ps->HowItEnded().c_str(), why.empty() ? "" : ": ",
+                   why.empty() ? "" : why.c_str() + std::strlen("planner ps: "));
+      code = 1;
+      break;
+    }
     if (Clock::now() - last_print >= std::chrono::seconds(5)) {
       PrintProgress(controllers, &shown);
       last_print = Clock::now();
@@ -299,7 +349,7 @@ int RunFleet(const Plan& plan) {
   Stop(controllers, 30);  // they write their files on SIGTERM
   Stop(rest, 10);
   PrintProgress(controllers, &shown);
-  return Finish(plan, controllers);
+  return std::max(code, Finish(plan, controllers));
 }
 
 const frontend::CommandSpec kKeygenSpec{
@@ -382,11 +432,18 @@ int FleetCommand(int argc, char** argv) {
     }
   }
   plan.dir = args->Get("--dir", "/tmp/planner-fleet-" + std::to_string(::getpid()));
+  if (graph::Status st = CheckRunDirIsNew(plan.dir); !st.ok()) {
+    return frontend::CommandError(kSpec, st);
+  }
   std::error_code ec;
   std::filesystem::create_directories(plan.dir, ec);
   if (ec) return frontend::CommandError(kSpec, graph::IoError(plan.dir + ": " + ec.message()));
   if (!plan.out.empty()) {  // before the fleet's work, not after it (-o may be in RUN_DIR)
-    if (graph::Status st = frontend::CheckOutputWritable("-o", plan.out); !st.ok())
+    if (graph::Status st =
+            frontend::CheckOutputsBeforeWork({{"-o", plan.out}}, plan.model, plan.devices,
+                                             {{"the workers' devices file", plan.worker_devices},
+                                              {"the server's checkpoint", plan.dir + "/ps.ckpt"}});
+        !st.ok())
       return frontend::CommandError(kSpec, st);
   }
   return RunFleet(plan);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "frontend/stop_signals.h"
 #include "planner/search/parameter_server.h"
 #include "wire/codec.h"
 #include "wire/socket.h"
@@ -80,6 +81,11 @@ class PsClient : public planner::search::ParameterServer {
     const auto start = Clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
     while (elapsed() < timeout_s_) {
+      if (frontend::StopOnSignals::requested()) {
+        return graph::Status(graph::StatusCode::kUnavailable,
+                             "parameter server " + socket_.endpoint() +
+                                 ": stopped by a signal while waiting for its answer");
+      }
       if (graph::Status st = socket_.Send({bytes});
           !st.ok() && st.code() != graph::StatusCode::kUnavailable) {
         return st;

@@ -230,7 +230,16 @@ PolicyPhase RunPolicy(const Session& s, Run& run, std::optional<double> budget_s
       }
     }
     search::SearchIteration it = search.Step(*s.reward);
-    if (phase.status = it.status; !phase.status.ok()) break;
+    if (phase.status = it.status; !phase.status.ok()) {
+      // A signal during the update (a fleet's or a server's wait ends on
+      // one): the update is abandoned, and the search ends as on any stop.
+      if (StopRequested()) {
+        Say(s.log(), "update %d abandoned on the signal (%s)\n", search.iterations() + 1,
+            phase.status.message().c_str());
+        phase.status = graph::Status::Ok();
+      }
+      break;
+    }
     const UpdateSummary u = Summarize(it);
     const double best = search.best() ? search.best()->step_s : 0;
     run.curve.push_back({it.iteration, u.mean_s, best});

@@ -230,6 +230,58 @@ TEST(FleetUp, ServerTwoControllersFourWorkersSurviveAKilledWorker) {
   EXPECT_TRUE(NoneLeft(real, 10));
 }
 
+// -o named the model or the devices file and overwrote it with a placement;
+// a reused --dir restored another model's policy and could hand back the
+// earlier run's placement.
+TEST(FleetUp, AnOutputOverAnInputOrARunDirOfAnEarlierFleetIsRefused) {
+  const std::string devices = Dir() + "/devices-copy.yaml";
+  std::filesystem::copy_file(Config("k40-paper-2gpu"), devices);
+  const std::string before = Slurp(devices);
+  RunResult over = Planner("fleet up local:1x1 " + Model("emotion") + " " + devices + " --dir " +
+                           Dir() + "/run-over -o " + devices);
+  EXPECT_EQ(over.code, 1);
+  EXPECT_EQ(over.err, "planner fleet up: " + devices + ": -o would overwrite the devices file\n");
+  EXPECT_EQ(Slurp(devices), before);
+  const std::string earlier = Dir() + "/run-earlier";
+  std::filesystem::create_directories(earlier);
+  std::ofstream(earlier + "/controller-1.yaml") << "placement: {a: gpu0}\n";
+  std::ofstream(earlier + "/ps.ckpt") << "x";
+  RunResult reused = Planner("fleet up local:1x1 " + Model("emotion") + " " +
+                             Config("k40-paper-2gpu") + " --dir " + earlier);
+  EXPECT_EQ(reused.code, 1);
+  EXPECT_EQ(reused.err, "planner fleet up: " + earlier +
+                            ": --dir holds an earlier fleet's files (controller-1.yaml, ps.ckpt): "
+                            "give a new --dir, or remove them\n");
+}
+
+// With its server killed the controllers waited out their timeout (60 s) and
+// fleet up said nothing until then.
+TEST(FleetUp, AKilledServerStopsTheFleetAtOnceSayingSo) {
+  Processes p;
+  const std::string run = Dir() + "/run-ps-killed";
+  const pid_t up = p.Start(std::string(PLANNER_BIN) + " fleet up local:1x1 " + Model("emotion") +
+                               " " + Config("k40-paper-2gpu") + " --dir " + run + " -o " + run +
+                               "/best.yaml -- --budget 10m --refine 0",
+                           Dir() + "/up-ps-killed");
+  for (int i = 0; i < 600 && Slurp(run + "/controller-1.log").find("update ") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const pid_t server = ProcessWith(run + "/ps.ckpt");
+  ASSERT_GT(server, 0) << Slurp(Dir() + "/up-ps-killed");
+  ::kill(server, SIGKILL);
+  // Not its 30 s grace: the controller stops on SIGTERM although its server is gone.
+  EXPECT_EQ(p.Wait(up, 25), 1) << Slurp(Dir() + "/up-ps-killed");
+  EXPECT_NE(Slurp(Dir() + "/up-ps-killed")
+                .find("planner fleet up: the parameter server ended (killed by signal 9 (Killed)); "
+                      "stopping\n"),
+            std::string::npos)
+      << Slurp(Dir() + "/up-ps-killed");
+  EXPECT_NE(Slurp(run + "/best.yaml").find("devices:"), std::string::npos)
+      << "the controller's placement so far is kept";
+  EXPECT_TRUE(NoneLeft(run, 10));
+}
+
 TEST(FleetUp, BadShapeIsAUsageError) {
   RunResult r = Planner("fleet up local:0x2 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
   EXPECT_EQ(r.code, 2);

@@ -183,6 +183,31 @@ TEST(FleetSearch, WorkersRunGradientsApartAsTheSearchPlacesThem) {
   EXPECT_EQ(n[4], 0);  // every placement got a result
 }
 
+// With its only worker killed, a search waited out register_timeout_s (60 s)
+// for another before a SIGTERM took effect, and then failed.
+TEST(FleetSearch, ASearchWhoseWorkersAreGoneStopsOnSigtermAtOnce) {
+  Processes p;
+  const int port = FreePort();
+  const std::string fleet = WriteFleet("gone", port, "workers: 1\n");
+  const pid_t worker =
+      p.Start(WorkerCommand(Config("k40-paper-2gpu"), port, "g1"), Dir() + "/g1.log");
+  const std::string out = Dir() + "/gone.out";
+  const pid_t search = p.Start(Env() + PLANNER_BIN + std::string(" search ") + Model("emotion") +
+                                   " " + Config("k40-paper-2gpu") + " --reward fleet --fleet " +
+                                   fleet + " --budget 10m --refine 0 -o " + Dir() + "/gone.yaml",
+                               out);
+  for (int i = 0; i < 300 && Slurp(out).find("update ") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_NE(Slurp(out).find("update "), std::string::npos) << Slurp(out);
+  p.Signal(worker, SIGKILL);
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // past silence_s: the worker is gone
+  p.Signal(search, SIGTERM);
+  EXPECT_EQ(p.Wait(search, 20), 0) << Slurp(out);
+  EXPECT_NE(Slurp(out).find("stopped by a signal after "), std::string::npos) << Slurp(out);
+  EXPECT_NE(Slurp(Dir() + "/gone.yaml").find("placement:"), std::string::npos);
+}
+
 TEST(FleetSearch, SearchWithoutWorkersFailsInOneLineNamingTheEndpoint) {
   const int port = FreePort();
   const std::string fleet = WriteFleet("empty", port, "register_timeout_s: 0.3\n");
