@@ -256,7 +256,8 @@ graph::Status ParsePaths(const frontend::Args& args, job::SearchJobOptions* o) {
       frontend::ModelInputFiles(o->model_path);
   inputs.insert(inputs.end(), {{"the devices file", o->devices_path},
                                {"--profile's file", args.Get("--profile")},
-                               {"--config's file", args.Get("--config")}});
+                               {"--config's file", args.Get("--config")},
+                               {"--fleet's file", args.Get("--fleet")}});
   GRAPH_RETURN_IF_ERROR(
       frontend::CheckDistinctFiles({{"-o", o->out_path},
                                     {checkpoint_flag, o->checkpoint_path},

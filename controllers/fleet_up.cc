@@ -364,6 +364,15 @@ const frontend::CommandSpec kKeygenSpec{
 
 int Keygen(const frontend::Args& args) {
   const std::string name = args.positional()[0];
+  // A new pair over an old one would cut off every peer holding the old .pub.
+  for (const std::string& path : {name + ".key", name + ".pub"}) {
+    if (std::filesystem::exists(path)) {
+      return frontend::CommandError(
+          kKeygenSpec, graph::InvalidArgument(path + ": exists; a new key pair would cut off every "
+                                                     "peer holding the old public key (remove it "
+                                                     "first to replace it)"));
+    }
+  }
   auto keys = wire::GenerateCurveKeys();
   if (!keys.ok()) return frontend::CommandError(kKeygenSpec, keys.status());
   const mode_t old_mask = ::umask(077);  // the secret key's file is the owner's alone

@@ -228,6 +228,14 @@ TEST(FleetSearch, FleetFlagGoesOnlyWithFleetRewards) {
   RunResult missing =
       Planner("search " + Model("emotion") + " " + Config("k40-paper-2gpu") + " --reward fleet");
   EXPECT_EQ(missing.code, 2);
+  // An output named like the fleet file overwrote it with a placement.
+  const std::string fleet = WriteFleet("over", FreePort(), "workers: 1\n"), before = Slurp(fleet);
+  RunResult over = Planner("search " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                           " --reward fleet --fleet " + fleet + " -o " + fleet);
+  EXPECT_EQ(over.code, 1);
+  EXPECT_NE(over.err.find(fleet + ": -o would overwrite --fleet's file"), std::string::npos)
+      << over.err;
+  EXPECT_EQ(Slurp(fleet), before);
 }
 
 TEST(FleetSearch, OnlyAWorkerWithAnAllowedKeyGetsAPlacement) {
@@ -235,6 +243,14 @@ TEST(FleetSearch, OnlyAWorkerWithAnAllowedKeyGetsAPlacement) {
     RunResult k = Planner("fleet keygen " + Dir() + "/" + name);
     ASSERT_EQ(k.code, 0) << k.err;
   }
+  // A second keygen would have replaced the pair, cutting off member.pub's holders.
+  const std::string pub = Slurp(Dir() + "/controller.pub");
+  RunResult again = Planner("fleet keygen " + Dir() + "/controller");
+  EXPECT_EQ(again.code, 1);
+  EXPECT_NE(again.err.find(Dir() + "/controller.key: exists; a new key pair would cut off"),
+            std::string::npos)
+      << again.err;
+  EXPECT_EQ(Slurp(Dir() + "/controller.pub"), pub);
   Processes p;
   const int port = FreePort();
   const std::string fleet =
