@@ -65,6 +65,11 @@ graph::Result<SocketHandle> MakeSocket(Context& ctx, SocketKind kind, const std:
     const int one = 1;
     if (zmq_setsockopt(s, ZMQ_IMMEDIATE, &one, sizeof one) != 0) return fail("ZMQ_IMMEDIATE");
   }
+  // An IPv6 address ("tcp://[::1]:5555") needs the socket's IPv6 switched on.
+  if (endpoint.rfind("tcp://[", 0) == 0) {
+    const int one = 1;
+    if (zmq_setsockopt(s, ZMQ_IPV6, &one, sizeof one) != 0) return fail("ZMQ_IPV6");
+  }
   // A ZAP domain on every socket refuses peers that speak ZMTP 1.0 or 2.0
   // (libzmq rejects legacy handshakes once ZAP is on): libzmq 4.3.4 aborts
   // the whole process on some garbage down that legacy path
@@ -116,11 +121,21 @@ void CloseSocket::operator()(void* socket) const {
 Context::Context() : ctx_(zmq_ctx_new()) {}
 Context::~Context() { zmq_ctx_term(ctx_); }
 
+// ZeroMQ binds to an interface or an address, not to a host name: "localhost"
+// (an endpoint docs/fleet.md allows) is bound as loopback's IPv4 address.
+std::string BindAddress(const std::string& endpoint) {
+  const std::string localhost = "tcp://localhost:";
+  if (endpoint.rfind(localhost, 0) != 0) return endpoint;
+  return "tcp://127.0.0.1:" + endpoint.substr(localhost.size());
+}
+
 graph::Result<Socket> Socket::Bind(Context& ctx, SocketKind kind, const std::string& endpoint,
                                    const SocketOptions& options) {
   GRAPH_RETURN_IF_ERROR(CheckPort(endpoint));
   GRAPH_ASSIGN_OR_RETURN(SocketHandle s, MakeSocket(ctx, kind, endpoint, options));
-  if (zmq_bind(s.get(), endpoint.c_str()) != 0) return ZmqError(endpoint + ": cannot bind");
+  if (zmq_bind(s.get(), BindAddress(endpoint).c_str()) != 0) {
+    return ZmqError(endpoint + ": cannot bind");
+  }
   char last[256] = {};
   size_t size = sizeof last;
   std::string bound = endpoint;
