@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "graph/digest.h"
 #include "graph/file_util.h"
@@ -112,6 +113,19 @@ graph::Status SameShapes(const std::vector<PolicyTensor>& ts, const std::vector<
   return graph::Status::Ok();
 }
 
+// A policy's values are finite: one NaN or infinity spreads to every search
+// that pulls it.
+graph::Status AllFinite(const std::vector<PolicyTensor>& ts, const std::string& what) {
+  for (const PolicyTensor& t : ts) {
+    for (float x : t.values) {
+      if (!std::isfinite(x)) {
+        return graph::InvalidArgument(what + ": " + t.name + " has non-finite values");
+      }
+    }
+  }
+  return graph::Status::Ok();
+}
+
 }  // namespace
 
 graph::Status ParameterState::Join(const JoinRequest& join, const std::string& controller) {
@@ -142,6 +156,7 @@ graph::Status ParameterState::JoinPolicy(const JoinRequest& join) {
   }
   if (names.empty()) return graph::InvalidArgument("the joining policy has no parameters");
   GRAPH_RETURN_IF_ERROR(SameShapes(join.parameters, names, shapes, "the joining policy"));
+  GRAPH_RETURN_IF_ERROR(AllFinite(join.parameters, "the joining policy"));
   identity_ = join.identity;
   optimizer_ = join.optimizer;
   names_ = std::move(names);
@@ -165,13 +180,7 @@ graph::Result<ParametersReply> ParameterState::Push(const PushRequest& push,
   if (!(push.learning_rate >= 0) || !std::isfinite(push.learning_rate)) {
     return graph::InvalidArgument("learning rate " + std::to_string(push.learning_rate));
   }
-  for (const PolicyTensor& t : push.gradient) {
-    for (float v : t.values) {
-      if (!std::isfinite(v)) {
-        return graph::InvalidArgument("the gradient of " + t.name + " has non-finite values");
-      }
-    }
-  }
+  GRAPH_RETURN_IF_ERROR(AllFinite(push.gradient, "the gradient"));
   uint64_t& last = last_sequence_[controller];
   // Compared before subtracting: a peer's version may be anything.
   const int64_t staleness =
@@ -183,8 +192,8 @@ graph::Result<ParametersReply> ParameterState::Push(const PushRequest& push,
     last = push.sequence;
     ++counters_.stale;
   } else {
+    GRAPH_RETURN_IF_ERROR(Apply(push));
     last = push.sequence;
-    Apply(push);
     applied = true;
   }
   ParametersReply p = Current();
@@ -193,34 +202,47 @@ graph::Result<ParametersReply> ParameterState::Push(const PushRequest& push,
   return p;
 }
 
-void ParameterState::Apply(const PushRequest& push) {
-  // As the searches' own optimizer steps run (planner::search::Search::Step).
+graph::Status ParameterState::Apply(const PushRequest& push) {
+  // As the searches' own optimizer steps run (planner::search::Search::Step),
+  // on copies: an update that would leave a value non-finite (a finite but
+  // huge rate) is refused whole, and the held policy stays as it was.
   const runtime::ScopedFlushDenormals flush;
   const double lr = push.learning_rate;
+  std::vector<std::vector<float>> params = params_, m = m_, v = v_;
+  const int64_t adam_step = adam_step_ + 1;
   if (optimizer_ == "sgd") {
-    for (size_t i = 0; i < params_.size(); ++i) {
+    for (size_t i = 0; i < params.size(); ++i) {
       const std::vector<float>& g = push.gradient[i].values;
-      for (size_t k = 0; k < params_[i].size(); ++k) params_[i][k] -= static_cast<float>(lr * g[k]);
+      for (size_t k = 0; k < params[i].size(); ++k) params[i][k] -= static_cast<float>(lr * g[k]);
     }
   } else {
     // torch::optim::Adam's update (no weight decay, no amsgrad).
-    ++adam_step_;
-    const double c1 = 1 - std::pow(kBeta1, adam_step_), c2 = 1 - std::pow(kBeta2, adam_step_);
+    const double c1 = 1 - std::pow(kBeta1, adam_step), c2 = 1 - std::pow(kBeta2, adam_step);
     const double step = lr / c1, sqrt_c2 = std::sqrt(c2);
-    for (size_t i = 0; i < params_.size(); ++i) {
+    for (size_t i = 0; i < params.size(); ++i) {
       const std::vector<float>& g = push.gradient[i].values;
-      std::vector<float>& p = params_[i];
-      std::vector<float>& m = m_[i];
-      std::vector<float>& v = v_[i];
-      for (size_t k = 0; k < p.size(); ++k) {
-        m[k] = static_cast<float>(kBeta1 * m[k] + (1 - kBeta1) * g[k]);
-        v[k] = static_cast<float>(kBeta2 * v[k] + (1 - kBeta2) * g[k] * g[k]);
-        p[k] -= static_cast<float>(step * m[k] / (std::sqrt(v[k]) / sqrt_c2 + kEps));
+      for (size_t k = 0; k < params[i].size(); ++k) {
+        m[i][k] = static_cast<float>(kBeta1 * m[i][k] + (1 - kBeta1) * g[k]);
+        v[i][k] = static_cast<float>(kBeta2 * v[i][k] + (1 - kBeta2) * g[k] * g[k]);
+        params[i][k] -= static_cast<float>(step * m[i][k] / (std::sqrt(v[i][k]) / sqrt_c2 + kEps));
       }
     }
   }
+  for (size_t i = 0; i < params.size(); ++i) {
+    for (size_t k = 0; k < params[i].size(); ++k) {
+      if (!std::isfinite(params[i][k]) || !std::isfinite(v[i][k])) {
+        return graph::InvalidArgument("the update (learning rate " + std::to_string(lr) +
+                                      ") would make " + names_[i] + " non-finite");
+      }
+    }
+  }
+  params_.swap(params);
+  m_.swap(m);
+  v_.swap(v);
+  adam_step_ = adam_step;
   ++version_;
   ++counters_.applied;
+  return graph::Status::Ok();
 }
 
 ParametersReply ParameterState::Current() const {
@@ -296,6 +318,8 @@ graph::Result<ParameterState> ParameterState::Load(const std::string& path) {
   const std::vector<PolicyTensor> m = FromWire(c.adam_m()), v = FromWire(c.adam_v());
   GRAPH_RETURN_IF_ERROR(SameShapes(m, s.names_, s.shapes_, path + ": Adam's m"));
   GRAPH_RETURN_IF_ERROR(SameShapes(v, s.names_, s.shapes_, path + ": Adam's v"));
+  GRAPH_RETURN_IF_ERROR(AllFinite(m, path + ": Adam's m"));
+  GRAPH_RETURN_IF_ERROR(AllFinite(v, path + ": Adam's v"));
   s.m_ = Values(m);
   s.v_ = Values(v);
   s.version_ = c.parameters_version();
@@ -365,6 +389,7 @@ class Server {
                      st.message().c_str());
         refuse(st, e->join().sequence());
       } else {
+        joined_.insert(peer);
         std::printf("ps: controller %s joined %s (version %lld)\n", wire::PrintableId(peer).c_str(),
                     was_empty ? "with the first parameters" : "the held policy",
                     static_cast<long long>(state_.version()));
@@ -372,6 +397,14 @@ class Server {
         *reply.mutable_parameters() = ToWire(state_.Current());
         reply.mutable_parameters()->set_sequence(e->join().sequence());
       }
+    } else if ((e->has_push() || e->has_pull()) && !joined_.count(peer)) {
+      // Only a peer that joined (naming the policy it trains) may change or
+      // read it: a stray peer's push could poison every search's policy. A
+      // controller that joined before this server restarted joins again on
+      // kNotFound (planner::search::Search).
+      refuse(graph::NotFound("controller " + wire::PrintableId(peer) +
+                             " has not joined this server: join first"),
+             e->has_push() ? e->push().sequence() : e->pull().sequence());
     } else if (e->has_push()) {
       auto p = state_.Push(FromWire(e->push()), peer);
       if (!p.ok()) {
@@ -402,6 +435,7 @@ class Server {
 
   const PsOptions& o_;
   ParameterState state_;
+  std::set<std::string> joined_;  // peers whose Join was accepted since this server started
   wire::Socket socket_;
 };
 

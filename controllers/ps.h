@@ -78,7 +78,9 @@ class ParameterState {
   graph::Status Join(const JoinRequest& join, const std::string& controller = "");
   // Applies the push (or not: stale, repeated); the answer is the current
   // parameters. An error when the gradient's shapes differ from the
-  // parameters', kNotFound when no policy is held yet.
+  // parameters', when its values or rate are not finite or the update would
+  // leave a parameter non-finite (nothing is changed then), kNotFound when no
+  // policy is held yet.
   graph::Result<ParametersReply> Push(const PushRequest& push, const std::string& controller);
   ParametersReply Current() const;
   bool empty() const { return params_.empty(); }
@@ -92,7 +94,7 @@ class ParameterState {
 
  private:
   graph::Status JoinPolicy(const JoinRequest& join);
-  void Apply(const PushRequest& push);
+  graph::Status Apply(const PushRequest& push);
 
   std::string identity_, optimizer_;
   std::vector<std::string> names_;

@@ -13,6 +13,7 @@
 #include <torch/utils.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <chrono>
@@ -156,6 +157,14 @@ graph::Status LoadValues(const std::vector<at::Tensor>& params,
                                     std::to_string(values[i].size()) + " values, the " +
                                     "policy's " + std::to_string(params[i].numel()));
     }
+    // Checked before any is copied: the policy stays whole.
+    if (!std::all_of(values[i].begin(), values[i].end(),
+                     [](float x) { return std::isfinite(x); })) {
+      return graph::InvalidArgument("the parameter server's tensor " + std::to_string(i) +
+                                    " has non-finite values");
+    }
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
     params[i].copy_(
         at::from_blob(const_cast<float*>(values[i].data()), params[i].sizes(), at::kFloat));
   }

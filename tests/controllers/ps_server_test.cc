@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -73,6 +74,71 @@ TEST(PsServer, GarbageOnItsPortCrashesNothingAndAJoinIsServed) {
   stop = 1;
   server.join();
   EXPECT_TRUE(served.ok()) << served.message();
+}
+
+// Any peer on the port could push to (or read) the policy without joining:
+// a stray one poisoned every search's parameters.
+TEST(PsServer, OnlyAPeerThatJoinedMayPushOrPull) {
+  const int port = FreePort();
+  PsOptions o;
+  o.bind = "tcp://127.0.0.1:" + std::to_string(port);
+  volatile std::sig_atomic_t stop = 0;
+  std::thread server([&] { (void)ServeParameters(o, &stop); });
+  wire::Context ctx;
+  auto member = wire::Socket::Connect(ctx, wire::SocketKind::kDealer, o.bind);
+  auto stranger = wire::Socket::Connect(ctx, wire::SocketKind::kDealer, o.bind);
+  ASSERT_TRUE(member.ok() && stranger.ok());
+  // The answer to the message with `sequence`, from `socket`.
+  auto answer = [](wire::Socket& socket, uint64_t sequence) -> std::optional<wire::pb::Envelope> {
+    for (int i = 0; i < 50; ++i) {
+      auto got = socket.Receive(100);
+      if (!got.ok() || !*got) continue;
+      auto e = wire::Decode((**got)[0]);
+      if (!e.ok()) continue;
+      if ((e->has_refuse() && e->refuse().sequence() == sequence) ||
+          (e->has_parameters() && e->parameters().sequence() == sequence)) {
+        return *e;
+      }
+    }
+    return std::nullopt;
+  };
+  wire::pb::Envelope join;
+  join.mutable_join()->set_identity("test");
+  join.mutable_join()->set_optimizer("sgd");
+  join.mutable_join()->set_sequence(1);
+  wire::pb::Tensor* t = join.mutable_join()->add_parameters();
+  t->set_name("w");
+  t->add_shape(1);
+  t->add_values(2.5f);
+  ASSERT_TRUE(member->Send({wire::Encode(join)}).ok());
+  ASSERT_TRUE(answer(*member, 1).has_value());
+  wire::pb::Envelope push;
+  push.mutable_push()->set_sequence(2);
+  push.mutable_push()->set_learning_rate(1);
+  wire::pb::Tensor* g = push.mutable_push()->add_gradient();
+  g->set_name("w");
+  g->add_shape(1);
+  g->add_values(1000.f);
+  wire::pb::Envelope pull;
+  pull.mutable_pull()->set_sequence(3);
+  for (const wire::pb::Envelope* e : {&push, &pull}) {
+    ASSERT_TRUE(stranger->Send({wire::Encode(*e)}).ok());
+    const uint64_t sequence = e->has_push() ? 2 : 3;
+    auto refused = answer(*stranger, sequence);
+    ASSERT_TRUE(refused && refused->has_refuse()) << sequence;
+    EXPECT_EQ(refused->refuse().code(), static_cast<int>(graph::StatusCode::kNotFound));
+    EXPECT_NE(refused->refuse().reason().find("has not joined this server: join first"),
+              std::string::npos)
+        << refused->refuse().reason();
+  }
+  wire::pb::Envelope member_pull = pull;
+  member_pull.mutable_pull()->set_sequence(4);
+  ASSERT_TRUE(member->Send({wire::Encode(member_pull)}).ok());
+  auto held = answer(*member, 4);
+  ASSERT_TRUE(held && held->has_parameters());
+  EXPECT_EQ(held->parameters().parameters(0).values(0), 2.5f) << "the stranger's push was applied";
+  stop = 1;
+  server.join();
 }
 
 TEST(PsServer, BindingOffThisHostIsRefused) {

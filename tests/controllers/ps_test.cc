@@ -126,6 +126,28 @@ TEST(ParameterState, NonFiniteGradientIsRefusedAndChangesNothing) {
   EXPECT_EQ(s.Current().parameters[0].values[0], 1.f);
 }
 
+// A finite gradient at a finite but huge rate left -inf parameters, which
+// every search then pulled; a joining policy could bring NaN in.
+TEST(ParameterState, AnUpdateOrJoinThatWouldHoldNonFiniteValuesIsRefusedWhole) {
+  for (const char* optimizer : {"sgd", "adam"}) {
+    ParameterState s;
+    ASSERT_TRUE(s.Join(JoinOf({1, 1}, {1}, optimizer)).ok());
+    auto r = s.Push(PushOf(0, 1, {1, 1}, 1, 1e300), "a");
+    ASSERT_FALSE(r.ok()) << optimizer;
+    EXPECT_NE(r.status().message().find("would make w non-finite"), std::string::npos)
+        << r.status().message();
+    EXPECT_EQ(s.version(), 0);
+    EXPECT_EQ(s.Current().parameters[0].values, (std::vector<float>{1, 1}));
+    auto next = s.Push(PushOf(0, 2, {1, 1}, 1, 0.1), "a");  // the state went on as it was
+    ASSERT_TRUE(next.ok());
+    EXPECT_TRUE(next->applied);
+  }
+  ParameterState fresh;
+  graph::Status st = fresh.Join(JoinOf({1, std::nanf("")}, {1}));
+  EXPECT_EQ(st.message(), "the joining policy: w has non-finite values");
+  EXPECT_TRUE(fresh.empty());
+}
+
 TEST(ParameterState, PeersNumbersCannotOverflow) {
   ParameterState s;
   JoinRequest huge = JoinOf({1, 1}, {1});

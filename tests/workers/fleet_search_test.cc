@@ -192,10 +192,11 @@ TEST(FleetSearch, ASearchWhoseWorkersAreGoneStopsOnSigtermAtOnce) {
   const pid_t worker =
       p.Start(WorkerCommand(Config("k40-paper-2gpu"), port, "g1"), Dir() + "/g1.log");
   const std::string out = Dir() + "/gone.out";
-  const pid_t search = p.Start(Env() + PLANNER_BIN + std::string(" search ") + Model("emotion") +
-                                   " " + Config("k40-paper-2gpu") + " --reward fleet --fleet " +
-                                   fleet + " --budget 10m --refine 0 -o " + Dir() + "/gone.yaml",
-                               out);
+  const pid_t search =
+      p.Start(Env() + PLANNER_BIN + std::string(" search ") + Model("emotion") + " " +
+                  Config("k40-paper-2gpu") + " --reward fleet --fleet " + fleet +
+                  " --budget 10m --refine 0 -o " + Dir() + "/gone-best.yaml",
+              out);
   for (int i = 0; i < 300 && Slurp(out).find("update ") == std::string::npos; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -205,7 +206,7 @@ TEST(FleetSearch, ASearchWhoseWorkersAreGoneStopsOnSigtermAtOnce) {
   p.Signal(search, SIGTERM);
   EXPECT_EQ(p.Wait(search, 20), 0) << Slurp(out);
   EXPECT_NE(Slurp(out).find("stopped by a signal after "), std::string::npos) << Slurp(out);
-  EXPECT_NE(Slurp(Dir() + "/gone.yaml").find("placement:"), std::string::npos);
+  EXPECT_NE(Slurp(Dir() + "/gone-best.yaml").find("placement:"), std::string::npos);
 }
 
 TEST(FleetSearch, SearchWithoutWorkersFailsInOneLineNamingTheEndpoint) {
