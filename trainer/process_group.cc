@@ -230,6 +230,37 @@ graph::Result<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(const Rendezv
   return std::unique_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
 }
 
+graph::Status ProcessGroup::AgreeOnSettings(
+    const std::vector<std::pair<std::string, std::string>>& settings) {
+  auto key = [](int rank) { return "trainer/settings/" + std::to_string(rank); };
+  std::string mine;
+  for (const auto& [what, value] : settings) mine += what + '\t' + value + '\n';
+  const int me = impl_->global[impl_->r.rank];
+  try {
+    impl_->store->set(key(me), std::vector<uint8_t>(mine.begin(), mine.end()));
+    for (int k : impl_->global) {
+      if (k == me) continue;
+      const std::vector<uint8_t> bytes = impl_->store->get(key(k));  // waits for rank k
+      std::istringstream theirs(std::string(bytes.begin(), bytes.end()));
+      std::string line;
+      for (const auto& [what, value] : settings) {
+        std::getline(theirs, line);
+        const size_t tab = line.find('\t');
+        const std::string other = tab == std::string::npos ? line : line.substr(tab + 1);
+        if (line.substr(0, tab) == what && other == value) continue;
+        return graph::InvalidArgument("rank " + std::to_string(k) + "'s " + what + " is " + other +
+                                      ", this rank's (" + std::to_string(me) + ") " + value +
+                                      ": start every rank with the same settings");
+      }
+    }
+  } catch (const std::exception& e) {
+    return graph::Status(graph::StatusCode::kUnavailable,
+                         "rank " + std::to_string(me) + ": the ranks' settings were not all at " +
+                             impl_->store_address() + ": " + FirstLine(e.what()));
+  }
+  return graph::Status::Ok();
+}
+
 int ProcessGroup::rank() const { return impl_->r.rank; }
 int ProcessGroup::global_rank(int rank) const { return impl_->global[rank]; }
 

@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/status.h"
@@ -72,6 +73,15 @@ class ProcessGroup {
   int world_size() const;
   // A rank of this group as a rank of the whole world.
   int global_rank(int rank) const;
+
+  // Every rank's `settings` (what must agree for the ranks' collectives to
+  // match: the model, the strategy and its buckets, the batch, the steps; each
+  // a (what, value) pair, in the same order on every rank) compared through
+  // the store before the first collective: a rank started otherwise made Gloo
+  // abort the process on a mismatched buffer, or a collective time out blaming
+  // a rank "not answering". Fails naming the first setting that differs and
+  // the two ranks' values. Call once, right after Connect, on every rank.
+  graph::Status AgreeOnSettings(const std::vector<std::pair<std::string, std::string>>& settings);
 
   // A group of some ranks of this one (`members`: ranks of the whole world, in
   // the order that gives their ranks in the new group), with collectives of its

@@ -12,6 +12,7 @@
 #include "frontend/model_loading.h"
 #include "graph/shape_inference.h"
 #include "graph/zoo.h"
+#include "placement/placement.h"
 #include "runtime/reference_executor.h"
 #include "trainer/checkpoint.h"
 
@@ -199,7 +200,44 @@ class Run {
     GRAPH_ASSIGN_OR_RETURN(devices_, Devices(o_, rank_));
     GRAPH_ASSIGN_OR_RETURN(batches_, Batches::Create(o_, model_.graph, rank_, world_));
     GRAPH_ASSIGN_OR_RETURN(pg_, ProcessGroup::Connect(r));
-    return graph::Status::Ok();
+    return pg_->AgreeOnSettings(Settings());
+  }
+
+  // What every rank must run alike for their collectives to match.
+  std::vector<std::pair<std::string, std::string>> Settings() const {
+    const StrategyOptions& st = o_.strategy;
+    auto n = [](auto v) { return std::to_string(v); };
+    char number[64];
+    auto real = [&](double v) {
+      std::snprintf(number, sizeof number, "%.17g", v);
+      return std::string(number);
+    };
+    std::string probes;
+    for (const TuneConfig& p : o_.probes) {
+      probes += n(p.groups) + "/" + real(p.learning_rate) + "/" + real(p.momentum) + ";";
+    }
+    return {{"model (digest)", placement::ModelDigest(model_.graph)},
+            {"--strategy", st.name},
+            {"--groups", n(st.groups)},
+            {"--bucket-kb", n(st.buckets.bucket_bytes >> 10)},
+            {"--first-bucket-kb", n(st.buckets.first_bucket_bytes >> 10)},
+            {"--period", n(st.period)},
+            {"--alpha", real(st.alpha)},
+            {"--mix", real(st.mix)},
+            {"--seed", n(o_.seed)},
+            {"--data", o_.data},
+            {"--batch", n(batches_.examples())},
+            {"--epochs", n(o_.epochs)},
+            {"--steps", n(o_.max_steps)},
+            {"--optimizer", o_.optimizer},
+            {"--lr", real(o_.learning_rate)},
+            {"--momentum", real(o_.momentum)},
+            {"--eval-every", o_.evaluate ? n(o_.eval_every) : "off (--no-eval)"},
+            {"--checkpoint-every", n(o_.checkpoint_every)},
+            {"--resume", o_.resume ? "yes" : "no"},
+            {"--log-every", n(o_.log_every)},
+            {"--probe", probes},
+            {"--probe-steps", n(o_.probe_steps)}};
   }
 
   graph::Result<std::unique_ptr<Replica>> MakeReplica(float lr, float momentum,

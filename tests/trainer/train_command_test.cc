@@ -87,6 +87,32 @@ TEST(TrainCommandTest, LaunchRefusesAnotherCommandAndAFlagItDoesNotKnowInOneLine
   EXPECT_EQ(out, "trainer launch: --nproc needs a value N\n");
 }
 
+// Ranks started with different models made Gloo abort rank 1 (exit 134, its
+// text on stderr) and rank 0 blame "rank 1 stopped answering"; different
+// buckets aborted rank 0. Both now refuse at the rendezvous, naming the setting.
+TEST(TrainCommandTest, RanksStartedWithDifferentSettingsRefuseNamingTheSetting) {
+  struct Case {
+    std::string rank0, rank1, said;
+  };
+  const std::string common = " --data synthetic --steps 20 --no-eval --timeout 20";
+  for (const Case& c : {Case{"lenet" + common, "mlp" + common, "'s model (digest) is "},
+                        Case{"lenet --first-bucket-kb 16 --bucket-kb 64" + common, "lenet" + common,
+                             "'s --bucket-kb is "}}) {
+    Processes p;
+    const int port = FreePort();
+    const pid_t r0 = p.Start(Rank(0, port, c.rank0), Tmp("settings0.log"));
+    const pid_t r1 = p.Start(Rank(1, port, c.rank1), Tmp("settings1.log"));
+    EXPECT_EQ(p.Wait(r0, 60), 1) << Log(Tmp("settings0.log"));
+    EXPECT_EQ(p.Wait(r1, 60), 1) << Log(Tmp("settings1.log"));
+    for (const std::string& log : {Tmp("settings0.log"), Tmp("settings1.log")}) {
+      EXPECT_NE(Log(log).find(c.said), std::string::npos) << Log(log);
+      EXPECT_NE(Log(log).find(": start every rank with the same settings"), std::string::npos)
+          << Log(log);
+      EXPECT_EQ(Log(log).find("gloo"), std::string::npos) << Log(log);
+    }
+  }
+}
+
 TEST(TrainCommandTest, AKilledRankIsNamedByTheOther) {
   Processes p;
   int port = FreePort();
