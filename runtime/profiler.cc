@@ -756,10 +756,23 @@ void FirstGpuLinks(const cluster::Cluster& c, const sim::Profile& fresh,
   }
 }
 
+// Profiling runs every op on each device to time it: a CPU device's memory is
+// a capacity the devices file declares for placements (the host's memory
+// need not honour it for one step), so a model that fits no single CPU device
+// (the case model parallelism is for) is still profiled. A GPU's is its own.
+cluster::Cluster WithoutCpuCapacities(const cluster::Cluster& declared) {
+  cluster::Cluster c = declared;
+  for (cluster::DeviceSpec& d : c.devices) {
+    if (d.kind == cluster::DeviceKind::kCpu) d.memory_bytes.reset();
+  }
+  return c;
+}
+
 graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
-                           const cluster::Cluster& c, const ProfileOptions& options,
+                           const cluster::Cluster& declared, const ProfileOptions& options,
                            sim::Profile* profile, ProfileReport* report) {
   *report = {};
+  const cluster::Cluster c = WithoutCpuCapacities(declared);
   std::vector<int> real, cpus;
   for (int d = 0; d < static_cast<int>(c.devices.size()); ++d) {
     if (c.devices[d].kind == cluster::DeviceKind::kSim) continue;

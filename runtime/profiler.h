@@ -246,7 +246,9 @@ class ProfileBuilder {
 // first link fit; returns how many pairs it measured.
 graph::Result<int> ProfileLinks(const cluster::Cluster& c, sim::Profile* profile);
 
-// `g`: a training graph with shapes inferred; `fetch`: its loss.
+// `g`: a training graph with shapes inferred; `fetch`: its loss. Every op runs
+// on each device measured, past the memory a cpu device declares (a model
+// that fits no single cpu device is profiled too); a GPU's memory holds.
 graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
                            const cluster::Cluster& c, const ProfileOptions& options,
                            sim::Profile* profile, ProfileReport* report);

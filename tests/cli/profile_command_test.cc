@@ -96,4 +96,28 @@ TEST(ProfileCommandTest, AnUnwritableOutputOrOneOverTheModelIsRefusedBeforeMeasu
   EXPECT_EQ(model.err, "planner profile: " + Model("emotion") + ": -o would overwrite the model\n");
 }
 
+// A model that fits no single cpu device (what model parallelism is for) was
+// refused: profiling runs every op on each device, and the executor held it to
+// the memory the devices file declares.
+TEST(ProfileCommandTest, AModelThatFitsNoSingleCpuDeviceIsProfiled) {
+  const std::string dir = planner_test::ScratchDir();
+  const std::string model = dir + "/small_mem_mlp.pb", devices = dir + "/small_mem.yaml",
+                    prof = dir + "/small_mem.prof";
+  ASSERT_EQ(Planner("zoo mlp -o " + model).code, 0);
+  ASSERT_TRUE(graph::WriteFileAtomic(devices,
+                                     "devices:\n"
+                                     "  - {name: cpu0, kind: cpu, cores: [0], threads: 1, "
+                                     "memory: 1.7MiB}\n"
+                                     "  - {name: cpu1, kind: cpu, cores: [1], threads: 1, "
+                                     "memory: 1.7MiB}\n")
+                  .ok());
+  RunResult profiled =
+      Planner("profile --steps 1 --warmup 0 " + model + " " + devices + " -o " + prof);
+  ASSERT_EQ(profiled.code, 0) << profiled.err;
+  // The capacity still holds for placements: one device is out of memory.
+  RunResult one = Planner("simulate " + model + " " + devices + " --profile " + prof);
+  EXPECT_EQ(one.code, 0) << one.err;
+  EXPECT_NE(one.out.find("device 'cpu0' is out of memory"), std::string::npos) << one.out;
+}
+
 }  // namespace
