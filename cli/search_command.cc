@@ -32,7 +32,9 @@ const frontend::CommandSpec kSpec{
     "       [--sweeps focused|full] [--units runs|scopes] [--cutoff on|off]\n"
     "       [--gradients colocated|heavy]",
     "Learns a placement of MODEL's training step on DEVICES with the Hierarchical Planner\n"
-    "(a Grouper and a Placer trained by REINFORCE). The baselines (every op on each device, the\n"
+    "(a Grouper and a Placer trained by policy gradient: PPO's clipped surrogate by default,\n"
+    "the paper's REINFORCE with --config configs/search-paper.yaml). The baselines (every op on "
+    "each device, the\n"
     "expert's layer-per-device rule, etf list scheduling, metis min-cut and scotch mapping:\n"
     "planner baseline) run first through the same reward source; the best\n"
     "placement so far is written to PLACEMENT at every improvement. Rewards come from the\n"
@@ -44,8 +46,9 @@ const frontend::CommandSpec kSpec{
     "(one-sided Wilcoxon signed-rank test), else the baseline is written. Stops after --iterations "
     "policy updates,\n"
     "after --budget, or on SIGINT/SIGTERM, leaving every file valid; --resume continues from a\n"
-    "checkpoint. Without --iterations and --budget: 200 updates. With --reward sim a hill\n"
-    "climb over the model's name scopes then refines the best (--refine; docs/search.md).",
+    "checkpoint. Without --iterations and --budget: 200 updates. A hill climb over the model's\n"
+    "name scopes then refines the best on the simulator (--refine; with --reward real on the\n"
+    "profile's simulator, and its pick measured; docs/search.md).",
     {"MODEL", "DEVICES"},
     frontend::WithTrainingFlags(
         {{"-o", "PLACEMENT", "write the best placement here (YAML), at every improvement"},
@@ -67,7 +70,7 @@ const frontend::CommandSpec kSpec{
          {"--export-modules", "FILE",
           "write the best placement's device for each PyTorch module (torch.onnx.export models)"},
          {"--refine", "DURATION",
-          "sim: hill-climb name scopes from the best after the search "
+          "hill-climb name scopes from the best after the search, on the simulator "
           "(default 60s; 0: off)"},
          {"--patience", "DURATION",
           "with --budget: end the policy's search once its best has not improved for this long, "
@@ -139,12 +142,6 @@ graph::Result<bool> IsFirstOfTwo(const frontend::Args& args, const std::string& 
   return value == first;
 }
 
-// A duration flag's seconds, or 0 for "0" (off).
-graph::Result<double> DurationOrOff(const std::string& flag, const std::string& value) {
-  if (value == "0") return 0.0;
-  return frontend::ParseDurationSeconds(flag, value);
-}
-
 // The flags' values into `o` (usage errors name the flag).
 graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions* o) {
   o->reward = args.Get("--reward", "sim");
@@ -160,15 +157,17 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
                            frontend::ParseDurationSeconds("--budget", args.Get("--budget")));
   }
   if (args.Has("--refine")) {
-    GRAPH_ASSIGN_OR_RETURN(o->refine_s, DurationOrOff("--refine", args.Get("--refine")));
+    GRAPH_ASSIGN_OR_RETURN(o->refine_s,
+                           frontend::ParseDurationOrOff("--refine", args.Get("--refine")));
   }
   if (args.Has("--patience")) {
     GRAPH_ASSIGN_OR_RETURN(o->patience_s.emplace(),
-                           DurationOrOff("--patience", args.Get("--patience")));
+                           frontend::ParseDurationOrOff("--patience", args.Get("--patience")));
   }
   if (args.Has("--patience-first")) {
-    GRAPH_ASSIGN_OR_RETURN(o->patience_first_s.emplace(),
-                           DurationOrOff("--patience-first", args.Get("--patience-first")));
+    GRAPH_ASSIGN_OR_RETURN(
+        o->patience_first_s.emplace(),
+        frontend::ParseDurationOrOff("--patience-first", args.Get("--patience-first")));
   }
   if (args.Has("--patience-gain")) {
     std::string pct = args.Get("--patience-gain");

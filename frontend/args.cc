@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace frontend {
 
@@ -392,16 +393,43 @@ graph::Result<double> ParseNumberFromTo(const std::string& flag, const std::stri
   return ParseNumber(flag, value, lo, hi, true, "from %g to %g");
 }
 
-graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::string& value) {
+namespace {
+
+// "90", "90s", "15m", "2h", "500ms": seconds, or nullopt when not a
+// non-negative finite duration.
+std::optional<double> DurationSeconds(const std::string& value) {
   double v = 0;
   auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
   const std::string unit(p, value.data() + value.size());
-  double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
-  if (ec != std::errc() || scale == 0 || !(v > 0) || !std::isfinite(v * scale)) {
-    return graph::InvalidArgument(
-        flag + " must be a positive duration such as 90s, 15m or 2h, got '" + value + "'");
+  const double scale = unit.empty() || unit == "s" ? 1
+                       : unit == "ms"              ? 1e-3
+                       : unit == "m"               ? 60
+                       : unit == "h"               ? 3600
+                                                   : 0;
+  if (ec != std::errc() || scale == 0 || !(v >= 0) || !std::isfinite(v * scale)) {
+    return std::nullopt;
   }
   return v * scale;
+}
+
+}  // namespace
+
+graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::string& value) {
+  const std::optional<double> s = DurationSeconds(value);
+  if (!s || !(*s > 0)) {
+    return graph::InvalidArgument(
+        flag + " must be a positive duration such as 90s, 15m, 2h or 500ms, got '" + value + "'");
+  }
+  return *s;
+}
+
+graph::Result<double> ParseDurationOrOff(const std::string& flag, const std::string& value) {
+  const std::optional<double> s = DurationSeconds(value);
+  if (!s) {
+    return graph::InvalidArgument(flag + " must be a duration such as 90s, 15m, 2h or 500ms, or " +
+                                  "0 for off, got '" + value + "'");
+  }
+  return *s;
 }
 
 }  // namespace frontend

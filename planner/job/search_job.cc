@@ -61,7 +61,8 @@ HardwareDecision DecideOnHardware(std::FILE* log, const rewards::RewardSource& h
     // The baseline's own placement, whatever found it again (a climb that made
     // no move is labelled METHOD+refine): written as the baseline.
     *best = search::BestPlacement{baseline, *baseline_s, baseline_devices, 0, 0};
-    return {"no improvement over " + baseline + ": the search measured no other placement faster",
+    return {"no improvement over " + baseline + ": the search " +
+                (real_rewards ? "measured" : "found") + " no other placement faster",
             {},
             {}};
   }

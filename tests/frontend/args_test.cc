@@ -118,5 +118,22 @@ TEST(Args, TypedReadsNameTheFlagAndRange) {
   EXPECT_EQ(*a->GetNumber("--absent", 0.5, 0, 1), 0.5);
 }
 
+// --budget 1ms was refused as "must be a positive duration", and --refine 0s
+// as not 0 although the help says 0 turns it off.
+TEST(Args, DurationsTakeMillisecondsAndZeroIsOffInAnyUnit) {
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("--budget", "500ms"), 0.5);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("--budget", "15m"), 900);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("--budget", "90"), 90);
+  EXPECT_EQ(ParseDurationSeconds("--budget", "0s").status().message(),
+            "--budget must be a positive duration such as 90s, 15m, 2h or 500ms, got '0s'");
+  for (const char* off : {"0", "0s", "0m", "0ms"}) {
+    EXPECT_EQ(*ParseDurationOrOff("--refine", off), 0) << off;
+  }
+  EXPECT_DOUBLE_EQ(*ParseDurationOrOff("--refine", "2m"), 120);
+  EXPECT_EQ(ParseDurationOrOff("--refine", "-1s").status().message(),
+            "--refine must be a duration such as 90s, 15m, 2h or 500ms, or 0 for off, got '-1s'");
+  EXPECT_FALSE(ParseDurationOrOff("--refine", "5 minutes").ok());
+}
+
 }  // namespace
 }  // namespace frontend
