@@ -55,9 +55,10 @@ class EtfScheduler {
       bool any = false;
       for (int d = 0; d < nd_ && !any; ++d) any = costs_.OpSeconds(id, d) >= 0;
       if (!any) {
-        return graph::InvalidArgument(c_.source + ": no device can give op '" + g_.node(id).name +
-                                      "' (" + g_.node(id).op +
-                                      ") a time (a real device needs a profile: planner profile)");
+        return graph::InvalidArgument(
+            c_.source + ": no device can give op '" + g_.node(id).name + "' (" + g_.node(id).op +
+            ") a time (a real device's op times come from a profile, and the one given, if any, "
+            "lacks this op: planner profile MODEL DEVICES -o PROFILE adds it)");
       }
     }
     return graph::Status::Ok();

@@ -20,9 +20,10 @@ int32_t Weight(double seconds, double total) {
 }
 
 graph::Status NoTime(const cluster::Cluster& c, int device, const std::string& op) {
-  return graph::InvalidArgument(c.source + ": device '" + c.devices[device].name +
-                                "' cannot give op '" + op +
-                                "' a time (a real device needs a profile: planner profile)");
+  return graph::InvalidArgument(
+      c.source + ": device '" + c.devices[device].name + "' cannot give op '" + op +
+      "' a time (a real device's op times come from a profile, and the one given, if any, lacks "
+      "this op: planner profile MODEL DEVICES -o PROFILE adds it)");
 }
 
 }  // namespace

@@ -324,7 +324,12 @@ graph::Status StartRun(Session& s, Run* run) {
   run->climb_on = s.real_rewards() ? nullptr : s.reward;
   if (s.real_rewards() && s.profile) {
     auto made = sources::MakeRewardSource("sim", s.context);
-    if (made.ok()) run->climb_on = (run->profile_sim = std::move(*made)).get();
+    if (made.ok()) {
+      run->climb_on = (run->profile_sim = std::move(*made)).get();
+    } else if (o.refine_s > 0) {
+      Say(s.log(), "refine: no hill climb: its simulator cannot time this model (%s)\n",
+          made.status().message().c_str());
+    }
   }
   // Refused before any work, not after the search.
   if (!o.export_modules_path.empty()) {

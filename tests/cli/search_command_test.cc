@@ -678,6 +678,28 @@ TEST(SearchCommandTest, RealRewardSearchOfAChainClaimsNoGain) {
   for (const std::string& f : {model, out, out + ".ckpt"}) std::remove(f.c_str());
 }
 
+// A profile of another model gave no climb on real rewards, and no line said so.
+TEST(SearchCommandTest, AProfileOfAnotherModelSaysThereIsNoClimbAndWhy) {
+  const std::string mlp = Temp("climbless_mlp.pb"), chain = Temp("climbless_chain.pb"),
+                    prof = Temp("climbless.prof");
+  ASSERT_EQ(Planner("zoo mlp -o " + mlp).code, 0);
+  ASSERT_EQ(Planner("zoo chain -o " + chain).code, 0);
+  ASSERT_EQ(
+      Planner("profile --steps 1 --warmup 0 " + chain + " " + Config("local-2cpu") + " -o " + prof)
+          .code,
+      0);
+  RunResult r = Planner("search " + mlp + " " + Config("local-2cpu") + " --reward real --profile " +
+                        prof + " --steps 1 --iterations 1 --refine 5s --rounds 5" + kSmallConfig);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("refine: no hill climb: its simulator cannot time this model ("),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("lacks this op: planner profile MODEL DEVICES -o PROFILE adds it"),
+            std::string::npos)
+      << r.out;
+  for (const std::string& f : {mlp, chain, prof}) std::remove(f.c_str());
+}
+
 TEST(SearchCommandTest, BadVerdictFlagsAreOneLineErrors) {
   for (const char* flags :
        {"--rounds 0", "--significance 0", "--significance 0.7", "--significance x", "--rounds 4"}) {
