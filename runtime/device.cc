@@ -13,7 +13,16 @@ graph::Result<std::unique_ptr<Device>> MakeCudaDevice(const cluster::DeviceSpec&
 }
 #endif
 
-graph::Result<std::unique_ptr<Device>> MakeDevice(const cluster::DeviceSpec& spec) {
+graph::Result<std::unique_ptr<Device>> MakeDeviceOfKind(const cluster::DeviceSpec& spec);
+
+graph::Result<std::unique_ptr<Device>> MakeDevice(const cluster::DeviceSpec& spec,
+                                                  const std::string& source) {
+  graph::Result<std::unique_ptr<Device>> made = MakeDeviceOfKind(spec);
+  if (made.ok() || source.empty()) return made;
+  return made.status().WithContext(source);
+}
+
+graph::Result<std::unique_ptr<Device>> MakeDeviceOfKind(const cluster::DeviceSpec& spec) {
   switch (spec.kind) {
     case cluster::DeviceKind::kCpu:
       return MakeCpuDevice(spec);

@@ -98,6 +98,9 @@ class Device {
 // Creates the device `spec` describes, or says why this build cannot. A cuda
 // device's spec() has its memory capacity filled in from the device when
 // `spec` gives none.
-graph::Result<std::unique_ptr<Device>> MakeDevice(const cluster::DeviceSpec& spec);
+// `source` (the devices file, when known) prefixes its errors, which name the
+// device: "configs/x.yaml: device 'cpu9' owns core 99 but this host has 2".
+graph::Result<std::unique_ptr<Device>> MakeDevice(const cluster::DeviceSpec& spec,
+                                                  const std::string& source = "");
 
 }  // namespace runtime

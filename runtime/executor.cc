@@ -152,7 +152,8 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
       ex->devices_.emplace_back();
       continue;
     }
-    GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, MakeDevice(cluster.devices[d]));
+    GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev,
+                           MakeDevice(cluster.devices[d], cluster.source));
     ex->devices_.push_back(std::move(dev));
   }
   for (size_t d = 0; d < ex->devices_.size(); ++d) {

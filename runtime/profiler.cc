@@ -126,8 +126,8 @@ graph::Result<double> MeasureLaunch(const cluster::DeviceSpec& spec) {
 // of bytes / (time - latency). A least-squares line lets one noisy large copy
 // swing the intercept by hundreds of microseconds on a shared machine.
 graph::Status ProfileLink(const cluster::Cluster& c, int src, int dst, sim::Profile* profile) {
-  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> from, MakeDevice(c.devices[src]));
-  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> to, MakeDevice(c.devices[dst]));
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> from, MakeDevice(c.devices[src], c.source));
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> to, MakeDevice(c.devices[dst], c.source));
   std::vector<double> bytes, seconds;
   for (int64_t floats : {1 << 8, 1 << 14, 1 << 16, 1 << 18, 1 << 20}) {
     at::Tensor t = at::empty({floats});
@@ -155,7 +155,7 @@ graph::Status ProfileLink(const cluster::Cluster& c, int src, int dst, sim::Prof
 // or into it, timed to the GPU's synchronisation; 4 KiB to 64 MiB, medians of 7.
 graph::Status ProfileGpuLink(const cluster::Cluster& c, int src, int dst, sim::Profile* profile) {
   const int gpu = c.devices[src].kind == cluster::DeviceKind::kCuda ? src : dst;
-  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, MakeDevice(c.devices[gpu]));
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, MakeDevice(c.devices[gpu], c.source));
   const c10::Device from = src == gpu ? device->torch_device() : c10::Device(c10::kCPU);
   const c10::Device to = dst == gpu ? device->torch_device() : c10::Device(c10::kCPU);
   std::vector<double> bytes, seconds;
