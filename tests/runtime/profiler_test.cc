@@ -288,8 +288,10 @@ TEST(ProfilerTest, ACudaDeviceInABuildWithoutCudaIsRefusedBeforeAnythingRuns) {
       "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: gpu0, kind: cuda, index: 0}\n",
       "gpu.yaml", &p);
   EXPECT_EQ(st.code(), graph::StatusCode::kUnimplemented);
-  EXPECT_EQ(st.message().rfind("device 'gpu0' is cuda, and this build's LibTorch has no CUDA", 0),
-            0u)
+  EXPECT_EQ(
+      st.message().rfind("gpu.yaml: device 'gpu0' is cuda, and this build's LibTorch has no CUDA",
+                         0),
+      0u)
       << st.message();
   EXPECT_TRUE(p.ops.empty());
 }
