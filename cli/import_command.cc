@@ -27,6 +27,11 @@ int Run(const frontend::Args& args) {
   if (!args.Has("-o") || args.Get("-o").empty())
     return frontend::UsageError(kSpec, "-o OUT is required");
   const std::string& path = args.positional()[0];
+  // Not over the model or its weight files, nor a FIFO or device.
+  if (graph::Status st = frontend::CheckOutputsBeforeWork({{"-o", args.Get("-o")}}, path, "");
+      !st.ok()) {
+    return frontend::CommandError(kSpec, st);
+  }
   graph::InferenceOptions shapes;
   if (graph::Status st = frontend::ParseInferenceFlags(args, &shapes); !st.ok()) {
     return frontend::UsageError(kSpec, st);

@@ -31,6 +31,9 @@ const frontend::CommandSpec kSpec{
 
 int Run(const frontend::Args& args) {
   if (args.Get("-o").empty()) return frontend::UsageError(kSpec, "-o OUT.pb is required");
+  if (graph::Status st = frontend::CheckOutputWritable("-o", args.Get("-o")); !st.ok()) {
+    return frontend::CommandError(kSpec, st);
+  }
   graph::ZooOptions o;
   if (args.Has("--sizes")) {
     if (args.positional()[0] != "nmt") {

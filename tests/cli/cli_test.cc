@@ -263,6 +263,28 @@ TEST(PlannerCliTest, ImportToAnUnwritablePathFailsAndLeavesNothing) {
   EXPECT_NE(r.err.find("/no/such/dir/out.pb: cannot write"), std::string::npos) << r.err;
 }
 
+// import -o named the model's own weights file (or the model) and wrote the
+// GraphDef over it; zoo -o replaced a FIFO or a device node.
+TEST(PlannerCliTest, ImportAndZooRefuseAnOutputOverAnInputOrASpecialFile) {
+  // A copy: were the check to fail, the repository's model would be lost.
+  const std::string dir = planner_test::ScratchDir();
+  for (const char* name : {"emotion.json", "emotion.bin"}) {
+    ASSERT_TRUE(graph::WriteFileAtomic(dir + "/" + name,
+                                       Slurp(std::string(PLANNER_MODELS_DIR) + "/" + name))
+                    .ok());
+  }
+  const std::string weights = dir + "/emotion.bin";
+  const std::string before = Slurp(weights);
+  RunResult over = Planner("import " + dir + "/emotion.json -o " + weights);
+  EXPECT_EQ(over.code, 1);
+  EXPECT_EQ(over.err,
+            "planner import: " + weights + ": -o would overwrite the model's weights file\n");
+  EXPECT_EQ(Slurp(weights), before);
+  RunResult null = Planner("zoo mlp -o /dev/null");
+  EXPECT_EQ(null.code, 1);
+  EXPECT_EQ(null.err, "planner zoo: /dev/null: cannot write -o output (not a regular file)\n");
+}
+
 TEST(PlannerCliTest, ImportWithoutOutputIsAUsageError) {
   RunResult r = Planner("import " + Model("emotion"));
   EXPECT_EQ(r.code, 2);
