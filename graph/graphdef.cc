@@ -350,6 +350,10 @@ Result<Graph> ParseBinaryGraphDef(const std::string& bytes, const std::string& s
 Result<Graph> ParseTextGraphDef(const std::string& text, const std::string& source) {
   tensorflow::GraphDef gd;
   google::protobuf::TextFormat::Parser parser;
+  // Fields our schema does not model (a NodeDef's experimental_debug_info, a
+  // library's function bodies) are skipped, as the binary and JSON readers
+  // skip them: TensorFlow writes them.
+  parser.AllowUnknownField(true);
   FirstErrorCollector errors;
   parser.RecordErrorsTo(&errors);
   if (!parser.ParseFromString(text, &gd)) {

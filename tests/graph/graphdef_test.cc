@@ -96,6 +96,17 @@ TEST(GraphDefTest, TextSyntaxErrorGivesLineAndColumn) {
   EXPECT_EQ(r.status().message().rfind("bad.pbtxt:2:", 0), 0u) << r.status().message();
 }
 
+// TensorFlow writes fields our schema does not model; the binary and JSON
+// readers skipped them, the text reader refused the file in protobuf's words.
+TEST(GraphDefTest, TextFieldsTheSchemaDoesNotModelAreSkippedAsInBinary) {
+  auto r = ParseTextGraphDef(
+      "node { name: 'a' op: 'NoOp' experimental_debug_info { original_node_names: 'a0' } }\n"
+      "library { function { signature { name: 'f' } } }\n",
+      "tf.pbtxt");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->size(), 1);
+}
+
 TEST(GraphDefTest, TensorContentOfWrongSizeIsRejected) {
   auto r = ParseTextGraphDef(
       "node { name: 'c' op: 'Const' attr { key: 'value' value { tensor { dtype: DT_FLOAT "
