@@ -2,6 +2,8 @@
 
 #include <metis.h>
 
+#include <algorithm>
+
 #include "planner/baselines/partition_graph.h"
 
 namespace planner::baselines {
@@ -22,7 +24,9 @@ graph::Result<std::vector<int>> MetisPlacement(const graph::Graph& forward,
   std::vector<idx_t> vwgt(csr.vwgt.begin(), csr.vwgt.end());
   adjncy.reserve(1);  // non-null even for a graph without edges
   adjwgt.reserve(1);
-  idx_t nvtxs = n, ncon = 1, nparts = static_cast<idx_t>(accel.size()), objval = 0;
+  // No more parts than ops: METIS prints "too many parts" (on stdout) otherwise.
+  idx_t nvtxs = n, ncon = 1, objval = 0;
+  idx_t nparts = static_cast<idx_t>(std::min<size_t>(accel.size(), static_cast<size_t>(n)));
   std::vector<idx_t> part(n, 0);
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);

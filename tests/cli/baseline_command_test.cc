@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include "tests/cli/cli_util.h"
 #include "tests/scratch_dir.h"
@@ -90,6 +91,22 @@ TEST(BaselineCommandTest, MsctByTheDualSimplexPlacesOtherwiseThanByThePrimal) {
 
 // A fleet evaluates a search's placements; baseline's help says sim|real, and
 // its error lists those two, not the search's third.
+// More GPUs than ops: METIS printed "***Cannot bisect a graph with 0
+// vertices!" and "too many parts" on stdout.
+TEST(BaselineCommandTest, MetisWithMoreDevicesThanOpsPrintsNothingOfItsOwn) {
+  const std::string model = Temp("two_ops.pbtxt");
+  {
+    std::ofstream f(model);
+    f << "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+         "attr { key: 'shape' value { shape { dim { size: 2 } } } } }\n"
+         "node { name: 'y' op: 'Relu' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+  }
+  RunResult r = Planner("baseline " + model + " " + Config("k40-paper-8gpu") + " --method metis");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("***"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  metis "), std::string::npos) << r.out;
+}
+
 TEST(BaselineCommandTest, AFleetIsNoRewardOfTheBaselines) {
   RunResult r =
       Planner("baseline --reward fleet " + Model("emotion") + " " + Config("k40-paper-2gpu"));
