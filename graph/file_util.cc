@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace graph {
@@ -78,6 +79,19 @@ Status WriteFileAtomic(const std::string& path, const std::string& contents) {
 std::string DirName(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+bool ResolvesInside(const std::string& dir, const std::string& p) {
+  char* base = ::realpath(dir.empty() ? "." : dir.c_str(), nullptr);
+  char* file = ::realpath((dir + p).c_str(), nullptr);
+  bool inside = true;
+  if (base && file) {
+    const std::string b = std::string(base) + (std::string(base) == "/" ? "" : "/");
+    inside = std::string(file).rfind(b, 0) == 0;
+  }
+  std::free(base);
+  std::free(file);
+  return inside;
 }
 
 bool SafeRelativePath(const std::string& p) {

@@ -23,4 +23,10 @@ std::string DirName(const std::string& path);
 // with no ".." component (TF.js weight paths, ONNX external data locations).
 bool SafeRelativePath(const std::string& p);
 
+// Whether `dir` + `p` (a SafeRelativePath), symbolic links resolved, is still
+// inside `dir` ("" : the current directory): a link out of a model's directory
+// would let a model read any file as its weights, and carry it into exports.
+// A file that does not exist counts as inside (its read then says so).
+bool ResolvesInside(const std::string& dir, const std::string& p);
+
 }  // namespace graph

@@ -43,7 +43,7 @@ Status LoadExternalData(onnx::GraphProto* g, const std::string& path) {
                                kv.key() + " '" + kv.value() + "'");
       }
     }
-    if (!SafeRelativePath(location)) {
+    if (!SafeRelativePath(location) || !ResolvesInside(DirName(path), location)) {
       return InvalidArgument(path + ": initializer '" + t.name() + "': external data location '" +
                              location + "' must be a relative path inside the model's directory");
     }

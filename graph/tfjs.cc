@@ -181,7 +181,7 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
       if (!seen_paths.insert(p).second) {
         return InvalidArgument(json_path + ": weights file '" + p + "' is listed twice");
       }
-      if (!SafeRelativePath(p)) {
+      if (!SafeRelativePath(p) || !ResolvesInside(dir, p)) {
         return InvalidArgument(json_path + ": weight path '" + p +
                                "' must be a relative path inside the model's directory");
       }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -162,6 +163,29 @@ TEST(TfjsTest, WeightPathOutsideTheModelDirectoryIsRejected) {
   auto g = ImportModel(d.Write(json, ""));
   ASSERT_FALSE(g.ok());
   EXPECT_NE(g.status().message().find("must be a relative path"), std::string::npos);
+}
+
+// A link in the model's directory to a file outside it was followed: a model
+// could read any file as its weights (and carry it into an export).
+TEST(TfjsTest, AWeightFileLinkedFromOutsideTheModelDirectoryIsRejected) {
+  TfjsDir d("link_out");
+  const std::string model =
+      d.Write(ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32"})"), std::string(16, 0));
+  const std::string outside = planner_test::ScratchDir() + "/tfjs_outside.bin";
+  ASSERT_TRUE(WriteFileAtomic(outside, std::string(16, 0)).ok());
+  ASSERT_EQ(std::remove((d.dir() + "/weights.bin").c_str()), 0);
+  ASSERT_EQ(::symlink(outside.c_str(), (d.dir() + "/weights.bin").c_str()), 0);
+  auto g = ImportModel(model);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("'weights.bin' must be a relative path inside the model's "
+                                      "directory"),
+            std::string::npos)
+      << g.status().message();
+  // A link that stays inside is followed.
+  ASSERT_TRUE(WriteFileAtomic(d.dir() + "/real.bin", std::string(16, 0)).ok());
+  ASSERT_EQ(std::remove((d.dir() + "/weights.bin").c_str()), 0);
+  ASSERT_EQ(::symlink("real.bin", (d.dir() + "/weights.bin").c_str()), 0);
+  EXPECT_TRUE(ImportModel(model).ok());
 }
 
 TEST(TfjsTest, MissingTopologyIsAnError) {
