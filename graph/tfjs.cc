@@ -205,6 +205,14 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
       offset += used;
       weights[w.name()] = std::move(t);
     }
+    // The converter writes exactly the manifest's bytes: bytes left over mean a
+    // weight read at the wrong size, and every one after it at the wrong offset.
+    if (offset != static_cast<int64_t>(stream.size()) && !files.empty()) {
+      return InvalidArgument(json_path + ": the manifest's weights read " + std::to_string(offset) +
+                             " bytes of " + dir + files + ", which hold " +
+                             std::to_string(stream.size()) +
+                             ": a weight's shape, dtype or quantization does not match the files");
+    }
   }
 
   // Consts whose values are written inline in the JSON need no weight.

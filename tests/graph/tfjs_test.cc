@@ -188,6 +188,25 @@ TEST(TfjsTest, AWeightFileLinkedFromOutsideTheModelDirectoryIsRejected) {
   EXPECT_TRUE(ImportModel(model).ok());
 }
 
+// A quantized weight the manifest misdescribes, or extra bytes in a shard,
+// loaded with every later weight read at the wrong offset.
+TEST(TfjsTest, WeightFilesHoldingMoreThanTheManifestReadsAreRejected) {
+  TfjsDir d("long_shard");
+  auto g = ImportModel(d.Write(ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32"})"),
+                               std::string(16 + 1000, 0)));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("the manifest's weights read 16 bytes of " + d.dir() +
+                                      "/weights.bin, which hold 1016"),
+            std::string::npos)
+      << g.status().message();
+  auto quantized = ImportModel(d.Write(ModelJsonText(R"({"name":"w","shape":[4],"dtype":"float32",
+                        "quantization":{"dtype":"uint8","scale":0.1,"min":0}})"),
+                                       std::string(16, 0)));
+  ASSERT_FALSE(quantized.ok());
+  EXPECT_NE(quantized.status().message().find("read 4 bytes"), std::string::npos)
+      << quantized.status().message();
+}
+
 TEST(TfjsTest, MissingTopologyIsAnError) {
   TfjsDir d("no_topology");
   auto g = ImportModel(d.Write(R"({"modelTopology":{}, "weightsManifest":[]})", ""));
