@@ -76,6 +76,29 @@ graph::Status RequireStaticInputs(const LoadedModel& model, const std::string& p
                                 (s.known_rank() ? ", each ? replaced by a size" : ""));
 }
 
+namespace {
+
+// A tensor too large to count (its size overflowed to "unknown": 0 bytes, a
+// step of 0 ms) is no model any device can run: refused naming the node.
+graph::Status RequireCountableTensors(const LoadedModel& model, const std::string& path) {
+  constexpr int64_t kMaxBytes = int64_t{1} << 62;
+  for (const graph::Node& n : model.graph.nodes()) {
+    for (size_t k = 0; k < n.output_shapes.size(); ++k) {
+      const graph::Shape& s = n.output_shapes[k];
+      if (!s.FullyDefined()) continue;
+      const int64_t elements = s.NumElements();
+      const int size = k < n.output_dtypes.size() ? graph::DTypeSize(n.output_dtypes[k]) : 1;
+      if (elements >= 0 && (size <= 0 || elements <= kMaxBytes / size)) continue;
+      return graph::InvalidArgument((path.empty() ? "" : path + ": ") + "output " +
+                                    std::to_string(k) + " of node '" + n.name + "' has shape " +
+                                    s.ToString() + ", more than 2^62 bytes: no device holds it");
+    }
+  }
+  return graph::Status::Ok();
+}
+
+}  // namespace
+
 graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,
                                                  const std::string& devices_path,
                                                  const std::string& placement_path,
@@ -94,6 +117,7 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
     return graph::Status(st.code(), model_name + ": " + st.message());
   }
   GRAPH_RETURN_IF_ERROR(RequireStaticInputs(model, model_name));
+  GRAPH_RETURN_IF_ERROR(RequireCountableTensors(model, model_name));
   assert(!c.devices.empty());
   const graph::Graph& forward = model.graph;
   placement::Placement p;  // without a file, every op on the first device
@@ -109,9 +133,17 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
     // Where the model's shapes stopped is the cause a user can act on: an op
     // type with no rule here, or a node whose inputs its rule rejects.
     const graph::InferenceReport& r = model.report;
+    if (!r.nodes_without_rule.empty()) {
+      const graph::Node& n = forward.node(r.nodes_without_rule[0]);
+      const size_t more = r.nodes_without_rule.size() - 1;
+      return graph::Unimplemented(
+          model_name + ": node '" + n.name + "' (" + n.op + ") has an op type this planner has " +
+          "no shape rule for" +
+          (more ? " (and " + std::to_string(more) + " more node(s) of such types)" : "") +
+          ", so its training step cannot be built (planner inspect lists the unsupported ops)");
+    }
     std::string cause;
-    if (!r.unknown_ops.empty()) cause = " (no shape rule for op type " + r.unknown_ops[0] + ")";
-    if (cause.empty() && !r.problems.empty()) cause = " (shape inference: " + r.problems[0] + ")";
+    if (!r.problems.empty()) cause = " (shape inference: " + r.problems[0] + ")";
     return graph::Status(training.status().code(),
                          model_name + ": " + training.status().message() + cause);
   }

@@ -135,7 +135,10 @@ TEST(PlannerCliTest, AnOpTypeWithNoShapeRuleIsNamedWhenTrainingNeedsItsShapes) {
   RunResult r = Planner("simulate " + path + " " + Config("k40-paper-2gpu"));
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(Lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find("(no shape rule for op type FrobnicateXYZ)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": node 'odd' (FrobnicateXYZ) has an op type this planner has no shape "
+                       "rule for, so its training step cannot be built"),
+            std::string::npos)
+      << r.err;
 }
 
 // An output named twice, or naming an input, would destroy a file: refused
@@ -283,6 +286,24 @@ TEST(PlannerCliTest, ImportAndZooRefuseAnOutputOverAnInputOrASpecialFile) {
   RunResult null = Planner("zoo mlp -o /dev/null");
   EXPECT_EQ(null.code, 1);
   EXPECT_EQ(null.err, "planner zoo: /dev/null: cannot write -o output (not a regular file)\n");
+}
+
+// Sizes too large to count overflowed to "unknown": 0 bytes and a 0 ms step.
+TEST(PlannerCliTest, ATensorTooLargeToCountIsRefusedNamingItsNode) {
+  const std::string path = planner_test::ScratchDir() + "/huge.pbtxt";
+  ASSERT_TRUE(graph::WriteFileAtomic(
+                  path,
+                  "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT "
+                  "} } attr { key: 'shape' value { shape { dim { size: 3037000500 } dim { size: "
+                  "3037000500 } } } } }\n"
+                  "node { name: 'y' op: 'Relu' input: 'x' attr { key: 'T' value { type: "
+                  "DT_FLOAT } } }\n")
+                  .ok());
+  RunResult r = Planner("simulate " + path + " " + Config("k40-paper-2gpu"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "planner simulate: " + path +
+                       ": output 0 of node 'x' has shape [3037000500,3037000500], more than 2^62 "
+                       "bytes: no device holds it\n");
 }
 
 TEST(PlannerCliTest, ImportWithoutOutputIsAUsageError) {
