@@ -17,32 +17,13 @@
 
 #include "graph/file_util.h"
 #include "tests/cli/cli_util.h"
+#include "tests/cli/search_util.h"
 #include "tests/cli/softmax_problem.h"
 #include "tests/scratch_dir.h"
 
 namespace {
 
 using namespace planner::testing;
-
-std::string Temp(const std::string& name) {
-  return planner_test::ScratchDir() + "/search_" + std::to_string(::getpid()) + "_" + name;
-}
-
-// A small RNNLM from the zoo, written once per test process.
-std::string SmallRnnlm() {
-  static const std::string path = [] {
-    std::string p = Temp("rnnlm.pb");
-    RunResult r =
-        Planner("zoo rnnlm --batch 4 --layers 2 --hidden 32 --vocab 100 --steps 3 -o " + p);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return p;
-  }();
-  return path;
-}
-
-const std::string kSmallConfig =
-    " --config " + std::string(PLANNER_CONFIGS_DIR) + "/../tests/planner/search_small.yaml";
-const std::string kFast = " --iterations 6 --refine 1s" + kSmallConfig;
 
 TEST(SearchCommandTest, WritesPlacementCurvePictureAndGraphDef) {
   const std::string out = Temp("p.yaml"), csv = Temp("c.csv"), svg = Temp("r.svg"),
@@ -716,7 +697,7 @@ TEST(SearchCommandTest, BadVerdictFlagsAreOneLineErrors) {
 TEST(SearchCommandTest, AnOutputOverAModelsWeightsFileIsRefusedBeforeAnyWork) {
   const std::string dir = Temp("weights");
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
-  for (const std::string& name : {"emotion.json", "emotion.bin"}) {
+  for (const char* name : {"emotion.json", "emotion.bin"}) {
     std::ifstream in(std::string(PLANNER_MODELS_DIR) + "/" + name, std::ios::binary);
     ASSERT_TRUE(in.good()) << name;
     std::ofstream(dir + "/" + name, std::ios::binary) << in.rdbuf();

@@ -15,55 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "tests/cli/cli_util.h"
-#include "tests/scratch_dir.h"
+#include "tests/cli/search_util.h"
 
 namespace {
 
 using namespace planner::testing;
-
-std::string Temp(const std::string& name) {
-  return planner_test::ScratchDir() + "/signals_" + std::to_string(::getpid()) + "_" + name;
-}
-
-// A small RNNLM from the zoo, written once per test process.
-std::string SmallRnnlm() {
-  static const std::string path = [] {
-    std::string p = Temp("rnnlm.pb");
-    RunResult r =
-        Planner("zoo rnnlm --batch 4 --layers 2 --hidden 32 --vocab 100 --steps 3 -o " + p);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return p;
-  }();
-  return path;
-}
-
-const std::string kSmallConfig =
-    " --config " + std::string(PLANNER_CONFIGS_DIR) + "/../tests/planner/search_small.yaml";
-const std::string kFast = " --iterations 6 --refine 1s" + kSmallConfig;
-
-// Starts `cmd` with stdout to `log` ("/dev/null" to drop it), waits (up to
-// `wait_ms`) until it has written `out`, lets it run half a second more, sends
-// SIGTERM and returns its wait status.
-// Runs `cmd`, stdout to `log`, and sends it `sig` half a second after `out`
-// is first written (or after `wait_ms` without it); returns its wait status.
-int TermAfterFirstWrite(const std::string& cmd, const std::string& out, const std::string& log,
-                        int wait_ms, int sig = SIGTERM) {
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    freopen(log.c_str(), "w", stdout);
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  for (int i = 0; i < wait_ms / 50 && Slurp(out).empty(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill(pid, sig);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
-}
 
 TEST(SearchSignalsTest, ASignalBeforeTheVerdictClaimsNoGainAndWritesTheBaseline) {
   // Stopped before the hardware judged it, the found placement's own figure
@@ -193,26 +149,6 @@ TEST(SearchSignalsTest, AResumedSearchDropsTheCsvRowsPastItsCheckpoint) {
   while (std::getline(lines, line)) iterations.push_back(std::atoi(line.c_str()));
   EXPECT_EQ(iterations, (std::vector<int>{1, 2, 3, 4})) << Slurp(csv);
   for (const std::string& f : {out, ckpt, csv}) std::remove(f.c_str());
-}
-
-// Runs `cmd`, stdout to `log`, and sends it `sig` `delay_ms` after `text`
-// first appears in `log` (or after `wait_ms` without it); returns its wait status.
-int SignalAfterPrinted(const std::string& cmd, const std::string& log, const std::string& text,
-                       int wait_ms, int delay_ms, int sig) {
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    freopen(log.c_str(), "w", stdout);
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  for (int i = 0; i < wait_ms / 50 && Slurp(log).find(text) == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-  kill(pid, sig);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
 }
 
 // A signal during the hardware's verdict ended the process with no result at
