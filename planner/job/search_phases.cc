@@ -423,8 +423,15 @@ BaselinesRun RunBaselines(const Session& s, const rewards::RewardSource& reward,
   const graph::Graph& forward = s.forward();
   const cluster::Cluster& c = s.cluster();
   BaselinesRun out;
-  for (const std::string& method : baselines::BaselineMethods(c)) {
-    if (StopRequested() && out.best) break;  // a result to write is enough
+  const std::vector<std::string> methods = baselines::BaselineMethods(c);
+  for (size_t i = 0; i < methods.size(); ++i) {
+    const std::string& method = methods[i];
+    if (StopRequested() && out.best) {  // a result to write is enough
+      std::string left;
+      for (size_t k = i; k < methods.size(); ++k) left += (k > i ? ", " : "") + methods[k];
+      Say(s.log(), "  stopped by a signal: %s not run\n", left.c_str());
+      break;
+    }
     auto made = baselines::MakeBaseline(method, forward, c, costs, frontend::StopOnSignals::flag());
     if (!made.ok()) {
       Say(s.log(), "  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
