@@ -1,4 +1,5 @@
 // `planner worker`: serves a controller until SIGINT or SIGTERM.
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 
@@ -40,6 +41,13 @@ int Run(const frontend::Args& args) {
     return frontend::UsageError(kSpec, "--devices and one of --connect and --bind are required");
   }
   o.name = args.Get("--name");
+  // The name goes into the controller's one-line log messages.
+  if (o.name.size() > 128 ||
+      std::any_of(o.name.begin(), o.name.end(),
+                  [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; })) {
+    return frontend::UsageError(
+        kSpec, "--name must be at most 128 printable characters (it goes into log lines)");
+  }
   o.profile_path = args.Get("--profile");
   if (args.Has("--cached-models")) {
     auto n = frontend::ParseIntInRange("--cached-models", args.Get("--cached-models"), 1, 1024);

@@ -323,6 +323,12 @@ TEST(FleetWorker, BadDevicesFileIsAOneLineError) {
 
 TEST(FleetWorker, MissingFlagsAreAUsageError) {
   EXPECT_EQ(Planner("worker --devices " + Config("local-2cpu")).code, 2);
+  // A name with a newline broke the controller's one-line log messages.
+  RunResult r = Planner("worker --devices " + Config("local-2cpu") +
+                        " --connect tcp://127.0.0.1:1 --name \"$(printf 'a\\nb')\"");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--name must be at most 128 printable characters"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace
