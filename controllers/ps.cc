@@ -442,6 +442,10 @@ class Server {
 }  // namespace
 
 graph::Status ServeParameters(const PsOptions& o, const volatile std::sig_atomic_t* stop) {
+  if (o.bind.find("://") == std::string::npos) {
+    return graph::InvalidArgument("--bind " + o.bind +
+                                  " is not an endpoint (tcp://127.0.0.1:PORT, ipc://PATH)");
+  }
   if (!wire::OnThisHost(o.bind)) {
     return graph::InvalidArgument("--bind " + o.bind +
                                   " is not on this host, and the parameter server has no CURVE "

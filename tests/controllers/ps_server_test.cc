@@ -148,6 +148,10 @@ TEST(PsServer, BindingOffThisHostIsRefused) {
   graph::Status st = ServeParameters(o, &stop);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("CURVE"), std::string::npos);
+  // Not an endpoint at all: said so, not "not on this host".
+  o.bind = "foo";
+  EXPECT_EQ(ServeParameters(o, &stop).message(),
+            "--bind foo is not an endpoint (tcp://127.0.0.1:PORT, ipc://PATH)");
 }
 
 }  // namespace
