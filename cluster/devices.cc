@@ -101,6 +101,7 @@ bool Contains(const std::array<std::string_view, N>& keys, std::string_view key)
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
+constexpr size_t kMaxDevices = 255;
 constexpr std::array<std::string_view, 3> kTopKeys = {"devices", "default_link", "links"};
 constexpr std::array<std::string_view, 5> kCommonDeviceKeys = {"name", "kind", "memory",
                                                                "peak_flops", "memory_bandwidth"};
@@ -247,6 +248,12 @@ class Parser {
     }
     if (node.size() == 0)
       return Fail(entry.key_node, "'devices' is empty; list at least one device");
+    // The simulator, the search and the placements index devices in a byte.
+    if (node.size() > kMaxDevices) {
+      return Fail(entry.key_node, "'devices' lists " + std::to_string(node.size()) +
+                                      " devices; at most " + std::to_string(kMaxDevices) +
+                                      " are placed on");
+    }
     std::map<std::string, yaml::Node> first_by_name;
     const std::vector<yaml::Node> items = node.Items();
     for (size_t i = 0; i < items.size(); ++i) {

@@ -308,6 +308,18 @@ TEST(DevicesErrorTest, RejectsEmptyDevices) {
   ExpectError("devices: []\n", "test.yaml:1: ", "'devices' is empty");
 }
 
+// `planner devices` accepted 10,000 devices that every other command refused.
+TEST(DevicesErrorTest, RejectsMoreDevicesThanAPlacementCanName) {
+  std::string yaml = "default_link: {bandwidth: 1GB/s, latency: 1us}\ndevices:\n";
+  for (int i = 0; i < 256; ++i) {
+    yaml += "  - {name: g" + std::to_string(i) +
+            ", kind: sim, simulates: gpu, peak_flops: 1e12, memory_bandwidth: 1e11}\n";
+  }
+  ExpectError(yaml, "test.yaml:2: ", "'devices' lists 256 devices; at most 255 are placed on");
+  yaml.resize(yaml.rfind("  - "));  // 255
+  EXPECT_TRUE(ParseDevicesYaml(yaml, "test.yaml").ok());
+}
+
 TEST(DevicesErrorTest, RejectsDevicesThatIsNotAList) {
   ExpectError("devices:\n  cpu0: {kind: cpu}\n",
               "test.yaml:1: ", "'devices' must be a list, found a map");
