@@ -248,7 +248,7 @@ class Parser {
     }
     if (node.size() == 0)
       return Fail(entry.key_node, "'devices' is empty; list at least one device");
-    // The simulator, the search and the placements index devices in a byte.
+    // The simulator indexes devices in a byte (sim/simulator.cc).
     if (node.size() > kMaxDevices) {
       return Fail(entry.key_node, "'devices' lists " + std::to_string(node.size()) +
                                       " devices; at most " + std::to_string(kMaxDevices) +
