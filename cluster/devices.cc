@@ -248,7 +248,7 @@ class Parser {
     }
     if (node.size() == 0)
       return Fail(entry.key_node, "'devices' is empty; list at least one device");
-    // The simulator indexes devices in a byte (sim/simulator.cc).
+    // The simulator's limit (sim/simulator.cc), said when the file is read.
     if (node.size() > kMaxDevices) {
       return Fail(entry.key_node, "'devices' lists " + std::to_string(node.size()) +
                                       " devices; at most " + std::to_string(kMaxDevices) +
