@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "sim/statistics.h"
+
 namespace controllers {
 
 namespace {
@@ -42,14 +44,6 @@ bool ToNumber(const std::string& text, double* value) {
 
 }  // namespace
 
-// The fewest rounds whose smallest p-value, 2^-rounds, is below `alpha`
-// (planner/rewards/verdict.h's FewestRounds; this room is torch-free).
-int FewestRounds(double alpha) {
-  int rounds = 1;
-  while (std::ldexp(1.0, -rounds) >= alpha && rounds < 64) ++rounds;
-  return rounds;
-}
-
 graph::Result<std::vector<std::string>> BonferroniSearchFlags(const std::vector<std::string>& flags,
                                                               int controllers, std::string* note) {
   note->clear();
@@ -74,7 +68,7 @@ graph::Result<std::vector<std::string>> BonferroniSearchFlags(const std::vector<
                 "fastest of their results keeps the level %g)",
                 controllers, alpha, controllers, value, alpha);
   *note = line;
-  const int needed = FewestRounds(each);
+  const int needed = sim::WilcoxonFewestPairs(each);
   const FlagValue r = Find(flags, "--rounds");
   double rounds = kDefaultRounds;
   if (r.at >= 0 && !ToNumber(r.text, &rounds)) return out;  // the search says so

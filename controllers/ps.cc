@@ -203,43 +203,45 @@ graph::Result<ParametersReply> ParameterState::Push(const PushRequest& push,
 }
 
 graph::Status ParameterState::Apply(const PushRequest& push) {
-  // As the searches' own optimizer steps run (planner::search::Search::Step),
-  // on copies: an update that would leave a value non-finite (a finite but
-  // huge rate) is refused whole, and the held policy stays as it was.
+  // As the searches' own optimizer steps run (planner::search::Search::Step).
+  // Checked before anything is written: an update that would leave a value
+  // non-finite (a finite but huge rate) is refused whole, and the held policy
+  // stays as it was. Each value is computed twice rather than the policy copied.
   const runtime::ScopedFlushDenormals flush;
   const double lr = push.learning_rate;
-  std::vector<std::vector<float>> params = params_, m = m_, v = v_;
+  const bool sgd = optimizer_ == "sgd";
   const int64_t adam_step = adam_step_ + 1;
-  if (optimizer_ == "sgd") {
-    for (size_t i = 0; i < params.size(); ++i) {
-      const std::vector<float>& g = push.gradient[i].values;
-      for (size_t k = 0; k < params[i].size(); ++k) params[i][k] -= static_cast<float>(lr * g[k]);
-    }
-  } else {
-    // torch::optim::Adam's update (no weight decay, no amsgrad).
-    const double c1 = 1 - std::pow(kBeta1, adam_step), c2 = 1 - std::pow(kBeta2, adam_step);
-    const double step = lr / c1, sqrt_c2 = std::sqrt(c2);
-    for (size_t i = 0; i < params.size(); ++i) {
-      const std::vector<float>& g = push.gradient[i].values;
-      for (size_t k = 0; k < params[i].size(); ++k) {
-        m[i][k] = static_cast<float>(kBeta1 * m[i][k] + (1 - kBeta1) * g[k]);
-        v[i][k] = static_cast<float>(kBeta2 * v[i][k] + (1 - kBeta2) * g[k] * g[k]);
-        params[i][k] -= static_cast<float>(step * m[i][k] / (std::sqrt(v[i][k]) / sqrt_c2 + kEps));
-      }
-    }
-  }
-  for (size_t i = 0; i < params.size(); ++i) {
-    for (size_t k = 0; k < params[i].size(); ++k) {
-      if (!std::isfinite(params[i][k]) || !std::isfinite(v[i][k])) {
+  // torch::optim::Adam's update (no weight decay, no amsgrad).
+  const double c1 = 1 - std::pow(kBeta1, adam_step), c2 = 1 - std::pow(kBeta2, adam_step);
+  const double step = lr / c1, sqrt_c2 = std::sqrt(c2);
+  struct Updated {
+    float p, m, v;
+  };
+  auto update = [&](size_t i, size_t k) -> Updated {
+    const float g = push.gradient[i].values[k];
+    if (sgd) return {params_[i][k] - static_cast<float>(lr * g), m_[i][k], v_[i][k]};
+    const auto m = static_cast<float>(kBeta1 * m_[i][k] + (1 - kBeta1) * g);
+    const auto v = static_cast<float>(kBeta2 * v_[i][k] + (1 - kBeta2) * g * g);
+    return {params_[i][k] - static_cast<float>(step * m / (std::sqrt(v) / sqrt_c2 + kEps)), m, v};
+  };
+  for (size_t i = 0; i < params_.size(); ++i) {
+    for (size_t k = 0; k < params_[i].size(); ++k) {
+      const Updated u = update(i, k);
+      if (!std::isfinite(u.p) || !std::isfinite(u.v)) {
         return graph::InvalidArgument("the update (learning rate " + std::to_string(lr) +
                                       ") would make " + names_[i] + " non-finite");
       }
     }
   }
-  params_.swap(params);
-  m_.swap(m);
-  v_.swap(v);
-  adam_step_ = adam_step;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    for (size_t k = 0; k < params_[i].size(); ++k) {
+      const Updated u = update(i, k);
+      params_[i][k] = u.p;
+      m_[i][k] = u.m;
+      v_[i][k] = u.v;
+    }
+  }
+  if (!sgd) adam_step_ = adam_step;
   ++version_;
   ++counters_.applied;
   return graph::Status::Ok();

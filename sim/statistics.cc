@@ -24,6 +24,12 @@ bool MedianInterval(std::vector<double> v, double confidence, double* lo, double
   return true;
 }
 
+int WilcoxonFewestPairs(double alpha) {
+  int pairs = 1;
+  while (std::ldexp(1.0, -pairs) >= alpha && pairs < 64) ++pairs;
+  return pairs;
+}
+
 double WilcoxonLessP(const std::vector<double>& d) {
   std::vector<double> magnitude;
   std::vector<bool> negative;

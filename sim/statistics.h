@@ -26,6 +26,10 @@ bool MedianInterval(std::vector<double> v, double confidence, double* lo, double
 // difference is left.
 double WilcoxonLessP(const std::vector<double>& d);
 
+// The fewest pairs whose smallest WilcoxonLessP, 2^-pairs (every difference
+// negative), is below `alpha`: fewer can never show a difference at that level.
+int WilcoxonFewestPairs(double alpha);
+
 double Median(std::vector<double> v);  // v not empty
 
 }  // namespace sim

@@ -70,7 +70,7 @@ HardwareDecision DecideOnHardware(std::FILE* log, const rewards::RewardSource& h
   rewards::Verdict v =
       rewards::CompareOnHardware(hardware, best->device_of_node, baseline_devices, options, stop);
   // Stopped by a signal: the rounds measured decide if they can.
-  if (v.status.ok() && *stop && v.rounds < rewards::FewestRounds(options.alpha)) {
+  if (v.status.ok() && *stop && v.rounds < sim::WilcoxonFewestPairs(options.alpha)) {
     HardwareDecision d;
     d.interrupted = true;
     d.rounds = v.rounds;

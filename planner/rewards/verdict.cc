@@ -43,20 +43,14 @@ Verdict CompareOnHardware(const RewardSource& reward, const std::vector<int>& ca
   return v;
 }
 
-int FewestRounds(double alpha) {
-  int rounds = 1;
-  while (std::ldexp(1.0, -rounds) >= alpha && rounds < 64) ++rounds;
-  return rounds;
-}
-
 graph::Status CheckVerdictOptions(const VerdictOptions& options) {
-  if (options.rounds >= FewestRounds(options.alpha)) return graph::Status::Ok();
+  if (options.rounds >= sim::WilcoxonFewestPairs(options.alpha)) return graph::Status::Ok();
   char line[256];
   std::snprintf(line, sizeof line,
                 "--rounds %d can never reach --significance %g: the smallest p-value %d rounds "
                 "can give is %g (at least %d rounds)",
                 options.rounds, options.alpha, options.rounds, std::ldexp(1.0, -options.rounds),
-                FewestRounds(options.alpha));
+                sim::WilcoxonFewestPairs(options.alpha));
   return graph::InvalidArgument(line);
 }
 

@@ -48,11 +48,9 @@ Verdict CompareOnHardware(const RewardSource& reward, const std::vector<int>& ca
                           const std::vector<int>& incumbent, const VerdictOptions& options,
                           const volatile std::sig_atomic_t* stop);
 
-// The fewest rounds whose smallest p-value (2^-rounds) is below `alpha`.
-int FewestRounds(double alpha);
-
 // Whether options.rounds can ever reach options.alpha: if not, an error
-// naming --rounds and --significance and the fewest rounds that can.
+// naming --rounds and --significance and the fewest rounds that can
+// (sim::WilcoxonFewestPairs).
 graph::Status CheckVerdictOptions(const VerdictOptions& options);
 
 // "8.2% faster than expert (median ratio 0.918, 90% interval 0.90-0.94,
