@@ -58,23 +58,37 @@ graph::Result<std::unique_ptr<Dispatcher>> Dispatcher::Bind(const FleetOptions& 
   }
   auto socket = wire::Socket::Bind(*ctx, wire::SocketKind::kRouter, options.bind, so);
   if (!socket.ok()) return socket.status().WithContext(options.source);
+  // Handshakes that fail (keys that do not match, one side without keys) and
+  // listening workers that do not answer, which ZeroMQ keeps to itself.
+  wire::ConnectionLogOptions lo;
+  lo.prefix = "fleet: ";
+  lo.peer = "a worker";
+  lo.self = "this controller";
+  lo.curve_server = options.server_keys.has_value();
+  lo.connects = false;  // listening workers' failures are said; it waits for others
+  lo.log_disconnected = false;  // a worker's loss is the dispatcher's to say
+  auto log = wire::ConnectionLog::Start(*ctx, *socket, lo);
+  if (!log.ok()) return log.status().WithContext(options.source);
   for (const std::string& worker : options.connect) {
     if (graph::Status st = socket->AlsoConnect(worker); !st.ok()) {
       return st.WithContext(options.source);
     }
   }
   return std::unique_ptr<Dispatcher>(new Dispatcher(options, std::move(devices), std::move(ctx),
-                                                    std::move(auth), std::move(*socket)));
+                                                    std::move(auth), std::move(*socket),
+                                                    std::move(*log)));
 }
 
 Dispatcher::Dispatcher(FleetOptions options, std::vector<ExpectedDevice> devices,
                        std::unique_ptr<wire::Context> ctx,
-                       std::unique_ptr<wire::Authenticator> auth, wire::Socket socket)
+                       std::unique_ptr<wire::Authenticator> auth, wire::Socket socket,
+                       std::unique_ptr<wire::ConnectionLog> connection_log)
     : o_(std::move(options)),
       devices_(std::move(devices)),
       ctx_(std::move(ctx)),
       auth_(std::move(auth)),
-      socket_(std::move(socket)) {}
+      socket_(std::move(socket)),
+      connection_log_(std::move(connection_log)) {}
 
 Dispatcher::~Dispatcher() {
   wire::pb::Envelope bye;

@@ -103,7 +103,7 @@ class Dispatcher {
 
   Dispatcher(FleetOptions options, std::vector<ExpectedDevice> devices,
              std::unique_ptr<wire::Context> ctx, std::unique_ptr<wire::Authenticator> auth,
-             wire::Socket socket);
+             wire::Socket socket, std::unique_ptr<wire::ConnectionLog> connection_log);
   // Reads every message waiting (up to `timeout_ms` for the first).
   void Pump(int timeout_ms, RunState* run);
   void Handle(const std::string& peer, const wire::pb::Envelope& e, RunState* run);
@@ -123,6 +123,7 @@ class Dispatcher {
   std::unique_ptr<wire::Context> ctx_;
   std::unique_ptr<wire::Authenticator> auth_;  // CURVE's allowed keys, or null
   wire::Socket socket_;
+  std::unique_ptr<wire::ConnectionLog> connection_log_;  // goes before socket_
   std::map<std::string, Worker> workers_;  // by routing id
   uint64_t next_request_ = 1;
   std::string last_refusal_;                      // "worker NAME: why", for WaitForWorkers' error

@@ -1,5 +1,8 @@
 #include "wire/socket.h"
 
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 #include <zmq.h>
 
 #include <algorithm>
@@ -312,6 +315,215 @@ void Authenticator::Serve() {
                i + 1 < reply.size() ? ZMQ_SNDMORE : 0);
     }
   }
+}
+
+namespace {
+
+// Why a handshake failed, from ZeroMQ's ZMQ_PROTOCOL_ERROR_* code.
+std::string HandshakeFailure(uint32_t code) {
+  switch (code) {
+    case ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC:
+      return "the CURVE keys do not match (is the server key given here that server's own "
+             "public key?)";
+    case ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH:
+      return "one side has CURVE keys and the other none (give both sides keys, or neither)";
+    default:
+      break;
+  }
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%08x", code);
+  const std::string kind = (code & 0xf0000000u) == 0x20000000u ? "authentication" : "ZMTP";
+  return "a ZeroMQ " + kind + " protocol error (" + hex + ")";
+}
+
+// A message size limit as a flag gives it: whole MiB, or bytes.
+std::string Size(size_t bytes) {
+  if (bytes % (size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
+
+graph::Result<std::unique_ptr<ConnectionLog>> ConnectionLog::Start(Context& ctx,
+                                                                   const Socket& socket,
+                                                                   ConnectionLogOptions options) {
+  static std::atomic<uint64_t> next_id{0};
+  const std::string address = "inproc://planner-connection-log-" + std::to_string(next_id++);
+  const int events = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED |
+                     ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                     ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                     ZMQ_EVENT_DISCONNECTED;
+  if (zmq_socket_monitor(socket.handle(), address.c_str(), events) != 0) {
+    return ZmqError(socket.endpoint() + ": cannot monitor its connections");
+  }
+  std::unique_ptr<ConnectionLog> log(new ConnectionLog());
+  log->monitored_ = socket.handle();
+  log->monitor_.reset(zmq_socket(ctx.handle(), ZMQ_PAIR));
+  if (!log->monitor_ || zmq_connect(log->monitor_.get(), address.c_str()) != 0) {
+    zmq_socket_monitor(socket.handle(), nullptr, 0);
+    return ZmqError(socket.endpoint() + ": cannot read its connection events");
+  }
+  const int linger = 0;
+  zmq_setsockopt(log->monitor_.get(), ZMQ_LINGER, &linger, sizeof linger);
+  if (!options.sink) {
+    options.sink = [](const std::string& line) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+      std::fflush(stderr);
+    };
+  }
+  log->o_ = std::move(options);
+  int64_t max = 0;
+  size_t size = sizeof max;
+  if (zmq_getsockopt(socket.handle(), ZMQ_MAXMSGSIZE, &max, &size) == 0 && max > 0) {
+    log->max_message_bytes_ = static_cast<size_t>(max);
+  }
+  log->thread_ = std::thread([p = log.get()] { p->Serve(); });
+  return log;
+}
+
+ConnectionLog::~ConnectionLog() {
+  // Stop the events at their source first (on the owner's thread, as the
+  // socket's), so that none waits on a reader that is gone.
+  if (monitored_) zmq_socket_monitor(monitored_, nullptr, 0);
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void ConnectionLog::Serve() {
+  while (!stop_) {
+    zmq_pollitem_t item = {monitor_.get(), 0, ZMQ_POLLIN, 0};
+    if (zmq_poll(&item, 1, 100) <= 0) continue;
+    // An event is two frames: 2 bytes of event and 4 of value, then the endpoint.
+    std::vector<std::string> frames;
+    for (;;) {
+      zmq_msg_t msg;
+      zmq_msg_init(&msg);
+      if (zmq_msg_recv(&msg, monitor_.get(), ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&msg);
+        break;
+      }
+      frames.emplace_back(static_cast<const char*>(zmq_msg_data(&msg)), zmq_msg_size(&msg));
+      const bool more = zmq_msg_more(&msg);
+      zmq_msg_close(&msg);
+      if (!more) break;
+    }
+    if (frames.size() < 2 || frames[0].size() < 6) continue;
+    uint16_t event = 0;
+    uint32_t value = 0;
+    std::memcpy(&event, frames[0].data(), sizeof event);
+    std::memcpy(&value, frames[0].data() + 2, sizeof value);
+    OnEvent(event, value, frames[1]);
+  }
+}
+
+void ConnectionLog::OnEvent(int event, uint32_t value, const std::string& endpoint) {
+  const std::string& peer = o_.peer;
+  switch (event) {
+    case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+      // Say each failure again if it comes back after this success.
+      for (auto it = said_.begin(); it != said_.end();) {
+        const bool here = it->size() > endpoint.size() &&
+                          it->compare(it->size() - endpoint.size(), endpoint.size(), endpoint) == 0;
+        it = here ? said_.erase(it) : std::next(it);
+      }
+      failed_.erase(endpoint);
+      return;
+    case ZMQ_EVENT_CONNECTED:
+      reached_.insert(endpoint);
+      return;
+    case ZMQ_EVENT_CONNECT_RETRIED:
+      // ZeroMQ retries after a lost connection or a failed handshake too:
+      // only a retry with no connection since the last one found nobody.
+      if (reached_.erase(endpoint) == 0 && o_.log_retries) {
+        Say("retried " + endpoint, Unanswered(endpoint) + "; still trying");
+      }
+      return;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: {
+      failed_.insert(endpoint);
+      // A CURVE server's own refusals are its Authenticator's to say.
+      if (o_.curve_server) return;
+      const std::string key = o_.own_public_key.empty() ? "" : " " + o_.own_public_key;
+      HandshakeFailed("auth " + endpoint,
+                      peer + " refused " + o_.self + "'s key" + key + " (" + endpoint +
+                          ", status " + std::to_string(value) + "): it is not among the keys " +
+                          peer + " lets in");
+      return;
+    }
+    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+      failed_.insert(endpoint);
+      HandshakeFailed("protocol " + endpoint, "the handshake with " + peer + " failed (" +
+                                                  endpoint + "): " + HandshakeFailure(value));
+      return;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+      failed_.insert(endpoint);
+      // A CURVE server that cannot read a client's hello (it was sealed for
+      // another server key) closes the connection without a word.
+      if (!o_.own_public_key.empty()) {
+        Say("closed " + endpoint, peer + " closed the connection during the handshake (" +
+                                      endpoint + "): is the server key given here " + peer +
+                                      "'s own public key?; still trying");
+      }
+      return;
+    case ZMQ_EVENT_DISCONNECTED:
+      // A failed handshake ends in this event too: it was no connection to lose.
+      if (failed_.erase(endpoint) == 0 && o_.log_disconnected) {
+        const std::string limit = max_message_bytes_ == 0
+                                      ? ""
+                                      : ", or sent a message over the " +
+                                            Size(max_message_bytes_) + " " + o_.self + " accepts";
+        Say("", "lost the connection to " + peer + " (" + endpoint + "): it stopped" + limit);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+void ConnectionLog::HandshakeFailed(const std::string& key, const std::string& what) {
+  if (!o_.connects) {
+    Say(key, what);
+    return;
+  }
+  // Final: its owner stops with it, and says it then.
+  std::lock_guard<std::mutex> lock(final_mu_);
+  if (final_.empty()) final_ = what;
+}
+
+std::string ConnectionLog::Final() const {
+  std::lock_guard<std::mutex> lock(final_mu_);
+  return final_;
+}
+
+std::string ConnectionLog::Unanswered(const std::string& endpoint) const {
+  // A host name that does not resolve is said as such: ZeroMQ retries it in
+  // silence like a port where nothing listens.
+  std::string host;
+  const size_t colon = endpoint.rfind(':');
+  if (endpoint.rfind("tcp://", 0) == 0 && colon > 6) {
+    host = endpoint.substr(6, colon - 6);
+    // "tcp://interface;host:port" connects from that interface.
+    if (host.find(';') != std::string::npos) host = host.substr(host.find(';') + 1);
+  }
+  if (!host.empty() && host.front() != '[') {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+    if (found) freeaddrinfo(found);
+    if (rc != 0 && rc != EAI_AGAIN && rc != EAI_SYSTEM && rc != EAI_MEMORY) {
+      return "the host " + host + " of " + endpoint + " is not known (" + gai_strerror(rc) + ")";
+    }
+  }
+  return "nothing answers at " + endpoint + " yet (is " + o_.peer +
+         " running, on that host and port?)";
+}
+
+void ConnectionLog::Say(const std::string& key, const std::string& line) {
+  if (lines_ >= 1000) return;
+  if (!key.empty() && !said_.insert(key).second) return;
+  ++lines_;
+  o_.sink(o_.prefix + line);
 }
 
 bool OnThisHost(const std::string& endpoint) {

@@ -14,7 +14,10 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -134,6 +137,72 @@ class Authenticator {
   std::set<std::string> logged_;  // refused keys and addresses already logged
   std::atomic<bool> stop_{false};
   std::atomic<int> refused_{0};
+  std::thread thread_;
+};
+
+// What ZeroMQ keeps from a socket's owner, said in one line each: a handshake
+// refused (this process's key is not allowed) or failed (keys that do not
+// match, one side without keys), an endpoint where nothing answers yet, a host
+// that does not resolve, a connection lost. Without it a worker whose key the
+// controller refuses, or one pointed at the wrong port, waits in silence. One
+// line per kind of event and endpoint, repeated only after a handshake there
+// succeeds again; 1000 lines at most.
+//
+// libzmq (4.3) does not retry a connection whose handshake was refused or broke
+// the protocol: for a socket that connects, that failure is final, so it is not
+// logged but returned by Final(), for its owner to stop with and say. A server
+// key that does not match is not such a failure (the server closes the
+// connection without a word, and ZeroMQ retries).
+struct ConnectionLogOptions {
+  std::string prefix;                 // starts every line, e.g. "worker NAME: "
+  std::string peer = "the peer";      // who is at the other end: "the controller"
+  std::string self = "this process";  // who this is: "this worker"
+  std::string own_public_key;         // named in the refused-key line (Z85)
+  // The socket connects (its failed handshakes are final); else it listens.
+  bool connects = true;
+  // A CURVE server: the handshakes it refuses are its Authenticator's to say.
+  bool curve_server = false;
+  bool log_retries = true;       // "nothing answers at EP yet"
+  bool log_disconnected = true;  // a connection lost after its handshake
+  // Where lines go (default: stderr, flushed).
+  std::function<void(const std::string&)> sink;
+};
+
+// Ownership: reads `socket`'s events on a thread of its own until destroyed;
+// the socket (and its Context) must outlive it. Events before Start are not
+// seen (a refused or failed connection repeats as ZeroMQ retries). Thread
+// safety: construct and destroy it on the thread that uses the socket; Final()
+// may be called from any thread.
+class ConnectionLog {
+ public:
+  static graph::Result<std::unique_ptr<ConnectionLog>> Start(Context& ctx, const Socket& socket,
+                                                             ConnectionLogOptions options);
+  ~ConnectionLog();
+  ConnectionLog(const ConnectionLog&) = delete;
+  ConnectionLog& operator=(const ConnectionLog&) = delete;
+
+  // The first failure ZeroMQ will not retry (a connecting socket's handshake
+  // refused or broken), without the prefix; empty while there is none.
+  std::string Final() const;
+
+ private:
+  ConnectionLog() = default;
+  void Serve();
+  void OnEvent(int event, uint32_t value, const std::string& endpoint);
+  void HandshakeFailed(const std::string& key, const std::string& what);
+  std::string Unanswered(const std::string& endpoint) const;
+  void Say(const std::string& key, const std::string& line);
+  void* monitored_ = nullptr;  // the socket watched; it outlives this
+  SocketHandle monitor_;
+  ConnectionLogOptions o_;
+  size_t max_message_bytes_ = 0;   // the socket's, named in the lost line
+  std::set<std::string> said_;     // "event endpoint" lines said since the last handshake there
+  std::set<std::string> reached_;  // endpoints connected (TCP) since their last retry
+  std::set<std::string> failed_;   // endpoints whose last handshake failed
+  int lines_ = 0;
+  mutable std::mutex final_mu_;
+  std::string final_;
+  std::atomic<bool> stop_{false};
   std::thread thread_;
 };
 

@@ -195,9 +195,15 @@ class Worker {
     if (job_.joinable()) job_.join();
   }
 
-  graph::Status Serve(const volatile std::sig_atomic_t* stop) {
+  // `connection_log`: a failure ZeroMQ will not retry ends the worker with it.
+  graph::Status Serve(const volatile std::sig_atomic_t* stop,
+                      const wire::ConnectionLog& connection_log) {
     auto next_beat = Clock::now();
     while (!*stop) {
+      if (std::string final = connection_log.Final(); !final.empty()) {
+        if (job_.joinable()) job_.join();
+        return graph::Status(graph::StatusCode::kUnavailable, final);
+      }
       if (Clock::now() >= next_beat) {
         Beat();
         next_beat = Clock::now() + std::chrono::milliseconds(heartbeat_ms_);
@@ -349,6 +355,16 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
                     : wire::Socket::Bind(ctx, wire::SocketKind::kDealer, o.bind, so);
   if (!opened.ok()) return opened.status();
   wire::Socket controller = std::move(*opened);
+  // What ZeroMQ does not tell the worker otherwise: a key the controller
+  // refuses, keys that do not match, nothing listening, a connection lost.
+  wire::ConnectionLogOptions lo;
+  lo.prefix = "worker " + hello.name() + ": ";
+  lo.peer = "the controller";
+  lo.self = "this worker";
+  if (o.keys) lo.own_public_key = o.keys->public_key;
+  lo.connects = o.bind.empty();
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<wire::ConnectionLog> connection_log,
+                         wire::ConnectionLog::Start(ctx, controller, lo));
   if (!o.bind.empty()) {
     std::printf("worker %s: listening at %s\n", hello.name().c_str(),
                 controller.endpoint().c_str());
@@ -361,7 +377,9 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
                          wire::Socket::Connect(ctx, wire::SocketKind::kPair, done));
   Worker w(o, std::move(controller), std::move(done_rx), std::move(done_tx),
            Evaluator(o, std::move(c), std::move(profile)), std::move(hello));
-  return w.Serve(stop);
+  graph::Status served = w.Serve(stop, *connection_log);
+  connection_log.reset();  // before the socket it watches goes with `w`
+  return served;
 }
 
 }  // namespace workers

@@ -4,7 +4,12 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <netdb.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
 
 #include "graph/file_util.h"
 
@@ -187,6 +192,197 @@ TEST(Curve, OnlyAClientWithAnAllowedKeyIsHeard) {
   ASSERT_EQ(heard.size(), 1u);
   EXPECT_EQ(heard[0], "from a friend");
   EXPECT_GE((*auth)->refused(), 1);
+}
+
+// The lines a ConnectionLog says, gathered from its thread.
+class Lines {
+ public:
+  std::function<void(const std::string&)> Sink() {
+    return [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lines_.push_back(line);
+    };
+  }
+  // The lines that contain `text`, after waiting up to `wait_ms` for one.
+  int Count(const std::string& text, int wait_ms = 5000) {
+    for (int waited = 0;; waited += 20) {
+      int n = 0;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const std::string& line : lines_) n += line.find(text) != std::string::npos;
+      }
+      if (n > 0 || waited >= wait_ms) return n;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  std::string All() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string all;
+    for (const std::string& line : lines_) all += line + "\n";
+    return all;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+ConnectionLogOptions LogTo(Lines& lines, const std::string& own_public_key = "") {
+  ConnectionLogOptions o;
+  o.prefix = "test: ";
+  o.peer = "the server";
+  o.own_public_key = own_public_key;
+  o.sink = lines.Sink();
+  return o;
+}
+
+// A CURVE server that lets in `allowed` and says what it refuses in `lines`.
+struct CurveServer {
+  CurveServer(Context& ctx, const std::string& allowed, Lines& lines) {
+    keys = *GenerateCurveKeys();
+    auth = Authenticator::Start(ctx, {allowed}, "test: ").value();
+    SocketOptions so;
+    so.curve_server = keys;
+    socket.emplace(Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:*", so).value());
+    ConnectionLogOptions lo = LogTo(lines);
+    lo.peer = "a client";
+    lo.curve_server = true;
+    lo.connects = false;
+    log = ConnectionLog::Start(ctx, *socket, lo).value();
+  }
+  ~CurveServer() { log.reset(); }
+  CurveKeys keys;
+  std::unique_ptr<Authenticator> auth;
+  std::optional<Socket> socket;
+  std::unique_ptr<ConnectionLog> log;
+};
+
+// A client that sends `text` to `endpoint` at once, its events said in `lines`.
+struct Client {
+  Client(Context& ctx, const std::string& endpoint, const std::optional<CurveKeys>& keys,
+         const std::string& server_key, Lines& lines) {
+    SocketOptions co;
+    co.curve_client = keys;
+    co.curve_server_public_key = server_key;
+    socket.emplace(Socket::Connect(ctx, SocketKind::kDealer, endpoint, co).value());
+    log = ConnectionLog::Start(ctx, *socket, LogTo(lines, keys ? keys->public_key : "")).value();
+    (void)socket->Send({"hello"});
+  }
+  ~Client() { log.reset(); }
+  std::optional<Socket> socket;
+  std::unique_ptr<ConnectionLog> log;
+};
+
+TEST(ConnectionLog, AClientWhoseKeyIsRefusedIsToldAndItIsFinal) {
+  Context ctx;
+  Lines server_lines, client_lines;
+  CurveServer server(ctx, GenerateCurveKeys()->public_key, server_lines);
+  const CurveKeys mine = *GenerateCurveKeys();
+  Client client(ctx, server.socket->endpoint(), mine, server.keys.public_key, client_lines);
+  const std::string refused = "the server refused this process's key " + mine.public_key + " (" +
+                              server.socket->endpoint() +
+                              ", status 400): it is not among the keys the server lets in";
+  for (int i = 0; i < 250 && client.log->Final().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // Final, for the client's owner to stop with (and say): ZeroMQ does not retry.
+  EXPECT_EQ(client.log->Final(), refused);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(server.auth->refused(), 1);
+  EXPECT_EQ(client_lines.Count("refused", 0), 0) << client_lines.All();
+  // The server's own refusal is its Authenticator's line, not the log's.
+  EXPECT_EQ(server_lines.Count("refused", 0), 0) << server_lines.All();
+}
+
+TEST(ConnectionLog, KeysThatDoNotMatchAreSaidOnBothSides) {
+  Context ctx;
+  Lines server_lines, client_lines;
+  const CurveKeys mine = *GenerateCurveKeys();
+  CurveServer server(ctx, mine.public_key, server_lines);
+  const std::string another_server = GenerateCurveKeys()->public_key;
+  Client client(ctx, server.socket->endpoint(), mine, another_server, client_lines);
+  EXPECT_EQ(client_lines.Count("the server closed the connection during the handshake"), 1)
+      << client_lines.All();
+  // The server hangs up without a word, and ZeroMQ retries: not final.
+  EXPECT_EQ(client.log->Final(), "");
+  EXPECT_EQ(server_lines.Count("the handshake with a client failed (tcp://127.0.0.1:"), 1)
+      << server_lines.All();
+  EXPECT_EQ(server_lines.Count("the CURVE keys do not match", 0), 1) << server_lines.All();
+}
+
+TEST(ConnectionLog, AClientWithoutKeysOfACurveServerIsTold) {
+  Context ctx;
+  Lines server_lines, client_lines;
+  CurveServer server(ctx, GenerateCurveKeys()->public_key, server_lines);
+  Client client(ctx, server.socket->endpoint(), std::nullopt, "", client_lines);
+  EXPECT_EQ(server_lines.Count("one side has CURVE keys and the other none"), 1)
+      << server_lines.All();
+  EXPECT_NE(client.log->Final().find("the handshake with the server failed (tcp://127.0.0.1:"),
+            std::string::npos);
+  EXPECT_NE(client.log->Final().find("one side has CURVE keys and the other none"),
+            std::string::npos);
+  EXPECT_EQ(server.log->Final(), "");  // the server listens on
+}
+
+TEST(ConnectionLog, APortWhereNobodyListensIsSaidOnce) {
+  // A port free a moment ago: bound, then closed.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ::close(fd);
+  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  Context ctx;
+  Lines lines;
+  Client client(ctx, endpoint, std::nullopt, "", lines);
+  EXPECT_EQ(lines.Count("nothing answers at " + endpoint + " yet (is the server running"), 1)
+      << lines.All();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(lines.Count("nothing answers", 0), 1) << lines.All();
+}
+
+TEST(ConnectionLog, AHostThatDoesNotResolveIsNamed) {
+  // ".invalid" never resolves (RFC 6761), where a resolver answers at all.
+  addrinfo* found = nullptr;
+  const int rc = getaddrinfo("nosuchhost.invalid", nullptr, nullptr, &found);
+  if (found) freeaddrinfo(found);
+  if (rc == 0 || rc == EAI_AGAIN || rc == EAI_SYSTEM) {
+    GTEST_SKIP() << "this machine's resolver gives no answer on nosuchhost.invalid";
+  }
+  Context ctx;
+  Lines lines;
+  Client client(ctx, "tcp://nosuchhost.invalid:5599", std::nullopt, "", lines);
+  EXPECT_EQ(lines.Count("the host nosuchhost.invalid of tcp://nosuchhost.invalid:5599 is not "
+                        "known"),
+            1)
+      << lines.All();
+}
+
+TEST(ConnectionLog, ALostConnectionNamesTheSizeLimit) {
+  Context ctx;
+  auto server = Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:*");
+  ASSERT_TRUE(server.ok());
+  SocketOptions co;
+  co.max_message_bytes = 1 << 20;
+  auto client = Socket::Connect(ctx, SocketKind::kDealer, server->endpoint(), co);
+  ASSERT_TRUE(client.ok());
+  Lines lines;
+  auto log = ConnectionLog::Start(ctx, *client, LogTo(lines));
+  ASSERT_TRUE(log.ok());
+  ASSERT_TRUE(client->Send({"hello"}).ok());
+  auto got = server->Receive(5000);
+  ASSERT_TRUE(got.ok() && *got);
+  EXPECT_EQ(lines.Count("lost the connection", 200), 0) << lines.All();
+  // Over the client's limit: ZeroMQ drops the connection, and nothing else says so.
+  ASSERT_TRUE(server->Send({(**got)[0], std::string(2 << 20, 'x')}).ok());
+  EXPECT_EQ(lines.Count("lost the connection to the server (" + server->endpoint() +
+                        "): it stopped, or sent a message over the 1 MiB this process accepts"),
+            1)
+      << lines.All();
+  log->reset();
 }
 
 TEST(Curve, KeyFilesRoundTripAndBadOnesAreNamed) {
