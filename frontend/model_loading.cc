@@ -57,6 +57,19 @@ graph::Result<LoadedModel> LoadModel(const std::string& path,
   return m;
 }
 
+std::string BatchNote(const LoadedModel& model) {
+  const std::vector<graph::NodeId>& bound = model.report.bound_placeholders;
+  if (bound.empty()) return "";
+  std::string names;
+  for (size_t i = 0; i < bound.size() && i < 3; ++i) {
+    names += (i ? ", " : "") + model.graph.node(bound[i]).name;
+  }
+  if (bound.size() > 3) names += ", ...";
+  return "batch: " + std::to_string(model.options.batch) + " (the model leaves the batch " +
+         "dimension of " + std::to_string(bound.size()) + " input(s) open: " + names +
+         "; --batch N sets it)";
+}
+
 graph::Status RequireStaticInputs(const LoadedModel& model, const std::string& path) {
   graph::NodeId id = graph::FirstUnknownInput(model.graph);
   if (id < 0) return graph::Status::Ok();

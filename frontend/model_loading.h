@@ -27,6 +27,12 @@ struct LoadedModel {
 graph::Result<LoadedModel> LoadModel(const std::string& path,
                                      const graph::InferenceOptions& options);
 
+// "batch: ..." when the model leaves its inputs' batch dimension open and
+// inference gave it options.batch (a PyTorch export with dynamic_axes), naming
+// the inputs and the flag; "" otherwise. Commands print it, so that a plan made
+// at batch 1 says so.
+std::string BatchNote(const LoadedModel& model);
+
 // When an input still has unknown dimensions, the error that asks for
 // --input-shape, naming the input and its shape; Ok otherwise.
 graph::Status RequireStaticInputs(const LoadedModel& model, const std::string& path);

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "graph/cost.h"
 #include "graph/file_util.h"
 
 namespace placement {
@@ -114,14 +115,25 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
   std::vector<std::string> order;
   // module -> device -> ops; a container's entry counts only its own ops.
   std::map<std::string, std::map<int, int>> counts;
+  // module -> device -> the work of its ops there, which decides the module's
+  // device: by count, the importer's own op beside a convolution (its
+  // filter's transpose) outvoted the convolution where the two were split,
+  // and five of resnet18's convolutions moved away from their placement.
+  std::map<std::string, std::map<int, double>> work;
+  const std::vector<graph::OpCost> costs = graph::ComputeCosts(forward);
+  auto weight = [&](graph::NodeId id) {
+    const graph::OpCost& k = costs[id];
+    return 1.0 + k.flops + static_cast<double>(k.bytes_read + k.bytes_written);
+  };
   for (graph::NodeId id = 0; id < forward.size(); ++id) {
     const graph::Node& n = forward.node(id);
     if (n.op == "Placeholder" || n.op == "Const") continue;
     std::string m = ModuleOfNode(n.name, known);
     if (!counts.count(m)) order.push_back(m);
     counts[m][device_of_node[id]]++;
+    work[m][device_of_node[id]] += weight(id);
   }
-  auto majority = [](const std::map<int, int>& per) {
+  auto majority = [](const std::map<int, double>& per) {
     return std::max_element(per.begin(), per.end(),
                             [](const auto& a, const auto& b) { return a.second < b.second; })
         ->first;
@@ -141,8 +153,14 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
     std::string m = ModuleOfNode(n.name, known);
     if (m.empty() || !owners.count(m) || counts.count(m)) continue;
     order.push_back(m);
-    for (graph::NodeId user : consumers[id]) counts[m][device_of_node[user]]++;
-    if (counts[m].empty()) counts[m][device_of_node[id]]++;
+    for (graph::NodeId user : consumers[id]) {
+      counts[m][device_of_node[user]]++;
+      work[m][device_of_node[user]] += weight(user);
+    }
+    if (counts[m].empty()) {
+      counts[m][device_of_node[id]]++;
+      work[m][device_of_node[id]] += 1;
+    }
   }
   // Ancestors before descendants, the root first: applying the file calls
   // Module.to in this order, and a parent's move would carry its children with it.
@@ -154,7 +172,7 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
   std::vector<ModuleDevice> out;
   for (const std::string& m : order) {
     const auto& per = counts[m];
-    const int device = majority(per);
+    const int device = majority(work[m]);
     ModuleDevice md;
     md.module = m;
     md.device = c.devices[device].name;
@@ -167,8 +185,8 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
     while (returns && !parent.empty()) {
       size_t dot = parent.rfind('.');
       parent = dot == std::string::npos ? "" : parent.substr(0, dot);
-      auto it = counts.find(parent);
-      if (it != counts.end()) {
+      auto it = work.find(parent);
+      if (it != work.end()) {
         md.output = TorchDevice(c.devices[majority(it->second)]);
         break;
       }
@@ -180,6 +198,39 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
     out.push_back(md);
   }
   return out;
+}
+
+std::vector<int> DeviceOfNodeFromModules(const graph::Graph& forward, const cluster::Cluster& c,
+                                         const std::vector<ModuleDevice>& modules) {
+  std::set<std::string> owners;
+  const std::set<std::string> known = ModulesWithParameters(forward, &owners);
+  std::map<std::string, int> listed;
+  for (const ModuleDevice& m : modules) {
+    for (size_t d = 0; d < c.devices.size(); ++d) {
+      if (c.devices[d].name == m.device) listed[m.module] = static_cast<int>(d);
+    }
+  }
+  const int first = modules.empty() || !listed.count(modules.front().module)
+                        ? 0
+                        : listed.at(modules.front().module);
+  // The nearest listed module at or above `m`: Module.to in ancestors-first
+  // order leaves each parameter, and each forward's ops, there.
+  auto device_of = [&](std::string m) {
+    for (;;) {
+      auto it = listed.find(m);
+      if (it != listed.end()) return it->second;
+      if (m.empty()) return first;
+      const size_t dot = m.rfind('.');
+      m = dot == std::string::npos ? "" : m.substr(0, dot);
+    }
+  };
+  std::vector<int> device(forward.size(), first);
+  for (graph::NodeId id = 0; id < forward.size(); ++id) {
+    const graph::Node& n = forward.node(id);
+    // Inputs enter through the model's own forward, which moves them to its device.
+    device[id] = n.op == "Placeholder" ? device_of("") : device_of(ModuleOfNode(n.name, known));
+  }
+  return device;
 }
 
 graph::Status WriteModulePlacement(const std::string& path, const std::vector<ModuleDevice>& m,
@@ -209,15 +260,14 @@ graph::Status CheckPyTorchModules(const graph::Graph& forward, const std::string
                                 "ops scoped by module, as torch.onnx.export writes them)");
 }
 
-graph::Result<size_t> ExportModules(const std::string& path, const graph::Graph& forward,
-                                    const cluster::Cluster& c,
-                                    const std::vector<int>& device_of_node,
-                                    const std::string& model_path, const std::string& devices_path,
-                                    const std::string& method) {
+graph::Result<std::vector<ModuleDevice>> ExportModules(
+    const std::string& path, const graph::Graph& forward, const cluster::Cluster& c,
+    const std::vector<int>& device_of_node, const std::string& model_path,
+    const std::string& devices_path, const std::string& method) {
   GRAPH_RETURN_IF_ERROR(CheckPyTorchModules(forward, model_path));
   std::vector<ModuleDevice> modules = PlaceModules(forward, c, device_of_node);
   GRAPH_RETURN_IF_ERROR(WriteModulePlacement(path, modules, model_path, devices_path, method));
-  return modules.size();
+  return modules;
 }
 
 }  // namespace placement

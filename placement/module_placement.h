@@ -5,8 +5,9 @@
 // ("/layer1/layer1.0/conv1/Conv") and each parameter by its qualified name
 // ("layer1.0.conv1.weight"). The modules that hold parameters are the units a
 // user can move (Module.to); an op belongs to the deepest such module (or
-// ancestor of one) its scopes name, and the module takes the device most of its
-// ops run on. A container's own forward (a residual add) runs on the device most
+// ancestor of one) its scopes name, and the module takes the device where most
+// of its ops' work runs (forward FLOPs and bytes; ops of unknown cost count
+// one each). A container's own forward (a residual add) runs on the device most
 // of its own ops are placed on: its inputs are moved there on entry and each
 // child's output is sent back there, so every op finds its operands on one
 // device. docs/onnx.md has the snippet that applies the file with forward hooks.
@@ -44,6 +45,14 @@ struct ModuleDevice {
 std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluster::Cluster& c,
                                        const std::vector<int>& device_of_node);
 
+// The placement, op by op, that applying `modules` (PlaceModules' for this
+// graph) gives: each op and parameter on the device of the nearest listed module
+// at or above its own (where Module.to in the file's order leaves it), the
+// inputs on the model's own. What the module file costs against the placement
+// it was read off is the difference between the two placements' steps.
+std::vector<int> DeviceOfNodeFromModules(const graph::Graph& forward, const cluster::Cluster& c,
+                                         const std::vector<ModuleDevice>& modules);
+
 // The qualified module name a node's scopes spell ("layer1.0.conv1" for
 // "layer1/layer1.0/conv1/Conv"), limited to prefixes in `modules`; "" if none.
 std::string ModuleOfNode(const std::string& node_name, const std::set<std::string>& modules);
@@ -63,12 +72,11 @@ graph::Status WriteModulePlacement(const std::string& path, const std::vector<Mo
 graph::Status CheckPyTorchModules(const graph::Graph& forward, const std::string& model_path);
 
 // PlaceModules, then WriteModulePlacement to `path` (`search --export-modules`,
-// `baseline --export-modules`): returns how many modules were written; an
-// error naming `model_path` when the model has no PyTorch module names.
-graph::Result<size_t> ExportModules(const std::string& path, const graph::Graph& forward,
-                                    const cluster::Cluster& c,
-                                    const std::vector<int>& device_of_node,
-                                    const std::string& model_path, const std::string& devices_path,
-                                    const std::string& method);
+// `baseline --export-modules`): returns the modules written; an error naming
+// `model_path` when the model has no PyTorch module names.
+graph::Result<std::vector<ModuleDevice>> ExportModules(
+    const std::string& path, const graph::Graph& forward, const cluster::Cluster& c,
+    const std::vector<int>& device_of_node, const std::string& model_path,
+    const std::string& devices_path, const std::string& method);
 
 }  // namespace placement

@@ -26,7 +26,7 @@ graph::Result<std::vector<std::string>> MethodsAsked(const BaselineJobOptions& o
 
 // The placement file of the fastest baseline, and its exports.
 graph::Status WriteOutputs(const BaselineJobOptions& o, const frontend::PlacedTraining& setup,
-                           const BaselineRun& best) {
+                           const BaselineRun& best, const rewards::RewardSource& reward) {
   const graph::Graph& forward = setup.model.graph;
   const std::string method = "baseline " + best.method;
   if (!o.out_path.empty()) {
@@ -37,8 +37,16 @@ graph::Status WriteOutputs(const BaselineJobOptions& o, const frontend::PlacedTr
     GRAPH_RETURN_IF_ERROR(placement::WritePlacement(o.out_path, p));
     Say(o.log, "placement: %s\n", o.out_path.c_str());
   }
+  SimulatedStep simulated;
+  if (o.reward == "sim") {
+    simulated = [&reward](const std::vector<int>& p) -> graph::Result<double> {
+      rewards::Evaluation e = reward.Evaluate(p);
+      if (!e.status.ok()) return e.status;
+      return e.step_s;
+    };
+  }
   return WriteExports({o.export_graphdef_path, o.export_modules_path}, forward, setup.cluster,
-                      best.device_of_node, o.model_path, o.devices_path, method, o.log);
+                      best.device_of_node, o.model_path, o.devices_path, method, simulated, o.log);
 }
 
 }  // namespace
@@ -70,6 +78,9 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
   Say(o.log, "%s on %s: %d ops to place (training graph of %d nodes), reward %s\n",
       o.model_path.c_str(), o.devices_path.c_str(), forward.size(), setup.training.graph.size(),
       o.reward.c_str());
+  if (std::string note = frontend::BatchNote(setup.model); !note.empty()) {
+    Say(o.log, "%s\n", note.c_str());
+  }
   graph::Status first_failure = graph::Status::Ok();
   for (const std::string& m : *methods) {
     auto b = baselines::MakeBaseline(m, forward, c, costs);
@@ -98,7 +109,7 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
     Say(o.log, "best: %s, %s\n", result->best->method.c_str(),
         frontend::FormatMs(result->best->evaluation.step_s).c_str());
   }
-  return WriteOutputs(o, setup, *result->best);
+  return WriteOutputs(o, setup, *result->best, *reward);
 }
 
 }  // namespace planner::job

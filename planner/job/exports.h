@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,14 +21,22 @@ struct ExportPaths {
   std::string modules;   // empty: not written
 };
 
+// A forward placement's simulated step in seconds (the sim reward source's
+// Evaluate), or null where a prediction would cost a measurement or a worker's
+// time (real and fleet rewards).
+using SimulatedStep = std::function<graph::Result<double>(const std::vector<int>& forward_device)>;
+
 // Writes the exports `paths` asks for, of `device_of_node` (forward graph's
 // nodes, indexing c.devices), each with a line on `log` (null: none) naming
 // the file; `method`, `model_path` and `devices_path` go in the modules file's
-// header. An error when a file cannot be written, or modules are asked of a
-// model without PyTorch module names.
+// header. With `simulated`, the modules line also gives the step of the
+// placement applying the file yields (each module moved whole) beside the
+// placement's own. An error when a file cannot be written, or modules are
+// asked of a model without PyTorch module names.
 graph::Status WriteExports(const ExportPaths& paths, const graph::Graph& forward,
                            const cluster::Cluster& c, const std::vector<int>& device_of_node,
                            const std::string& model_path, const std::string& devices_path,
-                           const std::string& method, std::FILE* log);
+                           const std::string& method, const SimulatedStep& simulated,
+                           std::FILE* log);
 
 }  // namespace planner::job

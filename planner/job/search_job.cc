@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "frontend/args.h"
+#include "frontend/model_loading.h"
 #include "frontend/stop_signals.h"
 #include "graph/file_util.h"
 #include "placement/module_placement.h"
@@ -216,6 +217,9 @@ graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
   Say(s->log(), "%s on %s: %d ops to place (training graph of %d nodes), %d devices, reward %s\n",
       o.model_path.c_str(), o.devices_path.c_str(), s->forward().size(),
       s->setup->training.graph.size(), s->num_devices(), o.reward.c_str());
+  if (std::string note = frontend::BatchNote(s->setup->model); !note.empty()) {
+    Say(s->log(), "%s\n", note.c_str());
+  }
   if (o.reward == "sim") PrintOpsWithoutKernels(s->log(), s->setup->training.graph);
   return graph::Status::Ok();
 }
@@ -587,9 +591,17 @@ graph::Status Session::Export(const std::vector<int>& device_of_node,
   // The forward graph's part (--gradients heavy refuses the exports).
   const std::vector<int> forward_device(device_of_node.begin(),
                                         device_of_node.begin() + forward().size());
+  SimulatedStep simulated;
+  if (options.reward == "sim") {
+    simulated = [this](const std::vector<int>& p) -> graph::Result<double> {
+      rewards::Evaluation e = hardware->Evaluate(p);
+      if (!e.status.ok()) return e.status;
+      return e.step_s;
+    };
+  }
   return WriteExports({options.export_graphdef_path, options.export_modules_path}, forward(),
                       cluster(), forward_device, options.model_path, options.devices_path, method,
-                      log());
+                      simulated, log());
 }
 
 graph::Status Run::WriteBest(const Session& s) const {

@@ -11,7 +11,11 @@ Each listed module moves to its device (Module.to), the model itself (module
 the enclosing module's own ops where one of them reads it (a residual add, a
 concatenation), so every op of the original forward finds its operands on one
 device. `device_map` renames
-devices ({"cuda:1": "cuda:0"} to try a placement on fewer GPUs).
+devices, by PyTorch's names or the planner's ({"cuda:1": "cuda:0"} or {"gpu1":
+"cuda:0"}, to try a placement on fewer GPUs). A file that does not fit the model
+(a module it lacks, one holding parameters that no listed module covers) or this
+machine (a GPU it lacks), or a device_map key the file does not use, raises
+PlacementError in one line naming the file before any module moves.
 
 Run as a script, it checks a placement on a model exported by
 export_models.py: python3 apply_placement.py MODEL_NAME MODULES.yaml. The
@@ -49,15 +53,89 @@ def _place(module, device, output):
     module.forward = placed
 
 
-def apply_placement(model, path, device_map=None):
-    device_map = device_map or {}
-    with open(path) as f:
-        placement = yaml.safe_load(f)
+class PlacementError(ValueError):
+    """A module file that does not fit the model or this machine: raised, in
+    one line naming the file, before any module moves."""
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            placement = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError) as e:
+        raise PlacementError(f"{path}: cannot read it: {str(e).splitlines()[0]}") from None
+    if not isinstance(placement, dict) or not isinstance(placement.get("modules"), list):
+        raise PlacementError(f"{path}: not a module placement (no 'modules' list; "
+                             "planner search|baseline --export-modules writes one)")
+    return placement
+
+
+def _renames(placement, path, device_map):
+    """device_map by PyTorch name ("cuda:1") or the planner's ("gpu1") -> by
+    PyTorch name; a key the file does not use is an error (a typo)."""
+    torch_of = {m["device"]: m["torch"] for m in placement["modules"]}
+    used = set(torch_of.values()) | {m["output"] for m in placement["modules"]}
+    renames = {}
+    for key, to in device_map.items():
+        name = torch_of.get(key, key)
+        if name not in used:
+            raise PlacementError(f"{path}: device_map renames '{key}', which the file does not "
+                                 f"use (it uses {', '.join(sorted(used))})")
+        renames[name] = to
+    return renames
+
+
+def _check(model, placement, path, renames, check_devices):
+    have = dict(model.named_modules())
+    listed = [m["module"] for m in placement["modules"]]
+    unknown = [n for n in listed if n not in have]
+    if unknown:
+        raise PlacementError(
+            f"{path}: {len(unknown)} of its {len(listed)} modules are not in this model "
+            f"({', '.join(repr(n) for n in unknown[:3])}{', ...' if len(unknown) > 3 else ''}): "
+            f"it was written for another model (model: {placement.get('model')})")
+    # A parameter outside every listed module would stay where it is.
+    covered = lambda n: any(n == m or n.startswith(m + ".") or m == "" for m in listed)
+    loose = [n for n, mod in have.items()
+             if any(True for _ in mod.parameters(recurse=False)) and not covered(n)]
+    if loose:
+        raise PlacementError(
+            f"{path}: {len(loose)} modules of this model hold parameters and are in no listed "
+            f"module ({', '.join(repr(n) for n in loose[:3])}): it was written for another model")
+    if not check_devices:
+        return
+    gpus = torch.cuda.device_count()
+    for d in sorted(used_devices(placement, renames)):
+        if d.startswith("cuda") and int((d.split(":") + ["0"])[1]) >= gpus:
+            to = "cuda:0" if gpus else "cpu"
+            raise PlacementError(
+                f"{path}: places modules on {d}, and this machine has {gpus} GPU(s): map it to "
+                f"a device it has, e.g. device_map={{'{d}': '{to}'}}")
+
+
+def used_devices(placement, renames=None):
+    """The PyTorch devices the file moves modules and outputs to, after renames."""
+    renames = renames or {}
+    return {renames.get(d, d) for m in placement["modules"] for d in (m["torch"], m["output"])}
+
+
+def apply_placement(model, path, device_map=None, check_devices=True):
+    """Moves each listed module of `model` to its device and wraps its forward
+    (see the module docstring). Everything is checked first, and a file that
+    does not fit raises PlacementError before any module moves: a module name
+    this model lacks, a module holding parameters that no listed module covers,
+    a device_map key the file does not use, a GPU this machine lacks (unless
+    `check_devices` is False, as for the device-tag check below). Not caught:
+    a larger model that has every listed module (a resnet18 file on resnet34),
+    whose extra blocks stay with the model itself."""
+    placement = _read(path)
+    renames = _renames(placement, path, device_map or {})
+    _check(model, placement, path, renames, check_devices)
     for m in placement["modules"]:
         module = model.get_submodule(m["module"])  # "" is the model itself
-        device = device_map.get(m["torch"], m["torch"])
+        device = renames.get(m["torch"], m["torch"])
         module.to(device)
-        _place(module, device, device_map.get(m["output"], m["output"]))
+        _place(module, device, renames.get(m["output"], m["output"]))
     return placement
 
 
@@ -112,8 +190,10 @@ def main():
     model = make()
     inputs = inputs_of()
     export_models.prepare(model, inputs)
-    with open(path) as f:
-        named = {d for m in yaml.safe_load(f)["modules"] for d in (m["torch"], m["output"])}
+    try:
+        named = used_devices(_read(path))
+    except PlacementError as e:
+        sys.exit(str(e))
     missing = sorted(d for d in named
                      if d.startswith("cuda") and int(d.split(":")[1]) >= torch.cuda.device_count())
     global _move
@@ -126,7 +206,10 @@ def main():
     # Gradients on, as in training: nn.TransformerEncoderLayer's inference fast
     # path (one fused op over all its parameters) is not what was exported.
     expected = model(*inputs).detach()
-    placement = apply_placement(model, path)
+    try:
+        placement = apply_placement(model, path, check_devices=not missing)
+    except PlacementError as e:
+        sys.exit(f"{name}: {e}")
     try:
         got = model(*inputs).detach()
     except RuntimeError as e:

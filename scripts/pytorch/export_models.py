@@ -14,7 +14,7 @@ For each model, in OUT/<model>/:
   meta.txt              opset and learning rate
 
 Needs Debian's python3-torch 1.13, python3-torchvision 0.14 and python3-onnx.
-Usage: export_models.py [--batch N] OUT [MODEL...]   (N examples per batch, default 2)
+Usage: export_models.py [--batch N] OUT [MODEL...]   (N examples per batch, default 2; --help)
 """
 import math
 import os
@@ -190,17 +190,25 @@ def export(name, out_root):
 
 def main():
     global BATCH
-    args = sys.argv[1:]
-    if len(args) >= 2 and args[0] == "--batch":
-        BATCH = int(args[1])
-        args = args[2:]
-    if not args:
-        sys.exit("usage: export_models.py [--batch N] OUT [MODEL...]")
-    out, names = args[0], args[1:] or list(MODELS)
-    for n in names:
+    import argparse
+    parser = argparse.ArgumentParser(
+        prog="export_models.py",
+        description="Exports PyTorch models to ONNX as torch.onnx.export writes them, each "
+                    "into OUT/NAME/ (model.onnx, its inputs and one SGD step's reference).")
+    parser.add_argument("--batch", type=int, default=BATCH, metavar="N",
+                        help=f"examples per batch (default {BATCH})")
+    parser.add_argument("out", metavar="OUT", help="the folder to write into")
+    parser.add_argument("names", metavar="MODEL", nargs="*",
+                        help=f"models to export (default all: {', '.join(MODELS)})")
+    args = parser.parse_intermixed_args()  # flags anywhere: OUT --batch 4 MODEL
+    if args.batch < 1:
+        parser.error(f"--batch must be at least 1, not {args.batch}")
+    BATCH = args.batch
+    for n in args.names:
         if n not in MODELS:
-            sys.exit(f"export_models.py: unknown model '{n}' (known: {', '.join(MODELS)})")
-        export(n, out)
+            parser.error(f"unknown model '{n}' (known: {', '.join(MODELS)})")
+    for n in args.names or list(MODELS):
+        export(n, args.out)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,13 @@ for dir in "$out"/*/; do
     echo "$name: no modules in $name.modules.yaml" >&2
     exit 1
   fi
-  echo "$name: inspect ok, $(grep -c 'module: ' "$out/$name.modules.yaml") modules placed"
+  # What applying the file costs against etf's own placement, simulated.
+  if ! grep -q "applied as written, its step simulates at" "$out/$name.baseline"; then
+    echo "$name: no simulated step of the module placement as applied" >&2
+    cat "$out/$name.baseline" >&2
+    exit 1
+  fi
+  echo "$name: inspect ok, $(grep '^modules: ' "$out/$name.baseline")"
 done
 # resnet18's first convolution is a module of its own: it must be listed; and
 # each file applies to its PyTorch model (scripts/pytorch/apply_placement.py):
@@ -52,6 +58,32 @@ grep -q 'module: "conv1"' "$out/resnet18.modules.yaml"
 for name in resnet18 mobilenet_v2 efficientnet_b0 vit_tiny lstm_lm gpt_block; do
   (cd "$src/scripts/pytorch" && "$py" apply_placement.py "$name" "$out/$name.modules.yaml")
 done
+# A file for another model, or naming a GPU this machine lacks, or renaming a
+# device it does not use, is refused in one line before any module moves.
+if (cd "$src/scripts/pytorch" && "$py" apply_placement.py mobilenet_v2 \
+      "$out/resnet18.modules.yaml") > "$out/wrong_model.txt" 2>&1; then
+  echo "resnet18's module file was applied to mobilenet_v2" >&2
+  exit 1
+fi
+grep -q "of its [0-9]* modules are not in this model" "$out/wrong_model.txt" \
+  || { cat "$out/wrong_model.txt" >&2; exit 1; }
+(cd "$src/scripts/pytorch" && "$py" - "$out/resnet18.modules.yaml") <<'PY'
+import sys, torch, torchvision
+from apply_placement import apply_placement, PlacementError
+path = sys.argv[1]
+for device_map, says in [({"cuda:7": "cpu"}, "renames 'cuda:7', which the file does not use"),
+                         ({"gpu0": "cpu"}, "places modules on cuda:1")]:
+    if "places modules" in says and torch.cuda.device_count() >= 2:
+        continue  # the GPUs are there
+    model = torchvision.models.resnet18()
+    try:
+        apply_placement(model, path, device_map=device_map)
+        sys.exit(f"apply_placement took device_map={device_map}")
+    except PlacementError as e:
+        assert says in str(e), str(e)
+        assert model.forward.__name__ == "forward", "a module moved before the refusal"
+print("apply_placement: a wrong device_map and a missing GPU are refused before any move")
+PY
 for name in vit_tiny gpt_block; do
   "$planner" baseline "$out/$name/model.onnx" "$src/configs/k40-paper-2gpu.yaml" --method metis \
     --export-modules "$out/$name.metis.modules.yaml" > /dev/null

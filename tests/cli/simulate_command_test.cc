@@ -36,6 +36,18 @@ TEST(SimulateCommandTest, SimulatedDevicesNeedNoProfileAndTheirOpsAreEstimated) 
   EXPECT_EQ(r.out.find("(0 of "), std::string::npos) << "roofline ops are counted: " << r.out;
 }
 
+// A model whose inputs leave the batch open (a TF.js model, a PyTorch export
+// with dynamic_axes) is planned at --batch: the output says so and at what.
+TEST(SimulateCommandTest, AnOpenBatchDimensionIsSaidWithTheBatchUsed) {
+  const RunResult& r = EmotionOnK40s();
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("batch: 32 (the model leaves the batch dimension of 1 input(s) open: "),
+            std::string::npos)
+      << r.out;
+  RunResult plain = Planner("simulate " + Model("emotion") + " " + Config("k40-paper-2gpu"));
+  EXPECT_NE(plain.out.find("batch: 1 ("), std::string::npos) << plain.out;
+}
+
 // --steps counts --check's measured steps; alone it would do nothing, silently.
 TEST(SimulateCommandTest, StepsWithoutCheckIsAUsageError) {
   RunResult r = Planner("simulate --steps 5 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
