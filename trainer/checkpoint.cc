@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -55,11 +57,30 @@ graph::Status WriteCheckpoint(const std::string& path, const CheckpointPosition&
     out.append(reinterpret_cast<const char*>(c.data_ptr<float>()), c.numel() * sizeof(float));
   }
   out += graph::Fnv1a64Hex(out);
+  // The one before stays beside it: a run stopped between two ranks' writes
+  // leaves each rank one step that all of them hold (ResumeStep).
+  const std::string prev = PreviousCheckpointPath(path);
+  if (std::rename(path.c_str(), prev.c_str()) != 0 && errno != ENOENT) {
+    return graph::IoError(path + ": cannot keep it as " + prev + ": " + std::strerror(errno));
+  }
   return graph::WriteFileAtomic(path, out);
 }
 
+std::string PreviousCheckpointPath(const std::string& path) { return path + ".prev"; }
+
 graph::Result<CheckpointPosition> ReadCheckpoint(
     const std::string& path, const std::vector<std::pair<std::string, at::Tensor>>& state) {
+  return ReadCheckpointInto(path, state, true);
+}
+
+graph::Result<CheckpointPosition> PeekCheckpoint(
+    const std::string& path, const std::vector<std::pair<std::string, at::Tensor>>& state) {
+  return ReadCheckpointInto(path, state, false);
+}
+
+graph::Result<CheckpointPosition> ReadCheckpointInto(
+    const std::string& path, const std::vector<std::pair<std::string, at::Tensor>>& state,
+    bool apply) {
   GRAPH_ASSIGN_OR_RETURN(std::string bytes, graph::ReadFile(path));
   auto bad = [&](const std::string& why) {
     return graph::InvalidArgument(path + ": not a usable checkpoint: " + why);
@@ -103,7 +124,9 @@ graph::Result<CheckpointPosition> ReadCheckpoint(
   for (const auto& [name, t] : state) {
     if (!loaded.count(name)) return bad("'" + name + "' is missing");
   }
-  for (const auto& [name, t] : state) t.copy_(loaded[name].view(t.sizes()));
+  if (apply) {
+    for (const auto& [name, t] : state) t.copy_(loaded[name].view(t.sizes()));
+  }
   return at;
 }
 

@@ -1,6 +1,7 @@
 // `trainer`: the data-parallel training engine's command line (docs/trainer.md).
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -14,6 +15,11 @@ int main(int argc, char** argv) {
       "  train       one rank of a data-parallel run (torchrun's environment), or a world of one\n"
       "  launch      start N local ranks of `trainer train` and watch them\n"
       "  tune        Omnivore's optimizer: probe, choose groups, lr and momentum, train, re-tune\n";
+  // A peer that is gone is an error the rank reports (its collective fails,
+  // and the heartbeats name who went), not a signal that kills it unreported:
+  // Gloo and c10d write to sockets without MSG_NOSIGNAL, and a rank whose
+  // peer had died was now and then killed by SIGPIPE, blamed for the failure.
+  std::signal(SIGPIPE, SIG_IGN);
   if (argc < 2) return std::cerr << kUsage, 2;
   if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) return std::cout << kUsage, 0;
   if (!std::strcmp(argv[1], "train")) return trainer::TrainCommand(argc - 2, argv + 2);

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -29,6 +30,31 @@ Ms ToMs(double s) { return Ms(static_cast<int64_t>(s * 1000)); }
 std::string FirstLine(const std::string& s) {
   std::string line = s.substr(0, s.find('\n'));
   return line.empty() ? "unknown error" : line;
+}
+
+// c10d's store client runs a thread of its own (TCPStore's callback client in
+// LibTorch 1.13) that throws when its connection is reset (a MASTER_PORT that
+// belongs to something else, which accepted and then closed): nothing here can
+// catch it, and the process ended in std::terminate with a raw "terminate
+// called after throwing" line. The rank stops with one line naming the store.
+std::string g_store_address;  // set before the first store connects
+int g_rank = -1;
+[[noreturn]] void StoreThreadDied() {
+  std::string what = "an unknown error";
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = FirstLine(x.what());
+    } catch (...) {
+    }
+  }
+  std::fprintf(stderr,
+               "trainer train: rank %d: the connection to the rendezvous store at %s broke "
+               "(c10d: %s)\n",
+               g_rank, g_store_address.c_str(), what.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
 }
 
 std::string AliveKey(int rank) { return "trainer/alive/" + std::to_string(rank); }
@@ -193,6 +219,9 @@ graph::Result<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(const Rendezv
   impl->r = r;
   for (int k = 0; k < r.world_size; ++k) impl->global.push_back(k);
   impl->live = std::make_shared<Liveness>();
+  g_store_address = impl->store_address();
+  g_rank = r.rank;
+  std::set_terminate(StoreThreadDied);
   c10d::TCPStoreOptions o;
   o.port = static_cast<uint16_t>(r.master_port);
   o.isServer = r.rank == 0;

@@ -98,12 +98,25 @@ class Batches {
                                       "', which Fashion-MNIST feeds: use --data synthetic");
       }
     }
+    // A model whose images have a fixed batch (planner zoo --batch 32) trains
+    // at it, as with synthetic data; it failed mid-step at the default --batch.
+    const graph::Node& images = forward.node(forward.Find("images"));
+    if (!images.output_shapes.empty() && images.output_shapes[0].rank() > 0 &&
+        images.output_shapes[0].dim(0) > 0 && images.output_shapes[0].dim(0) != o.batch) {
+      if (o.batch_given) {
+        return graph::InvalidArgument(
+            o.model + ": --batch " + std::to_string(o.batch) + " does not fit input 'images' of " +
+            "fixed shape " + images.output_shapes[0].ToString() +
+            " (make the model with another batch, or leave --batch out)");
+      }
+      b.opts_.batch = images.output_shapes[0].dim(0);
+    }
     std::string dir = o.data_dir.empty() ? data::DefaultFashionMnistDir() : o.data_dir;
     GRAPH_ASSIGN_OR_RETURN(b.train_, data::LoadFashionMnist(dir, true));
     if (rank == 0) {  // the one that evaluates
       GRAPH_ASSIGN_OR_RETURN(b.test_, data::LoadFashionMnist(dir, false));
     }
-    b.steps_per_epoch_ = b.train_.count / (o.batch * world);
+    b.steps_per_epoch_ = b.train_.count / (b.opts_.batch * world);
     if (b.steps_per_epoch_ == 0) return graph::InvalidArgument("the batch exceeds the data set");
     return b;
   }
@@ -257,7 +270,7 @@ class Run {
   graph::Result<CheckpointPosition> Start(Replica* replica) {
     CheckpointPosition at;
     if (o_.resume) {
-      const std::string path = CheckpointPath(o_.checkpoint_dir, rank_);
+      GRAPH_ASSIGN_OR_RETURN(std::string path, ResumeFile(*replica));
       GRAPH_ASSIGN_OR_RETURN(at, ReadCheckpoint(path, replica->State()));
       // The data order (each step's slice of the shuffled set) depends on both.
       if (at.batch > 0 && at.batch != batches_.examples()) {
@@ -270,33 +283,69 @@ class Run {
                                       " ranks, not " + std::to_string(world_) +
                                       ": resume with as many");
       }
-      Say("resumed from " + CheckpointPath(o_.checkpoint_dir, rank_) + " at step " +
-          std::to_string(at.step));
+      Say("resumed from " + path + " at step " + std::to_string(at.step));
     }
-    if (o_.resume) GRAPH_RETURN_IF_ERROR(AgreeOnStep(at.step));
     if (!o_.resume || o_.strategy.name == "sync") {
       for (auto& [name, t] : replica->State()) GRAPH_RETURN_IF_ERROR(pg_->Broadcast(t, 0));
     }
     return at;
   }
 
-  // Every rank resumes from the same step, or all fail naming the first that
-  // does not (a rank whose newest checkpoint is older would replay batches the
-  // others have trained on, and sync ranks would average different steps).
-  graph::Status AgreeOnStep(int64_t step) {
-    at::Tensor steps = at::zeros({world_}, at::kLong);
-    steps[rank_] = step;
+  // The file this rank resumes from: its checkpoint, or the one that replaced
+  // (PATH.prev), at the newest step every rank holds. Ranks write one after
+  // another, so a run stopped between two ranks' writes leaves some a step
+  // ahead; the step before is then every rank's. A rank resuming alone at
+  // another step would replay batches the others trained on, and sync ranks
+  // would average different steps: when no step is every rank's, all fail,
+  // naming each rank's steps.
+  graph::Result<std::string> ResumeFile(Replica& replica) {
+    const std::string newest = CheckpointPath(o_.checkpoint_dir, rank_);
+    const std::string older = PreviousCheckpointPath(newest);
+    auto a = PeekCheckpoint(newest, replica.State());
+    auto b = PeekCheckpoint(older, replica.State());
+    // Every rank's two steps (+1; 0: no usable file), summed from zeros.
+    at::Tensor steps = at::zeros({world_, 2}, at::kLong);
+    if (a.ok()) steps[rank_][0] = a->step + 1;
+    if (b.ok()) steps[rank_][1] = b->step + 1;
     GRAPH_RETURN_IF_ERROR(pg_->AllReduce(steps));
-    for (int r = 1; r < world_; ++r) {
-      const int64_t s = steps[r].item<int64_t>(), s0 = steps[0].item<int64_t>();
-      if (s != s0) {
-        return graph::InvalidArgument("rank " + std::to_string(r) + "'s checkpoint is at step " +
-                                      std::to_string(s) + ", rank 0's at step " +
-                                      std::to_string(s0) + ": the ranks of " + o_.checkpoint_dir +
-                                      " do not come from one run (resume from one step)");
+    auto held = [&](int r, int64_t s) {
+      return steps[r][0].item<int64_t>() == s + 1 || steps[r][1].item<int64_t>() == s + 1;
+    };
+    int64_t common = -1;
+    for (int k = 0; k < 2; ++k) {
+      const int64_t s = steps[0][k].item<int64_t>() - 1;
+      bool everyone = s >= 0;
+      for (int r = 1; r < world_ && everyone; ++r) everyone = held(r, s);
+      common = everyone ? std::max(common, s) : common;
+    }
+    if (common >= 0) {
+      // Rank 0 speaks for all: who goes back to the step before, and why.
+      for (int r = 0; r < world_; ++r) {
+        const int64_t s = steps[r][0].item<int64_t>() - 1;
+        if (s == common) continue;
+        const std::string file = CheckpointPath(o_.checkpoint_dir, r);
+        Say(file + (s >= 0 ? " is at step " + std::to_string(s) + ", past the other ranks'"
+                           : " is unusable") +
+            "; resuming from " + PreviousCheckpointPath(file) + " at step " +
+            std::to_string(common));
+      }
+      if (!a.ok()) {  // only this rank knows why
+        std::fprintf(stderr, "rank %d: %s\n", rank_, a.status().message().c_str());
+      }
+      return a.ok() && a->step == common ? newest : older;
+    }
+    if (!a.ok() && !b.ok()) return a.status();  // this rank's own file is the problem
+    std::string held_by;
+    for (int r = 0; r < world_; ++r) {
+      held_by += (r ? ", rank " : "rank ") + std::to_string(r) + " at ";
+      for (int k = 0; k < 2; ++k) {
+        const int64_t s = steps[r][k].item<int64_t>() - 1;
+        held_by += (k ? "/" : "") + (s >= 0 ? std::to_string(s) : std::string("-"));
       }
     }
-    return graph::Status::Ok();
+    return graph::InvalidArgument("the ranks' checkpoints in " + o_.checkpoint_dir +
+                                  " share no step (" + held_by +
+                                  ", newest/previous): they do not come from one run");
   }
 
   // One training step; adds its times to `report`.

@@ -300,6 +300,10 @@ int Run(const frontend::Args& args, const std::string& self) {
       "asynchrony adds implicit momentum 1 - 1/groups), %lld-step probes\n",
       child.model.c_str(), static_cast<long long>(child.nproc), candidates.size(),
       static_cast<long long>(f.tuner.probe_steps));
+  // A directory made here would otherwise be left unnamed in /tmp.
+  std::printf("working directory: %s (the probes' and the epochs' checkpoints and logs%s)\n",
+              child.dir.c_str(), args.Has("--dir") ? "" : "; --dir sets it");
+  std::fflush(stdout);
   TuneProgress p;
   for (int64_t e = 0; e < f.epochs && p.reached_at < 0; ++e) {
     if (e % f.retune == 0 && !Retune(&child, candidates, f, e, steps_per_epoch, ckpt, &p)) return 1;
@@ -312,6 +316,11 @@ int Run(const frontend::Args& args, const std::string& self) {
     std::printf("did not reach %.0f%% in %lld epochs\n", 100 * f.target,
                 static_cast<long long>(f.epochs));
   }
+  // What a user runs to go on training the tuned model with the last choice.
+  std::printf("to train on with it: trainer launch --nproc %lld train %s %s --checkpoint %s "
+              "--resume\n",
+              static_cast<long long>(child.nproc), child.model.c_str(),
+              ConfigFlags(p.chosen).c_str(), ckpt.c_str());
   if (args.Has("--report")) {
     if (graph::Status st = WriteReport(args.Get("--report"), p); !st.ok()) {
       return frontend::CommandError(kSpec, st);

@@ -232,9 +232,33 @@ TEST(TrainCommandTest, RanksResumingFromDifferentStepsAllFailSayingSo) {
   ASSERT_EQ(Shell(run + " --steps 2 --checkpoint " + b, &out), 0) << out;
   ASSERT_EQ(Shell("cp " + b + "/rank-1.ckpt " + a + "/rank-1.ckpt", &out), 0) << out;
   EXPECT_EQ(Shell(run + " --steps 6 --checkpoint " + a + " --resume", &out), 1) << out;
-  EXPECT_NE(out.find("rank 1's checkpoint is at step 2, rank 0's at step 4"), std::string::npos)
+  EXPECT_NE(out.find("checkpoints in " + a + " share no step (rank 0 at 4/-, rank 1 at 2/-, "
+                     "newest/previous): they do not come from one run"),
+            std::string::npos)
       << out;
   EXPECT_EQ(out.find("stopped answering"), std::string::npos) << out;
+}
+
+// A run stopped between two ranks' checkpoint writes (rank 1 wrote step 4,
+// rank 0 did not) resumes from the step before, which each rank kept as
+// rank-R.ckpt.prev, and goes on as one run: under sync the two ranks' files
+// then match.
+TEST(TrainCommandTest, ARunStoppedBetweenTwoRanksWritesResumesFromTheStepBefore) {
+  std::string a = Tmp("between"), out;
+  ASSERT_EQ(Shell("rm -rf " + a + " && mkdir -p " + a, &out), 0);
+  const std::string run = kTrainer +
+                          " launch --nproc 2 train lenet --data synthetic --batch 8 --log-every 0"
+                          " --timeout 20 --checkpoint-every 2 --checkpoint " + a;
+  ASSERT_EQ(Shell(run + " --steps 4", &out), 0) << out;
+  // Rank 0 as if stopped before it wrote step 4.
+  ASSERT_EQ(Shell("mv " + a + "/rank-0.ckpt.prev " + a + "/rank-0.ckpt", &out), 0) << out;
+  ASSERT_EQ(Shell(run + " --steps 6 --resume", &out), 0) << out;
+  EXPECT_NE(out.find(a + "/rank-1.ckpt is at step 4, past the other ranks'; resuming from " + a +
+                     "/rank-1.ckpt.prev at step 2"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("resumed from " + a + "/rank-0.ckpt at step 2"), std::string::npos) << out;
+  EXPECT_EQ(Shell("cmp " + a + "/rank-0.ckpt " + a + "/rank-1.ckpt", &out), 0) << out;
 }
 
 // Whether `pid` has ended (gone, or a zombie nobody has reaped yet).
