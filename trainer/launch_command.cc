@@ -131,7 +131,11 @@ int Run(const frontend::Args& args, const std::string& self) {
         if (pids[r] == pid) rank = r, pids[r] = -1;
       }
       --running;
-      if (rank >= 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+      // A rank that ended by the signal launch got (^C reaches the whole
+      // process group at once, or launch passed it on) did what it was told.
+      const bool told = g_signal && ((WIFSIGNALED(status) && WTERMSIG(status) == g_signal) ||
+                                      (WIFEXITED(status) && WEXITSTATUS(status) == 128 + g_signal));
+      if (rank >= 0 && !told && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         if (failures++ == 0 && !killed) {
           std::cerr << frontend::MessagePrefix(kSpec) << "rank " << rank << " (pid " << pid << ") "
                     << Describe(status) << "\n";
@@ -157,7 +161,12 @@ int Run(const frontend::Args& args, const std::string& self) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return failures == 0 && !g_signal ? 0 : 1;
+  if (g_signal && failures == 0) {
+    std::cerr << frontend::MessagePrefix(kSpec) << "stopped by " << (g_signal == SIGINT ? "SIGINT" : "SIGTERM")
+              << ": passed on to the ranks, which have stopped\n";
+    return 128 + g_signal;  // as a shell reports a command a signal ended
+  }
+  return failures == 0 ? 0 : 1;
 }
 
 }  // namespace

@@ -5,10 +5,12 @@
 // chose, then trains the epoch with the choice and checkpoints; it stops at
 // --target-accuracy. Training and tuning times are reported apart.
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -58,6 +60,7 @@ struct Child {
   std::string exe, model, dir, data_dir;
   int64_t nproc = 2, batch = 64;
   double seconds = 0;  // wall time of the last Run
+  int stopped_by = 0;  // the signal that stopped the last Run, or 0
   // Runs `trainer launch ... train MODEL FLAGS`; returns its --report's JSON,
   // empty on failure (`what` failed, and the log's tail, printed).
   std::string Run(const std::string& what, const std::string& flags) {
@@ -71,6 +74,15 @@ struct Child {
     int rc = std::system(cmd.c_str());
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     auto json = graph::ReadFile(report);
+    // ^C reaches launch and its ranks too (std::system ignores it here):
+    // launch ends with 128 + the signal, and that is a stop, not a failure.
+    if (WIFEXITED(rc) && (WEXITSTATUS(rc) == 128 + SIGINT || WEXITSTATUS(rc) == 128 + SIGTERM)) {
+      stopped_by = WEXITSTATUS(rc) - 128;
+      std::cerr << frontend::MessagePrefix(kSpec) << "stopped by "
+                << (stopped_by == SIGINT ? "SIGINT" : "SIGTERM") << " during " << what << " ("
+                << dir << " keeps the checkpoints and logs)\n";
+      return "";
+    }
     if (rc != 0 || !json.ok()) {
       auto text = graph::ReadFile(log);
       std::string tail = text.ok() ? text->substr(text->size() > 400 ? text->size() - 400 : 0) : "";
@@ -306,8 +318,10 @@ int Run(const frontend::Args& args, const std::string& self) {
   std::fflush(stdout);
   TuneProgress p;
   for (int64_t e = 0; e < f.epochs && p.reached_at < 0; ++e) {
-    if (e % f.retune == 0 && !Retune(&child, candidates, f, e, steps_per_epoch, ckpt, &p)) return 1;
-    if (!TrainEpoch(&child, f, e, ckpt, &p)) return 1;
+    if (e % f.retune == 0 && !Retune(&child, candidates, f, e, steps_per_epoch, ckpt, &p)) {
+      return child.stopped_by ? 128 + child.stopped_by : 1;
+    }
+    if (!TrainEpoch(&child, f, e, ckpt, &p)) return child.stopped_by ? 128 + child.stopped_by : 1;
   }
   if (f.target > 0 && p.reached_at >= 0) {
     std::printf("reached %.0f%% after %.1f s of training (and %.1f s of probes)\n", 100 * f.target,

@@ -294,6 +294,39 @@ TEST(TrainCommandTest, ALauncherKilledOutrightTakesItsRanksWithIt) {
   }
 }
 
+// ^C at a terminal reaches the launcher and its ranks at once: the ranks stop,
+// no rank is blamed for it, and launch ends as a shell reports ^C (130).
+TEST(TrainCommandTest, ACtrlCStopsTheRanksAndIsNoFailure) {
+  Processes p;
+  const std::string log = Tmp("ctrl-c.log");
+  // setsid: a process group of its own (launch and its ranks), as a terminal's job.
+  pid_t launch = p.Start("setsid " + kTrainer +
+                             " launch --nproc 2 train lenet --data synthetic --steps 1000000"
+                             " --log-every 20",
+                         log);
+  ASSERT_TRUE(WaitFor(log, "step 20/", 60)) << Log(log);
+  ::kill(-launch, SIGINT);
+  EXPECT_EQ(p.Wait(launch, 30), 130) << Log(log);
+  EXPECT_NE(Log(log).find("trainer launch: stopped by SIGINT: passed on to the ranks, which have "
+                          "stopped"),
+            std::string::npos)
+      << Log(log);
+  EXPECT_EQ(Log(log).find("was killed by signal"), std::string::npos) << Log(log);
+}
+
+// A model whose images have a fixed batch trains at it on Fashion-MNIST (it
+// failed mid-step at the default --batch 64), and another --batch is refused.
+TEST(TrainCommandTest, AFixedBatchModelTrainsAtItsBatchOnFashionMnist) {
+  std::string out, model = Tmp("lenet32.pb");
+  ASSERT_EQ(Shell(std::string(PLANNER_BIN) + " zoo lenet --batch 32 -o " + model, &out), 0) << out;
+  ASSERT_EQ(Shell(kTrainer + " train " + model + " --steps 2 --no-eval", &out), 0) << out;
+  EXPECT_NE(out.find("2 steps, 64 images"), std::string::npos) << out;
+  EXPECT_EQ(Shell(kTrainer + " train " + model + " --steps 2 --batch 16", &out), 1) << out;
+  EXPECT_NE(out.find("--batch 16 does not fit input 'images' of fixed shape [32,28,28,1]"),
+            std::string::npos)
+      << out;
+}
+
 TEST(TrainCommandTest, APlannerPlacementTrainsOnItsDevices) {
   std::string out, model = Tmp("lenet.pb"), placement = Tmp("lenet-metis.yaml");
   std::string devices = std::string(PLANNER_CONFIGS_DIR) + "/local-2cpu.yaml";
