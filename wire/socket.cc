@@ -115,6 +115,25 @@ graph::Result<SocketHandle> MakeSocket(Context& ctx, SocketKind kind, const std:
   return handle;
 }
 
+// The frames of the message waiting on `socket` (a helper thread's own
+// socket: the ZAP handler's, a monitor's); none when nothing waits.
+std::vector<std::string> ReceiveWaiting(void* socket) {
+  std::vector<std::string> frames;
+  for (;;) {
+    zmq_msg_t msg;
+    zmq_msg_init(&msg);
+    if (zmq_msg_recv(&msg, socket, ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&msg);
+      break;
+    }
+    frames.emplace_back(static_cast<const char*>(zmq_msg_data(&msg)), zmq_msg_size(&msg));
+    const bool more = zmq_msg_more(&msg);
+    zmq_msg_close(&msg);
+    if (!more) break;
+  }
+  return frames;
+}
+
 }  // namespace
 
 void CloseSocket::operator()(void* socket) const {
@@ -275,19 +294,7 @@ void Authenticator::Serve() {
   while (!stop_) {
     zmq_pollitem_t item = {socket_.get(), 0, ZMQ_POLLIN, 0};
     if (zmq_poll(&item, 1, 100) <= 0) continue;
-    std::vector<std::string> frames;
-    for (;;) {
-      zmq_msg_t msg;
-      zmq_msg_init(&msg);
-      if (zmq_msg_recv(&msg, socket_.get(), ZMQ_DONTWAIT) < 0) {
-        zmq_msg_close(&msg);
-        break;
-      }
-      frames.emplace_back(static_cast<const char*>(zmq_msg_data(&msg)), zmq_msg_size(&msg));
-      const bool more = zmq_msg_more(&msg);
-      zmq_msg_close(&msg);
-      if (!more) break;
-    }
+    const std::vector<std::string> frames = ReceiveWaiting(socket_.get());
     if (frames.size() < 6) continue;
     // NULL: a socket without CURVE in a process that has a CURVE server (its
     // ZAP domain is set only to refuse legacy peers: MakeSocket).
@@ -394,19 +401,7 @@ void ConnectionLog::Serve() {
     zmq_pollitem_t item = {monitor_.get(), 0, ZMQ_POLLIN, 0};
     if (zmq_poll(&item, 1, 100) <= 0) continue;
     // An event is two frames: 2 bytes of event and 4 of value, then the endpoint.
-    std::vector<std::string> frames;
-    for (;;) {
-      zmq_msg_t msg;
-      zmq_msg_init(&msg);
-      if (zmq_msg_recv(&msg, monitor_.get(), ZMQ_DONTWAIT) < 0) {
-        zmq_msg_close(&msg);
-        break;
-      }
-      frames.emplace_back(static_cast<const char*>(zmq_msg_data(&msg)), zmq_msg_size(&msg));
-      const bool more = zmq_msg_more(&msg);
-      zmq_msg_close(&msg);
-      if (!more) break;
-    }
+    const std::vector<std::string> frames = ReceiveWaiting(monitor_.get());
     if (frames.size() < 2 || frames[0].size() < 6) continue;
     uint16_t event = 0;
     uint32_t value = 0;
