@@ -50,17 +50,21 @@ graph::Status ReadStatistics(const yaml::Node& v, std::map<std::string, double>*
   return graph::Status::Ok();
 }
 
+// A map of names to plain values: ops to devices, or (`what` "input",
+// `value` "a shape") inputs to their shapes.
 graph::Status ReadOps(const yaml::Node& v, const std::string& key,
-                      std::vector<std::pair<std::string, std::string>>* out) {
-  if (!v.IsMap()) return v.Error("'" + key + "' must map op names to devices");
+                      std::vector<std::pair<std::string, std::string>>* out,
+                      const std::string& what = "op", const std::string& value = "a device name") {
+  if (!v.IsMap()) return v.Error("'" + key + "' must map " + what + " names to " + value + "s");
   std::unordered_set<std::string> seen;
   for (yaml::Entry& op : v.Pairs()) {
-    if (!op.key_node.IsScalar()) return op.key_node.Error("op names must be plain names");
+    if (!op.key_node.IsScalar()) return op.key_node.Error(what + " names must be plain names");
     if (!op.value.IsScalar()) {
-      return op.value.Error("op '" + op.key + "' must map to a device name");
+      return op.value.Error(what + " '" + op.key + "' must map to " + value);
     }
     if (!seen.insert(op.key).second)
-      return op.key_node.Error("op '" + op.key + "' is placed twice");
+      return op.key_node.Error(what + " '" + op.key + "' is " +
+                               (what == "op" ? "placed" : "given") + " twice");
     out->emplace_back(std::move(op.key), op.value.Scalar());
   }
   return graph::Status::Ok();
@@ -72,6 +76,15 @@ bool SameDigest(const std::string& a, const std::string& b) {
     return std::tolower(static_cast<unsigned char>(x)) ==
            std::tolower(static_cast<unsigned char>(y));
   });
+}
+
+std::vector<std::pair<std::string, std::string>> InputShapes(const graph::Graph& g) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const graph::Node& n : g.nodes()) {
+    if (n.op != "Placeholder") continue;
+    out.emplace_back(n.name, n.output_shapes.empty() ? "?" : n.output_shapes[0].ToString());
+  }
+  return out;
 }
 
 graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) {
@@ -98,6 +111,8 @@ graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) 
       GRAPH_RETURN_IF_ERROR(ReadOps(e.value, e.key, &p.ops));
     } else if (e.key == "gradients_apart") {
       GRAPH_RETURN_IF_ERROR(ReadOps(e.value, e.key, &p.gradients_apart));
+    } else if (e.key == "inputs") {
+      GRAPH_RETURN_IF_ERROR(ReadOps(e.value, e.key, &p.inputs, "input", "a shape"));
     } else {
       return e.key_node.Error("unknown key '" + e.key + "'");
     }
@@ -126,6 +141,7 @@ Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device
   p.method = "single:" + device;
   p.model_digest = ModelDigest(g);
   for (const graph::Node& n : g.nodes()) p.ops.emplace_back(n.name, device);
+  p.inputs = InputShapes(g);
   return p;
 }
 
@@ -142,6 +158,7 @@ Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
   for (graph::NodeId i = 0; i < g.size(); ++i) {
     p.ops.emplace_back(g.node(i).name, c.devices[device_of_node[i]].name);
   }
+  p.inputs = InputShapes(g);
   return p;
 }
 
@@ -154,6 +171,25 @@ graph::Result<Placement> ReadPlacement(const std::string& path) {
 graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
                                 const cluster::Cluster& c, const std::string& source) {
   if (!p.model_digest.empty() && !SameDigest(p.model_digest, ModelDigest(g))) {
+    // The same inputs at other sizes: most likely this model, imported at
+    // other --input-shape sizes (an unrolled LSTM's graph follows them).
+    const std::vector<std::pair<std::string, std::string>> here = InputShapes(g);
+    std::string sizes;
+    for (size_t i = 0; i < here.size() && i < p.inputs.size(); ++i) {
+      if (here[i].first != p.inputs[i].first) {
+        sizes.clear();
+        break;
+      }
+      if (here[i].second != p.inputs[i].second) {
+        sizes += (sizes.empty() ? "" : ", ") + here[i].first + " " + p.inputs[i].second +
+                 " there, " + here[i].second + " here";
+      }
+    }
+    if (here.size() == p.inputs.size() && !sizes.empty()) {
+      return graph::InvalidArgument(source + ": made for this model's inputs at other sizes (" +
+                                    sizes + "): give the sizes it was made at (--input-shape, " +
+                                    "--batch), or place the model again");
+    }
     return graph::InvalidArgument(source + ": made for another model (digest " + p.model_digest +
                                   ", this model's is " + ModelDigest(g) + ")");
   }
@@ -358,6 +394,12 @@ graph::Status WritePlacement(const std::string& path, const Placement& p) {
     w.Key("gradients_apart");
     w.BeginMap();
     for (const auto& [op, device] : p.gradients_apart) w.Pair(op, device);
+    w.EndMap();
+  }
+  if (!p.inputs.empty()) {
+    w.Key("inputs");
+    w.BeginMap();
+    for (const auto& [input, shape] : p.inputs) w.Pair(input, shape);
     w.EndMap();
   }
   w.EndMap();

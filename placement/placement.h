@@ -33,6 +33,10 @@ struct Placement {
   // they differentiate (planner search --gradients heavy), op -> device; empty
   // for most placements, whose gradients all follow their op.
   std::vector<std::pair<std::string, std::string>> gradients_apart;
+  // The model's inputs and their shapes as it was placed ("[12,4]"): a model
+  // imported at other --input-shape sizes digests otherwise, and the refusal
+  // then says which input differs. Empty in files written before 2026-11-30.
+  std::vector<std::pair<std::string, std::string>> inputs;
 };
 
 // Digest of a model's graph, independent of its file format (TF.js, .pb, .pbtxt

@@ -117,6 +117,36 @@ TEST(PlacementTest, PlacementForAnotherModelIsRejected) {
             std::string::npos);
 }
 
+// A placement records its model's input sizes: the same model imported at
+// other --input-shape sizes (an unrolled LSTM's graph follows them) digests
+// otherwise, and was refused as "made for another model".
+TEST(PlacementTest, TheSameModelAtOtherInputSizesIsNamedAsSuch) {
+  auto at = [](const std::string& input, int width) {
+    auto g = graph::ParseTextGraphDef(
+        "node { name: '" + input + "' op: 'Placeholder' attr { key: 'dtype' value { type: "
+        "DT_FLOAT } } attr { key: 'shape' value { shape { dim { size: 2 } dim { size: " +
+        std::to_string(width) + " } } } } } node { name: 'y' op: 'Neg' input: '" + input + "' }",
+        "m.pbtxt");
+    EXPECT_TRUE(g.ok()) << g.status().message();
+    graph::InferShapes(*g);
+    return std::move(g).value();
+  };
+  Placement p = SingleDevicePlacement(at("x", 3), "cpu0");
+  const std::string path = planner_test::ScratchDir() + "/inputs.yaml";
+  ASSERT_TRUE(WritePlacement(path, p).ok());
+  auto back = ReadPlacement(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->inputs, (std::vector<std::pair<std::string, std::string>>{{"x", "[2,3]"}}));
+  EXPECT_TRUE(ValidatePlacement(*back, at("x", 3), Devices(), path).ok());
+  EXPECT_EQ(ValidatePlacement(*back, at("x", 4), Devices(), "p.yaml").message(),
+            "p.yaml: made for this model's inputs at other sizes (x [2,3] there, [2,4] here): "
+            "give the sizes it was made at (--input-shape, --batch), or place the model again");
+  EXPECT_NE(ValidatePlacement(*back, at("z", 4), Devices(), "p.yaml")
+                .message()
+                .find("p.yaml: made for another model (digest "),
+            std::string::npos);
+}
+
 TEST(PlacementTest, PlacementForAnotherDevicesFileIsRejected) {
   Placement p = SingleDevicePlacement(Model(), "cpu0");
   p.devices_digest = "ffffffffffffffff";
