@@ -59,8 +59,9 @@ const frontend::CommandSpec kSpec{
          {"--config", "CONFIG", "search hyper-parameters (YAML; default configs/search.yaml's)"},
          {"--iterations", "N", "stop after N policy updates in all (resumed ones count)"},
          {"--budget", "DURATION",
-          "stop after this much search time in all (90s, 15m, 2h); the baselines' planning "
-          "before it is not counted (m-SCT's linear program: a minute on NMT-8)"},
+          "stop the search after this much time in all (90s, 15m, 2h); the hill climb "
+          "(--refine, 60 s by default) runs after it, and the baselines' planning before it "
+          "is not counted (m-SCT's linear program: a minute on NMT-8)"},
          {"--seed", "S", "random seed (default 1): a sim search with --iterations repeats exactly"},
          {"--checkpoint", "CKPT", "checkpoint file (default PLACEMENT.ckpt with -o)"},
          {"--resume", "CKPT", "continue the search saved in CKPT"},

@@ -15,8 +15,9 @@ const frontend::CommandSpec kSpec{
     "NAME -o OUT.pb [--sizes paper-scale|small] [--batch N] [--layers L] [--hidden H]\n"
     "       [--vocab V] [--steps T]",
     "Writes a benchmark model as a binary GraphDef with a scalar 'loss': rnnlm (multi-layer\n"
-    "LSTM language model), nmt (LSTM encoder-decoder with attention), or the small models\n"
-    "mlp, lenet, two_branch, chain. Recurrent cells are unrolled over time at TensorFlow\n"
+    "LSTM language model), nmt (LSTM encoder-decoder with attention), inception_v3,\n"
+    "resnet (50, 101 or 152 layers), or the small models mlp, lenet, two_branch, chain.\n"
+    "Recurrent cells are unrolled over time at TensorFlow\n"
     "granularity; weights are TF1 variables. Defaults and their sources: docs/zoo.md.",
     {"NAME"},
     {{"-o", "OUT", "output file (required), written atomically"},
@@ -24,7 +25,7 @@ const frontend::CommandSpec kSpec{
       "nmt's defaults: paper-scale (batch 256, 50 steps: no NMT fits on one K40) or small "
       "(batch 64, 40 steps)"},
      {"--batch", "N", "examples per step"},
-     {"--layers", "L", "LSTM layers (nmt: each of encoder and decoder)"},
+     {"--layers", "L", "LSTM layers (nmt: each of encoder and decoder); resnet: its depth"},
      {"--hidden", "H", "LSTM units"},
      {"--vocab", "V", "vocabulary size"},
      {"--steps", "T", "time steps unrolled"}}};
