@@ -236,15 +236,26 @@ std::vector<int> DeviceOfNodeFromModules(const graph::Graph& forward, const clus
 graph::Status WriteModulePlacement(const std::string& path, const std::vector<ModuleDevice>& m,
                                    const std::string& model_path, const std::string& devices_path,
                                    const std::string& method) {
+  // Every string double-quoted and escaped: a device named "1.5" or "yes", or
+  // a path with a quote, reads back as written (PyYAML's safe_load would take
+  // a bare 1.5 for a number).
+  auto q = [](const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + "\"";
+  };
   std::ostringstream s;
   s << "# The device of each PyTorch module (docs/onnx.md shows how to apply it).\n"
-    << "model: \"" << model_path << "\"\n"
-    << "devices: \"" << devices_path << "\"\n"
-    << "method: \"" << method << "\"\n"
+    << "model: " << q(model_path) << "\n"
+    << "devices: " << q(devices_path) << "\n"
+    << "method: " << q(method) << "\n"
     << "modules:\n";
   for (const ModuleDevice& d : m) {
-    s << "  - {module: \"" << d.module << "\", device: " << d.device << ", torch: \"" << d.torch
-      << "\", output: \"" << d.output << "\", ops: " << d.ops;
+    s << "  - {module: " << q(d.module) << ", device: " << q(d.device) << ", torch: " << q(d.torch)
+      << ", output: " << q(d.output) << ", ops: " << d.ops;
     if (d.ops_elsewhere > 0) s << ", ops_elsewhere: " << d.ops_elsewhere;
     s << "}\n";
   }

@@ -526,15 +526,21 @@ graph::Status Conclude(const Session& s, const Run& run, search::BestPlacement b
   return graph::Status::Ok();
 }
 
+// The method a file names for `method` (the best's): a baseline's as `planner
+// baseline` writes it ("baseline metis"), anything searched as it is.
+std::string FileMethod(const std::string& method) {
+  const bool searched =
+      method.rfind("search", 0) == 0 || method.find("+refine") != std::string::npos;
+  return searched ? method : "baseline " + method;
+}
+
 }  // namespace
 
 placement::Placement Session::PlacementOf(const search::BestPlacement& b, double seconds,
                                           int iterations) const {
-  const bool searched =
-      b.method.rfind("search", 0) == 0 || b.method.find("+refine") != std::string::npos;
   placement::Placement p = placement::MakePlacement(
       options.model_path, forward(), identity.model_digest, options.devices_path, cluster(),
-      searched ? b.method : "baseline " + b.method, b.device_of_node);
+      FileMethod(b.method), b.device_of_node);
   if (b.device_of_node.size() > static_cast<size_t>(forward().size())) {
     const graph::Graph& training = setup->training.graph;
     p.gradients_apart =
@@ -600,8 +606,8 @@ graph::Status Session::Export(const std::vector<int>& device_of_node,
     };
   }
   return WriteExports({options.export_graphdef_path, options.export_modules_path}, forward(),
-                      cluster(), forward_device, options.model_path, options.devices_path, method,
-                      simulated, log());
+                      cluster(), forward_device, options.model_path, options.devices_path,
+                      FileMethod(method), simulated, log());
 }
 
 graph::Status Run::WriteBest(const Session& s) const {

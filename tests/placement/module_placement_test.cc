@@ -115,7 +115,7 @@ TEST(ModulePlacementTest, ModulesTakeTheirOpsDeviceAndReturnOutputsToTheirContai
   ASSERT_TRUE(WriteModulePlacement(path, m, "block.onnx", "two.yaml", "etf").ok());
   auto text = graph::ReadFile(path);
   ASSERT_TRUE(text.ok());
-  EXPECT_NE(text->find("{module: \"layer1.0.conv2\", device: gpu1, torch: \"cuda:1\", output: "
+  EXPECT_NE(text->find("{module: \"layer1.0.conv2\", device: \"gpu1\", torch: \"cuda:1\", output: "
                        "\"cpu\", ops: 1}"),
             std::string::npos)
       << *text;
