@@ -221,8 +221,15 @@ class Run {
     const StrategyOptions& st = o_.strategy;
     auto n = [](auto v) { return std::to_string(v); };
     char number[64];
+    // The shortest text that reads back as the same value: as a float where
+    // the value is one (--lr 0.02 is a float: "0.02", not 0.019999999552965164).
     auto real = [&](double v) {
-      std::snprintf(number, sizeof number, "%.17g", v);
+      const bool is_float = static_cast<double>(static_cast<float>(v)) == v;
+      for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(number, sizeof number, "%.*g", digits, v);
+        const double back = std::strtod(number, nullptr);
+        if (is_float ? static_cast<float>(back) == static_cast<float>(v) : back == v) break;
+      }
       return std::string(number);
     };
     std::string probes;
@@ -280,8 +287,8 @@ class Run {
       }
       if (at.world > 0 && at.world != world_) {
         return graph::InvalidArgument(path + ": written by a run of " + std::to_string(at.world) +
-                                      " ranks, not " + std::to_string(world_) +
-                                      ": resume with as many");
+                                      (at.world == 1 ? " rank" : " ranks") + ", not " +
+                                      std::to_string(world_) + ": resume with as many");
       }
       Say("resumed from " + path + " at step " + std::to_string(at.step));
     }

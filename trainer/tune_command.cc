@@ -35,7 +35,7 @@ const frontend::CommandSpec kSpec{
     "by short probes, trains an epoch with the choice, and re-tunes at epoch boundaries, on\n"
     "N local ranks (Fashion-MNIST). Prints every probe and the reason for each choice.",
     {"MODEL"},
-    {{"--nproc", "N", "ranks (required)"},
+    {{"--nproc", "N", "ranks, 1 to 256 (required)"},
      {"--epochs", "E", "epochs at most (default 10)"},
      {"--target-accuracy", "A", "stop once test accuracy reaches A (0..1)"},
      {"--batch", "B", "examples per rank and step (default 64)"},
@@ -169,8 +169,10 @@ std::optional<int> ParseTuneFlags(const frontend::Args& args, Child* child, Tune
                     {"--retune", &f->retune},
                     {"--eval-every", &f->eval_every}}) {
     if (!args.Has(i.flag)) continue;
-    auto v = frontend::ParseIntInRange(i.flag, args.Get(i.flag),
-                                       i.flag == std::string("--probe-steps") ? 4 : 1, 1 << 20);
+    const std::string flag = i.flag;
+    // --nproc as launch takes it (1 to 256), refused here before any work.
+    auto v = frontend::ParseIntInRange(i.flag, args.Get(i.flag), flag == "--probe-steps" ? 4 : 1,
+                                       flag == "--nproc" ? 256 : 1 << 20);
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     *i.target = *v;
   }

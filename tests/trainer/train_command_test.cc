@@ -97,7 +97,9 @@ TEST(TrainCommandTest, RanksStartedWithDifferentSettingsRefuseNamingTheSetting) 
   const std::string common = " --data synthetic --steps 20 --no-eval --timeout 20";
   for (const Case& c : {Case{"lenet" + common, "mlp" + common, "'s model (digest) is "},
                         Case{"lenet --first-bucket-kb 16 --bucket-kb 64" + common, "lenet" + common,
-                             "'s --bucket-kb is "}}) {
+                             "'s --bucket-kb is "},
+                        // As given, not as a float's 17 digits (0.019999999552965164).
+                        Case{"lenet --lr 0.02" + common, "lenet" + common, "'s --lr is 0.0"}}) {
     Processes p;
     const int port = FreePort();
     const pid_t r0 = p.Start(Rank(0, port, c.rank0), Tmp("settings0.log"));
@@ -106,6 +108,7 @@ TEST(TrainCommandTest, RanksStartedWithDifferentSettingsRefuseNamingTheSetting) 
     EXPECT_EQ(p.Wait(r1, 60), 1) << Log(Tmp("settings1.log"));
     for (const std::string& log : {Tmp("settings0.log"), Tmp("settings1.log")}) {
       EXPECT_NE(Log(log).find(c.said), std::string::npos) << Log(log);
+      EXPECT_EQ(Log(log).find("0.0199999"), std::string::npos) << Log(log);
       EXPECT_NE(Log(log).find(": start every rank with the same settings"), std::string::npos)
           << Log(log);
       EXPECT_EQ(Log(log).find("gloo"), std::string::npos) << Log(log);
