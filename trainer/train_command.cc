@@ -211,6 +211,25 @@ int ParseTrainFlags(const frontend::Args& args, TrainOptions* out, double* timeo
     return frontend::UsageError(kSpec, st);
   }
   if (graph::Status st = CheckTrainData(o.data); !st.ok()) return frontend::UsageError(kSpec, st);
+  // A flag the run would not use is refused, not silently ignored.
+  const std::string& strategy = o.strategy.name;
+  const struct {
+    const char* flag;
+    bool unused;
+    const char* why;
+  } unused_flags[] = {
+      {"--groups", groups > 1 && strategy != "async", "applies to --strategy async"},
+      {"--period", args.Has("--period") && strategy != "easgd", "applies to --strategy easgd"},
+      {"--alpha", args.Has("--alpha") && strategy != "easgd", "applies to --strategy easgd"},
+      {"--mix", args.Has("--mix") && strategy != "gossip", "applies to --strategy gossip"},
+      {"--checkpoint-every", args.Has("--checkpoint-every") && o.checkpoint_dir.empty(),
+       "needs --checkpoint DIR"},
+      {"--target-accuracy", args.Has("--target-accuracy") && (!o.evaluate || o.data != "fashion-mnist"),
+       "needs test accuracy (Fashion-MNIST data, without --no-eval)"},
+  };
+  for (const auto& u : unused_flags) {
+    if (u.unused) return frontend::UsageError(kSpec, std::string(u.flag) + " " + u.why);
+  }
   if (args.Has("--report")) {
     if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
       return frontend::UsageError(kSpec, st);

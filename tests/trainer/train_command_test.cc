@@ -87,6 +87,24 @@ TEST(TrainCommandTest, LaunchRefusesAnotherCommandAndAFlagItDoesNotKnowInOneLine
   EXPECT_EQ(out, "trainer launch: --nproc needs a value N\n");
 }
 
+// A flag the run would not use was accepted and ignored: it is refused,
+// naming what it applies to.
+TEST(TrainCommandTest, AFlagTheRunWouldNotUseIsRefused) {
+  std::string out;
+  for (const auto& [flags, said] : std::vector<std::pair<std::string, std::string>>{
+           {"--groups 2", "--groups applies to --strategy async"},
+           {"--strategy gossip --alpha 0.2", "--alpha applies to --strategy easgd"},
+           {"--mix 0.3", "--mix applies to --strategy gossip"},
+           {"--checkpoint-every 5", "--checkpoint-every needs --checkpoint DIR"},
+           {"--data synthetic --target-accuracy 0.5", "--target-accuracy needs test accuracy"}}) {
+    EXPECT_EQ(Shell(kTrainer + " train lenet " + flags, &out), 2) << flags;
+    EXPECT_NE(out.find("trainer train: " + said), std::string::npos) << out;
+  }
+  // --groups 1 is sync's own (trainer tune's command to train on gives it).
+  EXPECT_EQ(Shell(kTrainer + " train lenet --data synthetic --steps 1 --groups 1", &out), 0)
+      << out;
+}
+
 // Ranks started with different models made Gloo abort rank 1 (exit 134, its
 // text on stderr) and rank 0 blame "rank 1 stopped answering"; different
 // buckets aborted rank 0. Both now refuse at the rendezvous, naming the setting.
