@@ -100,8 +100,13 @@ int Run(const frontend::Args& args) {
   }
   if (!r.status.ok()) return frontend::CommandError(kSpec, r.status);
   int scheduled = static_cast<int>(r.step.ops.size());
-  std::printf("simulated step time: %.3f ms (%d of %d ops estimated, the rest profiled)\n",
-              r.step.seconds * 1e3, r.estimated_ops, scheduled);
+  if (r.estimated_ops >= scheduled) {
+    std::printf("simulated step time: %.3f ms (all %d ops estimated, none profiled)\n",
+                r.step.seconds * 1e3, scheduled);
+  } else {
+    std::printf("simulated step time: %.3f ms (%d of %d ops estimated, the rest profiled)\n",
+                r.step.seconds * 1e3, r.estimated_ops, scheduled);
+  }
   const double chain_s = sim->DependencyBoundSeconds(), work_s = sim->WorkBoundSeconds();
   std::printf(
       "lower bound: %.3f ms, no placement on these devices is faster (dependency chain %.3f ms: "
