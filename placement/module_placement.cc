@@ -53,6 +53,53 @@ bool FeedsAnEnclosingModule(const std::string& m, const graph::Graph& forward,
   return false;
 }
 
+// The nearest module at or above `m` that `device_of` lists, or "" (the root)
+// when none is: where Module.to in ancestors-first order leaves m's parameters.
+std::string ListedAtOrAbove(std::string m, const std::map<std::string, int>& device_of) {
+  while (!m.empty() && !device_of.count(m)) {
+    const size_t dot = m.rfind('.');
+    m = dot == std::string::npos ? "" : m.substr(0, dot);
+  }
+  return m;
+}
+
+// A parameter read by ops of two modules (an embedding's weight tied to the
+// output layer's) is one tensor in PyTorch: Module.to moves it for both, and
+// the module moved last takes it along, so the other's forward then finds its
+// operands on two devices. Every listed module whose ops read a parameter of
+// another goes to that parameter's module's device; returns each module so
+// moved, with the module whose parameter it reads.
+std::map<std::string, std::string> ShareParameters(
+    const graph::Graph& forward, const std::set<std::string>& known,
+    const std::set<std::string>& owners, const std::vector<std::string>& module_of,
+    const std::vector<std::vector<graph::NodeId>>& consumers, std::map<std::string, int>* device_of) {
+  std::map<std::string, std::string> moved;
+  // A few rounds: a module moved for one parameter may hold another.
+  for (int round = 0; round < 4; ++round) {
+    bool changed = false;
+    for (graph::NodeId id = 0; id < forward.size(); ++id) {
+      const graph::Node& n = forward.node(id);
+      if (n.op != "Const" || n.name.find('/') != std::string::npos) continue;
+      const std::string owner_module = ModuleOfNode(n.name, known);
+      if (owner_module.empty() || !owners.count(owner_module)) continue;
+      const std::string owner = ListedAtOrAbove(owner_module, *device_of);
+      if (!device_of->count(owner)) continue;
+      const int device = device_of->at(owner);
+      for (graph::NodeId user : consumers[id]) {
+        const std::string reader = ListedAtOrAbove(module_of[user], *device_of);
+        if (reader == owner || !device_of->count(reader) || device_of->at(reader) == device) {
+          continue;
+        }
+        (*device_of)[reader] = device;
+        moved[reader] = owner_module;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return moved;
+}
+
 }  // namespace
 
 std::string ModuleOfNode(const std::string& node_name, const std::set<std::string>& known) {
@@ -169,15 +216,20 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](const std::string& a, const std::string& b) { return depth(a) < depth(b); });
+  std::map<std::string, int> device_of;
+  for (const std::string& m : order) device_of[m] = majority(work[m]);
+  std::map<std::string, std::string> tied_to = ShareParameters(forward, known, owners, module_of,
+                                                               consumers, &device_of);
   std::vector<ModuleDevice> out;
   for (const std::string& m : order) {
     const auto& per = counts[m];
-    const int device = majority(work[m]);
+    const int device = device_of.at(m);
     ModuleDevice md;
     md.module = m;
     md.device = c.devices[device].name;
     md.torch = TorchDevice(c.devices[device]);
     md.output = md.torch;
+    if (auto it = tied_to.find(m); it != tied_to.end()) md.shares_with = it->second;
     // The nearest enclosing module (or the root) with ops of its own, when
     // one of them reads what m returns.
     std::string parent = m;
@@ -185,9 +237,9 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
     while (returns && !parent.empty()) {
       size_t dot = parent.rfind('.');
       parent = dot == std::string::npos ? "" : parent.substr(0, dot);
-      auto it = work.find(parent);
-      if (it != work.end()) {
-        md.output = TorchDevice(c.devices[majority(it->second)]);
+      auto it = device_of.find(parent);
+      if (it != device_of.end()) {
+        md.output = TorchDevice(c.devices[it->second]);
         break;
       }
     }
@@ -257,6 +309,7 @@ graph::Status WriteModulePlacement(const std::string& path, const std::vector<Mo
     s << "  - {module: " << q(d.module) << ", device: " << q(d.device) << ", torch: " << q(d.torch)
       << ", output: " << q(d.output) << ", ops: " << d.ops;
     if (d.ops_elsewhere > 0) s << ", ops_elsewhere: " << d.ops_elsewhere;
+    if (!d.shares_with.empty()) s << ", shares_parameters_with: " << q(d.shares_with);
     s << "}\n";
   }
   return graph::WriteFileAtomic(path, s.str());

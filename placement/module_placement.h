@@ -35,6 +35,10 @@ struct ModuleDevice {
   std::string output;
   int ops = 0;            // ops of the module
   int ops_elsewhere = 0;  // of those, ops the placement puts on other devices
+  // A module whose ops read a parameter of another (weights tied between an
+  // embedding and the output layer) goes where that parameter's module goes:
+  // PyTorch holds the parameter once, on one device. That module, or "".
+  std::string shares_with;
 };
 
 // The device of each module that holds parameters or runs ops of its own (a

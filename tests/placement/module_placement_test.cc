@@ -197,5 +197,35 @@ TEST(ModulePlacementTest, TheAppliedPlacementPutsEachOpWithItsModule) {
   EXPECT_EQ(DeviceOfNodeFromModules(g, c, without)[6], 2);
 }
 
+// Weights tied between an embedding and the output layer are one parameter
+// in PyTorch, on one device: the module whose ops read another's parameter
+// goes with it (metis and scotch split them, and the placed forward failed
+// with "embedding: operands on cuda:0, cuda:1").
+TEST(ModulePlacementTest, ModulesSharingAParameterShareItsDevice) {
+  std::vector<graph::NodeSpec> s = {
+      {"x", "Placeholder", {}, "", {{"dtype", graph::MakeAttr(graph::DType::kFloat)}}},
+      Param("emb.weight"),
+      Param("dec.bias"),
+      Op("emb/Gather", "Mul", {"x", "emb.weight"}),
+      Op("dec/MatMul", "Mul", {"emb/Gather", "emb.weight"}),
+      Op("dec/Add", "AddV2", {"dec/MatMul", "dec.bias"}),
+  };
+  auto g = graph::Graph::Create(std::move(s), "tied");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  cluster::Cluster c = TwoGpus();
+  // x, emb.weight, dec.bias on cpu0; the embedding's op on gpu0, the decoder's on gpu1.
+  std::vector<ModuleDevice> m = PlaceModules(*g, c, {0, 0, 0, 1, 2, 2});
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].module, "emb");
+  EXPECT_EQ(m[0].device, "gpu0");
+  EXPECT_EQ(m[1].module, "dec");
+  EXPECT_EQ(m[1].device, "gpu0");
+  EXPECT_EQ(m[1].shares_with, "emb");
+  EXPECT_EQ(m[1].ops_elsewhere, 2);
+  const std::string path = planner_test::ScratchDir() + "/tied.modules.yaml";
+  ASSERT_TRUE(WriteModulePlacement(path, m, "tied.onnx", "two.yaml", "baseline metis").ok());
+  EXPECT_NE(graph::ReadFile(path)->find("shares_parameters_with: \"emb\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace placement
