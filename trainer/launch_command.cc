@@ -79,7 +79,15 @@ int Run(const frontend::Args& args, const std::string& self) {
   if (int code = CheckTrainCommand(static_cast<int>(train.size()), train_argv.data()); code != 0) {
     return code < 0 ? 0 : code;
   }
-  if (port == 0) port = FreeLoopbackPort();
+  if (port == 0) {
+    port = FreeLoopbackPort();
+  } else if (!PortFreeOnThisHost(port)) {
+    // Else rank 0 cannot serve the store, and rank 1 is blamed first for
+    // not joining (another trainer run on that port, say).
+    return frontend::UsageError(kSpec, "--port " + std::to_string(port) +
+                                           " is in use on this host: choose another, or leave "
+                                           "--port out for a free one");
+  }
   std::vector<std::string> child_args{self};
   for (const std::string& a : args.positional()) child_args.push_back(a);
   std::vector<pid_t> pids(world, -1);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cassert>
 #include <chrono>
 #include <condition_variable>
@@ -199,6 +200,20 @@ int FreeLoopbackPort() {
   }
   if (fd >= 0) close(fd);
   return port;
+}
+
+bool PortFreeOnThisHost(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return true;  // cannot tell: let the store say
+  const int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_ANY);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  const bool free = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 || errno != EADDRINUSE;
+  close(fd);
+  return free;
 }
 
 graph::Result<Rendezvous> RendezvousFromEnvironment() {

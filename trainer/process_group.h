@@ -45,6 +45,10 @@ graph::Result<Rendezvous> RendezvousFromEnvironment();
 // (another process may still take it before rank 0 binds it).
 int FreeLoopbackPort();
 
+// Whether nothing on this host listens on TCP `port` (a port in TIME_WAIT
+// counts as free, as the store binds with SO_REUSEADDR).
+bool PortFreeOnThisHost(int port);
+
 // A started collective; Wait for it before reading or reusing its tensor.
 class Work {
  public:

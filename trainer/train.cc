@@ -400,6 +400,12 @@ class Run {
         " per rank, placement " + method + ", " + std::to_string(spe) + " steps per epoch");
     TrainReport report;
     const int64_t total = o_.max_steps > 0 ? o_.max_steps : o_.epochs * spe;
+    if (at.step >= total) {
+      Say("the checkpoint is at step " + std::to_string(at.step) + ", at or past the run's " +
+          std::to_string(total) + " steps (" +
+          (o_.max_steps > 0 ? "--steps" : "--epochs x steps per epoch") +
+          "): nothing to train; give more to go on");
+    }
     double window_loss = 0;
     int64_t window = 0;
     for (int64_t step = at.step; step < total; ++step) {
@@ -464,7 +470,12 @@ class Run {
                     static_cast<double>(step) / batches_.steps_per_epoch(), 100 * acc,
                     report->train_s);
       Say(buf);
-      if (o_.target_accuracy > 0 && acc >= o_.target_accuracy) flag.fill_(1);
+      if (o_.target_accuracy > 0 && acc >= o_.target_accuracy) {
+        flag.fill_(1);
+        std::snprintf(buf, sizeof buf, "reached --target-accuracy %.2f%%: stopping",
+                      100 * o_.target_accuracy);
+        Say(buf);
+      }
     }
     GRAPH_RETURN_IF_ERROR(pg_->Broadcast(flag, 0));
     *stop = flag.item<float>() > 0;

@@ -1,7 +1,9 @@
 // `trainer train` and `trainer launch` as real processes on loopback: ranks that
 // train, die, hang, resume, and take bad input.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -85,6 +87,27 @@ TEST(TrainCommandTest, LaunchRefusesAnotherCommandAndAFlagItDoesNotKnowInOneLine
   EXPECT_EQ(out, "trainer launch: unknown option '--bogus' (see --help)\n");
   EXPECT_EQ(Shell(kTrainer + " launch --nproc= train lenet", &out), 2);
   EXPECT_EQ(out, "trainer launch: --nproc needs a value N\n");
+}
+
+// A --port something listens on (another run's store) is refused before any
+// rank starts: rank 0 could not serve the store, and rank 1 was blamed first.
+TEST(TrainCommandTest, ABusyPortIsRefusedBeforeAnyRankStarts) {
+  const int port = FreePort();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  std::string out;
+  EXPECT_EQ(Shell(kTrainer + " launch --nproc 2 --port " + std::to_string(port) +
+                      " train lenet --data synthetic --steps 1",
+                  &out),
+            2);
+  ::close(fd);
+  EXPECT_EQ(out, "trainer launch: --port " + std::to_string(port) +
+                     " is in use on this host: choose another, or leave --port out for a free one\n");
 }
 
 // A flag the run would not use was accepted and ignored: it is refused,
