@@ -95,8 +95,8 @@ int Run(const frontend::Args& args) {
   }
   std::printf("%s on %s: training graph of %d nodes (%d forward), placement %s\n",
               model_path.c_str(), devices_path.c_str(), g.size(), forward.size(), method.c_str());
-  if (std::string note = frontend::BatchNote(setup->model); !note.empty()) {
-    std::printf("%s\n", note.c_str());
+  for (const std::string& note : {frontend::BatchNote(setup->model), setup->placement_note}) {
+    if (!note.empty()) std::printf("%s\n", note.c_str());
   }
   std::printf(
       "step time: robust mean %.3f ms over %d steps (%d outlier%s left out), min %.3f, median "

@@ -91,8 +91,8 @@ int Run(const frontend::Args& args) {
   sim::SimResult r = sim->Run(setup->device_of_node, g.Find(setup->training.loss));
   std::printf("%s on %s: training graph of %d nodes, placement %s\n", model_path.c_str(),
               c.source.c_str(), g.size(), setup->method.c_str());
-  if (std::string note = frontend::BatchNote(setup->model); !note.empty()) {
-    std::printf("%s\n", note.c_str());
+  for (const std::string& note : {frontend::BatchNote(setup->model), setup->placement_note}) {
+    if (!note.empty()) std::printf("%s\n", note.c_str());
   }
   if (r.status.code() == graph::StatusCode::kOutOfMemory) {
     std::printf("simulated: out of memory: %s\n", r.status.message().c_str());

@@ -136,10 +136,12 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
   placement::Placement p;  // without a file, every op on the first device
   for (const graph::Node& n : forward.nodes()) p.ops.emplace_back(n.name, c.devices[0].name);
   std::string method = "single:" + c.devices[0].name;
+  std::string note;
   if (!placement_path.empty()) {
     GRAPH_ASSIGN_OR_RETURN(p, placement::ReadPlacement(placement_path));
     GRAPH_RETURN_IF_ERROR(placement::ValidatePlacement(p, forward, c, placement_path));
     method = p.method.empty() ? placement_path : p.method + " (" + placement_path + ")";
+    note = placement::InputShapesNote(p, forward, placement_path);
   }
   auto training = graph::BuildTrainingGraph(forward, options, model.options);
   if (!training.ok()) {
@@ -164,7 +166,7 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
       std::vector<int> device_of_node,
       placement::TrainingDevices(p, training->graph, forward, c, placement_path));
   return PlacedTraining{std::move(model), std::move(c), std::move(training).value(),
-                        std::move(device_of_node), method};
+                        std::move(device_of_node), method, note};
 }
 
 // "NAME=1,256,256,3" -> (NAME, [1,256,256,3]); the name may itself hold '='

@@ -45,6 +45,9 @@ struct PlacedTraining {
   graph::TrainingGraph training;
   std::vector<int> device_of_node;  // of training.graph's nodes
   std::string method;               // "single:cpu0", or the placement's method and file
+  // One line when the placement was made at other input shapes (another
+  // --batch), for the command to print; else "".
+  std::string placement_note;
 };
 graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,
                                                  const std::string& devices_path,

@@ -168,6 +168,19 @@ graph::Result<Placement> ReadPlacement(const std::string& path) {
   return Parse(path, root);
 }
 
+std::string InputShapesNote(const Placement& p, const graph::Graph& g, const std::string& source) {
+  std::map<std::string, std::string> made(p.inputs.begin(), p.inputs.end());
+  std::string differ;
+  for (const auto& [input, shape] : InputShapes(g)) {
+    auto it = made.find(input);
+    if (it == made.end() || it->second == shape) continue;
+    differ += (differ.empty() ? "" : ", ") + input + " " + it->second + " there, " + shape + " here";
+  }
+  if (differ.empty()) return "";
+  return "note: " + source + " was made at other input shapes (" + differ +
+         "): every op is placed, but the placement was found for another step";
+}
+
 graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
                                 const cluster::Cluster& c, const std::string& source) {
   if (!p.model_digest.empty() && !SameDigest(p.model_digest, ModelDigest(g))) {

@@ -45,6 +45,11 @@ struct Placement {
 // binary GraphDef as we write it, NodeDef.device left empty.
 std::string ModelDigest(const graph::Graph& g);
 
+// "" when `p` was made at `g`'s input shapes (or does not record them); else
+// one line naming the inputs whose shapes differ (a placement made at batch 1
+// used at batch 32: valid, since every op is placed, but found for another step).
+std::string InputShapesNote(const Placement& p, const graph::Graph& g, const std::string& source);
+
 // Every op of `g` on `device`.
 Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device);
 

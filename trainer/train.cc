@@ -268,7 +268,10 @@ class Run {
     t.momentum = momentum;
     GRAPH_ASSIGN_OR_RETURN(frontend::PlacedTraining placed,
                            frontend::PlaceTraining(model_, o_.model, devices_, o_.placement, t));
-    if (method) *method = placed.method;
+    if (method) {
+      *method = placed.method;
+      if (!placed.placement_note.empty()) Say(placed.placement_note);
+    }
     return Replica::Create(placed.training, placed.cluster, placed.device_of_node);
   }
 

@@ -48,6 +48,25 @@ TEST(SimulateCommandTest, AnOpenBatchDimensionIsSaidWithTheBatchUsed) {
   EXPECT_NE(plain.out.find("batch: 1 ("), std::string::npos) << plain.out;
 }
 
+// A placement made at batch 1 used at batch 32 is valid (every op is placed)
+// but was found for another step: the output says so.
+TEST(SimulateCommandTest, APlacementMadeAtOtherInputShapesIsNoted) {
+  const std::string placement = planner_test::ScratchDir() + "/emotion-batch1.yaml";
+  RunResult made = Planner("baseline " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                           " --method etf -o " + placement);
+  ASSERT_EQ(made.code, 0) << made.err;
+  RunResult same = Planner("simulate " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                           " --placement " + placement);
+  EXPECT_EQ(same.out.find("note: "), std::string::npos) << same.out;
+  RunResult other = Planner("simulate --batch 32 " + Model("emotion") + " " +
+                            Config("k40-paper-2gpu") + " --placement " + placement);
+  ASSERT_EQ(other.code, 0) << other.err;
+  EXPECT_NE(other.out.find("note: " + placement + " was made at other input shapes (input_1 "
+                           "[1,64,64,1] there, [32,64,64,1] here)"),
+            std::string::npos)
+      << other.out;
+}
+
 // --steps counts --check's measured steps; alone it would do nothing, silently.
 TEST(SimulateCommandTest, StepsWithoutCheckIsAUsageError) {
   RunResult r = Planner("simulate --steps 5 " + Model("emotion") + " " + Config("k40-paper-2gpu"));
