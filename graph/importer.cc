@@ -74,6 +74,21 @@ Result<Graph> ParseBinaryOrSayWhat(const std::string& contents, const std::strin
                            ": not an ONNX model (an ONNX file starts with the ModelProto's "
                            "ir_version) and not a binary GraphDef either");
   }
+  // torch.save and TorchScript write a zip holding pickles (data.pkl,
+  // constants.pkl); older torch.save a bare pickle (protocol 2 and up starts
+  // with 0x80). Neither holds a graph of ops this planner reads.
+  const std::string head = contents.substr(0, 4096);  // the zip's first entry's name
+  const bool zip_of_pickles = head.compare(0, 4, "PK\x03\x04") == 0 &&
+                              (head.find("data.pkl") != std::string::npos ||
+                               head.find("constants.pkl") != std::string::npos);
+  const bool pickle = !contents.empty() && static_cast<unsigned char>(contents[0]) == 0x80 &&
+                      contents.size() > 1 && contents[1] >= 2 && contents[1] <= 5;
+  if (zip_of_pickles || pickle) {
+    return InvalidArgument(path +
+                           ": a PyTorch file (torch.save or TorchScript), which holds weights or "
+                           "code, not a graph of ops: export the model to ONNX with "
+                           "torch.onnx.export (docs/onnx.md; scripts/pytorch/export_models.py)");
+  }
   return g;
 }
 

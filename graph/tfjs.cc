@@ -167,6 +167,13 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
     return InvalidArgument(
         json_path + ": not a TensorFlow.js model: " + JsonParseMessage(std::string(st.message())));
   }
+  if (model.format() == "layers-model") {
+    // A Keras model's layers, not a graph of ops: TensorFlow.js converts it.
+    return InvalidArgument(json_path +
+                           ": a TensorFlow.js layers model; the planner reads graph models "
+                           "(convert it with tensorflowjs_converter --input_format "
+                           "tfjs_layers_model --output_format tfjs_graph_model)");
+  }
   if (!model.has_model_topology() || model.model_topology().node_size() == 0) {
     return InvalidArgument(json_path + ": TensorFlow.js model has no modelTopology nodes");
   }

@@ -84,6 +84,22 @@ for device_map, says in [({"cuda:7": "cpu"}, "renames 'cuda:7', which the file d
         assert model.forward.__name__ == "forward", "a module moved before the refusal"
 print("apply_placement: a wrong device_map and a missing GPU are refused before any move")
 PY
+# What torch.save writes (weights, a pickled module, TorchScript) holds no graph
+# of ops: the planner says so and how to export one.
+"$py" - "$out" <<'PY'
+import sys, torch, torchvision
+m = torchvision.models.resnet18()
+torch.save(m.state_dict(), sys.argv[1] + "/r18_state.pth")
+torch.jit.script(m).save(sys.argv[1] + "/r18_script.pt")
+PY
+for f in r18_state.pth r18_script.pt; do
+  if "$planner" inspect "$out/$f" > "$out/$f.txt" 2>&1; then
+    echo "planner inspect read $f" >&2
+    exit 1
+  fi
+  grep -q "$f: a PyTorch file (torch.save or TorchScript).*torch.onnx.export" "$out/$f.txt" \
+    || { cat "$out/$f.txt" >&2; exit 1; }
+done
 for name in vit_tiny gpt_block; do
   "$planner" baseline "$out/$name/model.onnx" "$src/configs/k40-paper-2gpu.yaml" --method metis \
     --export-modules "$out/$name.metis.modules.yaml" > /dev/null

@@ -48,6 +48,23 @@ const Tensor& ConstValue(const Graph& g, const std::string& name) {
   return *g.node(g.Find(name)).attr("value")->get<Tensor>();
 }
 
+// A Keras layers model (what tfjs.converters.save_keras_model writes) is not
+// a graph of ops: the error says so and how to convert it, not "no nodes".
+TEST(TfjsTest, ALayersModelIsNamedWithHowToConvertIt) {
+  TfjsDir d("layers");
+  const std::string path = d.Write(
+      R"({"format":"layers-model","generatedBy":"keras v2.11.0","convertedBy":"TensorFlow.js Converter v4.2.0",
+        "modelTopology":{"class_name":"Sequential","config":{"name":"sequential","layers":[]}},
+        "weightsManifest":[{"paths":["weights.bin"],"weights":[]}]})",
+      "");
+  auto g = ImportModel(path);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            path + ": a TensorFlow.js layers model; the planner reads graph models (convert it with "
+                   "tensorflowjs_converter --input_format tfjs_layers_model --output_format "
+                   "tfjs_graph_model)");
+}
+
 TEST(TfjsTest, Float32WeightsAreReadVerbatim) {
   TfjsDir d("f32");
   float w[4] = {1.0f, -2.0f, 3.5f, 0.25f};
