@@ -93,7 +93,7 @@ TEST(TrainCommandTest, LaunchRefusesAnotherCommandAndAFlagItDoesNotKnowInOneLine
 // rank starts: rank 0 could not serve the store, and rank 1 was blamed first.
 TEST(TrainCommandTest, ABusyPortIsRefusedBeforeAnyRankStarts) {
   const int port = FreePort();
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -108,6 +108,33 @@ TEST(TrainCommandTest, ABusyPortIsRefusedBeforeAnyRankStarts) {
   ::close(fd);
   EXPECT_EQ(out, "trainer launch: --port " + std::to_string(port) +
                      " is in use on this host: choose another, or leave --port out for a free one\n");
+}
+
+// A MASTER_PORT owned by something that is not the store (it accepts, then
+// resets the connection) threw on c10d's own store thread: the rank aborted
+// with "terminate called after throwing" (exit 134). It ends in one line
+// naming the store, exit 1, whichever of its connections notices first.
+TEST(TrainCommandTest, AStoreThatResetsTheConnectionEndsTheRankInOneLine) {
+  const int port = FreePort();
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);  // not the rank's too
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 128), 0);  // connections wait in the backlog, never accepted
+  Processes p;
+  const std::string log = Tmp("reset-store.log");
+  const pid_t rank = p.Start(Rank(1, port, "lenet --data synthetic --steps 5 --timeout 5"), log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  ::close(fd);  // resets what waits in the backlog
+  EXPECT_EQ(p.Wait(rank, 40), 1) << Log(log);
+  // Which connection notices first depends on timing: the store's thread
+  // ("the connection to the rendezvous store at ... broke") or Gloo's
+  // rendezvous ("not every one of the 2 ranks joined at ..."); both name it.
+  EXPECT_NE(Log(log).find("trainer train: rank 1: "), std::string::npos) << Log(log);
+  EXPECT_NE(Log(log).find("127.0.0.1:" + std::to_string(port)), std::string::npos) << Log(log);
+  EXPECT_EQ(Log(log).find("terminate called"), std::string::npos) << Log(log);
 }
 
 // A flag the run would not use was accepted and ignored: it is refused,
