@@ -1,5 +1,7 @@
 #include "graph/importer.h"
 
+#include <algorithm>
+
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
 #include "graph/onnx.h"
@@ -77,10 +79,13 @@ Result<Graph> ParseBinaryOrSayWhat(const std::string& contents, const std::strin
   // torch.save and TorchScript write a zip holding pickles (data.pkl,
   // constants.pkl); older torch.save a bare pickle (protocol 2 and up starts
   // with 0x80). Neither holds a graph of ops this planner reads.
-  const std::string head = contents.substr(0, 4096);  // the zip's first entry's name
-  const bool zip_of_pickles = head.compare(0, 4, "PK\x03\x04") == 0 &&
-                              (head.find("data.pkl") != std::string::npos ||
-                               head.find("constants.pkl") != std::string::npos);
+  // A zip names its entries in its central directory, at its end (TorchScript's
+  // first entry is a tensor's data, "NAME/data/0").
+  const std::string tail =
+      contents.substr(contents.size() - std::min<size_t>(contents.size(), 65536));
+  const bool zip_of_pickles = contents.compare(0, 4, "PK\x03\x04") == 0 &&
+                              (tail.find("data.pkl") != std::string::npos ||
+                               tail.find("constants.pkl") != std::string::npos);
   const bool pickle = !contents.empty() && static_cast<unsigned char>(contents[0]) == 0x80 &&
                       contents.size() > 1 && contents[1] >= 2 && contents[1] <= 5;
   if (zip_of_pickles || pickle) {
