@@ -73,6 +73,16 @@ Status WriteFileAtomic(const std::string& path, const std::string& contents) {
     ::unlink(tmp.c_str());
     return IoError(path + ": cannot rename into place: " + std::strerror(err));
   }
+  // The rename is durable once the directory's entry is: without this a crash
+  // soon after could leave the old file (or none) in place of the new one.
+  // Best effort: a directory that cannot be opened or synced loses nothing
+  // the rename did not already risk.
+  const std::string dir = DirName(path);
+  const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
   return Status::Ok();
 }
 
