@@ -24,6 +24,7 @@ operands on one device. Where this machine lacks a GPU the file names, each
 tensor stays on the CPU and carries the device it would be on instead, and an
 op whose operands carry two raises, as PyTorch would on the real devices.
 """
+import re
 import sys
 
 import torch
@@ -67,6 +68,14 @@ def _read(path):
     if not isinstance(placement, dict) or not isinstance(placement.get("modules"), list):
         raise PlacementError(f"{path}: not a module placement (no 'modules' list; "
                              "planner search|baseline --export-modules writes one)")
+    for k, m in enumerate(placement["modules"]):
+        if not isinstance(m, dict) or not all(
+                isinstance(m.get(key), str) for key in ("module", "device", "torch", "output")):
+            raise PlacementError(f"{path}: module entry {k + 1} lacks one of module, device, "
+                                 "torch, output (each a string)")
+        if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", m["torch"]):
+            raise PlacementError(f"{path}: module entry {k + 1} ('{m['module']}'): torch device "
+                                 f"'{m['torch']}' is neither cpu nor cuda:N")
     return placement
 
 
