@@ -258,23 +258,16 @@ std::vector<int> DeviceOfNodeFromModules(const graph::Graph& forward, const clus
   const std::set<std::string> known = ModulesWithParameters(forward, &owners);
   std::map<std::string, int> listed;
   for (const ModuleDevice& m : modules) {
-    for (size_t d = 0; d < c.devices.size(); ++d) {
-      if (c.devices[d].name == m.device) listed[m.module] = static_cast<int>(d);
-    }
+    if (const int d = c.IndexOf(m.device); d >= 0) listed[m.module] = d;
   }
   const int first = modules.empty() || !listed.count(modules.front().module)
                         ? 0
                         : listed.at(modules.front().module);
-  // The nearest listed module at or above `m`: Module.to in ancestors-first
-  // order leaves each parameter, and each forward's ops, there.
-  auto device_of = [&](std::string m) {
-    for (;;) {
-      auto it = listed.find(m);
-      if (it != listed.end()) return it->second;
-      if (m.empty()) return first;
-      const size_t dot = m.rfind('.');
-      m = dot == std::string::npos ? "" : m.substr(0, dot);
-    }
+  // Module.to in ancestors-first order leaves each parameter, and each
+  // forward's ops, with the nearest listed module at or above its own.
+  auto device_of = [&](const std::string& m) {
+    auto it = listed.find(ListedAtOrAbove(m, listed));
+    return it == listed.end() ? first : it->second;
   };
   std::vector<int> device(forward.size(), first);
   for (graph::NodeId id = 0; id < forward.size(); ++id) {

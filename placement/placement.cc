@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cctype>
 #include <functional>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -168,7 +169,9 @@ graph::Result<Placement> ReadPlacement(const std::string& path) {
   return Parse(path, root);
 }
 
-std::string InputShapesNote(const Placement& p, const graph::Graph& g, const std::string& source) {
+// "x [2,3] there, [2,4] here, ..." for each input of `g` that `p` records at
+// another shape; "" when none is.
+std::string OtherInputShapes(const Placement& p, const graph::Graph& g) {
   std::map<std::string, std::string> made(p.inputs.begin(), p.inputs.end());
   std::string differ;
   for (const auto& [input, shape] : InputShapes(g)) {
@@ -176,6 +179,11 @@ std::string InputShapesNote(const Placement& p, const graph::Graph& g, const std
     if (it == made.end() || it->second == shape) continue;
     differ += (differ.empty() ? "" : ", ") + input + " " + it->second + " there, " + shape + " here";
   }
+  return differ;
+}
+
+std::string InputShapesNote(const Placement& p, const graph::Graph& g, const std::string& source) {
+  const std::string differ = OtherInputShapes(p, g);
   if (differ.empty()) return "";
   return "note: " + source + " was made at other input shapes (" + differ +
          "): every op is placed, but the placement was found for another step";
@@ -186,19 +194,11 @@ graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
   if (!p.model_digest.empty() && !SameDigest(p.model_digest, ModelDigest(g))) {
     // The same inputs at other sizes: most likely this model, imported at
     // other --input-shape sizes (an unrolled LSTM's graph follows them).
-    const std::vector<std::pair<std::string, std::string>> here = InputShapes(g);
-    std::string sizes;
-    for (size_t i = 0; i < here.size() && i < p.inputs.size(); ++i) {
-      if (here[i].first != p.inputs[i].first) {
-        sizes.clear();
-        break;
-      }
-      if (here[i].second != p.inputs[i].second) {
-        sizes += (sizes.empty() ? "" : ", ") + here[i].first + " " + p.inputs[i].second +
-                 " there, " + here[i].second + " here";
-      }
-    }
-    if (here.size() == p.inputs.size() && !sizes.empty()) {
+    std::set<std::string> made, here;
+    for (const auto& [input, shape] : p.inputs) made.insert(input);
+    for (const auto& [input, shape] : InputShapes(g)) here.insert(input);
+    const std::string sizes = made == here ? OtherInputShapes(p, g) : "";
+    if (!sizes.empty()) {
       return graph::InvalidArgument(source + ": made for this model's inputs at other sizes (" +
                                     sizes + "): give the sizes it was made at (--input-shape, " +
                                     "--batch), or place the model again");

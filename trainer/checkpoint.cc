@@ -58,7 +58,7 @@ graph::Status WriteCheckpoint(const std::string& path, const CheckpointPosition&
   }
   out += graph::Fnv1a64Hex(out);
   // The one before stays beside it: a run stopped between two ranks' writes
-  // leaves each rank one step that all of them hold (ResumeStep).
+  // leaves each rank one step that all of them hold (train.cc's ResumeFile).
   const std::string prev = PreviousCheckpointPath(path);
   if (std::rename(path.c_str(), prev.c_str()) != 0 && errno != ENOENT) {
     return graph::IoError(path + ": cannot keep it as " + prev + ": " + std::strerror(errno));

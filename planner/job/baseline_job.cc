@@ -37,14 +37,7 @@ graph::Status WriteOutputs(const BaselineJobOptions& o, const frontend::PlacedTr
     GRAPH_RETURN_IF_ERROR(placement::WritePlacement(o.out_path, p));
     Say(o.log, "placement: %s\n", o.out_path.c_str());
   }
-  SimulatedStep simulated;
-  if (o.reward == "sim") {
-    simulated = [&reward](const std::vector<int>& p) -> graph::Result<double> {
-      rewards::Evaluation e = reward.Evaluate(p);
-      if (!e.status.ok()) return e.status;
-      return e.step_s;
-    };
-  }
+  const SimulatedStep simulated = o.reward == "sim" ? SimulatedStepOf(reward) : nullptr;
   return WriteExports({o.export_graphdef_path, o.export_modules_path}, forward, setup.cluster,
                       best.device_of_node, o.model_path, o.devices_path, method, simulated, o.log);
 }

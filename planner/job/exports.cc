@@ -6,6 +6,7 @@
 #include "placement/module_placement.h"
 #include "placement/placement.h"
 #include "planner/job/log.h"
+#include "planner/rewards/reward.h"
 
 namespace planner::job {
 
@@ -36,6 +37,14 @@ std::string AppliedStep(const graph::Graph& forward, const cluster::Cluster& c,
 }
 
 }  // namespace
+
+SimulatedStep SimulatedStepOf(const rewards::RewardSource& reward) {
+  return [&reward](const std::vector<int>& forward_device) -> graph::Result<double> {
+    rewards::Evaluation e = reward.Evaluate(forward_device);
+    if (!e.status.ok()) return e.status;
+    return e.step_s;
+  };
+}
 
 graph::Status WriteExports(const ExportPaths& paths, const graph::Graph& forward,
                            const cluster::Cluster& c, const std::vector<int>& device_of_node,

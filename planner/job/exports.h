@@ -14,6 +14,10 @@
 #include "graph/graph.h"
 #include "graph/status.h"
 
+namespace planner::rewards {
+class RewardSource;
+}
+
 namespace planner::job {
 
 struct ExportPaths {
@@ -25,6 +29,9 @@ struct ExportPaths {
 // Evaluate), or null where a prediction would cost a measurement or a worker's
 // time (real and fleet rewards).
 using SimulatedStep = std::function<graph::Result<double>(const std::vector<int>& forward_device)>;
+
+// `reward`'s Evaluate as a SimulatedStep (a sim source; it must outlive the result).
+SimulatedStep SimulatedStepOf(const rewards::RewardSource& reward);
 
 // Writes the exports `paths` asks for, of `device_of_node` (forward graph's
 // nodes, indexing c.devices), each with a line on `log` (null: none) naming

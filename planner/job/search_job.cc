@@ -597,14 +597,7 @@ graph::Status Session::Export(const std::vector<int>& device_of_node,
   // The forward graph's part (--gradients heavy refuses the exports).
   const std::vector<int> forward_device(device_of_node.begin(),
                                         device_of_node.begin() + forward().size());
-  SimulatedStep simulated;
-  if (options.reward == "sim") {
-    simulated = [this](const std::vector<int>& p) -> graph::Result<double> {
-      rewards::Evaluation e = hardware->Evaluate(p);
-      if (!e.status.ok()) return e.status;
-      return e.step_s;
-    };
-  }
+  const SimulatedStep simulated = options.reward == "sim" ? SimulatedStepOf(*hardware) : nullptr;
   return WriteExports({options.export_graphdef_path, options.export_modules_path}, forward(),
                       cluster(), forward_device, options.model_path, options.devices_path,
                       FileMethod(method), simulated, log());
