@@ -167,9 +167,15 @@ graph::Result<Socket> Socket::Bind(Context& ctx, SocketKind kind, const std::str
 
 graph::Result<Socket> Socket::Connect(Context& ctx, SocketKind kind, const std::string& endpoint,
                                       const SocketOptions& options) {
+  GRAPH_ASSIGN_OR_RETURN(Socket s, Open(ctx, kind, endpoint, options));
+  GRAPH_RETURN_IF_ERROR(s.AlsoConnect(endpoint));
+  return s;
+}
+
+graph::Result<Socket> Socket::Open(Context& ctx, SocketKind kind, const std::string& endpoint,
+                                   const SocketOptions& options) {
   GRAPH_RETURN_IF_ERROR(CheckPort(endpoint));
   GRAPH_ASSIGN_OR_RETURN(SocketHandle s, MakeSocket(ctx, kind, endpoint, options));
-  if (zmq_connect(s.get(), endpoint.c_str()) != 0) return ZmqError(endpoint + ": cannot connect");
   return Socket(std::move(s), endpoint);
 }
 

@@ -91,6 +91,11 @@ class Socket {
                                     const SocketOptions& options = {});
   static graph::Result<Socket> Connect(Context& ctx, SocketKind kind, const std::string& endpoint,
                                        const SocketOptions& options = {});
+  // A socket made for `endpoint` with `options` but not yet connected: for an
+  // owner that watches it (ConnectionLog) from before its first handshake,
+  // then calls AlsoConnect(endpoint()).
+  static graph::Result<Socket> Open(Context& ctx, SocketKind kind, const std::string& endpoint,
+                                    const SocketOptions& options = {});
   // Connects this socket to one more endpoint (a bound ROUTER reaching out to
   // workers that listen); ZeroMQ keeps reconnecting to it.
   graph::Status AlsoConnect(const std::string& endpoint);
@@ -170,7 +175,8 @@ struct ConnectionLogOptions {
 
 // Ownership: reads `socket`'s events on a thread of its own until destroyed;
 // the socket (and its Context) must outlive it. Events before Start are not
-// seen (a refused or failed connection repeats as ZeroMQ retries). Thread
+// seen, and a refused handshake is not retried: start it on a socket from
+// Socket::Open, then connect (a listening socket's missed events recur as its peers retry). Thread
 // safety: construct and destroy it on the thread that uses the socket; Final()
 // may be called from any thread.
 class ConnectionLog {

@@ -351,7 +351,7 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
   so.linger_ms = 200;  // the Bye on the way out
   so.curve_server_public_key = o.server_public_key;
   auto opened = o.bind.empty()
-                    ? wire::Socket::Connect(ctx, wire::SocketKind::kDealer, o.connect, so)
+                    ? wire::Socket::Open(ctx, wire::SocketKind::kDealer, o.connect, so)
                     : wire::Socket::Bind(ctx, wire::SocketKind::kDealer, o.bind, so);
   if (!opened.ok()) return opened.status();
   wire::Socket controller = std::move(*opened);
@@ -365,6 +365,9 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
   lo.connects = o.bind.empty();
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<wire::ConnectionLog> connection_log,
                          wire::ConnectionLog::Start(ctx, controller, lo));
+  // Connected only now that the log watches: libzmq never retries a refused
+  // handshake, so a refusal before the log started would leave the worker silent.
+  if (o.bind.empty()) GRAPH_RETURN_IF_ERROR(controller.AlsoConnect(o.connect));
   if (!o.bind.empty()) {
     std::printf("worker %s: listening at %s\n", hello.name().c_str(),
                 controller.endpoint().c_str());

@@ -264,8 +264,10 @@ struct Client {
     SocketOptions co;
     co.curve_client = keys;
     co.curve_server_public_key = server_key;
-    socket.emplace(Socket::Connect(ctx, SocketKind::kDealer, endpoint, co).value());
+    // Watched before it connects, as the worker does: a refusal is final.
+    socket.emplace(Socket::Open(ctx, SocketKind::kDealer, endpoint, co).value());
     log = ConnectionLog::Start(ctx, *socket, LogTo(lines, keys ? keys->public_key : "")).value();
+    EXPECT_TRUE(socket->AlsoConnect(endpoint).ok());
     (void)socket->Send({"hello"});
   }
   ~Client() { log.reset(); }
