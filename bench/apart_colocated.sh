@@ -23,9 +23,14 @@
 # keep every gradient with its op. Run from the repository root after
 # scripts/build.sh; logs and placements stay in OUTDIR.
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 budget=${1:-5m}
+bench_duration BUDGET "$budget"
 out=${2:-build/apart_colocated}
 planner=${PLANNER:-build/planner/planner}
+bench_need "$planner"
 seeds=${SEEDS:-1 2 3}
 share=${SHARE:-0.9}
 if ! awk -v s="$share" 'BEGIN { exit !(s + 0 == s && s >= 0.001 && s <= 0.999) }'; then

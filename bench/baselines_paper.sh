@@ -9,8 +9,12 @@
 #
 # usage: bench/baselines_paper.sh [PLANNER] [OUTDIR]    (MODELS="nmt2 nmt4" for some)
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 cd "$(dirname "$0")/.."
 planner=${1:-build/planner/planner}
+bench_need "$planner"
 out=${2:-/tmp/baselines_paper}
 mkdir -p "$out"
 rev=$(git describe --always --dirty 2>/dev/null || echo '?')

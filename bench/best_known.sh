@@ -22,6 +22,9 @@
 # Every command prints the date, the commit and the host first. Run from the
 # repository root after scripts/build.sh (PLANNER=... for another binary).
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 cd "$(dirname "$0")/.."
 planner=${PLANNER:-build/planner/planner}
 kept=bench/best-known

@@ -12,8 +12,12 @@
 # with torch and torchvision.
 # Usage: bench/cuda_vs_eager.sh [ROUNDS] [BUILD_DIR] [NAME:BATCH:FILE.pb ...]
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 rounds="${1:-3}"
 planner="$(realpath "${2:-$(dirname "$0")/../build-cuda}")/planner/planner"
+bench_need "$planner"
 shift $(( $# < 2 ? $# : 2 ))
 exported=()
 for spec in "$@"; do exported+=("${spec%%:*}:$(echo "$spec" | cut -d: -f2):$(realpath "${spec#*:*:}")"); done

@@ -16,9 +16,14 @@
 # Run from the repository root after scripts/build.sh; logs and placements stay
 # in OUTDIR.
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 budget=${1:-5m}
+bench_duration BUDGET "$budget"
 out=${2:-build/gradients_apart}
 planner=${PLANNER:-build/planner/planner}
+bench_need "$planner"
 seeds=${SEEDS:-1 2 3}
 mkdir -p "$out"
 # shellcheck source=bench/lib.sh

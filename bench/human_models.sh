@@ -9,9 +9,13 @@
 # with the --input-shape their error asks for, filled from INPUT_SHAPES below.
 # Run from the repository root after scripts/build.sh.
 set -uo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 version=${1:-3.0.4}
 scratch=${2:-/tmp/human-models}
 planner=${PLANNER:-build/planner/planner}
+bench_need "$planner"
 # Sizes for inputs the models leave open: movenet-multipose takes any multiple
 # of 32; 256 x 256 is the size its documentation uses.
 declare -A INPUT_SHAPES=([movenet-multipose]="input=1,256,256,3")

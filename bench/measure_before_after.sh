@@ -10,6 +10,10 @@
 #   (from the repository root; default 5 rounds and age, blazeface, emotion,
 #   facemesh-attention, facemesh-detection-short, movenet-lightning, selfie)
 set -uo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
+bench_args 2 "$@"
 old=$1 new=$2
 rounds=${3:-5}
 shift $(($# < 3 ? $# : 3))

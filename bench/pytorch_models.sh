@@ -7,9 +7,14 @@
 #   bench/pytorch_models.sh [BUDGET] [OUTDIR]   (default 60s per search, build/pytorch_models)
 # Run from the repository root after scripts/build.sh, on an otherwise idle machine.
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 budget=${1:-60s}
+bench_duration BUDGET "$budget"
 out=${2:-build/pytorch_models}
 planner=${PLANNER:-build/planner/planner}
+bench_need "$planner"
 devices=configs/local-2cpu.yaml
 mkdir -p "$out"
 /usr/bin/python3 scripts/pytorch/export_models.py "$out" 2>/dev/null

@@ -22,10 +22,14 @@
 #   (default on, 30, 60s, build/search_local)
 # Run from the repository root after scripts/build.sh, on an otherwise idle machine.
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 n=${1:-30}
 refine=${2:-60s}
 out=${3:-build/search_local}
 planner=${PLANNER:-build/planner/planner}
+bench_need "$planner"
 mkdir -p "$out"
 "$planner" zoo two_branch -o "$out/two_branch.pb" >/dev/null
 "$planner" zoo chain -o "$out/chain.pb" >/dev/null

@@ -46,12 +46,18 @@
 # all six by default). Run from the repository root after scripts/build.sh.
 # Logs, placements, curves (CSV) and pictures (SVG) are left in OUTDIR.
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 budget=${1:-15m}
+bench_duration BUDGET "$budget"
 out=${2:-build/search_paper}
 config=()
 if [[ -n "${3:-}" ]]; then config=(--config "$3"); fi
 refine=${4:-60s}
+bench_duration REFINE "$refine"
 planner=${PLANNER:-build/planner/planner}
+bench_need "$planner"
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 total=$(($(seconds "$budget") + $(seconds "$refine")))
@@ -191,13 +197,19 @@ for row in "${paper_rows[@]}"; do
 done
 echo
 echo "times in ms; improvements over the best baseline (median [range] over seeds $seeds);"
-echo "policy alone: --budget $budget --refine 0${GRADIENTS:+ --gradients $GRADIENTS};"
 both_flags="--budget $budget --refine $refine${PATIENCE:+ --patience $PATIENCE}"
 both_flags+="${PATIENCE_GAIN:+ --patience-gain $PATIENCE_GAIN}${PATIENCE_FIRST:+ --patience-first $PATIENCE_FIRST}"
 both_flags+="${ORDER:+ --order $ORDER}${KICKS:+ --kicks $KICKS}${CLIMB_STARTS:+ --climb-starts $CLIMB_STARTS}"
 both_flags+="${SWEEPS:+ --sweeps $SWEEPS}${UNITS:+ --units $UNITS}${CUTOFF:+ --cutoff $CUTOFF}"
 both_flags+="${GRADIENTS:+ --gradients $GRADIENTS}"
-echo "climb alone: --iterations 0 --refine ${total}s${GRADIENTS:+ --gradients $GRADIENTS}; policy + climb: $both_flags"
+climb_flags="--iterations 0 --refine ${total}s${SWEEPS:+ --sweeps $SWEEPS}${UNITS:+ --units $UNITS}"
+climb_flags+="${CUTOFF:+ --cutoff $CUTOFF}${GRADIENTS:+ --gradients $GRADIENTS}"
+# The flags of the contenders that ran.
+flags=()
+[[ $contenders == *" policy "* ]] && flags+=("policy alone: --budget $budget --refine 0${GRADIENTS:+ --gradients $GRADIENTS}")
+[[ $contenders == *" climb "* ]] && flags+=("climb alone: $climb_flags")
+[[ $contenders == *" both "* ]] && flags+=("policy + climb: $both_flags")
+(IFS=';'; echo "${flags[*]/#/ }" | sed 's/^ //')
 cat "$table"
 if [[ -s "$paired" ]]; then
   echo "seed by seed, how much faster policy + climb ended than the climb alone (+: faster):"

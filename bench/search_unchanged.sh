@@ -21,6 +21,10 @@
 # Prints one line per model and "unchanged" or the first differences; exits 1
 # on any difference.
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
+bench_args 1 "$@"
 
 if [[ $# -lt 2 ]]; then
   echo "usage: $0 BEFORE_PLANNER AFTER_PLANNER [ITERATIONS]" >&2

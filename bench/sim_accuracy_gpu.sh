@@ -26,6 +26,9 @@
 #     this build (any build: simulating needs no GPU) against the measurements
 #     kept there, and print the table
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 devices="$(realpath "${1:-$(dirname "$0")/../configs/h100-1gpu.yaml}")"
 rounds="${2:-3}"
 build="$(realpath "${3:-$(dirname "$0")/../build-cuda}")"
@@ -33,6 +36,7 @@ shift $(( $# < 3 ? $# : 3 ))
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=("inception_v3:--batch=32" "nmt:--layers=2")
 planner="$build/planner/planner"
+bench_need "$planner"
 [ -x "$planner" ] || { echo "sim_accuracy_gpu.sh: no $planner (scripts/cuda/build.sh)" >&2; exit 1; }
 reuse=""
 [ -n "${REUSE:-}" ] && reuse="$(realpath "$REUSE")"

@@ -17,10 +17,14 @@
 # join the kept ones.
 # Usage: [OFF_GPU=copies] bench/sim_accuracy_gpu_kept.sh [RUN_DIR] [BUILD_DIR]
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 here="$(cd "$(dirname "$0")" && pwd)"
 run="$(realpath "${1:-$here/gpu-runs/h100-2026-11-27}")"
 build="$(realpath "${2:-$here/../build}")"
 planner="$build/planner/planner"
+bench_need "$planner"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 if [ "${OFF_GPU:-}" = copies ] || [ -f "$run/more-rounds.log" ]; then

@@ -9,6 +9,10 @@
 # hardware ran them more than 5% apart.
 #   bench/sim_before_after.sh OLD_PLANNER NEW_PLANNER [MODEL...]   (from the repository root)
 set -uo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
+bench_args 2 "$@"
 old=$1 new=$2
 shift 2
 models=("$@")

@@ -13,6 +13,9 @@
 # Prints the date, the commit, the host and its CPU first. Run from the
 # repository root after scripts/build.sh.
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 build=${2:-build}

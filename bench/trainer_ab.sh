@@ -11,6 +11,10 @@
 #   e.g. /usr/bin/python3 scripts/pytorch/export_models.py --batch 8 /tmp/pt8 resnet18
 #        bench/trainer_ab.sh /tmp/trainer_old build/trainer/trainer /tmp/pt8/resnet18/model.onnx resnet18 8
 set -euo pipefail
+# shellcheck source=bench/usage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
+bench_usage "$@"
+bench_args 5 "$@"
 [ $# -ge 5 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
 old="$(realpath "$1")" new="$(realpath "$2")" model="$(realpath "$3")" name="$4" batch="$5"
 rounds="${6:-6}" steps="${7:-30}"
