@@ -86,6 +86,16 @@ HardwareDecision DecideOnHardware(std::FILE* log, const rewards::RewardSource& h
   }
   Say(log, "on the hardware, %s (%s) against %s: %s\n", best->method.c_str(),
       frontend::FormatMs(best->step_s).c_str(), baseline.c_str(), text.c_str());
+  // Each round's pair, for a reader who doubts the verdict (one slow draw shows).
+  if (v.status.ok() && v.rounds > 0) {
+    std::string rounds;
+    for (int r = 0; r < v.rounds; ++r) {
+      char pair[64];
+      std::snprintf(pair, sizeof pair, " %.3f/%.3f", 1e3 * v.candidate_s[r], 1e3 * v.incumbent_s[r]);
+      rounds += pair;
+    }
+    Say(log, "  its rounds, ms (found/%s):%s\n", baseline.c_str(), rounds.c_str());
+  }
   HardwareDecision d{text, {}, {}};
   if (v.status.ok() && !v.candidate_s.empty()) {
     d.found_s = sim::Median(v.candidate_s);

@@ -21,6 +21,9 @@
 # is when its planner exists, TESTS=0 leaves out the CUDA tests, INCEPTION=0
 # leaves Inception-V3 out of the table, NMT=SPEC names the NMT model (default
 # nmt:--layers=2; empty: none). Each part prints the seconds since the start.
+# SEARCHES, SEARCH_BUDGET, SEARCH_CAP: real-reward searches (below); DIFFS:
+# `planner simulate --diff` of an earlier run's kept placements (below). Both
+# run before the error table, within LIMIT.
 # Usage: PLANNER_DEBS=.cuda-debs OUT=DIR EXPORTED="mobilenet_v2:32:m.pb" scripts/cuda/gpu_check.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,7 +50,7 @@ print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, NCCL available "
       f"{dist.is_nccl_available()}, Gloo available {dist.is_gloo_available()}")
 PY
 start=$SECONDS
-B=build-cuda
+B="${BUILD_DIR:-build-cuda}"
 P=$B/planner/planner
 if [ -n "${PREBUILT:-}" ] && [ -x "$P" ]; then
   echo "build-cuda as it is (PREBUILT)"
@@ -77,13 +80,49 @@ if [ "${EAGER:-1}" != 0 ]; then
   "$P" zoo inception_v3 --batch 32 -o "$out/inception.pb" >/dev/null
   timeout 30 "$P" measure "$out/inception.pb" "$out/gpu-graphs.yaml" --steps 10
 fi
-rounds="${ROUNDS:-3}"
-# The error table, model by model, each within its cap and what is left of
-# LIMIT seconds (default 540) from the start; keep.tgz is rewritten after each.
-deadline=$((start + ${LIMIT:-540}))
 keep="$(mktemp -d)/keep"
 mkdir -p "$keep"
 cp "$out/host.yaml" "$keep/"
+deadline=$((start + ${LIMIT:-540}))
+# Real-reward searches on CPU + GPU (issue 37, item 4): SEARCHES="SPEC ..." as
+# bench/search_real_gpu.sh takes them, each for SEARCH_BUDGET (default 60s) of
+# policy updates and at most SEARCH_CAP seconds (default 200), or what is left
+# of LIMIT; kept in keep.tgz's searches/.
+read -r -a searches <<<"${SEARCHES:-}"
+for spec in "${searches[@]}"; do
+  left=$((deadline - SECONDS))
+  cap=$((left < ${SEARCH_CAP:-200} ? left : ${SEARCH_CAP:-200}))
+  if [ "$cap" -lt 60 ]; then echo "no time left to search $spec"; continue; fi
+  echo "[$((SECONDS - start)) s] real-reward search of $spec, within $cap s"
+  KEEP="$keep/searches" CAP="$cap" bash bench/search_real_gpu.sh "$out/host.yaml" "$B" \
+    "${SEARCH_BUDGET:-60s}" "$spec"
+  tar czf "$out/keep.tgz" -C "$(dirname "$keep")" keep
+done
+# Where the measured timeline parts from the simulated one, for placements an
+# earlier run kept: DIFFS="RUN/MODEL/PLACEMENT ..." (bench/gpu-runs/...), each
+# measured on this host with that run's profile and devices file by `planner
+# simulate --diff`; kept in keep.tgz's diffs/.
+read -r -a diffs <<<"${DIFFS:-}"
+for d in "${diffs[@]}"; do
+  run="${d%/*/*}" m="$(basename "$(dirname "$d")")" p="$(basename "$d")"
+  spec="$(cat "$run/$m/spec")"
+  case "$spec" in *.pb | torchvision:*) echo "$d: not a zoo model, not made again here"; continue ;; esac
+  if [ $((deadline - SECONDS)) -lt 40 ]; then echo "no time left for $d"; continue; fi
+  echo "[$((SECONDS - start)) s] $m $p: where the measured timeline parts from the simulated one"
+  mkdir -p "$keep/diffs"
+  flags=""
+  [[ "$spec" == *:* ]] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
+  # shellcheck disable=SC2086
+  "$P" zoo "${spec%%:*}" $flags -o "$keep/diffs/$m.pb" >/dev/null || continue
+  timeout $((deadline - SECONDS)) "$P" simulate "$keep/diffs/$m.pb" "$run/host.yaml" \
+    --placement "$run/$m/$p.placement" --profile "$run/$m/profile.tsv" --diff --steps 3 \
+    --trace "$keep/diffs/$m.$p.sim.json" 2>&1 | tee "$keep/diffs/$m.$p.diff"
+  rm -f "$keep/diffs/$m.pb"
+  tar czf "$out/keep.tgz" -C "$(dirname "$keep")" keep
+done
+rounds="${ROUNDS:-3}"
+# The error table, model by model, each within its cap and what is left of
+# LIMIT seconds (default 540) from the start; keep.tgz is rewritten after each.
 accuracy() {  # CAP_S MODEL
   local left=$((deadline - SECONDS))
   if [ "$left" -lt 30 ]; then echo "no time left for $2"; return; fi

@@ -587,6 +587,14 @@ TEST(SearchCommandTest, RealRewardSearchOnLocalCpusReMeasuresTheResult) {
   EXPECT_TRUE(r.out.find("% faster than ") != std::string::npos ||
               r.out.find("improvement over ") != std::string::npos)
       << r.out;
+  // A verdict that ran lists its rounds under it, one pair each (9 by default).
+  const size_t verdict = r.out.find("on the hardware, ");
+  if (verdict != std::string::npos) {
+    const size_t rounds = r.out.find("\n  its rounds, ms (found/", verdict);
+    ASSERT_EQ(rounds, r.out.find('\n', verdict)) << r.out;
+    const std::string line = r.out.substr(rounds + 1, r.out.find('\n', rounds + 1) - rounds - 1);
+    EXPECT_EQ(std::count(line.begin(), line.end(), '/'), 1 + 9) << line;
+  }
   // Before the climb, its simulator is refitted to what the search measured
   // (the single-device baselines, one step each, and the placements that
   // split), and the candidate that predicts the measured placements best is
