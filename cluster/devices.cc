@@ -106,7 +106,7 @@ constexpr std::array<std::string_view, 3> kTopKeys = {"devices", "default_link",
 constexpr std::array<std::string_view, 5> kCommonDeviceKeys = {"name", "kind", "memory",
                                                                "peak_flops", "memory_bandwidth"};
 constexpr std::array<std::string_view, 3> kCpuKeys = {"cores", "threads", "spin"};
-constexpr std::array<std::string_view, 3> kCudaKeys = {"index", "sync", "graphs"};
+constexpr std::array<std::string_view, 4> kCudaKeys = {"index", "sync", "graphs", "host_copies"};
 constexpr std::array<std::string_view, 1> kSimKeys = {"simulates"};
 constexpr std::array<std::string_view, 3> kLinkKeys = {"between", "bandwidth", "latency"};
 
@@ -360,6 +360,15 @@ class Parser {
                                               ": graphs: on needs sync: step (a graph's kernels "
                                               "run as one launch)");
           }
+        }
+        if (const Entry* copies = Get(fields, "host_copies")) {
+          GRAPH_ASSIGN_OR_RETURN(const std::string how,
+                                 ReadScalar(*copies, context + ": host_copies"));
+          if (how != "pinned" && how != "pageable") {
+            return Fail(copies->key_node,
+                        context + ": host_copies must be pinned or pageable, got '" + how + "'");
+          }
+          device.pinned_host_copies = how == "pinned";
         }
         break;
       }

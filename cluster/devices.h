@@ -50,6 +50,11 @@ struct DeviceSpec {
   // as a CUDA graph once and replayed after (docs/runtime.md, "CUDA graphs"),
   // so that launching its kernels costs the host one call instead of one per op.
   bool cuda_graphs = false;
+  // cuda (`host_copies: pinned`): a copy off this GPU lands in page-locked host
+  // memory from LibTorch's caching host allocator, reused once freed; else
+  // (`pageable`) in a fresh pageable tensor, as Tensor::to makes it, which from
+  // 32 MiB up faults its pages in on every copy (docs/runtime.md, "CUDA devices").
+  bool pinned_host_copies = false;
   std::string simulates;                   // sim: "cpu" or "gpu", the kind of device being modelled
   std::optional<int64_t> memory_bytes;     // capacity; absent means unbounded
   std::optional<double> peak_flops;        // FLOP/s (fp32); always set for sim

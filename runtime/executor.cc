@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "runtime/adaptive_mutex.h"
+#include "runtime/copies.h"
 #include "runtime/host_memory.h"
 #include "runtime/kernel.h"
 #include "runtime/reference_executor.h"
@@ -302,7 +303,7 @@ at::Tensor Executor::InputOnDevice(Step* s, const graph::TensorRef& in, int dev,
   // Between two devices of one kind (two cpu devices share host memory) the
   // copy is what a transfer between them costs; across kinds it is the move.
   const c10::Device where = devices_[dev]->torch_device();
-  at::Tensor copy = value.device() == where ? value.clone() : value.to(where);
+  at::Tensor copy = value.device() == where ? value.clone() : CopyAcross(value, where, devices_[src]->spec());
   double end = s->Now();
   std::lock_guard<AdaptiveMutex> l(d.mu);
   auto [it, inserted] = d.copies.emplace(key, copy);

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "graph/signature.h"
+#include "runtime/copies.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/kernel.h"
@@ -168,7 +169,7 @@ graph::Status ProfileGpuLink(const cluster::Cluster& c, int src, int dst, sim::P
           for (int rep = 0; rep < 8; ++rep) {
             Check(device->Synchronize());
             const auto t0 = std::chrono::steady_clock::now();
-            at::Tensor y = from == to ? x.clone() : x.to(to);
+            at::Tensor y = from == to ? x.clone() : CopyAcross(x, to, c.devices[src]);
             Check(device->Synchronize());
             if (rep > 0) times.push_back(Since(t0));  // the first warms the allocator
           }

@@ -22,8 +22,9 @@
 # leaves Inception-V3 out of the table, NMT=SPEC names the NMT model (default
 # nmt:--layers=2; empty: none). Each part prints the seconds since the start.
 # SEARCHES, SEARCH_BUDGET, SEARCH_CAP: real-reward searches (below); DIFFS:
-# `planner simulate --diff` of an earlier run's kept placements (below). Both
-# run before the error table, within LIMIT.
+# `planner simulate --diff` of an earlier run's kept placements; PINNED_AB:
+# those measured with host_copies pageable and pinned (below). All run before
+# the error table, within LIMIT.
 # Usage: PLANNER_DEBS=.cuda-debs OUT=DIR EXPORTED="mobilenet_v2:32:m.pb" scripts/cuda/gpu_check.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -119,6 +120,37 @@ for d in "${diffs[@]}"; do
     --trace "$keep/diffs/$m.$p.sim.json" 2>&1 | tee "$keep/diffs/$m.$p.diff"
   rm -f "$keep/diffs/$m.pb"
   tar czf "$out/keep.tgz" -C "$(dirname "$keep")" keep
+done
+# A cuda device's host_copies: pageable against pinned (docs/devices.md) on
+# placements an earlier run kept: PINNED_AB="RUN/MODEL/PLACEMENT ...", each
+# measured with RUN's devices file as it is and with host_copies: pinned, in
+# 3 rounds of alternating order (the placement's devices digest left out, since
+# the two files differ in that key alone).
+read -r -a pinned_ab <<<"${PINNED_AB:-}"
+for d in "${pinned_ab[@]}"; do
+  run="${d%/*/*}" m="$(basename "$(dirname "$d")")" p="$(basename "$d")"
+  spec="$(cat "$run/$m/spec")"
+  case "$spec" in *.pb | torchvision:*) echo "$d: not a zoo model, not made again here"; continue ;; esac
+  flags=""
+  [[ "$spec" == *:* ]] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
+  ab="$(mktemp -d)"
+  # shellcheck disable=SC2086
+  "$P" zoo "${spec%%:*}" $flags -o "$ab/model.pb" >/dev/null || continue
+  sed '/^devices_digest:/d' "$run/$m/$p.placement" >"$ab/placement.yaml"
+  cp "$run/host.yaml" "$ab/pageable.yaml"
+  sed 's/kind: cuda, index: \([0-9]*\)}/kind: cuda, index: \1, host_copies: pinned}/' \
+    "$run/host.yaml" >"$ab/pinned.yaml"
+  for r in 1 2 3; do
+    order="pageable pinned"
+    [ "$r" = 2 ] && order="pinned pageable"
+    for how in $order; do
+      if [ $((deadline - SECONDS)) -lt 30 ]; then echo "no time left for $d"; break 2; fi
+      echo "[$((SECONDS - start)) s] $m $p, host_copies: $how, round $r"
+      timeout $((deadline - SECONDS)) "$P" measure "$ab/model.pb" "$ab/$how.yaml" \
+        --placement "$ab/placement.yaml" --steps 3 --warmup 1 2>&1 |
+        grep -E "step time|transfers|^  (cpu|gpu)[0-9]* "
+    done
+  done
 done
 rounds="${ROUNDS:-3}"
 # The error table, model by model, each within its cap and what is left of

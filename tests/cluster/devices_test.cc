@@ -190,6 +190,25 @@ TEST(DevicesTest, CudaGraphsAreOffUnlessSetToOn) {
   EXPECT_FALSE(c->devices[2].cuda_graphs);
 }
 
+TEST(DevicesTest, HostCopiesArePageableUnlessSetToPinned) {
+  auto c = ParseDevicesYaml(
+      "devices:\n  - {name: g0, kind: cuda, index: 0}\n"
+      "  - {name: g1, kind: cuda, index: 1, host_copies: pinned}\n"
+      "  - {name: g2, kind: cuda, index: 2, host_copies: pageable}\n",
+      "test.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_FALSE(c->devices[0].pinned_host_copies);
+  EXPECT_TRUE(c->devices[1].pinned_host_copies);
+  EXPECT_FALSE(c->devices[2].pinned_host_copies);
+}
+
+TEST(DevicesErrorTest, RejectsHostCopiesOtherThanPinnedOrPageableOrOnACpu) {
+  ExpectError("devices:\n  - {name: g0, kind: cuda, index: 0, host_copies: locked}\n",
+              "test.yaml:2: ", "device 'g0': host_copies must be pinned or pageable, got 'locked'");
+  ExpectError("devices:\n  - {name: c0, kind: cpu, cores: [0], host_copies: pinned}\n",
+              "test.yaml:2: ", "device 'c0': key 'host_copies' is not valid for a cpu device");
+}
+
 TEST(DevicesErrorTest, RejectsGraphsOtherThanOnOrOffWithSyncOpOrOnACpu) {
   ExpectError("devices:\n  - {name: g0, kind: cuda, index: 0, graphs: yes}\n",
               "test.yaml:2: ", "device 'g0': graphs must be on or off, got 'yes'");

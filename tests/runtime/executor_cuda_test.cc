@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "runtime/copies.h"
 #include "runtime/executor.h"
 #include "runtime/measure.h"
 #include "runtime/reference_executor.h"
@@ -36,7 +37,7 @@ TEST(ExecutorCudaTest, GpuAndMixedPlacementsMatchTheReferenceExecutorWithEitherS
   std::vector<at::Tensor> expected;
   ASSERT_TRUE(ref->Run(LeNetFeeds(), {t.loss}, &expected).ok());
   const std::string param = t.graph.node(t.parameters[0]).name;
-  for (const char* sync : {"", ", sync: op"})
+  for (const char* sync : {"", ", sync: op", ", host_copies: pinned"})
     for (const auto& placement : {std::vector<int>(t.graph.size(), 1), ConvsOnGpu(t.graph)}) {
       SCOPED_TRACE(sync);
       auto ex = Executor::Create(t.graph, CpuAndGpu(sync), placement);
@@ -74,6 +75,28 @@ TEST(ExecutorCudaTest, ParametersLiveOnTheGpuAndCrossingEdgesAreTransfers) {
   EXPECT_GT(gpu_ops, 10);
   EXPECT_GT(stats.busy_us[1], 0);
   EXPECT_GT(stats.peak_bytes[1], 0);
+}
+
+TEST(ExecutorCudaTest, WithPinnedHostCopiesACopyOffTheGpuIsPinnedInItsOwnStrides) {
+  SKIP_WITHOUT_GPU();
+  cluster::DeviceSpec gpu;
+  gpu.name = "gpu0";
+  gpu.kind = cluster::DeviceKind::kCuda;
+  gpu.cuda_index = 0;
+  gpu.pinned_host_copies = true;
+  const at::Tensor x = at::rand({2, 3, 4, 5}, at::TensorOptions().device(at::kCUDA))
+                           .contiguous(at::MemoryFormat::ChannelsLast);
+  const at::Tensor y = CopyAcross(x, c10::Device(c10::kCPU), gpu);
+  EXPECT_TRUE(y.is_pinned());
+  EXPECT_TRUE(y.strides() == x.strides());
+  EXPECT_TRUE(at::equal(y, x.cpu()));
+  gpu.pinned_host_copies = false;
+  const at::Tensor z = CopyAcross(x, c10::Device(c10::kCPU), gpu);
+  EXPECT_FALSE(z.is_pinned());
+  EXPECT_TRUE(at::equal(z, y));
+  // Onto the GPU a copy is Tensor::to's whatever the key says.
+  gpu.pinned_host_copies = true;
+  EXPECT_TRUE(at::equal(CopyAcross(y, c10::Device(c10::kCUDA, 0), gpu).cpu(), y));
 }
 
 TEST(ExecutorCudaTest, ACudaIndexTheHostLacksIsRefusedNamingTheDevice) {
