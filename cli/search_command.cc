@@ -23,7 +23,7 @@ const frontend::CommandSpec kSpec{
     "       [--config CONFIG] [--iterations N] [--budget DURATION] [--seed S] [--checkpoint CKPT]\n"
     "       [--resume CKPT] [--csv CURVE.csv] [--svg REPORT.svg] [--export-graphdef PLACED.pb]\n"
     "       [--export-modules MODULES.yaml]\n"
-    "       [--steps N] [--recalibrate on|off] [--rounds N] [--significance ALPHA]\n"
+    "       [--steps N] [--recalibrate on|off] [--baseline-rounds N] [--rounds N] [--significance ALPHA]\n"
     "       [--batch N] [--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
     "       [--refine DURATION] [--patience DURATION [--patience-gain PCT] [--patience-first "
@@ -119,6 +119,9 @@ const frontend::CommandSpec kSpec{
          {"--recalibrate", "on|off",
           "real devices: before the hill climb, refit its simulator to the steps the search "
           "measured and keep the profile or the refit that predicts them best (default on)"},
+         {"--baseline-rounds", "N",
+          "real devices: rounds measuring the three fastest baselines again before the search, "
+          "each keeping the median of its measurements (default 3; 0: one measurement each)"},
          {"--rounds", "N",
           "real devices: interleaved rounds comparing the result with the best baseline (default "
           "9)"},
@@ -213,6 +216,12 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
     return graph::InvalidArgument("--recalibrate: '" + recalibrate + "' is not on or off");
   }
   o->recalibrate = recalibrate == "on";
+  if (args.Has("--baseline-rounds")) {
+    GRAPH_ASSIGN_OR_RETURN(
+        int64_t rounds,
+        frontend::ParseIntInRange("--baseline-rounds", args.Get("--baseline-rounds"), 0, 100));
+    o->baseline_rounds = static_cast<int>(rounds);
+  }
   if (args.Has("--rounds")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t rounds,
                            frontend::ParseIntInRange("--rounds", args.Get("--rounds"), 1, 1000));

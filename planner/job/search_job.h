@@ -113,6 +113,12 @@ struct SearchJobOptions {
   // the measured placements best (planner/job/recalibration.h); false: the
   // profile as made.
   bool recalibrate = true;
+  // Real rewards: the fastest distinct baselines (kConfirmedBaselines) are
+  // measured this many times more, in rotated order, and each keeps the median
+  // of its measurements, so that the best baseline (what the verdict compares
+  // with, and the result without a gain) is not one lucky draw; 0: each keeps
+  // its one measurement.
+  int baseline_rounds = 3;
   rewards::VerdictOptions verdict;
   std::string ps;            // parameter server endpoint, or empty
   double ps_timeout_s = 60;  // its requests' limit

@@ -25,6 +25,11 @@ Evaluation RememberingReward::Evaluate(const std::vector<int>& forward_device) c
   return seen_.emplace(forward_device, e).first->second;
 }
 
+void RememberingReward::Replace(const std::vector<int>& forward_device, const Evaluation& e) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  seen_[forward_device] = e;
+}
+
 std::vector<Evaluation> RememberingReward::EvaluateBatch(
     const std::vector<std::vector<int>>& placements) const {
   std::vector<Evaluation> out(placements.size());

@@ -42,6 +42,10 @@ class RememberingReward : public RewardSource {
   bool concurrent() const override { return inner_.concurrent(); }
   const std::vector<graph::NodeId>& apart() const override { return inner_.apart(); }
 
+  // What later requests for `forward_device` get from now on: a placement its
+  // owner measured again, whose one first draw should not stand for it.
+  void Replace(const std::vector<int>& forward_device, const Evaluation& e) const;
+
   int distinct() const;  // placements evaluated by the wrapped source
   // Every placement the wrapped source evaluated without error, with its step time.
   std::vector<std::pair<std::vector<int>, double>> Evaluated() const;

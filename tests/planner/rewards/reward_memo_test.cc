@@ -25,6 +25,18 @@ TEST(RewardMemoTest, ARepeatedPlacementGetsItsFirstMeasurement) {
   EXPECT_STREQ(memo.name(), "fake");
 }
 
+TEST(RewardMemoTest, APlacementMeasuredAgainByItsOwnerAnswersWithWhatItWasGiven) {
+  testing::FakeReward inner([](const std::vector<int>&, int call) { return 0.01 - call * 1e-4; });
+  RememberingReward memo(inner);
+  memo.Evaluate({0, 1});
+  Evaluation median;
+  median.step_s = 0.02;
+  memo.Replace({0, 1}, median);
+  EXPECT_EQ(memo.Evaluate({0, 1}).step_s, 0.02);
+  EXPECT_EQ(memo.EvaluateBatch({{0, 1}})[0].step_s, 0.02);
+  EXPECT_EQ(inner.calls.size(), 1u);
+}
+
 TEST(RewardMemoTest, AFailureIsRememberedToo) {
   testing::FakeReward inner(
       [](const std::vector<int>&, int call) { return call == 0 ? -1 : 0.01; });
