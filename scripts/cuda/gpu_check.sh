@@ -99,22 +99,28 @@ for spec in "${searches[@]}"; do
     "${SEARCH_BUDGET:-60s}" "$spec"
   tar czf "$out/keep.tgz" -C "$(dirname "$keep")" keep
 done
+# For a kept placement RUN/MODEL/PLACEMENT: sets run, m and p, and makes RUN's
+# zoo model (its spec file) as FILE; fails, saying so, for a model not of the zoo.
+kept_model() {  # RUN/MODEL/PLACEMENT FILE
+  run="${1%/*/*}" m="$(basename "$(dirname "$1")")" p="$(basename "$1")"
+  local spec flags=""
+  spec="$(cat "$run/$m/spec")"
+  case "$spec" in *.pb | torchvision:*) echo "$1: not a zoo model, not made again here"; return 1 ;; esac
+  [[ "$spec" == *:* ]] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
+  # shellcheck disable=SC2086
+  "$P" zoo "${spec%%:*}" $flags -o "$2" >/dev/null
+}
 # Where the measured timeline parts from the simulated one, for placements an
 # earlier run kept: DIFFS="RUN/MODEL/PLACEMENT ..." (bench/gpu-runs/...), each
 # measured on this host with that run's profile and devices file by `planner
 # simulate --diff`; kept in keep.tgz's diffs/.
 read -r -a diffs <<<"${DIFFS:-}"
 for d in "${diffs[@]}"; do
-  run="${d%/*/*}" m="$(basename "$(dirname "$d")")" p="$(basename "$d")"
-  spec="$(cat "$run/$m/spec")"
-  case "$spec" in *.pb | torchvision:*) echo "$d: not a zoo model, not made again here"; continue ;; esac
   if [ $((deadline - SECONDS)) -lt 40 ]; then echo "no time left for $d"; continue; fi
-  echo "[$((SECONDS - start)) s] $m $p: where the measured timeline parts from the simulated one"
   mkdir -p "$keep/diffs"
-  flags=""
-  [[ "$spec" == *:* ]] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
-  # shellcheck disable=SC2086
-  "$P" zoo "${spec%%:*}" $flags -o "$keep/diffs/$m.pb" >/dev/null || continue
+  kept_model "$d" "$keep/diffs/model.pb" || continue
+  echo "[$((SECONDS - start)) s] $m $p: where the measured timeline parts from the simulated one"
+  mv "$keep/diffs/model.pb" "$keep/diffs/$m.pb"
   timeout $((deadline - SECONDS)) "$P" simulate "$keep/diffs/$m.pb" "$run/host.yaml" \
     --placement "$run/$m/$p.placement" --profile "$run/$m/profile.tsv" --diff --steps 3 \
     --trace "$keep/diffs/$m.$p.sim.json" 2>&1 | tee "$keep/diffs/$m.$p.diff"
@@ -128,14 +134,8 @@ done
 # the two files differ in that key alone).
 read -r -a pinned_ab <<<"${PINNED_AB:-}"
 for d in "${pinned_ab[@]}"; do
-  run="${d%/*/*}" m="$(basename "$(dirname "$d")")" p="$(basename "$d")"
-  spec="$(cat "$run/$m/spec")"
-  case "$spec" in *.pb | torchvision:*) echo "$d: not a zoo model, not made again here"; continue ;; esac
-  flags=""
-  [[ "$spec" == *:* ]] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
   ab="$(mktemp -d)"
-  # shellcheck disable=SC2086
-  "$P" zoo "${spec%%:*}" $flags -o "$ab/model.pb" >/dev/null || continue
+  kept_model "$d" "$ab/model.pb" || continue
   sed '/^devices_digest:/d' "$run/$m/$p.placement" >"$ab/placement.yaml"
   cp "$run/host.yaml" "$ab/pageable.yaml"
   sed 's/kind: cuda, index: \([0-9]*\)}/kind: cuda, index: \1, host_copies: pinned}/' \
