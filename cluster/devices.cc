@@ -4,6 +4,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -600,11 +601,46 @@ class Parser {
 
 }  // namespace
 
+namespace {
+
+// Cluster::placement_digest's text: one line per device and link.
+std::string PlacementText(const Cluster& c) {
+  std::string out;
+  auto number = [&](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.17g ", v);
+    out += b;
+  };
+  for (const DeviceSpec& d : c.devices) {
+    out += d.name + " " + DeviceKindName(d.kind) + " " + d.simulates + " [";
+    for (int core : d.cores) out += std::to_string(core) + ",";
+    out += "] " + std::to_string(d.threads) + " " + std::to_string(d.cuda_index) + " ";
+    number(static_cast<double>(d.memory_bytes.value_or(-1)));
+    number(d.peak_flops.value_or(-1));
+    number(d.memory_bandwidth.value_or(-1));
+    out += "\n";
+  }
+  auto link = [&](const std::string& between, const LinkSpec& l) {
+    out += "link " + between + " ";
+    number(l.bandwidth_bytes_per_s);
+    number(l.latency_s);
+    out += "\n";
+  };
+  if (c.default_link) link("default", *c.default_link);
+  for (const auto& [ends, l] : c.links) {
+    link(std::to_string(ends.first) + "-" + std::to_string(ends.second), l);
+  }
+  return out;
+}
+
+}  // namespace
+
 graph::Result<Cluster> ParseDevicesYaml(const std::string& text, const std::string& source_name) {
   GRAPH_ASSIGN_OR_RETURN(const yaml::Node root, yaml::Parse(text, source_name));
   GRAPH_ASSIGN_OR_RETURN(Cluster cluster, Parser(source_name).Parse(root));
   cluster.source = source_name;
   cluster.digest = graph::Fnv1a64Hex(text);
+  cluster.placement_digest = graph::Fnv1a64Hex(PlacementText(cluster));
   return cluster;
 }
 

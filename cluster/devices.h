@@ -74,6 +74,11 @@ struct DeviceSpec {
 struct Cluster {
   std::string source;               // the file (or name) it was parsed from
   std::string digest;               // FNV-1a 64 of the file bytes, 16 lowercase hex digits
+  // FNV-1a 64 of what a placement depends on: each device's name, kind, cores,
+  // threads, index, figures and memory, and the links; not how the executor
+  // runs them (sync, graphs, host_copies, spin), comments or layout. A placement
+  // file records it, so that it still fits the file with `graphs: on` set.
+  std::string placement_digest;
   std::vector<DeviceSpec> devices;  // in file order
   std::optional<LinkSpec> default_link;
   // Explicit links keyed by (lower index, higher index); a link is symmetric.

@@ -154,7 +154,7 @@ Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
   p.model = model_path;
   p.model_digest = model_digest;
   p.devices = devices_path;
-  p.devices_digest = c.digest;
+  p.devices_digest = c.placement_digest;
   p.method = method;
   for (graph::NodeId i = 0; i < g.size(); ++i) {
     p.ops.emplace_back(g.node(i).name, c.devices[device_of_node[i]].name);
@@ -206,9 +206,12 @@ graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
     return graph::InvalidArgument(source + ": made for another model (digest " + p.model_digest +
                                   ", this model's is " + ModelDigest(g) + ")");
   }
-  if (!p.devices_digest.empty() && !c.digest.empty() && !SameDigest(p.devices_digest, c.digest)) {
+  // Files written before placement_digest carry the file bytes' digest.
+  if (!p.devices_digest.empty() && !c.placement_digest.empty() &&
+      !SameDigest(p.devices_digest, c.placement_digest) && !SameDigest(p.devices_digest, c.digest)) {
     return graph::InvalidArgument(source + ": made for another devices file (digest " +
-                                  p.devices_digest + ", " + c.source + "'s is " + c.digest + ")");
+                                  p.devices_digest + ", " + c.source + "'s is " +
+                                  c.placement_digest + ")");
   }
   std::vector<std::string> unknown_ops, placed_ops;
   std::set<std::string> unknown_devices;

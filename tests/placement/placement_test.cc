@@ -154,6 +154,25 @@ TEST(PlacementTest, PlacementForAnotherDevicesFileIsRejected) {
   EXPECT_NE(st.message().find("made for another devices file"), std::string::npos);
 }
 
+// What a placement depends on is the devices, not how they run: the same file
+// with a comment or another `spin` takes it; a file written before the
+// placement digest (its bytes' digest) is still taken.
+TEST(PlacementTest, ThePlacementFitsItsDevicesFileRunAnotherWayAndOlderFilesStillFit) {
+  const cluster::Cluster made = Devices();
+  auto respun = cluster::ParseDevicesYaml(
+      "# measured with the workers polling longer\n"
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0], spin: 1ms}\n"
+      "  - {name: cpu1, kind: cpu, cores: [1], spin: 1ms}\n",
+      "respun.yaml");
+  ASSERT_TRUE(respun.ok()) << respun.status().message();
+  ASSERT_NE(respun->digest, made.digest);
+  Placement p = SingleDevicePlacement(Model(), "cpu0");
+  p.devices_digest = made.placement_digest;
+  EXPECT_TRUE(ValidatePlacement(p, Model(), *respun, "p.yaml").ok());
+  p.devices_digest = made.digest;  // an older file's
+  EXPECT_TRUE(ValidatePlacement(p, Model(), made, "p.yaml").ok());
+}
+
 TEST(PlacementTest, OpPlacedTwiceIsAnErrorWithItsLine) {
   auto p = ReadPlacement(Write("twice.yaml", "placement:\n  a: cpu0\n  a: cpu1\n"));
   ASSERT_FALSE(p.ok());
