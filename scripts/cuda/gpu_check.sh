@@ -130,8 +130,8 @@ done
 # A cuda device's host_copies: pageable against pinned (docs/devices.md) on
 # placements an earlier run kept: PINNED_AB="RUN/MODEL/PLACEMENT ...", each
 # measured with RUN's devices file as it is and with host_copies: pinned, in
-# 3 rounds of alternating order (the placement's devices digest left out, since
-# the two files differ in that key alone).
+# 3 rounds of alternating order (the placement's devices digest left out: kept
+# placements before 2026-11-30 carry the digest of their devices file's bytes).
 read -r -a pinned_ab <<<"${PINNED_AB:-}"
 for d in "${pinned_ab[@]}"; do
   ab="$(mktemp -d)"
