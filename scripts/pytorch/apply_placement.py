@@ -13,7 +13,7 @@ concatenation), so every op of the original forward finds its operands on one
 device. `device_map` renames
 devices, by PyTorch's names or the planner's ({"cuda:1": "cuda:0"} or {"gpu1":
 "cuda:0"}, to try a placement on fewer GPUs). A file that does not fit the model
-(a module it lacks, one holding parameters that no listed module covers) or this
+(a module it lacks, one holding parameters of its own that it does not list) or this
 machine (a GPU it lacks), or a device_map key the file does not use, raises
 PlacementError in one line naming the file before any module moves.
 
@@ -94,7 +94,7 @@ def _renames(placement, path, device_map):
     return renames
 
 
-def _check(model, placement, path, renames, check_devices):
+def _check(model, placement, path, renames, check_devices, strict):
     have = dict(model.named_modules())
     listed = [m["module"] for m in placement["modules"]]
     unknown = [n for n in listed if n not in have]
@@ -103,14 +103,25 @@ def _check(model, placement, path, renames, check_devices):
             f"{path}: {len(unknown)} of its {len(listed)} modules are not in this model "
             f"({', '.join(repr(n) for n in unknown[:3])}{', ...' if len(unknown) > 3 else ''}): "
             f"it was written for another model (model: {placement.get('model')})")
-    # A parameter outside every listed module would stay where it is.
-    covered = lambda n: any(n == m or n.startswith(m + ".") or m == "" for m in listed)
-    loose = [n for n, mod in have.items()
-             if any(True for _ in mod.parameters(recurse=False)) and not covered(n)]
+    # The planner lists every module that holds parameters of its own; one it
+    # did not list is another model's (a resnet18 file on resnet34: its extra
+    # blocks), which would stay with the nearest listed module above it. Not
+    # strict: only a module outside every listed one (the model itself unlisted).
+    listed_set = set(listed)
+    if strict:
+        loose = [n for n, mod in have.items()
+                 if any(True for _ in mod.parameters(recurse=False)) and n not in listed_set]
+    else:
+        covered = lambda n: any(n == m or n.startswith(m + ".") or m == "" for m in listed)
+        loose = [n for n, mod in have.items()
+                 if any(True for _ in mod.parameters(recurse=False)) and not covered(n)]
     if loose:
         raise PlacementError(
-            f"{path}: {len(loose)} modules of this model hold parameters and are in no listed "
-            f"module ({', '.join(repr(n) for n in loose[:3])}): it was written for another model")
+            f"{path}: {len(loose)} modules of this model hold parameters and are not listed "
+            f"({', '.join(repr(n) for n in loose[:3])}{', ...' if len(loose) > 3 else ''}): it "
+            f"was written for another model (model: {placement.get('model')})"
+            + ("; strict=False places each with the nearest listed module above it"
+               if strict else ""))
     if not check_devices:
         return
     gpus = torch.cuda.device_count()
@@ -128,18 +139,20 @@ def used_devices(placement, renames=None):
     return {renames.get(d, d) for m in placement["modules"] for d in (m["torch"], m["output"])}
 
 
-def apply_placement(model, path, device_map=None, check_devices=True):
+def apply_placement(model, path, device_map=None, check_devices=True, strict=True):
     """Moves each listed module of `model` to its device and wraps its forward
     (see the module docstring). Everything is checked first, and a file that
     does not fit raises PlacementError before any module moves: a module name
-    this model lacks, a module holding parameters that no listed module covers,
-    a device_map key the file does not use, a GPU this machine lacks (unless
-    `check_devices` is False, as for the device-tag check below). Not caught:
-    a larger model that has every listed module (a resnet18 file on resnet34),
-    whose extra blocks stay with the model itself."""
+    this model lacks, a module holding parameters of its own that the file does
+    not list (the planner lists every one: a resnet18 file on resnet34 leaves
+    its extra blocks out), a device_map key the file does not use, a GPU this
+    machine lacks (unless `check_devices` is False, as for the device-tag check
+    below). With `strict` False, a module the file does not list goes with the
+    nearest listed module above it (for a model exported with some modules
+    folded away, a batch norm into its convolution)."""
     placement = _read(path)
     renames = _renames(placement, path, device_map or {})
-    _check(model, placement, path, renames, check_devices)
+    _check(model, placement, path, renames, check_devices, strict)
     for m in placement["modules"]:
         module = model.get_submodule(m["module"])  # "" is the model itself
         device = renames.get(m["torch"], m["torch"])

@@ -82,7 +82,16 @@ for device_map, says in [({"cuda:7": "cpu"}, "renames 'cuda:7', which the file d
     except PlacementError as e:
         assert says in str(e), str(e)
         assert model.forward.__name__ == "forward", "a module moved before the refusal"
-print("apply_placement: a wrong device_map and a missing GPU are refused before any move")
+# A larger model that has every module the file lists: its extra blocks hold
+# parameters the file does not list.
+model = torchvision.models.resnet34()
+try:
+    apply_placement(model, path, check_devices=False)
+    sys.exit("resnet18's module file was applied to resnet34")
+except PlacementError as e:
+    assert "32 modules of this model hold parameters and are not listed ('layer1.2.conv1'" in str(e), str(e)
+    assert model.forward.__name__ == "forward", "a module moved before the refusal"
+print("apply_placement: a wrong device_map, a missing GPU and a larger model are refused before any move")
 PY
 # What torch.save writes (weights, a pickled module, TorchScript) holds no graph
 # of ops: the planner says so and how to export one.
