@@ -599,10 +599,6 @@ class Parser {
   std::vector<yaml::Node> device_nodes_;  // parallel to Cluster::devices, for error lines
 };
 
-}  // namespace
-
-namespace {
-
 // Cluster::placement_digest's text: one line per device and link.
 std::string PlacementText(const Cluster& c) {
   std::string out;

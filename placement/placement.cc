@@ -208,7 +208,8 @@ graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
   }
   // Files written before placement_digest carry the file bytes' digest.
   if (!p.devices_digest.empty() && !c.placement_digest.empty() &&
-      !SameDigest(p.devices_digest, c.placement_digest) && !SameDigest(p.devices_digest, c.digest)) {
+      !SameDigest(p.devices_digest, c.placement_digest) &&
+      !SameDigest(p.devices_digest, c.digest)) {
     return graph::InvalidArgument(source + ": made for another devices file (digest " +
                                   p.devices_digest + ", " + c.source + "'s is " +
                                   c.placement_digest + ")");

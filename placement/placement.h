@@ -23,7 +23,7 @@ struct Placement {
   std::string model;           // the model file it was made for
   std::string model_digest;    // ModelDigest() of that model
   std::string devices;         // the devices file
-  std::string devices_digest;  // cluster::Cluster::placement_digest of that file (digest in older files)
+  std::string devices_digest;  // Cluster::placement_digest of that file (older: digest)
   std::string method;          // what produced it: "single:cpu0", "expert", "search", ...
   std::optional<double> measured_step_s;   // seconds per training step, measured
   std::optional<double> simulated_step_s;  // seconds per training step, simulated

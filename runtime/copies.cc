@@ -4,8 +4,7 @@
 
 namespace runtime {
 
-at::Tensor CopyAcross(const at::Tensor& value, c10::Device where,
-                      const cluster::DeviceSpec& from) {
+at::Tensor CopyAcross(const at::Tensor& value, c10::Device where, const cluster::DeviceSpec& from) {
   if (value.is_cuda() && where.is_cpu() && from.pinned_host_copies) {
     const at::TensorOptions pinned = value.options().device(at::kCPU).pinned_memory(true);
     at::Tensor host = value.is_non_overlapping_and_dense()

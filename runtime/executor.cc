@@ -303,7 +303,8 @@ at::Tensor Executor::InputOnDevice(Step* s, const graph::TensorRef& in, int dev,
   // Between two devices of one kind (two cpu devices share host memory) the
   // copy is what a transfer between them costs; across kinds it is the move.
   const c10::Device where = devices_[dev]->torch_device();
-  at::Tensor copy = value.device() == where ? value.clone() : CopyAcross(value, where, devices_[src]->spec());
+  at::Tensor copy =
+      value.device() == where ? value.clone() : CopyAcross(value, where, devices_[src]->spec());
   double end = s->Now();
   std::lock_guard<AdaptiveMutex> l(d.mu);
   auto [it, inserted] = d.copies.emplace(key, copy);

@@ -350,9 +350,8 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
   so.curve_client = o.keys;
   so.linger_ms = 200;  // the Bye on the way out
   so.curve_server_public_key = o.server_public_key;
-  auto opened = o.bind.empty()
-                    ? wire::Socket::Open(ctx, wire::SocketKind::kDealer, o.connect, so)
-                    : wire::Socket::Bind(ctx, wire::SocketKind::kDealer, o.bind, so);
+  auto opened = o.bind.empty() ? wire::Socket::Open(ctx, wire::SocketKind::kDealer, o.connect, so)
+                               : wire::Socket::Bind(ctx, wire::SocketKind::kDealer, o.bind, so);
   if (!opened.ok()) return opened.status();
   wire::Socket controller = std::move(*opened);
   // What ZeroMQ does not tell the worker otherwise: a key the controller

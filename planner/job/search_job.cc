@@ -91,7 +91,8 @@ HardwareDecision DecideOnHardware(std::FILE* log, const rewards::RewardSource& h
     std::string rounds;
     for (int r = 0; r < v.rounds; ++r) {
       char pair[64];
-      std::snprintf(pair, sizeof pair, " %.3f/%.3f", 1e3 * v.candidate_s[r], 1e3 * v.incumbent_s[r]);
+      std::snprintf(pair, sizeof pair, " %.3f/%.3f", 1e3 * v.candidate_s[r],
+                    1e3 * v.incumbent_s[r]);
       rounds += pair;
     }
     Say(log, "  its rounds, ms (found/%s):%s\n", baseline.c_str(), rounds.c_str());

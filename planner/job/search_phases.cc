@@ -415,10 +415,6 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   return search.Save(s.options.checkpoint_path, s.identity);
 }
 
-}  // namespace
-
-namespace {
-
 struct Measured {
   baselines::BaselinePlacement placement;
   rewards::Evaluation evaluation;
@@ -434,7 +430,8 @@ void ConfirmFastest(const Session& s, int rounds, std::vector<Measured>* ran) {
   for (size_t i = 0; i < ran->size(); ++i) {
     if (!(*ran)[i].evaluation.status.ok()) continue;
     bool seen = false;
-    for (size_t j : order) seen |= (*ran)[j].placement.device_of_node == (*ran)[i].placement.device_of_node;
+    for (size_t j : order)
+      seen |= (*ran)[j].placement.device_of_node == (*ran)[i].placement.device_of_node;
     if (!seen) order.push_back(i);
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -466,7 +463,8 @@ void ConfirmFastest(const Session& s, int rounds, std::vector<Measured>* ran) {
       if (m.placement.device_of_node == first.placement.device_of_node) m.evaluation = confirmed;
     }
   }
-  Say(s.log(), "  measured again (%d rounds, the %zu fastest; median [range] of each one's %zu): %s\n",
+  Say(s.log(),
+      "  measured again (%d rounds, the %zu fastest; median [range] of each one's %zu): %s\n",
       rounds, order.size(), times[0].size(), said.c_str());
 }
 

@@ -650,7 +650,8 @@ TEST(SearchCommandTest, RealRewardSearchMeasuresTheFastestBaselinesAgainUnlessTo
                              "/../tests/planner/search_small.yaml";
   RunResult r = Planner(search);
   ASSERT_EQ(r.code, 0) << r.err;
-  const std::string head = "  measured again (3 rounds, the 3 fastest; median [range] of each one's 4): ";
+  const std::string head =
+      "  measured again (3 rounds, the 3 fastest; median [range] of each one's 4): ";
   const size_t at = r.out.find(head);
   ASSERT_NE(at, std::string::npos) << r.out;
   std::istringstream line(r.out.substr(at + head.size(), r.out.find('\n', at) - at - head.size()));

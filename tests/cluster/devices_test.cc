@@ -261,19 +261,19 @@ TEST(DevicesTest, ThePlacementDigestLeavesOutHowDevicesRunAndCommentsButNotWhatT
   ASSERT_EQ(base.placement_digest.size(), 16u);
   for (const std::string& same : std::vector<std::string>{
            "# x\ndevices:\n  - {name: cpu0, kind: cpu, cores: [0], spin: 0s}\n" + gpu,
-        std::string("devices:\n  - name: cpu0\n    kind: cpu\n    cores: [0]\n") +
-            "  - {name: gpu0, kind: cuda, index: 0, sync: op, host_copies: pinned}\n",
-        "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n"
-        "  - {name: gpu0, kind: cuda, index: 0, graphs: on}\n"}) {
+           std::string("devices:\n  - name: cpu0\n    kind: cpu\n    cores: [0]\n") +
+               "  - {name: gpu0, kind: cuda, index: 0, sync: op, host_copies: pinned}\n",
+           "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n"
+           "  - {name: gpu0, kind: cuda, index: 0, graphs: on}\n"}) {
     EXPECT_EQ(ParseOk(same).placement_digest, base.placement_digest) << same;
   }
   for (const std::string& other : std::vector<std::string>{
            "devices:\n  - {name: cpu0, kind: cpu, cores: [1]}\n" + gpu,
-        "devices:\n  - {name: cpu1, kind: cpu, cores: [0]}\n" + gpu,
-        "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n"
-        "  - {name: gpu0, kind: cuda, index: 1}\n",
-        "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n" + gpu +
-            "links:\n  - {between: [cpu0, gpu0], bandwidth: 10GB/s, latency: 10us}\n"}) {
+           "devices:\n  - {name: cpu1, kind: cpu, cores: [0]}\n" + gpu,
+           "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n"
+           "  - {name: gpu0, kind: cuda, index: 1}\n",
+           "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n" + gpu +
+               "links:\n  - {between: [cpu0, gpu0], bandwidth: 10GB/s, latency: 10us}\n"}) {
     EXPECT_NE(ParseOk(other).placement_digest, base.placement_digest) << other;
   }
 }
