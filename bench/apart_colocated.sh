@@ -30,13 +30,13 @@ budget=${1:-5m}
 bench_duration BUDGET "$budget"
 out=${2:-build/apart_colocated}
 planner=${PLANNER:-build/planner/planner}
-bench_need "$planner"
 seeds=${SEEDS:-1 2 3}
 share=${SHARE:-0.9}
 if ! awk -v s="$share" 'BEGIN { exit !(s + 0 == s && s >= 0.001 && s <= 0.999) }'; then
   echo "bench/apart_colocated.sh: SHARE '$share' is not a probability in [0.001, 0.999]" >&2
   exit 2
 fi
+bench_need "$planner"
 mkdir -p "$out"
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

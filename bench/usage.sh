@@ -2,7 +2,7 @@
 # Sourced by every bench/*.sh right after `set -euo pipefail`:
 #   bench_usage "$@"        -h or --help first: print the script's header
 #                           comment (its usage) and exit 0
-#   bench_args N "$@"       fewer than N arguments: the usage on stderr, exit 2
+#   bench_args N "$@"       fewer than N arguments: one line, exit 2
 #   bench_need PROGRAM...   a program it runs is missing: one line naming it
 #                           and the build that makes it, exit 1
 #   bench_duration NAME V   V is not 90, 90s, 15m or 2h: one line, exit 2
@@ -18,8 +18,7 @@ bench_args() {
   local n=$1
   shift
   if [ $# -lt "$n" ]; then
-    bench_header >&2
-    echo "$(basename "$0"): expected at least $n argument(s), got $#" >&2
+    echo "$(basename "$0"): expected at least $n argument(s), got $# (--help shows the usage)" >&2
     exit 2
   fi
 }

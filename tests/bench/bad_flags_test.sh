@@ -2,7 +2,8 @@
 # The bench programs and scripts refuse bad arguments in one line naming the
 # argument (exit 2), before any work: build/bench/climb_speed's --budget,
 # --rounds and --layers, build/bench/fleet_bench's --sizes, bench/speed_figures.sh's ROUNDS,
-# bench/apart_colocated.sh's SHARE. And
+# bench/apart_colocated.sh's SHARE, every script's budget, arguments and --help
+# (bench/usage.sh). And
 # bench/best_known.sh offers no placement with gradients apart (--gradients
 # heavy) as a best known, which keep every gradient with its op.
 # Usage: bad_flags_test.sh CLIMB_SPEED_BIN SOURCE_DIR FLEET_BENCH_BIN
@@ -26,6 +27,21 @@ expect "--sizes must be small or paper-scale, got 'big'" "$fleet_bench" --sizes 
 expect "ROUNDS must be a positive integer, not '0'" bash "$src/bench/speed_figures.sh" 0
 expect "SHARE '2' is not a probability in [0.001, 0.999]" \
   env SHARE=2 bash "$src/bench/apart_colocated.sh"
+# Every script (bench/usage.sh): a bad budget, too few arguments, and --help.
+expect "search_paper.sh: BUDGET '15x' is not a duration (90, 90s, 15m or 2h)" \
+  bash "$src/bench/search_paper.sh" 15x
+expect "measure_ab.sh: expected at least 5 argument(s), got 1 (--help shows the usage)" \
+  bash "$src/bench/measure_ab.sh" planner
+for script in "$src"/bench/*.sh; do
+  case $(basename "$script") in lib.sh | usage.sh) continue ;; esac
+  out=$(bash "$script" --help 2>&1)
+  rc=$?
+  first=$(sed -n 2p "$script" | sed 's/^# *//')
+  if [[ $rc != 0 || $(head -1 <<<"$out") != "$first" ]]; then
+    echo "FAILED: $script --help gave exit $rc and: $(head -2 <<<"$out")"
+    failed=1
+  fi
+done
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 printf 'placement: {a: gpu0}\ngradients_apart: {g: gpu1}\n' >"$scratch/apart.yaml"
