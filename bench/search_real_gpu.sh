@@ -35,11 +35,8 @@ for spec in "$@"; do
     model="$(realpath "$spec")"
   else
     name="${spec%%:*}"
-    flags=""
-    [ "$spec" != "$name" ] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
     model="$tmp/$name.pb"
-    # shellcheck disable=SC2086
-    "$planner" zoo "$name" $flags -o "$model" >/dev/null
+    bench_zoo "$planner" "$spec" "$model"
   fi
   dir="$tmp/$name"
   mkdir -p "$dir"

@@ -133,12 +133,9 @@ for spec in "${models[@]}"; do
     cp "$spec" "$dir/model.pb"
   else
     name="${spec%%:*}"
-    flags=""
-    [ "$spec" != "$name" ] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
     dir="$tmp/$name"
     mkdir -p "$dir"
-    # shellcheck disable=SC2086
-    "$planner" zoo "$name" $flags -o "$dir/model.pb" >/dev/null
+    bench_zoo "$planner" "$spec" "$dir/model.pb"
   fi
   placements=()
   if [ -n "$reuse" ]; then

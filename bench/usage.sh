@@ -6,6 +6,9 @@
 #   bench_need PROGRAM...   a program it runs is missing: one line naming it
 #                           and the build that makes it, exit 1
 #   bench_duration NAME V   V is not 90, 90s, 15m or 2h: one line, exit 2
+#   bench_zoo PLANNER SPEC OUT
+#                           writes the zoo model SPEC names, NAME[:--flag=v,...]
+#                           ("nmt:--layers=2,--sizes=small"), to OUT
 
 # The comment block after the shebang, without its "# ".
 bench_header() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
@@ -39,4 +42,11 @@ bench_duration() {
     echo "$(basename "$0"): $1 '$2' is not a duration (90, 90s, 15m or 2h)" >&2
     exit 2
   fi
+}
+
+bench_zoo() {
+  local spec=$2 flags=""
+  [[ "$spec" == *:* ]] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
+  # shellcheck disable=SC2086
+  "$1" zoo "${spec%%:*}" $flags -o "$3" >/dev/null
 }

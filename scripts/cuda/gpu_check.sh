@@ -28,6 +28,8 @@
 # Usage: PLANNER_DEBS=.cuda-debs OUT=DIR EXPORTED="mobilenet_v2:32:m.pb" scripts/cuda/gpu_check.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=bench/usage.sh
+source bench/usage.sh  # bench_zoo
 out="${OUT:-out}"
 mkdir -p "$out"
 exec > >(tee "$out/gpu_check.log") 2>&1
@@ -103,12 +105,10 @@ done
 # zoo model (its spec file) as FILE; fails, saying so, for a model not of the zoo.
 kept_model() {  # RUN/MODEL/PLACEMENT FILE
   run="${1%/*/*}" m="$(basename "$(dirname "$1")")" p="$(basename "$1")"
-  local spec flags=""
+  local spec
   spec="$(cat "$run/$m/spec")"
   case "$spec" in *.pb | torchvision:*) echo "$1: not a zoo model, not made again here"; return 1 ;; esac
-  [[ "$spec" == *:* ]] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
-  # shellcheck disable=SC2086
-  "$P" zoo "${spec%%:*}" $flags -o "$2" >/dev/null
+  bench_zoo "$P" "$spec" "$2"
 }
 # Where the measured timeline parts from the simulated one, for placements an
 # earlier run kept: DIFFS="RUN/MODEL/PLACEMENT ..." (bench/gpu-runs/...), each
