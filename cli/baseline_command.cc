@@ -17,7 +17,7 @@ const frontend::CommandSpec kSpec{
     "baseline",
     "MODEL DEVICES [--method NAME] [-o PLACEMENT] [--reward sim|real] [--profile PROFILE]\n"
     "       [--profile-cache DIR] [--export-graphdef PLACED.pb] [--export-modules MODULES.yaml]\n"
-    "       [--steps N] [--batch N] "
+    "       [--steps N] [--baseline-rounds N] [--batch N] "
     "[--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum]",
     "Places MODEL on DEVICES by a simple rule and prints its training step time from the\n"
@@ -29,7 +29,8 @@ const frontend::CommandSpec kSpec{
     "partition over the GPUs), scotch (Scotch's static mapping onto every device, weighted\n"
     "by speed) and all (each of them; the default). msct:dual solves m-SCT's program by the\n"
     "dual simplex: faster on large models, and another of its optima, so another placement\n"
-    "(not in all). -o writes the method's placement, with all the fastest one's.",
+    "(not in all). -o writes the method's placement, with all the fastest one's. With\n"
+    "--reward real the three fastest are measured again and the fastest median decides.",
     {"MODEL", "DEVICES"},
     frontend::WithTrainingFlags(
         {{"--method", "NAME",
@@ -41,7 +42,10 @@ const frontend::CommandSpec kSpec{
          {"--export-graphdef", "FILE", "write MODEL with TensorFlow device strings of it"},
          {"--export-modules", "FILE",
           "write the device of each PyTorch module (a model exported by torch.onnx.export)"},
-         {"--steps", "N", "timed steps per placement with --reward real (default 5)"}})};
+         {"--steps", "N", "timed steps per placement with --reward real (default 5)"},
+         {"--baseline-rounds", "N",
+          "--reward real: rounds measuring the three fastest again, each keeping the median of "
+          "its measurements (default 3; 0: one measurement each)"}})};
 
 int Run(const frontend::Args& args) {
   job::BaselineJobOptions o;
@@ -56,6 +60,11 @@ int Run(const frontend::Args& args) {
     auto v = frontend::ParseIntInRange("--steps", args.Get("--steps"), 1, 10000);
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     o.steps = static_cast<int>(*v);
+  }
+  if (args.Has("--baseline-rounds")) {
+    auto v = frontend::ParseIntInRange("--baseline-rounds", args.Get("--baseline-rounds"), 0, 100);
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
+    o.rounds = static_cast<int>(*v);
   }
   o.model_path = args.positional()[0];
   o.devices_path = args.positional()[1];

@@ -62,6 +62,11 @@ int main(int argc, char** argv) {
   for (const Subcommand& c : kCommands) {
     if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
   }
+  if (!std::strcmp(argv[1], "controller")) {  // the design brief's name for one
+    std::cerr << "planner: a fleet's controller is planner search MODEL DEVICES --ps ENDPOINT "
+                 "[--reward fleet --fleet FLEET] (docs/fleet.md)\n";
+    return 2;
+  }
   std::cerr << "planner: unknown command '" << argv[1] << "' (see planner --help)\n";
   return 2;
 }

@@ -366,7 +366,10 @@ int Keygen(const frontend::Args& args) {
   const std::string name = args.positional()[0];
   // A new pair over an old one would cut off every peer holding the old .pub.
   for (const std::string& path : {name + ".key", name + ".pub"}) {
-    if (std::filesystem::exists(path)) {
+    std::error_code ec;  // an unreadable directory throws without it
+    const bool exists = std::filesystem::exists(path, ec);
+    if (ec) return frontend::CommandError(kKeygenSpec, graph::IoError(path + ": " + ec.message()));
+    if (exists) {
       return frontend::CommandError(
           kKeygenSpec, graph::InvalidArgument(path + ": exists; a new key pair would cut off every "
                                                      "peer holding the old public key (remove it "
@@ -436,8 +439,8 @@ int FleetCommand(int argc, char** argv) {
   plan.out = args->Get("-o");
   // The inputs first: a fleet that cannot start leaves no run directory behind.
   for (const std::string* path : {&plan.model, &plan.devices, &plan.worker_devices}) {
-    if (!std::filesystem::exists(*path)) {
-      return frontend::CommandError(kSpec, graph::NotFound(*path + ": no such file"));
+    if (graph::Status st = graph::CheckRegularFile(*path); !st.ok()) {
+      return frontend::CommandError(kSpec, st);
     }
   }
   plan.dir = args->Get("--dir", "/tmp/planner-fleet-" + std::to_string(::getpid()));

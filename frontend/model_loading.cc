@@ -141,7 +141,10 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
     GRAPH_ASSIGN_OR_RETURN(p, placement::ReadPlacement(placement_path));
     GRAPH_RETURN_IF_ERROR(placement::ValidatePlacement(p, forward, c, placement_path));
     method = p.method.empty() ? placement_path : p.method + " (" + placement_path + ")";
-    note = placement::InputShapesNote(p, forward, placement_path);
+    for (const std::string& n : {placement::InputShapesNote(p, forward, placement_path),
+                                 placement::OptimizerNote(p, options.optimizer, placement_path)}) {
+      if (!n.empty()) note += (note.empty() ? "" : "\n") + n;
+    }
   }
   auto training = graph::BuildTrainingGraph(forward, options, model.options);
   if (!training.ok()) {

@@ -45,8 +45,8 @@ struct PlacedTraining {
   graph::TrainingGraph training;
   std::vector<int> device_of_node;  // of training.graph's nodes
   std::string method;               // "single:cpu0", or the placement's method and file
-  // One line when the placement was made at other input shapes (another
-  // --batch), for the command to print; else "".
+  // A line for each way the placement was made for another step (other input
+  // shapes, another --optimizer), for the command to print; else "".
   std::string placement_note;
 };
 graph::Result<PlacedTraining> LoadPlacedTraining(const std::string& model_path,

@@ -9,6 +9,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <charconv>
 #include <exception>
 #include <map>
 #include <set>
@@ -34,14 +35,17 @@ Status LoadExternalData(onnx::GraphProto* g, const std::string& path) {
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto& kv : t.external_data()) {
-      try {
-        if (kv.key() == "location") location = kv.value();
-        if (kv.key() == "offset") offset = std::stoll(kv.value());
-        if (kv.key() == "length") length = std::stoll(kv.value());
-      } catch (const std::exception&) {
+      if (kv.key() == "location") location = kv.value();
+      if (kv.key() != "offset" && kv.key() != "length") continue;
+      // The whole value, digits only: "12abc" is corrupt, not 12.
+      int64_t v = 0;
+      const char* end = kv.value().data() + kv.value().size();
+      const auto [at, err] = std::from_chars(kv.value().data(), end, v);
+      if (err != std::errc() || at != end || kv.value().empty() || v < 0) {
         return InvalidArgument(path + ": initializer '" + t.name() + "' has a malformed " +
                                kv.key() + " '" + kv.value() + "'");
       }
+      (kv.key() == "offset" ? offset : length) = v;
     }
     if (!SafeRelativePath(location) || !ResolvesInside(DirName(path), location)) {
       return InvalidArgument(path + ": initializer '" + t.name() + "': external data location '" +

@@ -94,11 +94,9 @@ graph::Result<Placement> Parse(const std::string& path, const yaml::Node& root) 
   bool placement_seen = false;
   GRAPH_ASSIGN_OR_RETURN(const std::vector<yaml::Entry> entries, root.Entries("top level"));
   for (const yaml::Entry& e : entries) {
-    const std::map<std::string, std::string*> strings = {{"model", &p.model},
-                                                         {"model_digest", &p.model_digest},
-                                                         {"devices", &p.devices},
-                                                         {"method", &p.method},
-                                                         {"devices_digest", &p.devices_digest}};
+    const std::map<std::string, std::string*> strings = {
+        {"model", &p.model},   {"model_digest", &p.model_digest},     {"devices", &p.devices},
+        {"method", &p.method}, {"devices_digest", &p.devices_digest}, {"optimizer", &p.optimizer}};
     if (auto it = strings.find(e.key); it != strings.end()) {
       GRAPH_RETURN_IF_ERROR(ReadString(e, it->second));
     } else if (e.key == "measured_step_s") {
@@ -149,7 +147,7 @@ Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device
 Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
                         const std::string& model_digest, const std::string& devices_path,
                         const cluster::Cluster& c, const std::string& method,
-                        const std::vector<int>& device_of_node) {
+                        const std::vector<int>& device_of_node, const std::string& optimizer) {
   Placement p;
   p.model = model_path;
   p.model_digest = model_digest;
@@ -160,6 +158,7 @@ Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
     p.ops.emplace_back(g.node(i).name, c.devices[device_of_node[i]].name);
   }
   p.inputs = InputShapes(g);
+  p.optimizer = optimizer;
   return p;
 }
 
@@ -187,6 +186,13 @@ std::string InputShapesNote(const Placement& p, const graph::Graph& g, const std
   if (differ.empty()) return "";
   return "note: " + source + " was made at other input shapes (" + differ +
          "): every op is placed, but the placement was found for another step";
+}
+
+std::string OptimizerNote(const Placement& p, const std::string& optimizer,
+                          const std::string& source) {
+  if (p.optimizer.empty() || p.optimizer == optimizer) return "";
+  return "note: " + source + " was made for --optimizer " + p.optimizer + " (" + optimizer +
+         " here): every op is placed, but the placement was found for another step";
 }
 
 graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
@@ -391,7 +397,8 @@ graph::Status WritePlacement(const std::string& path, const Placement& p) {
                                {"model_digest", p.model_digest},
                                {"devices", p.devices},
                                {"devices_digest", p.devices_digest},
-                               {"method", p.method}}) {
+                               {"method", p.method},
+                               {"optimizer", p.optimizer}}) {
     if (!v.empty()) w.Pair(key, v);
   }
   w.DoublePrecision(9);

@@ -37,6 +37,10 @@ struct Placement {
   // imported at other --input-shape sizes digests otherwise, and the refusal
   // then says which input differs. Empty in files written before 2026-11-30.
   std::vector<std::pair<std::string, std::string>> inputs;
+  // The optimizer of the training step it was found for (--optimizer: sgd or
+  // momentum, whose accumulators change the step); empty in files written
+  // before 2026-11-30 and in hand-written ones.
+  std::string optimizer;
 };
 
 // Digest of a model's graph, independent of its file format (TF.js, .pb, .pbtxt
@@ -50,17 +54,24 @@ std::string ModelDigest(const graph::Graph& g);
 // used at batch 32: valid, since every op is placed, but found for another step).
 std::string InputShapesNote(const Placement& p, const graph::Graph& g, const std::string& source);
 
+// "" when `p` was made for `optimizer`'s training step (or does not say); else
+// one line naming both (valid, as the optimizer's accumulators follow their
+// parameter, but its recorded step times are another step's).
+std::string OptimizerNote(const Placement& p, const std::string& optimizer,
+                          const std::string& source);
+
 // Every op of `g` on `device`.
 Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device);
 
 // A placement of `g` on `c` (`device_of_node` indexes c.devices) made by `method`,
 // naming the model and devices files it is for; `model_digest` is ModelDigest(g),
-// which callers that write many placements of one graph compute once. Step
-// times and search statistics are the caller's to fill.
+// which callers that write many placements of one graph compute once; `optimizer`
+// that of the training step it was found for. Step times and search statistics
+// are the caller's to fill.
 Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
                         const std::string& model_digest, const std::string& devices_path,
                         const cluster::Cluster& c, const std::string& method,
-                        const std::vector<int>& device_of_node);
+                        const std::vector<int>& device_of_node, const std::string& optimizer);
 
 // Parses the file; checks syntax and types only.
 graph::Result<Placement> ReadPlacement(const std::string& path);

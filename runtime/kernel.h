@@ -75,7 +75,10 @@ extern const KernelEntry kArrayKernels[];
 extern const KernelEntry kShapeKernels[];
 
 // Helpers shared by kernel files.
-at::ScalarType ToTorch(graph::DType t);  // kInvalid -> at::kFloat is never returned: asserts
+// Whether `t` has a LibTorch type (strings, complex and quantized types do not):
+// a model's input or variable of another type is refused, not run.
+bool HasTorchType(graph::DType t);
+at::ScalarType ToTorch(graph::DType t);  // HasTorchType(t) or it asserts
 graph::DType FromTorch(at::ScalarType t);
 // NHWC <-> NCHW views (no copy).
 inline at::Tensor NhwcToNchw(const at::Tensor& t) { return t.permute({0, 3, 1, 2}); }

@@ -55,6 +55,24 @@ std::vector<std::string> KernelOps() {
   return ops;
 }
 
+bool HasTorchType(graph::DType t) {
+  switch (t) {
+    case graph::DType::kFloat:
+    case graph::DType::kDouble:
+    case graph::DType::kHalf:
+    case graph::DType::kBFloat16:
+    case graph::DType::kInt32:
+    case graph::DType::kInt64:
+    case graph::DType::kInt16:
+    case graph::DType::kInt8:
+    case graph::DType::kUInt8:
+    case graph::DType::kBool:
+      return true;
+    default:
+      return false;
+  }
+}
+
 at::ScalarType ToTorch(graph::DType t) {
   switch (t) {
     case graph::DType::kFloat:

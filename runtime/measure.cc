@@ -8,6 +8,7 @@
 
 #include "graph/summary.h"
 #include "runtime/kernel.h"
+#include "runtime/torch_status.h"
 
 namespace runtime {
 
@@ -54,10 +55,20 @@ graph::Result<std::map<std::string, at::Tensor>> RandomFeeds(const graph::Graph&
       return graph::InvalidArgument("placeholder '" + n.name +
                                     "' has no static shape to make a feed of (give --batch)");
     }
+    if (!HasTorchType(n.output_dtypes[0])) {
+      return graph::Unimplemented("placeholder '" + n.name + "' is of type " +
+                                  graph::DTypeName(n.output_dtypes[0]) + ", which cannot be fed");
+    }
     const at::ScalarType type = ToTorch(n.output_dtypes[0]);
     const std::vector<int64_t>& dims = n.output_shapes[0].dims();
-    feeds[n.name] = at::isFloatingType(type) ? at::rand(dims, gen, at::TensorOptions().dtype(type))
-                                             : at::zeros(dims, at::TensorOptions().dtype(type));
+    // A batch too large for the host fails here, before any step: said, not thrown.
+    GRAPH_RETURN_IF_ERROR(Catching(
+        [&] { return "placeholder '" + n.name + "' of shape " + n.output_shapes[0].ToString(); },
+        [&] {
+          feeds[n.name] = at::isFloatingType(type)
+                              ? at::rand(dims, gen, at::TensorOptions().dtype(type))
+                              : at::zeros(dims, at::TensorOptions().dtype(type));
+        }));
   }
   return feeds;
 }

@@ -9,6 +9,7 @@
 
 #include "runtime/flush_denormals.h"
 #include "runtime/kernel.h"
+#include "runtime/torch_status.h"
 
 namespace runtime {
 
@@ -26,11 +27,18 @@ graph::Result<at::Tensor> ToAten(const graph::Tensor& t) {
     return graph::Unimplemented("constants of type " + graph::DTypeName(t.dtype()) +
                                 " have no tensor form");
   }
-  at::Tensor out = at::empty(t.shape().dims(), at::TensorOptions().dtype(ToTorch(t.dtype())));
-  if (t.byte_size() != static_cast<int64_t>(out.nbytes())) {
+  // The bytes held must be the shape's before anything is allocated: a
+  // corrupt constant may declare a shape no host could hold.
+  const int64_t size = graph::DTypeSize(t.dtype()), n = t.num_elements();
+  if (!HasTorchType(t.dtype()) || n < 0 || t.byte_size() % size || n != t.byte_size() / size) {
     return graph::InvalidArgument("constant holds " + std::to_string(t.byte_size()) +
-                                  " bytes for shape " + t.shape().ToString());
+                                  " bytes for shape " + t.shape().ToString() + " of type " +
+                                  graph::DTypeName(t.dtype()));
   }
+  at::Tensor out;
+  GRAPH_RETURN_IF_ERROR(Catching(
+      [&] { return "constant of shape " + t.shape().ToString(); },
+      [&] { out = at::empty(t.shape().dims(), at::TensorOptions().dtype(ToTorch(t.dtype()))); }));
   if (out.nbytes() > 0) std::memcpy(out.data_ptr(), t.bytes().data(), out.nbytes());
   return out;
 }
@@ -55,14 +63,26 @@ graph::Result<ReferenceExecutor> ReferenceExecutor::Create(const graph::Graph& g
       const graph::AttrValue* v = n.attr("value");
       const graph::Tensor* t = v ? v->get<graph::Tensor>() : nullptr;
       if (!t) return graph::InvalidArgument("Const '" + n.name + "' has no value");
-      GRAPH_ASSIGN_OR_RETURN(at::Tensor value, ToAten(*t));
-      ex.state_[id] = value;
+      auto value = ToAten(*t);
+      if (!value.ok()) {
+        return graph::Status(value.status().code(),
+                             "Const '" + n.name + "': " + value.status().message());
+      }
+      ex.state_[id] = *value;
     } else if (n.op == "VariableV2" || n.op == "Variable") {
       if (n.num_outputs() == 0 || !n.output_shapes[0].FullyDefined()) {
         return graph::InvalidArgument("variable '" + n.name + "' needs a static shape");
       }
-      ex.state_[id] = at::zeros(n.output_shapes[0].dims(),
-                                at::TensorOptions().dtype(ToTorch(n.output_dtypes[0])));
+      if (!HasTorchType(n.output_dtypes[0])) {
+        return graph::Unimplemented("variable '" + n.name + "' is of type " +
+                                    graph::DTypeName(n.output_dtypes[0]));
+      }
+      GRAPH_RETURN_IF_ERROR(Catching(
+          [&] { return "variable '" + n.name + "' of shape " + n.output_shapes[0].ToString(); },
+          [&] {
+            ex.state_[id] = at::zeros(n.output_shapes[0].dims(),
+                                      at::TensorOptions().dtype(ToTorch(n.output_dtypes[0])));
+          }));
     }
   }
   return ex;

@@ -38,8 +38,11 @@ std::string FirstLine(const std::string& s) {
 // belongs to something else, which accepted and then closed): nothing here can
 // catch it, and the process ended in std::terminate with a raw "terminate
 // called after throwing" line. The rank stops with one line naming the store.
+// An exception left uncaught on the rank's own (main) thread is not the
+// store's: it is named as what it is.
 std::string g_store_address;  // set before the first store connects
 int g_rank = -1;
+std::thread::id g_main_thread;
 [[noreturn]] void StoreThreadDied() {
   std::string what = "an unknown error";
   if (std::exception_ptr e = std::current_exception()) {
@@ -50,10 +53,14 @@ int g_rank = -1;
     } catch (...) {
     }
   }
-  std::fprintf(stderr,
-               "trainer train: rank %d: the connection to the rendezvous store at %s broke "
-               "(c10d: %s)\n",
-               g_rank, g_store_address.c_str(), what.c_str());
+  if (std::this_thread::get_id() == g_main_thread) {
+    std::fprintf(stderr, "trainer train: rank %d: internal error: %s\n", g_rank, what.c_str());
+  } else {
+    std::fprintf(stderr,
+                 "trainer train: rank %d: the connection to the rendezvous store at %s broke "
+                 "(c10d: %s)\n",
+                 g_rank, g_store_address.c_str(), what.c_str());
+  }
   std::fflush(stderr);
   std::_Exit(1);
 }
@@ -236,6 +243,7 @@ graph::Result<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(const Rendezv
   impl->live = std::make_shared<Liveness>();
   g_store_address = impl->store_address();
   g_rank = r.rank;
+  g_main_thread = std::this_thread::get_id();
   std::set_terminate(StoreThreadDied);
   c10d::TCPStoreOptions o;
   o.port = static_cast<uint16_t>(r.master_port);

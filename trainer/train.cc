@@ -14,6 +14,7 @@
 #include "graph/zoo.h"
 #include "placement/placement.h"
 #include "runtime/reference_executor.h"
+#include "runtime/torch_status.h"
 #include "trainer/checkpoint.h"
 
 namespace trainer {
@@ -180,8 +181,17 @@ graph::Result<double> TestAccuracy(const graph::Graph& forward, const std::strin
     GRAPH_RETURN_IF_ERROR(batches->Test(k, &f));
     std::vector<at::Tensor> out;
     GRAPH_RETURN_IF_ERROR(ex.Run(f, {logits}, &out));
-    correct += out[0].argmax(1).eq(f["labels"].to(at::kLong)).sum().item<int64_t>();
-    seen += f["labels"].size(0);
+    // A model whose logits are not [batch, classes] fails here, said in one
+    // line naming the node (thrown, it ended the rank after an interval's training).
+    GRAPH_RETURN_IF_ERROR(runtime::Catching(
+        [&] {
+          return "test accuracy from '" + logits + "' of shape " + c10::str(out[0].sizes()) +
+                 " against labels of shape " + c10::str(f["labels"].sizes());
+        },
+        [&] {
+          correct += out[0].argmax(1).eq(f["labels"].to(at::kLong)).sum().item<int64_t>();
+          seen += f["labels"].size(0);
+        }));
   }
   return seen ? static_cast<double>(correct) / seen : 0.0;
 }

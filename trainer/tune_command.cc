@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 #include <regex>
+#include <sstream>
 
 #include "data/fashion_mnist.h"
 #include "frontend/args.h"
@@ -56,6 +57,30 @@ double Number(const std::string& text, const std::string& key) {
   return std::atof(m[1].str().c_str());
 }
 
+// `s` as one word for sh: in single quotes, each ' written as '\''. A path
+// with an apostrophe broke the command, and one with more could run others.
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Why a run failed, from its log at `path`: the first line that is not
+// launch's own about its ranks (the failing rank's reason), else the last
+// line (a rank killed without a word), or what kept the log from being read.
+std::string FailureLine(const std::string& path) {
+  auto text = graph::ReadFile(path);
+  if (!text.ok()) return text.status().message();
+  std::istringstream lines(*text);
+  std::string line, last = "(no output)";
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    if (line.rfind("trainer launch: rank ", 0) != 0) return line;
+    last = line;
+  }
+  return last;
+}
+
 struct Child {
   std::string exe, model, dir, data_dir;
   int64_t nproc = 2, batch = 64;
@@ -66,10 +91,11 @@ struct Child {
   std::string Run(const std::string& what, const std::string& flags) {
     std::string report = dir + "/report.json", log = dir + "/child.log";
     std::remove(report.c_str());
-    std::string cmd = "'" + exe + "' launch --nproc " + std::to_string(nproc) + " train '" + model +
-                      "' --batch " + std::to_string(batch) +
-                      (data_dir.empty() ? "" : " --data-dir '" + data_dir + "'") +
-                      " --quiet --report '" + report + "' " + flags + " >'" + log + "' 2>&1";
+    std::string cmd = ShellQuote(exe) + " launch --nproc " + std::to_string(nproc) + " train " +
+                      ShellQuote(model) + " --batch " + std::to_string(batch) +
+                      (data_dir.empty() ? "" : " --data-dir " + ShellQuote(data_dir)) +
+                      " --quiet --report " + ShellQuote(report) + " " + flags + " >" +
+                      ShellQuote(log) + " 2>&1";
     auto t0 = std::chrono::steady_clock::now();
     int rc = std::system(cmd.c_str());
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -84,9 +110,8 @@ struct Child {
       return "";
     }
     if (rc != 0 || !json.ok()) {
-      auto text = graph::ReadFile(log);
-      std::string tail = text.ok() ? text->substr(text->size() > 400 ? text->size() - 400 : 0) : "";
-      std::cerr << frontend::MessagePrefix(kSpec) << what << " failed: " << tail << "\n";
+      std::cerr << frontend::MessagePrefix(kSpec) << what << " failed: " << FailureLine(log) << " ("
+                << log << " has the run's output)\n";
       return "";
     }
     return *json;
@@ -116,9 +141,9 @@ std::vector<Probe> RunProbes(Child* child, const std::vector<TuneConfig>& candid
                   c.momentum);
     list += b;
   }
-  std::string json =
-      child->Run("the probes", "--probe " + list + " --probe-steps " + std::to_string(steps) +
-                                   (resume ? " --checkpoint '" + ckpt + "' --resume" : ""));
+  std::string json = child->Run(
+      "the probes", "--probe " + list + " --probe-steps " + std::to_string(steps) +
+                        (resume ? " --checkpoint " + ShellQuote(ckpt) + " --resume" : ""));
   std::vector<Probe> probes;
   std::regex item(
       "\\{\"groups\": ([0-9]+), \"lr\": ([-0-9.e+]+), \"momentum\": ([-0-9.e+]+), "
@@ -263,9 +288,9 @@ bool TrainEpoch(Child* child, const TuneFlags& f, int64_t e, const std::string& 
   p->choices += (p->choices.empty() ? "\"" : ", \"") + Describe(p->chosen) + "\"";
   std::string json =
       child->Run("training epoch " + std::to_string(e + 1) + " with " + Describe(p->chosen),
-                 ConfigFlags(p->chosen) + " --epochs " + std::to_string(e + 1) + " --checkpoint '" +
-                     ckpt + "'" + (e > 0 ? " --resume" : "") + " --log-every 0 --eval-every " +
-                     std::to_string(f.eval_every) +
+                 ConfigFlags(p->chosen) + " --epochs " + std::to_string(e + 1) + " --checkpoint " +
+                     ShellQuote(ckpt) + (e > 0 ? " --resume" : "") +
+                     " --log-every 0 --eval-every " + std::to_string(f.eval_every) +
                      (f.target > 0 ? " --target-accuracy " + std::to_string(f.target) : ""));
   if (json.empty()) return false;
   std::regex eval("\\{\"step\": ([0-9]+), \"train_s\": ([0-9.]+), \"accuracy\": ([0-9.]+)\\}");
@@ -286,13 +311,16 @@ bool TrainEpoch(Child* child, const TuneFlags& f, int64_t e, const std::string& 
   return true;
 }
 
-// --report's JSON.
+// --report's JSON. time_to_target_s is null without a target or before it was
+// reached (a number there would read as a time).
 graph::Status WriteReport(const std::string& path, const TuneProgress& p) {
+  char reached[32] = "null";
+  if (p.reached_at >= 0) std::snprintf(reached, sizeof reached, "%.4f", p.reached_at);
   char b[256];
   std::snprintf(b, sizeof b,
                 "{\"train_s\": %.4f, \"tune_s\": %.4f, \"accuracy\": %.5f, "
-                "\"time_to_target_s\": %.4f, \"choices\": [",
-                p.train_s, p.tune_s, p.accuracy, p.reached_at);
+                "\"time_to_target_s\": %s, \"choices\": [",
+                p.train_s, p.tune_s, p.accuracy, reached);
   return graph::WriteFileAtomic(path, b + p.choices + "]}\n");
 }
 

@@ -26,6 +26,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// What an Evaluate request may ask of real devices: `planner search --steps`
+// takes 1..10000 timed steps; its warm-up is 2.
+constexpr int kMaxWarmup = 1000;
+constexpr int kMaxSteps = 10000;
+
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -146,6 +151,16 @@ class Evaluator {
     const bool real = request.mode() == wire::pb::REAL;
     if (!real && request.mode() != wire::pb::SIM) {
       *st = graph::InvalidArgument("request names no evaluation mode");
+      return {};
+    }
+    // A peer's numbers, not ours: a negative warm-up measured no step, and
+    // billions of steps would hold the host's measurement lock for ever.
+    if (real && (request.warmup() < 0 || request.warmup() > kMaxWarmup || request.steps() < 1 ||
+                 request.steps() > kMaxSteps)) {
+      *st = graph::InvalidArgument("request asks " + std::to_string(request.warmup()) +
+                                   " warm-up and " + std::to_string(request.steps()) +
+                                   " timed steps (0.." + std::to_string(kMaxWarmup) + " and 1.." +
+                                   std::to_string(kMaxSteps) + " are served)");
       return {};
     }
     std::unique_ptr<planner::rewards::RewardSource>& source = real ? m.real : m.sim;

@@ -17,6 +17,7 @@
 #include "graph/shape_inference.h"
 #include "graph/status.h"
 #include "graph/training.h"
+#include "planner/rewards/confirm.h"
 #include "planner/rewards/reward.h"
 
 namespace planner::job {
@@ -28,6 +29,9 @@ struct BaselineJobOptions {
   std::string method = "all";     // a baseline's name (single:DEVICE, expert, ...) or all
   std::string reward = "sim";     // sim or real
   int steps = 5;                  // real rewards: timed steps per placement
+  // Real rewards: the three fastest distinct baselines are measured this many
+  // times more, rotated, and each one's median decides (rewards/confirm.h; 0: one draw).
+  int rounds = 3;
   std::string profile_path;       // op and link costs; empty: real devices profiled into...
   std::string profile_cache_dir;  // ...this cache (empty: the default place; "off": never)
   // Outputs of the fastest baseline; empty: not written.
@@ -35,11 +39,9 @@ struct BaselineJobOptions {
   std::FILE* log = stdout;  // null: silent
 };
 
-struct BaselineRun {
-  std::string method;
-  std::vector<int> device_of_node;  // of the forward graph
-  rewards::Evaluation evaluation;
-};
+// A baseline's method, placement and evaluation (with real rewards, the
+// median of its measurements when it was among the fastest).
+using BaselineRun = rewards::Measurement;
 
 struct BaselineJobResult {
   std::vector<BaselineRun> ran;  // in BaselineMethods' order; skipped ones left out

@@ -551,7 +551,7 @@ placement::Placement Session::PlacementOf(const search::BestPlacement& b, double
                                           int iterations) const {
   placement::Placement p = placement::MakePlacement(
       options.model_path, forward(), identity.model_digest, options.devices_path, cluster(),
-      FileMethod(b.method), b.device_of_node);
+      FileMethod(b.method), b.device_of_node, options.training.optimizer);
   if (b.device_of_node.size() > static_cast<size_t>(forward().size())) {
     const graph::Graph& training = setup->training.graph;
     p.gradients_apart =

@@ -9,8 +9,10 @@
 #include "frontend/args.h"
 #include "frontend/stop_signals.h"
 #include "planner/baselines/baselines.h"
+#include "planner/job/log.h"
 #include "planner/job/patience.h"
 #include "planner/job/search_session.h"
+#include "planner/rewards/confirm.h"
 #include "planner/sources/registry.h"
 #include "sim/statistics.h"
 
@@ -415,59 +417,6 @@ graph::Status ClimbLast(const Session& s, const Run& run, const std::optional<Cl
   return search.Save(s.options.checkpoint_path, s.identity);
 }
 
-struct Measured {
-  baselines::BaselinePlacement placement;
-  rewards::Evaluation evaluation;
-};
-
-// Real rewards: each of the kConfirmedBaselines fastest distinct placements is
-// measured `rounds` times more on the hardware, in an order rotated each round
-// so that the machine's drift falls on all alike, and keeps the median of all
-// its measurements, in `ran` and in the memo. Says what it measured.
-void ConfirmFastest(const Session& s, int rounds, std::vector<Measured>* ran) {
-  constexpr size_t kConfirmedBaselines = 3;
-  std::vector<size_t> order;  // the first of each distinct placement, fastest first
-  for (size_t i = 0; i < ran->size(); ++i) {
-    if (!(*ran)[i].evaluation.status.ok()) continue;
-    bool seen = false;
-    for (size_t j : order)
-      seen |= (*ran)[j].placement.device_of_node == (*ran)[i].placement.device_of_node;
-    if (!seen) order.push_back(i);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return (*ran)[a].evaluation.step_s < (*ran)[b].evaluation.step_s;
-  });
-  if (order.size() > kConfirmedBaselines) order.resize(kConfirmedBaselines);
-  if (order.size() < 2 || rounds <= 0) return;
-  std::vector<std::vector<double>> times(order.size());
-  for (size_t k = 0; k < order.size(); ++k) times[k].push_back((*ran)[order[k]].evaluation.step_s);
-  for (int r = 0; r < rounds && !StopRequested(); ++r) {
-    for (size_t j = 0; j < order.size(); ++j) {
-      const size_t k = (j + r) % order.size();
-      rewards::Evaluation e = s.hardware->Evaluate((*ran)[order[k]].placement.device_of_node);
-      if (e.status.ok()) times[k].push_back(e.step_s);
-    }
-  }
-  std::string said;
-  for (size_t k = 0; k < order.size(); ++k) {
-    const Measured& first = (*ran)[order[k]];
-    const double median = sim::Median(times[k]);
-    const auto [lo, hi] = std::minmax_element(times[k].begin(), times[k].end());
-    char range[64];
-    std::snprintf(range, sizeof range, " [%.3f..%.3f]", 1e3 * *lo, 1e3 * *hi);
-    said += (k ? ", " : "") + first.placement.method + " " + frontend::FormatMs(median) + range;
-    rewards::Evaluation confirmed = first.evaluation;
-    confirmed.step_s = median;
-    if (s.memo) s.memo->Replace(first.placement.device_of_node, confirmed);
-    for (Measured& m : *ran) {
-      if (m.placement.device_of_node == first.placement.device_of_node) m.evaluation = confirmed;
-    }
-  }
-  Say(s.log(),
-      "  measured again (%d rounds, the %zu fastest; median [range] of each one's %zu): %s\n",
-      rounds, order.size(), times[0].size(), said.c_str());
-}
-
 }  // namespace
 
 // Every baseline for the devices (planner/baselines/baselines.h), evaluated on `reward`
@@ -478,7 +427,7 @@ BaselinesRun RunBaselines(const Session& s, const rewards::RewardSource& reward,
   const graph::Graph& forward = s.forward();
   const cluster::Cluster& c = s.cluster();
   BaselinesRun out;
-  std::vector<Measured> measured;
+  std::vector<rewards::Measurement> measured;
   const std::vector<std::string> methods = baselines::BaselineMethods(c);
   for (size_t i = 0; i < methods.size(); ++i) {
     const std::string& method = methods[i];
@@ -495,20 +444,27 @@ BaselinesRun RunBaselines(const Session& s, const rewards::RewardSource& reward,
     }
     rewards::Evaluation e = reward.Evaluate(made->device_of_node);
     Say(s.log(), "%s\n", baselines::DescribeBaseline(*made, e).c_str());
-    measured.push_back({std::move(*made), std::move(e)});
+    measured.push_back({made->method, std::move(made->device_of_node), std::move(e)});
   }
-  if (s.real_rewards()) ConfirmFastest(s, s.options.baseline_rounds, &measured);
-  for (const Measured& m : measured) {
+  if (s.real_rewards()) {
+    rewards::ConfirmOptions confirm;
+    confirm.rounds = s.options.baseline_rounds;
+    confirm.stop = frontend::StopOnSignals::flag();
+    const auto times =
+        rewards::ConfirmFastest(*s.hardware, confirm, &measured, s.memo ? &*s.memo : nullptr);
+    if (!times.empty()) Say(s.log(), "%s\n", DescribeConfirmed(confirm.rounds, times).c_str());
+  }
+  for (const rewards::Measurement& m : measured) {
     const rewards::Evaluation& e = m.evaluation;
     if (e.status.ok()) {
-      out.ran.push_back({m.placement.method, m.placement.device_of_node, e.step_s});
+      out.ran.push_back({m.method, m.device_of_node, e.step_s});
       if (!out.best || e.step_s < out.best->step_s) {
-        out.best = refine::RefineStart{m.placement.method, m.placement.device_of_node, e.step_s};
+        out.best = refine::RefineStart{m.method, m.device_of_node, e.step_s};
       }
     } else if (out.first_failure.ok()) {
       out.first_failure = e.status;
     }
-    search->Offer(m.placement.method, m.placement.device_of_node, e, 0);
+    search->Offer(m.method, m.device_of_node, e, 0);
   }
   return out;
 }

@@ -46,11 +46,16 @@ std::vector<std::string> ScopeOf(const std::string& name) {
   return parts;  // the last component is the op's own name, not a scope
 }
 
+constexpr double kLargestScopeNumber = 1e6;
+
 float TrailingNumber(const std::string& part) {
   size_t i = part.size();
   while (i > 0 && std::isdigit(static_cast<unsigned char>(part[i - 1]))) --i;
   if (i == part.size() || (i > 0 && part[i - 1] != '_')) return 0.0f;
-  return static_cast<float>(std::atof(part.c_str() + i));
+  // A layer's index, not any run of digits: 40 of them made inf, and the
+  // features NaN once divided by the largest.
+  const double v = std::atof(part.c_str() + i);
+  return v <= kLargestScopeNumber ? static_cast<float>(v) : 0.0f;
 }
 
 Scopes ReadScopes(const graph::Graph& g) {

@@ -330,6 +330,12 @@ TEST(PlannerCliTest, UnknownOptionAndUnknownCommandAreUsageErrors) {
   RunResult c = Planner("frobnicate");
   EXPECT_EQ(c.code, 2);
   EXPECT_EQ(c.err, "planner: unknown command 'frobnicate' (see planner --help)\n");
+  // The design brief's "planner worker | controller | ps": a controller is a search.
+  RunResult k = Planner("controller");
+  EXPECT_EQ(k.code, 2);
+  EXPECT_NE(k.err.find("a fleet's controller is planner search MODEL DEVICES --ps ENDPOINT"),
+            std::string::npos)
+      << k.err;
 }
 
 TEST(PlannerCliTest, EveryCommandHasHelp) {

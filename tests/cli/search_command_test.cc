@@ -727,7 +727,8 @@ TEST(SearchCommandTest, AProfileOfAnotherModelSaysThereIsNoClimbAndWhy) {
 
 TEST(SearchCommandTest, BadVerdictFlagsAreOneLineErrors) {
   for (const char* flags :
-       {"--rounds 0", "--significance 0", "--significance 0.7", "--significance x", "--rounds 4"}) {
+       {"--rounds 0", "--significance 0", "--significance 0.7", "--significance x", "--rounds 4",
+        "--baseline-rounds -1", "--baseline-rounds 101", "--baseline-rounds x"}) {
     RunResult r = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") + " " + flags);
     EXPECT_EQ(r.code, 2) << flags;
     EXPECT_EQ(Lines(r.err), 1) << flags << ": " << r.err;

@@ -67,6 +67,27 @@ TEST(SimulateCommandTest, APlacementMadeAtOtherInputShapesIsNoted) {
       << other.out;
 }
 
+// The file records the optimizer of the step it was found for; simulated with
+// the other one, the step differs from the file's figure, and the output says why.
+TEST(SimulateCommandTest, APlacementMadeForAnotherOptimizerIsNoted) {
+  const std::string placement = planner_test::ScratchDir() + "/emotion-momentum.yaml";
+  RunResult made = Planner("baseline --optimizer momentum " + Model("emotion") + " " +
+                           Config("k40-paper-2gpu") + " --method etf -o " + placement);
+  ASSERT_EQ(made.code, 0) << made.err;
+  EXPECT_NE(Slurp(placement).find("\noptimizer: momentum\n"), std::string::npos)
+      << Slurp(placement);
+  RunResult same = Planner("simulate --optimizer momentum " + Model("emotion") + " " +
+                           Config("k40-paper-2gpu") + " --placement " + placement);
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.out.find("note: "), std::string::npos) << same.out;
+  RunResult other = Planner("simulate " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                            " --placement " + placement);
+  ASSERT_EQ(other.code, 0) << other.err;
+  EXPECT_NE(other.out.find("note: " + placement + " was made for --optimizer momentum (sgd here)"),
+            std::string::npos)
+      << other.out;
+}
+
 // --steps counts --check's measured steps; alone it would do nothing, silently.
 TEST(SimulateCommandTest, StepsWithoutCheckIsAUsageError) {
   RunResult r = Planner("simulate --steps 5 " + Model("emotion") + " " + Config("k40-paper-2gpu"));

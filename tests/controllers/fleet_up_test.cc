@@ -102,8 +102,18 @@ TEST(FleetUp, AMissingModelIsRefusedLeavingNoRunDirectory) {
   RunResult r = Planner("fleet up local:1x1 " + Dir() + "/no-such-model.pb " +
                         Config("k40-paper-2gpu") + " --dir " + run);
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "planner fleet up: " + Dir() + "/no-such-model.pb: no such file\n");
+  EXPECT_EQ(r.err, "planner fleet up: " + Dir() +
+                       "/no-such-model.pb: cannot open: No such file or directory\n");
   EXPECT_FALSE(std::filesystem::exists(run));
+  // A directory (which passed the old check, std::filesystem::exists) or a
+  // path under a file is no model either: one line, before any process starts.
+  for (const std::string& model : {Dir(), Config("k40-paper-2gpu") + "/model.pb"}) {
+    r = Planner("fleet up local:1x1 " + model + " " + Config("k40-paper-2gpu") + " --dir " + run);
+    EXPECT_EQ(r.code, 1) << model;
+    EXPECT_EQ(Lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("planner fleet up: " + model + ": ", 0), 0u) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(run));
+  }
 }
 
 TEST(FleetUp, RunsServerControllersAndWorkersAndStopsThemAll) {

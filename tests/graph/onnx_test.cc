@@ -234,6 +234,19 @@ TEST(OnnxTest, ReadsExternalDataBesideTheModel) {
   auto outside = Import(m, dir + "/model.onnx");
   ASSERT_FALSE(outside.ok());
   EXPECT_NE(outside.status().message().find("inside the model's directory"), std::string::npos);
+
+  // An offset or length with anything but digits is corrupt (std::stoll read
+  // "4abc" as 4 and went on).
+  w->mutable_external_data(0)->set_value("weights.bin");
+  for (const char* bad : {"4abc", "-4", "", "99999999999999999999"}) {
+    w->mutable_external_data(1)->set_value(bad);
+    auto corrupt = Import(m, dir + "/model.onnx");
+    ASSERT_FALSE(corrupt.ok()) << bad;
+    EXPECT_NE(corrupt.status().message().find("initializer 'fc.weight' has a malformed offset '" +
+                                              std::string(bad) + "'"),
+              std::string::npos)
+        << corrupt.status().message();
+  }
 }
 
 TEST(OnnxTest, TruncatedAndCorruptFilesGiveOneLineErrors) {

@@ -47,6 +47,7 @@ TEST(PlacementTest, WrittenFileReadsBackTheSame) {
   p.devices_digest = Devices().digest;
   p.measured_step_s = 0.0125;
   p.search = {{"iterations", 40}, {"seconds", 12.5}};
+  p.optimizer = "momentum";
   std::string path = planner_test::ScratchDir() + "/roundtrip.yaml";
   ASSERT_TRUE(WritePlacement(path, p).ok());
   auto back = ReadPlacement(path);
@@ -56,9 +57,23 @@ TEST(PlacementTest, WrittenFileReadsBackTheSame) {
   EXPECT_EQ(back->method, "single:cpu0");
   EXPECT_DOUBLE_EQ(*back->measured_step_s, 0.0125);
   EXPECT_EQ(back->search, p.search);
+  EXPECT_EQ(back->optimizer, "momentum");
   EXPECT_TRUE(ValidatePlacement(*back, g, Devices(), path).ok());
   std::vector<int> dev = DeviceOfNode(*back, g, Devices());
   EXPECT_EQ(dev, (std::vector<int>{0, 0, 1}));
+}
+
+// The optimizer's accumulators follow their parameter, so a placement found
+// for one optimizer places the other's step too, but its times are another
+// step's: said, not refused; a file that does not record it says nothing.
+TEST(PlacementTest, AnotherOptimizerIsNotedAndAnUnrecordedOneIsNot) {
+  Placement p = SingleDevicePlacement(Model(), "cpu0");
+  EXPECT_EQ(OptimizerNote(p, "momentum", "p.yaml"), "");
+  p.optimizer = "sgd";
+  EXPECT_EQ(OptimizerNote(p, "sgd", "p.yaml"), "");
+  EXPECT_EQ(OptimizerNote(p, "momentum", "p.yaml"),
+            "note: p.yaml was made for --optimizer sgd (momentum here): every op is placed, but "
+            "the placement was found for another step");
 }
 
 TEST(PlacementTest, ModelDigestIgnoresTheFileFormat) {

@@ -7,6 +7,7 @@
 
 #include "graph/graphdef.h"
 #include "graph/models.h"
+#include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "runtime/reference_executor.h"
 #include "tests/runtime/test_util.h"
@@ -184,6 +185,23 @@ TEST(ExecutorTest, DenormalResultsAreFlushedToZeroAsTensorFlowDoes) {
   }
   EXPECT_EQ(want[0][0].item<float>(), 0.0f) << "the reference executor";
   EXPECT_FLOAT_EQ(want[0][1].item<float>(), 1e-20f);
+}
+
+// A variable of a shape no host can hold fails where the executor is made,
+// naming the variable (LibTorch's allocator throws; uncaught, that ended the
+// process).
+TEST(ExecutorTest, AVariableTooLargeForTheHostIsNamed) {
+  auto g = graph::ParseTextGraphDef(
+      "node { name: 'emb' op: 'VariableV2' attr { key: 'dtype' value { type: DT_FLOAT } } "
+      "attr { key: 'shape' value { shape { dim { size: 1099511627776 } dim { size: 512 } } } } }",
+      "m.pbtxt");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  graph::InferShapes(*g);
+  auto ref = ReferenceExecutor::Create(*g);
+  ASSERT_FALSE(ref.ok());
+  EXPECT_NE(ref.status().message().find("variable 'emb' of shape [1099511627776,512]: "),
+            std::string::npos)
+      << ref.status().message();
 }
 
 TEST(ExecutorTest, UnfedPlaceholderIsAnError) {

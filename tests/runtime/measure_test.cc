@@ -5,7 +5,9 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include "graph/graphdef.h"
 #include "graph/models.h"
+#include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "tests/runtime/test_util.h"
 
@@ -81,6 +83,37 @@ TEST(MeasureTest, PlaceholderWithoutStaticShapeIsNamed) {
   ASSERT_FALSE(feeds.ok());
   EXPECT_NE(feeds.status().message().find("placeholder 'x' has no static shape"),
             std::string::npos);
+}
+
+// A batch no host can hold (4 TiB of floats here) is an error naming the
+// input, returned before any step: LibTorch's allocator throws, and uncaught
+// that ended the process.
+TEST(MeasureTest, AFeedTooLargeForTheHostIsNamedNotThrown) {
+  auto g = graph::ParseTextGraphDef(
+      "node { name: 'images' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+      "attr { key: 'shape' value { shape { dim { size: 1099511627776 } } } } }",
+      "m.pbtxt");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  graph::InferShapes(*g);
+  auto feeds = RandomFeeds(*g, 1);
+  ASSERT_FALSE(feeds.ok());
+  EXPECT_NE(feeds.status().message().find("placeholder 'images' of shape [1099511627776]: "),
+            std::string::npos)
+      << feeds.status().message();
+}
+
+// ONNX allows string inputs; LibTorch has no such tensor. Refused by name
+// (before, an assert compiled out of release builds fed floats instead).
+TEST(MeasureTest, AStringPlaceholderIsRefusedByName) {
+  auto g = graph::ParseTextGraphDef(
+      "node { name: 'text' op: 'Placeholder' attr { key: 'dtype' value { type: DT_STRING } } "
+      "attr { key: 'shape' value { shape { dim { size: 2 } } } } }",
+      "m.pbtxt");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  graph::InferShapes(*g);
+  auto feeds = RandomFeeds(*g, 1);
+  ASSERT_FALSE(feeds.ok());
+  EXPECT_EQ(feeds.status().message(), "placeholder 'text' is of type string, which cannot be fed");
 }
 
 TEST(MeasureTest, MeasuresTheTimedStepsAndEveryDeviceOfATwoDevicePlacement) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "graph/file_util.h"
@@ -31,6 +32,29 @@ TEST(TuneCommandTest, ProbesChoosesTrainsAndReports) {
   auto json = graph::ReadFile(report);
   ASSERT_TRUE(json.ok());
   EXPECT_NE(json->find("\"choices\": [\"groups "), std::string::npos) << *json;
+  // No --target-accuracy: no time to it, not a negative one.
+  EXPECT_NE(json->find("\"time_to_target_s\": null,"), std::string::npos) << *json;
+}
+
+// A path with an apostrophe is one word to the runs tune starts (it broke
+// their shell command before), and a failed run is said in one line naming
+// its log, not 400 raw bytes of it.
+TEST(TuneCommandTest, AnApostropheInAPathReachesTheRunAndAFailureIsOneLine) {
+  const std::string dir = planner_test::ScratchDir() + "/tune bob's";
+  const std::string model = dir + "/bob's model.onnx";
+  const std::string err = planner_test::ScratchDir() + "/tune-apostrophe.err";
+  int rc = std::system((std::string(TRAINER_BIN) + " tune \"" + model +
+                        "\" --nproc 2 --epochs 1 --batch 32 --probe-steps 5 --dir \"" + dir +
+                        "\" >/dev/null 2>\"" + err + "\"")
+                           .c_str());
+  EXPECT_NE(WEXITSTATUS(rc), 0);
+  auto out = graph::ReadFile(err);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(std::count(out->begin(), out->end(), '\n'), 1) << *out;
+  EXPECT_NE(out->find("the probes failed: "), std::string::npos) << *out;
+  EXPECT_NE(out->find(model), std::string::npos)
+      << "the run's own reason names the model: " << *out;
+  EXPECT_NE(out->find("(" + dir + "/child.log has the run's output)"), std::string::npos) << *out;
 }
 
 TEST(TuneCommandTest, WithoutRanksItSaysWhatIsMissing) {

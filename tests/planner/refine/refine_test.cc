@@ -512,8 +512,8 @@ TEST(RefineTest, GradientsApartRunWhereNoForwardPlacementCanPutThem) {
   ASSERT_FALSE(listed.empty());
   // What a placement file lists is what was climbed: the training graph's
   // devices from it match the climb's.
-  placement::Placement p =
-      placement::MakePlacement("softmax.pbtxt", s.g, "", "", s.c, "climb", with.device_of_node);
+  placement::Placement p = placement::MakePlacement("softmax.pbtxt", s.g, "", "", s.c, "climb",
+                                                    with.device_of_node, "sgd");
   p.gradients_apart = listed;
   auto devices = placement::TrainingDevices(p, s.t.graph, s.g, s.c, "p.yaml");
   ASSERT_TRUE(devices.ok()) << devices.status().message();
