@@ -433,6 +433,36 @@ TEST(TrainCommandTest, ABatchTheModelCannotTakeIsRefusedNamingTheInput) {
   EXPECT_NE(out.find("1 steps, 4 images"), std::string::npos) << out;
 }
 
+// Test accuracy is the argmax over a [batch, classes] 'logits': one of rank 1
+// threw inside LibTorch after an interval's training, and the rank's terminate
+// handler blamed the rendezvous store. Now one line names the node and shapes.
+TEST(TrainCommandTest, LogitsThatAreNotBatchByClassesAreNamedWithTheirShape) {
+  const std::string model = Tmp("rank1_logits.pbtxt");
+  std::ofstream(model)
+      << "node { name: 'images' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+         "attr { key: 'shape' value { shape { dim { size: -1 } dim { size: 28 } dim { size: 28 } "
+         "dim { size: 1 } } } } }\n"
+         "node { name: 'labels' op: 'Placeholder' attr { key: 'dtype' value { type: DT_INT32 } } "
+         "attr { key: 'shape' value { shape { dim { size: -1 } } } } }\n"
+         "node { name: 'w' op: 'VariableV2' attr { key: 'dtype' value { type: DT_FLOAT } } "
+         "attr { key: 'shape' value { shape { dim { size: 1 } } } } }\n"
+         "node { name: 'scaled' op: 'Mul' input: 'images' input: 'w' "
+         "attr { key: 'T' value { type: DT_FLOAT } } }\n"
+         "node { name: 'axes' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+         "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 3 } } "
+         "int_val: 1 int_val: 2 int_val: 3 } } } }\n"
+         "node { name: 'logits' op: 'Sum' input: 'scaled' input: 'axes' "
+         "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'Tidx' value { type: DT_INT32 } } "
+         "attr { key: 'keep_dims' value { b: false } } }\n";
+  std::string out;
+  EXPECT_EQ(Shell(kTrainer + " train " + model + " --steps 2 --log-every 0 --batch 16", &out), 1)
+      << out;
+  EXPECT_NE(out.find("test accuracy from 'logits' of shape [16] against labels of shape [16]: "),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("rendezvous store"), std::string::npos) << out;
+}
+
 TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
   std::string out;
   // A name no flag takes is a usage error, as a number out of range is (it
