@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
 namespace graph {
 
@@ -22,18 +23,24 @@ Result<std::string> ReadFile(const std::string& path) {
     return IoError(path + ": is not a regular file");
   }
   std::string data;
-  data.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return IoError(path + ": read failed: " + std::strerror(err));
+  try {  // a file larger than memory (a data set given as the model) is said, not thrown
+    data.reserve(static_cast<size_t>(st.st_size));
+    for (;;) {
+      ssize_t n = ::read(fd, buf, sizeof(buf));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::close(fd);
+        return IoError(path + ": read failed: " + std::strerror(err));
+      }
+      if (n == 0) break;
+      data.append(buf, static_cast<size_t>(n));
     }
-    if (n == 0) break;
-    data.append(buf, static_cast<size_t>(n));
+  } catch (const std::exception&) {  // std::bad_alloc, std::length_error
+    ::close(fd);
+    return Status(StatusCode::kOutOfMemory, path + ": " + std::to_string(st.st_size) +
+                                                " bytes, more than this process can hold");
   }
   ::close(fd);
   return data;
