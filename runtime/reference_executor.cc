@@ -23,14 +23,14 @@ bool IsSource(const std::string& op) {
 }  // namespace
 
 graph::Result<at::Tensor> ToAten(const graph::Tensor& t) {
-  if (t.dtype() == graph::DType::kString || graph::DTypeSize(t.dtype()) == 0) {
+  if (!HasTorchType(t.dtype())) {
     return graph::Unimplemented("constants of type " + graph::DTypeName(t.dtype()) +
                                 " have no tensor form");
   }
   // The bytes held must be the shape's before anything is allocated: a
   // corrupt constant may declare a shape no host could hold.
   const int64_t size = graph::DTypeSize(t.dtype()), n = t.num_elements();
-  if (!HasTorchType(t.dtype()) || n < 0 || t.byte_size() % size || n != t.byte_size() / size) {
+  if (n < 0 || t.byte_size() % size || n != t.byte_size() / size) {
     return graph::InvalidArgument("constant holds " + std::to_string(t.byte_size()) +
                                   " bytes for shape " + t.shape().ToString() + " of type " +
                                   graph::DTypeName(t.dtype()));

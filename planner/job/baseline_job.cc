@@ -94,7 +94,7 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
     rewards::ConfirmOptions confirm;
     confirm.rounds = o.rounds;
     const auto times = rewards::ConfirmFastest(*reward, confirm, &result->ran);
-    if (!times.empty()) Say(o.log, "%s\n", DescribeConfirmed(o.rounds, times).c_str());
+    if (!times.empty()) Say(o.log, "%s\n", rewards::DescribeConfirmed(o.rounds, times).c_str());
   }
   for (const BaselineRun& run : result->ran) {
     if (!result->best || run.evaluation.step_s < result->best->evaluation.step_s) {

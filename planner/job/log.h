@@ -4,18 +4,9 @@
 #pragma once
 
 #include <cstdio>
-#include <string>
-#include <vector>
-
-#include "planner/rewards/confirm.h"
 
 namespace planner::job {
 
 void Say(std::FILE* log, const char* format, ...) __attribute__((format(printf, 2, 3)));
-
-// The line on what rewards::ConfirmFastest measured (`times` not empty), as both
-// jobs print it: "  measured again (R rounds, the K fastest; median [range] of
-// each one's N): METHOD MEDIAN [LO..HI], ...", in milliseconds.
-std::string DescribeConfirmed(int rounds, const std::vector<rewards::ConfirmedTimes>& times);
 
 }  // namespace planner::job

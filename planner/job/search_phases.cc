@@ -452,7 +452,7 @@ BaselinesRun RunBaselines(const Session& s, const rewards::RewardSource& reward,
     confirm.stop = frontend::StopOnSignals::flag();
     const auto times =
         rewards::ConfirmFastest(*s.hardware, confirm, &measured, s.memo ? &*s.memo : nullptr);
-    if (!times.empty()) Say(s.log(), "%s\n", DescribeConfirmed(confirm.rounds, times).c_str());
+    if (!times.empty()) Say(s.log(), "%s\n", rewards::DescribeConfirmed(confirm.rounds, times).c_str());
   }
   for (const rewards::Measurement& m : measured) {
     const rewards::Evaluation& e = m.evaluation;

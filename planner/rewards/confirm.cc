@@ -1,7 +1,9 @@
 #include "planner/rewards/confirm.h"
 
 #include <algorithm>
+#include <cstdio>
 
+#include "graph/duration.h"
 #include "sim/statistics.h"
 
 namespace planner::rewards {
@@ -53,6 +55,22 @@ std::vector<ConfirmedTimes> ConfirmFastest(const RewardSource& hardware,
     }
   }
   return out;
+}
+
+std::string DescribeConfirmed(int rounds, const std::vector<ConfirmedTimes>& times) {
+  std::string said;
+  for (const ConfirmedTimes& t : times) {
+    const auto [lo, hi] = std::minmax_element(t.step_s.begin(), t.step_s.end());
+    char range[64];
+    std::snprintf(range, sizeof range, " [%.3f..%.3f]", 1e3 * *lo, 1e3 * *hi);
+    said += (said.empty() ? "" : ", ") + t.method + " " + graph::FormatMs(sim::Median(t.step_s)) +
+            range;
+  }
+  char head[128];
+  std::snprintf(head, sizeof head,
+                "  measured again (%d rounds, the %zu fastest; median [range] of each one's %zu): ",
+                rounds, times.size(), times.front().step_s.size());
+  return head + said;
 }
 
 }  // namespace planner::rewards

@@ -53,4 +53,9 @@ std::vector<ConfirmedTimes> ConfirmFastest(const RewardSource& hardware,
                                            std::vector<Measurement>* ran,
                                            const RememberingReward* memo = nullptr);
 
+// The line on what ConfirmFastest measured (`times` not empty), as both jobs
+// print it: "  measured again (R rounds, the K fastest; median [range] of each
+// one's N): METHOD MEDIAN [LO..HI], ...", in milliseconds.
+std::string DescribeConfirmed(int rounds, const std::vector<ConfirmedTimes>& times);
+
 }  // namespace planner::rewards
