@@ -26,8 +26,9 @@ struct Measurement {
   Evaluation evaluation;
 };
 
-// What ConfirmFastest measured: for each confirmed placement (fastest first by
-// its first draw), its method and every step time, its first draw first.
+// What ConfirmFastest measured: for each placement measured again (the fastest
+// by first draw first, then any that passed their medians), its method and
+// every step time, its first draw first.
 struct ConfirmedTimes {
   std::string method;
   std::vector<double> step_s;
@@ -45,9 +46,11 @@ struct ConfirmOptions {
 // each round starting one placement later than the last. Every entry of `ran`
 // holding one of them then carries its median (status and the rest of its
 // first evaluation kept), and so does `memo` when given (what a search's later
-// requests for it get). Fewer than two distinct ok placements, or no rounds:
-// nothing is measured and the result is empty. Failed measurements are left
-// out of the median.
+// requests for it get). When a placement not measured again is then the
+// fastest (its one draw below the others' medians), it is measured again
+// too, and so on until the fastest is a median. Fewer than two distinct ok
+// placements, or no rounds: nothing is measured and the result is empty.
+// Failed measurements are left out of the median.
 std::vector<ConfirmedTimes> ConfirmFastest(const RewardSource& hardware,
                                            const ConfirmOptions& options,
                                            std::vector<Measurement>* ran,

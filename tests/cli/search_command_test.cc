@@ -650,11 +650,14 @@ TEST(SearchCommandTest, RealRewardSearchMeasuresTheFastestBaselinesAgainUnlessTo
                              "/../tests/planner/search_small.yaml";
   RunResult r = Planner(search);
   ASSERT_EQ(r.code, 0) << r.err;
-  const std::string head =
-      "  measured again (3 rounds, the 3 fastest; median [range] of each one's 4): ";
+  // Three, or more when a placement measured once passed their medians.
+  const std::string head = "  measured again (3 rounds, the ";
   const size_t at = r.out.find(head);
   ASSERT_NE(at, std::string::npos) << r.out;
-  std::istringstream line(r.out.substr(at + head.size(), r.out.find('\n', at) - at - head.size()));
+  EXPECT_NE(r.out.find(" fastest; median [range] of each one's 4): ", at), std::string::npos)
+      << r.out;
+  const size_t colon = r.out.find("): ", at) + 3;
+  std::istringstream line(r.out.substr(colon, r.out.find('\n', at) - colon));
   std::string fastest, name, entry;
   double best_ms = 1e300;
   int names = 0;
@@ -665,7 +668,7 @@ TEST(SearchCommandTest, RealRewardSearchMeasuresTheFastestBaselinesAgainUnlessTo
     ++names;
     if (ms < best_ms) best_ms = ms, fastest = name;
   }
-  EXPECT_EQ(names, 3) << r.out;
+  EXPECT_GE(names, 3) << r.out;
   EXPECT_NE(r.out.find("cut where " + fastest + "'s placement"), std::string::npos) << r.out;
   EXPECT_LT(at, r.out.find("grouper: ")) << r.out;
   r = Planner(search + " --baseline-rounds 0");

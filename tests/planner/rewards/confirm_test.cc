@@ -39,6 +39,21 @@ TEST(ConfirmTest, ALuckyFirstDrawIsOutvotedByItsMedian) {
   EXPECT_EQ(hardware.calls.size(), 9u);
 }
 
+TEST(ConfirmTest, OneDrawThatPassesTheMediansIsMeasuredAgainToo) {
+  // a, b and c drew lucky first; d, measured once, then beats their medians,
+  // and the best would be the one placement with no median.
+  std::vector<Measurement> ran = {Drawn("a", 0, 1.0), Drawn("b", 1, 1.1), Drawn("c", 2, 1.2),
+                                  Drawn("d", 3, 1.5), Drawn("e", 4, 3.0)};
+  testing::FakeReward hardware = Later({{0, 2.0}, {1, 2.0}, {2, 2.0}, {3, 1.6}});
+  const auto times = ConfirmFastest(hardware, {}, &ran);
+  ASSERT_EQ(times.size(), 4u);
+  EXPECT_EQ(times[3].method, "d");
+  EXPECT_EQ(times[3].step_s, (std::vector<double>{1.5, 1.6, 1.6, 1.6}));
+  EXPECT_EQ(ran[3].evaluation.step_s, 1.6);
+  EXPECT_EQ(ran[4].evaluation.step_s, 3.0) << "e stays slower than every median";
+  EXPECT_EQ(hardware.calls.size(), 12u);
+}
+
 TEST(ConfirmTest, EachRoundStartsOnePlacementLater) {
   // A machine that drifts within a round should not fall on one placement alone.
   std::vector<Measurement> ran = {Drawn("a", 0, 1.0), Drawn("b", 1, 1.1), Drawn("c", 2, 1.2)};
