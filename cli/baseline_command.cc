@@ -30,7 +30,9 @@ const frontend::CommandSpec kSpec{
     "by speed) and all (each of them; the default). msct:dual solves m-SCT's program by the\n"
     "dual simplex: faster on large models, and another of its optima, so another placement\n"
     "(not in all). -o writes the method's placement, with all the fastest one's. With\n"
-    "--reward real the three fastest are measured again and the fastest median decides.",
+    "--reward real the three fastest are measured again and the fastest median decides.\n"
+    "SIGINT or SIGTERM ends it early: once a baseline has run, the fastest of those run is\n"
+    "written, and the ones not run are named.",
     {"MODEL", "DEVICES"},
     frontend::WithTrainingFlags(
         {{"--method", "NAME",

@@ -2,9 +2,11 @@
 
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
+#include "frontend/stop_signals.h"
 #include "placement/module_placement.h"
 #include "placement/placement.h"
 #include "planner/baselines/baselines.h"
+#include "planner/job/baseline_runs.h"
 #include "planner/job/exports.h"
 #include "planner/job/log.h"
 #include "planner/job/profile_cache.h"
@@ -74,41 +76,33 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
   if (std::string note = frontend::BatchNote(setup.model); !note.empty()) {
     Say(o.log, "%s\n", note.c_str());
   }
-  graph::Status first_failure = graph::Status::Ok();
-  for (const std::string& m : *methods) {
-    auto b = baselines::MakeBaseline(m, forward, c, costs);
-    if (!b.ok()) {
-      Say(o.log, "  %-16s skipped: %s\n", m.c_str(), b.status().message().c_str());
-      if (first_failure.ok()) first_failure = b.status();
-      continue;
-    }
-    rewards::Evaluation e = reward->Evaluate(b->device_of_node);
-    Say(o.log, "%s\n", baselines::DescribeBaseline(*b, e).c_str());
-    if (!e.status.ok()) {
-      if (first_failure.ok()) first_failure = e.status;
-      continue;
-    }
-    result->ran.push_back({b->method, b->device_of_node, e});
+  BaselineRunOptions run;
+  if (reward->measured()) run.hardware = reward.get();
+  run.rounds = o.rounds;
+  // SIGINT or SIGTERM: the baselines run so far decide, and the files are written.
+  std::optional<frontend::StopOnSignals> stop_on_signals;
+  if (o.stop_on_signals) {
+    stop_on_signals.emplace();
+    run.stop = frontend::StopOnSignals::flag();
   }
-  if (reward->measured()) {
-    rewards::ConfirmOptions confirm;
-    confirm.rounds = o.rounds;
-    const auto times = rewards::ConfirmFastest(*reward, confirm, &result->ran);
-    if (!times.empty()) Say(o.log, "%s\n", rewards::DescribeConfirmed(o.rounds, times).c_str());
+  run.log = o.log;
+  BaselineRuns runs = RunBaselineMethods(*methods, forward, c, costs, *reward, run);
+  const graph::Status& first_failure = runs.first_failure;
+  for (BaselineRun& m : runs.measured) {
+    if (!m.evaluation.status.ok()) continue;
+    if (!result->best || m.evaluation.step_s < result->best->evaluation.step_s) result->best = m;
+    result->ran.push_back(std::move(m));
   }
-  for (const BaselineRun& run : result->ran) {
-    if (!result->best || run.evaluation.step_s < result->best->evaluation.step_s) {
-      result->best = run;
-    }
-  }
+  result->stopped = run.stop && *run.stop;
   if (!result->best) {
     return graph::Status(first_failure.code(), o.model_path + " on " + o.devices_path +
                                                    ": no baseline ran (" + first_failure.message() +
                                                    ")");
   }
   if (methods->size() > 1) {
-    Say(o.log, "best: %s, %s\n", result->best->method.c_str(),
-        frontend::FormatMs(result->best->evaluation.step_s).c_str());
+    Say(o.log, "best: %s, %s%s\n", result->best->method.c_str(),
+        frontend::FormatMs(result->best->evaluation.step_s).c_str(),
+        runs.not_run.empty() ? "" : " (of those run before the signal)");
   }
   return WriteOutputs(o, setup, *result->best, *reward);
 }

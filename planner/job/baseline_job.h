@@ -37,6 +37,10 @@ struct BaselineJobOptions {
   // Outputs of the fastest baseline; empty: not written.
   std::string out_path, export_graphdef_path, export_modules_path;
   std::FILE* log = stdout;  // null: silent
+  // SIGINT and SIGTERM end the job early with complete files: no more
+  // baselines once one ran, no more rounds of measuring again, and the
+  // fastest of those run is written (frontend/stop_signals.h).
+  bool stop_on_signals = true;
 };
 
 // A baseline's method, placement and evaluation (with real rewards, the
@@ -48,6 +52,7 @@ struct BaselineJobResult {
   std::optional<BaselineRun> best;
   // The status names an unknown method (a usage error, not a failed run).
   bool unknown_method = false;
+  bool stopped = false;  // by a signal (stop_on_signals)
 };
 
 graph::Status RunBaselineJob(const BaselineJobOptions& options, BaselineJobResult* result);

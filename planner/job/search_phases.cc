@@ -9,6 +9,7 @@
 #include "frontend/args.h"
 #include "frontend/stop_signals.h"
 #include "planner/baselines/baselines.h"
+#include "planner/job/baseline_runs.h"
 #include "planner/job/log.h"
 #include "planner/job/patience.h"
 #include "planner/job/search_session.h"
@@ -426,43 +427,23 @@ BaselinesRun RunBaselines(const Session& s, const rewards::RewardSource& reward,
                           const sim::Simulator* costs, search::Search* search) {
   const graph::Graph& forward = s.forward();
   const cluster::Cluster& c = s.cluster();
+  BaselineRunOptions run;
+  if (s.real_rewards()) run.hardware = s.hardware.get();
+  run.memo = s.memo ? &*s.memo : nullptr;
+  run.rounds = s.options.baseline_rounds;
+  run.stop = frontend::StopOnSignals::flag();
+  run.log = s.log();
+  BaselineRuns runs =
+      RunBaselineMethods(baselines::BaselineMethods(c), forward, c, costs, reward, run);
   BaselinesRun out;
-  std::vector<rewards::Measurement> measured;
-  const std::vector<std::string> methods = baselines::BaselineMethods(c);
-  for (size_t i = 0; i < methods.size(); ++i) {
-    const std::string& method = methods[i];
-    if (StopRequested() && out.best) {  // a result to write is enough
-      std::string left;
-      for (size_t k = i; k < methods.size(); ++k) left += (k > i ? ", " : "") + methods[k];
-      Say(s.log(), "  stopped by a signal: %s not run\n", left.c_str());
-      break;
-    }
-    auto made = baselines::MakeBaseline(method, forward, c, costs, frontend::StopOnSignals::flag());
-    if (!made.ok()) {
-      Say(s.log(), "  %-16s skipped: %s\n", method.c_str(), made.status().message().c_str());
-      continue;
-    }
-    rewards::Evaluation e = reward.Evaluate(made->device_of_node);
-    Say(s.log(), "%s\n", baselines::DescribeBaseline(*made, e).c_str());
-    measured.push_back({made->method, std::move(made->device_of_node), std::move(e)});
-  }
-  if (s.real_rewards()) {
-    rewards::ConfirmOptions confirm;
-    confirm.rounds = s.options.baseline_rounds;
-    confirm.stop = frontend::StopOnSignals::flag();
-    const auto times =
-        rewards::ConfirmFastest(*s.hardware, confirm, &measured, s.memo ? &*s.memo : nullptr);
-    if (!times.empty()) Say(s.log(), "%s\n", rewards::DescribeConfirmed(confirm.rounds, times).c_str());
-  }
-  for (const rewards::Measurement& m : measured) {
+  out.first_failure = runs.first_failure;
+  for (const rewards::Measurement& m : runs.measured) {
     const rewards::Evaluation& e = m.evaluation;
     if (e.status.ok()) {
       out.ran.push_back({m.method, m.device_of_node, e.step_s});
       if (!out.best || e.step_s < out.best->step_s) {
         out.best = refine::RefineStart{m.method, m.device_of_node, e.step_s};
       }
-    } else if (out.first_failure.ok()) {
-      out.first_failure = e.status;
     }
     search->Offer(m.method, m.device_of_node, e, 0);
   }

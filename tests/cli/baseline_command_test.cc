@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "tests/cli/cli_util.h"
@@ -203,6 +205,65 @@ TEST(BaselineCommandTest, RealDevicesMeasureTheFastestAgainAndTheLowestMedianIsB
   r = Planner(run + " --baseline-rounds 0");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.find("measured again"), std::string::npos) << r.out;
+}
+
+TEST(BaselineCommandTest, ASignalWritesTheFastestOfThoseRunAndNamesTheRest) {
+  // SIGINT ended the process with nothing written, however many baselines
+  // had been measured. Now the baselines run so far decide: the rest are
+  // named, or the rounds measuring again stop, and -o is complete.
+  const std::string out = Temp("signal.yaml"), log = Temp("signal.out");
+  const std::string cmd = std::string(PLANNER_BIN) +
+                          " baseline --reward real --steps 1 --baseline-rounds 100 "
+                          "--profile-cache off " +
+                          Model("emotion") + " " + Config("local-2cpu") + " -o " + out;
+  const int status = SignalAfterPrinted(cmd, log, "  single:cpu0 ", 60000, 0, SIGINT);
+  const std::string printed = Slurp(log);
+  ASSERT_TRUE(WIFEXITED(status)) << printed;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << printed;
+  const bool during_baselines = printed.find("  stopped by a signal: ") != std::string::npos &&
+                                printed.find(" not run\n") != std::string::npos;
+  const bool during_rounds =
+      printed.find("  stopped by a signal while measuring again: ") != std::string::npos;
+  EXPECT_TRUE(during_baselines != during_rounds) << printed;
+  if (during_baselines) {
+    EXPECT_NE(printed.find(" (of those run before the signal)\n"), std::string::npos) << printed;
+  }
+  // 100 rounds of three placements were asked; the signal ended them early.
+  EXPECT_EQ(printed.find("  measured again (100 rounds, the 3 fastest; median [range] of each "
+                         "one's 101)"),
+            std::string::npos)
+      << printed;
+  // Written: the fastest of those run, each at its one draw or, where it was
+  // measured again, at its median.
+  std::map<std::string, double> ms;
+  std::istringstream lines(printed);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string method;
+    double t = 0;
+    if (line.rfind("  ", 0) == 0 && words >> method >> t &&
+        line.find(" ms (planned in ") != std::string::npos)
+      ms[method] = t;
+  }
+  const size_t again = printed.find("  measured again (");
+  if (again != std::string::npos) {
+    const size_t colon = printed.find("): ", again);
+    std::istringstream entries(printed.substr(colon + 3, printed.find('\n', again) - colon - 3));
+    for (std::string entry; std::getline(entries, entry, ',');) {
+      std::istringstream words(entry);
+      std::string method;
+      double t = 0;
+      ASSERT_TRUE(words >> method >> t) << entry;
+      ms[method] = t;
+    }
+  }
+  ASSERT_FALSE(ms.empty()) << printed;
+  double fastest = 1e300;
+  for (const auto& [method, t] : ms) fastest = std::min(fastest, t);
+  const std::string written = Slurp(out);
+  EXPECT_NE(written.find("method: baseline "), std::string::npos) << written;
+  EXPECT_NEAR(NumberAfter(written, "measured_step_s: ") * 1e3, fastest, 1e-3) << printed << written;
+  for (const std::string& f : {out, log}) std::remove(f.c_str());
 }
 
 TEST(BaselineCommandTest, BaselineRoundsOutOfRangeIsAUsageErrorInOneLine) {

@@ -220,7 +220,9 @@ TEST(FleetUp, ServerTwoControllersFourWorkersSurviveAKilledWorker) {
     EXPECT_GT(n[0], 0);
     EXPECT_EQ(n[0], n[1]);
     EXPECT_EQ(n[3], 0);  // every placement got a result
-    if (c == 1) EXPECT_GE(n[2], 1);
+    if (c == 1) {
+      EXPECT_GE(n[2], 1);
+    }
   }
   EXPECT_NE(Slurp(run + "/best.yaml").find("devices:"), std::string::npos);
   EXPECT_TRUE(NoneLeft(run, 10));

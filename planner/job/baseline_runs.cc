@@ -1,0 +1,59 @@
+#include "planner/job/baseline_runs.h"
+
+#include "planner/baselines/baselines.h"
+#include "planner/job/log.h"
+
+namespace planner::job {
+
+namespace {
+
+bool Stopped(const BaselineRunOptions& o) { return o.stop && *o.stop; }
+
+bool AnyOk(const std::vector<rewards::Measurement>& measured) {
+  for (const rewards::Measurement& m : measured) {
+    if (m.evaluation.status.ok()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+BaselineRuns RunBaselineMethods(const std::vector<std::string>& methods,
+                                const graph::Graph& forward, const cluster::Cluster& c,
+                                const sim::Simulator* costs, const rewards::RewardSource& reward,
+                                const BaselineRunOptions& o) {
+  BaselineRuns out;
+  for (size_t i = 0; i < methods.size(); ++i) {
+    if (Stopped(o) && AnyOk(out.measured)) {  // a result to write is enough
+      out.not_run.assign(methods.begin() + static_cast<long>(i), methods.end());
+      std::string left;
+      for (const std::string& m : out.not_run) left += (left.empty() ? "" : ", ") + m;
+      Say(o.log, "  stopped by a signal: %s not run\n", left.c_str());
+      break;
+    }
+    auto made = baselines::MakeBaseline(methods[i], forward, c, costs, o.stop);
+    if (!made.ok()) {
+      Say(o.log, "  %-16s skipped: %s\n", methods[i].c_str(), made.status().message().c_str());
+      if (out.first_failure.ok()) out.first_failure = made.status();
+      continue;
+    }
+    rewards::Evaluation e = reward.Evaluate(made->device_of_node);
+    Say(o.log, "%s\n", baselines::DescribeBaseline(*made, e).c_str());
+    if (!e.status.ok() && out.first_failure.ok()) out.first_failure = e.status;
+    out.measured.push_back({made->method, std::move(made->device_of_node), std::move(e)});
+  }
+  if (o.hardware) {
+    rewards::ConfirmOptions confirm;
+    confirm.rounds = o.rounds;
+    confirm.stop = o.stop;
+    const bool stopped_before = Stopped(o);
+    const auto times = rewards::ConfirmFastest(*o.hardware, confirm, &out.measured, o.memo);
+    if (!times.empty()) Say(o.log, "%s\n", rewards::DescribeConfirmed(o.rounds, times).c_str());
+    if (!stopped_before && Stopped(o) && !times.empty()) {
+      Say(o.log, "  stopped by a signal while measuring again: the medians of those measured\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace planner::job
