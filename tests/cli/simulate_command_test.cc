@@ -34,6 +34,8 @@ TEST(SimulateCommandTest, SimulatedDevicesNeedNoProfileAndTheirOpsAreEstimated) 
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("simulated step time"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("(0 of "), std::string::npos) << "roofline ops are counted: " << r.out;
+  EXPECT_NE(r.out.find(" ops estimated, none profiled)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("simulated step time: "), std::string::npos) << r.out;
 }
 
 // A model whose inputs leave the batch open (a TF.js model, a PyTorch export

@@ -61,11 +61,35 @@ TEST(TrainingTest, WithoutALossNodeTheSyntheticLossCoversEveryFloatOutput) {
   EXPECT_EQ(OutShape(t->graph, "synthetic_loss"), Shape::Scalar());
 }
 
-TEST(TrainingTest, NodeCountsAddUpToTheGraph) {
+TEST(TrainingTest, NodeCountsNameEachStagesNodes) {
+  // Each stage's count against the nodes that stage adds, told apart by what
+  // they are: an update is its learning rate and apply op, with momentum also
+  // its accumulator and momentum constant; gradients are in gradients/.
+  for (const std::string optimizer : {"sgd", "momentum"}) {
+    TrainingOptions o;
+    o.optimizer = optimizer;
+    auto t = BuildTrainingGraph(Forward(kMlp), o);
+    ASSERT_TRUE(t.ok());
+    const int params = static_cast<int>(t->parameters.size());
+    ASSERT_EQ(params, 2);
+    int gradients = 0, loss = 0, applies = 0;
+    for (NodeId id = 0; id < t->graph.size(); ++id) {
+      const Node& n = t->graph.node(id);
+      gradients += n.name.rfind("gradients/", 0) == 0;
+      loss += n.name.rfind("synthetic_loss", 0) == 0;
+      applies += n.op == (optimizer == "sgd" ? "ApplyGradientDescent" : "ApplyMomentum");
+    }
+    EXPECT_EQ(applies, params) << optimizer;
+    EXPECT_EQ(t->counts.forward_nodes, 6) << optimizer;
+    EXPECT_EQ(t->counts.update_nodes, (optimizer == "sgd" ? 2 : 4) * params) << optimizer;
+    EXPECT_EQ(t->counts.backward_nodes, gradients) << optimizer;
+    EXPECT_GT(gradients, 0) << optimizer;
+    EXPECT_EQ(t->counts.loss_nodes, loss) << optimizer;
+    EXPECT_GT(loss, 0) << optimizer;
+    EXPECT_EQ(t->counts.total(), t->graph.size()) << optimizer;
+  }
   auto t = BuildTrainingGraph(Forward(kMlp), {});
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->counts.forward_nodes, 6);
-  EXPECT_EQ(t->counts.total(), t->graph.size());
   auto plan = PlanTrainingGraph(Forward(kMlp), {});
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->counts.total(), t->graph.size());

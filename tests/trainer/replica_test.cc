@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <torch/optim/sgd.h>
 
 #include <mutex>
 #include <set>
@@ -39,6 +40,39 @@ TEST(ReplicaTest, ComputeThenUpdateEqualsAWholeTrainingStep) {
       at::Tensor want = (*whole)->state(replica->parameter_name(i));
       EXPECT_TRUE(at::allclose(replica->parameter(i), want, 1e-5, 1e-6))
           << optimizer << " " << replica->parameter_name(i);
+    }
+  }
+}
+
+// The optimizers' update ops against an independent reference: LibTorch's
+// torch::optim::SGD (momentum without dampening or Nesterov, as TensorFlow's
+// ApplyMomentum), given the same gradients each step. Three steps, so that
+// the momentum slot carries two steps' history.
+TEST(ReplicaTest, UpdatesMatchTorchOptimSgdWithAndWithoutMomentum) {
+  const graph::TrainingOptions defaults;
+  for (const std::string optimizer : {"sgd", "momentum"}) {
+    auto replica = LenetReplica(16, optimizer);
+    std::vector<at::Tensor> reference;
+    for (int i = 0; i < replica->num_parameters(); ++i) {
+      reference.push_back(replica->parameter(i).detach().clone().set_requires_grad(true));
+    }
+    torch::optim::SGDOptions sgd(defaults.learning_rate);
+    if (optimizer == "momentum") sgd.momentum(defaults.momentum);
+    torch::optim::SGD torch_sgd(reference, sgd);
+    for (int step = 0; step < 3; ++step) {
+      std::vector<at::Tensor> grads;
+      ASSERT_TRUE(
+          replica->Compute(LenetBatch(16 * step, 16), nullptr, &grads, nullptr, nullptr).ok());
+      ASSERT_EQ(static_cast<int>(grads.size()), replica->num_parameters());
+      for (size_t i = 0; i < grads.size(); ++i) reference[i].mutable_grad() = grads[i].clone();
+      torch_sgd.step();
+      ASSERT_TRUE(replica->Update(grads).ok());
+      for (int i = 0; i < replica->num_parameters(); ++i) {
+        EXPECT_TRUE(at::allclose(replica->parameter(i), reference[i].detach(), 1e-5, 1e-7))
+            << optimizer << " step " << step << " " << replica->parameter_name(i) << ": largest "
+            << "difference "
+            << (replica->parameter(i) - reference[i].detach()).abs().max().item<float>();
+      }
     }
   }
 }

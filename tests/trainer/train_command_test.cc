@@ -251,11 +251,12 @@ TEST(TrainCommandTest, LaunchNamesTheRankThatDiedAndEndsTheOthers) {
 // Stopping halfway and resuming gives the run that never stopped: the
 // checkpoint holds parameters, momentum and the position in the data.
 TEST(TrainCommandTest, ResumingFromACheckpointContinuesTheSameRun) {
-  std::string dir = Tmp("ckpt");
+  std::string dir = Tmp("ckpt"), unstopped = Tmp("ckpt-whole");
   std::string out, whole, resumed;
-  ASSERT_EQ(Shell("rm -rf " + dir + " && mkdir -p " + dir, &out), 0);
+  ASSERT_EQ(
+      Shell("rm -rf " + dir + " " + unstopped + " && mkdir -p " + dir + " " + unstopped, &out), 0);
   const std::string common = kTrainer + " train lenet --batch 32 --log-every 0 --eval-every 80";
-  ASSERT_EQ(Shell(common + " --steps 80", &whole), 0) << whole;
+  ASSERT_EQ(Shell(common + " --steps 80 --checkpoint " + unstopped, &whole), 0) << whole;
   ASSERT_EQ(Shell(common + " --steps 40 --checkpoint " + dir, &out), 0) << out;
   ASSERT_EQ(Shell(common + " --steps 80 --checkpoint " + dir + " --resume", &resumed), 0)
       << resumed;
@@ -265,7 +266,10 @@ TEST(TrainCommandTest, ResumingFromACheckpointContinuesTheSameRun) {
     size_t at = s.find("final test accuracy");
     return at == std::string::npos ? std::string("none") : s.substr(at, s.find('\n', at) - at);
   };
+  ASSERT_NE(accuracy(whole), "none") << whole;
   EXPECT_EQ(accuracy(resumed), accuracy(whole)) << whole << "\n---\n" << resumed;
+  // The same parameters, momentum and data position, byte for byte.
+  EXPECT_EQ(Shell("cmp " + unstopped + "/rank-0.ckpt " + dir + "/rank-0.ckpt", &out), 0) << out;
   EXPECT_NE(resumed.find("40 steps"), std::string::npos) << resumed;
   // Another batch would read the data in another order: not the same run.
   EXPECT_EQ(Shell(kTrainer + " train lenet --batch 64 --steps 90 --checkpoint " + dir + " --resume",

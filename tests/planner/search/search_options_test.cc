@@ -45,6 +45,7 @@ void ExpectSameOptions(const SearchOptions& got, const SearchOptions& want) {
   EXPECT_EQ(got.imitate_best, want.imitate_best);
   EXPECT_EQ(got.imitation_weight, want.imitation_weight);
   EXPECT_EQ(got.incumbent_features, want.incumbent_features);
+  EXPECT_EQ(got.apart_colocated, want.apart_colocated);
 }
 
 TEST(SearchOptionsTest, ShippedConfigStatesTheCompiledDefaults) {
