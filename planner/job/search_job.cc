@@ -190,11 +190,9 @@ graph::Status ChooseGradientsApart(Session* s) {
   return graph::Status::Ok();
 }
 
-// Loads `s`'s inputs (model, devices, profile, reward source) and prints what
-// it will search.
-graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
-  s->options = options;
-  SearchJobOptions& o = s->options;
+}  // namespace
+
+SearchJobOptions WithStopDefaults(SearchJobOptions o) {
   if (!o.iterations && !o.budget_s) o.iterations = 200;
   const bool policy_patience = o.budget_s && o.refine_s > 0 && !o.climb_first;
   if (o.climb_first && o.patience_s.value_or(0) == 0) o.patience_s = kClimbFirstPatienceS;
@@ -203,6 +201,16 @@ graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
   if (!o.patience_first_s) {
     o.patience_first_s = policy_patience && o.patience_s > 0 ? kPolicyPatienceFirstS : 0;
   }
+  return o;
+}
+
+namespace {
+
+// Loads `s`'s inputs (model, devices, profile, reward source) and prints what
+// it will search.
+graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
+  s->options = WithStopDefaults(options);
+  const SearchJobOptions& o = s->options;
   GRAPH_ASSIGN_OR_RETURN(s->setup, frontend::LoadPlacedTraining(o.model_path, o.devices_path, "",
                                                                 o.inference, o.training));
   GRAPH_ASSIGN_OR_RETURN(s->profile,

@@ -156,6 +156,12 @@ struct SearchJobResult {
 // errors name the option as the command's flag.
 graph::Status CheckSearchJobOptions(const SearchJobOptions& options);
 
+// `options` with the unset ways to stop given what the search will use:
+// --iterations 200 without a budget; with --budget, a climb and the policy
+// first, the stall rule (patience 60 s, gain 0.5%, 30 s until the first gain
+// on the best baseline); with climb-first, 60 s of patience; else off (0).
+SearchJobOptions WithStopDefaults(SearchJobOptions options);
+
 // Runs the whole job. An error (a model or devices file that cannot be read, a
 // search that could not go on, an output that could not be written) is
 // returned after whatever was written so far; `*result` holds what was found.

@@ -94,6 +94,49 @@ TEST(SearchJob, AModelThatCannotBeReadIsAnErrorNamingItAndNothingIsWritten) {
   EXPECT_FALSE(std::ifstream(o.out_path).good());
 }
 
+// What `planner search` stops by when not told: with --budget and a climb the
+// stall rule is on (60 s, 0.5%, 30 s until the first gain), --patience-gain
+// alone keeps the 60 s, --patience 0 turns it off, and without a budget or a
+// climb there is no patience at all.
+TEST(SearchJob, TheStallRuleIsOnWithABudgetAndAClimbUnlessTurnedOff) {
+  SearchJobOptions o;
+  o.budget_s = 240;
+  SearchJobOptions d = WithStopDefaults(o);
+  EXPECT_EQ(d.patience_s, 60.0);
+  EXPECT_EQ(d.patience_gain, 0.005);
+  EXPECT_EQ(d.patience_first_s, 30.0);
+  EXPECT_FALSE(d.iterations);
+
+  o.patience_gain = 0.5;  // --patience-gain 50% alone
+  d = WithStopDefaults(o);
+  EXPECT_EQ(d.patience_s, 60.0);
+  EXPECT_EQ(d.patience_gain, 0.5);
+
+  o.patience_gain.reset();
+  o.patience_s = 0;  // --patience 0
+  d = WithStopDefaults(o);
+  EXPECT_EQ(d.patience_s, 0.0);
+  EXPECT_EQ(d.patience_first_s, 0.0);
+
+  SearchJobOptions no_climb;
+  no_climb.budget_s = 240;
+  no_climb.refine_s = 0;
+  d = WithStopDefaults(no_climb);
+  EXPECT_EQ(d.patience_s, 0.0);
+  EXPECT_EQ(d.patience_gain, 0.0);
+
+  d = WithStopDefaults(SearchJobOptions{});  // neither --budget nor --iterations
+  EXPECT_EQ(d.iterations, 200);
+  EXPECT_EQ(d.patience_s, 0.0);
+
+  SearchJobOptions climb_first;
+  climb_first.budget_s = 240;
+  climb_first.climb_first = true;
+  d = WithStopDefaults(climb_first);
+  EXPECT_EQ(d.patience_s, 60.0);
+  EXPECT_EQ(d.patience_first_s, 0.0);
+}
+
 TEST(SearchJob, ContradictoryOptionsAreRefusedBeforeAnythingLoads) {
   SearchJobOptions o = SmallSearch("never2.yaml");
   o.model_path = planner_test::ScratchDir() + "/missing.pb";
