@@ -35,8 +35,10 @@ frontend::FlagSpec ProfileCacheFlag();  // --profile-cache DIR|off
 graph::Status ParseStepFlags(const frontend::Args& args, int most, int* steps, int* warmup);
 
 // The profile named by --profile, read from its file; nullopt without the flag.
-// An unreadable or malformed file is an error naming it.
-graph::Result<std::optional<sim::Profile>> ProfileFlag(const frontend::Args& args);
+// An unreadable or malformed file, or one made on other devices by the names
+// of `devices`' (sim::CheckProfileFits), is an error naming it.
+graph::Result<std::optional<sim::Profile>> ProfileFlag(const frontend::Args& args,
+                                                       const cluster::Cluster& devices);
 
 // The profile a command runs with (planner/job/profile_cache.h): --profile's
 // file when given, else real devices profiled into --profile-cache's cache.

@@ -84,6 +84,9 @@ int Run(const frontend::Args& args) {
   std::string measured, reused;
   for (const std::string& d : report.measured) measured += (measured.empty() ? "" : ", ") + d;
   for (const std::string& d : report.reused) reused += (reused.empty() ? "" : ", ") + d;
+  for (const std::string& d : report.redefined) {
+    std::printf("%s: %s: another device by that name, measured anew\n", out.c_str(), d.c_str());
+  }
   std::printf("%s: %d op signatures; measured on: %s; already profiled on: %s; %d new entries\n",
               args.positional()[0].c_str(), report.signatures,
               measured.empty() ? "none" : measured.c_str(),

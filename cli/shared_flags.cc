@@ -18,9 +18,11 @@ frontend::FlagSpec ProfileCacheFlag() {
           "off: never)"};
 }
 
-graph::Result<std::optional<sim::Profile>> ProfileFlag(const frontend::Args& args) {
+graph::Result<std::optional<sim::Profile>> ProfileFlag(const frontend::Args& args,
+                                                       const cluster::Cluster& devices) {
   if (!args.Has("--profile")) return std::optional<sim::Profile>();
   GRAPH_ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(args.Get("--profile")));
+  GRAPH_RETURN_IF_ERROR(sim::CheckProfileFits(p, args.Get("--profile"), devices));
   return std::optional<sim::Profile>(std::move(p));
 }
 

@@ -63,7 +63,7 @@ int Run(const frontend::Args& args) {
   auto setup = frontend::LoadPlacedTraining(model_path, args.positional()[1],
                                             args.Get("--placement"), inference, training);
   if (!setup.ok()) return frontend::CommandError(kSpec, setup.status());
-  auto profile = ProfileFlag(args);
+  auto profile = ProfileFlag(args, setup->cluster);
   if (!profile.ok()) return frontend::CommandError(kSpec, profile.status());
   const graph::Graph& g = setup->training.graph;
   const cluster::Cluster& c = setup->cluster;

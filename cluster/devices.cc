@@ -631,6 +631,28 @@ std::string PlacementText(const Cluster& c) {
 
 }  // namespace
 
+std::string TimingDefinition(const DeviceSpec& d) {
+  switch (d.kind) {
+    case DeviceKind::kCpu: {
+      std::string cores;
+      for (size_t i = 0; i < d.cores.size(); ++i) {
+        size_t j = i;
+        while (j + 1 < d.cores.size() && d.cores[j + 1] == d.cores[j] + 1) ++j;
+        cores += (cores.empty() ? "" : ",") + std::to_string(d.cores[i]) +
+                 (j > i ? "-" + std::to_string(d.cores[j]) : "");
+        i = j;
+      }
+      return "cpu, cores " + cores + ", threads " + std::to_string(d.threads);
+    }
+    case DeviceKind::kCuda:
+      return "cuda " + std::to_string(d.cuda_index) + ", sync " + (d.sync_each_op ? "op" : "step") +
+             ", host copies " + (d.pinned_host_copies ? "pinned" : "pageable");
+    case DeviceKind::kSim:
+      return "sim of " + d.simulates;
+  }
+  return "";
+}
+
 graph::Result<Cluster> ParseDevicesYaml(const std::string& text, const std::string& source_name) {
   GRAPH_ASSIGN_OR_RETURN(const yaml::Node root, yaml::Parse(text, source_name));
   GRAPH_ASSIGN_OR_RETURN(Cluster cluster, Parser(source_name).Parse(root));

@@ -98,6 +98,13 @@ struct Cluster {
   bool Interchangeable(int a, int b) const;
 };
 
+// What of `d`'s definition the times measured on it depend on, in words, such
+// as "cpu, cores 0-1, threads 2" or "cuda 0, sync step, host copies pageable"
+// ("sim of gpu" for a sim): a profile records it per device, so that a profile
+// is not applied to another device of the same name. Leaves out what only
+// schedules ops (spin, graphs).
+std::string TimingDefinition(const DeviceSpec& d);
+
 // Parses devices.yaml text; source_name prefixes every error message and becomes
 // Cluster::source.
 graph::Result<Cluster> ParseDevicesYaml(const std::string& text, const std::string& source_name);

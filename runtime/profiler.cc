@@ -784,6 +784,19 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
     return graph::InvalidArgument(c.source +
                                   ": every device is simulated; there is nothing to profile");
   }
+  // A device profiled under another definition (other cores, another GPU)
+  // is measured again from nothing, not extended.
+  for (int d : real) {
+    const cluster::DeviceSpec& spec = c.devices[d];
+    auto it = profile->definitions.find(spec.name);
+    const std::string here = cluster::TimingDefinition(spec);
+    if (it != profile->definitions.end() && it->second != here) {
+      report->redefined.push_back(spec.name + " (profiled as " + it->second + "; here " + here +
+                                  ")");
+      profile->Erase(spec.name);
+    }
+    profile->definitions[spec.name] = here;
+  }
   GRAPH_ASSIGN_OR_RETURN(report->links_measured, ProfileLinks(c, profile));
   Rounds r;
   r.wanted = DevicesToMeasure(sim::RewriteForExecution(g), c, real, *profile, report);

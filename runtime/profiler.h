@@ -122,6 +122,9 @@ struct ProfileReport {
   int signatures = 0;                 // distinct op signatures of the graph
   std::vector<std::string> measured;  // devices whose ops were measured now
   std::vector<std::string> reused;    // devices whose profile already had every signature
+  // Devices the profile held under another definition, each "NAME (profiled
+  // as X; here Y)": their entries were dropped and measured anew.
+  std::vector<std::string> redefined;
   int new_signatures = 0;             // entries added over all devices
   int links_measured = 0;
   // The links between a cpu and a GPU refitted to a split step now, and the

@@ -65,6 +65,45 @@ double Profile::HostSeconds(const std::string& device, const std::string& signat
   return s == d->second.end() ? -1 : s->second;
 }
 
+void Profile::Erase(const std::string& device) {
+  definitions.erase(device);
+  ops.erase(device);
+  dispatch_s.erase(device);
+  dispatch_shared_s.erase(device);
+  dispatch_cross_s.erase(device);
+  slowdown.erase(device);
+  wakeup_s.erase(device);
+  poll_s.erase(device);
+  notify_s.erase(device);
+  cold_s.erase(device);
+  host_s.erase(device);
+  launch_s.erase(device);
+  for (auto it = links.begin(); it != links.end();) {
+    it = it->first.first == device || it->first.second == device ? links.erase(it) : std::next(it);
+  }
+}
+
+std::vector<std::string> RedefinedDevices(const Profile& profile, const cluster::Cluster& c) {
+  std::vector<std::string> out;
+  for (const cluster::DeviceSpec& d : c.devices) {
+    auto it = profile.definitions.find(d.name);
+    const std::string here = cluster::TimingDefinition(d);
+    if (it != profile.definitions.end() && it->second != here) {
+      out.push_back(d.name + " (profiled as " + it->second + "; here " + here + ")");
+    }
+  }
+  return out;
+}
+
+graph::Status CheckProfileFits(const Profile& profile, const std::string& profile_path,
+                               const cluster::Cluster& c) {
+  const std::vector<std::string> redefined = RedefinedDevices(profile, c);
+  if (redefined.empty()) return graph::Status::Ok();
+  return graph::InvalidArgument(
+      profile_path + ": made on other devices than " + c.source + "'s: " + redefined.front() +
+      "; profile these devices: planner profile MODEL " + c.source + " -o NEW.profile");
+}
+
 const LinkFit* Profile::Link(const std::string& src, const std::string& dst) const {
   auto it = links.find({src, dst});
   return it == links.end() ? nullptr : &it->second;
@@ -116,9 +155,11 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     double a = 0, b = 0;
     int64_t i = 0, j = 0;
     double spread = 0;
-    if (f[0] == "op" && (f.size() == 6 || (f.size() == 7 && ParseDouble(f[5], &spread))) &&
-        !f[1].empty() && ParseDouble(f[2], &a) && ParseInt(f[3], &i) && ParseInt(f[4], &j) &&
-        !f.back().empty()) {  // v1 has no spread
+    if (f[0] == "device" && f.size() == 3 && !f[1].empty() && !f[2].empty()) {
+      p.definitions[f[1]] = f[2];
+    } else if (f[0] == "op" && (f.size() == 6 || (f.size() == 7 && ParseDouble(f[5], &spread))) &&
+               !f[1].empty() && ParseDouble(f[2], &a) && ParseInt(f[3], &i) && ParseInt(f[4], &j) &&
+               !f.back().empty()) {  // v1 has no spread
       p.ops[f[1]][f.back()] = {a, i, static_cast<int>(std::min<int64_t>(j, 1 << 30)), spread};
     } else if (f[0] == "dispatch" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a)) {
       p.dispatch_s[f[1]] = a;
@@ -151,7 +192,8 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     } else {
       return graph::InvalidArgument(
           where +
-          "malformed record (expected 'op', 'dispatch', 'dispatch_shared', 'dispatch_cross', "
+          "malformed record (expected 'device', 'op', 'dispatch', 'dispatch_shared', "
+          "'dispatch_cross', "
           "'slowdown', 'wakeup', 'poll', 'notify', 'cold', 'link', 'host' or 'launch' with its "
           "tab-separated fields)");
     }
@@ -173,7 +215,9 @@ graph::Status WriteProfile(const std::string& path, const Profile& p) {
       "cold<TAB>device<TAB>idle below s<TAB>extra s; "
       "link<TAB>src<TAB>dst<TAB>latency s<TAB>bytes/s<TAB>samples; "
       "launch<TAB>device<TAB>seconds per kernel launch; "
-      "host<TAB>device<TAB>seconds an op's launch takes<TAB>signature\n";
+      "host<TAB>device<TAB>seconds an op's launch takes<TAB>signature; "
+      "device<TAB>device<TAB>what it was measured as\n";
+  for (const auto& [device, d] : p.definitions) out += "device\t" + device + "\t" + d + "\n";
   for (const auto& [device, s] : p.dispatch_s) out += "dispatch\t" + device + "\t" + Num(s) + "\n";
   for (const auto& [device, s] : p.dispatch_shared_s) {
     out += "dispatch_shared\t" + device + "\t" + Num(s) + "\n";

@@ -3,7 +3,8 @@
 // (graph/signature.h) and the bytes its outputs newly occupy (views occupy none),
 // and the executor's per-op dispatch time; per ordered device pair: a link fit
 // (latency + bytes / bandwidth). Keyed by device name, so a profile serves every
-// model run on the same devices file.
+// model run on the same devices file; each device's definition is recorded
+// with it, so that it is not applied to another device of that name.
 //
 // A GPU's op times are its kernels' spans on the device (CUDA events), and
 // each signature also gets the host time its launch keeps the device's worker
@@ -22,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/devices.h"
 #include "graph/status.h"
 
 namespace sim {
@@ -40,6 +42,9 @@ struct LinkFit {
 };
 
 struct Profile {
+  // device -> what of its definition the times were measured on
+  // (cluster::TimingDefinition); absent in profiles made before 2026-12-01
+  std::map<std::string, std::string> definitions;
   // device -> signature -> timing
   std::map<std::string, std::map<std::string, OpTiming>> ops;
   // device -> seconds the executor spends per scheduled op outside its kernel
@@ -80,6 +85,8 @@ struct Profile {
   std::map<std::string, double> launch_s;
 
   const OpTiming* Find(const std::string& device, const std::string& signature) const;
+  // Forgets everything measured on `device`, its links included.
+  void Erase(const std::string& device);
   // The host seconds of an op of `signature` on `device`, or -1 when not profiled.
   double HostSeconds(const std::string& device, const std::string& signature) const;
   const LinkFit* Link(const std::string& src, const std::string& dst) const;
@@ -87,6 +94,18 @@ struct Profile {
 
 // " 0-5 us +1.50 us, ..., over 200 us +7.10 us": a device's cold_s bins.
 std::string DescribeColdBins(const std::vector<std::pair<double, double>>& bins);
+
+// The devices of `c` that `profile` holds entries for under the same name but
+// measured on another definition ("cpu0 (profiled as cpu, cores 0, threads 1;
+// here sim of cpu)"), in file order; devices without a recorded definition
+// (older profiles) pass.
+std::vector<std::string> RedefinedDevices(const Profile& profile, const cluster::Cluster& c);
+
+// An error naming `profile_path`, `c`'s file and the first redefined device
+// when there is one: a profile applied by name to another device gives
+// another device's times.
+graph::Status CheckProfileFits(const Profile& profile, const std::string& profile_path,
+                               const cluster::Cluster& c);
 
 // A missing file is NotFound (callers start an empty profile); anything
 // malformed is InvalidArgument naming the file and line.

@@ -356,6 +356,7 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
   std::optional<sim::Profile> profile;
   if (!o.profile_path.empty()) {
     GRAPH_ASSIGN_OR_RETURN(profile.emplace(), sim::ReadProfile(o.profile_path));
+    GRAPH_RETURN_IF_ERROR(sim::CheckProfileFits(*profile, o.profile_path, c));
   }
   wire::pb::Hello hello = MakeHello(o, c);
   wire::Context ctx;

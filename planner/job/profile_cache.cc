@@ -53,6 +53,7 @@ graph::Result<std::optional<sim::Profile>> ProfileForDevices(
     const frontend::PlacedTraining& setup) {
   if (!profile_path.empty()) {
     GRAPH_ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(profile_path));
+    GRAPH_RETURN_IF_ERROR(sim::CheckProfileFits(p, profile_path, setup.cluster));
     return std::optional<sim::Profile>(std::move(p));
   }
   for (const cluster::DeviceSpec& d : setup.cluster.devices) {

@@ -57,6 +57,50 @@ TEST(ProfileCommandTest, SecondProfileOfAModelMeasuresNothingAndSimulateUsesIt) 
   EXPECT_NE(sim.out.find("simulator error"), std::string::npos) << sim.out;
 }
 
+// A profile made on local-2cpu's cpu0 (core 0) gave a simulated Haswell of
+// the same name its times, and profiling another cpu0 (two cores) extended the
+// old entries without measuring anything.
+TEST(ProfileCommandTest, AProfileOfOtherDevicesByTheSameNamesIsRefusedOrMeasuredAnew) {
+  const std::string dir = planner_test::ScratchDir();
+  const std::string prof = dir + "/named_" + std::to_string(::getpid()) + ".prof",
+                    wide = dir + "/named_wide_" + std::to_string(::getpid()) + ".yaml";
+  std::remove(prof.c_str());
+  ASSERT_EQ(Planner("profile --steps 1 --warmup 0 " + Model("emotion") + " " +
+                    Config("local-2cpu") + " -o " + prof)
+                .code,
+            0);
+  RunResult sim = Planner("simulate " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                          " --batch 32 --profile " + prof);
+  EXPECT_EQ(sim.code, 1) << sim.out;
+  EXPECT_EQ(Lines(sim.err), 1) << sim.err;
+  EXPECT_NE(sim.err.find(prof + ": made on other devices than " + Config("k40-paper-2gpu") +
+                         "'s: cpu0 (profiled as cpu, cores 0, threads 1; here sim of cpu)"),
+            std::string::npos)
+      << sim.err;
+  RunResult baseline = Planner("baseline " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                               " --batch 32 --method etf --profile " + prof);
+  EXPECT_EQ(baseline.code, 1) << baseline.out;
+  EXPECT_NE(baseline.err.find(": made on other devices than "), std::string::npos) << baseline.err;
+
+  ASSERT_TRUE(graph::WriteFileAtomic(wide,
+                                     "devices:\n  - {name: cpu0, kind: cpu, cores: [0, 1], "
+                                     "threads: 2}\n")
+                  .ok());
+  RunResult again =
+      Planner("profile --steps 1 --warmup 0 " + Model("emotion") + " " + wide + " -o " + prof);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(
+      again.out.find(prof + ": cpu0 (profiled as cpu, cores 0, threads 1; here cpu, cores 0-1, "
+                            "threads 2): another device by that name, measured anew"),
+      std::string::npos)
+      << again.out;
+  EXPECT_NE(again.out.find("measured on: cpu0; already profiled on: none"), std::string::npos)
+      << again.out;
+  RunResult fits = Planner("simulate " + Model("emotion") + " " + wide + " --profile " + prof);
+  EXPECT_EQ(fits.code, 0) << fits.err;
+  for (const std::string& f : {prof, wide}) std::remove(f.c_str());
+}
+
 TEST(ProfileCommandTest, ACorruptProfileIsAOneLineErrorNamingIt) {
   const std::string prof =
       planner_test::ScratchDir() + "/bad_" + std::to_string(::getpid()) + ".prof";

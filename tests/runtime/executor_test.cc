@@ -259,7 +259,9 @@ TEST(ExecutorTest, TwoCudaDevicesAreRefusedBeforeAnyIsCreated) {
             "with cpu devices, is)");
   // One of them is fine as far as this check goes.
   auto one = Executor::Create(t.graph, *c, std::vector<int>(t.graph.size(), 1));
-  if (!one.ok()) EXPECT_EQ(one.status().message().find("cuda devices:"), std::string::npos);
+  if (!one.ok()) {
+    EXPECT_EQ(one.status().message().find("cuda devices:"), std::string::npos);
+  }
 }
 
 TEST(ExecutorTest, EveryOpWithoutAKernelIsListedBeforeAnythingRuns) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "cluster/devices.h"
 #include "graph/file_util.h"
 #include "tests/scratch_dir.h"
 
@@ -43,6 +44,54 @@ TEST(ProfileTest, WrittenFileReadsBackTheSame) {
   ASSERT_NE(l, nullptr);
   EXPECT_DOUBLE_EQ(l->bandwidth_bytes_per_s, 3e10);
   EXPECT_EQ(back->Link("cpu1", "cpu0"), nullptr);
+}
+
+// A profile is keyed by device name: one made on a devices file whose cpu0
+// is core 0 was applied to any other file's cpu0 (a simulated Haswell, two
+// cores), silently giving that device this one's times.
+TEST(ProfileTest, ADeviceProfiledUnderAnotherDefinitionIsNamedAndRefused) {
+  auto made_on = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: cpu1, kind: cpu, cores: "
+      "[1]}\n",
+      "two.yaml");
+  auto other = cluster::ParseDevicesYaml(
+      "devices:\n  - {name: cpu0, kind: cpu, cores: [0, 1, 2], threads: 3}\n  - {name: cpu1, "
+      "kind: cpu, cores: [3]}\n",
+      "wide.yaml");
+  ASSERT_TRUE(made_on.ok() && other.ok());
+  Profile p;
+  for (const cluster::DeviceSpec& d : made_on->devices) {
+    p.definitions[d.name] = cluster::TimingDefinition(d);
+    p.ops[d.name]["Relu|float32[2,3]|T=float32"] = {1.5e-6, 24, 10, 0.04};
+  }
+  p.links[{"cpu0", "cpu1"}] = {1e-6, 3e10, 5};
+  const std::string path = Temp("defined.prof");
+  ASSERT_TRUE(WriteProfile(path, p).ok());
+  auto back = ReadProfile(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->definitions, p.definitions);
+  EXPECT_EQ(back->definitions.at("cpu0"), "cpu, cores 0, threads 1");
+
+  EXPECT_TRUE(CheckProfileFits(*back, path, *made_on).ok());
+  EXPECT_EQ(RedefinedDevices(*back, *other),
+            (std::vector<std::string>{
+                "cpu0 (profiled as cpu, cores 0, threads 1; here cpu, cores 0-2, threads 3)",
+                "cpu1 (profiled as cpu, cores 1, threads 1; here cpu, cores 3, threads 1)"}));
+  graph::Status st = CheckProfileFits(*back, path, *other);
+  EXPECT_EQ(st.message(), path +
+                              ": made on other devices than wide.yaml's: cpu0 (profiled as cpu, "
+                              "cores 0, threads 1; here cpu, cores 0-2, threads 3); profile these "
+                              "devices: planner profile MODEL wide.yaml -o NEW.profile");
+  // Profiles from before definitions were recorded are taken as they are.
+  back->definitions.clear();
+  EXPECT_TRUE(CheckProfileFits(*back, path, *other).ok());
+  // What Erase forgets: the device's entries and its links, nothing of the other's.
+  Profile q = p;
+  q.Erase("cpu0");
+  EXPECT_EQ(q.definitions.count("cpu0"), 0u);
+  EXPECT_EQ(q.ops.count("cpu0"), 0u);
+  EXPECT_EQ(q.ops.count("cpu1"), 1u);
+  EXPECT_TRUE(q.links.empty());
 }
 
 TEST(ProfileTest, VersionOneFilesWithoutSpreadsAreRead) {
