@@ -6,10 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cassert>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -315,6 +317,16 @@ graph::Status CheckOutputWritable(const std::string& flag, const std::string& pa
     return graph::IoError(path + ": cannot write " + flag + " output (" +
                           (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") + ")");
   }
+  // Outputs are written atomically, through a new file beside them: one made
+  // now proves the directory takes files (access() passes /proc for root).
+  std::string probe = dir + "/.planner-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    return graph::IoError(path + ": cannot write " + flag + " output (cannot create a file in '" +
+                          dir + "': " + std::strerror(errno) + ")");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
   return graph::Status::Ok();
 }
 

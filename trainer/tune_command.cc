@@ -211,7 +211,17 @@ std::optional<int> ParseTuneFlags(const frontend::Args& args, Child* child, Tune
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     f->target = *v;
   }
+  // Checked before the probes, not after the last epoch.
+  if (args.Has("--report")) {
+    if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok())
+      return frontend::UsageError(kSpec, st);
+  }
   child->dir = args.Get("--dir");
+  struct stat dir_stat;
+  if (!child->dir.empty() && ::stat(child->dir.c_str(), &dir_stat) == 0 &&
+      !S_ISDIR(dir_stat.st_mode)) {
+    return frontend::UsageError(kSpec, "--dir " + child->dir + ": a file, not a directory");
+  }
   if (child->dir.empty()) {
     char tmpl[] = "/tmp/trainer-tune-XXXXXX";
     if (!mkdtemp(tmpl))

@@ -135,5 +135,18 @@ TEST(Args, DurationsTakeMillisecondsAndZeroIsOffInAnyUnit) {
   EXPECT_FALSE(ParseDurationOrOff("--refine", "5 minutes").ok());
 }
 
+// access() lets root write anywhere, /proc included, where no file can be
+// made: such an output was refused only after the work, its result lost.
+TEST(Args, AnOutputWhereNoFileCanBeMadeIsRefusedBeforeTheWork) {
+  graph::Status proc = CheckOutputWritable("--trace", "/proc/planner_trace.json");
+  EXPECT_FALSE(proc.ok());
+  EXPECT_EQ(proc.message().rfind("/proc/planner_trace.json: cannot write --trace output (", 0), 0u)
+      << proc.message();
+  EXPECT_EQ(CheckOutputWritable("-o", "/nonexistent/dir/p.yaml").message(),
+            "/nonexistent/dir/p.yaml: cannot write -o output (directory '/nonexistent/dir' is "
+            "missing or not writable)");
+  EXPECT_TRUE(CheckOutputWritable("-o", ::testing::TempDir() + "/planner_probe_ok.yaml").ok());
+}
+
 }  // namespace
 }  // namespace frontend

@@ -66,4 +66,28 @@ TEST(TuneCommandTest, WithoutRanksItSaysWhatIsMissing) {
   EXPECT_NE(out->find("--nproc N is required"), std::string::npos) << *out;
 }
 
+// --report was written only after the last epoch (a path where no file can
+// be made lost the run's figures), and a --dir that is a file leaked a shell
+// error after the header.
+TEST(TuneCommandTest, AnUnwritableReportOrADirThatIsAFileIsRefusedBeforeAnyProbe) {
+  const std::string file = planner_test::ScratchDir() + "/tune-not-a-dir";
+  ASSERT_TRUE(graph::WriteFileAtomic(file, "x").ok());
+  const std::string err = planner_test::ScratchDir() + "/tune-refused.err",
+                    out = planner_test::ScratchDir() + "/tune-refused.out";
+  for (const std::string& flags :
+       {std::string("--report /proc/tune-report.json"), "--dir " + file}) {
+    int rc = std::system((std::string(TRAINER_BIN) + " tune lenet --nproc 1 --epochs 1 " + flags +
+                          " >" + out + " 2>" + err)
+                             .c_str());
+    EXPECT_EQ(WEXITSTATUS(rc), 2) << flags;
+    auto said = graph::ReadFile(err);
+    ASSERT_TRUE(said.ok());
+    EXPECT_EQ(std::count(said->begin(), said->end(), '\n'), 1) << *said;
+    EXPECT_NE(said->find(flags.substr(0, flags.find(' '))), std::string::npos) << *said;
+    auto printed = graph::ReadFile(out);
+    ASSERT_TRUE(printed.ok());
+    EXPECT_EQ(*printed, "") << flags;
+  }
+}
+
 }  // namespace
