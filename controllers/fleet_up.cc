@@ -21,6 +21,7 @@
 #include <optional>
 #include <thread>
 
+#include "cluster/devices.h"
 #include "controllers/fleet_verdict.h"
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
@@ -443,6 +444,19 @@ int FleetCommand(int argc, char** argv) {
       return frontend::CommandError(kSpec, st);
     }
   }
+  if (plan.mode == "real") {  // refused now, not by every placement of every update
+    auto workers = cluster::LoadDevicesFile(plan.worker_devices);
+    if (!workers.ok()) return frontend::CommandError(kSpec, workers.status());
+    for (const cluster::DeviceSpec& d : workers->devices) {
+      if (d.kind == cluster::DeviceKind::kSim) {
+        return frontend::UsageError(kSpec,
+                                    "--mode real runs the placements on the workers' "
+                                    "devices, and " +
+                                        plan.worker_devices + "'s '" + d.name +
+                                        "' is a sim device (use --mode sim)");
+      }
+    }
+  }
   plan.dir = args->Get("--dir", "/tmp/planner-fleet-" + std::to_string(::getpid()));
   if (graph::Status st = CheckRunDirIsNew(plan.dir); !st.ok()) {
     return frontend::CommandError(kSpec, st);
@@ -455,8 +469,10 @@ int FleetCommand(int argc, char** argv) {
             frontend::CheckOutputsBeforeWork({{"-o", plan.out}}, plan.model, plan.devices,
                                              {{"the workers' devices file", plan.worker_devices},
                                               {"the server's checkpoint", plan.dir + "/ps.ckpt"}});
-        !st.ok())
+        !st.ok()) {
+      std::filesystem::remove(plan.dir, ec);  // made just now, and still empty
       return frontend::CommandError(kSpec, st);
+    }
   }
   return RunFleet(plan);
 }

@@ -116,6 +116,27 @@ TEST(FleetUp, AMissingModelIsRefusedLeavingNoRunDirectory) {
   }
 }
 
+// --mode real on sim devices failed every placement of every update and then
+// the search; an unwritable -o left the run directory made for it.
+TEST(FleetUp, RealModeOnSimDevicesOrAnUnwritableOutputIsRefusedLeavingNoRunDirectory) {
+  const std::string run = Dir() + "/run-refused";
+  RunResult r = Planner("fleet up local:1x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                        " --mode real --dir " + run);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "planner fleet up: --mode real runs the placements on the workers' devices, "
+            "and " +
+                Config("k40-paper-2gpu") + "'s 'cpu0' is a sim device (use --mode sim)\n");
+  EXPECT_FALSE(std::filesystem::exists(run));
+  r = Planner("fleet up local:1x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+              " -o /proc/fleet-best.yaml --dir " + run);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("/proc/fleet-best.yaml: cannot write -o output"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(run));
+}
+
 TEST(FleetUp, RunsServerControllersAndWorkersAndStopsThemAll) {
   const std::string run = Dir() + "/run-a";
   RunResult r = Planner(Up(run, "--iterations 3"));
