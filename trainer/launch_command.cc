@@ -26,15 +26,15 @@ namespace {
 
 const frontend::CommandSpec kSpec{
     "launch",
-    "--nproc N [--port P] [--grace SECONDS] train MODEL [train's flags]",
+    "--nproc N [--port P] [--grace DURATION] train MODEL [train's flags]",
     "Starts N ranks of `trainer train` on this host (MASTER_ADDR=127.0.0.1, MASTER_PORT=P or\n"
     "a free port, RANK, WORLD_SIZE) and waits for them. When a rank fails, the others have\n"
-    "--grace seconds to stop by themselves before they are killed.",
+    "--grace to stop by themselves before they are killed.",
     {},
     {{"--nproc", "N", "ranks to start, 1 to 256 (required)"},
      {"--port", "P", "MASTER_PORT (default: a free loopback port)"},
-     {"--grace", "SECONDS",
-      "how long the others may take to stop after a rank fails (default 90)"}},
+     {"--grace", "DURATION",
+      "how long the others may take to stop after a rank fails (default 90s; 90, 2m, 500ms)"}},
     "trainer",
     /*command_follows=*/true};
 

@@ -53,7 +53,8 @@ const frontend::CommandSpec kSpec{
      {"--target-accuracy", "A", "stop once test accuracy reaches A (0..1)"},
      {"--log-every", "N", "steps between progress lines (default 100; 0: none)"},
      {"--seed", "S", "data order (default 1)"},
-     {"--timeout", "SECONDS", "how long a rank waits for the others (default 60)"},
+     {"--timeout", "DURATION",
+      "how long a rank waits for the others (default 60s; 90, 90s, 2m or 500ms)"},
      {"--report", "FILE", "rank 0 writes the run's figures as JSON"},
      {"--probe", "G:LR:M,...",
       "instead of training, run each configuration (compute groups, learning rate, momentum) "
@@ -184,18 +185,24 @@ int ParseTrainFlags(const frontend::Args& args, TrainOptions* out, double* timeo
     double lo, hi;
   };
   double lr = o.learning_rate, momentum = o.momentum, timeout = 60;
-  double* targets[] = {&lr, &o.strategy.alpha, &o.strategy.mix, &o.target_accuracy, &timeout};
+  double* targets[] = {&lr, &o.strategy.alpha, &o.strategy.mix, &o.target_accuracy};
   int k = 0;
-  for (NumFlag f : {NumFlag{"--lr", 0, 1e3},
-                    {"--alpha", 0, 1},
-                    {"--mix", 0, 1},
-                    {"--target-accuracy", 0, 1},
-                    {"--timeout", 0.1, 1e6}}) {
+  for (NumFlag f :
+       {NumFlag{"--lr", 0, 1e3}, {"--alpha", 0, 1}, {"--mix", 0, 1}, {"--target-accuracy", 0, 1}}) {
     double* target = targets[k++];
     if (!args.Has(f.flag)) continue;
     auto v = frontend::ParseNumberInRange(f.flag, args.Get(f.flag), f.lo, f.hi);
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     *target = *v;
+  }
+  if (args.Has("--timeout")) {  // a duration, as launch's --grace and planner's
+    auto v = frontend::ParseDurationSeconds("--timeout", args.Get("--timeout"));
+    if (!v.ok()) return frontend::UsageError(kSpec, v.status());
+    if (*v < 0.1 || *v > 1e6) {
+      return frontend::UsageError(
+          kSpec, "--timeout must be from 100ms to 1000000s, got '" + args.Get("--timeout") + "'");
+    }
+    timeout = *v;
   }
   if (args.Has("--momentum")) {
     auto v = frontend::ParseNumberFromTo("--momentum", args.Get("--momentum"), 0, 1);

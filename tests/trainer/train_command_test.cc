@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -477,6 +478,14 @@ TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
   EXPECT_EQ(out, "trainer train: unknown --data 'mnist' (fashion-mnist, synthetic)\n");
   EXPECT_EQ(Shell(kTrainer + " train lenet --momentum 2", &out), 2);
   EXPECT_EQ(out, "trainer train: --momentum must be a number from 0 to 1, got '2'\n");
+  // --timeout is a duration, as --grace and planner's are ("60s" was refused).
+  EXPECT_EQ(Shell(kTrainer + " train lenet --data synthetic --steps 1 --timeout 60s", &out), 0)
+      << out;
+  EXPECT_EQ(Shell(kTrainer + " train lenet --timeout 50ms", &out), 2);
+  EXPECT_EQ(out, "trainer train: --timeout must be from 100ms to 1000000s, got '50ms'\n");
+  EXPECT_EQ(Shell(kTrainer + " train lenet --timeout soon", &out), 2);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("--timeout"), std::string::npos) << out;
   EXPECT_EQ(Shell("env RANK=5 WORLD_SIZE=2 MASTER_PORT=1234 " + kTrainer + " train lenet", &out),
             2);
   EXPECT_NE(out.find("RANK='5'"), std::string::npos) << out;
