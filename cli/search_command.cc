@@ -177,13 +177,8 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
   if (args.Has("--patience-gain")) {
     std::string pct = args.Get("--patience-gain");
     if (!pct.empty() && pct.back() == '%') pct.pop_back();
-    if (pct == "0") {
-      o->patience_gain = 0;
-    } else {
-      GRAPH_ASSIGN_OR_RETURN(double gain,
-                             frontend::ParseNumberInRange("--patience-gain", pct, 0, 50));
-      o->patience_gain = gain / 100;
-    }
+    GRAPH_ASSIGN_OR_RETURN(double gain, frontend::ParseNumberFromTo("--patience-gain", pct, 0, 50));
+    o->patience_gain = gain / 100;
   }
   GRAPH_ASSIGN_OR_RETURN(const bool policy_first,
                          IsFirstOfTwo(args, "--order", "policy-first", "climb-first", "an order"));

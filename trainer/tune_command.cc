@@ -211,11 +211,6 @@ std::optional<int> ParseTuneFlags(const frontend::Args& args, Child* child, Tune
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     f->target = *v;
   }
-  // Checked before the probes, not after the last epoch.
-  if (args.Has("--report")) {
-    if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok())
-      return frontend::UsageError(kSpec, st);
-  }
   child->dir = args.Get("--dir");
   struct stat dir_stat;
   if (!child->dir.empty() && ::stat(child->dir.c_str(), &dir_stat) == 0 &&
@@ -229,6 +224,14 @@ std::optional<int> ParseTuneFlags(const frontend::Args& args, Child* child, Tune
     child->dir = tmpl;
   } else if (mkdir(child->dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return frontend::UsageError(kSpec, "--dir " + child->dir + ": cannot create it");
+  }
+  // Checked before the probes, not after the last epoch (and after --dir,
+  // which may hold it).
+  if (args.Has("--report")) {
+    if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
+      if (!args.Has("--dir")) ::rmdir(child->dir.c_str());  // made just now, still empty
+      return frontend::UsageError(kSpec, st);
+    }
   }
   return std::nullopt;
 }

@@ -206,9 +206,8 @@ TEST(SearchCommandTest, PatienceHandsAStalledPolicysBudgetToTheClimb) {
                      "planner search: --patience-gain goes with --budget, a hill climb and "
                      "--order policy-first (not --patience 0)\n");
   }
-  ExpectUsageError(
-      " --budget 8s --patience 1s --patience-gain 60",
-      "planner search: --patience-gain must be a number above 0 and at most 50, got '60'\n");
+  ExpectUsageError(" --budget 8s --patience 1s --patience-gain 60",
+                   "planner search: --patience-gain must be a number from 0 to 50, got '60'\n");
 }
 
 // With --budget and a climb the stall rule is on by default (60 s, 0.5%):
