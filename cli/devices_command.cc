@@ -26,8 +26,10 @@ std::string Num(const std::optional<double>& v, double scale, const char* unit) 
 int Run(const frontend::Args& args) {
   auto c = cluster::LoadDevicesFile(args.positional()[0]);
   if (!c.ok()) return frontend::CommandError(kSpec, c.status());
-  std::printf("%s (digest %s): %zu devices\n", c->source.c_str(), c->digest.c_str(),
-              c->devices.size());
+  // Two digests: the file's bytes (profile caches), and what a placement
+  // depends on (placement files record it; their errors quote it).
+  std::printf("%s (file digest %s, placement digest %s): %zu devices\n", c->source.c_str(),
+              c->digest.c_str(), c->placement_digest.c_str(), c->devices.size());
   std::printf("  %-10s %-5s %-46s %-12s %-14s %s\n", "name", "kind", "tensorflow device", "memory",
               "peak", "bandwidth");
   for (const cluster::DeviceSpec& d : c->devices) {

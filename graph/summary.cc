@@ -113,14 +113,10 @@ std::string JsonQuote(const std::string& s) {
   return out + "\"";
 }
 
-GraphSummary Summarize(const Graph& g, const InferenceReport& report,
-                       const InferenceOptions& opts) {
-  GraphSummary s;
-  s.batch = opts.batch;
-  s.nodes = g.size();
-  std::vector<OpCost> costs = ComputeCosts(g);
-  std::vector<int> consumers = g.ConsumerCounts();
-  // Per-output consumer counts for liveness.
+namespace {
+
+// Readers of each output of each node.
+std::vector<std::vector<int>> OutputUses(const Graph& g) {
   std::vector<std::vector<int>> uses(g.size());
   for (NodeId id = 0; id < g.size(); ++id) uses[id].assign(g.node(id).num_outputs(), 0);
   for (const Node& n : g.nodes()) {
@@ -128,6 +124,39 @@ GraphSummary Summarize(const Graph& g, const InferenceReport& report,
       if (in.index < static_cast<int>(uses[in.node].size())) ++uses[in.node][in.index];
     }
   }
+  return uses;
+}
+
+}  // namespace
+
+int64_t PeakLiveActivationBytes(const Graph& g) {
+  std::vector<std::vector<int>> uses = OutputUses(g);
+  int64_t live = 0, peak = 0;
+  for (NodeId id : g.topological_order()) {
+    const Node& n = g.node(id);
+    if (n.op == "Const" || IsTrainableParameter(n)) continue;
+    for (int i = 0; i < n.num_outputs(); ++i)
+      Accumulate(&live, std::max<int64_t>(OutputBytes(n, i), 0));
+    peak = std::max(peak, live);
+    for (const TensorRef& in : n.inputs) {
+      const Node& src = g.node(in.node);
+      if (src.op == "Const" || IsTrainableParameter(src)) continue;
+      if (in.index < static_cast<int>(uses[in.node].size()) && --uses[in.node][in.index] == 0) {
+        live -= std::max<int64_t>(OutputBytes(src, in.index), 0);
+      }
+    }
+  }
+  return peak;
+}
+
+GraphSummary Summarize(const Graph& g, const InferenceReport& report,
+                       const InferenceOptions& opts) {
+  GraphSummary s;
+  s.batch = opts.batch;
+  s.nodes = g.size();
+  std::vector<OpCost> costs = ComputeCosts(g);
+  std::vector<int> consumers = g.ConsumerCounts();
+  const std::vector<std::vector<int>> uses = OutputUses(g);
   const std::vector<char> trainable = TrainableParameters(g);
   for (NodeId id = 0; id < g.size(); ++id) {
     const Node& n = g.node(id);
@@ -155,22 +184,7 @@ GraphSummary Summarize(const Graph& g, const InferenceReport& report,
       }
     }
   }
-  // Liveness walk in topological order.
-  int64_t live = 0;
-  for (NodeId id : g.topological_order()) {
-    const Node& n = g.node(id);
-    if (n.op == "Const" || IsTrainableParameter(n)) continue;
-    for (int i = 0; i < n.num_outputs(); ++i)
-      Accumulate(&live, std::max<int64_t>(OutputBytes(n, i), 0));
-    s.peak_activation_bytes = std::max(s.peak_activation_bytes, live);
-    for (const TensorRef& in : n.inputs) {
-      const Node& src = g.node(in.node);
-      if (src.op == "Const" || IsTrainableParameter(src)) continue;
-      if (in.index < static_cast<int>(uses[in.node].size()) && --uses[in.node][in.index] == 0) {
-        live -= std::max<int64_t>(OutputBytes(src, in.index), 0);
-      }
-    }
-  }
+  s.peak_activation_bytes = PeakLiveActivationBytes(g);
   s.unknown_ops = report.unknown_ops;
   for (NodeId id : report.unknown_shape_nodes) s.unknown_shape_nodes.push_back(Label(g.node(id)));
   s.problems = report.problems;

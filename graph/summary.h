@@ -54,6 +54,11 @@ struct GraphSummary {
 
 GraphSummary Summarize(const Graph& g, const InferenceReport& report, const InferenceOptions& opts);
 
+// GraphSummary::peak_activation_bytes alone: the peak of live outputs (not
+// constants or parameters) when the ops run one at a time in topological
+// order, each freed after its last consumer.
+int64_t PeakLiveActivationBytes(const Graph& g);
+
 std::string SummaryToText(const GraphSummary& s, const std::string& model);
 std::string SummaryToJson(const GraphSummary& s, const std::string& model);
 

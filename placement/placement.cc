@@ -216,9 +216,9 @@ graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
   if (!p.devices_digest.empty() && !c.placement_digest.empty() &&
       !SameDigest(p.devices_digest, c.placement_digest) &&
       !SameDigest(p.devices_digest, c.digest)) {
-    return graph::InvalidArgument(source + ": made for another devices file (digest " +
-                                  p.devices_digest + ", " + c.source + "'s is " +
-                                  c.placement_digest + ")");
+    return graph::InvalidArgument(
+        source + ": made for another devices file (placement digest " + p.devices_digest + ", " +
+        c.source + "'s is " + c.placement_digest + ": planner devices " + c.source + " prints it)");
   }
   std::vector<std::string> unknown_ops, placed_ops;
   std::set<std::string> unknown_devices;

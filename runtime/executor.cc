@@ -7,9 +7,12 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
+#include "graph/summary.h"
 #include "runtime/adaptive_mutex.h"
 #include "runtime/copies.h"
 #include "runtime/host_memory.h"
@@ -89,6 +92,28 @@ struct Executor::Step {
   }
 };
 
+namespace {
+
+// A step whose activations alone, freed as soon as read, outgrow what the host
+// has available was run anyway: its allocations grew into swap and the OOM
+// killer (a batch of 100,000 images took 18 GB in 20 s, silently). The
+// estimate is a floor (parallel devices hold more at once), so what it
+// refuses cannot run.
+graph::Status CheckHostMemory(const graph::Graph& g) {
+  const std::optional<int64_t> available = AvailableHostBytes();
+  const int64_t peak = graph::PeakLiveActivationBytes(g);
+  if (!available || peak <= *available) return graph::Status::Ok();
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "the training step needs at least %.2f GiB of host memory for its activations "
+                "(live at once in topological order), more than the %.2f GiB this host has "
+                "available: a smaller batch",
+                peak / double(1 << 30), *available / double(1 << 30));
+  return graph::Status(graph::StatusCode::kOutOfMemory, line);
+}
+
+}  // namespace
+
 Executor::Executor(const graph::Graph& g, const cluster::Cluster& c, std::vector<int> d)
     : g_(sim::RewriteForExecution(g)), cluster_(c), device_of_node_(std::move(d)) {}
 
@@ -142,6 +167,7 @@ graph::Result<std::unique_ptr<Executor>> Executor::Create(const graph::Graph& g,
                                 " cuda devices: copies between GPUs are not built yet (one GPU, "
                                 "with cpu devices, is)");
   }
+  if (gpus == 0) GRAPH_RETURN_IF_ERROR(CheckHostMemory(g));
   // Kernels run single-threaded inside a device's workers (see device.h); the
   // process-wide pools left at several threads would be shared and fought over
   // by every device's matmuls.

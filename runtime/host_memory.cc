@@ -1,6 +1,7 @@
 #include "runtime/host_memory.h"
 
 #include <climits>
+#include <cstdio>
 #include <mutex>
 
 #if defined(__GLIBC__)
@@ -21,6 +22,22 @@ bool KeepFreedMemory() {
 #else
   return false;
 #endif
+}
+
+std::optional<int64_t> AvailableHostBytes() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (!f) return std::nullopt;
+  char line[256];
+  std::optional<int64_t> out;
+  while (std::fgets(line, sizeof line, f)) {
+    long long kib = 0;
+    if (std::sscanf(line, "MemAvailable: %lld kB", &kib) == 1) {
+      out = static_cast<int64_t>(kib) * 1024;
+      break;
+    }
+  }
+  std::fclose(f);
+  return out;
 }
 
 }  // namespace runtime

@@ -15,9 +15,16 @@
 // for (the executor does when it is created, a search when it is).
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 namespace runtime {
 
 // Returns false where the C library offers no such control (not glibc).
 bool KeepFreedMemory();
+
+// The host memory the kernel says new work can have without swapping
+// (/proc/meminfo's MemAvailable), in bytes; nullopt where it cannot tell.
+std::optional<int64_t> AvailableHostBytes();
 
 }  // namespace runtime

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -362,6 +363,28 @@ TEST(PlannerCliTest, DevicesShowsAShippedConfig) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("5 devices"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("/job:localhost/replica:0/task:0/device:GPU:3"), std::string::npos);
+}
+
+// A placement's error quoted a "digest" that planner devices did not print
+// (it printed the file bytes' one): both are printed, named.
+TEST(PlannerCliTest, DevicesPrintsThePlacementDigestThatPlacementsRecord) {
+  const std::string devices = std::string(PLANNER_CONFIGS_DIR) + "/k40-paper-2gpu.yaml";
+  const std::string placed = planner_test::ScratchDir() + "/digest_placement.yaml";
+  ASSERT_EQ(
+      Planner("baseline " + Model("emotion") + " " + devices + " --method expert -o " + placed)
+          .code,
+      0);
+  const std::string text = Slurp(placed);
+  const size_t at = text.find("devices_digest: ");
+  ASSERT_NE(at, std::string::npos) << text;
+  std::string digest = text.substr(at + 16, text.find('\n', at) - at - 16);
+  digest.erase(std::remove(digest.begin(), digest.end(), '"'), digest.end());
+  RunResult r = Planner("devices " + devices);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(", placement digest " + digest + "): "), std::string::npos) << digest << "\n"
+                                                                                   << r.out;
+  EXPECT_NE(r.out.find(" (file digest "), std::string::npos) << r.out;
+  std::remove(placed.c_str());
 }
 
 TEST(PlannerCliTest, BadDevicesYamlExitsNonZeroWithOneLineNamingTheFile) {

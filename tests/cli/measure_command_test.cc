@@ -93,6 +93,19 @@ TEST(MeasureCommandTest, SimulatedDevicesCannotBeMeasured) {
   EXPECT_NE(r.err.find("simulated devices, which have no kernels"), std::string::npos) << r.err;
 }
 
+// A batch whose activations the host cannot hold grew into swap (18 GB in
+// 20 s of a 23 GB machine, nothing printed) until killed.
+TEST(MeasureCommandTest, AStepThatCannotFitTheHostsMemoryIsRefusedBeforeItRuns) {
+  RunResult r = Planner("measure " + Model("emotion") + " " + Config("local-2cpu") +
+                        " --steps 1 --warmup 0 --batch 1000000");  // some 3 TiB of activations
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("GiB of host memory for its activations (live at once in topological "
+                       "order), more than the "),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(MeasureCommandTest, OutOfMemoryNamesTheDeviceAndTheBytes) {
   std::string d = Temp("small.yaml");
   ASSERT_TRUE(

@@ -79,7 +79,7 @@ double SimulatedStep(const std::string& placement) {
   return at == std::string::npos ? -1 : std::atof(text.c_str() + at + 18);
 }
 
-TEST(SearchSignalsTest, ASearchKilledOutrightAfterItsWarmStartCanBeResumed) {
+TEST(SearchSignalsTest, ASearchKilledOutrightAfterItsPolicyIsSetUpCanBeResumed) {
   // SIGKILL leaves no chance to save: the checkpoint written once the policy
   // is set up is what a resume starts from (the periodic one comes at 30 s,
   // after this test's 20 s wait).
