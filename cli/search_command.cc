@@ -218,6 +218,15 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
         frontend::ParseIntInRange("--baseline-rounds", args.Get("--baseline-rounds"), 0, 100));
     o->baseline_rounds = static_cast<int>(rounds);
   }
+  // Flags a simulated search would not use are refused, not silently ignored
+  // (the verdict's --rounds and --steps do apply: on real devices it measures).
+  for (const char* flag : {"--baseline-rounds", "--recalibrate"}) {
+    if (args.Has(flag) && o->reward == "sim") {
+      return graph::InvalidArgument(std::string(flag) +
+                                    " goes with measured rewards (--reward real, or a fleet's): "
+                                    "with --reward sim nothing is measured before the climb");
+    }
+  }
   if (args.Has("--rounds")) {
     GRAPH_ASSIGN_OR_RETURN(int64_t rounds,
                            frontend::ParseIntInRange("--rounds", args.Get("--rounds"), 1, 1000));

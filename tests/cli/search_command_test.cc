@@ -754,6 +754,17 @@ TEST(SearchCommandTest, BadVerdictFlagsAreOneLineErrors) {
   }
 }
 
+// Accepted and ignored before: a simulated search measures nothing for the
+// baselines' rounds or the climb's refit to use.
+TEST(SearchCommandTest, FlagsOfMeasuredRewardsAreRefusedWithRewardSim) {
+  for (const char* flag : {"--baseline-rounds", "--recalibrate"}) {
+    ExpectUsageError(std::string(" ") + flag + (flag[2] == 'b' ? " 2" : " off"),
+                     std::string("planner search: ") + flag +
+                         " goes with measured rewards (--reward real, or a fleet's): with "
+                         "--reward sim nothing is measured before the climb\n");
+  }
+}
+
 // A TF.js model's weights live in files beside its model.json: --csv named one
 // and overwrote it, and the model no longer loaded.
 TEST(SearchCommandTest, AnOutputOverAModelsWeightsFileIsRefusedBeforeAnyWork) {
