@@ -462,7 +462,7 @@ int FleetCommand(int argc, char** argv) {
     return frontend::CommandError(kSpec, st);
   }
   std::error_code ec;
-  std::filesystem::create_directories(plan.dir, ec);
+  const bool made = std::filesystem::create_directories(plan.dir, ec);
   if (ec) return frontend::CommandError(kSpec, graph::IoError(plan.dir + ": " + ec.message()));
   if (!plan.out.empty()) {  // before the fleet's work, not after it (-o may be in RUN_DIR)
     if (graph::Status st =
@@ -470,7 +470,7 @@ int FleetCommand(int argc, char** argv) {
                                              {{"the workers' devices file", plan.worker_devices},
                                               {"the server's checkpoint", plan.dir + "/ps.ckpt"}});
         !st.ok()) {
-      std::filesystem::remove(plan.dir, ec);  // made just now, and still empty
+      if (made) std::filesystem::remove(plan.dir, ec);  // made just now, and still empty
       return frontend::CommandError(kSpec, st);
     }
   }

@@ -1,6 +1,7 @@
 #include "graph/importer.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
@@ -99,6 +100,32 @@ Result<Graph> ParseBinaryOrSayWhat(const std::string& contents, const std::strin
 
 }  // namespace
 
+namespace {
+
+// Any printable file that is not JSON is read as a text GraphDef, so a YAML
+// file or a note given as the model failed in protobuf's parser's words
+// ("x.yaml:6:5: Invalid float number: name"). A syntax error says what the
+// file was taken for and what a model may be.
+Result<Graph> TextGraphDefOrSayWhat(const std::string& text, const std::string& path) {
+  Result<Graph> g = ParseTextGraphDef(text, path);
+  if (g.ok()) return g;
+  const std::string& m = g.status().message();
+  const std::string head = path + ":";
+  if (m.rfind(head, 0) != 0 || m.size() <= head.size() ||
+      !isdigit(static_cast<unsigned char>(m[head.size()]))) {
+    return g;  // parsed, but not a graph we take: its own error
+  }
+  const std::string rest = m.substr(head.size());  // "LINE:COL: what"
+  const size_t colon = rest.find(": ");
+  return InvalidArgument(path + ": not a model (printable text, so read as a TensorFlow text " +
+                         "GraphDef, which fails at " + rest.substr(0, colon) + ": " +
+                         (colon == std::string::npos ? rest : rest.substr(colon + 2)) +
+                         "); a model is a GraphDef (binary or text), an ONNX model or a TF.js "
+                         "model.json");
+}
+
+}  // namespace
+
 Result<Graph> ImportModelContents(const std::string& contents, const std::string& path,
                                   const InputShapes& shapes) {
   if (contents.empty()) return InvalidArgument(path + ": file is empty");
@@ -109,7 +136,7 @@ Result<Graph> ImportModelContents(const std::string& contents, const std::string
     case ModelFormat::kBinaryGraphDef:
       return ParseBinaryOrSayWhat(contents, path);
     case ModelFormat::kTextGraphDef:
-      return ParseTextGraphDef(text(), path);
+      return TextGraphDefOrSayWhat(text(), path);
     case ModelFormat::kJsonGraphDef:
       return ParseJsonGraphDef(text(), path);
     case ModelFormat::kTfjs:

@@ -37,6 +37,11 @@ std::optional<int64_t> AvailableHostBytes() {
     }
   }
   std::fclose(f);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  // Blocks this process freed but keeps (KeepFreedMemory) are not in
+  // MemAvailable, yet its next step reuses them.
+  if (out) *out += static_cast<int64_t>(mallinfo2().fordblks);
+#endif
   return out;
 }
 

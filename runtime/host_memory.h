@@ -23,8 +23,9 @@ namespace runtime {
 // Returns false where the C library offers no such control (not glibc).
 bool KeepFreedMemory();
 
-// The host memory the kernel says new work can have without swapping
-// (/proc/meminfo's MemAvailable), in bytes; nullopt where it cannot tell.
+// The host memory new work in this process can have without swapping: the
+// kernel's MemAvailable (/proc/meminfo) plus what the process's allocator
+// holds free, in bytes; nullopt where the kernel does not say.
 std::optional<int64_t> AvailableHostBytes();
 
 }  // namespace runtime

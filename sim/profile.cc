@@ -16,7 +16,8 @@ namespace sim {
 
 namespace {
 
-constexpr char kHeader[] = "# planner profile v4";
+constexpr char kHeader[] = "# planner profile v5";
+constexpr char kHeaderV4[] = "# planner profile v4";  // no device records
 constexpr char kHeaderV3[] = "# planner profile v3";
 constexpr char kHeaderV2[] = "# planner profile v2";
 constexpr char kHeaderV1[] = "# planner profile v1";
@@ -140,7 +141,8 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     ++n;
     const std::string where = path + ":" + std::to_string(n) + ": ";
     if (n == 1) {
-      if (line != kHeader && line != kHeaderV3 && line != kHeaderV2 && line != kHeaderV1) {
+      if (line != kHeader && line != kHeaderV4 && line != kHeaderV3 && line != kHeaderV2 &&
+          line != kHeaderV1) {
         return graph::InvalidArgument(where + "not a planner profile (expected '" + kHeader + "')");
       }
       continue;

@@ -4,7 +4,9 @@
 // and the executor's per-op dispatch time; per ordered device pair: a link fit
 // (latency + bytes / bandwidth). Keyed by device name, so a profile serves every
 // model run on the same devices file; each device's definition is recorded
-// with it, so that it is not applied to another device of that name.
+// with it, so that it is not applied to a device of that name defined
+// otherwise (the definition does not name the hardware: two hosts' cpu0 on
+// core 0 look alike).
 //
 // A GPU's op times are its kernels' spans on the device (CUDA events), and
 // each signature also gets the host time its launch keeps the device's worker
@@ -12,8 +14,8 @@
 // pipeline (sim/simulator.h).
 //
 // File: tab-separated text, one record per line (docs/file-formats.md); v1
-// files (no spread, poll or notify), v2 files (no cold) and v3 files (no host
-// or launch) are read too.
+// files (no spread, poll or notify), v2 files (no cold), v3 files (no host
+// or launch) and v4 files (no device) are read too.
 // Thread safety: value types and free functions.
 #pragma once
 

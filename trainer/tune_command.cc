@@ -217,19 +217,23 @@ std::optional<int> ParseTuneFlags(const frontend::Args& args, Child* child, Tune
       !S_ISDIR(dir_stat.st_mode)) {
     return frontend::UsageError(kSpec, "--dir " + child->dir + ": a file, not a directory");
   }
+  bool made_dir = true;
   if (child->dir.empty()) {
     char tmpl[] = "/tmp/trainer-tune-XXXXXX";
     if (!mkdtemp(tmpl))
       return frontend::UsageError(kSpec, "cannot make a working directory in /tmp");
     child->dir = tmpl;
-  } else if (mkdir(child->dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return frontend::UsageError(kSpec, "--dir " + child->dir + ": cannot create it");
+  } else if (mkdir(child->dir.c_str(), 0755) != 0) {
+    if (errno != EEXIST) {
+      return frontend::UsageError(kSpec, "--dir " + child->dir + ": cannot create it");
+    }
+    made_dir = false;
   }
   // Checked before the probes, not after the last epoch (and after --dir,
   // which may hold it).
   if (args.Has("--report")) {
     if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
-      if (!args.Has("--dir")) ::rmdir(child->dir.c_str());  // made just now, still empty
+      if (made_dir) ::rmdir(child->dir.c_str());  // made just now, still empty
       return frontend::UsageError(kSpec, st);
     }
   }

@@ -42,14 +42,17 @@ BaselineRuns RunBaselineMethods(const std::vector<std::string>& methods,
     if (!e.status.ok() && out.first_failure.ok()) out.first_failure = e.status;
     out.measured.push_back({made->method, std::move(made->device_of_node), std::move(e)});
   }
-  if (o.hardware) {
+  if (o.hardware && Stopped(o)) {  // the draws decide; said once
+    if (out.not_run.empty()) {
+      Say(o.log, "  stopped by a signal: none measured again, each one's draw decides\n");
+    }
+  } else if (o.hardware) {
     rewards::ConfirmOptions confirm;
     confirm.rounds = o.rounds;
     confirm.stop = o.stop;
-    const bool stopped_before = Stopped(o);
     const auto times = rewards::ConfirmFastest(*o.hardware, confirm, &out.measured, o.memo);
     if (!times.empty()) Say(o.log, "%s\n", rewards::DescribeConfirmed(o.rounds, times).c_str());
-    if (!stopped_before && Stopped(o) && !times.empty()) {
+    if (Stopped(o) && !times.empty()) {
       Say(o.log, "  stopped by a signal while measuring again: the medians of those measured\n");
     }
   }

@@ -46,7 +46,7 @@ TEST(ProfileCommandTest, SecondProfileOfAModelMeasuresNothingAndSimulateUsesIt) 
   ASSERT_EQ(third.code, 0) << third.err;
   text = graph::ReadFile(prof);
   ASSERT_TRUE(text.ok());
-  EXPECT_EQ(text->rfind("# planner profile v4", 0), 0u);
+  EXPECT_EQ(text->rfind("# planner profile v5", 0), 0u);
   EXPECT_NE(text->find("\ncold\tcpu0\t"), std::string::npos) << *text;
   EXPECT_NE(text->find("\ncold\tcpu1\t"), std::string::npos) << *text;
 

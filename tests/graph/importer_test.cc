@@ -55,6 +55,29 @@ TEST(ImporterTest, TruncatedJsonSaysWhyWithoutProtobufsCaret) {
   }
 }
 
+// A devices file given as the model was read as a text GraphDef and refused
+// in protobuf's words alone ("x.yaml:6:5: Invalid float number: name").
+TEST(ImporterTest, PrintableTextThatIsNoGraphDefSaysWhatItWasTakenFor) {
+  auto r = ImportModelContents("devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n", "d.yaml");
+  ASSERT_FALSE(r.ok());
+  const std::string& m = r.status().message();
+  EXPECT_EQ(m.rfind("d.yaml: not a model (printable text, so read as a TensorFlow text GraphDef, "
+                    "which fails at 2:5: ",
+                    0),
+            0u)
+      << m;
+  EXPECT_NE(m.find("); a model is a GraphDef (binary or text), an ONNX model or a TF.js "
+                   "model.json"),
+            std::string::npos)
+      << m;
+  // A text GraphDef that parses but is no graph we take keeps its own error.
+  auto dup = ImportModelContents("node { name: 'a' op: 'NoOp' }\nnode { name: 'a' op: 'NoOp' }\n",
+                                 "dup.pbtxt");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().message().find("not a model"), std::string::npos)
+      << dup.status().message();
+}
+
 TEST(ImporterTest, EmptyFileIsAnError) {
   auto r = ImportModelContents("", "empty.pb");
   ASSERT_FALSE(r.ok());
