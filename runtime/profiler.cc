@@ -788,14 +788,11 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   // is measured again from nothing, not extended.
   for (int d : real) {
     const cluster::DeviceSpec& spec = c.devices[d];
-    auto it = profile->definitions.find(spec.name);
-    const std::string here = cluster::TimingDefinition(spec);
-    if (it != profile->definitions.end() && it->second != here) {
-      report->redefined.push_back(spec.name + " (profiled as " + it->second + "; here " + here +
-                                  ")");
+    if (std::string r = sim::Redefinition(*profile, spec); !r.empty()) {
+      report->redefined.push_back(std::move(r));
       profile->Erase(spec.name);
     }
-    profile->definitions[spec.name] = here;
+    profile->definitions[spec.name] = cluster::TimingDefinition(spec);
   }
   GRAPH_ASSIGN_OR_RETURN(report->links_measured, ProfileLinks(c, profile));
   Rounds r;

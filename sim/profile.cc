@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "graph/file_util.h"
@@ -84,14 +85,17 @@ void Profile::Erase(const std::string& device) {
   }
 }
 
+std::string Redefinition(const Profile& profile, const cluster::DeviceSpec& d) {
+  auto it = profile.definitions.find(d.name);
+  const std::string here = cluster::TimingDefinition(d);
+  if (it == profile.definitions.end() || it->second == here) return "";
+  return d.name + " (profiled as " + it->second + "; here " + here + ")";
+}
+
 std::vector<std::string> RedefinedDevices(const Profile& profile, const cluster::Cluster& c) {
   std::vector<std::string> out;
   for (const cluster::DeviceSpec& d : c.devices) {
-    auto it = profile.definitions.find(d.name);
-    const std::string here = cluster::TimingDefinition(d);
-    if (it != profile.definitions.end() && it->second != here) {
-      out.push_back(d.name + " (profiled as " + it->second + "; here " + here + ")");
-    }
+    if (std::string r = Redefinition(profile, d); !r.empty()) out.push_back(std::move(r));
   }
   return out;
 }

@@ -97,6 +97,10 @@ struct Profile {
 // " 0-5 us +1.50 us, ..., over 200 us +7.10 us": a device's cold_s bins.
 std::string DescribeColdBins(const std::vector<std::pair<double, double>>& bins);
 
+// "NAME (profiled as X; here Y)" when `profile` recorded `d`'s name under
+// another definition than `d`'s; "" when the same or none is recorded.
+std::string Redefinition(const Profile& profile, const cluster::DeviceSpec& d);
+
 // The devices of `c` that `profile` holds entries for under the same name but
 // measured on another definition ("cpu0 (profiled as cpu, cores 0, threads 1;
 // here sim of cpu)"), in file order; devices without a recorded definition

@@ -93,7 +93,6 @@ graph::Status RunBaselineJob(const BaselineJobOptions& o, BaselineJobResult* res
     if (!result->best || m.evaluation.step_s < result->best->evaluation.step_s) result->best = m;
     result->ran.push_back(std::move(m));
   }
-  result->stopped = run.stop && *run.stop;
   if (!result->best) {
     return graph::Status(first_failure.code(), o.model_path + " on " + o.devices_path +
                                                    ": no baseline ran (" + first_failure.message() +

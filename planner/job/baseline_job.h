@@ -52,7 +52,6 @@ struct BaselineJobResult {
   std::optional<BaselineRun> best;
   // The status names an unknown method (a usage error, not a failed run).
   bool unknown_method = false;
-  bool stopped = false;  // by a signal (stop_on_signals)
 };
 
 graph::Status RunBaselineJob(const BaselineJobOptions& options, BaselineJobResult* result);
