@@ -9,6 +9,7 @@
 #include "controllers/fleet_up.h"
 #include "controllers/ps.h"
 #include "controllers/ps_client.h"
+#include "frontend/stop_signals.h"
 #include "workers/worker.h"
 
 namespace {
@@ -60,7 +61,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (const Subcommand& c : kCommands) {
-    if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
+    // A command that a signal stopped after it wrote its files says so.
+    if (!std::strcmp(argv[1], c.name))
+      return frontend::ExitCodeAfterStop(c.run(argc - 2, argv + 2));
   }
   if (!std::strcmp(argv[1], "controller")) {  // the design brief's name for one
     std::cerr << "planner: a fleet's controller is planner search MODEL DEVICES --ps ENDPOINT "

@@ -72,6 +72,11 @@ struct Child {
   pid_t pid = -1;
   std::optional<int> exit_code;  // once reaped; -1: killed by a signal...
   int signal = 0;                // ...this one
+  bool stopped = false;          // we sent it SIGTERM (Stop)
+
+  // Ended with a failure: not exit 0, nor the 128 + SIGTERM of one we stopped
+  // (it wrote its files and said so; frontend::ExitCodeAfterStop).
+  bool Failed() const { return *exit_code != 0 && !(stopped && *exit_code == 128 + SIGTERM); }
 
   // "exit 1", "killed by signal 9 (Killed)".
   std::string HowItEnded() const {
@@ -120,7 +125,7 @@ void Reap(std::vector<Child>& children) {
 // SIGTERM, then SIGKILL after `grace_s` for any still running.
 void Stop(std::vector<Child*> children, double grace_s) {
   for (Child* c : children) {
-    if (!c->exit_code) ::kill(c->pid, SIGCONT), ::kill(c->pid, SIGTERM);
+    if (!c->exit_code) ::kill(c->pid, SIGCONT), ::kill(c->pid, SIGTERM), c->stopped = true;
   }
   const auto end = Clock::now() + std::chrono::duration<double>(grace_s);
   while (Clock::now() < end) {
@@ -236,7 +241,9 @@ void PrintProgress(const std::vector<Child*>& controllers, std::vector<std::stri
     const Child* c = controllers[i];
     std::string state;
     if (c->exit_code) {
-      state = *c->exit_code == 0 ? "done" : "failed (" + c->HowItEnded() + ")";
+      state = c->Failed()          ? "failed (" + c->HowItEnded() + ")"
+              : *c->exit_code == 0 ? "done"
+                                   : "stopped";
     } else {
       state = LastLineOf(c->log, {"fleet: ", "update ", "policy search: ", "refine: "});
       if (state.empty()) state = "starting";
@@ -257,18 +264,18 @@ int Finish(const Plan& plan, const std::vector<Child*>& controllers) {
   for (const Child* c : controllers) {
     const std::string found = LastLineOf(c->log, {"  best found"});
     std::printf("%s: %s\n", c->what.c_str(),
-                !found.empty()      ? found.c_str() + 2
-                : c->exit_code == 0 ? "no result (see its log)"
-                                    : ("failed (" + c->HowItEnded() +
-                                       "): its best so far, if it wrote one, is kept")
-                                          .c_str());
+                !found.empty() ? found.c_str() + 2
+                : !c->Failed() ? "no result (see its log)"
+                               : ("failed (" + c->HowItEnded() +
+                                  "): its best so far, if it wrote one, is kept")
+                                     .c_str());
     // A controller that failed said why in one line: say it here, not only in its log.
     const std::string why = LastLineOf(c->log, {"planner search: "});
-    if (c->exit_code != 0 && !why.empty()) {
+    if (c->Failed() && !why.empty()) {
       std::fprintf(stderr, "planner fleet up: %s failed: %s\n", c->what.c_str(),
                    why.c_str() + std::strlen("planner search: "));
     }
-    if (c->exit_code != 0) code = 1;
+    if (c->Failed()) code = 1;
     // "controller 3" wrote controller-3.yaml (StartFleet).
     const std::string path =
         plan.dir + "/controller-" + c->what.substr(c->what.find(' ') + 1) + ".yaml";

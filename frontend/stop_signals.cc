@@ -4,7 +4,7 @@ namespace frontend {
 
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
-extern "C" void OnStopSignal(int) { g_stop = 1; }
+extern "C" void OnStopSignal(int sig) { g_stop = sig; }
 }  // namespace
 
 StopOnSignals::StopOnSignals() {
@@ -19,5 +19,7 @@ StopOnSignals::~StopOnSignals() {
 }
 
 const volatile std::sig_atomic_t* StopOnSignals::flag() { return &g_stop; }
+
+int ExitCodeAfterStop(int code) { return code != 0 || g_stop == 0 ? code : 128 + g_stop; }
 
 }  // namespace frontend

@@ -2,7 +2,10 @@
 // SIGTERM set a flag instead of ending the process, and the command checks
 // the flag between units of work (a policy update, a message) and finishes
 // its files; the previous handlers come back when it is destroyed, so a signal
-// after that ends the process as usual.
+// after that ends the process as usual. A command stopped so exits with
+// 128 + the signal's number once its files are written (ExitCodeAfterStop), as
+// a shell reports a command a signal ended and as `trainer launch` does: a
+// script's `planner search ... && next` does not go on after a ^C.
 //
 // Thread safety: one StopOnSignals at a time per process; the flag may be read
 // from any thread.
@@ -19,7 +22,8 @@ class StopOnSignals {
   StopOnSignals(const StopOnSignals&) = delete;
   StopOnSignals& operator=(const StopOnSignals&) = delete;
 
-  // Set (nonzero) once SIGINT or SIGTERM arrived; stays set after destruction.
+  // Set (nonzero: the signal's number) once SIGINT or SIGTERM arrived; stays
+  // set after destruction.
   static const volatile std::sig_atomic_t* flag();
   static bool requested() { return *flag() != 0; }
 
@@ -27,5 +31,9 @@ class StopOnSignals {
   void (*old_int_)(int) = nullptr;
   void (*old_term_)(int) = nullptr;
 };
+
+// A command's exit status: `code` if it failed (nonzero) or no stop signal
+// arrived, else 128 + the signal's number.
+int ExitCodeAfterStop(int code);
 
 }  // namespace frontend

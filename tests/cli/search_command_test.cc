@@ -120,9 +120,9 @@ TEST(SearchCommandTest, ResumeOfAnotherModelIsRefused) {
   EXPECT_EQ(Lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find(out + ".ckpt: a checkpoint of another model"), std::string::npos) << r.err;
   // The same model resumes and goes on counting.
-  RunResult again = Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
-                            " --iterations 8 --config " + std::string(PLANNER_CONFIGS_DIR) +
-                            "/../tests/planner/search_small.yaml --resume " + out + ".ckpt");
+  RunResult again =
+      Planner("search " + SmallRnnlm() + " " + Config("k40-paper-2gpu") +
+              " --iterations 8 --refine 1s" + kSmallConfig + " --resume " + out + ".ckpt");
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_NE(again.out.find("resumed " + out + ".ckpt: 6 updates done"), std::string::npos)
       << again.out;

@@ -161,7 +161,7 @@ TEST(FleetUp, SigintStopsEveryProcessAndKeepsTheResults) {
   ASSERT_NE(Slurp(run + "/controller-1.log").find("update "), std::string::npos)
       << Slurp(Dir() + "/up");
   p.Signal(up, SIGINT);
-  EXPECT_EQ(p.Wait(up, 90), 0) << Slurp(Dir() + "/up");
+  EXPECT_EQ(p.Wait(up, 90), 128 + SIGINT) << Slurp(Dir() + "/up");
   EXPECT_NE(Slurp(Dir() + "/up").find("stopping on a signal"), std::string::npos);
   EXPECT_NE(Slurp(run + "/best.yaml").find("devices:"), std::string::npos) << Slurp(Dir() + "/up");
   EXPECT_TRUE(NoneLeft(run, 10));

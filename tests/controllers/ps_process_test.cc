@@ -70,7 +70,7 @@ TEST(PsProcess, TwoSearchesTrainOnePolicy) {
   EXPECT_NE(Slurp(Dir() + "/a").find("4 gradients pushed"), std::string::npos)
       << Slurp(Dir() + "/a");
   p.Signal(ps, SIGTERM);
-  ASSERT_EQ(p.Wait(ps, 30), 0);
+  ASSERT_EQ(p.Wait(ps, 30), 128 + SIGTERM);
   const std::string log = Slurp(Dir() + "/ps.log");
   EXPECT_NE(log.find("stopped at version 8 (8 gradients applied"), std::string::npos) << log;
 }
@@ -112,7 +112,7 @@ TEST(PsProcess, RestartedServerRestoresItsCheckpointAndTheSearchGoesOn) {
   EXPECT_GE(std::stol(m[1]), 1);
   EXPECT_NE(Slurp(out).find("gradients pushed"), std::string::npos);
   p.Signal(ps, SIGTERM);
-  ASSERT_EQ(p.Wait(ps, 30), 0);
+  ASSERT_EQ(p.Wait(ps, 30), 128 + SIGTERM);
   std::smatch fin;
   const std::string log = Slurp(Dir() + "/ps2.log");
   ASSERT_TRUE(std::regex_search(log, fin, std::regex("stopped at version ([0-9]+)"))) << log;

@@ -125,7 +125,7 @@ TEST(FleetSearch, KilledAndStoppedWorkersLoseNoSample) {
   p.Signal(w[1], SIGCONT);
   for (int i = 1; i < 3; ++i) {
     p.Signal(w[i], SIGTERM);
-    EXPECT_EQ(p.Wait(w[i], 10), 0) << Slurp(Dir() + "/w" + std::to_string(i) + ".log");
+    EXPECT_EQ(p.Wait(w[i], 10), 128 + SIGTERM) << Slurp(Dir() + "/w" + std::to_string(i) + ".log");
   }
 }
 
@@ -204,7 +204,7 @@ TEST(FleetSearch, ASearchWhoseWorkersAreGoneStopsOnSigtermAtOnce) {
   p.Signal(worker, SIGKILL);
   std::this_thread::sleep_for(std::chrono::seconds(4));  // past silence_s: the worker is gone
   p.Signal(search, SIGTERM);
-  EXPECT_EQ(p.Wait(search, 20), 0) << Slurp(out);
+  EXPECT_EQ(p.Wait(search, 20), 128 + SIGTERM) << Slurp(out);
   EXPECT_NE(Slurp(out).find("stopped by a signal after "), std::string::npos) << Slurp(out);
   EXPECT_NE(Slurp(Dir() + "/gone-best.yaml").find("placement:"), std::string::npos);
 }
@@ -311,7 +311,7 @@ TEST(FleetSearch, ListeningWorkerSurvivesGarbageAndIsReachedByTheController) {
   EXPECT_EQ(n[0], n[1]);
   EXPECT_EQ(n[4], 0);  // every placement got a result
   p.Signal(w, SIGTERM);
-  EXPECT_EQ(p.Wait(w, 10), 0);
+  EXPECT_EQ(p.Wait(w, 10), 128 + SIGTERM);
 }
 
 TEST(FleetWorker, ListeningOffThisHostWithoutKeysIsRefused) {

@@ -86,7 +86,7 @@ TEST(WorkerRequests, ANegativeWarmupOrEndlessStepsAreRefusedAndTheWorkerServesOn
     }
   }
   p.Signal(w, SIGTERM);
-  EXPECT_EQ(p.Wait(w, 10), 0);
+  EXPECT_EQ(p.Wait(w, 10), 128 + SIGTERM);
 }
 
 }  // namespace
