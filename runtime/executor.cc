@@ -465,7 +465,11 @@ void Executor::Release(Step* s, const graph::TensorRef& t) {
 void Executor::Finish(Step* s, graph::NodeId id, std::vector<at::Tensor> outputs,
                       graph::Status st) {
   const graph::Node& n = g_.node(id);
-  if (st.ok() && node_done_) node_done_(id, outputs);
+  if (st.ok() && node_done_) {
+    // The hook runs on this worker thread: what it throws (a trainer's
+    // gradient copy) fails the step naming the node, not std::terminate.
+    st = Catching([&] { return n.name + ": after it ran"; }, [&] { node_done_(id, outputs); });
+  }
   if (st.ok() && !s->failed.load(std::memory_order_acquire)) st = Keep(s, id, std::move(outputs));
   if (!st.ok()) Fail(s, std::move(st));
   if (s->failed.load(std::memory_order_acquire)) {

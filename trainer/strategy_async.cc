@@ -5,7 +5,9 @@
 #include <atomic>
 #include <mutex>
 #include <thread>
+#include <vector>
 
+#include "runtime/torch_status.h"
 #include "trainer/strategy.h"
 
 namespace trainer {
@@ -18,9 +20,10 @@ constexpr int kModelTag = 1;  // the central model back to the group's first ran
 // first ranks by messages to the thread Serve runs.
 class Server {
  public:
-  Server(at::Tensor initial, ProcessGroup* ps, int remote_leaders)
-      : central_(std::move(initial)), ps_(ps), remote_(remote_leaders) {
-    if (remote_ > 0) thread_ = std::thread([this] { Serve(); });
+  // `remote_leaders`: the other groups' first ranks, in `ps`'s numbering.
+  Server(at::Tensor initial, ProcessGroup* ps, std::vector<int> remote_leaders)
+      : central_(std::move(initial)), ps_(ps), remote_(std::move(remote_leaders)) {
+    if (!remote_.empty()) thread_ = std::thread([this] { Serve(); });
   }
   ~Server() {
     if (thread_.joinable()) thread_.join();
@@ -47,12 +50,19 @@ class Server {
   }
 
  private:
+  // On its own thread: what LibTorch throws here fails the run, named, rather
+  // than ending the process.
   void Serve() {
+    graph::Status st =
+        runtime::Catching([] { return std::string("serving"); }, [this] { ServeUntilDone(); });
+    if (!st.ok()) Fail(st);
+  }
+  void ServeUntilDone() {
     const int64_t n = central_.numel();
     at::Tensor message = at::empty({n + 1}, at::kFloat);
-    // The group leaders still sending: ranks 1.. of the server's group.
-    std::vector<int> senders;
-    for (int k = 1; k <= remote_; ++k) senders.push_back(k);
+    // The group leaders still sending (with 4 ranks in 2 groups, rank 2: it
+    // was rank 1, which never sends, and the server waited out the timeout).
+    std::vector<int> senders = remote_;
     while (!senders.empty()) {
       graph::Result<int> from = ps_->ReceiveFromAny(message, kPushTag, senders);
       if (!from.ok()) return Fail(from.status());
@@ -74,20 +84,23 @@ class Server {
   int64_t version_ = 0;
   graph::Status error_;
   ProcessGroup* ps_;
-  int remote_;
+  const std::vector<int> remote_;
   std::thread thread_;
 };
 
 class AsyncStrategy : public Strategy {
  public:
   AsyncStrategy(const StrategyOptions& o, ProcessGroup* pg, Replica* replica,
-                std::unique_ptr<ProcessGroup> group, std::unique_ptr<ProcessGroup> ps, int groups)
+                std::unique_ptr<ProcessGroup> group, std::unique_ptr<ProcessGroup> ps,
+                std::vector<int> remote_leaders)
       : Strategy(pg, replica), group_(std::move(group)), ps_(std::move(ps)) {
     if (group_->world_size() > 1) {
       reducer_ = std::make_unique<Reducer>(group_.get(), ParameterShapes(*replica), o.buckets);
     }
     before_ = FlattenParameters(*replica);
-    if (pg->rank() == 0) server_ = std::make_unique<Server>(before_.clone(), ps_.get(), groups - 1);
+    if (pg->rank() == 0) {
+      server_ = std::make_unique<Server>(before_.clone(), ps_.get(), std::move(remote_leaders));
+    }
   }
   bool overlaps() const override { return reducer_ != nullptr; }
   void Start() override {
@@ -151,16 +164,17 @@ graph::Result<std::unique_ptr<Strategy>> MakeAsyncStrategy(const StrategyOptions
   // Consecutive ranks form a group; the server's group of all ranks has only
   // the groups' first ranks talking, but every rank joins it (one rendezvous).
   const int mine = pg->rank() * groups / world;
-  std::vector<int> members, everyone;
+  std::vector<int> members, everyone, remote_leaders;
   for (int r = 0; r < world; ++r) {
     if (r * groups / world == mine) members.push_back(r);
+    if (r > 0 && r * groups / world != (r - 1) * groups / world) remote_leaders.push_back(r);
     everyone.push_back(r);
   }
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<ProcessGroup> ps, pg->Split("ps" + o.tag, everyone));
   GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<ProcessGroup> group,
                          pg->Split("group-" + std::to_string(mine) + o.tag, members));
-  return std::unique_ptr<Strategy>(
-      new AsyncStrategy(o, pg, replica, std::move(group), std::move(ps), groups));
+  return std::unique_ptr<Strategy>(new AsyncStrategy(o, pg, replica, std::move(group),
+                                                     std::move(ps), std::move(remote_leaders)));
 }
 
 }  // namespace trainer

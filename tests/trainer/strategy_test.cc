@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <string>
 
 #include "lenet.h"
 #include "ranks.h"
@@ -134,6 +135,50 @@ TEST(StrategyTest, AsyncServerAddsEveryGroupsChange) {
   bool second_then_first = at::allclose(after[1], start + change[1], 1e-5, 1e-6) &&
                            at::allclose(after[0], both, 1e-5, 1e-6);
   EXPECT_TRUE(first_then_second || second_then_first);
+}
+
+// Groups of more than one rank but fewer groups than ranks: the server hears
+// from the other group's first rank, 2 of 4. It waited for "done" from rank 1,
+// which never sends, and every run failed at its end on the timeout.
+TEST(StrategyTest, AsyncServerHearsTheOtherGroupsFirstRankWhateverItsNumber) {
+  at::Tensor start = FlattenParameters(*LenetReplica(8, "sgd"));
+  std::mutex mu;
+  std::vector<at::Tensor> after(4);
+  std::vector<std::string> finished(4);
+  RunRanks(
+      4,
+      [&](ProcessGroup& pg) {
+        auto replica = LenetReplica(8, "sgd");
+        StrategyOptions o;
+        o.name = "async";
+        o.groups = 2;  // ranks 0-1 and 2-3
+        auto s = MakeStrategy(o, &pg, replica.get());
+        ASSERT_TRUE(s.ok()) << s.status().message();
+        for (int64_t step = 0; step < 2; ++step) {
+          std::vector<at::Tensor> grads;
+          s.value()->Start();
+          ASSERT_TRUE(replica
+                          ->Compute(
+                              LenetBatch(8 * pg.rank(), 8),
+                              [&](int p, const at::Tensor& t) { s.value()->OnGradient(p, t); },
+                              &grads, nullptr, nullptr)
+                          .ok());
+          ASSERT_TRUE(s.value()->Reduce(ProcessGroup::Now(), &grads, nullptr).ok());
+          ASSERT_TRUE(replica->Update(grads).ok());
+          graph::Status st = s.value()->AfterUpdate(step, nullptr);
+          ASSERT_TRUE(st.ok()) << st.message();
+        }
+        graph::Status done = s.value()->Finish();
+        std::lock_guard<std::mutex> l(mu);
+        finished[pg.rank()] = done.ok() ? "ok" : done.message();
+        after[pg.rank()] = FlattenParameters(*replica);
+      },
+      5);
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(finished[r], "ok") << "rank " << r;
+  // Each group's ranks hold the same model, and it moved from the start.
+  EXPECT_TRUE(at::allclose(after[0], after[1]));
+  EXPECT_TRUE(at::allclose(after[2], after[3]));
+  EXPECT_FALSE(at::allclose(after[0], start));
 }
 
 TEST(StrategyTest, AsyncRefusesMoreGroupsThanRanks) {
