@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <optional>
 
 #include "frontend/stop_signals.h"
 #include "wire/codec.h"
@@ -41,6 +42,7 @@ struct Dispatcher::RunState {
   std::vector<int> attempts;
   int remaining = 0;
   Clock::time_point start;
+  std::optional<Clock::time_point> stopped_at;  // when a stop signal was first seen
 };
 
 graph::Result<std::unique_ptr<Dispatcher>> Dispatcher::Bind(const FleetOptions& options,
@@ -152,10 +154,14 @@ std::vector<Outcome> Dispatcher::Run(const wire::WireModel& model, EvalMode mode
   counters_.requests += n;
   Pump(0, &run);  // what arrived between runs: heartbeats, hellos
   while (run.remaining > 0) {
+    // A signal: nothing more is sent, and what was sent has stop_wait_s to
+    // answer (it waited for every placement, each up to evaluation_s, and
+    // `fleet up` killed the controller before it wrote its files).
+    const bool stopped = frontend::StopOnSignals::requested();
+    if (stopped && !workers_.empty() && Stopping(&run)) break;
     Assign(&run);
     // With no worker left, a signal ends the wait for one (the search stops
     // after this update); else register_timeout_s does.
-    const bool stopped = frontend::StopOnSignals::requested();
     if (workers_.empty() && (stopped || Seconds(Clock::now() - std::max(empty_since_, run.start)) >
                                             o_.register_timeout_s)) {
       char within[32];
@@ -179,6 +185,34 @@ std::vector<Outcome> Dispatcher::Run(const wire::WireModel& model, EvalMode mode
     if (o.status.code() == graph::StatusCode::kUnavailable) ++counters_.unavailable;
   }
   return std::move(run.outcomes);
+}
+
+bool Dispatcher::Stopping(RunState* run) {
+  const auto now = Clock::now();
+  if (!run->stopped_at) run->stopped_at = now;
+  for (int j : run->pending) {  // a worker lost after the signal requeues its placement
+    run->outcomes[j].status = graph::Status(graph::StatusCode::kUnavailable,
+                                            "stopped by a signal before a fleet worker took it");
+    run->done[j] = true;
+    --run->remaining;
+  }
+  run->pending.clear();
+  if (run->remaining == 0) return true;
+  if (Seconds(now - *run->stopped_at) <= o_.stop_wait_s) return false;
+  char within[32];
+  std::snprintf(within, sizeof within, "%g", o_.stop_wait_s);
+  for (auto& [peer, w] : workers_) {
+    if (w.job < 0) continue;
+    run->outcomes[w.job].status =
+        graph::Status(graph::StatusCode::kUnavailable, "stopped by a signal: worker " + w.name +
+                                                           " did not answer within stop_wait_s (" +
+                                                           within + " s)");
+    run->done[w.job] = true;
+    --run->remaining;
+    w.job = -1;
+    w.busy_elsewhere = true;  // still evaluating it
+  }
+  return true;
 }
 
 void Dispatcher::Pump(int timeout_ms, RunState* run) {

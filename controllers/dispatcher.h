@@ -110,6 +110,9 @@ class Dispatcher {
   void OnHello(const std::string& peer, const wire::pb::Hello& hello, RunState* run);
   void OnResult(const std::string& peer, const wire::pb::Result& result, RunState* run);
   void Assign(RunState* run);
+  // After a stop signal: the placements not yet sent fail (kUnavailable), and
+  // once stop_wait_s has passed, those in flight too. True once none is left.
+  bool Stopping(RunState* run);
   bool SendJob(const std::string& peer, Worker& w, int job, bool with_model, RunState* run);
   void CheckSilence(RunState* run);
   void Lose(const std::string& peer, const std::string& why, RunState* run);

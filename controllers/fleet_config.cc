@@ -35,6 +35,7 @@ graph::Result<FleetOptions> Parse(const yaml::Node& root, const std::string& sou
       {"heartbeat_ms", {[&](double v) { o.heartbeat_ms = static_cast<int>(v); }, 1, 60000, true}},
       {"silence_s", {[&](double v) { o.silence_s = v; }, 0.01, 1e6, false}},
       {"evaluation_s", {[&](double v) { o.evaluation_s = v; }, 0.01, 1e7, false}},
+      {"stop_wait_s", {[&](double v) { o.stop_wait_s = v; }, 0, 1e6, false}},
       {"max_attempts", {[&](double v) { o.max_attempts = static_cast<int>(v); }, 1, 1000, true}},
       {"max_message_mb",
        {[&](double v) { o.max_message_mb = static_cast<int>(v); }, 1, 65536, true}},

@@ -38,6 +38,9 @@ struct FleetOptions {
   int heartbeat_ms = 500;
   double silence_s = 3;
   double evaluation_s = 600;
+  // After SIGINT/SIGTERM, how long the placements already sent may still
+  // answer (the rest are not sent); `fleet up` gives a controller 30 s in all.
+  double stop_wait_s = 10;
   int max_attempts = 3;
   int max_message_mb = 256;
   std::optional<wire::CurveKeys> server_keys;  // CURVE: set with client_keys

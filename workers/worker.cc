@@ -214,7 +214,17 @@ class Worker {
   graph::Status Serve(const volatile std::sig_atomic_t* stop,
                       const wire::ConnectionLog& connection_log) {
     auto next_beat = Clock::now();
-    while (!*stop) {
+    stop_ = stop;
+    bool said_stopping = false;
+    // After a stop, it serves on while an evaluation runs: heartbeats, so that
+    // the controller does not take it for gone and send the placement again,
+    // and the result, which it dropped; a new placement is answered busy.
+    while (!*stop || busy_) {
+      if (*stop && !said_stopping) {
+        std::printf("worker %s: stopping after its current evaluation\n", hello_.name().c_str());
+        std::fflush(stdout);
+        said_stopping = true;
+      }
       if (std::string final = connection_log.Final(); !final.empty()) {
         if (job_.joinable()) job_.join();
         return graph::Status(graph::StatusCode::kUnavailable, final);
@@ -297,7 +307,7 @@ class Worker {
   }
 
   void Start(wire::pb::Evaluate request) {
-    if (busy_) {
+    if (busy_ || (stop_ && *stop_)) {  // busy: the controller sends it elsewhere
       wire::pb::Envelope reply;
       reply.mutable_result()->set_request(request.request());
       reply.mutable_result()->set_busy(true);
@@ -325,6 +335,7 @@ class Worker {
   int heartbeat_ms_;
   bool registered_ = false;
   bool busy_ = false;
+  const volatile std::sig_atomic_t* stop_ = nullptr;
   std::thread job_;
 };
 

@@ -558,8 +558,17 @@ SearchIteration Search::StepOrThrow(const rewards::RewardSource& reward) {
   double grad_norm = 0;
   const graph::Status updated = s.o.update == "ppo" ? s.PpoUpdate(batch, noise, lr, &grad_norm)
                                                     : s.ReinforceUpdate(batch, lr, &grad_norm);
+  // The placements were evaluated either way: a failed update (a server's push
+  // that a signal cut short) still offers them, so that a new best measured in
+  // it is the search's to write, not thrown away with the update.
+  auto offer_evaluated = [&](int iteration) {
+    for (int j = 0; j < n; ++j) {
+      if (Offer("search", placements[j], it.evaluations[j], iteration)) it.improved = true;
+    }
+  };
   if (!updated.ok()) {
     it.status = updated.WithContext("policy update " + std::to_string(s.iteration + 1));
+    offer_evaluated(s.iteration + 1);  // the number the update would have had
     return it;
   }
   s.baseline = s.o.baseline_decay * s.baseline + (1 - s.o.baseline_decay) * mean;
@@ -571,9 +580,7 @@ SearchIteration Search::StepOrThrow(const rewards::RewardSource& reward) {
   it.baseline = s.baseline;
   it.learning_rate = lr;
   it.grad_norm = grad_norm;
-  for (int j = 0; j < n; ++j) {
-    if (Offer("search", placements[j], it.evaluations[j], s.iteration)) it.improved = true;
-  }
+  offer_evaluated(s.iteration);
   it.placements = std::move(placements);
   return it;
 }

@@ -209,6 +209,74 @@ TEST(FleetSearch, ASearchWhoseWorkersAreGoneStopsOnSigtermAtOnce) {
   EXPECT_NE(Slurp(Dir() + "/gone-best.yaml").find("placement:"), std::string::npos);
 }
 
+// With a worker busy on a long real evaluation, a SIGTERM waited for its
+// result (up to evaluation_s, 600 s): `fleet up` then killed the controller
+// before it wrote anything. Now what is in flight has stop_wait_s to answer.
+TEST(FleetSearch, ASearchWhoseWorkerIsBusyStopsOnSigtermWithinStopWait) {
+  Processes p;
+  const int port = FreePort();
+  const std::string fleet = WriteFleet("busy", port, "workers: 1\nmode: real\nstop_wait_s: 1\n");
+  p.Start(WorkerCommand(Config("local-2cpu"), port, "b1"), Dir() + "/b1.log");
+  const std::string out = Dir() + "/busy.out", best = Dir() + "/busy-best.yaml";
+  // An emotion step takes ~20 ms on these CPUs: 2,000 steps are ~40 s an evaluation.
+  const pid_t search = p.Start(Env() + PLANNER_BIN + std::string(" search ") + Model("emotion") +
+                                   " " + Config("local-2cpu") + " --reward fleet --fleet " + fleet +
+                                   " --steps 2000 --budget 10m --refine 0 -o " + best,
+                               out);
+  for (int i = 0; i < 300 && Slurp(out).find("workers registered at") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_NE(Slurp(out).find("workers registered at"), std::string::npos) << Slurp(out);
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // its first evaluation is under way
+  const auto signalled = std::chrono::steady_clock::now();
+  p.Signal(search, SIGTERM);
+  // Nothing was measured before the signal: no result, and it says why.
+  EXPECT_EQ(p.Wait(search, 20), 1) << Slurp(out);
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled, std::chrono::seconds(15)) << Slurp(out);
+  EXPECT_NE(Slurp(out).find("single:cpu0      failed: stopped by a signal: worker b1 did not "
+                            "answer within stop_wait_s (1 s)"),
+            std::string::npos)
+      << Slurp(out);
+  EXPECT_NE(Slurp(out).find("planner search: "), std::string::npos) << Slurp(out);
+}
+
+// A worker stopped mid-evaluation finished it, then said Bye without sending
+// the result, and fell silent meanwhile: the placement was lost or sent again.
+TEST(FleetSearch, AWorkerStoppedMidEvaluationSendsItsResultBeforeItGoes) {
+  Processes p;
+  const int port = FreePort();
+  const std::string fleet = WriteFleet("mid", port, "workers: 1\nmode: real\n");
+  const pid_t worker = p.Start(WorkerCommand(Config("local-2cpu"), port, "m1"), Dir() + "/m1.log");
+  const std::string out = Dir() + "/mid.out";
+  // ~20 ms an emotion step: 150 steps are ~3 s an evaluation.
+  const pid_t search =
+      p.Start(Env() + PLANNER_BIN + std::string(" search ") + Model("emotion") + " " +
+                  Config("local-2cpu") + " --reward fleet --fleet " + fleet +
+                  " --steps 150 --budget 10m --refine 0 -o " + Dir() + "/mid-best.yaml",
+              out);
+  for (int i = 0; i < 300 && Slurp(out).find("workers registered at") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_NE(Slurp(out).find("workers registered at"), std::string::npos) << Slurp(out);
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // single:cpu0 is under way
+  p.Signal(worker, SIGTERM);
+  EXPECT_EQ(p.Wait(worker, 30), 128 + SIGTERM) << Slurp(Dir() + "/m1.log");
+  EXPECT_NE(Slurp(Dir() + "/m1.log").find("worker m1: stopping after its current evaluation"),
+            std::string::npos)
+      << Slurp(Dir() + "/m1.log");
+  p.Signal(search, SIGTERM);
+  p.Wait(search, 30);
+  const std::string log = Slurp(out);
+  const size_t line = log.find("  single:cpu0 ");
+  ASSERT_NE(line, std::string::npos) << log;
+  const std::string first = log.substr(line, log.find('\n', line) - line);
+  EXPECT_NE(first.find(" ms"), std::string::npos) << log;  // measured, not "failed: ..."
+  EXPECT_EQ(first.find("failed"), std::string::npos) << log;
+  EXPECT_EQ(log.find("fleet: worker m1 said bye: its placement goes to another worker"),
+            std::string::npos)
+      << log;
+}
+
 TEST(FleetSearch, SearchWithoutWorkersFailsInOneLineNamingTheEndpoint) {
   const int port = FreePort();
   const std::string fleet = WriteFleet("empty", port, "register_timeout_s: 0.3\n");

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "graph/file_util.h"
+#include "planner/search/parameter_server.h"
 #include "planner/sources/registry.h"
 #include "tests/planner/search/small_policy.h"
 #include "tests/planner/search_test_util.h"
@@ -653,6 +654,46 @@ TEST(SearchTest, CorruptOrMissingCheckpointIsAOneLineError) {
   EXPECT_EQ(f.NewSearch(1)->Load(path, {"m", "d", "sim"}).message(),
             path + ": is not a regular file");
   std::remove(path.c_str());
+}
+
+// A parameter server whose pushes fail as a signal makes them fail (the
+// client's wait ends on one): it takes the policy it is given.
+class StoppedServer : public ParameterServer {
+ public:
+  graph::Result<PolicyParameters> Join(const std::string&, const std::string&, const PolicyLayout&,
+                                       const std::vector<std::vector<float>>& initial) override {
+    PolicyParameters p;
+    p.values = initial;
+    return p;
+  }
+  graph::Result<PolicyParameters> Push(int64_t, double,
+                                       const std::vector<std::vector<float>>&) override {
+    return graph::Status(graph::StatusCode::kUnavailable, "stopped by a signal");
+  }
+  std::string Summary() const override { return "stopped"; }
+};
+
+// The update's placements were evaluated before its push failed: the best of
+// them is the search's, labelled with the update it belonged to. It was thrown
+// away with the update, a new best that -o never got.
+TEST(SearchTest, AnUpdateWhosePushFailsStillOffersItsEvaluatedPlacements) {
+  Fixture f;
+  auto search = f.NewSearch(1);
+  StoppedServer server;
+  ASSERT_TRUE(search->UseParameterServer(&server, "m d").ok());
+  SearchIteration it = search->Step(*f.reward);
+  EXPECT_FALSE(it.status.ok());
+  EXPECT_NE(it.status.message().find("stopped by a signal"), std::string::npos)
+      << it.status.message();
+  EXPECT_EQ(search->iterations(), 0);
+  ASSERT_TRUE(search->best());
+  EXPECT_EQ(search->best()->method, "search");
+  EXPECT_EQ(search->best()->iteration, 1);
+  double fastest = 0;
+  for (const rewards::Evaluation& e : it.evaluations) {
+    if (e.status.ok() && (fastest == 0 || e.step_s < fastest)) fastest = e.step_s;
+  }
+  EXPECT_EQ(search->best()->step_s, fastest);
 }
 
 }  // namespace
