@@ -424,6 +424,16 @@ std::optional<double> DurationSeconds(const std::string& value) {
   return v * scale;
 }
 
+// Beyond this a duration is no longer a time anyone waits for, and its
+// callers' conversions to whole milliseconds or a clock's time point overflow
+// (99999999999h reached them).
+constexpr double kMaxDurationS = 1e7;
+
+graph::Status TooLong(const std::string& flag, const std::string& value) {
+  return graph::InvalidArgument(flag + " must be at most 10000000s (115 days), got '" + value +
+                                "'");
+}
+
 }  // namespace
 
 graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::string& value) {
@@ -432,6 +442,7 @@ graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::s
     return graph::InvalidArgument(
         flag + " must be a positive duration such as 90s, 15m, 2h or 500ms, got '" + value + "'");
   }
+  if (*s > kMaxDurationS) return TooLong(flag, value);
   return *s;
 }
 
@@ -441,6 +452,7 @@ graph::Result<double> ParseDurationOrOff(const std::string& flag, const std::str
     return graph::InvalidArgument(flag + " must be a duration such as 90s, 15m, 2h or 500ms, or " +
                                   "0 for off, got '" + value + "'");
   }
+  if (*s > kMaxDurationS) return TooLong(flag, value);
   return *s;
 }
 

@@ -146,8 +146,8 @@ graph::Result<double> ParseNumberInRange(const std::string& flag, const std::str
 graph::Result<double> ParseNumberFromTo(const std::string& flag, const std::string& value,
                                         double lo, double hi);
 
-// Parses a duration: "90" or "90s" (seconds), "15m", "2h", "500ms"; positive.
-// The error names the flag.
+// Parses a duration: "90" or "90s" (seconds), "15m", "2h", "500ms"; positive
+// and at most 10^7 s (115 days). The error names the flag.
 graph::Result<double> ParseDurationSeconds(const std::string& flag, const std::string& value);
 // The same, or 0 (any unit: "0", "0s") for a setting that 0 turns off.
 graph::Result<double> ParseDurationOrOff(const std::string& flag, const std::string& value);

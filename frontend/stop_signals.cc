@@ -4,7 +4,18 @@ namespace frontend {
 
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
-extern "C" void OnStopSignal(int sig) { g_stop = sig; }
+// A second signal ends the process as if none were caught: a command stuck
+// in a long unit of work could only be killed (its outputs are written
+// atomically, so none is left half-written). signal() and raise() are
+// async-signal-safe.
+extern "C" void OnStopSignal(int sig) {
+  if (g_stop != 0) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_stop = sig;
+}
 }  // namespace
 
 StopOnSignals::StopOnSignals() {

@@ -2,7 +2,8 @@
 // SIGTERM set a flag instead of ending the process, and the command checks
 // the flag between units of work (a policy update, a message) and finishes
 // its files; the previous handlers come back when it is destroyed, so a signal
-// after that ends the process as usual. A command stopped so exits with
+// after that ends the process as usual, as does a second signal while it is
+// alive. A command stopped so exits with
 // 128 + the signal's number once its files are written (ExitCodeAfterStop), as
 // a shell reports a command a signal ended and as `trainer launch` does: a
 // script's `planner search ... && next` does not go on after a ^C.

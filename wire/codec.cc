@@ -20,6 +20,12 @@ graph::Result<pb::Envelope> Decode(const std::string& bytes, size_t max_bytes) {
     return graph::InvalidArgument("message of " + std::to_string(bytes.size()) +
                                   " bytes is not a fleet envelope");
   }
+  // Every envelope we send has a version (Encode); none at all is bytes that
+  // happened to parse (an empty frame does), not a peer of another version.
+  if (e.version() == 0) {
+    return graph::InvalidArgument("message of " + std::to_string(bytes.size()) +
+                                  " bytes is not a fleet envelope (it has no protocol version)");
+  }
   if (e.version() != kProtocolVersion) {
     return graph::InvalidArgument("message speaks protocol version " + std::to_string(e.version()) +
                                   ", this build speaks " + std::to_string(kProtocolVersion));

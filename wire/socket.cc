@@ -162,7 +162,7 @@ graph::Result<Socket> Socket::Bind(Context& ctx, SocketKind kind, const std::str
   size_t size = sizeof last;
   std::string bound = endpoint;
   if (zmq_getsockopt(s.get(), ZMQ_LAST_ENDPOINT, last, &size) == 0 && last[0]) bound = last;
-  return Socket(std::move(s), bound);
+  return Socket(std::move(s), bound, options.max_message_bytes);
 }
 
 graph::Result<Socket> Socket::Connect(Context& ctx, SocketKind kind, const std::string& endpoint,
@@ -176,7 +176,7 @@ graph::Result<Socket> Socket::Open(Context& ctx, SocketKind kind, const std::str
                                    const SocketOptions& options) {
   GRAPH_RETURN_IF_ERROR(CheckPort(endpoint));
   GRAPH_ASSIGN_OR_RETURN(SocketHandle s, MakeSocket(ctx, kind, endpoint, options));
-  return Socket(std::move(s), endpoint);
+  return Socket(std::move(s), endpoint, options.max_message_bytes);
 }
 
 graph::Status Socket::AlsoConnect(const std::string& endpoint) {
@@ -201,20 +201,30 @@ graph::Result<std::optional<Frames>> Socket::Receive(int timeout_ms) {
   GRAPH_ASSIGN_OR_RETURN(std::vector<bool> ready, Poll({this}, timeout_ms));
   if (!ready[0]) return std::optional<Frames>();
   Frames frames;
+  size_t bytes = 0;
+  bool over = false;  // past the limits: the rest is read and let go
   for (;;) {
     zmq_msg_t msg;
     zmq_msg_init(&msg);
     if (zmq_msg_recv(&msg, socket_.get(), ZMQ_DONTWAIT) < 0) {
       zmq_msg_close(&msg);
-      if (frames.empty() && (zmq_errno() == EAGAIN || zmq_errno() == EINTR)) {
+      if (frames.empty() && !over && (zmq_errno() == EAGAIN || zmq_errno() == EINTR)) {
         return std::optional<Frames>();
       }
       return ZmqError(endpoint_ + ": cannot receive");
     }
-    frames.emplace_back(static_cast<const char*>(zmq_msg_data(&msg)), zmq_msg_size(&msg));
+    bytes += zmq_msg_size(&msg);
+    over = over || bytes > max_message_bytes_ || frames.size() >= kMaxFrames;
+    if (!over) {
+      frames.emplace_back(static_cast<const char*>(zmq_msg_data(&msg)), zmq_msg_size(&msg));
+    }
     const bool more = zmq_msg_more(&msg);
     zmq_msg_close(&msg);
     if (!more) break;
+  }
+  if (over) {  // as if it never came, as ZeroMQ does with one frame too large
+    ++dropped_;
+    return std::optional<Frames>();
   }
   return std::optional<Frames>(std::move(frames));
 }

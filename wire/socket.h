@@ -63,8 +63,11 @@ std::string KeyFileText(const CurveKeys& keys, bool with_secret);
 graph::Result<CurveKeys> ReadKeyFile(const std::string& path, bool need_secret);
 
 struct SocketOptions {
-  // ZeroMQ drops a peer's connection when it sends a larger message, so an
-  // oversized message never reaches the process.
+  // ZeroMQ drops a peer's connection when it sends a larger frame, and
+  // Receive drops a message whose frames add up to more (or that has more than
+  // Socket::kMaxFrames frames): ZeroMQ holds all of a message's frames before
+  // any is read, so one of many large frames still costs their memory in
+  // ZeroMQ's queue, but not a copy of it, and no handler sees it.
   size_t max_message_bytes = kDefaultMaxMessageBytes;
   // DEALER/ROUTER: this peer's routing id as the other side sees it (empty:
   // ZeroMQ's own).
@@ -106,17 +109,25 @@ class Socket {
   // is the peer's routing id; an unknown or gone peer, or a full queue, is
   // kUnavailable.
   graph::Status Send(const Frames& frames);
-  // Waits up to `timeout_ms` (-1: forever) for one message; nullopt on timeout.
+  // Waits up to `timeout_ms` (-1: forever) for one message; nullopt on timeout,
+  // and for a message over the limits (counted by dropped()).
   graph::Result<std::optional<Frames>> Receive(int timeout_ms);
+  static constexpr size_t kMaxFrames = 16;  // ours have at most 3 (ROUTER's id first)
+  // Messages Receive dropped for their size or their frames.
+  int64_t dropped() const { return dropped_; }
   // The endpoint as bound or connected; for "tcp://host:*", the port chosen.
   const std::string& endpoint() const { return endpoint_; }
   void* handle() const { return socket_.get(); }
 
  private:
-  Socket(SocketHandle socket, std::string endpoint)
-      : socket_(std::move(socket)), endpoint_(std::move(endpoint)) {}
+  Socket(SocketHandle socket, std::string endpoint, size_t max_message_bytes)
+      : socket_(std::move(socket)),
+        endpoint_(std::move(endpoint)),
+        max_message_bytes_(max_message_bytes) {}
   SocketHandle socket_;
   std::string endpoint_;
+  size_t max_message_bytes_;
+  int64_t dropped_ = 0;
 };
 
 // ZeroMQ's authentication handler (ZAP) for the CURVE servers of a context:

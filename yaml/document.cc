@@ -1,9 +1,13 @@
 #include "yaml/document.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <charconv>
+#include <cmath>
 #include <set>
+#include <sstream>
 
 namespace yaml {
 
@@ -47,14 +51,23 @@ graph::Status Node::Error(const std::string& problem) const {
 std::string Node::Scalar() const { return IsScalar() ? impl_->node.Scalar() : std::string(); }
 
 std::optional<int64_t> Node::AsInt() const {
+  // Decimal only: yaml-cpp's own conversion reads "010" as 8 and "0x100" as
+  // 256, where every other reader of the same file reads 10.
+  if (!IsScalar()) return std::nullopt;
+  const std::string& text = impl_->node.Scalar();
+  const char* begin = text.data() + (text.size() > 1 && text[0] == '+' ? 1 : 0);
+  const char* end = text.data() + text.size();
   int64_t v = 0;
-  if (!IsScalar() || !YAML::convert<int64_t>::decode(impl_->node, v)) return std::nullopt;
+  auto [p, ec] = std::from_chars(begin, end, v);
+  if (ec != std::errc() || p != end) return std::nullopt;
   return v;
 }
 
 std::optional<double> Node::AsNumber() const {
   double v = 0;
-  if (!IsScalar() || !YAML::convert<double>::decode(impl_->node, v)) return std::nullopt;
+  if (!IsScalar() || !YAML::convert<double>::decode(impl_->node, v) || !std::isfinite(v)) {
+    return std::nullopt;
+  }
   return v;
 }
 
@@ -105,6 +118,49 @@ Node Node::Get(const std::string& key) const {
 size_t Node::size() const { return IsSequence() || IsMap() ? impl_->node.size() : 0; }
 
 namespace {
+
+// Whether a document held anything: a node other than the null that stands
+// for an empty one.
+class ContentSeen : public YAML::EventHandler {
+ public:
+  bool content = false;
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { content = true; }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    content = true;
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    content = true;
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    content = true;
+  }
+  void OnMapEnd() override {}
+};
+
+// How many documents `text` holds, counting on to the first empty one after
+// the first. Not YAML::LoadAll: yaml-cpp 0.7's (Debian bookworm's) loops
+// forever on some invalid input, a file holding only "," among them, adding
+// an empty document each time until memory runs out (jbeder/yaml-cpp#1040,
+// fixed upstream in 2024 by stopping at the first empty document, as here).
+int CountDocuments(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  int documents = 0;
+  for (;;) {
+    ContentSeen seen;
+    if (!parser.HandleNextDocument(seen) || (documents > 0 && !seen.content)) break;
+    ++documents;
+  }
+  return documents;
+}
+
 // "FILE:LINE" where yaml-cpp knows the line, else "FILE".
 std::string Where(const std::string& source, const YAML::Exception& e) {
   return e.mark.is_null() ? source : source + ":" + std::to_string(e.mark.line + 1);
@@ -114,13 +170,12 @@ std::string Where(const std::string& source, const YAML::Exception& e) {
 graph::Result<Node> Parse(const std::string& text, const std::string& source) {
   auto name = std::make_shared<const std::string>(source);
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1) {
-      return graph::InvalidArgument(source + ": holds " + std::to_string(documents.size()) +
+    const int documents = CountDocuments(text);
+    if (documents > 1) {
+      return graph::InvalidArgument(source + ": holds " + std::to_string(documents) +
                                     " YAML documents; expected one");
     }
-    return Node(std::make_shared<const Node::Impl>(
-        Node::Impl{documents.empty() ? YAML::Node() : documents.front(), name}));
+    return Node(std::make_shared<const Node::Impl>(Node::Impl{YAML::Load(text), name}));
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's message for it is "bad file", which reads as an unreadable file.
     return graph::InvalidArgument(Where(source, e) +

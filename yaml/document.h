@@ -43,10 +43,10 @@ class Node {
 
   // A scalar's text; empty for any other node.
   std::string Scalar() const;
-  // A scalar as a whole number, or nothing (not a scalar, not a number, out
-  // of int64's range).
+  // A scalar as a whole decimal number ("010" is 10; "0x10" is none), or
+  // nothing (not a scalar, not a number, out of int64's range).
   std::optional<int64_t> AsInt() const;
-  // A scalar as a number (YAML's forms: 1.5, 1e-3, .inf), or nothing.
+  // A scalar as a finite number (1.5, 1e-3), or nothing (.inf and .nan too).
   std::optional<double> AsNumber() const;
 
   // The elements of a list (none for any other node).

@@ -135,6 +135,16 @@ TEST(Args, DurationsTakeMillisecondsAndZeroIsOffInAnyUnit) {
   EXPECT_FALSE(ParseDurationOrOff("--refine", "5 minutes").ok());
 }
 
+// 99999999999h was taken, and overflowed its callers' whole milliseconds and
+// clock time points (a launch's grace deadline wrapped into the past).
+TEST(Args, ADurationPast115DaysIsRefusedNamingTheLimit) {
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("--budget", "2777h"), 2777 * 3600.0);
+  EXPECT_EQ(ParseDurationSeconds("--grace", "99999999999h").status().message(),
+            "--grace must be at most 10000000s (115 days), got '99999999999h'");
+  EXPECT_EQ(ParseDurationOrOff("--refine", "1e300s").status().message(),
+            "--refine must be at most 10000000s (115 days), got '1e300s'");
+}
+
 // access() lets root write anywhere, /proc included, where no file can be
 // made: such an output was refused only after the work, its result lost.
 TEST(Args, AnOutputWhereNoFileCanBeMadeIsRefusedBeforeTheWork) {

@@ -59,7 +59,10 @@ TEST(Codec, RandomBytesNeverCrashAndRarelyPass) {
   EXPECT_GT(refused, 4900);
 }
 
-TEST(Codec, TruncatedMessagesAreRefusedOrDecodeToSomethingValid) {
+// Every cut short is refused in one line: the body is one length-delimited
+// field after the version, so a prefix ends inside it or before it. The empty
+// frame was said to speak "protocol version 0".
+TEST(Codec, EveryTruncatedMessageIsRefusedInOneLine) {
   pb::Envelope e;
   e.mutable_evaluate()->set_request(9);
   e.mutable_evaluate()->set_model_digest("0123456789abcdef");
@@ -67,10 +70,17 @@ TEST(Codec, TruncatedMessagesAreRefusedOrDecodeToSomethingValid) {
   const std::string bytes = Encode(e);
   for (size_t n = 0; n < bytes.size(); ++n) {
     auto d = Decode(bytes.substr(0, n));
-    if (d.ok()) {
-      EXPECT_EQ(d->version(), kProtocolVersion);
-    }
+    ASSERT_FALSE(d.ok()) << n << " of " << bytes.size() << " bytes decoded";
+    EXPECT_EQ(d.status().message().find('\n'), std::string::npos) << d.status().message();
+    EXPECT_EQ(d.status().message().find("protocol version 0"), std::string::npos)
+        << d.status().message();
   }
+  EXPECT_EQ(Decode("").status().message(),
+            "message of 0 bytes is not a fleet envelope (it has no protocol version)");
+  auto whole = Decode(bytes);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  EXPECT_EQ(whole->evaluate().request(), 9u);
+  EXPECT_EQ(whole->evaluate().device_size(), 100);
 }
 
 }  // namespace

@@ -152,10 +152,41 @@ TEST(Socket, OversizedMessageNeverArrives) {
   ASSERT_TRUE(router.ok());
   auto dealer = Socket::Connect(ctx, SocketKind::kDealer, router->endpoint());
   ASSERT_TRUE(dealer.ok());
+  // A small one arrives first: the connection is up, and what follows is judged.
+  ASSERT_TRUE(dealer->Send({"small"}).ok());
+  auto first = router->Receive(5000);
+  ASSERT_TRUE(first.ok() && *first);
+  EXPECT_EQ((**first).back(), "small");
   ASSERT_TRUE(dealer->Send({std::string(1000, 'x')}).ok());
   auto got = router->Receive(300);
   ASSERT_TRUE(got.ok());
   EXPECT_FALSE(*got);
+}
+
+// ZeroMQ's limit is a frame's: two frames of 60 bytes each passed a limit of
+// 100, and a peer could send as many as it liked. Dropped whole, and what the
+// same peer sends next arrives.
+TEST(Socket, AMessageWhoseFramesAddUpToMoreThanTheLimitIsDropped) {
+  Context ctx;
+  SocketOptions small;
+  small.max_message_bytes = 100;
+  auto router = Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:*", small);
+  ASSERT_TRUE(router.ok());
+  auto dealer = Socket::Connect(ctx, SocketKind::kDealer, router->endpoint());
+  ASSERT_TRUE(dealer.ok());
+  ASSERT_TRUE(dealer->Send({std::string(60, 'a'), std::string(60, 'b')}).ok());
+  ASSERT_TRUE(dealer->Send(Frames(Socket::kMaxFrames + 1, "f")).ok());
+  ASSERT_TRUE(dealer->Send({"after"}).ok());
+  std::optional<Frames> arrived;
+  for (int i = 0; i < 50 && !arrived; ++i) {
+    auto got = router->Receive(100);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    arrived = *got;
+  }
+  ASSERT_TRUE(arrived);
+  EXPECT_EQ(arrived->back(), "after");
+  EXPECT_EQ(arrived->size(), 2u);  // the dealer's routing id, then its one frame
+  EXPECT_EQ(router->dropped(), 2);
 }
 
 TEST(Curve, OnlyAClientWithAnAllowedKeyIsHeard) {

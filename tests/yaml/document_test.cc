@@ -4,7 +4,9 @@
 #include "yaml/document.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,22 @@ TEST(YamlDocument, SeveralDocumentsAreRefused) {
   auto r = Parse("a: 1\n---\nb: 2\n", "two.yaml");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "two.yaml: holds 2 YAML documents; expected one");
+}
+
+// yaml-cpp 0.7's LoadAll added an empty document after empty document for a
+// file holding only a comma, until memory ran out (jbeder/yaml-cpp#1040). In a
+// child killed after 20 s, so that a return of that loop fails the test.
+TEST(YamlDocument, AFileHoldingOnlyACommaIsReadAtOnce) {
+  EXPECT_EXIT(
+      {
+        ::alarm(20);
+        auto r = Parse(",\n", "comma.yaml");
+        std::exit(r.ok() && r->IsNull() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  auto r = Parse(",\n", "comma.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->Error("needs a map").message(), "comma.yaml:1: needs a map");
 }
 
 TEST(YamlDocument, AnEmptyFileIsANullNodeNamingTheFile) {
@@ -92,6 +110,21 @@ TEST(YamlDocument, TypedReadsRefuseOtherTypes) {
   EXPECT_FALSE(r->Get("l").AsInt());
   EXPECT_FALSE(r->Get("big").AsInt());
   EXPECT_EQ(r->Get("l").Scalar(), "");
+}
+
+// yaml-cpp read "010" as 8 and "0x100" as 256 where the devices file read 10,
+// and took .inf seconds and .nan statistics as numbers.
+TEST(YamlDocument, WholeNumbersAreDecimalAndNumbersFinite) {
+  auto r = Parse("o: 010\nh: 0x100\np: +7\nn: -3\ninf: .inf\nnan: .nan\nx: 7x\n", "t.yaml");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->Get("o").AsInt(), 10);
+  EXPECT_FALSE(r->Get("h").AsInt());
+  EXPECT_EQ(r->Get("p").AsInt(), 7);
+  EXPECT_EQ(r->Get("n").AsInt(), -3);
+  EXPECT_FALSE(r->Get("x").AsInt());
+  EXPECT_FALSE(r->Get("inf").AsNumber());
+  EXPECT_FALSE(r->Get("nan").AsNumber());
+  EXPECT_DOUBLE_EQ(*r->Get("o").AsNumber(), 10);
 }
 
 TEST(YamlWriter, WhatItWritesReadsBack) {
