@@ -16,7 +16,8 @@ FlagSpec BatchFlag() {
 
 FlagSpec InputShapeFlag() {
   return {"--input-shape", "NAME=D0,D1,...",
-          "shape of input NAME, for inputs with unknown dimensions (repeatable)"};
+          "shape of input NAME, for inputs with unknown dimensions (repeatable; NAME= for a "
+          "scalar)"};
 }
 
 std::vector<std::pair<std::string, std::string>> ModelInputFiles(const std::string& model_path) {
@@ -172,8 +173,8 @@ graph::Result<PlacedTraining> PlaceTraining(LoadedModel model, const std::string
                         std::move(device_of_node), method, note};
 }
 
-// "NAME=1,256,256,3" -> (NAME, [1,256,256,3]); the name may itself hold '='
-// (the last '=' separates).
+// "NAME=1,256,256,3" -> (NAME, [1,256,256,3]), "NAME=" -> (NAME, []): a
+// scalar; the name may itself hold '=' (the last '=' separates).
 graph::Status ParseInputShape(const std::string& value,
                               std::map<std::string, std::vector<int64_t>>* shapes) {
   const size_t eq = value.rfind('=');
@@ -184,7 +185,9 @@ graph::Status ParseInputShape(const std::string& value,
                           std::to_string(1 << 30);
   if (eq == std::string::npos || eq == 0) return graph::InvalidArgument(bad);
   std::vector<int64_t> dims;
-  size_t start = eq + 1;
+  // "NAME=": a scalar (its loop below would have read one empty size and
+  // refused it).
+  size_t start = eq + 1 == value.size() ? value.size() + 1 : eq + 1;
   while (start <= value.size()) {
     size_t comma = value.find(',', start);
     if (comma == std::string::npos) comma = value.size();
@@ -193,7 +196,6 @@ graph::Status ParseInputShape(const std::string& value,
     dims.push_back(*d);
     start = comma + 1;
   }
-  if (eq + 1 == value.size()) dims.clear();  // "NAME=": a scalar
   const std::string name = value.substr(0, eq);
   if (!shapes->emplace(name, dims).second) {
     return graph::InvalidArgument("--input-shape gives '" + name + "' twice");

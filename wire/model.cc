@@ -75,13 +75,25 @@ graph::Result<RebuiltModel> ModelFromWire(const pb::Model& m, const std::string&
   GRAPH_ASSIGN_OR_RETURN(graph::Graph forward, graph::ParseBinaryGraphDef(m.graphdef(), where));
   graph::InferenceOptions inference;
   inference.batch = m.batch();
+  // The ranges the command line takes (frontend/model_loading.cc): a peer's
+  // model is held to no less.
+  if (inference.batch < 1 || inference.batch > (1 << 20)) {
+    return graph::InvalidArgument(where + ": batch " + std::to_string(inference.batch) +
+                                  " is out of range (1 to 1048576)");
+  }
   for (const pb::Model::InputShape& s : m.input_shapes()) {
+    for (int64_t d : s.dims()) {
+      if (d < 1 || d > (1 << 30)) {
+        return graph::InvalidArgument(where + ": input '" + s.name() + "' has size " +
+                                      std::to_string(d) + " (sizes are 1 to 1073741824)");
+      }
+    }
     inference.input_shapes[s.name()] = {s.dims().begin(), s.dims().end()};
   }
   inference.max_constant_elements = m.max_constant_elements();
-  if (inference.batch < 1 || inference.max_constant_elements < 0) {
-    return graph::InvalidArgument(where + ": batch " + std::to_string(inference.batch) +
-                                  " or constant limit out of range");
+  if (inference.max_constant_elements < 0) {
+    return graph::InvalidArgument(where + ": constant limit " +
+                                  std::to_string(inference.max_constant_elements) + " is negative");
   }
   if (graph::Status st = graph::CheckInputShapes(forward, inference); !st.ok()) {
     return st.WithContext(where);

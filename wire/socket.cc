@@ -6,6 +6,7 @@
 #include <zmq.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -261,23 +262,40 @@ graph::Result<CurveKeys> ReadKeyFile(const std::string& path, bool need_secret) 
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
-    const std::string line = text.substr(pos, nl - pos);
+    std::string line = text.substr(pos, nl - pos);
     pos = nl + 1;
-    for (auto [prefix, out] : {std::pair<const char*, std::string*>{"public: ", &keys.public_key},
-                               {"secret: ", &keys.secret_key}}) {
-      if (line.rfind(prefix, 0) == 0) *out = line.substr(std::strlen(prefix));
+    // A file edited on Windows or by hand: CRLF, spaces around the key.
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    for (auto [prefix, out] : {std::pair<const char*, std::string*>{"public:", &keys.public_key},
+                               {"secret:", &keys.secret_key}}) {
+      if (line.rfind(prefix, 0) != 0) continue;
+      size_t from = std::strlen(prefix);
+      while (from < line.size() && std::isspace(static_cast<unsigned char>(line[from]))) ++from;
+      *out = line.substr(from);
     }
   }
-  auto valid = [](const std::string& z85) {
+  // Why a key is not one: its length, or a character Z85 does not have.
+  auto problem = [](const std::string& z85) -> std::string {
+    if (z85.empty()) return "missing";
+    if (z85.size() != 40) return std::to_string(z85.size()) + " characters, not 40";
     uint8_t bin[32];
-    return z85.size() == 40 && zmq_z85_decode(bin, z85.c_str()) != nullptr;
+    if (!zmq_z85_decode(bin, z85.c_str())) return "not Z85 text";
+    return "";
   };
-  if (!valid(keys.public_key)) {
-    return graph::InvalidArgument(path + ": no valid 'public:' key (40 Z85 characters)");
+  if (std::string why = problem(keys.public_key); !why.empty()) {
+    return graph::InvalidArgument(path + ": no valid 'public:' key (40 Z85 characters): " + why);
   }
-  if (need_secret && !valid(keys.secret_key)) {
+  if (!need_secret) return keys;
+  if (std::string why = problem(keys.secret_key); !why.empty()) {
     return graph::InvalidArgument(
-        path + ": no valid 'secret:' key (a key pair from planner fleet keygen)");
+        path + ": no valid 'secret:' key (a key pair from planner fleet keygen): " + why);
+  }
+  // A secret key of another pair failed only at the handshake, as a refusal.
+  char derived[41] = {};
+  if (zmq_curve_public(derived, keys.secret_key.c_str()) != 0 || keys.public_key != derived) {
+    return graph::InvalidArgument(path +
+                                  ": its 'public:' key is not the 'secret:' key's (two key pairs "
+                                  "mixed? planner fleet keygen writes a matching pair)");
   }
   return keys;
 }

@@ -94,6 +94,13 @@ TEST(PlannerCliTest, InputShapeGivesTheSizesAnInputLeavesOpen) {
                            "from 1 to 1073741824"),
             std::string::npos)
       << empty.err;
+  // "image=" is a scalar, as promised: refused as a shape that does not fit,
+  // not as a malformed flag.
+  RunResult scalar = Planner("inspect --input-shape image= " + model);
+  EXPECT_EQ(scalar.code, 1) << scalar.err;
+  EXPECT_NE(scalar.err.find("--input-shape image=[] does not fit its declared shape [1,?,?,3]"),
+            std::string::npos)
+      << scalar.err;
 }
 
 // A string field that is not UTF-8 fails protobuf's parse, which also logs

@@ -58,11 +58,31 @@ TEST(WireModel, CorruptGraphIsAnErrorNamingThePeer) {
   EXPECT_NE(r.status().message().find("worker w1"), std::string::npos);
 }
 
-TEST(WireModel, BatchOutOfRangeIsRefused) {
+// A peer's model is held to the command line's ranges: a batch of 2^40 or an
+// input size 0 passed, which --batch and --input-shape refuse.
+TEST(WireModel, BatchAndSizesOutOfTheCommandLinesRangesAreRefusedNamingThePeer) {
   graph::Graph g = Imported("emotion");
   pb::Model m = ModelToWire(g, {}, {});
   m.set_batch(0);
-  EXPECT_FALSE(ModelFromWire(m, "peer").ok());
+  EXPECT_EQ(ModelFromWire(m, "peer").status().message(),
+            "peer's model: batch 0 is out of range (1 to 1048576)");
+  m.set_batch(int64_t{1} << 40);
+  EXPECT_EQ(ModelFromWire(m, "peer").status().message(),
+            "peer's model: batch 1099511627776 is out of range (1 to 1048576)");
+  m.set_batch(1);
+  pb::Model::InputShape* shape = m.add_input_shapes();
+  shape->set_name("input_1");
+  for (int64_t d : {1, 0, 48, 1}) shape->add_dims(d);
+  EXPECT_EQ(ModelFromWire(m, "peer").status().message(),
+            "peer's model: input 'input_1' has size 0 (sizes are 1 to 1073741824)");
+  m.clear_input_shapes();
+  const int64_t limit = m.max_constant_elements();
+  m.set_max_constant_elements(-1);
+  EXPECT_EQ(ModelFromWire(m, "peer").status().message(),
+            "peer's model: constant limit -1 is negative");
+  m.set_max_constant_elements(limit);
+  auto fine = ModelFromWire(m, "peer");
+  EXPECT_TRUE(fine.ok()) << fine.status().message();
 }
 
 // emotion's training graph, built here as the controller builds it, with the

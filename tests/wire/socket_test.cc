@@ -439,7 +439,38 @@ TEST(Curve, KeyFilesRoundTripAndBadOnesAreNamed) {
   EXPECT_NE(no_secret.status().message().find("secret"), std::string::npos);
   auto broken = ReadKeyFile(bad, false);
   ASSERT_FALSE(broken.ok());
-  EXPECT_NE(broken.status().message().find(bad), std::string::npos);
+  EXPECT_EQ(broken.status().message(),
+            bad + ": no valid 'public:' key (40 Z85 characters): 9 characters, not 40");
+}
+
+// A file saved with CRLF or spaces read as "no valid key" without a hint; a
+// character Z85 lacks was refused as a length would be; and the secret key of
+// another pair was taken, failing only at the handshake as a refusal.
+TEST(Curve, KeyFilesTakeCrlfAndSpacesAndRefuseMixedPairsNamingWhy) {
+  auto keys = GenerateCurveKeys();
+  auto other = GenerateCurveKeys();
+  ASSERT_TRUE(keys.ok() && other.ok());
+  const std::string dir = ::testing::TempDir(), path = dir + "/edited.key";
+  auto read = [&](const std::string& text, bool secret) {
+    EXPECT_TRUE(graph::WriteFileAtomic(path, text).ok());
+    return ReadKeyFile(path, secret);
+  };
+  auto crlf =
+      read("public:  " + keys->public_key + " \r\nsecret:" + keys->secret_key + "\r\n", true);
+  ASSERT_TRUE(crlf.ok()) << crlf.status().message();
+  EXPECT_EQ(crlf->public_key, keys->public_key);
+  EXPECT_EQ(crlf->secret_key, keys->secret_key);
+  std::string not_z85 = keys->public_key;
+  not_z85[3] = '"';  // not among Z85's 85 characters
+  EXPECT_EQ(read("public: " + not_z85 + "\n", false).status().message(),
+            path + ": no valid 'public:' key (40 Z85 characters): not Z85 text");
+  EXPECT_EQ(
+      read("public: " + keys->public_key + "\nsecret: " + other->secret_key + "\n", true)
+          .status()
+          .message(),
+      path +
+          ": its 'public:' key is not the 'secret:' key's (two key pairs mixed? planner fleet "
+          "keygen writes a matching pair)");
 }
 
 TEST(Socket, PrintableIdShowsBinaryIdsInHex) {

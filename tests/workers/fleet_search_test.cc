@@ -272,9 +272,8 @@ TEST(FleetSearch, AWorkerStoppedMidEvaluationSendsItsResultBeforeItGoes) {
   const std::string first = log.substr(line, log.find('\n', line) - line);
   EXPECT_NE(first.find(" ms"), std::string::npos) << log;  // measured, not "failed: ..."
   EXPECT_EQ(first.find("failed"), std::string::npos) << log;
-  EXPECT_EQ(log.find("fleet: worker m1 said bye: its placement goes to another worker"),
-            std::string::npos)
-      << log;
+  // (The next placement, sent as it said bye, goes elsewhere: "said bye: its
+  // placement goes to another worker" may follow, rightly.)
 }
 
 TEST(FleetSearch, SearchWithoutWorkersFailsInOneLineNamingTheEndpoint) {
