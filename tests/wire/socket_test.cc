@@ -144,14 +144,24 @@ TEST(Socket, APeerSpeakingZmtp1IsRefusedAndItsMessageNeverArrives) {
   EXPECT_FALSE(*got) << "a ZMTP 1.0 peer's message arrived: " << (**got).back();
 }
 
-TEST(Socket, OversizedMessageNeverArrives) {
+// A ROUTER that takes messages of at most 100 bytes, and a DEALER connected to it.
+struct SmallLimit {
   Context ctx;
-  SocketOptions small;
-  small.max_message_bytes = 100;
-  auto router = Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:*", small);
-  ASSERT_TRUE(router.ok());
-  auto dealer = Socket::Connect(ctx, SocketKind::kDealer, router->endpoint());
-  ASSERT_TRUE(dealer.ok());
+  graph::Result<Socket> router = [this] {
+    SocketOptions small;
+    small.max_message_bytes = 100;
+    return Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:*", small);
+  }();
+  graph::Result<Socket> dealer = router.ok()
+                                     ? Socket::Connect(ctx, SocketKind::kDealer, router->endpoint())
+                                     : graph::Result<Socket>(router.status());
+};
+
+TEST(Socket, OversizedMessageNeverArrives) {
+  SmallLimit pair;
+  auto& router = pair.router;
+  auto& dealer = pair.dealer;
+  ASSERT_TRUE(router.ok() && dealer.ok());
   // A small one arrives first: the connection is up, and what follows is judged.
   ASSERT_TRUE(dealer->Send({"small"}).ok());
   auto first = router->Receive(5000);
@@ -167,13 +177,10 @@ TEST(Socket, OversizedMessageNeverArrives) {
 // 100, and a peer could send as many as it liked. Dropped whole, and what the
 // same peer sends next arrives.
 TEST(Socket, AMessageWhoseFramesAddUpToMoreThanTheLimitIsDropped) {
-  Context ctx;
-  SocketOptions small;
-  small.max_message_bytes = 100;
-  auto router = Socket::Bind(ctx, SocketKind::kRouter, "tcp://127.0.0.1:*", small);
-  ASSERT_TRUE(router.ok());
-  auto dealer = Socket::Connect(ctx, SocketKind::kDealer, router->endpoint());
-  ASSERT_TRUE(dealer.ok());
+  SmallLimit pair;
+  auto& router = pair.router;
+  auto& dealer = pair.dealer;
+  ASSERT_TRUE(router.ok() && dealer.ok());
   ASSERT_TRUE(dealer->Send({std::string(60, 'a'), std::string(60, 'b')}).ok());
   ASSERT_TRUE(dealer->Send(Frames(Socket::kMaxFrames + 1, "f")).ok());
   ASSERT_TRUE(dealer->Send({"after"}).ok());

@@ -209,23 +209,40 @@ TEST(FleetSearch, ASearchWhoseWorkersAreGoneStopsOnSigtermAtOnce) {
   EXPECT_NE(Slurp(Dir() + "/gone-best.yaml").find("placement:"), std::string::npos);
 }
 
+// A search on the local CPUs whose fleet (`fleet_extra`: mode real and more)
+// has one worker, `worker`: started, and waited for until the worker registered.
+struct RealFleetSearch {
+  pid_t worker = -1, search = -1;
+  std::string out;
+};
+RealFleetSearch StartRealFleetSearch(Processes& p, const std::string& name,
+                                     const std::string& fleet_extra, int steps) {
+  RealFleetSearch r;
+  const int port = FreePort();
+  const std::string fleet = WriteFleet(name, port, "workers: 1\nmode: real\n" + fleet_extra);
+  r.worker =
+      p.Start(WorkerCommand(Config("local-2cpu"), port, name + "1"), Dir() + "/" + name + "1.log");
+  r.out = Dir() + "/" + name + ".out";
+  r.search = p.Start(Env() + PLANNER_BIN + std::string(" search ") + Model("emotion") + " " +
+                         Config("local-2cpu") + " --reward fleet --fleet " + fleet + " --steps " +
+                         std::to_string(steps) + " --budget 10m --refine 0 -o " + Dir() + "/" +
+                         name + "-best.yaml",
+                     r.out);
+  for (int i = 0; i < 300 && Slurp(r.out).find("workers registered at") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return r;
+}
+
 // With a worker busy on a long real evaluation, a SIGTERM waited for its
 // result (up to evaluation_s, 600 s): `fleet up` then killed the controller
 // before it wrote anything. Now what is in flight has stop_wait_s to answer.
 TEST(FleetSearch, ASearchWhoseWorkerIsBusyStopsOnSigtermWithinStopWait) {
   Processes p;
-  const int port = FreePort();
-  const std::string fleet = WriteFleet("busy", port, "workers: 1\nmode: real\nstop_wait_s: 1\n");
-  p.Start(WorkerCommand(Config("local-2cpu"), port, "b1"), Dir() + "/b1.log");
-  const std::string out = Dir() + "/busy.out", best = Dir() + "/busy-best.yaml";
   // An emotion step takes ~20 ms on these CPUs: 2,000 steps are ~40 s an evaluation.
-  const pid_t search = p.Start(Env() + PLANNER_BIN + std::string(" search ") + Model("emotion") +
-                                   " " + Config("local-2cpu") + " --reward fleet --fleet " + fleet +
-                                   " --steps 2000 --budget 10m --refine 0 -o " + best,
-                               out);
-  for (int i = 0; i < 300 && Slurp(out).find("workers registered at") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const RealFleetSearch r = StartRealFleetSearch(p, "b", "stop_wait_s: 1\n", 2000);
+  const std::string& out = r.out;
+  const pid_t search = r.search;
   ASSERT_NE(Slurp(out).find("workers registered at"), std::string::npos) << Slurp(out);
   std::this_thread::sleep_for(std::chrono::seconds(2));  // its first evaluation is under way
   const auto signalled = std::chrono::steady_clock::now();
@@ -244,19 +261,10 @@ TEST(FleetSearch, ASearchWhoseWorkerIsBusyStopsOnSigtermWithinStopWait) {
 // the result, and fell silent meanwhile: the placement was lost or sent again.
 TEST(FleetSearch, AWorkerStoppedMidEvaluationSendsItsResultBeforeItGoes) {
   Processes p;
-  const int port = FreePort();
-  const std::string fleet = WriteFleet("mid", port, "workers: 1\nmode: real\n");
-  const pid_t worker = p.Start(WorkerCommand(Config("local-2cpu"), port, "m1"), Dir() + "/m1.log");
-  const std::string out = Dir() + "/mid.out";
   // ~20 ms an emotion step: 150 steps are ~3 s an evaluation.
-  const pid_t search =
-      p.Start(Env() + PLANNER_BIN + std::string(" search ") + Model("emotion") + " " +
-                  Config("local-2cpu") + " --reward fleet --fleet " + fleet +
-                  " --steps 150 --budget 10m --refine 0 -o " + Dir() + "/mid-best.yaml",
-              out);
-  for (int i = 0; i < 300 && Slurp(out).find("workers registered at") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const RealFleetSearch r = StartRealFleetSearch(p, "m", "", 150);
+  const std::string& out = r.out;
+  const pid_t worker = r.worker, search = r.search;
   ASSERT_NE(Slurp(out).find("workers registered at"), std::string::npos) << Slurp(out);
   std::this_thread::sleep_for(std::chrono::seconds(1));  // single:cpu0 is under way
   p.Signal(worker, SIGTERM);
