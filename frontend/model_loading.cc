@@ -5,6 +5,7 @@
 
 #include "frontend/args.h"
 #include "graph/importer.h"
+#include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "placement/placement.h"
 
@@ -182,7 +183,7 @@ graph::Status ParseInputShape(const std::string& value,
   // kernels would see it.
   const std::string bad = "--input-shape '" + value +
                           "' must be NAME=D0,D1,... with sizes from 1 to " +
-                          std::to_string(1 << 30);
+                          std::to_string(graph::kMaxInputSize);
   if (eq == std::string::npos || eq == 0) return graph::InvalidArgument(bad);
   std::vector<int64_t> dims;
   // "NAME=": a scalar (its loop below would have read one empty size and
@@ -191,7 +192,8 @@ graph::Status ParseInputShape(const std::string& value,
   while (start <= value.size()) {
     size_t comma = value.find(',', start);
     if (comma == std::string::npos) comma = value.size();
-    auto d = ParseIntInRange("--input-shape", value.substr(start, comma - start), 1, 1 << 30);
+    auto d = ParseIntInRange("--input-shape", value.substr(start, comma - start), 1,
+                             graph::kMaxInputSize);
     if (!d.ok()) return graph::InvalidArgument(bad);
     dims.push_back(*d);
     start = comma + 1;
@@ -206,7 +208,7 @@ graph::Status ParseInputShape(const std::string& value,
 graph::Status ParseInferenceFlags(const Args& args, graph::InferenceOptions* inference) {
   if (args.Has("--batch")) {
     GRAPH_ASSIGN_OR_RETURN(inference->batch,
-                           ParseIntInRange("--batch", args.Get("--batch"), 1, 1 << 20));
+                           ParseIntInRange("--batch", args.Get("--batch"), 1, graph::kMaxBatch));
   }
   for (const std::string& value : args.GetAll("--input-shape")) {
     GRAPH_RETURN_IF_ERROR(ParseInputShape(value, &inference->input_shapes));

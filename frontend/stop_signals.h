@@ -3,10 +3,10 @@
 // the flag between units of work (a policy update, a message) and finishes
 // its files; the previous handlers come back when it is destroyed, so a signal
 // after that ends the process as usual, as does a second signal while it is
-// alive. A command stopped so exits with
-// 128 + the signal's number once its files are written (ExitCodeAfterStop), as
-// a shell reports a command a signal ended and as `trainer launch` does: a
-// script's `planner search ... && next` does not go on after a ^C.
+// alive. A command stopped so exits with 128 + the signal's number once its
+// files are written (ExitCodeAfterStop), as a shell reports a command a signal
+// ended and as `trainer launch` does: a script's `planner search ... && next`
+// does not go on after a ^C.
 //
 // Thread safety: one StopOnSignals at a time per process; the flag may be read
 // from any thread.

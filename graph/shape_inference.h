@@ -16,6 +16,11 @@
 
 namespace graph {
 
+// The largest batch and input size taken, from the command line
+// (frontend/model_loading.cc) or from a peer (wire/model.cc).
+constexpr int64_t kMaxBatch = int64_t{1} << 20;
+constexpr int64_t kMaxInputSize = int64_t{1} << 30;
+
 struct InferenceOptions {
   // Placeholders whose leading dimension is unknown (-1) get this batch size, so
   // models exported with a free batch dimension still get static shapes.

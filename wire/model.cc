@@ -4,6 +4,7 @@
 
 #include "graph/digest.h"
 #include "graph/graphdef.h"
+#include "graph/shape_inference.h"
 #include "placement/placement.h"
 #include "wire/proto/fleet.pb.h"
 
@@ -75,17 +76,18 @@ graph::Result<RebuiltModel> ModelFromWire(const pb::Model& m, const std::string&
   GRAPH_ASSIGN_OR_RETURN(graph::Graph forward, graph::ParseBinaryGraphDef(m.graphdef(), where));
   graph::InferenceOptions inference;
   inference.batch = m.batch();
-  // The ranges the command line takes (frontend/model_loading.cc): a peer's
-  // model is held to no less.
-  if (inference.batch < 1 || inference.batch > (1 << 20)) {
+  // The ranges the command line takes: a peer's model is held to no less.
+  if (inference.batch < 1 || inference.batch > graph::kMaxBatch) {
     return graph::InvalidArgument(where + ": batch " + std::to_string(inference.batch) +
-                                  " is out of range (1 to 1048576)");
+                                  " is out of range (1 to " + std::to_string(graph::kMaxBatch) +
+                                  ")");
   }
   for (const pb::Model::InputShape& s : m.input_shapes()) {
     for (int64_t d : s.dims()) {
-      if (d < 1 || d > (1 << 30)) {
+      if (d < 1 || d > graph::kMaxInputSize) {
         return graph::InvalidArgument(where + ": input '" + s.name() + "' has size " +
-                                      std::to_string(d) + " (sizes are 1 to 1073741824)");
+                                      std::to_string(d) + " (sizes are 1 to " +
+                                      std::to_string(graph::kMaxInputSize) + ")");
       }
     }
     inference.input_shapes[s.name()] = {s.dims().begin(), s.dims().end()};
