@@ -8,8 +8,9 @@
 // Prints each run's moves simulated, sweeps and the step reached, then the
 // median moves per second each way and their ratio. The climb keeps the same
 // moves either way (tests/sim/simulator_test.cc, tests/planner/refine), so a
-// faster pace is more sweeps in the same time.
-//   climb_speed [--configs DIR] [--budget S] [--rounds N] [--layers 2,4,8]
+// faster pace is more sweeps in the same time. With --cutoff on (or off), only
+// that way: bench/climb_before_after.sh compares two builds' paces with it.
+//   climb_speed [--configs DIR] [--budget S] [--rounds N] [--layers 2,4,8] [--cutoff both|on|off]
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "planner/baselines/baselines.h"
 #include "planner/refine/refine.h"
 #include "planner/sources/registry.h"
+#include "runtime/host_memory.h"
 #include "sim/statistics.h"
 
 namespace {
@@ -29,14 +31,15 @@ int Die(const graph::Status& st) { return std::fprintf(stderr, "%s\n", st.messag
 
 const frontend::CommandSpec kSpec{
     "climb_speed",
-    "[--configs DIR] [--budget S] [--rounds N] [--layers 2,4,8]",
+    "[--configs DIR] [--budget S] [--rounds N] [--layers 2,4,8] [--cutoff both|on|off]",
     "The hill climb's moves per second on the paper-scale NMT models, with and without the\n"
     "simulator's cutoff, alternated.",
     {},
     {{"--configs", "DIR", "where k40-paper-{2,4,8}gpu.yaml are (default configs)"},
      {"--budget", "S", "seconds per climb (default 30)"},
      {"--rounds", "N", "climbs each way per model, alternated (default 3)"},
-     {"--layers", "LIST", "the NMT models by layers (default 2,4,8)"}},
+     {"--layers", "LIST", "the NMT models by layers (default 2,4,8)"},
+     {"--cutoff", "WAY", "both (default), or only on or off"}},
     /*program=*/""};
 
 int main(int argc, char** argv) {
@@ -46,6 +49,13 @@ int main(int argc, char** argv) {
   const double budget_s = flags.Number("--budget", 30, 0, 86400);
   const int rounds = flags.Int("--rounds", 3, 1, 1000);
   if (!flags.status().ok()) return frontend::UsageError(kSpec, flags.status());
+  const std::string way = args.Get("--cutoff", "both");
+  std::vector<int> ways;  // 1: with the cutoff
+  if (way != "off") ways.push_back(1);
+  if (way != "on") ways.push_back(0);
+  if (way != "both" && way != "on" && way != "off") {
+    return frontend::UsageError(kSpec, "--cutoff is both, on or off, not '" + way + "'");
+  }
   std::vector<int> models;
   std::stringstream list(args.Get("--layers", "2,4,8"));
   for (std::string item; std::getline(list, item, ',');) {
@@ -53,6 +63,9 @@ int main(int argc, char** argv) {
     if (!layers.ok()) return frontend::UsageError(kSpec, layers.status());
     models.push_back(static_cast<int>(*layers));
   }
+  // As `planner search` does (planner/search/search.cc): a run's buffers reuse
+  // freed pages instead of faulting fresh ones in.
+  runtime::KeepFreedMemory();
   std::printf("the climb alone from the expert, %.0f s each, %d rounds alternated\n", budget_s,
               rounds);
   for (int layers : models) {
@@ -67,7 +80,7 @@ int main(int argc, char** argv) {
     if (!e.status.ok()) return Die(e.status);
     std::vector<double> pace[2];  // [cutoff] moves per second
     for (int round = 0; round < rounds; ++round) {
-      for (int cutoff : {1, 0}) {
+      for (int cutoff : ways) {
         planner::refine::RefineOptions o;
         o.budget_s = budget_s;
         o.kicks = 0;
@@ -83,6 +96,11 @@ int main(int argc, char** argv) {
             r.evaluated / r.seconds, r.sweeps, e.step_s * 1e3, r.step_s * 1e3);
         std::fflush(stdout);
       }
+    }
+    if (ways.size() == 1) {
+      std::printf("NMT-%d: median %.1f moves/s with the cutoff %s\n", layers,
+                  sim::Median(pace[ways[0]]), ways[0] ? "on" : "off");
+      continue;
     }
     double lo = 1e300, hi = 0;  // the ratio round by round
     for (int i = 0; i < rounds; ++i) {

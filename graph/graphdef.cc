@@ -176,6 +176,17 @@ Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::stri
   if (dtype == DType::kString) {
     if (p.string_val_size() > n) return InvalidArgument(where + ": tensor has too many values");
     if (n > kMaxStringElements) return InvalidArgument(where + ": string tensor is too large");
+    const int count = p.string_val_size();
+    if (count < n) {  // the last value repeats: charge the copies to the graph's budget
+      const int64_t each = static_cast<int64_t>(sizeof(std::string)) +
+                           (count > 0 ? static_cast<int64_t>(p.string_val(count - 1).size()) : 0);
+      if ((n - count) * each > *budget) {
+        return InvalidArgument(where + ": string constant " + shape.ToString() + " given by " +
+                               std::to_string(count) +
+                               " value(s) would expand past the 1 GiB limit for such constants");
+      }
+      *budget -= (n - count) * each;
+    }
     std::vector<std::string> vals(static_cast<size_t>(n));
     for (int64_t i = 0; i < n && p.string_val_size() > 0; ++i) {
       vals[i] = p.string_val(static_cast<int>(std::min<int64_t>(i, p.string_val_size() - 1)));

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <vector>
 
 #include "graph/file_util.h"
 #include "graph/onnx_translate.h"
@@ -92,7 +93,17 @@ ValueInfo InfoFromType(const onnx::TypeProto& type) {
 Result<int> DefaultOpset(const onnx::ModelProto& m, const std::string& path) {
   int opset = -1;
   for (const auto& o : m.opset_import()) {
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+    if (!o.domain().empty() && o.domain() != "ai.onnx") continue;
+    // Read whole: 2^32 + 13 is not opset 13 (libonnx reads it whole).
+    if (o.version() > kMaxOnnxOpset) {
+      return Unimplemented(path + ": opset " + std::to_string(o.version()) + " is newer than " +
+                           std::to_string(kMaxOnnxOpset) + ", the newest this planner reads");
+    }
+    if (o.version() < kMinOnnxOpset) {
+      return Unimplemented(path + ": opset " + std::to_string(o.version()) + " is older than " +
+                           std::to_string(kMinOnnxOpset) + ", the oldest this planner reads");
+    }
+    opset = static_cast<int>(o.version());
   }
   if (opset < 0) {
     for (const auto& o : m.opset_import()) {
@@ -100,14 +111,6 @@ Result<int> DefaultOpset(const onnx::ModelProto& m, const std::string& path) {
                            std::to_string(o.version()) + "), whose ops are not supported");
     }
     return InvalidArgument(path + ": the model imports no opset");
-  }
-  if (opset > kMaxOnnxOpset) {
-    return Unimplemented(path + ": opset " + std::to_string(opset) + " is newer than " +
-                         std::to_string(kMaxOnnxOpset) + ", the newest this planner reads");
-  }
-  if (opset < kMinOnnxOpset) {
-    return Unimplemented(path + ": opset " + std::to_string(opset) + " is older than " +
-                         std::to_string(kMinOnnxOpset) + ", the oldest this planner reads");
   }
   return opset;
 }
@@ -146,6 +149,28 @@ Status CheckSignatureTypes(const onnx::GraphProto& g, const std::string& path) {
   return Status::Ok();
 }
 
+// Attributes ONNX's shape inference divides by, or multiplies, unchecked: a
+// stride of 0 or a blocksize whose square wraps to 0 raised SIGFPE inside
+// libonnx, which no catch can turn into an error. Every op that has them
+// (convolutions, pools, DepthToSpace, SpaceToDepth) takes 1..2^16, far beyond
+// any real model's.
+constexpr int64_t kMaxWindowAttr = int64_t{1} << 16;
+
+Status CheckDivisorAttrs(const onnx::NodeProto& n, const std::string& where) {
+  for (const onnx::AttributeProto& a : n.attribute()) {
+    if (a.name() != "strides" && a.name() != "dilations" && a.name() != "blocksize") continue;
+    std::vector<int64_t> values(a.ints().begin(), a.ints().end());
+    if (a.type() == onnx::AttributeProto::INT) values.push_back(a.i());
+    for (int64_t v : values) {
+      if (v < 1 || v > kMaxWindowAttr) {
+        return InvalidArgument(where + ": attribute '" + a.name() + "' holds " + std::to_string(v) +
+                               " (1.." + std::to_string(kMaxWindowAttr) + " are read)");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status PreCheck(const onnx::ModelProto& m, int opset, const std::string& path) {
   if (m.ir_version() > onnx::IR_VERSION) {
     return Unimplemented(path + ": ONNX IR version " + std::to_string(m.ir_version()) +
@@ -162,6 +187,7 @@ Status PreCheck(const onnx::ModelProto& m, int opset, const std::string& path) {
       return InvalidArgument(where + ": ONNX defines no op '" + n.op_type() + "' at opset " +
                              std::to_string(opset));
     }
+    if (DefaultDomain(n)) GRAPH_RETURN_IF_ERROR(CheckDivisorAttrs(n, where));
     for (const std::string& in : n.input()) {
       if (!in.empty() && !made.count(in)) {
         return InvalidArgument(where + ": input '" + in +

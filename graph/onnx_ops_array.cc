@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "graph/onnx_translate.h"
+#include "graph/shape_rules.h"
 
 namespace graph::onnx_import {
 namespace {
@@ -133,6 +134,11 @@ Status Reshape(NodeContext& c) {
   }
   c.Output(0, c.Emit("", "Reshape", {c.in(0), shape}, {{"Tshape", MakeAttr(DType::kInt64)}}));
   if (ss.known_rank() && ss.rank() == 1 && ss.dim(0) >= 0) {
+    // A declared length, not a computed one: the rank it gives must be one a tensor can have.
+    if (ss.dim(0) > kMaxRank) {
+      return c.Error("a target shape of length " + std::to_string(ss.dim(0)) +
+                     " (a tensor has at most " + std::to_string(kMaxRank) + " dimensions)");
+    }
     c.RefineOutputShape(0, Shape::UnknownDims(static_cast<int>(ss.dim(0))));
   }
   return Status::Ok();
@@ -280,6 +286,10 @@ Status DynamicSlice(NodeContext& c, int r) {
   } else {
     Shape s = c.shape(1);
     if (!s.known_rank() || s.rank() != 1 || s.dim(0) < 0) return c.Unsupported("starts of unknown length");
+    // One start per axis of the input at most (a declared length is a peer's number).
+    if (s.dim(0) > r)
+      return c.Error("starts of length " + std::to_string(s.dim(0)) + " for an input of rank " +
+                     std::to_string(r));
     for (int64_t i = 0; i < s.dim(0); ++i) axes.push_back(i);
   }
   if (c.has(4)) {

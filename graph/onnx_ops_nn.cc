@@ -442,6 +442,13 @@ Result<std::vector<int64_t>> ResizeSizes(NodeContext& c, int scales_in, int size
     if (s.dim(0) >= 0 && (sizes[0] != s.dim(0) || sizes[1] != s.dim(1))) {
       return c.Unsupported("resizing the batch or channel dimension");
     }
+    // The same range as a size from scales: the IR's size input is int32.
+    for (int i = 2; i < 4; ++i) {
+      if (sizes[i] < 1 || sizes[i] > (1 << 24)) {
+        return c.Error("output size " + std::to_string(sizes[i]) + " (1.." +
+                       std::to_string(1 << 24) + " are read)");
+      }
+    }
     return std::vector<int64_t>{sizes[2], sizes[3]};
   }
   const Tensor* scales = c.value(scales_in);

@@ -60,9 +60,19 @@ Status CheckSupported(NodeContext& c, Cell cell, Recurrence* r) {
   r->batch = x.dim(1);
   r->hidden = c.attr_int("hidden_size", 0);
   if (r->hidden <= 0) return c.Error("hidden_size is required");
-  // Each step becomes about 15 IR nodes: bound what a file can ask for.
+  // A GRU's bias mask is made here, hidden_size floats a gate.
+  if (r->hidden > kMaxHiddenSize) {
+    return c.Unsupported("hidden_size " + std::to_string(r->hidden) + " (at most " +
+                         std::to_string(kMaxHiddenSize) + ")");
+  }
+  // Each step becomes about 15 IR nodes: bound what a file can ask for, a
+  // node and the whole model (many small recurrent nodes sharing one input).
   if (r->steps < 1 || r->steps > 10000) {
     return c.Unsupported("unrolling " + std::to_string(r->steps) + " steps (at most 10000)");
+  }
+  if (!c.ChargeUnrolledSteps(r->steps * r->directions)) {
+    return c.Unsupported("unrolling more than " + std::to_string(kMaxUnrolledSteps) +
+                         " steps in the whole model");
   }
   Shape w = c.shape(2);
   const int64_t g = GateCount(cell) * r->hidden;

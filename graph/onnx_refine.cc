@@ -97,7 +97,10 @@ std::optional<Tensor> FoldBinary(const NodeContext& c) {
   const bool ascalar = a->shape().rank() == 0, bscalar = b->shape().rank() == 0;
   if (a->shape() != b->shape() && !ascalar && !bscalar) return std::nullopt;
   const Shape& shape = ascalar ? b->shape() : a->shape();
-  const size_t n = std::max(x.size(), y.size());
+  // A scalar with an empty tensor is empty: count the result by its shape's side.
+  if ((ascalar && x.size() != 1) || (bscalar && y.size() != 1)) return std::nullopt;
+  const size_t n = ascalar ? y.size() : x.size();
+  if ((!ascalar && !bscalar && x.size() != y.size())) return std::nullopt;
   std::vector<int64_t> out(n);
   for (size_t i = 0; i < n; ++i) {
     int64_t u = x[ascalar ? 0 : i], v = y[bscalar ? 0 : i];

@@ -19,7 +19,12 @@ std::string IrName(const std::string& base) {
 std::string Translation::UniqueName(const std::string& base) {
   const std::string name = IrName(base);
   std::string candidate = name;
-  for (int k = 1; names.count(candidate); ++k) candidate = name + "_" + std::to_string(k);
+  if (names.count(candidate)) {
+    int& k = next_suffix[name];
+    do {
+      candidate = name + "_" + std::to_string(++k);
+    } while (names.count(candidate));
+  }
   names.insert(candidate);
   return candidate;
 }

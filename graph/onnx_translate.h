@@ -35,11 +35,20 @@ struct ValueInfo {
 // leading '/' or '^' (a control edge) is dropped; "node" when nothing is left.
 std::string IrName(const std::string& base);
 
+// What a file may ask the recurrent ops' unrolling for: the steps of the
+// whole model (about 15 IR nodes each) and a cell's hidden size.
+constexpr int64_t kMaxUnrolledSteps = 100000;
+constexpr int64_t kMaxHiddenSize = int64_t{1} << 20;
+
 struct Translation {
   std::string path;  // the model file, for messages
   int opset = 0;     // of the default ("" / "ai.onnx") domain
   std::vector<NodeSpec> specs;
   std::unordered_set<std::string> names;                 // IR node names in use
+  // The suffix UniqueName tries first for a base: a file of many nodes of one
+  // name (ONNX does not require them unique) is not quadratic to name.
+  std::unordered_map<std::string, int> next_suffix;
+  int64_t unrolled_steps = 0;  // recurrent steps unrolled so far (kMaxUnrolledSteps)
   std::unordered_map<std::string, std::string> tensors;  // ONNX value -> IR tensor
   std::unordered_map<std::string, Tensor> constants;     // ONNX value -> its value
   std::unordered_map<std::string, ValueInfo> infos;      // ONNX value -> type
@@ -92,6 +101,13 @@ class NodeContext {
   // Records what the translation knows of output k's shape where ONNX's shape
   // inference left its rank or dims unknown (a reshape to a computed shape).
   void RefineOutputShape(int k, const Shape& shape);
+  // Counts `steps` more recurrent steps unrolled; false (counting none) when
+  // the model's total would pass kMaxUnrolledSteps.
+  bool ChargeUnrolledSteps(int64_t steps) {
+    if (t_->unrolled_steps + steps > kMaxUnrolledSteps) return false;
+    t_->unrolled_steps += steps;
+    return true;
+  }
 
   // ---- emitting IR nodes ----
   // Appends a node named after the ONNX node (suffix empty) or under it

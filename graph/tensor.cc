@@ -100,6 +100,10 @@ std::vector<double> Tensor::ToDoubles() const {
   std::vector<double> out;
   if (size == 0) return out;
   int64_t n = static_cast<int64_t>(b.size()) / size;
+  if (IsInteger(dtype_) || dtype_ == DType::kBool) {  // converted once, not once an element
+    for (int64_t v : ToInt64s()) out.push_back(static_cast<double>(v));
+    return out;
+  }
   out.reserve(n);
   for (int64_t i = 0; i < n; ++i) {
     switch (dtype_) {
@@ -116,8 +120,7 @@ std::vector<double> Tensor::ToDoubles() const {
         out.push_back(BFloat16ToFloat(Load<uint16_t>(b, i)));
         break;
       default:
-        if (!IsInteger(dtype_) && dtype_ != DType::kBool) return {};
-        out.push_back(static_cast<double>(ToInt64s()[i]));
+        return {};
     }
   }
   return out;

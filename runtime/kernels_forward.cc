@@ -114,7 +114,8 @@ Status FusedBatchNorm(KernelContext& c) {
         x, c.inputs[1], c.inputs[2], c10::nullopt, c10::nullopt, true, 0.0, eps);
     y = out;
     mean = save_mean;
-    var = save_invstd.pow(-2) - eps;  // biased batch variance
+    // The biased batch variance; rounding can take a constant channel's below 0.
+    var = (save_invstd.pow(-2) - eps).clamp_min(0);
   } else {
     if (c.inputs[3].numel() != channels || c.inputs[4].numel() != channels) {
       return c.Error("inference needs a mean and a variance of " + std::to_string(channels));
@@ -279,10 +280,14 @@ Status Conv2DBackpropInput(KernelContext& c) {
   const at::Tensor dy = nchw ? c.inputs[2] : NhwcToNchw(c.inputs[2]);
   const int h = nchw ? 2 : 1;
   const Pair in = {sizes[h], sizes[h + 1]};
-  if (sizes[0] != dy.size(0) || sizes[nchw ? 1 : 3] != f.size(2) || dy.size(1) != f.size(3)) {
+  // A grouped convolution's input depth is a multiple of the filter's, as in Conv2D.
+  const int64_t depth = sizes[nchw ? 1 : 3];
+  if (sizes[0] != dy.size(0) || f.size(2) <= 0 || depth % f.size(2) != 0 ||
+      dy.size(1) != f.size(3) || f.size(3) % (depth / f.size(2)) != 0) {
     return c.Error("input_sizes " + Str(sizes) + ", filter " + Str(f.sizes()) +
                    " and out_backprop " + Str(c.inputs[2].sizes()) + " disagree");
   }
+  const int64_t groups = depth / f.size(2);
   const Pair size = {f.size(0), f.size(1)};
   GRAPH_ASSIGN_OR_RETURN(Window w, ReadWindow(c, nchw, in, size));
   if (w.out[0] != dy.size(2) || w.out[1] != dy.size(3)) {
@@ -295,7 +300,7 @@ Status Conv2DBackpropInput(KernelContext& c) {
   // scalar. PyTorch pads symmetrically: other padding runs on the explicitly
   // padded input, whose padding is then cut off.
   const bool symmetric = w.before == w.after;
-  Int64s x_sizes = {sizes[0], f.size(2), in[0], in[1]};
+  Int64s x_sizes = {sizes[0], depth, in[0], in[1]};
   if (!symmetric) {
     x_sizes[2] += w.before[0] + w.after[0];
     x_sizes[3] += w.before[1] + w.after[1];
@@ -303,7 +308,7 @@ Status Conv2DBackpropInput(KernelContext& c) {
   const Int64s pad = symmetric ? Int64s{w.before[0], w.before[1]} : Int64s{0, 0};
   at::Tensor y = std::get<0>(at::convolution_backward(
       dy, at::zeros({1, 1, 1, 1}, dy.options()).expand(x_sizes), HwioToOihw(f), c10::nullopt,
-      w.stride, pad, w.dilation, false, {0, 0}, 1, {true, false, false}));
+      w.stride, pad, w.dilation, false, {0, 0}, groups, {true, false, false}));
   if (!symmetric) y = y.narrow(2, w.before[0], in[0]).narrow(3, w.before[1], in[1]);
   c.outputs = {nchw ? y : NchwToNhwc(y)};
   return Status::Ok();
@@ -321,9 +326,11 @@ Status Pool(KernelContext& c) {
   at::Tensor y;
   const Pair half = {k[0] / 2, k[1] / 2};  // the most padding PyTorch's pools take
   if (c.node.op == "MaxPool") {
-    // Integer inputs (ONNX allows uint8 and int8) pool exactly as floats.
+    // Integer inputs (ONNX allows them) pool exactly as floats of a wider
+    // mantissa: 8 and 16 bits as float, 32 as double (float rounded 2^24 + 1).
     const bool integral = !at::isFloatingType(x.scalar_type());
-    at::Tensor xf = integral ? x.to(at::kFloat) : x;
+    at::Tensor xf =
+        integral ? x.to(at::elementSize(x.scalar_type()) >= 4 ? at::kDouble : at::kFloat) : x;
     y = at::max_pool2d(PadAsymmetric(xf, w, -INFINITY, &pad, half), k, w.stride, pad);
     if (integral) y = y.to(x.scalar_type());
   } else if (w.before == w.after && w.before[0] <= half[0] && w.before[1] <= half[1]) {

@@ -87,10 +87,16 @@ Status Conv2DBackpropFilter(KernelContext& c) {
   std::vector<int64_t> fs = Values(c.HostInput(1));
   if (fs.size() != 4) return c.Error("filter_sizes must have 4 entries");
   const at::Tensor& x = c.inputs[0];
+  if (x.dim() != 4) return c.Error("input must be 4-D");
+  // A grouped convolution's input depth is a multiple of the filter's, as in Conv2D.
+  const int64_t depth = ToNchw(c.node, x).size(1);
+  if (fs[2] <= 0 || depth % fs[2] != 0 || fs[3] % (depth / fs[2]) != 0) {
+    return c.Error("filter_sizes " + Str(fs) + " do not fit input depth " + std::to_string(depth));
+  }
   at::Tensor w = at::empty({fs[3], fs[2], fs[0], fs[1]}, x.options());
   at::Tensor gw;
   GRAPH_RETURN_IF_ERROR(ConvBackprop(c, false, ToNchw(c.node, x).sizes().vec(), ToNchw(c.node, x),
-                                     w, ToNchw(c.node, c.inputs[2]), 1, &gw));
+                                     w, ToNchw(c.node, c.inputs[2]), depth / fs[2], &gw));
   c.outputs = {gw.permute({2, 3, 1, 0})};  // OIHW -> HWIO
   return Status::Ok();
 }
@@ -364,31 +370,39 @@ Status ApplyMomentum(KernelContext& c) {  // (var, accum, lr, grad, momentum)
   return Status::Ok();
 }
 
+// A kernel whose node must have N inputs: a file's graph may give any number,
+// and the kernel reads them by index.
+template <size_t N, KernelFn F>
+Status Inputs(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, N));
+  return F(c);
+}
+
 }  // namespace
 
 const KernelEntry kGradKernels[] = {
-    {"Conv2DBackpropFilter", Conv2DBackpropFilter},
-    {"DepthwiseConv2dNativeBackpropInput", DepthwiseBackpropInput},
-    {"DepthwiseConv2dNativeBackpropFilter", DepthwiseBackpropFilter},
-    {"BiasAddGrad", BiasAddGrad},
+    {"Conv2DBackpropFilter", Inputs<3, Conv2DBackpropFilter>},
+    {"DepthwiseConv2dNativeBackpropInput", Inputs<3, DepthwiseBackpropInput>},
+    {"DepthwiseConv2dNativeBackpropFilter", Inputs<3, DepthwiseBackpropFilter>},
+    {"BiasAddGrad", Inputs<1, BiasAddGrad>},
     {"FusedBatchNormGrad", FusedBatchNormGrad},
     {"FusedBatchNormGradV2", FusedBatchNormGrad},
     {"FusedBatchNormGradV3", FusedBatchNormGrad},
-    {"ReluGrad", ReluGrad},
-    {"Relu6Grad", Relu6Grad},
-    {"SigmoidGrad", SigmoidGrad},
-    {"TanhGrad", TanhGrad},
-    {"SqrtGrad", SqrtGrad},
-    {"RsqrtGrad", RsqrtGrad},
-    {"MaxPoolGrad", MaxPoolGrad},
+    {"ReluGrad", Inputs<2, ReluGrad>},
+    {"Relu6Grad", Inputs<2, Relu6Grad>},
+    {"SigmoidGrad", Inputs<2, SigmoidGrad>},
+    {"TanhGrad", Inputs<2, TanhGrad>},
+    {"SqrtGrad", Inputs<2, SqrtGrad>},
+    {"RsqrtGrad", Inputs<2, RsqrtGrad>},
+    {"MaxPoolGrad", Inputs<3, MaxPoolGrad>},
     {"_MaxPoolWithIndices", MaxPoolWithIndices},
     {"_MaxPoolGradWithIndices", MaxPoolGradWithIndices},
-    {"AvgPoolGrad", AvgPoolGrad},
-    {"ResizeBilinearGrad", ResizeBilinearGrad},
-    {"StridedSliceGrad", StridedSliceGrad},
+    {"AvgPoolGrad", Inputs<2, AvgPoolGrad>},
+    {"ResizeBilinearGrad", Inputs<2, ResizeBilinearGrad>},
+    {"StridedSliceGrad", Inputs<5, StridedSliceGrad>},
     {"ScatterNd", ScatterNd},
-    {"ApplyGradientDescent", ApplyGradientDescent},
-    {"ApplyMomentum", ApplyMomentum},
+    {"ApplyGradientDescent", Inputs<3, ApplyGradientDescent>},
+    {"ApplyMomentum", Inputs<5, ApplyMomentum>},
     {nullptr, nullptr},
 };
 

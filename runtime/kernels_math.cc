@@ -176,10 +176,12 @@ Status EluGrad(KernelContext& c) {  // (gradients, outputs): dy * (y > 0 ? 1 : y
   return Status::Ok();
 }
 
+// At y == 0 the positive branch, as TensorFlow's (activations < 0 selects the
+// other); PyTorch's autograd takes the negative one there.
 Status SeluGrad(KernelContext& c) {  // (gradients, outputs)
   GRAPH_RETURN_IF_ERROR(Arity(c, 2));
   const at::Tensor &dy = c.inputs[0], &y = c.inputs[1];
-  c.outputs = {at::where(y > 0, dy * kSeluScale, dy * (y + kSeluScale * kSeluAlpha))};
+  c.outputs = {at::where(y < 0, dy * (y + kSeluScale * kSeluAlpha), dy * kSeluScale)};
   return Status::Ok();
 }
 

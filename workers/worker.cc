@@ -4,8 +4,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <list>
 #include <memory>
@@ -35,19 +37,39 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Holds a lock file (flock) for its lifetime: one `real` measurement per host.
+// The host's measurement lock (flock), held for the object's lifetime: one
+// `real` measurement per host. Closing the file releases it.
 class HostLock {
  public:
-  explicit HostLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT, 0666)) {
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  // Waits for the lock, trying every 50 ms, so that a stop (`*stop` nonzero)
+  // ends the wait: another worker on the host may measure for minutes.
+  static graph::Result<std::unique_ptr<HostLock>> Acquire(const std::string& path,
+                                                          const volatile std::sig_atomic_t* stop) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      return graph::Status(graph::StatusCode::kIoError, "cannot open the measurement lock " + path +
+                                                            ": " + std::strerror(errno));
+    }
+    auto lock = std::unique_ptr<HostLock>(new HostLock(fd));
+    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) {
+        return graph::Status(graph::StatusCode::kIoError, "cannot take the measurement lock " +
+                                                              path + ": " + std::strerror(errno));
+      }
+      if (stop && *stop) {
+        return graph::Status(graph::StatusCode::kUnavailable,
+                             "stopped while another process held the measurement lock " + path);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return lock;
   }
-  ~HostLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-  }
+  ~HostLock() { ::close(fd_); }
   HostLock(const HostLock&) = delete;
   HostLock& operator=(const HostLock&) = delete;
 
  private:
+  explicit HostLock(int fd) : fd_(fd) {}
   int fd_;
 };
 
@@ -62,8 +84,10 @@ struct CachedModel {
 // Evaluates requests against the worker's devices. Used by one thread at a time.
 class Evaluator {
  public:
-  Evaluator(const WorkerOptions& o, cluster::Cluster c, std::optional<sim::Profile> p)
-      : o_(o), cluster_(std::move(c)), profile_(std::move(p)) {}
+  // `stop`: a wait for the host's measurement lock ends when it is set.
+  Evaluator(const WorkerOptions& o, cluster::Cluster c, std::optional<sim::Profile> p,
+            const volatile std::sig_atomic_t* stop)
+      : o_(o), cluster_(std::move(c)), profile_(std::move(p)), stop_(stop) {}
 
   // A Result or, when the model is neither cached nor sent, a NeedModel.
   wire::pb::Envelope Handle(const wire::pb::Evaluate& request) {
@@ -181,8 +205,15 @@ class Evaluator {
       if (real) m.real_warmup = request.warmup(), m.real_steps = request.steps();
     }
     const std::vector<int> placement(request.device().begin(), request.device().end());
-    std::optional<HostLock> lock;
-    if (real) lock.emplace(o_.measure_lock);
+    std::unique_ptr<HostLock> lock;
+    if (real) {
+      auto held = HostLock::Acquire(o_.measure_lock, stop_);
+      if (!held.ok()) {
+        *st = held.status();
+        return {};
+      }
+      lock = std::move(*held);
+    }
     return stats ? source->Timeline(placement, stats) : source->Evaluate(placement);
   }
 
@@ -190,6 +221,7 @@ class Evaluator {
   cluster::Cluster cluster_;
   std::optional<sim::Profile> profile_;
   std::list<CachedModel> cache_;
+  const volatile std::sig_atomic_t* stop_;
 };
 
 // The worker's side of the conversation: registration, heartbeats, and one
@@ -405,7 +437,7 @@ graph::Status RunWorker(const WorkerOptions& o, const volatile std::sig_atomic_t
   GRAPH_ASSIGN_OR_RETURN(wire::Socket done_tx,
                          wire::Socket::Connect(ctx, wire::SocketKind::kPair, done));
   Worker w(o, std::move(controller), std::move(done_rx), std::move(done_tx),
-           Evaluator(o, std::move(c), std::move(profile)), std::move(hello));
+           Evaluator(o, std::move(c), std::move(profile), stop), std::move(hello));
   graph::Status served = w.Serve(stop, *connection_log);
   connection_log.reset();  // before the socket it watches goes with `w`
   return served;

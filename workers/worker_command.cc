@@ -15,7 +15,8 @@ const frontend::CommandSpec kSpec{
     "worker",
     "--devices DEVICES (--connect ENDPOINT | --bind ENDPOINT) [--name NAME] [--profile PROFILE] "
     "[--cached-models N]\n"
-    "       [--max-message-mb N] [--key WORKER.key --server-key CONTROLLER.pub]",
+    "       [--max-message-mb N] [--measure-lock FILE] [--key WORKER.key --server-key "
+    "CONTROLLER.pub]",
     "Evaluates the placements a search's controller sends (planner search --reward fleet):\n"
     "on the simulator with this worker's profile, or on the devices of DEVICES by running\n"
     "training steps (docs/fleet.md). Registers at ENDPOINT, heartbeats, and serves until\n"
@@ -29,6 +30,9 @@ const frontend::CommandSpec kSpec{
      {"--profile", "PROFILE", "op and link costs for sim evaluations of real devices"},
      {"--cached-models", "N", "models kept between requests (default 4)"},
      {"--max-message-mb", "N", "largest message accepted, in MiB (default 256)"},
+     {"--measure-lock", "FILE",
+      "held while measuring on real devices; workers sharing devices share it (default "
+      "/tmp/planner-measure.lock)"},
      {"--key", "FILE", "CURVE: this worker's key pair (planner fleet keygen)"},
      {"--server-key", "FILE", "CURVE: the controller's public key"}}};
 
@@ -58,6 +62,10 @@ int Run(const frontend::Args& args) {
     auto n = frontend::ParseIntInRange("--max-message-mb", args.Get("--max-message-mb"), 1, 65536);
     if (!n.ok()) return frontend::UsageError(kSpec, n.status());
     o.max_message_bytes = static_cast<size_t>(*n) << 20;
+  }
+  if (args.Has("--measure-lock")) {
+    o.measure_lock = args.Get("--measure-lock");
+    if (o.measure_lock.empty()) return frontend::UsageError(kSpec, "--measure-lock needs a file");
   }
   if (args.Has("--key") != args.Has("--server-key")) {
     return frontend::UsageError(kSpec, "--key and --server-key go together");

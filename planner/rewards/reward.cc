@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "graph/duration.h"
+#include "planner/rewards/batch_pool.h"
 #include "sim/simulator.h"
 
 namespace planner::rewards {
@@ -38,19 +39,8 @@ std::vector<Evaluation> EvaluateEach(const RewardSource& reward, size_t n,
                                      const std::function<Evaluation(size_t)>& evaluate) {
   std::vector<Evaluation> results(n);
   const size_t threads =
-      reward.concurrent() ? std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()))
-                          : 1;
-  if (threads <= 1) {
-    for (size_t j = 0; j < n; ++j) results[j] = evaluate(j);
-    return results;
-  }
-  std::vector<std::thread> pool;
-  for (size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      for (size_t j = t; j < n; j += threads) results[j] = evaluate(j);
-    });
-  }
-  for (std::thread& th : pool) th.join();
+      reward.concurrent() ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+  RunBatch(n, threads, [&](size_t j) { results[j] = evaluate(j); });
   return results;
 }
 

@@ -130,7 +130,8 @@ graph::Result<const sim::Simulator*> PlanningCosts(const RewardSource& reward,
 std::string DescribeEvaluation(const Evaluation& e);
 
 // evaluate(j) for j in [0, n): on as many threads as there are cores when
-// `reward` is concurrent, else in turn (RewardSource::EvaluateBatch's way).
+// `reward` is concurrent (the process's pool, batch_pool.h), else in turn
+// (RewardSource::EvaluateBatch's way).
 std::vector<Evaluation> EvaluateEach(const RewardSource& reward, size_t n,
                                      const std::function<Evaluation(size_t)>& evaluate);
 

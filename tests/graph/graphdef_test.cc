@@ -158,6 +158,21 @@ TEST(GraphDefTest, HugeStringTensorIsRejectedWithoutAllocating) {
   EXPECT_NE(r.status().message().find("string tensor is too large"), std::string::npos);
 }
 
+// A string constant's last value repeats too: 2^24 copies of 1 KiB were 16 GiB
+// from a file of about 1 KiB, charged to no budget.
+TEST(GraphDefTest, ASplatStringConstantIsChargedToTheBudget) {
+  auto r = ParseTextGraphDef(
+      "node { name: 'c' op: 'Const' attr { key: 'value' value { tensor { dtype: DT_STRING "
+      "tensor_shape { dim { size: 16777216 } } string_val: '" +
+          std::string(1024, 'x') + "' } } } }",
+      "s.pbtxt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "s.pbtxt: node 'c' attr 'value': string constant [16777216] given by 1 value(s) would "
+            "expand past "
+            "the 1 GiB limit for such constants");
+}
+
 TEST(GraphDefTest, EmptyGraphIsRejected) {
   auto r = ParseTextGraphDef("versions { producer: 1 }", "e.pbtxt");
   ASSERT_FALSE(r.ok());

@@ -311,6 +311,13 @@ TEST(OnnxTest, OpsetNewerThanSupportedIsRefused) {
   ASSERT_FALSE(g.ok());
   EXPECT_NE(g.status().message().find("opset 18 is newer than 17"), std::string::npos)
       << g.status().message();
+  // 2^32 + 13 was cut to an int, opset 13, while libonnx read it whole.
+  EXPECT_EQ(Import(LinearRelu(0)).status().message(),
+            "m.onnx: opset 0 is older than 1, the oldest this planner reads");
+  onnx::ModelProto wide = LinearRelu();
+  wide.mutable_opset_import(0)->set_version((int64_t{1} << 32) + 13);
+  EXPECT_EQ(Import(wide).status().message(),
+            "m.onnx: opset 4294967309 is newer than 17, the newest this planner reads");
 }
 
 TEST(OnnxTest, ControlFlowIsRefusedInOneLine) {
@@ -470,6 +477,154 @@ TEST(OnnxTest, ReadsTensorFiles) {
   t.add_dims(2);
   ASSERT_TRUE(WriteFileAtomic(path, t.SerializeAsString()).ok());
   EXPECT_FALSE(ReadOnnxTensor(path).ok());
+}
+
+// ---- Crafted files: each was a crash, a hang or gigabytes before its fix ----
+
+namespace crafted {
+
+// A graph input of `type` (FLOAT, INT64, ...) and static `dims`.
+void TypedInput(onnx::ModelProto* m, const std::string& name, const std::vector<int64_t>& dims,
+                int type) {
+  Input(m, name, dims);
+  m->mutable_graph()
+      ->mutable_input()
+      ->rbegin()
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(type);
+}
+
+void IntAttr(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void IntsAttr(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+}  // namespace crafted
+
+// Shape(scalar) is an empty vector; adding a scalar to it read element 0 of
+// the empty vector while folding.
+TEST(OnnxTest, FoldingAScalarWithAnEmptyVectorReadsNothingPastIt) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {});
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  onnx::TensorProto* one = m.mutable_graph()->add_initializer();
+  one->set_name("one");
+  one->set_data_type(onnx::TensorProto::INT64);
+  one->add_int64_data(1);
+  AddNode(&m, "Shape", {"x"}, {"s"});
+  AddNode(&m, "Add", {"s", "one"}, {"t"});
+  AddNode(&m, "ConstantOfShape", {"t"}, {"z"});
+  AddNode(&m, "Add", {"x", "z"}, {"y"}, "/out/Add");
+  Output(&m, "y", {});
+  auto g = Import(m);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  InferShapes(*g);
+  EXPECT_EQ(g->node(g->Find("y")).output_shapes[0].ToString(), "[]");
+}
+
+// Declared lengths are a file's numbers: a Slice's starts of 2^40 elements
+// made 2^40 axes, a Reshape's target of 2^31 a shape of 16 GiB (or a
+// length_error that ended the process).
+TEST(OnnxTest, DeclaredLengthsOfSliceStartsAndReshapeTargetsAreBounded) {
+  onnx::ModelProto slice = Model(13);
+  Input(&slice, "x", {2, 3});
+  crafted::TypedInput(&slice, "starts", {int64_t{1} << 40}, onnx::TensorProto::INT64);
+  crafted::TypedInput(&slice, "ends", {int64_t{1} << 40}, onnx::TensorProto::INT64);
+  AddNode(&slice, "Slice", {"x", "starts", "ends"}, {"y"});
+  Output(&slice, "y", {-1, -1});
+  EXPECT_EQ(Import(slice).status().message(),
+            "m.onnx: node '/Slice' (Slice): starts of length 1099511627776 for an input of rank 2");
+  onnx::ModelProto reshape = Model(14);
+  Input(&reshape, "x", {2, 3});
+  crafted::TypedInput(&reshape, "shape", {int64_t{1} << 31}, onnx::TensorProto::INT64);
+  crafted::IntAttr(AddNode(&reshape, "Reshape", {"x", "shape"}, {"y"}), "allowzero", 1);
+  Output(&reshape, "y", {-1, -1});
+  EXPECT_EQ(Import(reshape).status().message(),
+            "m.onnx: node '/Reshape' (Reshape): a target shape of length 2147483648 (a tensor has "
+            "at most 254 dimensions)");
+}
+
+// ONNX's shape inference divides by these unchecked: SIGFPE, not an exception.
+TEST(OnnxTest, AZeroStrideOrAHugeBlocksizeIsRefusedBeforeOnnxDividesByIt) {
+  onnx::ModelProto pool = Model(13);
+  Input(&pool, "x", {1, 1, 4, 4});
+  onnx::NodeProto* p = AddNode(&pool, "MaxPool", {"x"}, {"y"});
+  crafted::IntsAttr(p, "kernel_shape", {2, 2});
+  crafted::IntsAttr(p, "strides", {1, 0});
+  Output(&pool, "y", {-1, -1, -1, -1});
+  EXPECT_EQ(Import(pool).status().message(),
+            "m.onnx: node '/MaxPool' (MaxPool): attribute 'strides' holds 0 (1..65536 are read)");
+  onnx::ModelProto d2s = Model(13);
+  Input(&d2s, "x", {1, 8, 2, 2});
+  crafted::IntAttr(AddNode(&d2s, "DepthToSpace", {"x"}, {"y"}), "blocksize", int64_t{1} << 32);
+  Output(&d2s, "y", {-1, -1, -1, -1});
+  EXPECT_EQ(Import(d2s).status().message(),
+            "m.onnx: node '/DepthToSpace' (DepthToSpace): attribute 'blocksize' holds 4294967296 "
+            "(1..65536 are read)");
+}
+
+// Resize's sizes went into an int32 constant: 2^32 + 2 became 2, silently.
+TEST(OnnxTest, AResizeToSizesPastTheIrsRangeIsRefused) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {1, 3, 4, 4});
+  onnx::TensorProto* sizes = m.mutable_graph()->add_initializer();
+  sizes->set_name("sizes");
+  sizes->set_data_type(onnx::TensorProto::INT64);
+  sizes->add_dims(4);
+  for (int64_t v : {int64_t{1}, int64_t{3}, (int64_t{1} << 32) + 2, (int64_t{1} << 32) + 2}) {
+    sizes->add_int64_data(v);
+  }
+  AddNode(&m, "Resize", {"x", "", "", "sizes"}, {"y"});
+  Output(&m, "y", {-1, -1, -1, -1});
+  EXPECT_EQ(Import(m).status().message(),
+            "m.onnx: node '/Resize' (Resize): output size 4294967298 (1..16777216 are read)");
+}
+
+// A recurrent cell's hidden size sized a mask made at import: 2^30 asked 12 GiB.
+TEST(OnnxTest, ARecurrentCellsHiddenSizeIsBounded) {
+  onnx::ModelProto m = DynamicBatchLstm();
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(int64_t{1} << 30);
+  m.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(3)
+      ->set_dim_value(int64_t{1} << 30);
+  EXPECT_EQ(
+      ImportOnnx(m.SerializeAsString(), "m.onnx", nullptr, {{"x", {3, 5, 2}}}).status().message(),
+      "m.onnx: node '/lstm/LSTM' (LSTM, opset 13): hidden_size 1073741824 (at most 1048576)");
+}
+
+// ONNX does not require node names to be unique. Each was named by trying
+// n_1, n_2, ... in turn, quadratic in the number of nodes of one name; now a
+// counter per name goes on from the last suffix taken. (Its speed is not what
+// this checks: that the names stay distinct and in order.)
+TEST(OnnxTest, ManyNodesOfOneNameGetDistinctNames) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {2});
+  std::string last = "x";
+  for (int i = 0; i < 3000; ++i) {
+    const std::string out = "v" + std::to_string(i);
+    AddNode(&m, "Relu", {last}, {out}, "n");
+    last = out;
+  }
+  Output(&m, last, {2});
+  auto g = Import(m);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_NE(g->Find("n"), -1);
+  EXPECT_NE(g->Find("n_1"), -1);
+  EXPECT_NE(g->Find("n_2999"), -1);
 }
 
 }  // namespace

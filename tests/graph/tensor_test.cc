@@ -54,5 +54,19 @@ TEST(TensorTest, FloatsConvertToDoubles) {
   EXPECT_TRUE(t.ToInt64s().empty());
 }
 
+// Integers were converted to doubles by converting the whole tensor once per
+// element: a million-element OneHot depth or Resize scales took 10^12 steps.
+TEST(TensorTest, AMillionIntegersConvertToDoublesInOnePass) {
+  std::vector<int64_t> values(1000000);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i) - 500000;
+  const Tensor t = Tensor::FromInt64s(DType::kInt64, Shape({1000000}), values);
+  const std::vector<double> d = t.ToDoubles();
+  ASSERT_EQ(d.size(), values.size());
+  EXPECT_EQ(d.front(), -500000.0);
+  EXPECT_EQ(d.back(), 499999.0);
+  EXPECT_EQ(Tensor(DType::kBool, Shape({2}), std::string("\x01\x00", 2)).ToDoubles(),
+            (std::vector<double>{1.0, 0.0}));
+}
+
 }  // namespace
 }  // namespace graph

@@ -11,6 +11,7 @@
 
 #include <set>
 
+#include "graph/cost.h"
 #include "graph/graphdef.h"
 #include "graph/training.h"
 #include "runtime/reference_executor.h"
@@ -66,6 +67,12 @@ std::vector<Case> CoreCases() {
            N("y", "_FusedConv2D", {"mp", "w2", "b"},
              Conv("VALID", 1) + A("fused_ops", "list { s: 'BiasAdd' s: 'Relu' }") +
                  A("num_args", "i: 1"))},
+      // Input depth 4 on a filter of depth 2: two groups (a ResNeXt block), whose
+      // input and filter gradients each refused or mis-sized the groups.
+      {"GroupedConv",
+       {"Conv2D"},
+       X({2, 5, 5, 4}) + W("s", {4}) + W("w", {3, 3, 2, 6}) + N("m", "Mul", {"x", "s"}) +
+           N("y", "Conv2D", {"m", "w"}, Conv("SAME", 2))},
       {"Depthwise",
        {"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"},
        x4 + W("w", {3, 3, 3, 2}) + W("w2", {3, 3, 6, 1}) + W("b", {6}) +
@@ -128,7 +135,8 @@ std::vector<Case> CoreCases() {
            N("y", "FusedBatchNormV3", {"x", "scale", "offset", "mean", "var"},
              A("epsilon", "f: 0.001") + A("is_training", "b: false") +
                  A("data_format", "s: 'NCHW'") + A("U", "type: DT_FLOAT")),
-       true},
+       true,
+       {"mean", "var"}},
       // ONNX's explicit pads, symmetric (larger than PyTorch's pools take) and not.
       {"ExplicitPool",
        {"MaxPool", "AvgPool"},
@@ -185,7 +193,9 @@ std::vector<Case> CoreCases() {
            N("us", "UnsortedSegmentSum", {"m", "seg", "n"},
              A("Tindices", "type: DT_INT32") + A("Tnumsegments", "type: DT_INT32")) +
            N("oh", "OneHot", {"ids", "depth", "on", "off"}, A("TI", "type: DT_INT32")) +
-           N("ohm", "Mul", {"oh", "m"})},
+           N("ohm", "Mul", {"oh", "m"}),
+       false,
+       {"on", "off"}},
       {"DenseCrossEntropy",
        {"SoftmaxCrossEntropyWithLogits"},
        X({5, 6}) + W("w", {6, 4}) + W("l", {5, 4}) + I("ax", {0}) +
@@ -226,6 +236,15 @@ TEST_P(GradientTest, MatchesAutogradThroughTheForwardKernels) {
     const graph::Node& n = train->graph.node(p);
     params[n.name] = Random(n.output_shapes[0].dims(), tc.positive, seed++);
   }
+  // The parameters the training graph updates none of: autograd must agree
+  // that their gradient is zero, unless the case says why not.
+  std::map<std::string, at::Tensor> unupdated;
+  const std::vector<char> trainable = graph::TrainableParameters(*fwd);
+  for (graph::NodeId id = 0; id < fwd->size(); ++id) {
+    const graph::Node& n = fwd->node(id);
+    if (!trainable[id] || params.count(n.name)) continue;
+    unupdated[n.name] = Random(n.output_shapes[0].dims(), tc.positive, seed++);
+  }
   at::Tensor x = Random(fwd->node(fwd->Find("x")).output_shapes[0].dims(), tc.positive, 99);
 
   // Ours: run the training graph and fetch each update's gradient operand.
@@ -236,6 +255,7 @@ TEST_P(GradientTest, MatchesAutogradThroughTheForwardKernels) {
     fetch.push_back(train->graph.TensorName(train->graph.node(u).inputs[2]));
   }
   for (const auto& [name, value] : params) ours->set_state(name, value.clone());
+  for (const auto& [name, value] : unupdated) ours->set_state(name, value.clone());
   std::vector<at::Tensor> grads;
   graph::Status st = ours->Run({{"x", x}}, fetch, &grads);
   ASSERT_TRUE(st.ok()) << st.message();
@@ -245,6 +265,9 @@ TEST_P(GradientTest, MatchesAutogradThroughTheForwardKernels) {
   ASSERT_TRUE(ref.ok()) << ref.status().message();
   for (const auto& [name, value] : params) {
     ref->set_state(name, value.clone().requires_grad_(true));
+  }
+  for (const auto& [name, value] : unupdated) {
+    ref->set_state(name, value.clone().requires_grad_(tc.no_gradient.count(name) == 0));
   }
   std::vector<std::string> outputs;
   std::vector<int> consumers = fwd->ConsumerCounts();
@@ -271,6 +294,14 @@ TEST_P(GradientTest, MatchesAutogradThroughTheForwardKernels) {
     double err = (grads[k] - expected).abs().max().item<double>();
     EXPECT_LE(err, 1e-4 * scale) << tc.name << ": gradient of '" << p << "' differs by " << err
                                  << " (scale " << scale << ")";
+  }
+  // A rule that drops an input's gradient leaves its parameter without an update.
+  for (const auto& [p, value] : unupdated) {
+    if (tc.no_gradient.count(p)) continue;
+    const at::Tensor g = ref->state(p).grad();
+    EXPECT_FALSE(g.defined() && g.abs().max().item<double>() > 0)
+        << tc.name << ": '" << p << "' gets a gradient from autograd and no update in the "
+        << "training graph";
   }
 }
 

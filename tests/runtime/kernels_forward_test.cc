@@ -246,6 +246,29 @@ TEST(ForwardKernelsTest, WrongInputCountIsAnErrorNotACrash) {
             std::string::npos);
 }
 
+// Kernels read their inputs by index, and a graph file's node may have any
+// number: ReluGrad given one input read past the end of its inputs. Every
+// kernel of the table, given none and then one, returns (an error naming the
+// node, or a result where one input is its arity).
+TEST(ForwardKernelsTest, EveryKernelGivenTooFewInputsReturnsInsteadOfReadingPastThem) {
+  for (const std::string& op : KernelOps()) {
+    for (size_t n : {0, 1}) {
+      std::string text, node = "node { name: 'y' op: '" + op + "'";
+      for (size_t i = 0; i < n; ++i) {
+        text += "node { name: 'x" + std::to_string(i) + "' op: 'Placeholder' }\n";
+        node += " input: 'x" + std::to_string(i) + "'";
+      }
+      auto g = graph::ParseTextGraphDef(text + node + " }", "few.pbtxt");
+      ASSERT_TRUE(g.ok()) << op << ": " << g.status().message();
+      KernelContext c{g->node(g->Find("y")), std::vector<at::Tensor>(n, at::ones({2, 2})), {}};
+      const graph::Status st = runtime::RunKernel(c);
+      if (!st.ok()) {
+        EXPECT_EQ(st.message().rfind("node 'y' (" + op + ")", 0), 0u) << st.message();
+      }
+    }
+  }
+}
+
 // ---- Elementwise ----
 
 TEST(ForwardKernelsTest, UnaryOpsMatchTheirScalarFormulas) {
@@ -546,6 +569,25 @@ TEST(ForwardKernelsTest, Conv2DBackpropInputIsTheNaiveScatter) {
             "");
 }
 
+// TensorFlow's outputs: y, the batch mean, the batch variance with Bessel's
+// correction, then the mean and the biased variance; a constant channel's
+// variances were rebuilt from 1/sqrt(var + eps) and could come out below 0.
+TEST(ForwardKernelsTest, FusedBatchNormGivesBothVariancesOfTheBatchAndNoneNegative) {
+  at::Tensor x = Random({2, 3, 3, 2}, 31);
+  x.select(3, 0).fill_(0.1f);  // a constant channel
+  const at::Tensor ones = torch::ones({2}), zeros = torch::zeros({2});
+  const std::vector<at::Tensor> out =
+      EvalAll("FusedBatchNormV3", {x, ones, zeros, zeros, ones},
+              Attr("epsilon", "f: 0.001") + Attr("is_training", Bool(true)));
+  ASSERT_EQ(out.size(), 6u);
+  auto [biased, mean] = at::var_mean(x, {0, 1, 2}, /*unbiased=*/false);
+  ExpectClose(out[1], mean);
+  ExpectClose(out[2], at::var(x, {0, 1, 2}, /*unbiased=*/true));
+  ExpectClose(out[4], biased);
+  EXPECT_GE(out[2].min().item<float>(), 0.f);
+  EXPECT_GE(out[4].min().item<float>(), 0.f);
+}
+
 // ---- Pooling ----
 
 TEST(ForwardKernelsTest, MaxPoolSameIgnoresPaddingEvenForNegativeInputs) {
@@ -553,6 +595,15 @@ TEST(ForwardKernelsTest, MaxPoolSameIgnoresPaddingEvenForNegativeInputs) {
   ExpectClose(Eval("MaxPool", {x}, PoolAttrs(3, 2, "SAME")), NaivePool(x, true, 3, 2, 0, 0, 3, 3));
   ExpectClose(Eval("MaxPool", {x}, PoolAttrs(3, 1, "SAME")), NaivePool(x, true, 3, 1, 1, 1, 6, 6));
   ExpectClose(Eval("MaxPool", {x}, PoolAttrs(2, 2, "VALID")), NaivePool(x, true, 2, 2, 0, 0, 3, 3));
+}
+
+// Integers were pooled through float32: 2^24 + 1 came back as 2^24.
+TEST(ForwardKernelsTest, MaxPoolOfInt32KeepsEveryValueExact) {
+  const at::Tensor x =
+      torch::tensor({16777217, 16777216, 3, -2147483647}, torch::kInt).reshape({1, 2, 2, 1});
+  const at::Tensor y = Eval("MaxPool", {x}, PoolAttrs(2, 2, "VALID"));
+  ASSERT_EQ(y.scalar_type(), torch::kInt);
+  EXPECT_EQ(y.item<int>(), 16777217);
 }
 
 TEST(ForwardKernelsTest, AvgPoolSameDividesByTheCountOfRealElements) {

@@ -138,7 +138,11 @@ TEST(MathKernelsTest, ActivationGradientOpsTakeTensorFlowsOperands) {
   ExpectClose(Eval("SoftsignGrad", {dy, y}), dy / at::square(1 + at::abs(y)));
   ExpectClose(Eval("ReciprocalGrad", {y, dy}), -dy * y * y);  // (y, dy), as TF's
   const double a = 1.6732632423543772, s = 1.0507009873554805;
-  ExpectClose(Eval("SeluGrad", {dy, y}), at::where(y > 0, dy * s, dy * (y + a * s)));
+  // TensorFlow's branches: y < 0 is the negative one, so y == 0 (here) is scaled by s alone.
+  ExpectClose(Eval("SeluGrad", {dy, y}),
+              F({1.f * static_cast<float>(-0.5 + a * s), 2.f * static_cast<float>(s),
+                 3.f * static_cast<float>(s)},
+                {3}));
 }
 
 }  // namespace
