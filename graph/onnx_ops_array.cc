@@ -150,11 +150,8 @@ Status Flatten(NodeContext& c) {
   if (axis < -r || axis > r) return c.Error("axis out of range");
   if (axis < 0) axis += r;
   Shape s = c.shape(0);
-  int64_t outer = 1, inner = 1;
-  for (int i = 0; i < r; ++i) {
-    int64_t& part = i < axis ? outer : inner;
-    part = (part < 0 || s.dim(i) < 0) ? -1 : part * s.dim(i);
-  }
+  GRAPH_ASSIGN_OR_RETURN(int64_t outer, FlattenedSize(c, s, axis, 0, static_cast<int>(axis)));
+  GRAPH_ASSIGN_OR_RETURN(int64_t inner, FlattenedSize(c, s, axis, static_cast<int>(axis), r));
   if (outer < 0 && inner < 0) return c.Unsupported("flattening two sides of unknown size");
   c.Output(0, c.Emit("", "Reshape", {c.in(0), c.IntConst("shape", {outer, inner}, DType::kInt64)}));
   return Status::Ok();

@@ -373,11 +373,8 @@ Status SoftmaxLike(NodeContext& c, const char* op) {
     return Status::Ok();
   }
   Shape s = c.shape(0);
-  int64_t inner = 1;
-  for (int i = static_cast<int>(axis); i < r; ++i) {
-    if (s.dim(i) < 0) return c.Unsupported("softmax over dimensions of unknown size");
-    inner *= s.dim(i);
-  }
+  GRAPH_ASSIGN_OR_RETURN(int64_t inner, FlattenedSize(c, s, axis, static_cast<int>(axis), r));
+  if (inner < 0) return c.Unsupported("softmax over dimensions of unknown size");
   std::string flat = c.Emit("flatten", "Reshape", {c.in(0), c.IntConst("flat_shape", {-1, inner})});
   std::string y = c.Emit("normalise", op, {flat});
   std::string back = c.Emit("shape", "Shape", {c.in(0)}, {{"out_type", MakeAttr(DType::kInt32)}});

@@ -3,7 +3,9 @@
 // run NCHW directly (data_format), with the weight transposed to HWIO by a
 // Transpose node (its gradient transposes back), and ONNX's explicit pads as
 // TF's EXPLICIT padding. 1-D ops run as 2-D ones over a unit height.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "graph/onnx_translate.h"
 
@@ -25,6 +27,9 @@ Result<int> SpatialRank(NodeContext& c, int weight_input) {
   if (c.rank(0) >= 3) return c.rank(0) - 2;
   return c.Unsupported("the spatial rank is unknown");
 }
+
+// The largest dimension a result may have.
+constexpr int64_t kMaxSize = std::numeric_limits<int64_t>::max();
 
 // Reads kernel_shape, strides, dilations, pads and auto_pad for 1 or 2
 // spatial dims, as 2-D values (a 1-D op gets a unit height).
@@ -78,11 +83,14 @@ Result<Window2d> ReadWindow(NodeContext& c, int spatial, std::vector<int64_t> ke
       const int k = i + 2 - spatial;  // the 2-D index
       const int64_t in = s.dim(2 + i);
       if (in < 0) return c.Unsupported("auto_pad SAME_LOWER needs static spatial dims");
-      const int64_t out = (in + w.strides[k] - 1) / w.strides[k];
-      const int64_t window = (w.kernel[k] - 1) * w.dilations[k] + 1;
-      const int64_t total = std::max<int64_t>((out - 1) * w.strides[k] + window - in, 0);
-      w.pads[k] = total - total / 2;
-      w.pads[k + 2] = total / 2;
+      // In 128 bits: a file's sizes may be anything up to 2^63.
+      using I = __int128;
+      const I out = (in + I{w.strides[k]} - 1) / w.strides[k];
+      const I window = I{w.kernel[k] - 1} * w.dilations[k] + 1;
+      const I total = std::max<I>((out - 1) * w.strides[k] + window - in, 0);
+      if (total > I{kMaxSize}) return c.Error("auto_pad SAME_LOWER pads past 2^63");
+      w.pads[k] = static_cast<int64_t>(total - total / 2);
+      w.pads[k + 2] = static_cast<int64_t>(total / 2);
     }
   } else {
     return c.Error("unknown auto_pad '" + auto_pad + "'");
@@ -198,9 +206,20 @@ Status ConvTranspose(NodeContext& c) {
   std::vector<int64_t> in_hw = {spatial == 2 ? xs.dim(2) : 1, xs.dim(spatial == 2 ? 3 : 2)};
   std::vector<int64_t> sizes = {xs.dim(0), ws.dim(1), 0, 0};
   for (int i = 0; i < 2; ++i) {
+    // PyTorch's and ONNX's rule; it also keeps the sums below in range.
+    if (extra[i] < 0 || extra[i] >= std::max(w.strides[i], w.dilations[i])) {
+      return c.Error("output_padding " + std::to_string(extra[i]) +
+                     " is not from 0 to below the stride or the dilation");
+    }
     // The output size; output_padding adds rows that the end padding absorbs.
-    sizes[2 + i] = (in_hw[i] - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 +
+    // In 128 bits: a file's sizes may be anything up to 2^63.
+    using I = __int128;
+    const I size = I{in_hw[i] - 1} * w.strides[i] + I{w.kernel[i] - 1} * w.dilations[i] + 1 +
                    extra[i] - w.pads[i] - w.pads[i + 2];
+    if (size < 1 || size > I{kMaxSize}) {
+      return c.Error("the output's spatial size is not from 1 to 2^63 - 1");
+    }
+    sizes[2 + i] = static_cast<int64_t>(size);
     w.pads[i + 2] -= extra[i];
     if (w.pads[i + 2] < 0) return c.Unsupported("output_padding larger than the end padding");
   }
@@ -241,13 +260,19 @@ Status Pool(NodeContext& c, const char* op) {
       return c.Unsupported("ceil_mode needs explicit pads and a static input shape");
     }
     for (int i = 0; i < 2; ++i) {
+      // In 128 bits: a file's sizes and pads may be anything up to 2^63.
+      using I = __int128;
       const int64_t in = spatial == 2 ? s.dim(2 + i) : (i == 0 ? 1 : s.dim(2));
-      const int64_t padded = in + w.pads[i] + w.pads[i + 2];
+      const I padded = I{in} + w.pads[i] + w.pads[i + 2];
       if (padded < w.kernel[i]) return c.Error("the window exceeds the padded input");
-      int64_t out = (padded - w.kernel[i] + w.strides[i] - 1) / w.strides[i] + 1;
+      if (padded > I{kMaxSize}) return c.Error("the padded input's size is past 2^63 - 1");
+      I out = (padded - w.kernel[i] + w.strides[i] - 1) / w.strides[i] + 1;
       // PyTorch's rule: the last window must start inside the input or left pad.
-      if ((out - 1) * w.strides[i] >= in + w.pads[i]) --out;
-      ceil_extra[i] = std::max<int64_t>((out - 1) * w.strides[i] + w.kernel[i] - padded, 0);
+      if ((out - 1) * w.strides[i] >= I{in} + w.pads[i]) --out;
+      // The last window starts inside the input or its left pad, so this is
+      // below the kernel less the end pad: the end pad plus it fits.
+      ceil_extra[i] =
+          static_cast<int64_t>(std::max<I>((out - 1) * w.strides[i] + w.kernel[i] - padded, 0));
     }
   }
   if (avg && c.attr_int("count_include_pad", 0) != 0) {

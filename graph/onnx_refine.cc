@@ -204,7 +204,25 @@ std::optional<Tensor> Fold(const NodeContext& c) {
   }
   if (op == "Identity") return *a;
   if (op == "Squeeze" && a->num_elements() == 1) {
-    return Tensor::FromInt64s(a->dtype(), Shape::Scalar(), a->ToInt64s());
+    // Every dimension is 1: the output keeps those that the axes (when given)
+    // do not name.
+    std::optional<std::vector<int64_t>> axes;
+    if (c.opset() < 13) {
+      axes = c.attr_ints("axes");
+    } else if (c.has(1)) {
+      if (!Foldable(c.value(1))) return std::nullopt;
+      axes = c.value(1)->ToInt64s();
+    }
+    const int64_t r = a->shape().rank();
+    std::set<int64_t> named;
+    for (int64_t axis : axes.value_or(std::vector<int64_t>{})) {
+      if (axis < -r || axis >= r) return std::nullopt;
+      named.insert(axis < 0 ? axis + r : axis);
+    }
+    // No axes, or none named, squeezes every dimension of 1 (TF's Squeeze
+    // with no squeeze_dims, which the node is translated to, and ONNX Runtime).
+    const int64_t kept = axes && !axes->empty() ? r - static_cast<int64_t>(named.size()) : 0;
+    return Tensor::FromInt64s(a->dtype(), Shape(std::vector<int64_t>(kept, 1)), a->ToInt64s());
   }
   return std::nullopt;
 }

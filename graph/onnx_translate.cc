@@ -289,6 +289,24 @@ Result<int64_t> NormalizeAxis(const NodeContext& c, int64_t axis, int rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+Result<int64_t> FlattenedSize(const NodeContext& c, const Shape& s, int64_t axis, int from,
+                              int to) {
+  bool unknown = false;
+  for (int i = from; i < to; ++i) {
+    if (s.dim(i) == 0) return 0;
+    unknown |= s.dim(i) < 0;
+  }
+  if (unknown) return -1;
+  int64_t n = 1;
+  for (int i = from; i < to; ++i) {
+    if (__builtin_mul_overflow(n, s.dim(i), &n)) {
+      return c.Error("flattening " + s.ToString() + " at axis " + std::to_string(axis) +
+                     " makes a dimension past 2^63 - 1");
+    }
+  }
+  return n;
+}
+
 namespace {
 
 // Copies typed repeated fields into little-endian element bytes.

@@ -171,4 +171,9 @@ Shape ResolvedShape(const Shape& in, std::vector<int64_t> target);
 // An axis in [-rank, rank) made non-negative; an error names it otherwise.
 Result<int64_t> NormalizeAxis(const NodeContext& c, int64_t axis, int rank);
 
+// The product of s's dimensions [from, to), one side of flattening s at
+// `axis`: 0 when one is 0, else -1 when one is unknown; past 2^63 - 1 an
+// error naming the node (a file's sizes may be anything up to 2^63).
+Result<int64_t> FlattenedSize(const NodeContext& c, const Shape& s, int64_t axis, int from, int to);
+
 }  // namespace graph::onnx_import

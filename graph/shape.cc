@@ -12,6 +12,10 @@ bool Shape::FullyDefined() const {
 
 int64_t Shape::NumElements() const {
   if (!FullyDefined()) return -1;
+  // A 0 anywhere makes no elements, whatever the product of the others.
+  for (int64_t d : dims_) {
+    if (d == 0) return 0;
+  }
   int64_t n = 1;
   for (int64_t d : dims_) {
     if (d != 0 && n > INT64_MAX / d) return -1;  // overflow: treat as unknown

@@ -24,7 +24,8 @@ class Shape {
   const std::vector<int64_t>& dims() const { return dims_; }
   void set_dim(int i, int64_t d) { dims_[i] = d; }
   bool FullyDefined() const;
-  // Product of dimensions; -1 unless fully defined.
+  // Product of dimensions: 0 when one is 0, else -1 unless fully defined and
+  // at most 2^63 - 1.
   int64_t NumElements() const;
   std::string ToString() const;  // "[1,224,224,3]", "[?,10]", "<unknown>"
 

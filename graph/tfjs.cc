@@ -21,6 +21,9 @@ namespace {
 // Decodes one weight's bytes into a Tensor of its (original) dtype. Faults in the
 // manifest entry are reported against `spec_where` (model.json), missing bytes
 // against `data_where` (the weight files).
+// The most bytes one weight may decode to: a GraphDef constant's limit.
+constexpr int64_t kMaxWeightBytes = int64_t{4} << 30;
+
 Result<Tensor> DecodeWeight(const tfjs::WeightSpec& w, const char* data, int64_t available,
                             int64_t* consumed, const std::string& spec_where,
                             const std::string& data_where) {
@@ -66,6 +69,12 @@ Result<Tensor> DecodeWeight(const tfjs::WeightSpec& w, const char* data, int64_t
   if (out_size == 0) {
     return Unimplemented(where + ": weights of type " + DTypeName(dtype) + " are not supported");
   }
+  // A GraphDef's limit for one constant (docs/file-formats.md): a 4 GiB file
+  // of uint8 values would decode to 16 GiB of floats.
+  if (n > kMaxWeightBytes / out_size) {
+    return InvalidArgument(where + ": " + shape.ToString() + " " + DTypeName(dtype) +
+                           " is larger than 4 GiB (one constant's limit)");
+  }
   if (!w.has_quantization() || w.quantization().dtype().empty()) {
     GRAPH_RETURN_IF_ERROR(need(n * out_size));
     return Tensor(dtype, std::move(shape), std::string(data, static_cast<size_t>(n * out_size)));
@@ -74,41 +83,34 @@ Result<Tensor> DecodeWeight(const tfjs::WeightSpec& w, const char* data, int64_t
   // Check the bytes exist before allocating what the manifest claims.
   int64_t stored = q.dtype() == "uint8" ? n : 2 * n;
   GRAPH_RETURN_IF_ERROR(need(stored));
-  std::string out(static_cast<size_t>(n * out_size), '\0');
-  std::vector<float> values(static_cast<size_t>(n));
-  if (q.dtype() == "float16") {
-    GRAPH_RETURN_IF_ERROR(need(n * 2));
-    for (int64_t i = 0; i < n; ++i) {
-      uint16_t h;
-      std::memcpy(&h, data + 2 * i, 2);
-      values[i] = HalfToFloat(h);
-    }
-  } else if (q.dtype() == "uint8") {
-    GRAPH_RETURN_IF_ERROR(need(n));
-    for (int64_t i = 0; i < n; ++i) {
-      values[i] = static_cast<uint8_t>(data[i]) * q.scale() + q.min();
-    }
-  } else if (q.dtype() == "uint16") {
-    GRAPH_RETURN_IF_ERROR(need(n * 2));
-    for (int64_t i = 0; i < n; ++i) {
-      uint16_t v;
-      std::memcpy(&v, data + 2 * i, 2);
-      values[i] = v * q.scale() + q.min();
-    }
-  } else {
-    return InvalidArgument(where + ": unknown quantization dtype '" + q.dtype() + "'");
+  const std::string& kind = q.dtype();
+  if (kind != "float16" && kind != "uint8" && kind != "uint16") {
+    return InvalidArgument(where + ": unknown quantization dtype '" + kind + "'");
   }
   if (n == 0) return Tensor(dtype, std::move(shape), std::string());
-  if (dtype == DType::kFloat) {
-    std::memcpy(out.data(), values.data(), out.size());
-  } else if (dtype == DType::kInt32) {
-    for (int64_t i = 0; i < n; ++i) {
-      int32_t v = static_cast<int32_t>(std::lround(values[i]));
-      std::memcpy(out.data() + 4 * i, &v, 4);
-    }
-  } else {
+  if (dtype != DType::kFloat && dtype != DType::kInt32) {
     return Unimplemented(where + ": quantized weights of type " + DTypeName(dtype) +
                          " are not supported");
+  }
+  // Element i's value, decoded straight into `out`: no second copy of the
+  // weight as floats (a 1 GiB weight peaked at 2 GiB).
+  const bool u8 = kind == "uint8", f16 = kind == "float16";
+  const float scale = q.scale(), min = q.min();
+  auto value = [&](int64_t i) -> float {
+    if (u8) return static_cast<uint8_t>(data[i]) * scale + min;
+    uint16_t v;
+    std::memcpy(&v, data + 2 * i, 2);
+    return f16 ? HalfToFloat(v) : v * scale + min;
+  };
+  std::string out(static_cast<size_t>(n * out_size), '\0');
+  for (int64_t i = 0; i < n; ++i) {
+    if (dtype == DType::kFloat) {
+      const float v = value(i);
+      std::memcpy(out.data() + 4 * i, &v, 4);
+    } else {
+      const int32_t v = static_cast<int32_t>(std::lround(value(i)));
+      std::memcpy(out.data() + 4 * i, &v, 4);
+    }
   }
   return Tensor(dtype, std::move(shape), std::move(out));
 }
@@ -222,16 +224,28 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
     }
   }
 
-  // Consts whose values are written inline in the JSON need no weight.
+  // Consts whose values are written inline in the JSON need no weight. Those
+  // whose values are weights declare only a shape: it is kept here and the
+  // value made empty before the graph is made, which would otherwise expand
+  // each to zeros as a constant given by fewer values than elements (charged
+  // to the 1 GiB limit for those, which refused models over 1 GiB of weights,
+  // and held every weight twice while importing).
   std::unordered_set<std::string> inline_values;
-  for (const tensorflow::NodeDef& nd : model.model_topology().node()) {
-    auto it = nd.attr().find("value");
+  std::unordered_map<std::string, tensorflow::TensorShapeProto> weight_shapes;
+  for (tensorflow::NodeDef& nd : *model.mutable_model_topology()->mutable_node()) {
+    auto it = nd.mutable_attr()->find("value");
     if (nd.op() != "Const" || it == nd.attr().end() || !it->second.has_tensor()) continue;
-    const tensorflow::TensorProto& t = it->second.tensor();
+    tensorflow::TensorProto& t = *it->second.mutable_tensor();
     tensorflow::TensorProto shape_only;
     *shape_only.mutable_tensor_shape() = t.tensor_shape();
     shape_only.set_dtype(t.dtype());
-    if (t.ByteSizeLong() > shape_only.ByteSizeLong()) inline_values.insert(nd.name());
+    if (t.ByteSizeLong() > shape_only.ByteSizeLong()) {
+      inline_values.insert(nd.name());
+    } else if (weights.count(nd.name())) {
+      weight_shapes[nd.name()] = t.tensor_shape();
+      t.clear_tensor_shape();
+      t.mutable_tensor_shape()->add_dim()->set_size(0);
+    }
   }
 
   GRAPH_ASSIGN_OR_RETURN(Graph g, GraphFromProto(model.model_topology(), json_path));
@@ -245,9 +259,17 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
       return InvalidArgument(json_path + ": Const '" + n.name +
                              "' has no entry in the weights manifest");
     }
-    if (declared_t && declared_t->shape() != it->second.shape()) {
+    std::optional<Shape> declared_shape;
+    if (auto shape = weight_shapes.find(n.name); shape != weight_shapes.end()) {
+      GRAPH_ASSIGN_OR_RETURN(
+          declared_shape,
+          ShapeFromProto(shape->second, json_path + ": node '" + n.name + "' attr 'value'"));
+    } else if (declared_t) {
+      declared_shape = declared_t->shape();
+    }
+    if (declared_shape && *declared_shape != it->second.shape()) {
       return InvalidArgument(json_path + ": Const '" + n.name + "' declares shape " +
-                             declared_t->shape().ToString() + " but its weight has " +
+                             declared_shape->ToString() + " but its weight has " +
                              it->second.shape().ToString());
     }
     if (declared_t && declared_t->dtype() != it->second.dtype()) {

@@ -75,12 +75,13 @@ graph::Result<at::Tensor> RowMajorIndex(const KernelContext& c, const at::Tensor
 }
 
 Status Vjp(KernelContext& c, const char* op, const graph::Node& forward_node,
-           std::vector<at::Tensor> inputs, int wrt, const at::Tensor& dy) {
+           std::vector<at::Tensor> inputs, int wrt, const at::Tensor& dy,
+           std::vector<at::Tensor> host_inputs) {
   const KernelFn* fn = FindKernel(op);
   if (!fn) return c.Error(std::string("no forward kernel for ") + op);
   at::AutoGradMode enable(true);
   inputs[wrt] = inputs[wrt].detach().clone().requires_grad_(true);
-  KernelContext fwd{forward_node, inputs, {}, {}};
+  KernelContext fwd{forward_node, inputs, {}, std::move(host_inputs)};
   GRAPH_RETURN_IF_ERROR((*fn)(fwd));
   fwd.outputs[0].backward(dy);
   c.outputs = {inputs[wrt].grad()};

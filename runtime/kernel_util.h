@@ -62,8 +62,12 @@ graph::Result<at::Tensor> RowMajorIndex(const KernelContext& c, const at::Tensor
 // respect to its input `wrt`: `inputs` are the forward op's inputs (the one at
 // `wrt` gives only the shape and type when the op is linear in it) and `dy` the
 // gradient of its output 0. Sets c.outputs to the one gradient.
+// `host_inputs`: the forward op's KernelContext::host_inputs (empty, or one
+// per input), so that a forward kernel reading a shape or paddings on the
+// host reads the copy the executor keeps, not the GPU's (a sync each step).
 graph::Status Vjp(KernelContext& c, const char* op, const graph::Node& forward_node,
-                  std::vector<at::Tensor> inputs, int wrt, const at::Tensor& dy);
+                  std::vector<at::Tensor> inputs, int wrt, const at::Tensor& dy,
+                  std::vector<at::Tensor> host_inputs = {});
 
 // A node identical to `n` but of type `op`: the forward op whose VJP a gradient
 // op is, with the same attributes.

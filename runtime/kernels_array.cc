@@ -120,7 +120,8 @@ Status MirrorPadGrad(KernelContext& c) {  // (dy, paddings; mode): the input's g
     return c.Error("paddings exceed the gradient's shape " + Str(dy.sizes()));
   }
   graph::Node f = AsForward(c.node, "MirrorPad");
-  return Vjp(c, "MirrorPad", f, {at::zeros(shape, dy.options()), c.inputs[1]}, 0, dy);
+  return Vjp(c, "MirrorPad", f, {at::zeros(shape, dy.options()), c.inputs[1]}, 0, dy,
+             {at::Tensor(), c.HostInput(1)});
 }
 
 Status PadV2(KernelContext& c) {  // (input, paddings, constant_values)

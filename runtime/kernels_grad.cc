@@ -295,7 +295,7 @@ Status StridedSliceGrad(KernelContext& c) {  // (shape, begin, end, strides, dy)
   graph::Node f = AsForward(c.node, "StridedSlice");
   return Vjp(c, "StridedSlice", f,
              {at::zeros(shape, c.inputs[4].options()), c.inputs[1], c.inputs[2], c.inputs[3]}, 0,
-             c.inputs[4]);
+             c.inputs[4], {at::Tensor(), c.HostInput(1), c.HostInput(2), c.HostInput(3)});
 }
 
 // ScatterNd(indices, updates, shape): the updates summed into a zero tensor at

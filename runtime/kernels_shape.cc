@@ -180,11 +180,15 @@ Status UnsortedSegmentSum(KernelContext& c) {
   at::Tensor values = data.reshape({flat.numel(), -1});
   if (ids.is_cuda()) {
     // As TF's GPU kernel: ids outside [0, n) are dropped, without the host
-    // waiting for the GPU to check them.
-    const at::Tensor keep = (flat >= 0) & (flat < n);
+    // waiting for the GPU to check them. A dropped row is sent to segment 0
+    // as zeros (where, not a product: a dropped NaN or infinity times 0 is
+    // NaN); with no segments there is no segment 0 to send it to.
     at::Tensor out = at::zeros({n, values.size(1)}, data.options());
-    out.index_add_(0, flat.masked_fill(keep.logical_not(), 0),
-                   values * keep.unsqueeze(1).to(values.dtype()));
+    if (n > 0) {
+      const at::Tensor keep = (flat >= 0) & (flat < n);
+      out.index_add_(0, flat.masked_fill(keep.logical_not(), 0),
+                     at::where(keep.unsqueeze(1), values, at::zeros({}, values.options())));
+    }
     c.outputs = {out.reshape(out_shape)};
     return Status::Ok();
   }

@@ -532,6 +532,33 @@ TEST(OnnxTest, FoldingAScalarWithAnEmptyVectorReadsNothingPastIt) {
   EXPECT_EQ(g->node(g->Find("y")).output_shapes[0].ToString(), "[]");
 }
 
+// A Squeeze of a one-element constant folded to a scalar even where its axes
+// keep a dimension; the 1-D Slice of it after then did not fold, and the
+// Reshape it gives a target to lost its sizes.
+TEST(OnnxTest, FoldingASqueezeKeepsTheDimensionsItsAxesDoNotName) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {6});
+  auto ints = [&](const std::string& name, const std::vector<int64_t>& dims, int64_t v) {
+    onnx::TensorProto* t = m.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : dims) t->add_dims(d);
+    t->add_int64_data(v);
+  };
+  ints("c", {1, 1}, 6);
+  ints("axes", {1}, 0);
+  ints("zero", {1}, 0);
+  ints("one", {1}, 1);
+  AddNode(&m, "Squeeze", {"c", "axes"}, {"s"});
+  AddNode(&m, "Slice", {"s", "zero", "one"}, {"t"});
+  AddNode(&m, "Reshape", {"x", "t"}, {"y"}, "/out/Reshape");
+  Output(&m, "y", {-1});
+  auto g = Import(m);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  InferShapes(*g);
+  EXPECT_EQ(g->node(g->Find("y")).output_shapes[0].ToString(), "[6]");
+}
+
 // Declared lengths are a file's numbers: a Slice's starts of 2^40 elements
 // made 2^40 axes, a Reshape's target of 2^31 a shape of 16 GiB (or a
 // length_error that ended the process).
@@ -604,6 +631,71 @@ TEST(OnnxTest, ARecurrentCellsHiddenSizeIsBounded) {
   EXPECT_EQ(
       ImportOnnx(m.SerializeAsString(), "m.onnx", nullptr, {{"x", {3, 5, 2}}}).status().message(),
       "m.onnx: node '/lstm/LSTM' (LSTM, opset 13): hidden_size 1073741824 (at most 1048576)");
+}
+
+// Sizes in a file may be anything up to 2^63: a Flatten's or an older
+// Softmax's product of them, a ConvTranspose's output size and a ceil-mode
+// pool's padded size overflowed int64 (undefined behaviour; in practice a
+// wrapped size that the step was then made with).
+TEST(OnnxTest, FlatteningPast64BitsIsAnErrorNotAWrappedSize) {
+  const int64_t big = int64_t{1} << 40;
+  onnx::ModelProto flatten = Model(13);
+  // An empty input (a 0 among its sizes) may have sizes whose product is not.
+  Input(&flatten, "x", {0, big, big});
+  crafted::IntAttr(AddNode(&flatten, "Flatten", {"x"}, {"y"}), "axis", 1);
+  Output(&flatten, "y", {-1, -1});
+  EXPECT_EQ(Import(flatten).status().message(),
+            "m.onnx: node '/Flatten' (Flatten): flattening [0,1099511627776,1099511627776] at "
+            "axis 1 makes a dimension past 2^63 - 1");
+  onnx::ModelProto softmax = Model(11);
+  Input(&softmax, "x", {0, big, big});
+  crafted::IntAttr(AddNode(&softmax, "Softmax", {"x"}, {"y"}), "axis", 1);
+  Output(&softmax, "y", {-1, -1, -1});
+  EXPECT_EQ(Import(softmax).status().message(),
+            "m.onnx: node '/Softmax' (Softmax): flattening "
+            "[0,1099511627776,1099511627776] at axis 1 makes a dimension past 2^63 - 1");
+  // A side with a 0 among its sizes is empty, however large the others.
+  onnx::ModelProto empty = Model(13);
+  Input(&empty, "x", {big, big, 0});
+  crafted::IntAttr(AddNode(&empty, "Flatten", {"x"}, {"y"}), "axis", 0);
+  Output(&empty, "y", {-1, -1});
+  EXPECT_TRUE(Import(empty).ok()) << Import(empty).status().message();
+}
+
+TEST(OnnxTest, AConvTransposeOutputOrPaddingOutOfRangeIsAnError) {
+  auto model = [](int64_t in, int64_t output_padding, int64_t pad) {
+    onnx::ModelProto m = Model(13);
+    Input(&m, "x", {1, 1, in, 2});
+    Initializer(&m, "w", {1, 1, 3, 3}, 1.0f);
+    onnx::NodeProto* n = AddNode(&m, "ConvTranspose", {"x", "w"}, {"y"});
+    crafted::IntsAttr(n, "strides", {65536, 2});
+    crafted::IntsAttr(n, "output_padding", {output_padding, 0});
+    crafted::IntsAttr(n, "pads", {pad, 0, 1, 0});
+    Output(&m, "y", {-1, -1, -1, -1});
+    return m;
+  };
+  EXPECT_EQ(Import(model(int64_t{1} << 61, 0, 0)).status().message(),
+            "m.onnx: node '/ConvTranspose' (ConvTranspose): the output's spatial size is not from "
+            "1 to 2^63 - 1");
+  EXPECT_EQ(Import(model(2, 0, int64_t{1} << 62)).status().message(),
+            "m.onnx: node '/ConvTranspose' (ConvTranspose): the output's spatial size is not from "
+            "1 to 2^63 - 1");
+  EXPECT_EQ(Import(model(2, -1, 0)).status().message(),
+            "m.onnx: node '/ConvTranspose' (ConvTranspose): output_padding -1 is not from 0 to "
+            "below the stride or the dilation");
+  EXPECT_TRUE(Import(model(2, 1, 0)).ok()) << Import(model(2, 1, 0)).status().message();
+}
+
+TEST(OnnxTest, ACeilModePoolPaddedPast64BitsIsAnError) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {1, 1, 4, 4});
+  onnx::NodeProto* p = AddNode(&m, "MaxPool", {"x"}, {"y"});
+  crafted::IntsAttr(p, "kernel_shape", {2, 2});
+  crafted::IntsAttr(p, "pads", {int64_t{1} << 62, 0, int64_t{1} << 62, 0});
+  crafted::IntAttr(p, "ceil_mode", 1);
+  Output(&m, "y", {-1, -1, -1, -1});
+  EXPECT_EQ(Import(m).status().message(),
+            "m.onnx: node '/MaxPool' (MaxPool): the padded input's size is past 2^63 - 1");
 }
 
 // ONNX does not require node names to be unique. Each was named by trying

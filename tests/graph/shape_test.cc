@@ -29,5 +29,12 @@ TEST(ShapeTest, OverflowingElementCountIsUnknown) {
   EXPECT_EQ(s.NumElements(), -1);
 }
 
+// The product overflowed before reaching the 0, and an empty tensor was
+// counted as one too large to count.
+TEST(ShapeTest, AShapeWithAZeroHasNoElementsWhateverItsOtherSizes) {
+  EXPECT_EQ(Shape({int64_t{1} << 40, int64_t{1} << 40, 0}).NumElements(), 0);
+  EXPECT_EQ(Shape({0, int64_t{1} << 40, int64_t{1} << 40}).NumElements(), 0);
+}
+
 }  // namespace
 }  // namespace graph

@@ -135,13 +135,63 @@ TEST(TfjsTest, ShortWeightsFileIsAnErrorNamingTheWeight) {
 
 TEST(TfjsTest, HugeDeclaredQuantizedWeightFailsBeforeAllocating) {
   TfjsDir d("huge");
+  auto g = ImportModel(d.Write(ModelJsonText(R"({"name":"w","shape":[32768,32768],"dtype":"float32",
+          "quantization":{"dtype":"uint8","scale":1,"min":0}})"),
+                               ""));
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("needs 1073741824 bytes but only 0 remain"),
+            std::string::npos)
+      << g.status().message();
+}
+
+// One weight may decode to at most 4 GiB, a GraphDef constant's limit: a
+// 4 GiB file of uint8 values would be 16 GiB of floats. (It was refused only
+// for want of the 4 GiB of bytes its manifest declared.)
+TEST(TfjsTest, AWeightDecodingPastFourGibibytesIsAnError) {
+  TfjsDir d("past_4gib");
   auto g = ImportModel(d.Write(ModelJsonText(R"({"name":"w","shape":[65536,65536],"dtype":"float32",
           "quantization":{"dtype":"uint8","scale":1,"min":0}})"),
                                ""));
   ASSERT_FALSE(g.ok());
-  EXPECT_NE(g.status().message().find("needs 4294967296 bytes but only 0 remain"),
+  EXPECT_NE(g.status().message().find(
+                "weight 'w': [65536,65536] float32 is larger than 4 GiB (one constant's limit)"),
             std::string::npos)
       << g.status().message();
+}
+
+// A weight's Const declares only its shape; the importer read it as a
+// constant given by no values, expanded it to zeros and charged that to the
+// 1 GiB limit for such constants, so a model with more than 1 GiB of weights
+// was refused as one that "would expand past the 1 GiB limit".
+TEST(TfjsTest, AModelWithMoreThanOneGibibyteOfWeightsImports) {
+  TfjsDir d("past_1gib");
+  // The 256 MiB weights file goes however the test ends.
+  struct Unlink {
+    std::string path;
+    ~Unlink() { ::unlink(path.c_str()); }
+  } unlink_bin{d.dir() + "/weights.bin"};
+  const int64_t n = (int64_t{1} << 28) + 16;  // float32: 16 x 4 bytes past 1 GiB
+  std::string json = ModelJsonText(R"({"name":"w","shape":[)" + std::to_string(n) +
+                                   R"(],"dtype":"float32",
+          "quantization":{"dtype":"uint8","scale":0.5,"min":1}})");
+  for (size_t at; (at = json.find(R"("size":"4")")) != std::string::npos;) {
+    json.replace(at, 10, R"("size":")" + std::to_string(n) + "\"");
+  }
+  std::string bin(static_cast<size_t>(n), '\x02');
+  bin.back() = 4;
+  const std::string path = d.Write(json, bin);
+  bin.clear();
+  bin.shrink_to_fit();
+  auto g = ImportModel(path);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Tensor& t = ConstValue(*g, "w");
+  ASSERT_EQ(t.shape(), Shape({n}));
+  ASSERT_EQ(t.byte_size(), 4 * n);
+  float first, last;
+  std::memcpy(&first, t.bytes().data(), 4);
+  std::memcpy(&last, t.bytes().data() + 4 * (n - 1), 4);
+  EXPECT_EQ(first, 2.0f);  // 1 + 0.5 * 2
+  EXPECT_EQ(last, 3.0f);   // 1 + 0.5 * 4
 }
 
 TEST(TfjsTest, WeightsFileListedTwiceIsAnError) {

@@ -36,8 +36,10 @@ inline std::string Bool(bool b) { return b ? "b: true" : "b: false"; }
 inline std::string Type(const std::string& t) { return "type: " + t; }
 
 // Runs the kernel of `op` on node 'y' (with `attrs`) reading placeholders x0, x1, ...
+// `host_inputs`: KernelContext::host_inputs, the executor's host copies.
 inline graph::Status RunKernel(const std::string& op, std::vector<at::Tensor> inputs,
-                               const std::string& attrs, std::vector<at::Tensor>* outputs) {
+                               const std::string& attrs, std::vector<at::Tensor>* outputs,
+                               std::vector<at::Tensor> host_inputs = {}) {
   std::string text, node = "node { name: 'y' op: '" + op + "'";
   for (size_t i = 0; i < inputs.size(); ++i) {
     text += "node { name: 'x" + std::to_string(i) + "' op: 'Placeholder' }\n";
@@ -47,7 +49,7 @@ inline graph::Status RunKernel(const std::string& op, std::vector<at::Tensor> in
   if (!g.ok()) return g.status();
   const KernelFn* fn = FindKernel(op);
   if (fn == nullptr) return graph::NotFound("no kernel for " + op);
-  KernelContext c{g->node(g->Find("y")), std::move(inputs), {}};
+  KernelContext c{g->node(g->Find("y")), std::move(inputs), {}, std::move(host_inputs)};
   graph::Status s = (*fn)(c);
   *outputs = std::move(c.outputs);
   return s;

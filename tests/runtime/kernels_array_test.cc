@@ -2,6 +2,7 @@
 // documentation and values worked out by hand from its definitions.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,46 @@ TEST(ArrayKernelsTest, MirrorPadReflectsOrRepeatsTheEdge) {
   ExpectClose(
       Eval("MirrorPadGrad", {at::ones({5}), I({1, 1}, {1, 2})}, Attr("mode", Str("REFLECT"))),
       F({1, 3, 1}, {3}));
+}
+
+// Gradients computed as their forward op's VJP ran the forward kernel without
+// the executor's host copies, so on a GPU it read the paddings (or the
+// slice's begin, end and strides) off the device: a sync every step. Here the
+// device copies are wrong and only the host copies right.
+TEST(ArrayKernelsTest, GradientsThroughTheirForwardOpReadTheHostCopiesTheyAreGiven) {
+  std::vector<at::Tensor> out;
+  const at::Tensor none;
+  ASSERT_TRUE(RunKernel("MirrorPadGrad", {at::ones({5}), I({0, 0}, {1, 2})},
+                        Attr("mode", Str("REFLECT")), &out, {none, I({1, 1}, {1, 2})})
+                  .ok());
+  ASSERT_EQ(out.size(), 1u);
+  ExpectClose(out[0], F({1, 3, 1}, {3}));
+  // x[1:3] of a [4]: dy lands at 1 and 2.
+  out.clear();
+  ASSERT_TRUE(RunKernel("StridedSliceGrad",
+                        {I({4}, {1}), I({0}, {1}), I({4}, {1}), I({1}, {1}), F({5, 7}, {2})}, "",
+                        &out, {I({4}, {1}), I({1}, {1}), I({3}, {1}), I({1}, {1}), none})
+                  .ok());
+  ASSERT_EQ(out.size(), 1u);
+  ExpectClose(out[0], F({0, 5, 7, 0}, {4}));
+}
+
+// A dropped row's values reach no segment, NaN and infinity included; the
+// GPU path (run where there is one) multiplied them by 0 into segment 0.
+TEST(ArrayKernelsTest, UnsortedSegmentSumDropsNegativeIdsAndTheirValues) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<at::Device> devices = {at::kCPU};
+  if (at::hasCUDA()) devices.push_back(at::Device(at::kCUDA, 0));
+  for (const at::Device& d : devices) {
+    const at::Tensor data = F({1, 2, nan, std::numeric_limits<float>::infinity(), 5, 6}, {3, 2});
+    const at::Tensor sum =
+        Eval("UnsortedSegmentSum", {data.to(d), I({1, -1, 1}, {3}).to(d), Scalar(2)});
+    ExpectClose(sum.cpu(), F({0, 0, 6, 8}, {2, 2}));
+    // No segment: nothing to sum into (on a GPU, no device-side assert).
+    ExpectClose(
+        Eval("UnsortedSegmentSum", {data.to(d), I({-1, -1, -1}, {3}).to(d), Scalar(0)}).cpu(),
+        at::zeros({0, 2}));
+  }
 }
 
 TEST(ArrayKernelsTest, PadV2FillsWithItsConstant) {

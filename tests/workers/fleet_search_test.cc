@@ -27,9 +27,13 @@ std::string WriteFleet(const std::string& name, int port, const std::string& ext
   return path;
 }
 
+// The measurement lock is this test process's: another test's worker, run
+// alongside by ctest -j, held the host's default one while this one's waited
+// (and a test that stopped its worker then found no result).
 std::string WorkerCommand(const std::string& devices, int port, const std::string& name) {
   return std::string(PLANNER_BIN) + " worker --devices " + devices +
-         " --connect tcp://127.0.0.1:" + std::to_string(port) + " --name " + name;
+         " --connect tcp://127.0.0.1:" + std::to_string(port) + " --name " + name +
+         " --measure-lock " + Dir() + "/measure.lock";
 }
 
 std::string Env() { return "env PLANNER_CACHE_DIR=" + Dir() + "/cache "; }
@@ -362,7 +366,8 @@ TEST(FleetSearch, ListeningWorkerSurvivesGarbageAndIsReachedByTheController) {
   const int worker_port = FreePort();
   const pid_t w =
       p.Start(std::string(PLANNER_BIN) + " worker --devices " + Config("k40-paper-2gpu") +
-                  " --bind tcp://127.0.0.1:" + std::to_string(worker_port) + " --name listener",
+                  " --bind tcp://127.0.0.1:" + std::to_string(worker_port) +
+                  " --name listener --measure-lock " + Dir() + "/measure.lock",
               Dir() + "/listener.log");
   for (int i = 0; i < 100 && Slurp(Dir() + "/listener.log").find("listening") == std::string::npos;
        ++i) {

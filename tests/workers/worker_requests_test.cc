@@ -76,7 +76,11 @@ TEST(WorkerRequests, ANegativeWarmupOrEndlessStepsAreRefusedAndTheWorkerServesOn
   ASSERT_TRUE(router.ok()) << router.status().message();
   Processes p;
   std::string peer;
-  const pid_t w = StartRegistered(p, *router, "", "worker_requests.log", &peer);
+  // Its own measurement lock: not the host's, which a worker of another test
+  // run alongside may hold.
+  const pid_t w =
+      StartRegistered(p, *router, "--measure-lock " + planner_test::ScratchDir() + "/measure.lock",
+                      "worker_requests.log", &peer);
   ASSERT_NE(w, -1) << "no Hello";
 
   auto built = graph::BuildTwoBranch({4, {16, 16}, 1});
