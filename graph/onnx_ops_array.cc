@@ -153,6 +153,10 @@ Status Flatten(NodeContext& c) {
   GRAPH_ASSIGN_OR_RETURN(int64_t outer, FlattenedSize(c, s, axis, 0, static_cast<int>(axis)));
   GRAPH_ASSIGN_OR_RETURN(int64_t inner, FlattenedSize(c, s, axis, static_cast<int>(axis), r));
   if (outer < 0 && inner < 0) return c.Unsupported("flattening two sides of unknown size");
+  // A Reshape to {-1, 0} or {0, -1} cannot size its -1.
+  if ((outer < 0 && inner == 0) || (inner < 0 && outer == 0)) {
+    return c.Unsupported("flattening an empty tensor with a side of unknown size");
+  }
   c.Output(0, c.Emit("", "Reshape", {c.in(0), c.IntConst("shape", {outer, inner}, DType::kInt64)}));
   return Status::Ok();
 }

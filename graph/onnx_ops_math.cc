@@ -375,6 +375,8 @@ Status SoftmaxLike(NodeContext& c, const char* op) {
   Shape s = c.shape(0);
   GRAPH_ASSIGN_OR_RETURN(int64_t inner, FlattenedSize(c, s, axis, static_cast<int>(axis), r));
   if (inner < 0) return c.Unsupported("softmax over dimensions of unknown size");
+  // A Reshape to {-1, 0} cannot size its -1 (and there is nothing to normalise).
+  if (inner == 0) return c.Unsupported("softmax over an empty dimension");
   std::string flat = c.Emit("flatten", "Reshape", {c.in(0), c.IntConst("flat_shape", {-1, inner})});
   std::string y = c.Emit("normalise", op, {flat});
   std::string back = c.Emit("shape", "Shape", {c.in(0)}, {{"out_type", MakeAttr(DType::kInt32)}});

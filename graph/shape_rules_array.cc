@@ -15,7 +15,11 @@ namespace {
 // Row-major strides of a fully defined shape.
 std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> s(dims.size(), 1);
-  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  // Wrapping (defined, unlike int64 overflow) where a 0 follows large sizes:
+  // such a shape has no elements to index.
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
+    __builtin_mul_overflow(s[i + 1], dims[i + 1], &s[i]);
+  }
   return s;
 }
 
@@ -502,8 +506,10 @@ Status ConcatRule(InferenceContext& c) {
   dims[*axis] = total;
   Shape out(dims);
   c.set_output(0, t, out);
-  if (out.FullyDefined() && EvaluableSize(out, c)) {
-    int64_t outer = 1;
+  if (out.NumElements() == 0) {
+    c.set_int_value(0, t, out, {});  // the loop below would count sizes before a 0
+  } else if (out.FullyDefined() && EvaluableSize(out, c)) {
+    int64_t outer = 1;  // bounded: out is small and not empty
     for (int d = 0; d < *axis; ++d) outer *= dims[d];
     std::vector<std::vector<int64_t>> vals;
     for (int i = first; i < first + count; ++i) {
@@ -553,7 +559,11 @@ Status PackRule(InferenceContext& c) {
   Shape out(dims);
   c.set_output(0, t, out);
   if (!out.FullyDefined() || !EvaluableSize(out, c)) return Status::Ok();
-  int64_t inner = 1, outer = 1;  // bounded: out is small
+  if (out.NumElements() == 0) {  // the loop below would count sizes before a 0
+    c.set_int_value(0, t, out, {});
+    return Status::Ok();
+  }
+  int64_t inner = 1, outer = 1;  // bounded: out is small and not empty
   for (int d = *axis + 1; d < out.rank(); ++d) inner *= dims[d];
   for (int d = 0; d < *axis; ++d) outer *= dims[d];
   std::vector<std::vector<int64_t>> vals;

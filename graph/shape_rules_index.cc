@@ -59,8 +59,8 @@ Status GatherRule(InferenceContext& c) {
   c.set_output(0, t, out);
   auto pv = c.ints(0), iv = c.ints(1);
   if (pv && iv && batch_dims == 0 && params.FullyDefined() && out.FullyDefined() &&
-      EvaluableSize(out, c)) {
-    int64_t outer = 1, inner = 1;
+      EvaluableSize(out, c) && out.NumElements() > 0) {
+    int64_t outer = 1, inner = 1;  // bounded: out is small and not empty, params' values known
     for (int d = 0; d < *axis; ++d) outer *= params.dim(d);
     for (int d = *axis + 1; d < params.rank(); ++d) inner *= params.dim(d);
     int64_t size = params.dim(*axis);

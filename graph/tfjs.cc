@@ -18,12 +18,12 @@ namespace graph {
 
 namespace {
 
-// Decodes one weight's bytes into a Tensor of its (original) dtype. Faults in the
-// manifest entry are reported against `spec_where` (model.json), missing bytes
-// against `data_where` (the weight files).
 // The most bytes one weight may decode to: a GraphDef constant's limit.
 constexpr int64_t kMaxWeightBytes = int64_t{4} << 30;
 
+// Decodes one weight's bytes into a Tensor of its (original) dtype. Faults in the
+// manifest entry are reported against `spec_where` (model.json), missing bytes
+// against `data_where` (the weight files).
 Result<Tensor> DecodeWeight(const tfjs::WeightSpec& w, const char* data, int64_t available,
                             int64_t* consumed, const std::string& spec_where,
                             const std::string& data_where) {
@@ -273,6 +273,14 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
                              it->second.shape().ToString());
     }
     if (declared_t && declared_t->dtype() != it->second.dtype()) {
+      // Widened back (int32 to int64, float32 to float64), a weight is held
+      // to the same 4 GiB as when decoded.
+      const int64_t size = DTypeSize(declared_t->dtype());
+      if (size > 0 && it->second.num_elements() > kMaxWeightBytes / size) {
+        return InvalidArgument(json_path + ": Const '" + n.name + "' declares " +
+                               DTypeName(declared_t->dtype()) + ": its weight " +
+                               it->second.shape().ToString() + " would be larger than 4 GiB");
+      }
       if (auto restored = RestoreConvertedDtype(it->second, declared_t->dtype())) {
         n.attrs["value"] = MakeAttr(*std::move(restored));
         continue;

@@ -660,6 +660,16 @@ TEST(OnnxTest, FlatteningPast64BitsIsAnErrorNotAWrappedSize) {
   crafted::IntAttr(AddNode(&empty, "Flatten", {"x"}, {"y"}), "axis", 0);
   Output(&empty, "y", {-1, -1});
   EXPECT_TRUE(Import(empty).ok()) << Import(empty).status().message();
+  // Empty with a side of unknown size: a Reshape to {-1, 0} cannot size its
+  // -1, so the import says so rather than the step failing.
+  onnx::ModelProto open = Model(13);
+  Input(&open, "x", {-1, 0, 3});
+  crafted::IntAttr(AddNode(&open, "Flatten", {"x"}, {"y"}), "axis", 1);
+  Output(&open, "y", {-1, -1});
+  EXPECT_NE(Import(open).status().message().find(
+                "flattening an empty tensor with a side of unknown size"),
+            std::string::npos)
+      << Import(open).status().message();
 }
 
 TEST(OnnxTest, AConvTransposeOutputOrPaddingOutOfRangeIsAnError) {

@@ -149,6 +149,25 @@ TEST(ShapeInferenceTest, ConcatSumsTheAxisAndEvaluatesConstants) {
   EXPECT_EQ(OutShape(g, "y"), Shape({1, 2, 3}));
 }
 
+// An empty constant may have huge sizes before its 0: folding Concat, Pack or
+// Gather of it looped over the product of those (2^40 and more iterations
+// of nothing) before it reached the 0.
+TEST(ShapeInferenceTest, FoldingEmptyConstantsDoesNotLoopOverTheirOtherSizes) {
+  const std::string big = std::to_string((int64_t{1} << 40) + 1);
+  const std::string empty =
+      "node { name: 'e' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } attr { key: "
+      "'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: " +
+      big + " } dim { size: " + big + " } dim { size: 0 } } } } } }\n";
+  Graph g = Inferred(empty + IntConst("two", {2}, true) + IntConst("one", {1}, true) +
+                     IntConst("idx", {0}) +
+                     "node { name: 'c' op: 'ConcatV2' input: 'e' input: 'e' input: 'two' }"
+                     "node { name: 'p' op: 'Pack' input: 'e' input: 'e' }"
+                     "node { name: 'g' op: 'GatherV2' input: 'e' input: 'idx' input: 'one' }");
+  EXPECT_EQ(OutShape(g, "c").ToString(), "[" + big + "," + big + ",0]");
+  EXPECT_EQ(OutShape(g, "p").ToString(), "[2," + big + "," + big + ",0]");
+  EXPECT_EQ(OutShape(g, "g").ToString(), "[" + big + ",1,0]");
+}
+
 TEST(ShapeInferenceTest, SplitAndSplitVDivideTheAxis) {
   Graph g = Inferred(Placeholder("x", {4, 12}) + IntConst("axis", {1}, true) +
                      IntConst("sizes", {2, -1, 3}) +
