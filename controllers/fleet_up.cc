@@ -37,7 +37,7 @@ namespace {
 const frontend::CommandSpec kSpec{
     "fleet up",
     "local:CxW MODEL DEVICES [--mode sim|real] [--worker-devices DEVICES] [-o PLACEMENT]\n"
-    "       [--dir RUN_DIR] [-- SEARCH FLAGS...]",
+    "       [--dir RUN_DIR] [--measure-lock FILE] [-- SEARCH FLAGS...]",
     "Starts a fleet on this machine: a parameter server, C controllers (planner search\n"
     "--reward fleet --ps, seeds 1..C, each given the SEARCH FLAGS after --) and W workers\n"
     "for each, as processes on loopback. Prints a progress line per controller, stops every\n"
@@ -47,7 +47,10 @@ const frontend::CommandSpec kSpec{
     {{"--mode", "MODE", "sim (default): workers simulate; real: workers run the placements"},
      {"--worker-devices", "DEVICES", "the workers' devices file (default DEVICES)"},
      {"-o", "PLACEMENT", "write the best controller's placement here"},
-     {"--dir", "RUN_DIR", "where logs and files go (default planner-fleet-PID in /tmp)"}}};
+     {"--dir", "RUN_DIR", "where logs and files go (default planner-fleet-PID in /tmp)"},
+     {"--measure-lock", "FILE",
+      "with --mode real: the workers' measurement lock (default theirs, "
+      "/tmp/planner-measure.lock, which every measurement on this host shares)"}}};
 
 using Clock = std::chrono::steady_clock;
 
@@ -179,6 +182,7 @@ graph::Status ParseShape(const std::string& shape, int* c, int* w) {
 struct Plan {
   int controllers = 1, workers = 1;
   std::string model, devices, worker_devices, mode = "sim", dir, out;
+  std::string measure_lock;               // the workers' --measure-lock; "" for theirs
   std::vector<std::string> search_flags;  // after --
 };
 
@@ -206,9 +210,12 @@ graph::Status StartFleet(const Plan& plan, std::vector<Child>* all) {
                                           "\nworkers: " + std::to_string(plan.workers) + "\n"));
     for (int j = 1; j <= plan.workers; ++j) {
       const std::string name = "c" + std::to_string(i) + "w" + std::to_string(j);
-      GRAPH_RETURN_IF_ERROR(
-          add("worker " + name, plan.dir + "/worker-" + name + ".log",
-              {"worker", "--devices", plan.worker_devices, "--connect", endpoint, "--name", name}));
+      std::vector<std::string> worker = {
+          "worker", "--devices", plan.worker_devices, "--connect", endpoint, "--name", name};
+      if (!plan.measure_lock.empty()) {
+        worker.insert(worker.end(), {"--measure-lock", plan.measure_lock});
+      }
+      GRAPH_RETURN_IF_ERROR(add("worker " + name, plan.dir + "/worker-" + name + ".log", worker));
     }
     std::vector<std::string> args = {"search",
                                      plan.model,
@@ -434,6 +441,16 @@ int FleetCommand(int argc, char** argv) {
   plan.mode = args->Get("--mode", "sim");
   if (plan.mode != "sim" && plan.mode != "real") {
     return frontend::UsageError(kSpec, "--mode must be sim or real, not '" + plan.mode + "'");
+  }
+  if (args->Has("--measure-lock")) {
+    plan.measure_lock = args->Get("--measure-lock");
+    if (plan.measure_lock.empty())
+      return frontend::UsageError(kSpec, "--measure-lock needs a file");
+    if (plan.mode != "real") {
+      return frontend::UsageError(kSpec,
+                                  "--measure-lock goes with --mode real (sim workers "
+                                  "measure nothing)");
+    }
   }
   if (plan.mode == "real") {
     // Only measured rewards get the hardware's verdict (sim ones are predictions).

@@ -129,6 +129,11 @@ TEST(FleetUp, RealModeOnSimDevicesOrAnUnwritableOutputIsRefusedLeavingNoRunDirec
                 Config("k40-paper-2gpu") + "'s 'cpu0' is a sim device (use --mode sim)\n");
   EXPECT_FALSE(std::filesystem::exists(run));
   r = Planner("fleet up local:1x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+              " --measure-lock " + Dir() + "/measure.lock --dir " + run);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--measure-lock goes with --mode real"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(run));
+  r = Planner("fleet up local:1x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +
               " -o /proc/fleet-best.yaml --dir " + run);
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(Lines(r.err), 1) << r.err;
@@ -249,9 +254,10 @@ TEST(FleetUp, ServerTwoControllersFourWorkersSurviveAKilledWorker) {
   EXPECT_TRUE(NoneLeft(run, 10));
 
   const std::string real = Dir() + "/run-real";
-  RunResult r = Planner("fleet up local:2x2 " + Model("emotion") + " " + Config("local-2cpu") +
-                        " --mode real --dir " + real + " -o " + real +
-                        "/best.yaml -- --iterations 1 --steps 1 --rounds 6 --refine 0");
+  RunResult r =
+      Planner("fleet up local:2x2 " + Model("emotion") + " " + Config("local-2cpu") +
+              " --mode real --measure-lock " + Dir() + "/measure.lock --dir " + real + " -o " +
+              real + "/best.yaml -- --iterations 1 --steps 1 --rounds 6 --refine 0");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   for (int c = 1; c <= 2; ++c) {
     const std::vector<long> n = Counts(Slurp(real + "/controller-" + std::to_string(c) + ".log"));
