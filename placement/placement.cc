@@ -56,7 +56,11 @@ graph::Status ReadStatistics(const yaml::Node& v, std::map<std::string, double>*
 graph::Status ReadOps(const yaml::Node& v, const std::string& key,
                       std::vector<std::pair<std::string, std::string>>* out,
                       const std::string& what = "op", const std::string& value = "a device name") {
-  if (!v.IsMap()) return v.Error("'" + key + "' must map " + what + " names to " + value + "s");
+  if (!v.IsMap()) {
+    // "a device name" -> "device names"
+    const std::string values = value.rfind("a ", 0) == 0 ? value.substr(2) + "s" : value;
+    return v.Error("'" + key + "' must map " + what + " names to " + values);
+  }
   std::unordered_set<std::string> seen;
   for (yaml::Entry& op : v.Pairs()) {
     if (!op.key_node.IsScalar()) return op.key_node.Error(what + " names must be plain names");

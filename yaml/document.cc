@@ -206,9 +206,11 @@ namespace {
 // number is quoted, which can only quote more than needed.
 bool ReadsAsNonString(const std::string& s) {
   static const std::set<std::string> kWords = {
-      "y",  "Y",    "yes",  "Yes",  "YES",   "n",     "N",     "no", "No",
-      "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On",
-      "ON", "off",  "Off",  "OFF",  "null",  "Null",  "NULL",  "~",  ""};
+      "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
+      "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", "",
+      // YAML 1.1's value and merge keys: PyYAML's safe_load refuses either
+      // plain (an ONNX node may be named anything).
+      "=", "<<"};
   if (kWords.count(s)) return true;
   const char c = s[0];
   return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';

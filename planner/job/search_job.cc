@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -240,6 +241,10 @@ graph::Status OpenSession(const SearchJobOptions& options, Session* s) {
     Say(s->log(), "%s\n", note.c_str());
   }
   if (o.reward == "sim") PrintOpsWithoutKernels(s->log(), s->setup->training.graph);
+  // Refused before any work or file (a one-device search writes at once).
+  if (!o.export_modules_path.empty()) {
+    GRAPH_RETURN_IF_ERROR(placement::CheckPyTorchModules(s->forward(), o.model_path));
+  }
   return graph::Status::Ok();
 }
 
@@ -300,6 +305,35 @@ graph::Status DropRowsAfter(const std::string& csv_path, int iterations) {
   return graph::WriteFileAtomic(csv_path, kept);
 }
 
+// `devices` (one per forward op) extended as the search places gradients
+// apart (Search::AllowApart): each apart op on its forward op's device, or on
+// the one `p`'s gradients_apart gives it. An error when `p` places apart an op
+// that this search does not.
+graph::Status ExtendWithGradientsApart(const Session& s, const placement::Placement& p,
+                                       std::vector<int>* devices) {
+  if (p.gradients_apart.empty() && s.context.apart.empty()) return graph::Status::Ok();
+  std::map<std::string, std::string> apart(p.gradients_apart.begin(), p.gradients_apart.end());
+  const std::vector<int> follows = ApartFollows(s);
+  const std::vector<int> forward(*devices);
+  for (size_t k = 0; k < s.context.apart.size(); ++k) {
+    const std::string& name = s.setup->training.graph.node(s.context.apart[k]).name;
+    auto it = apart.find(name);
+    if (it == apart.end()) {
+      devices->push_back(forward[follows[k]]);
+      continue;
+    }
+    const int d = s.cluster().IndexOf(it->second);
+    if (d < 0) return graph::InvalidArgument("it places '" + name + "' on '" + it->second + "'");
+    devices->push_back(d);
+    apart.erase(it);
+  }
+  if (!apart.empty()) {
+    return graph::InvalidArgument("it places '" + apart.begin()->first +
+                                  "' apart, which this search does not (--gradients)");
+  }
+  return graph::Status::Ok();
+}
+
 // A resumed search starts from its checkpoint, which is up to 30 s older than
 // the placement the stopped search wrote last (OUT.unverified when the
 // hardware judges, else -o): that placement, still valid for this model and
@@ -318,8 +352,10 @@ void OfferLastWritten(const Session& s, search::Search* search) {
       !st.ok()) {
     return not_offered(st.message());
   }
-  if (!p->gradients_apart.empty()) return not_offered("it places gradients apart");
-  const std::vector<int> devices = placement::DeviceOfNode(*p, s.forward(), s.cluster());
+  std::vector<int> devices = placement::DeviceOfNode(*p, s.forward(), s.cluster());
+  if (graph::Status st = ExtendWithGradientsApart(s, *p, &devices); !st.ok()) {
+    return not_offered(st.message());
+  }
   const rewards::Evaluation e = s.reward->Evaluate(devices);
   if (!e.status.ok()) return not_offered(rewards::DescribeEvaluation(e));
   std::string method = p->method.substr(0, p->method.find(" (unverified"));
@@ -353,10 +389,6 @@ graph::Status StartRun(Session& s, Run* run) {
       Say(s.log(), "refine: no hill climb: its simulator cannot time this model (%s)\n",
           made.status().message().c_str());
     }
-  }
-  // Refused before any work, not after the search.
-  if (!o.export_modules_path.empty()) {
-    GRAPH_RETURN_IF_ERROR(placement::CheckPyTorchModules(s.forward(), o.model_path));
   }
   // The cost-based baselines plan on the climb's simulator.
   Say(s.log(), "baselines:\n");

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -93,8 +94,35 @@ TEST(SearchCommandTest, OneDeviceIsSaidAndWritten) {
             std::string::npos)
       << r.out;
   EXPECT_NE(Slurp(out).find("method: baseline single:g0"), std::string::npos) << Slurp(out);
-  std::remove(devices.c_str());
   std::remove(out.c_str());
+  // --export-modules of a model without PyTorch modules is refused before the
+  // one device's placement is written (it was refused after).
+  const std::string graphdef = Temp("one_p.pb");
+  r = Planner("search " + SmallRnnlm() + " " + devices + " -o " + out + " --export-graphdef " +
+              graphdef + " --export-modules " + Temp("one_m.yaml"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(": no PyTorch modules"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(graphdef));
+  std::remove(devices.c_str());
+}
+
+// A resumed search is offered the placement the stopped one wrote last (its
+// checkpoint may be 30 s older); one that placed gradients apart was not, and
+// the checkpoint's best was written over it.
+TEST(SearchCommandTest, AResumedSearchIsOfferedALastWrittenPlacementWithGradientsApart) {
+  const std::string out = Temp("apart.yaml");
+  const std::string common = "search " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                             " --gradients heavy -o " + out;
+  RunResult first = Planner(common + " --iterations 2 --refine 2s");
+  ASSERT_EQ(first.code, 0) << first.err;
+  ASSERT_NE(Slurp(out).find("\ngradients_apart:\n"), std::string::npos) << Slurp(out);
+  RunResult resumed = Planner(common + " --iterations 3 --refine 0 --resume " + out + ".ckpt");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("resume: " + out + " ("), std::string::npos) << resumed.out;
+  EXPECT_EQ(resumed.out.find("not offered"), std::string::npos) << resumed.out;
+  for (const std::string& f : {out, out + ".ckpt"}) std::remove(f.c_str());
 }
 
 TEST(SearchCommandTest, UnwritableOutputIsAOneLineErrorBeforeAnyWork) {

@@ -670,6 +670,14 @@ TEST(OnnxTest, FlatteningPast64BitsIsAnErrorNotAWrappedSize) {
                 "flattening an empty tensor with a side of unknown size"),
             std::string::npos)
       << Import(open).status().message();
+  // So is an older Softmax's, over an empty dimension ({-1, 0}).
+  onnx::ModelProto empty_softmax = Model(11);
+  Input(&empty_softmax, "x", {2, 0, 3});
+  crafted::IntAttr(AddNode(&empty_softmax, "Softmax", {"x"}, {"y"}), "axis", 1);
+  Output(&empty_softmax, "y", {-1, -1, -1});
+  EXPECT_NE(Import(empty_softmax).status().message().find("softmax over an empty dimension"),
+            std::string::npos)
+      << Import(empty_softmax).status().message();
 }
 
 TEST(OnnxTest, AConvTransposeOutputOrPaddingOutOfRangeIsAnError) {
@@ -694,6 +702,23 @@ TEST(OnnxTest, AConvTransposeOutputOrPaddingOutOfRangeIsAnError) {
             "m.onnx: node '/ConvTranspose' (ConvTranspose): output_padding -1 is not from 0 to "
             "below the stride or the dilation");
   EXPECT_TRUE(Import(model(2, 1, 0)).ok()) << Import(model(2, 1, 0)).status().message();
+}
+
+// SAME_LOWER's padding is a kernel's dilated window less a stride: a kernel
+// of 2^50 dilated 2^16 times is 2^66.
+TEST(OnnxTest, SameLowerPaddingPast64BitsIsAnError) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {1, 1, 4, 4});
+  Input(&m, "w", {1, 1, int64_t{1} << 50, 1});
+  onnx::NodeProto* p = AddNode(&m, "Conv", {"x", "w"}, {"y"});
+  crafted::IntsAttr(p, "dilations", {65536, 1});
+  onnx::AttributeProto* pad = p->add_attribute();
+  pad->set_name("auto_pad");
+  pad->set_type(onnx::AttributeProto::STRING);
+  pad->set_s("SAME_LOWER");
+  Output(&m, "y", {-1, -1, -1, -1});
+  EXPECT_EQ(Import(m).status().message(),
+            "m.onnx: node '/Conv' (Conv): auto_pad SAME_LOWER pads past 2^63");
 }
 
 TEST(OnnxTest, ACeilModePoolPaddedPast64BitsIsAnError) {

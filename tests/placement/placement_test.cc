@@ -213,6 +213,17 @@ TEST(PlacementTest, BadYamlAndUnknownKeysAreOneLineErrors) {
       ReadPlacement(Write("seconds.yaml", "measured_step_s: -1\nplacement: {a: cpu0}\n"));
   ASSERT_FALSE(seconds.ok());
   EXPECT_NE(seconds.status().message().find("positive number of seconds"), std::string::npos);
+  // A list where a map belongs says what the map holds ("to a device names" before).
+  auto list = ReadPlacement(Write("list.yaml", "placement: [a, b]\ninputs: [x]\n"));
+  ASSERT_FALSE(list.ok());
+  EXPECT_NE(list.status().message().find("'placement' must map op names to device names"),
+            std::string::npos)
+      << list.status().message();
+  auto inputs = ReadPlacement(Write("inputs.yaml", "placement: {a: cpu0}\ninputs: [x]\n"));
+  ASSERT_FALSE(inputs.ok());
+  EXPECT_NE(inputs.status().message().find("'inputs' must map input names to shapes"),
+            std::string::npos)
+      << inputs.status().message();
 }
 
 }  // namespace

@@ -151,10 +151,11 @@ TEST(YamlWriter, WhatItWritesReadsBack) {
 
 // A node named "yes" or "1.5" was written plain: yaml-cpp reads it back as a
 // string, but PyYAML's safe_load, which the Python scripts beside a placement
-// use, read a boolean or a number. Such names are written double-quoted.
+// use, read a boolean or a number (and refused "=" and "<<", YAML 1.1's value
+// and merge keys). Such names are written double-quoted.
 TEST(YamlWriter, StringsAYaml11ReaderWouldTakeForOtherTypesAreQuoted) {
-  const std::vector<std::string> names = {"yes",  "On",    "~",  "1.5", "0x1F", "007",
-                                          ".nan", "1_000", "-3", "+2",  ""};
+  const std::vector<std::string> names = {"yes",   "On", "~",  "1.5", "0x1F", "007", ".nan",
+                                          "1_000", "-3", "+2", "",    "=",    "<<"};
   Writer w;
   w.BeginMap();
   for (const std::string& n : names) w.Pair(n, n);
