@@ -137,6 +137,14 @@ std::vector<Case> CoreCases() {
                  A("data_format", "s: 'NCHW'") + A("U", "type: DT_FLOAT")),
        true,
        {"mean", "var"}},
+      // Padding symmetric and at most half a window (SAME 3x3 at stride 1, and
+      // VALID): MaxPoolGrad's fast path, PyTorch's own pooling backward, which
+      // the cases around this one never took.
+      {"SymmetricPool",
+       {"MaxPool"},
+       X({2, 5, 5, 3}) + W("w", {2, 5, 5, 3}) + N("m", "Mul", {"x", "w"}) +
+           N("p", "MaxPool", {"m"}, Conv("SAME", 1) + A("ksize", Ints({1, 3, 3, 1}))) +
+           N("y", "MaxPool", {"p"}, Conv("VALID", 2) + A("ksize", Ints({1, 2, 2, 1})))},
       // ONNX's explicit pads, symmetric (larger than PyTorch's pools take) and not.
       {"ExplicitPool",
        {"MaxPool", "AvgPool"},
