@@ -16,8 +16,6 @@ namespace graph {
 
 namespace {
 
-// Refuse constants whose declared size alone would exhaust memory.
-constexpr int64_t kMaxTensorBytes = int64_t{4} << 30;
 // Constants given by fewer values than elements expand on import; a few bytes of
 // file must not become gigabytes of memory, so their total per graph is capped.
 constexpr int64_t kMaxExpandedBytesPerGraph = int64_t{1} << 30;
@@ -197,7 +195,7 @@ Result<Tensor> TensorFromProto(const tensorflow::TensorProto& p, const std::stri
   if (size == 0) {
     return Unimplemented(where + ": constants of type " + DTypeName(dtype) + " are not supported");
   }
-  if (n > kMaxTensorBytes / size) {
+  if (n > kMaxConstantBytes / size) {
     return InvalidArgument(where + ": tensor " + shape.ToString() + " is larger than 4 GiB");
   }
   if (!p.tensor_content().empty()) {

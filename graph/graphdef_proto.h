@@ -10,6 +10,10 @@
 
 namespace graph {
 
+// The most bytes one constant may hold, a GraphDef's or a TF.js weight's once
+// decoded: refused before its declared size alone exhausts memory.
+inline constexpr int64_t kMaxConstantBytes = int64_t{4} << 30;
+
 Result<Graph> GraphFromProto(const tensorflow::GraphDef& gd, const std::string& source);
 // `budget`: bytes that constants given by fewer values than elements may still
 // expand to; decremented.

@@ -18,7 +18,7 @@ int64_t Shape::NumElements() const {
   }
   int64_t n = 1;
   for (int64_t d : dims_) {
-    if (d != 0 && n > INT64_MAX / d) return -1;  // overflow: treat as unknown
+    if (n > INT64_MAX / d) return -1;  // overflow: treat as unknown
     n *= d;
   }
   return n;

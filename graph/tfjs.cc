@@ -18,9 +18,6 @@ namespace graph {
 
 namespace {
 
-// The most bytes one weight may decode to: a GraphDef constant's limit.
-constexpr int64_t kMaxWeightBytes = int64_t{4} << 30;
-
 // Decodes one weight's bytes into a Tensor of its (original) dtype. Faults in the
 // manifest entry are reported against `spec_where` (model.json), missing bytes
 // against `data_where` (the weight files).
@@ -71,7 +68,7 @@ Result<Tensor> DecodeWeight(const tfjs::WeightSpec& w, const char* data, int64_t
   }
   // A GraphDef's limit for one constant (docs/file-formats.md): a 4 GiB file
   // of uint8 values would decode to 16 GiB of floats.
-  if (n > kMaxWeightBytes / out_size) {
+  if (n > kMaxConstantBytes / out_size) {
     return InvalidArgument(where + ": " + shape.ToString() + " " + DTypeName(dtype) +
                            " is larger than 4 GiB (one constant's limit)");
   }
@@ -276,7 +273,7 @@ Result<Graph> ImportTfjs(const std::string& json, const std::string& json_path) 
       // Widened back (int32 to int64, float32 to float64), a weight is held
       // to the same 4 GiB as when decoded.
       const int64_t size = DTypeSize(declared_t->dtype());
-      if (size > 0 && it->second.num_elements() > kMaxWeightBytes / size) {
+      if (size > 0 && it->second.num_elements() > kMaxConstantBytes / size) {
         return InvalidArgument(json_path + ": Const '" + n.name + "' declares " +
                                DTypeName(declared_t->dtype()) + ": its weight " +
                                it->second.shape().ToString() + " would be larger than 4 GiB");
