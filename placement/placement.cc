@@ -13,6 +13,7 @@
 #include "graph/digest.h"
 #include "graph/file_util.h"
 #include "graph/graphdef.h"
+#include "placement/colocation.h"
 #include "yaml/document.h"
 
 namespace placement {
@@ -158,8 +159,9 @@ Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
   p.devices = devices_path;
   p.devices_digest = c.placement_digest;
   p.method = method;
+  const std::vector<int> device = Colocated(ColocationRoots(g), device_of_node);
   for (graph::NodeId i = 0; i < g.size(); ++i) {
-    p.ops.emplace_back(g.node(i).name, c.devices[device_of_node[i]].name);
+    p.ops.emplace_back(g.node(i).name, c.devices[device[i]].name);
   }
   p.inputs = InputShapes(g);
   p.optimizer = optimizer;
@@ -256,6 +258,8 @@ graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
     return graph::InvalidArgument(source + ": " + std::to_string(missing.size()) +
                                   " op(s) of the model have no device: " + Sample(missing));
   }
+  const std::string apart = ColocationConflicts(g, ColocationRoots(g), DeviceOfNode(p, g, c), c);
+  if (!apart.empty()) return graph::InvalidArgument(source + ": " + apart);
   return graph::Status::Ok();
 }
 
@@ -273,8 +277,11 @@ std::vector<int> DeviceOfNode(const Placement& p, const graph::Graph& g,
 std::vector<graph::NodeId> ForwardSourceOfNode(const graph::Graph& training,
                                                const graph::Graph& forward) {
   std::vector<graph::NodeId> out(training.size(), -1);
-  for (graph::NodeId id = 0; id < training.size(); ++id)
-    out[id] = forward.Find(training.node(id).name);
+  const std::vector<graph::NodeId> root = ColocationRoots(forward);
+  for (graph::NodeId id = 0; id < training.size(); ++id) {
+    const graph::NodeId f = forward.Find(training.node(id).name);
+    if (f >= 0) out[id] = root[f];  // a model's own colocated ops run as one
+  }
   // Colocation names a node of the training graph, itself perhaps colocated.
   std::function<graph::NodeId(graph::NodeId, int)> colocated = [&](graph::NodeId id, int depth) {
     if (out[id] >= 0 || depth > 8) return out[id];
@@ -440,7 +447,9 @@ graph::Status WritePlacedGraphDef(const std::string& path, const graph::Graph& f
                                   const cluster::Cluster& c,
                                   const std::vector<int>& device_of_node) {
   graph::GraphDefWriteOptions w;
-  for (int d : device_of_node) w.devices.push_back(c.devices[d].TfDeviceString());
+  for (int d : Colocated(ColocationRoots(forward), device_of_node)) {
+    w.devices.push_back(c.devices[d].TfDeviceString());
+  }
   return graph::WriteFileAtomic(path, graph::SerializeGraphDef(forward, w));
 }
 

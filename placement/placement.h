@@ -3,7 +3,8 @@
 //
 // A placement covers the nodes of the model file, the forward graph; the nodes a
 // training graph adds follow their colocation (gradients with the op they
-// differentiate, updates with their parameter).
+// differentiate, updates with their parameter), and a model's own colocated
+// ops share one device (colocation.h).
 // Thread safety: value types and free functions.
 #pragma once
 
@@ -66,8 +67,9 @@ Placement SingleDevicePlacement(const graph::Graph& g, const std::string& device
 // A placement of `g` on `c` (`device_of_node` indexes c.devices) made by `method`,
 // naming the model and devices files it is for; `model_digest` is ModelDigest(g),
 // which callers that write many placements of one graph compute once; `optimizer`
-// that of the training step it was found for. Step times and search statistics
-// are the caller's to fill.
+// that of the training step it was found for. Each colocated op takes its
+// group's device (colocation.h: the device it runs on). Step times and search
+// statistics are the caller's to fill.
 Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
                         const std::string& model_digest, const std::string& devices_path,
                         const cluster::Cluster& c, const std::string& method,
@@ -77,9 +79,9 @@ Placement MakePlacement(const std::string& model_path, const graph::Graph& g,
 graph::Result<Placement> ReadPlacement(const std::string& path);
 
 // Checks `p` against the model and devices it is used with: every op placed once,
-// only ops of the model, only devices of the cluster, and (when the file has
-// them) matching digests. Every problem of a kind is counted and the first few
-// named in one line. `source` names the placement file in messages.
+// only ops of the model, only devices of the cluster, colocated ops together
+// (colocation.h), and (when the file has them) matching digests. Every problem of a kind is counted
+// and the first few named in one line. `source` names the placement file in messages.
 graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
                                 const cluster::Cluster& c, const std::string& source);
 
@@ -87,7 +89,8 @@ graph::Status ValidatePlacement(const Placement& p, const graph::Graph& g,
 std::vector<int> DeviceOfNode(const Placement& p, const graph::Graph& g, const cluster::Cluster& c);
 
 // Extends a placement of a forward graph to the training graph built from it.
-// Forward nodes keep their device; a node colocated with another (gradients
+// Forward nodes keep their device (a colocated one its group's root's:
+// colocation.h); a node colocated with another (gradients
 // with the op they differentiate, updates and accumulators with their parameter)
 // takes that node's device; any other added node (the synthetic loss, the
 // gradient seed) takes the device of its first placed input, else of its first
@@ -97,7 +100,8 @@ std::vector<int> TrainingDeviceOfNode(const graph::Graph& training, const graph:
 
 // The same in two halves, for callers that extend many placements: which
 // forward node each training node takes its device from (-1: device 0), which
-// depends on the graphs only; and the devices that gives for one placement.
+// depends on the graphs only (a forward node: its colocation root); and the
+// devices that gives for one placement.
 std::vector<graph::NodeId> ForwardSourceOfNode(const graph::Graph& training,
                                                const graph::Graph& forward);
 std::vector<int> DeviceOfSources(const std::vector<graph::NodeId>& source,
@@ -113,7 +117,8 @@ std::vector<int> CanonicalDevices(const std::vector<int>& device_of_node,
 // (Placement::gradients_apart, --gradients heavy): a node the training graph
 // adds (not one of `forward`'s) that is colocated with a forward op, the
 // gradient ops; not a trainable parameter's update or accumulator, which write
-// the parameter's state in place. `source` is ForwardSourceOfNode(training, forward).
+// the parameter's state in place, nor any op of a colocation group that a
+// parameter leads. `source` is ForwardSourceOfNode(training, forward).
 bool MayRunApart(const graph::Graph& training, const graph::Graph& forward,
                  const std::vector<graph::NodeId>& source, graph::NodeId id);
 
@@ -150,7 +155,8 @@ graph::Status WritePlacement(const std::string& path, const Placement& p);
 
 // Writes `forward` as a binary GraphDef whose NodeDef.device fields are the
 // TensorFlow device strings of its placement (`device_of_node` indexes
-// c.devices), atomically: what a TensorFlow trainer imports.
+// c.devices; colocated ops take their group's device), atomically: what a
+// TensorFlow trainer imports.
 graph::Status WritePlacedGraphDef(const std::string& path, const graph::Graph& forward,
                                   const cluster::Cluster& c,
                                   const std::vector<int>& device_of_node);

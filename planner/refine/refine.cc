@@ -9,6 +9,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "placement/colocation.h"
 #include "placement/placement.h"
 #include "sim/simulator.h"
 #include "sim/timeline.h"
@@ -182,8 +183,10 @@ class Climber {
         t0_(Clock::now()),
         apart_(reward.apart()),
         placed_(forward.size() + static_cast<int>(apart_.size())),
-        units_(WithApartUnits(NameScopeUnits(forward, options.sibling_runs, &runs_), forward.size(),
-                              apart_.size())),
+        roots_(placement::ColocationRoots(forward)),
+        units_(WithApartUnits(placement::ClosedUnderColocation(
+                                  roots_, NameScopeUnits(forward, options.sibling_runs, &runs_)),
+                              forward.size(), apart_.size())),
         units_of_node_(UnitsOfNode(units_, placed_)),
         executed_(reward.executed_graph()),
         source_(placement::ForwardSourceOfNode(executed_, forward)),
@@ -192,7 +195,8 @@ class Climber {
 
   // `start` places the forward graph, or also the apart slots.
   RefineResult Run(const std::vector<int>& start, double start_s) {
-    r_ = RefineResult{Placed(start), start_s, static_cast<int>(units_.size()), runs_};
+    r_ = RefineResult{placement::Colocated(roots_, Placed(start)), start_s,
+                      static_cast<int>(units_.size()), runs_};
     r_.apart = static_cast<int>(apart_.size());
     if (!options_.start_converged) {
       Climb(r_.device_of_node, r_.step_s, AllAwake(), /*verify=*/true);
@@ -267,7 +271,8 @@ class Climber {
   }
 
   // Single forward ops where the critical path of (current) waits: one that
-  // queued for its busy device, and each end of an input from another device.
+  // queued for its busy device, and each end of an input from another device
+  // (with the ops colocated with it).
   // Scopes move an op only with all its neighbours.
   std::vector<std::vector<graph::NodeId>> CriticalUnits(const std::vector<int>& current) const {
     std::vector<std::vector<graph::NodeId>> out;
@@ -289,7 +294,7 @@ class Climber {
         if (k + 1 < path.size()) add(path[k + 1].node);
       }
     }
-    return out;
+    return placement::ClosedUnderColocation(roots_, std::move(out));
   }
 
   // What a focused climb tries next: units, and single forward ops of the
@@ -449,6 +454,7 @@ class Climber {
     if (!options_.kick_placement) return false;
     std::vector<int> towards = options_.kick_placement(kick);
     if (towards.size() == static_cast<size_t>(forward_.size())) towards = Placed(towards);
+    towards = placement::Colocated(roots_, std::move(towards));
     if (towards.size() != current.size()) return false;
     std::vector<size_t> differing;
     for (size_t u = 0; u < units_.size(); ++u) {
@@ -479,6 +485,9 @@ class Climber {
   // RewardSource::apart: slot forward.size() + k of a placement is apart[k]'s device.
   const std::vector<graph::NodeId>& apart_;
   const int placed_;  // slots of a placement: the forward nodes, then the apart ones
+  // placement::ColocationRoots of forward: units move colocated ops together,
+  // and a placement the climb starts from or kicks towards is made to.
+  const std::vector<graph::NodeId> roots_;
   const std::vector<std::vector<graph::NodeId>> units_;  // of slots
   const std::vector<std::vector<int>> units_of_node_;    // [slot]
   const graph::Graph& executed_;

@@ -10,6 +10,8 @@
 #include <map>
 #include <sstream>
 
+#include "graph/file_util.h"
+#include "graph/graphdef.h"
 #include "tests/cli/cli_util.h"
 #include "tests/scratch_dir.h"
 
@@ -60,6 +62,48 @@ TEST(BaselineCommandTest, TheWrittenPlacementSimulatesToThePrintedTime) {
   ASSERT_EQ(s.code, 0) << s.err;
   EXPECT_NEAR(NumberAfter(s.out, "simulated step time: "), printed, 1e-3) << s.out;
   std::remove(out.c_str());
+}
+
+// A model's own colocated ops (TensorFlow's _class "loc:@a") are one unit:
+// every method's placement keeps them together, in the file and the exported
+// GraphDef, where etf had put the two MatMuls on the two GPUs.
+TEST(BaselineCommandTest, AModelsColocatedOpsArePlacedAndExportedTogether) {
+  const std::string model = WriteColocatedModel(Temp("colocated.pbtxt"));
+  const std::string out = Temp("colocated.yaml"), pb = Temp("colocated.pb");
+  for (const char* method : {"etf", "all"}) {
+    RunResult r =
+        Planner(std::string("baseline --method ") + method + " -o " + out + " --export-graphdef " +
+                pb + " " + model + " " + Config("k40-paper-2gpu"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string placed = Slurp(out);
+    EXPECT_NE(PlacedOn(placed, "a"), "") << placed;
+    EXPECT_EQ(PlacedOn(placed, "b"), PlacedOn(placed, "a")) << method << ":\n" << placed;
+    auto bytes = graph::ReadFile(pb);
+    ASSERT_TRUE(bytes.ok());
+    auto exported = graph::ParseBinaryGraphDef(*bytes, pb);
+    ASSERT_TRUE(exported.ok()) << exported.status().message();
+    EXPECT_EQ(exported->node(exported->Find("b")).requested_device,
+              exported->node(exported->Find("a")).requested_device)
+        << method;
+    // The file is valid for the model: simulate accepts it.
+    RunResult s =
+        Planner("simulate --placement " + out + " " + model + " " + Config("k40-paper-2gpu"));
+    EXPECT_EQ(s.code, 0) << s.err;
+  }
+  // A file that splits them (hand-edited) is refused in one line naming both.
+  std::string split = Slurp(out);
+  const std::string a = PlacedOn(split, "a");
+  const std::string other = a == "gpu0" ? "gpu1" : "gpu0";
+  split.replace(split.find("\n  b: ") + 6, a.size(), other);
+  std::ofstream(out) << split;
+  RunResult s =
+      Planner("simulate --placement " + out + " " + model + " " + Config("k40-paper-2gpu"));
+  EXPECT_EQ(s.code, 1) << s.out;
+  EXPECT_EQ(Lines(s.err), 1) << s.err;
+  EXPECT_NE(s.err.find("'b' on '" + other + "' but its group's 'a' on '" + a + "'"),
+            std::string::npos)
+      << s.err;
+  for (const std::string& f : {model, out, pb}) std::remove(f.c_str());
 }
 
 TEST(BaselineCommandTest, MsctByTheDualSimplexIsAMethodOfItsOwnNotInAll) {

@@ -92,4 +92,34 @@ inline int SignalAfterPrinted(const std::string& cmd, const std::string& log,
       cmd, log, [&] { return Slurp(log).find(text) != std::string::npos; }, wait_ms, delay_ms, sig);
 }
 
+// A GraphDef (text) whose two parallel 1024x1024 MatMuls `a` and `b` are
+// colocated (b's _class "loc:@a"), as TensorFlow's own graphs bind ops;
+// written to `path`, which it returns. A placement that splits them across two
+// GPUs is otherwise the fastest, so a method that ignored the binding would.
+inline std::string WriteColocatedModel(const std::string& path) {
+  const std::string f = " attr { key: 'T' value { type: DT_FLOAT } }";
+  const std::string w =
+      " op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value' value {"
+      " tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1024 } dim { size: 1024 } }"
+      " float_val: 0.5 } } } }\n";
+  std::ofstream(path)
+      << "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } }"
+         " attr { key: 'shape' value { shape { dim { size: 1024 } dim { size: 1024 } } } } }\n"
+      << "node { name: 'wa'" << w << "node { name: 'wb'" << w
+      << "node { name: 'a' op: 'MatMul' input: 'x' input: 'wa'" << f << " }\n"
+      << "node { name: 'b' op: 'MatMul' input: 'x' input: 'wb'" << f
+      << " attr { key: '_class' value { list { s: 'loc:@a' } } } }\n"
+      << "node { name: 's' op: 'Add' input: 'a' input: 'b'" << f << " }\n";
+  return path;
+}
+
+// The device of `op` in placement file `text` ("" when it is not there).
+inline std::string PlacedOn(const std::string& text, const std::string& op) {
+  const std::string key = "\n  " + op + ": ";
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return "";
+  const size_t from = at + key.size();
+  return text.substr(from, text.find('\n', from) - from);
+}
+
 }  // namespace planner::testing

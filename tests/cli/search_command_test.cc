@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "graph/file_util.h"
+#include "graph/graphdef.h"
 #include "tests/cli/cli_util.h"
 #include "tests/cli/search_util.h"
 #include "tests/cli/softmax_problem.h"
@@ -108,6 +109,30 @@ TEST(SearchCommandTest, OneDeviceIsSaidAndWritten) {
   std::remove(devices.c_str());
 }
 
+// The policy and the climb move a model's colocated ops (TensorFlow's _class
+// "loc:@a") as one: the placement written and exported keeps them together
+// (it split the two MatMuls across the GPUs, the fastest way otherwise).
+TEST(SearchCommandTest, AModelsColocatedOpsStayTogether) {
+  const std::string model = WriteColocatedModel(Temp("colocated.pbtxt"));
+  const std::string out = Temp("colocated.yaml"), pb = Temp("colocated.pb");
+  RunResult r = Planner("search " + model + " " + Config("k40-paper-2gpu") + kFast + " -o " + out +
+                        " --export-graphdef " + pb);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string placed = Slurp(out);
+  EXPECT_NE(PlacedOn(placed, "a"), "") << placed;
+  EXPECT_EQ(PlacedOn(placed, "b"), PlacedOn(placed, "a")) << placed;
+  auto bytes = graph::ReadFile(pb);
+  ASSERT_TRUE(bytes.ok());
+  auto exported = graph::ParseBinaryGraphDef(*bytes, pb);
+  ASSERT_TRUE(exported.ok()) << exported.status().message();
+  EXPECT_EQ(exported->node(exported->Find("b")).requested_device,
+            exported->node(exported->Find("a")).requested_device);
+  RunResult sim =
+      Planner("simulate " + model + " " + Config("k40-paper-2gpu") + " --placement " + out);
+  EXPECT_EQ(sim.code, 0) << sim.err;
+  for (const std::string& f : {model, out, out + ".ckpt", pb}) std::remove(f.c_str());
+}
+
 // A resumed search is offered the placement the stopped one wrote last (its
 // checkpoint may be 30 s older); one that placed gradients apart was not, and
 // the checkpoint's best was written over it.
@@ -123,6 +148,45 @@ TEST(SearchCommandTest, AResumedSearchIsOfferedALastWrittenPlacementWithGradient
   EXPECT_NE(resumed.out.find("resume: " + out + " ("), std::string::npos) << resumed.out;
   EXPECT_EQ(resumed.out.find("not offered"), std::string::npos) << resumed.out;
   for (const std::string& f : {out, out + ".ckpt"}) std::remove(f.c_str());
+}
+
+// What a resumed search cannot take of the placement written last is said,
+// and the search goes on from its checkpoint: a gradient apart on a device
+// the devices file lacks, and gradients apart where this search keeps them
+// with their ops.
+TEST(SearchCommandTest, AResumedSearchSaysWhyTheGradientsApartWrittenLastAreNotOffered) {
+  const std::string heavy = Temp("apart_h.yaml"), kept = Temp("apart_c.yaml");
+  const std::string model = Model("emotion") + " " + Config("k40-paper-2gpu");
+  RunResult first =
+      Planner("search " + model + " --gradients heavy --iterations 2 --refine 2s -o " + heavy);
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string written = Slurp(heavy);
+  const size_t entry = written.find("\ngradients_apart:\n  ");
+  ASSERT_NE(entry, std::string::npos) << written;
+  const size_t device = written.find(": ", entry + 20) + 2;
+  std::string elsewhere = written;
+  elsewhere.replace(device, written.find('\n', device) - device, "gpu9");
+  std::ofstream(heavy) << elsewhere;
+  RunResult r = Planner("search " + model + " --gradients heavy --iterations 3 --refine 0 -o " +
+                        heavy + " --resume " + heavy + ".ckpt");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("resume: " + heavy +
+                                                  " not offered to the search: it places '[^']+' "
+                                                  "on 'gpu9'\n")))
+      << r.out;
+
+  ASSERT_EQ(Planner("search " + model + " --iterations 2 --refine 0 -o " + kept).code, 0);
+  std::ofstream(kept) << written;  // valid, but with gradients apart
+  r = Planner("search " + model + " --iterations 3 --refine 0 -o " + kept + " --resume " + kept +
+              ".ckpt");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("resume: " + kept +
+                        " not offered to the search: it places '[^']+' apart, which this "
+                        "search does not \\(--gradients\\)\n")))
+      << r.out;
+  for (const std::string& f : {heavy, heavy + ".ckpt", kept, kept + ".ckpt"})
+    std::remove(f.c_str());
 }
 
 TEST(SearchCommandTest, UnwritableOutputIsAOneLineErrorBeforeAnyWork) {

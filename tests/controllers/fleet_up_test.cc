@@ -133,6 +133,11 @@ TEST(FleetUp, RealModeOnSimDevicesOrAnUnwritableOutputIsRefusedLeavingNoRunDirec
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--measure-lock goes with --mode real"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(run));
+  r = Planner("fleet up local:1x1 " + Model("emotion") + " " + Config("local-2cpu") +
+              " --mode real --measure-lock '' --dir " + run);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--measure-lock needs a file"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(run));
   r = Planner("fleet up local:1x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +
               " -o /proc/fleet-best.yaml --dir " + run);
   EXPECT_EQ(r.code, 1);
