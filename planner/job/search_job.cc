@@ -1,7 +1,9 @@
 #include "planner/job/search_job.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -366,6 +368,24 @@ void OfferLastWritten(const Session& s, search::Search* search) {
   if (kept) Say(s.log(), "resume: it is the search's best\n");
 }
 
+// A search that does not resume moves an earlier search's checkpoint at its
+// checkpoint's path (the same -o run again without --resume) to PATH.prev,
+// and says so, rather than writing over what may be hours of search.
+graph::Status KeepEarlierCheckpoint(const Session& s) {
+  const std::string& path = s.options.checkpoint_path;
+  if (!graph::CheckRegularFile(path).ok()) return graph::Status::Ok();
+  const std::string prev = path + ".prev";
+  if (std::rename(path.c_str(), prev.c_str()) != 0) {
+    return graph::IoError(path + ": cannot move the earlier checkpoint there to " + prev + ": " +
+                          std::strerror(errno));
+  }
+  Say(s.log(),
+      "note: %s held an earlier search's checkpoint: moved to %s (--resume %s goes on "
+      "with that search)\n",
+      path.c_str(), prev.c_str(), prev.c_str());
+  return graph::Status::Ok();
+}
+
 // Creates (or resumes) the search, runs the baselines, warm-starts the policy,
 // joins the parameter server and opens the curve's file.
 graph::Status StartRun(Session& s, Run* run) {
@@ -431,6 +451,7 @@ graph::Status StartRun(Session& s, Run* run) {
   // outright (SIGKILL, a lost machine) before the first periodic save (every
   // 30 s) can still be resumed from its warm start.
   if (!o.checkpoint_path.empty() && !run->resumed) {
+    GRAPH_RETURN_IF_ERROR(KeepEarlierCheckpoint(s));
     GRAPH_RETURN_IF_ERROR(search.Save(o.checkpoint_path, s.identity));
   }
   if (!o.csv_path.empty()) {

@@ -133,6 +133,32 @@ TEST(SearchCommandTest, AModelsColocatedOpsStayTogether) {
   for (const std::string& f : {model, out, out + ".ckpt", pb}) std::remove(f.c_str());
 }
 
+// The same search run again without --resume keeps the earlier search's
+// checkpoint as .prev (it was written over), and that one still resumes.
+TEST(SearchCommandTest, ASearchRunAgainKeepsTheEarlierCheckpointAsPrev) {
+  const std::string out = Temp("again.yaml"), ckpt = out + ".ckpt", prev = ckpt + ".prev";
+  std::remove(prev.c_str());
+  const std::string search = "search " + SmallRnnlm() + " " + Config("k40-paper-2gpu");
+  RunResult first = Planner(search + kFast + " -o " + out);
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_EQ(first.out.find("note: "), std::string::npos) << first.out;
+  const std::string earlier = Slurp(ckpt);
+  ASSERT_FALSE(earlier.empty());
+  RunResult second = Planner(search + " --iterations 3 --refine 0" + kSmallConfig + " -o " + out);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.out.find("note: " + ckpt + " held an earlier search's checkpoint: moved to " +
+                            prev + " (--resume " + prev + " goes on with that search)\n"),
+            std::string::npos)
+      << second.out;
+  EXPECT_EQ(Slurp(prev), earlier);
+  RunResult resumed =
+      Planner(search + " --iterations 8 --refine 0" + kSmallConfig + " --resume " + prev);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("resumed " + prev + ": 6 updates done"), std::string::npos)
+      << resumed.out;
+  for (const std::string& f : {out, ckpt, prev}) std::remove(f.c_str());
+}
+
 // A resumed search is offered the placement the stopped one wrote last (its
 // checkpoint may be 30 s older); one that placed gradients apart was not, and
 // the checkpoint's best was written over it.

@@ -153,6 +153,12 @@ TEST(PlacementTest, TheSameModelAtOtherInputSizesIsNamedAsSuch) {
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->inputs, (std::vector<std::pair<std::string, std::string>>{{"x", "[2,3]"}}));
   EXPECT_TRUE(ValidatePlacement(*back, at("x", 3), Devices(), path).ok());
+  EXPECT_EQ(InputShapesNote(*back, at("x", 3), path), "");
+  Placement spaced = *back;  // as a person writes it
+  spaced.inputs[0].second = "[2, 3]";
+  EXPECT_EQ(InputShapesNote(spaced, at("x", 3), path), "");
+  EXPECT_NE(InputShapesNote(spaced, at("x", 4), path).find("(x [2, 3] there, [2,4] here)"),
+            std::string::npos);
   EXPECT_EQ(ValidatePlacement(*back, at("x", 4), Devices(), "p.yaml").message(),
             "p.yaml: made for this model's inputs at other sizes (x [2,3] there, [2,4] here): "
             "give the sizes it was made at (--input-shape, --batch), or place the model again");
