@@ -68,6 +68,19 @@ int Run(const frontend::Args& args) {
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     o.rounds = static_cast<int>(*v);
   }
+  // Flags the run would not use are refused, not silently ignored.
+  for (const char* flag : {"--steps", "--baseline-rounds"}) {
+    if (args.Has(flag) && o.reward == "sim") {
+      return frontend::UsageError(kSpec, std::string(flag) +
+                                             " goes with --reward real: with --reward sim every "
+                                             "placement is simulated");
+    }
+  }
+  if (args.Has("--baseline-rounds") && args.Get("--method", "all") != "all") {
+    return frontend::UsageError(kSpec,
+                                "--baseline-rounds goes with --method all: the rounds measure "
+                                "the fastest methods' placements again against each other");
+  }
   o.model_path = args.positional()[0];
   o.devices_path = args.positional()[1];
   if (graph::Status st = frontend::CheckOutputsBeforeWork(

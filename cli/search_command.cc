@@ -219,12 +219,33 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
     o->baseline_rounds = static_cast<int>(rounds);
   }
   // Flags a simulated search would not use are refused, not silently ignored
-  // (the verdict's --rounds and --steps do apply: on real devices it measures).
+  // (the verdict's --rounds do apply: on real devices it measures, at its own
+  // 10 steps per placement).
   for (const char* flag : {"--baseline-rounds", "--recalibrate"}) {
     if (args.Has(flag) && o->reward == "sim") {
       return graph::InvalidArgument(std::string(flag) +
                                     " goes with measured rewards (--reward real, or a fleet's): "
                                     "with --reward sim nothing is measured before the climb");
+    }
+  }
+  if (args.Has("--steps") && o->reward == "sim") {
+    return graph::InvalidArgument(
+        "--steps goes with measured rewards (--reward real, or a fleet's): with --reward sim "
+        "every placement is simulated");
+  }
+  if (args.Has("--recalibrate") && o->reward == "fleet") {
+    return graph::InvalidArgument(
+        "--recalibrate goes with --reward real: a fleet's steps run on its workers, whose "
+        "timelines do not come back to refit the climb's simulator");
+  }
+  // The hill climb's own flags, with no climb to use them.
+  if (o->refine_s == 0) {
+    for (const char* flag :
+         {"--kicks", "--climb-starts", "--sweeps", "--units", "--cutoff", "--recalibrate"}) {
+      if (args.Has(flag)) {
+        return graph::InvalidArgument(std::string(flag) +
+                                      " goes with the hill climb, which --refine 0 turns off");
+      }
     }
   }
   if (args.Has("--rounds")) {

@@ -452,6 +452,21 @@ int FleetCommand(int argc, char** argv) {
                                   "measure nothing)");
     }
   }
+  // What fleet up sets for each controller itself: given after --, the last
+  // value would win for every controller (one seed for all, or placements
+  // where fleet up does not look for them).
+  for (const std::string& flag : plan.search_flags) {
+    const std::string name = flag.substr(0, flag.find('='));
+    for (const char* own :
+         {"--reward", "--fleet", "--ps", "--seed", "-o", "--checkpoint", "--resume"}) {
+      if (name != own) continue;
+      const std::string why = name == "-o"       ? "fleet up writes each controller's placement in "
+                                                   "RUN_DIR (its own -o takes the best)"
+                              : name == "--seed" ? "fleet up gives controller i seed i"
+                                                 : "fleet up sets it for each controller";
+      return frontend::UsageError(kSpec, name + " after --: " + why);
+    }
+  }
   if (plan.mode == "real") {
     // Only measured rewards get the hardware's verdict (sim ones are predictions).
     std::string note;

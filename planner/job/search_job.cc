@@ -198,7 +198,7 @@ graph::Status ChooseGradientsApart(Session* s) {
 SearchJobOptions WithStopDefaults(SearchJobOptions o) {
   if (!o.iterations && !o.budget_s) o.iterations = 200;
   const bool policy_patience = o.budget_s && o.refine_s > 0 && !o.climb_first;
-  if (o.climb_first && o.patience_s.value_or(0) == 0) o.patience_s = kClimbFirstPatienceS;
+  if (o.climb_first && !o.patience_s) o.patience_s = kClimbFirstPatienceS;  // 0 is refused
   if (!o.patience_s) o.patience_s = policy_patience ? kPolicyPatienceS : 0;
   if (!o.patience_gain) o.patience_gain = policy_patience ? kPolicyPatienceGain : 0;
   if (!o.patience_first_s) {
@@ -727,6 +727,11 @@ graph::Status CheckSearchJobOptions(const SearchJobOptions& o) {
   if (o.climb_first && (!o.budget_s || o.refine_s == 0 || o.reward != "sim")) {
     return graph::InvalidArgument(
         "--order climb-first goes with --budget, --reward sim and a hill climb (not --refine 0)");
+  }
+  if (o.climb_first && o.patience_s == 0.0) {
+    return graph::InvalidArgument(
+        "--patience 0 with --order climb-first would never hand the climb's result to the "
+        "policy (for the climb alone: --iterations 0)");
   }
   return graph::Status::Ok();
 }

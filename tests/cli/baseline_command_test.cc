@@ -324,4 +324,25 @@ TEST(BaselineCommandTest, BaselineRoundsOutOfRangeIsAUsageErrorInOneLine) {
   }
 }
 
+// Accepted and ignored before: a simulated run measures nothing, and one
+// method has no rival to measure again against.
+TEST(BaselineCommandTest, FlagsTheRunWouldNotUseAreUsageErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"--steps 3",
+       "--steps goes with --reward real: with --reward sim every placement is simulated"},
+      {"--baseline-rounds 2",
+       "--baseline-rounds goes with --reward real: with --reward sim every "
+       "placement is simulated"},
+      {"--reward real --method etf --baseline-rounds 2",
+       "--baseline-rounds goes with --method all: the rounds measure the fastest methods' "
+       "placements again against each other"}};
+  for (const auto& [flags, message] : cases) {
+    RunResult r = Planner(std::string("baseline ") + flags + " " + Model("emotion") + " " +
+                          Config("local-2cpu"));
+    EXPECT_EQ(r.code, 2) << flags;
+    EXPECT_EQ(r.err, std::string("planner baseline: ") + message + "\n") << flags;
+    EXPECT_EQ(r.out, "") << flags;
+  }
+}
+
 }  // namespace

@@ -881,6 +881,27 @@ TEST(SearchCommandTest, FlagsOfMeasuredRewardsAreRefusedWithRewardSim) {
                          " goes with measured rewards (--reward real, or a fleet's): with "
                          "--reward sim nothing is measured before the climb\n");
   }
+  ExpectUsageError(" --steps 20",
+                   "planner search: --steps goes with measured rewards (--reward real, or a "
+                   "fleet's): with --reward sim every placement is simulated\n");
+  ExpectUsageError(" --reward fleet --fleet " + Config("fleet") + " --recalibrate off",
+                   "planner search: --recalibrate goes with --reward real: a fleet's steps run on "
+                   "its workers, whose timelines do not come back to refit the climb's "
+                   "simulator\n");
+}
+
+// The hill climb's flags with no climb, and climb-first with no patience,
+// were accepted and did nothing (--patience 0 became 60 s).
+TEST(SearchCommandTest, FlagsOfAClimbThatIsOffAreRefused) {
+  for (const char* flag : {" --kicks random", " --climb-starts 2", " --sweeps full",
+                           " --units scopes", " --cutoff off"}) {
+    ExpectUsageError(std::string(" --refine 0") + flag,
+                     "planner search: " + std::string(flag + 1, std::strchr(flag + 1, ' ')) +
+                         " goes with the hill climb, which --refine 0 turns off\n");
+  }
+  ExpectUsageError(" --budget 8s --order climb-first --patience 0",
+                   "planner search: --patience 0 with --order climb-first would never hand the "
+                   "climb's result to the policy (for the climb alone: --iterations 0)\n");
 }
 
 // A TF.js model's weights live in files beside its model.json: --csv named one

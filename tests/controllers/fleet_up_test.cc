@@ -116,6 +116,27 @@ TEST(FleetUp, AMissingModelIsRefusedLeavingNoRunDirectory) {
   }
 }
 
+// A flag fleet up sets per controller, given after --, was appended after its
+// own and won for every controller: one seed for all, or each controller's
+// placement where fleet up never looked (its -o then went unwritten).
+TEST(FleetUp, SearchFlagsThatFleetUpSetsPerControllerAreRefused) {
+  const std::string run = Dir() + "/run-own-flags";
+  const std::pair<const char*, const char*> cases[] = {
+      {"--seed 7", "--seed after --: fleet up gives controller i seed i"},
+      {"-o p.yaml",
+       "-o after --: fleet up writes each controller's placement in RUN_DIR (its "
+       "own -o takes the best)"},
+      {"--ps=tcp://127.0.0.1:1", "--ps after --: fleet up sets it for each controller"}};
+  for (const auto& [flags, message] : cases) {
+    RunResult r =
+        Planner("fleet up local:2x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +
+                " --dir " + run + " -- --iterations 2 " + flags);
+    EXPECT_EQ(r.code, 2) << flags;
+    EXPECT_EQ(r.err, std::string("planner fleet up: ") + message + "\n") << flags;
+    EXPECT_FALSE(std::filesystem::exists(run));
+  }
+}
+
 // --mode real on sim devices failed every placement of every update and then
 // the search; an unwritable -o left the run directory made for it.
 TEST(FleetUp, RealModeOnSimDevicesOrAnUnwritableOutputIsRefusedLeavingNoRunDirectory) {
