@@ -27,6 +27,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
 bench_usage "$@"
 n=${1:-30}
 refine=${2:-60s}
+bench_duration REFINE "$refine"
+if [[ $refine =~ ^0+[smh]?$ ]]; then
+  echo "$(basename "$0"): REFINE must be more than 0: the tables are about the climb's pick" >&2
+  exit 2
+fi
 out=${3:-build/search_local}
 planner=${PLANNER:-build/planner/planner}
 bench_need "$planner"

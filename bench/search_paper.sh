@@ -61,6 +61,17 @@ bench_need "$planner"
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 total=$(($(seconds "$budget") + $(seconds "$refine")))
+# What planner search refuses (each run would fail partway through the table).
+if [[ ${ORDER:-} == climb-first && ${PATIENCE:-} =~ ^0+[smh]?$ ]]; then
+  echo "$(basename "$0"): PATIENCE=0 with ORDER=climb-first would never hand the climb's" \
+    "result to the policy" >&2
+  exit 2
+fi
+if (($(seconds "$refine") == 0)) && [[ -n "${KICKS:-}${SWEEPS:-}${UNITS:-}${CUTOFF:-}${CLIMB_STARTS:-}" ]]; then
+  echo "$(basename "$0"): KICKS, SWEEPS, UNITS, CUTOFF and CLIMB_STARTS shape the hill climb," \
+    "which REFINE 0 turns off" >&2
+  exit 2
+fi
 mkdir -p "$out"
 table="$out/table.txt"
 paired="$out/paired.txt"

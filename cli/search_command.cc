@@ -221,22 +221,22 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
   // Flags a simulated search would not use are refused, not silently ignored
   // (the verdict's --rounds do apply: on real devices it measures, at its own
   // 10 steps per placement).
-  for (const char* flag : {"--baseline-rounds", "--recalibrate"}) {
-    if (args.Has(flag) && o->reward == "sim") {
-      return graph::InvalidArgument(std::string(flag) +
-                                    " goes with measured rewards (--reward real, or a fleet's): "
-                                    "with --reward sim nothing is measured before the climb");
-    }
+  if (args.Has("--baseline-rounds") && o->reward == "sim") {
+    return graph::InvalidArgument(
+        "--baseline-rounds goes with measured rewards (--reward real, or a fleet's): with "
+        "--reward sim nothing is measured before the climb");
   }
   if (args.Has("--steps") && o->reward == "sim") {
     return graph::InvalidArgument(
         "--steps goes with measured rewards (--reward real, or a fleet's): with --reward sim "
         "every placement is simulated");
   }
-  if (args.Has("--recalibrate") && o->reward == "fleet") {
+  if (args.Has("--recalibrate") && o->reward != "real") {
     return graph::InvalidArgument(
-        "--recalibrate goes with --reward real: a fleet's steps run on its workers, whose "
-        "timelines do not come back to refit the climb's simulator");
+        "--recalibrate goes with --reward real: " +
+        std::string(o->reward == "sim" ? "with --reward sim nothing is measured before the climb"
+                                       : "a fleet's steps run on its workers, whose timelines do "
+                                         "not come back to refit the climb's simulator"));
   }
   // The hill climb's own flags, with no climb to use them.
   if (o->refine_s == 0) {

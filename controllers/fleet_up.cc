@@ -452,18 +452,23 @@ int FleetCommand(int argc, char** argv) {
                                   "measure nothing)");
     }
   }
-  // What fleet up sets for each controller itself: given after --, the last
-  // value would win for every controller (one seed for all, or placements
-  // where fleet up does not look for them).
+  // What fleet up sets for each controller itself, or what each must have
+  // its own of: given after --, the last value would win for every controller
+  // (one seed for all, placements where fleet up does not look for them, one
+  // checkpoint file for all).
   for (const std::string& flag : plan.search_flags) {
     const std::string name = flag.substr(0, flag.find('='));
     for (const char* own :
          {"--reward", "--fleet", "--ps", "--seed", "-o", "--checkpoint", "--resume"}) {
       if (name != own) continue;
-      const std::string why = name == "-o"       ? "fleet up writes each controller's placement in "
-                                                   "RUN_DIR (its own -o takes the best)"
-                              : name == "--seed" ? "fleet up gives controller i seed i"
-                                                 : "fleet up sets it for each controller";
+      std::string why = "fleet up sets it for each controller";
+      if (name == "-o") {
+        why = "fleet up writes each controller's placement in RUN_DIR (its own -o takes the best)";
+      } else if (name == "--seed") {
+        why = "fleet up gives controller i seed i";
+      } else if (name == "--checkpoint" || name == "--resume") {
+        why = "every controller would share one checkpoint file (each keeps its own in RUN_DIR)";
+      }
       return frontend::UsageError(kSpec, name + " after --: " + why);
     }
   }

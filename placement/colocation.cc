@@ -29,12 +29,13 @@ std::vector<graph::NodeId> ColocationRoots(const graph::Graph& g) {
   }
   std::vector<graph::NodeId> root(g.size());
   for (graph::NodeId id = 0; id < g.size(); ++id) root[id] = Find(parent, id);
-  // A group's first trainable parameter leads it instead, when it has one.
+  // A group's first trainable parameter leads it instead, when it has one: in
+  // a graph with variables a variable, not the constant that initialises it
+  // (TensorFlow colocates "w/Initializer/zeros" with w, and lists it first).
+  const std::vector<char> trainable = graph::TrainableParameters(g);
   std::vector<graph::NodeId> parameter(g.size(), -1);
   for (graph::NodeId id = 0; id < g.size(); ++id) {
-    if (parameter[root[id]] < 0 && graph::IsTrainableParameter(g.node(id))) {
-      parameter[root[id]] = id;
-    }
+    if (parameter[root[id]] < 0 && trainable[id]) parameter[root[id]] = id;
   }
   for (graph::NodeId id = 0; id < g.size(); ++id) {
     if (parameter[root[id]] >= 0) root[id] = parameter[root[id]];

@@ -18,9 +18,9 @@ namespace placement {
 
 // The root of each node's colocation group (the group closed under the
 // relation, in both directions): its first trainable parameter
-// (graph::IsTrainableParameter, as TensorFlow names a group after its
-// variable), else its lowest id. A node in no group is its own root; names of
-// nodes the graph lacks are ignored.
+// (graph::TrainableParameters: in a graph with variables, a variable; as
+// TensorFlow names a group after it), else its lowest id. A node in no group is its own root; names
+// of nodes the graph lacks are ignored.
 std::vector<graph::NodeId> ColocationRoots(const graph::Graph& g);
 
 // Whether any node of `g` is colocated with another of its nodes.

@@ -359,8 +359,10 @@ graph::Result<std::vector<int>> TrainingDevices(const Placement& p, const graph:
     if (id < 0) return graph::InvalidArgument(entry + " is not a node of the training graph");
     if (!MayRunApart(training, forward, from, id)) {
       return graph::InvalidArgument(entry +
-                                    " is not a gradient op (the model's own ops go under "
-                                    "'placement', and a parameter's update runs with it)");
+                                    " is not a gradient op that may run apart (the model's "
+                                    "own ops go under 'placement'; a parameter's update, and "
+                                    "the gradients of ops colocated with a parameter, run with "
+                                    "it)");
     }
     const int d = c.IndexOf(device);
     if (d < 0)

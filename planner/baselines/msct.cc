@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "graph/cost.h"
+#include "placement/colocation.h"
 #include "placement/placement.h"
 #include "planner/baselines/linear_program.h"
 
@@ -48,15 +49,22 @@ Relaxation Gather(const graph::Graph& forward, const sim::Simulator& costs, int 
     }
     if (std::isfinite(fastest)) r.compute_us[source[id]] += 1e6 * fastest;
   }
+  // The edges join units: a colocated op's edges are its group's root's
+  // (placement/colocation.h), which holds the group's time.
+  const std::vector<graph::NodeId> root = placement::ColocationRoots(forward);
   std::map<std::pair<graph::NodeId, graph::NodeId>, size_t> index;
-  for (graph::NodeId j = 0; j < forward.size(); ++j) {
+  for (graph::NodeId to = 0; to < forward.size(); ++to) {
     std::vector<graph::NodeId> parents;
-    for (const graph::TensorRef& in : forward.node(j).inputs) parents.push_back(in.node);
-    for (graph::NodeId p : forward.node(j).control_inputs) parents.push_back(p);
-    for (graph::NodeId i : parents) {
+    for (const graph::TensorRef& in : forward.node(to).inputs) parents.push_back(in.node);
+    for (graph::NodeId p : forward.node(to).control_inputs) parents.push_back(p);
+    const graph::NodeId j = root[to];
+    for (graph::NodeId from : parents) {
+      const graph::NodeId i = root[from];
       // An op with no kernel (a parameter, constant or feed) goes where its
       // first consumer runs (list_schedule.h): no decision for the relaxation.
       if (i == j || r.compute_us[i] <= 0 || r.compute_us[j] <= 0) continue;
+      // Groups joined both ways (a cycle only colocation makes) keep the first.
+      if (index.count({j, i})) continue;
       if (index.emplace(std::make_pair(i, j), r.edges.size()).second) r.edges.push_back({i, j});
     }
   }

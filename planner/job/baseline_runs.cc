@@ -1,5 +1,6 @@
 #include "planner/job/baseline_runs.h"
 
+#include "placement/colocation.h"
 #include "planner/baselines/baselines.h"
 #include "planner/job/log.h"
 
@@ -23,6 +24,9 @@ BaselineRuns RunBaselineMethods(const std::vector<std::string>& methods,
                                 const sim::Simulator* costs, const rewards::RewardSource& reward,
                                 const BaselineRunOptions& o) {
   BaselineRuns out;
+  // Each method's placement as it runs: a model's colocated ops on their
+  // group's device (a search that finds it again then compares equal).
+  const std::vector<graph::NodeId> roots = placement::ColocationRoots(forward);
   for (size_t i = 0; i < methods.size(); ++i) {
     if (Stopped(o) && AnyOk(out.measured)) {  // a result to write is enough
       out.not_run.assign(methods.begin() + static_cast<long>(i), methods.end());
@@ -37,6 +41,7 @@ BaselineRuns RunBaselineMethods(const std::vector<std::string>& methods,
       if (out.first_failure.ok()) out.first_failure = made.status();
       continue;
     }
+    made->device_of_node = placement::Colocated(roots, std::move(made->device_of_node));
     rewards::Evaluation e = reward.Evaluate(made->device_of_node);
     Say(o.log, "%s\n", baselines::DescribeBaseline(*made, e).c_str());
     if (!e.status.ok() && out.first_failure.ok()) out.first_failure = e.status;

@@ -375,14 +375,15 @@ graph::Status KeepEarlierCheckpoint(const Session& s) {
   const std::string& path = s.options.checkpoint_path;
   if (!graph::CheckRegularFile(path).ok()) return graph::Status::Ok();
   const std::string prev = path + ".prev";
+  const bool replaces = graph::CheckRegularFile(prev).ok();
   if (std::rename(path.c_str(), prev.c_str()) != 0) {
     return graph::IoError(path + ": cannot move the earlier checkpoint there to " + prev + ": " +
                           std::strerror(errno));
   }
   Say(s.log(),
-      "note: %s held an earlier search's checkpoint: moved to %s (--resume %s goes on "
+      "note: %s held an earlier search's checkpoint: moved to %s%s (--resume %s goes on "
       "with that search)\n",
-      path.c_str(), prev.c_str(), prev.c_str());
+      path.c_str(), prev.c_str(), replaces ? ", over an older one" : "", prev.c_str());
   return graph::Status::Ok();
 }
 

@@ -70,8 +70,8 @@ struct SearchJobOptions {
   // patience_s, and the climb gets the budget left (planner/job/patience.h).
   // Unset: 60 s and 0.5% (docs/search.md, "Where the search stands");
   // patience_s 0: off, patience_gain 0: any improvement counts. With
-  // climb_first: how long the climb, then the policy, may stall (unset or 0:
-  // 60 s).
+  // climb_first: how long the climb, then the policy, may stall (unset: 60 s;
+  // 0 is refused, CheckSearchJobOptions).
   std::optional<double> patience_s;
   std::optional<double> patience_gain;
   // Policy first: how long the policy may go without its first gain on the

@@ -454,8 +454,8 @@ class Climber {
     if (!options_.kick_placement) return false;
     std::vector<int> towards = options_.kick_placement(kick);
     if (towards.size() == static_cast<size_t>(forward_.size())) towards = Placed(towards);
-    towards = placement::Colocated(roots_, std::move(towards));
     if (towards.size() != current.size()) return false;
+    towards = placement::Colocated(roots_, std::move(towards));
     std::vector<size_t> differing;
     for (size_t u = 0; u < units_.size(); ++u) {
       for (graph::NodeId id : units_[u]) {
@@ -573,7 +573,9 @@ std::vector<graph::NodeId> HeavyGradientOps(const sim::Simulator& sim, const gra
   std::vector<graph::NodeId> out;
   for (graph::NodeId id = 0; id < training.size(); ++id) {
     if (!sim.Scheduled(id) || !placement::MayRunApart(training, forward, source, id)) continue;
-    const graph::NodeId op = training.Find(forward.node(source[id]).name);
+    // The op it differentiates runs a kernel (not its colocation root's: a
+    // group's root may be a feed).
+    const graph::NodeId op = training.Find(training.node(id).colocation[0]);
     if (op < 0 || !sim.Scheduled(op)) continue;
     double fastest = std::numeric_limits<double>::infinity();
     for (int d = 0; d < num_devices; ++d) {

@@ -25,6 +25,7 @@
 #include "data/zip_check.h"
 #include "graph/digest.h"
 #include "graph/file_util.h"
+#include "placement/colocation.h"
 #include "planner/search/policy.h"
 #include "runtime/flush_denormals.h"
 #include "runtime/host_memory.h"
@@ -57,6 +58,7 @@ struct Search::Impl {
   Impl(const graph::Graph& forward, int num_devices, const SearchOptions& options, uint64_t seed)
       : o(options),
         num_ops(forward.size()),
+        colocation_roots(placement::ColocationRoots(forward)),
         policy((torch::manual_seed(seed), HierarchicalPolicy(forward, num_devices, options))),
         optimizer(
             MakeOptimizer(options.policy_optimizer, policy->parameters(), options.learning_rate)),
@@ -93,6 +95,7 @@ struct Search::Impl {
 
   SearchOptions o;
   int num_ops;
+  std::vector<graph::NodeId> colocation_roots;  // placement::ColocationRoots(forward)
   int apart = 0;                   // AllowApart
   std::vector<int> apart_follows;  // AllowApart's
   HierarchicalPolicy policy;
@@ -255,7 +258,11 @@ bool Search::Offer(const std::string& method, const std::vector<int>& device_of_
          static_cast<int>(device_of_node.size()) == impl_->num_ops + impl_->apart);
   if (!e.status.ok()) return false;
   if (impl_->best && impl_->best->step_s <= e.step_s) return false;
-  impl_->best = BestPlacement{method, e.step_s, device_of_node, iteration, impl_->elapsed_s};
+  // Kept as it runs: a model's colocated ops on their group's device, so that
+  // a placement found again compares equal whatever was sampled for them.
+  impl_->best =
+      BestPlacement{method, e.step_s, placement::Colocated(impl_->colocation_roots, device_of_node),
+                    iteration, impl_->elapsed_s};
   return true;
 }
 

@@ -85,10 +85,15 @@ TEST(BaselineCommandTest, AModelsColocatedOpsArePlacedAndExportedTogether) {
     EXPECT_EQ(exported->node(exported->Find("b")).requested_device,
               exported->node(exported->Find("a")).requested_device)
         << method;
-    // The file is valid for the model: simulate accepts it.
+    // The file is valid for the model, and simulates to the step printed: the
+    // group was evaluated together too, not only written so.
     RunResult s =
         Planner("simulate --placement " + out + " " + model + " " + Config("k40-paper-2gpu"));
     EXPECT_EQ(s.code, 0) << s.err;
+    const double printed = std::string(method) == "etf"
+                               ? NumberAfter(r.out, "  etf")
+                               : NumberAfter(r.out.substr(r.out.find("best: ")), ", ");
+    EXPECT_NEAR(NumberAfter(s.out, "simulated step time: "), printed, 1e-3) << method << r.out;
   }
   // A file that splits them (hand-edited) is refused in one line naming both.
   std::string split = Slurp(out);

@@ -127,9 +127,17 @@ TEST(SearchCommandTest, AModelsColocatedOpsStayTogether) {
   ASSERT_TRUE(exported.ok()) << exported.status().message();
   EXPECT_EQ(exported->node(exported->Find("b")).requested_device,
             exported->node(exported->Find("a")).requested_device);
+  // Evaluated as written: simulate gives the step the file records.
   RunResult sim =
       Planner("simulate " + model + " " + Config("k40-paper-2gpu") + " --placement " + out);
-  EXPECT_EQ(sim.code, 0) << sim.err;
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  const size_t at = placed.find("simulated_step_s: "),
+               shown = sim.out.find("simulated step time: ");
+  ASSERT_NE(at, std::string::npos) << placed;
+  ASSERT_NE(shown, std::string::npos) << sim.out;
+  EXPECT_NEAR(std::atof(sim.out.c_str() + shown + 21), 1e3 * std::atof(placed.c_str() + at + 18),
+              1e-3)
+      << placed << sim.out;
   for (const std::string& f : {model, out, out + ".ckpt", pb}) std::remove(f.c_str());
 }
 
@@ -151,6 +159,13 @@ TEST(SearchCommandTest, ASearchRunAgainKeepsTheEarlierCheckpointAsPrev) {
             std::string::npos)
       << second.out;
   EXPECT_EQ(Slurp(prev), earlier);
+  // Again: the second's checkpoint goes over the first's .prev, and it is said.
+  RunResult third = Planner(search + " --iterations 3 --refine 0" + kSmallConfig + " -o " + out);
+  ASSERT_EQ(third.code, 0) << third.err;
+  EXPECT_NE(third.out.find("moved to " + prev + ", over an older one (--resume "),
+            std::string::npos)
+      << third.out;
+  std::ofstream(prev, std::ios::binary) << earlier;  // the first's (6 updates) resumes
   RunResult resumed =
       Planner(search + " --iterations 8 --refine 0" + kSmallConfig + " --resume " + prev);
   ASSERT_EQ(resumed.code, 0) << resumed.err;
@@ -875,12 +890,12 @@ TEST(SearchCommandTest, BadVerdictFlagsAreOneLineErrors) {
 // Accepted and ignored before: a simulated search measures nothing for the
 // baselines' rounds or the climb's refit to use.
 TEST(SearchCommandTest, FlagsOfMeasuredRewardsAreRefusedWithRewardSim) {
-  for (const char* flag : {"--baseline-rounds", "--recalibrate"}) {
-    ExpectUsageError(std::string(" ") + flag + (flag[2] == 'b' ? " 2" : " off"),
-                     std::string("planner search: ") + flag +
-                         " goes with measured rewards (--reward real, or a fleet's): with "
-                         "--reward sim nothing is measured before the climb\n");
-  }
+  ExpectUsageError(" --baseline-rounds 2",
+                   "planner search: --baseline-rounds goes with measured rewards (--reward real, "
+                   "or a fleet's): with --reward sim nothing is measured before the climb\n");
+  ExpectUsageError(" --recalibrate off",
+                   "planner search: --recalibrate goes with --reward real: with --reward sim "
+                   "nothing is measured before the climb\n");
   ExpectUsageError(" --steps 20",
                    "planner search: --steps goes with measured rewards (--reward real, or a "
                    "fleet's): with --reward sim every placement is simulated\n");

@@ -126,7 +126,10 @@ TEST(FleetUp, SearchFlagsThatFleetUpSetsPerControllerAreRefused) {
       {"-o p.yaml",
        "-o after --: fleet up writes each controller's placement in RUN_DIR (its "
        "own -o takes the best)"},
-      {"--ps=tcp://127.0.0.1:1", "--ps after --: fleet up sets it for each controller"}};
+      {"--ps=tcp://127.0.0.1:1", "--ps after --: fleet up sets it for each controller"},
+      {"--checkpoint c.ckpt",
+       "--checkpoint after --: every controller would share one "
+       "checkpoint file (each keeps its own in RUN_DIR)"}};
   for (const auto& [flags, message] : cases) {
     RunResult r =
         Planner("fleet up local:2x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +

@@ -429,8 +429,8 @@ TEST(PlacementTest, AGradientApartThatIsNoGradientOrNoDeviceIsNamed) {
   Trained t;
   Placement p = SingleDevicePlacement(t.forward, "cpu0");
   const std::string not_gradient =
-      "' is not a gradient op (the model's own ops go under 'placement', and a parameter's "
-      "update runs with it)";
+      "' is not a gradient op that may run apart (the model's own ops go under 'placement'; a "
+      "parameter's update, and the gradients of ops colocated with a parameter, run with it)";
   const std::string update = t.NodeOf("ApplyGradientDescent");
   const std::pair<std::string, std::string> cases[] = {
       {"ghost", "p.yaml: gradients_apart: 'ghost' is not a node of the training graph"},
