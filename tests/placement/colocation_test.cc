@@ -9,6 +9,7 @@
 #include "graph/shape_inference.h"
 #include "graph/training.h"
 #include "placement/placement.h"
+#include "tests/placement/two_cpus.h"
 #include "tests/scratch_dir.h"
 
 namespace placement {
@@ -42,15 +43,6 @@ graph::Graph Model() {
   EXPECT_TRUE(g.ok()) << g.status().message();
   graph::InferShapes(*g);
   return std::move(g).value();
-}
-
-cluster::Cluster Devices() {
-  auto c = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: cpu1, kind: cpu, cores: "
-      "[1]}\n",
-      "two.yaml");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return std::move(c).value();
 }
 
 graph::NodeId Id(const graph::Graph& g, const char* name) {

@@ -9,6 +9,7 @@
 #include "graph/graphdef.h"
 #include "graph/shape_inference.h"
 #include "graph/training.h"
+#include "tests/placement/two_cpus.h"
 #include "tests/scratch_dir.h"
 
 namespace placement {
@@ -22,15 +23,6 @@ graph::Graph Model() {
       "m.pbtxt");
   EXPECT_TRUE(g.ok());
   return std::move(g).value();
-}
-
-cluster::Cluster Devices() {
-  auto c = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: cpu1, kind: cpu, cores: "
-      "[1]}\n",
-      "two.yaml");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return std::move(c).value();
 }
 
 std::string Write(const std::string& name, const std::string& text) {
