@@ -49,6 +49,32 @@ std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own) {
   return own;
 }
 
+namespace {
+
+// --batch fills a leading dimension the model leaves open, and only that: a
+// model whose inputs all fix theirs (a PyTorch export without dynamic_axes, a
+// zoo model made at --batch 32) was planned at its own batch while the user
+// asked for another. An input whose fixed leading dimension is the batch asked
+// for agrees with it.
+graph::Status CheckBatchTaken(const LoadedModel& m, const std::string& path) {
+  if (!m.options.batch_given || !m.report.bound_placeholders.empty()) return graph::Status::Ok();
+  for (const graph::Node& n : m.graph.nodes()) {
+    if (n.op != "Placeholder" || n.output_shapes.empty()) continue;
+    const graph::Shape& shape = n.output_shapes[0];
+    if (shape.rank() == 0 || shape.dim(0) < 0 || shape.dim(0) == m.options.batch) continue;
+    const bool given = m.options.input_shapes.count(n.name) > 0;
+    return graph::InvalidArgument(
+        path + ": --batch " + std::to_string(m.options.batch) + " binds no input: '" + n.name +
+        "' is " + shape.ToString() +
+        (given ? " by --input-shape (give the batch there, or leave --batch out)"
+               : ", fixed by the model (make or export it with an open batch dimension, or "
+                 "leave --batch out)"));
+  }
+  return graph::Status::Ok();
+}
+
+}  // namespace
+
 graph::Result<LoadedModel> LoadModel(const std::string& path,
                                      const graph::InferenceOptions& options) {
   GRAPH_ASSIGN_OR_RETURN(graph::Graph g, graph::ImportModel(path, options.input_shapes));
@@ -56,6 +82,7 @@ graph::Result<LoadedModel> LoadModel(const std::string& path,
   if (!st.ok()) return graph::Status(st.code(), path + ": " + st.message());
   LoadedModel m{std::move(g), {}, options};
   m.report = graph::InferShapes(m.graph, m.options);
+  GRAPH_RETURN_IF_ERROR(CheckBatchTaken(m, path));
   return m;
 }
 
@@ -209,6 +236,7 @@ graph::Status ParseInferenceFlags(const Args& args, graph::InferenceOptions* inf
   if (args.Has("--batch")) {
     GRAPH_ASSIGN_OR_RETURN(inference->batch,
                            ParseIntInRange("--batch", args.Get("--batch"), 1, graph::kMaxBatch));
+    inference->batch_given = true;
   }
   for (const std::string& value : args.GetAll("--input-shape")) {
     GRAPH_RETURN_IF_ERROR(ParseInputShape(value, &inference->input_shapes));

@@ -25,6 +25,10 @@ struct InferenceOptions {
   // Placeholders whose leading dimension is unknown (-1) get this batch size, so
   // models exported with a free batch dimension still get static shapes.
   int64_t batch = 1;
+  // The batch was asked for (--batch): frontend::LoadModel then refuses a
+  // model whose inputs' leading dimensions are all fixed at another size,
+  // which `batch` would silently not change.
+  bool batch_given = false;
   // Shapes given for named placeholders (--input-shape), which replace their
   // declared shapes; `batch` does not apply to them. The caller checks that the
   // names are placeholders and the shapes fit their declarations

@@ -50,6 +50,26 @@ TEST(SimulateCommandTest, AnOpenBatchDimensionIsSaidWithTheBatchUsed) {
   EXPECT_NE(plain.out.find("batch: 1 ("), std::string::npos) << plain.out;
 }
 
+// --batch binds only an open batch dimension: a model that fixes its own (here
+// a zoo model made at batch 8; a PyTorch export without dynamic_axes) was
+// planned at that batch while --batch asked for another, and nothing said so.
+TEST(SimulateCommandTest, ABatchTheModelsFixedInputsCannotTakeIsRefused) {
+  const std::string model =
+      planner_test::ScratchDir() + "/fixed_batch_" + std::to_string(::getpid()) + ".pb";
+  ASSERT_EQ(Planner("zoo lenet --batch 8 -o " + model).code, 0);
+  RunResult r = Planner("simulate --batch 32 " + model + " " + Config("k40-paper-2gpu"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(r.err, "planner simulate: " + model +
+                       ": --batch 32 binds no input: 'images' is [8,28,28,1], fixed by the model "
+                       "(make or export it with an open batch dimension, or leave --batch out)\n");
+  for (const char* agreeing : {"--batch 8", ""}) {  // the batch it has, or none asked
+    RunResult ok =
+        Planner("simulate " + std::string(agreeing) + " " + model + " " + Config("k40-paper-2gpu"));
+    EXPECT_EQ(ok.code, 0) << agreeing << ": " << ok.err;
+  }
+  std::remove(model.c_str());
+}
+
 // A placement made at batch 1 used at batch 32 is valid (every op is placed)
 // but was found for another step: the output says so.
 TEST(SimulateCommandTest, APlacementMadeAtOtherInputShapesIsNoted) {
