@@ -181,12 +181,13 @@ std::string OtherInputShapes(const Placement& p, const graph::Graph& g) {
   std::string differ;
   for (const auto& [input, shape] : InputShapes(g)) {
     auto it = made.find(input);
+    if (it == made.end()) continue;
     // Written "[2,3]"; a hand-written "[2, 3]" is the same shape.
-    std::string written = it == made.end() ? "" : it->second;
+    std::string written = it->second;
     written.erase(std::remove_if(written.begin(), written.end(),
                                  [](unsigned char c) { return std::isspace(c); }),
                   written.end());
-    if (it == made.end() || written == shape) continue;
+    if (written == shape) continue;
     differ += (differ.empty() ? "" : ", ") + input + " " + it->second + " there, " + shape + " here";
   }
   return differ;

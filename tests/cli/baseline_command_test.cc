@@ -10,8 +10,6 @@
 #include <map>
 #include <sstream>
 
-#include "graph/file_util.h"
-#include "graph/graphdef.h"
 #include "tests/cli/cli_util.h"
 #include "tests/scratch_dir.h"
 
@@ -78,13 +76,9 @@ TEST(BaselineCommandTest, AModelsColocatedOpsArePlacedAndExportedTogether) {
     const std::string placed = Slurp(out);
     EXPECT_NE(PlacedOn(placed, "a"), "") << placed;
     EXPECT_EQ(PlacedOn(placed, "b"), PlacedOn(placed, "a")) << method << ":\n" << placed;
-    auto bytes = graph::ReadFile(pb);
-    ASSERT_TRUE(bytes.ok());
-    auto exported = graph::ParseBinaryGraphDef(*bytes, pb);
-    ASSERT_TRUE(exported.ok()) << exported.status().message();
-    EXPECT_EQ(exported->node(exported->Find("b")).requested_device,
-              exported->node(exported->Find("a")).requested_device)
-        << method;
+    const std::string exported = ExportedDevice(pb, "a");
+    ASSERT_NE(exported, "") << pb;
+    EXPECT_EQ(ExportedDevice(pb, "b"), exported) << method;
     // The file is valid for the model, and simulates to the step printed: the
     // group was evaluated together too, not only written so.
     RunResult s =

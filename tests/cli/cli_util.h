@@ -16,6 +16,8 @@
 #include <string>
 #include <thread>
 
+#include "graph/file_util.h"
+#include "graph/graphdef.h"
 #include "tests/scratch_dir.h"
 
 namespace planner::testing {
@@ -111,6 +113,16 @@ inline std::string WriteColocatedModel(const std::string& path) {
       << " attr { key: '_class' value { list { s: 'loc:@a' } } } }\n"
       << "node { name: 's' op: 'Add' input: 'a' input: 'b'" << f << " }\n";
   return path;
+}
+
+// The device `op` is given in the binary GraphDef `pb` (as --export-graphdef
+// writes it); "" when the file or op is missing.
+inline std::string ExportedDevice(const std::string& pb, const std::string& op) {
+  auto bytes = graph::ReadFile(pb);
+  if (!bytes.ok()) return "";
+  auto g = graph::ParseBinaryGraphDef(*bytes, pb);
+  if (!g.ok() || g->Find(op) < 0) return "";
+  return g->node(g->Find(op)).requested_device;
 }
 
 // The device of `op` in placement file `text` ("" when it is not there).

@@ -17,7 +17,6 @@
 #include <thread>
 
 #include "graph/file_util.h"
-#include "graph/graphdef.h"
 #include "tests/cli/cli_util.h"
 #include "tests/cli/search_util.h"
 #include "tests/cli/softmax_problem.h"
@@ -121,12 +120,9 @@ TEST(SearchCommandTest, AModelsColocatedOpsStayTogether) {
   const std::string placed = Slurp(out);
   EXPECT_NE(PlacedOn(placed, "a"), "") << placed;
   EXPECT_EQ(PlacedOn(placed, "b"), PlacedOn(placed, "a")) << placed;
-  auto bytes = graph::ReadFile(pb);
-  ASSERT_TRUE(bytes.ok());
-  auto exported = graph::ParseBinaryGraphDef(*bytes, pb);
-  ASSERT_TRUE(exported.ok()) << exported.status().message();
-  EXPECT_EQ(exported->node(exported->Find("b")).requested_device,
-            exported->node(exported->Find("a")).requested_device);
+  const std::string exported = ExportedDevice(pb, "a");
+  ASSERT_NE(exported, "") << pb;
+  EXPECT_EQ(ExportedDevice(pb, "b"), exported);
   // Evaluated as written: simulate gives the step the file records.
   RunResult sim =
       Planner("simulate " + model + " " + Config("k40-paper-2gpu") + " --placement " + out);
