@@ -81,6 +81,9 @@ int Run(const frontend::Args& args) {
                                 "--baseline-rounds goes with --method all: the rounds measure "
                                 "the fastest methods' placements again against each other");
   }
+  if (graph::Status st = CheckProfileFlags(args); !st.ok()) {
+    return frontend::UsageError(kSpec, st);
+  }
   o.model_path = args.positional()[0];
   o.devices_path = args.positional()[1];
   if (graph::Status st = frontend::CheckOutputsBeforeWork(

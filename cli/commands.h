@@ -40,9 +40,8 @@ graph::Status ParseStepFlags(const frontend::Args& args, int most, int* steps, i
 graph::Result<std::optional<sim::Profile>> ProfileFlag(const frontend::Args& args,
                                                        const cluster::Cluster& devices);
 
-// The profile a command runs with (planner/job/profile_cache.h): --profile's
-// file when given, else real devices profiled into --profile-cache's cache.
-graph::Result<std::optional<sim::Profile>> ProfileForDevices(const frontend::Args& args,
-                                                             const frontend::PlacedTraining& setup);
+// --profile and --profile-cache together are refused: with a profile given,
+// no device is profiled into the cache, so the cache would be ignored.
+graph::Status CheckProfileFlags(const frontend::Args& args);
 
 }  // namespace planner::cli

@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cluster/devices.h"
+#include "controllers/fleet_config.h"
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
 #include "planner/job/search_job.h"
@@ -151,6 +153,7 @@ graph::Result<bool> IsFirstOfTwo(const frontend::Args& args, const std::string& 
 graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions* o) {
   o->reward = args.Get("--reward", "sim");
   GRAPH_RETURN_IF_ERROR(sources::CheckRewardName(o->reward));
+  GRAPH_RETURN_IF_ERROR(CheckProfileFlags(args));
   o->fleet_path = args.Get("--fleet");
   if (args.Has("--iterations")) {
     GRAPH_ASSIGN_OR_RETURN(
@@ -313,6 +316,36 @@ graph::Status ParsePaths(const frontend::Args& args, job::SearchJobOptions* o) {
   return graph::Status::Ok();
 }
 
+// Flags only a measured run uses, refused where nothing is measured: a fleet
+// whose workers simulate, and the verdict's flags with sim rewards on a sim
+// device (the hardware's verdict runs where every device is real). A file
+// that cannot be read is left to the job, which names it.
+graph::Status CheckFlagsOfMeasurement(const frontend::Args& args, const job::SearchJobOptions& o) {
+  if (o.reward == "fleet") {
+    auto fleet = controllers::ReadFleetFile(o.fleet_path);
+    if (!fleet.ok() || fleet->mode != "sim") return graph::Status::Ok();
+    for (const char* flag : {"--steps", "--baseline-rounds", "--rounds", "--significance"}) {
+      if (args.Has(flag)) {
+        return graph::InvalidArgument(std::string(flag) + " goes with measured rewards, and " +
+                                      o.fleet_path + "'s workers simulate (mode: sim)");
+      }
+    }
+  }
+  if (o.reward != "sim" || !(args.Has("--rounds") || args.Has("--significance"))) {
+    return graph::Status::Ok();
+  }
+  auto devices = cluster::LoadDevicesFile(o.devices_path);
+  if (!devices.ok()) return graph::Status::Ok();
+  for (const cluster::DeviceSpec& d : devices->devices) {
+    if (d.kind != cluster::DeviceKind::kSim) continue;
+    return graph::InvalidArgument(
+        std::string(args.Has("--rounds") ? "--rounds" : "--significance") +
+        " goes with the hardware's verdict, which runs where every device is real, and " +
+        o.devices_path + "'s '" + d.name + "' is a sim device");
+  }
+  return graph::Status::Ok();
+}
+
 int Run(const frontend::Args& args) {
   job::SearchJobOptions options;
   if (graph::Status st = frontend::ParseTrainingFlags(args, &options.inference, &options.training);
@@ -325,6 +358,9 @@ int Run(const frontend::Args& args) {
     return frontend::CommandError(kSpec, st);
   // The rules between flags (climb-first's needs, the exports' with --gradients) are the job's.
   if (graph::Status st = job::CheckSearchJobOptions(options); !st.ok()) {
+    return frontend::UsageError(kSpec, st);
+  }
+  if (graph::Status st = CheckFlagsOfMeasurement(args, options); !st.ok()) {
     return frontend::UsageError(kSpec, st);
   }
   job::SearchJobResult result;

@@ -1,8 +1,7 @@
 // Flags several commands share: those that choose a command's profile
-// (--profile, --profile-cache, read into planner/job/profile_cache.h's
+// (--profile, --profile-cache, read by planner/job/profile_cache.h's
 // ProfileForDevices) and the timed and warm-up steps of measure and profile.
 #include "cli/commands.h"
-#include "planner/job/profile_cache.h"
 
 namespace planner::cli {
 
@@ -26,9 +25,13 @@ graph::Result<std::optional<sim::Profile>> ProfileFlag(const frontend::Args& arg
   return std::optional<sim::Profile>(std::move(p));
 }
 
-graph::Result<std::optional<sim::Profile>> ProfileForDevices(
-    const frontend::Args& args, const frontend::PlacedTraining& setup) {
-  return job::ProfileForDevices(args.Get("--profile"), args.Get("--profile-cache"), setup);
+graph::Status CheckProfileFlags(const frontend::Args& args) {
+  if (args.Has("--profile") && args.Has("--profile-cache")) {
+    return graph::InvalidArgument(
+        "--profile-cache goes without --profile: with --profile's costs, no device is profiled "
+        "into a cache");
+  }
+  return graph::Status::Ok();
 }
 
 graph::Status ParseStepFlags(const frontend::Args& args, int most, int* steps, int* warmup) {

@@ -471,6 +471,15 @@ int FleetCommand(int argc, char** argv) {
       }
       return frontend::UsageError(kSpec, name + " after --: " + why);
     }
+    // The controllers would refuse them one by one, after the workers started.
+    for (const char* measured : {"--steps", "--baseline-rounds", "--rounds", "--significance"}) {
+      if (name == measured && plan.mode == "sim") {
+        return frontend::UsageError(
+            kSpec, name +
+                       " after --: it goes with measured rewards, and --mode sim's workers "
+                       "simulate (--mode real measures)");
+      }
+    }
   }
   if (plan.mode == "real") {
     // Only measured rewards get the hardware's verdict (sim ones are predictions).

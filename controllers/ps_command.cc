@@ -42,6 +42,9 @@ int Run(const frontend::Args& args) {
     auto s = frontend::ParseDurationSeconds("--checkpoint-every", args.Get("--checkpoint-every"));
     if (!s.ok()) return frontend::UsageError(kSpec, s.status());
     o.checkpoint_every_s = *s;
+    if (o.checkpoint.empty()) {  // refused, not silently ignored
+      return frontend::UsageError(kSpec, "--checkpoint-every needs --checkpoint FILE");
+    }
   }
   frontend::StopOnSignals stop;
   graph::Status st = ServeParameters(o, frontend::StopOnSignals::flag());

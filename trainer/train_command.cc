@@ -130,6 +130,56 @@ std::string ReportJson(const TrainOptions& o, const TrainReport& r, int world) {
   return b + evals + "], \"probes\": [" + ProbesJson(r) + "]}\n";
 }
 
+// The first flag given that the run would not use, with why ("" when none):
+// refused, not silently ignored.
+std::string UnusedFlag(const frontend::Args& args, const TrainOptions& o) {
+  const std::string& strategy = o.strategy.name;
+  const bool probe = args.Has("--probe");
+  const bool bucketed = strategy == "sync" || strategy == "async";
+  const bool accuracy = o.evaluate && o.data == "fashion-mnist";
+  const struct {
+    const char* flag;
+    bool unused;
+    const char* why;
+  } rules[] = {
+      {"--groups", o.strategy.groups > 1 && strategy != "async", "applies to --strategy async"},
+      {"--period", strategy != "easgd", "applies to --strategy easgd"},
+      {"--alpha", strategy != "easgd", "applies to --strategy easgd"},
+      {"--mix", strategy != "gossip", "applies to --strategy gossip"},
+      {"--bucket-kb", !bucketed, "applies to --strategy sync or async (their all-reduce)"},
+      {"--first-bucket-kb", !bucketed, "applies to --strategy sync or async (their all-reduce)"},
+      {"--momentum", o.optimizer == "sgd", "applies to --optimizer momentum (sgd has none)"},
+      {"--data-dir", o.data != "fashion-mnist", "applies to --data fashion-mnist"},
+      {"--checkpoint-every", o.checkpoint_dir.empty(), "needs --checkpoint DIR"},
+      {"--target-accuracy", !accuracy,
+       "needs test accuracy (Fashion-MNIST data, without --no-eval)"},
+      {"--eval-every", !accuracy, "needs test accuracy (Fashion-MNIST data, without --no-eval)"},
+      {"--steps", args.Has("--epochs"), "replaces --epochs: give one of them"},
+      {"--probe-steps", !probe, "applies to --probe"},
+  };
+  for (const auto& r : rules) {
+    if (r.unused && args.Has(r.flag)) return std::string(r.flag) + " " + r.why;
+  }
+  if (!probe) return "";
+  // A probe run trains each of its configurations (compute groups, learning
+  // rate, momentum) for --probe-steps steps, from --checkpoint's model with
+  // --resume, and writes no checkpoint and no evaluation.
+  for (const char* flag :
+       {"--strategy", "--groups", "--lr", "--momentum", "--epochs", "--steps", "--period",
+        "--alpha", "--mix", "--checkpoint-every", "--eval-every", "--target-accuracy"}) {
+    if (args.Has(flag)) {
+      return std::string(flag) +
+             " goes with training: --probe runs each of its configurations (groups, learning "
+             "rate, momentum) for --probe-steps steps";
+    }
+  }
+  if (!o.checkpoint_dir.empty() && !o.resume) {
+    return "--checkpoint with --probe needs --resume: probes start from a checkpoint and write "
+           "none";
+  }
+  return "";
+}
+
 // The flags into `o` and `timeout_s`, every check that needs no file or
 // peer: 0, or a usage error's exit status (2), printed. trainer launch runs it
 // on its command before starting any rank.
@@ -218,25 +268,11 @@ int ParseTrainFlags(const frontend::Args& args, TrainOptions* out, double* timeo
     return frontend::UsageError(kSpec, st);
   }
   if (graph::Status st = CheckTrainData(o.data); !st.ok()) return frontend::UsageError(kSpec, st);
-  // A flag the run would not use is refused, not silently ignored.
-  const std::string& strategy = o.strategy.name;
-  const struct {
-    const char* flag;
-    bool unused;
-    const char* why;
-  } unused_flags[] = {
-      {"--groups", groups > 1 && strategy != "async", "applies to --strategy async"},
-      {"--period", args.Has("--period") && strategy != "easgd", "applies to --strategy easgd"},
-      {"--alpha", args.Has("--alpha") && strategy != "easgd", "applies to --strategy easgd"},
-      {"--mix", args.Has("--mix") && strategy != "gossip", "applies to --strategy gossip"},
-      {"--checkpoint-every", args.Has("--checkpoint-every") && o.checkpoint_dir.empty(),
-       "needs --checkpoint DIR"},
-      {"--target-accuracy", args.Has("--target-accuracy") && (!o.evaluate || o.data != "fashion-mnist"),
-       "needs test accuracy (Fashion-MNIST data, without --no-eval)"},
-  };
-  for (const auto& u : unused_flags) {
-    if (u.unused) return frontend::UsageError(kSpec, std::string(u.flag) + " " + u.why);
+  if (o.optimizer != "sgd" && o.optimizer != "momentum") {
+    return frontend::UsageError(kSpec,
+                                "--optimizer must be sgd or momentum, not '" + o.optimizer + "'");
   }
+  if (std::string why = UnusedFlag(args, o); !why.empty()) return frontend::UsageError(kSpec, why);
   if (args.Has("--report")) {
     if (auto st = frontend::CheckOutputWritable("--report", args.Get("--report")); !st.ok()) {
       return frontend::UsageError(kSpec, st);

@@ -205,6 +205,13 @@ std::optional<int> ParseTuneFlags(const frontend::Args& args, Child* child, Tune
     auto v = frontend::ParseNumberInRange("--switch-margin", args.Get("--switch-margin"), 0, 1e6);
     if (!v.ok()) return frontend::UsageError(kSpec, v.status());
     f->switch_margin = std::max(1.0, *v);
+    // It judges a re-tune against the running choice; the first tune has none.
+    if (f->retune >= f->epochs) {
+      return frontend::UsageError(kSpec, "--switch-margin applies to re-tunes, and with --retune " +
+                                             std::to_string(f->retune) + " and --epochs " +
+                                             std::to_string(f->epochs) +
+                                             " there are none after the first choice");
+    }
   }
   if (args.Has("--target-accuracy")) {
     auto v = frontend::ParseNumberInRange("--target-accuracy", args.Get("--target-accuracy"), 0, 1);

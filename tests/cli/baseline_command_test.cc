@@ -334,7 +334,10 @@ TEST(BaselineCommandTest, FlagsTheRunWouldNotUseAreUsageErrors) {
        "placement is simulated"},
       {"--reward real --method etf --baseline-rounds 2",
        "--baseline-rounds goes with --method all: the rounds measure the fastest methods' "
-       "placements again against each other"}};
+       "placements again against each other"},
+      {"--profile p.profile --profile-cache off",
+       "--profile-cache goes without --profile: with --profile's costs, no device is profiled "
+       "into a cache"}};
   for (const auto& [flags, message] : cases) {
     RunResult r = Planner(std::string("baseline ") + flags + " " + Model("emotion") + " " +
                           Config("local-2cpu"));

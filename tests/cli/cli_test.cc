@@ -207,6 +207,15 @@ TEST(PlannerCliTest, AnUnwritableOutputIsRefusedBeforeTheWork) {
       << ps.err;
 }
 
+// ps --checkpoint-every without --checkpoint was accepted and wrote nothing.
+TEST(PlannerCliTest, APsCheckpointIntervalWithoutACheckpointIsRefused) {
+  RunResult ps = Planner("ps --bind tcp://127.0.0.1:0 --checkpoint-every 5s");
+  EXPECT_EQ(ps.code, 2);
+  EXPECT_NE(ps.err.find("planner ps: --checkpoint-every needs --checkpoint FILE"),
+            std::string::npos)
+      << ps.err;
+}
+
 TEST(PlannerCliTest, InspectTextNamesTheHeadlineFigures) {
   RunResult r = Planner("inspect " + Model("emotion"));
   ASSERT_EQ(r.code, 0) << r.err;

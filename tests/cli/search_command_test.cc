@@ -899,6 +899,26 @@ TEST(SearchCommandTest, FlagsOfMeasuredRewardsAreRefusedWithRewardSim) {
                    "planner search: --recalibrate goes with --reward real: a fleet's steps run on "
                    "its workers, whose timelines do not come back to refit the climb's "
                    "simulator\n");
+  ExpectUsageError(" --profile p.profile --profile-cache off",
+                   "planner search: --profile-cache goes without --profile: with --profile's "
+                   "costs, no device is profiled into a cache\n");
+}
+
+// The verdict's flags with sim rewards on sim devices, and a measured run's
+// flags with a fleet whose workers simulate, were accepted and did nothing.
+TEST(SearchCommandTest, FlagsOfMeasurementAreRefusedWhereNothingIsMeasured) {
+  for (const char* flag : {" --rounds 5", " --significance 0.01"}) {
+    ExpectUsageError(flag, "planner search: " + std::string(flag + 1, std::strchr(flag + 1, ' ')) +
+                               " goes with the hardware's verdict, which runs where every device "
+                               "is real, and " +
+                               Config("k40-paper-2gpu") + "'s 'cpu0' is a sim device\n");
+  }
+  for (const char* flag : {" --steps 3", " --baseline-rounds 2", " --rounds 5"}) {
+    ExpectUsageError(" --reward fleet --fleet " + Config("fleet") + flag,
+                     "planner search: " + std::string(flag + 1, std::strchr(flag + 1, ' ')) +
+                         " goes with measured rewards, and " + Config("fleet") +
+                         "'s workers simulate (mode: sim)\n");
+  }
 }
 
 // The hill climb's flags with no climb, and climb-first with no patience,

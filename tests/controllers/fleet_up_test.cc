@@ -129,7 +129,14 @@ TEST(FleetUp, SearchFlagsThatFleetUpSetsPerControllerAreRefused) {
       {"--ps=tcp://127.0.0.1:1", "--ps after --: fleet up sets it for each controller"},
       {"--checkpoint c.ckpt",
        "--checkpoint after --: every controller would share one "
-       "checkpoint file (each keeps its own in RUN_DIR)"}};
+       "checkpoint file (each keeps its own in RUN_DIR)"},
+      // Measured runs' flags, which sim workers' controllers would not use.
+      {"--rounds 5",
+       "--rounds after --: it goes with measured rewards, and --mode sim's workers simulate "
+       "(--mode real measures)"},
+      {"--steps=3",
+       "--steps after --: it goes with measured rewards, and --mode sim's workers simulate "
+       "(--mode real measures)"}};
   for (const auto& [flags, message] : cases) {
     RunResult r =
         Planner("fleet up local:2x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +

@@ -147,7 +147,22 @@ TEST(TrainCommandTest, AFlagTheRunWouldNotUseIsRefused) {
            {"--strategy gossip --alpha 0.2", "--alpha applies to --strategy easgd"},
            {"--mix 0.3", "--mix applies to --strategy gossip"},
            {"--checkpoint-every 5", "--checkpoint-every needs --checkpoint DIR"},
-           {"--data synthetic --target-accuracy 0.5", "--target-accuracy needs test accuracy"}}) {
+           {"--data synthetic --target-accuracy 0.5", "--target-accuracy needs test accuracy"},
+           {"--optimizer adam", "--optimizer must be sgd or momentum, not 'adam'"},
+           {"--optimizer sgd --momentum 0.5", "--momentum applies to --optimizer momentum"},
+           {"--strategy easgd --bucket-kb 64", "--bucket-kb applies to --strategy sync or async"},
+           {"--strategy gossip --first-bucket-kb 16",
+            "--first-bucket-kb applies to --strategy sync or async"},
+           {"--data synthetic --data-dir /tmp", "--data-dir applies to --data fashion-mnist"},
+           {"--no-eval --eval-every 10", "--eval-every needs test accuracy"},
+           {"--data synthetic --eval-every 10", "--eval-every needs test accuracy"},
+           {"--epochs 2 --steps 10", "--steps replaces --epochs: give one of them"},
+           {"--probe-steps 10", "--probe-steps applies to --probe"},
+           {"--probe 1:0.1:0.9 --lr 0.1", "--lr goes with training: --probe runs each"},
+           {"--probe 1:0.1:0.9 --strategy async", "--strategy goes with training"},
+           {"--probe 1:0.1:0.9 --steps 5", "--steps goes with training"},
+           {"--probe 1:0.1:0.9 --checkpoint " + planner_test::ScratchDir() + "/probe-ckpt",
+            "--checkpoint with --probe needs --resume"}}) {
     EXPECT_EQ(Shell(kTrainer + " train lenet " + flags, &out), 2) << flags;
     EXPECT_NE(out.find("trainer train: " + said), std::string::npos) << out;
   }

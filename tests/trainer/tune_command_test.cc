@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "graph/file_util.h"
@@ -64,6 +65,24 @@ TEST(TuneCommandTest, WithoutRanksItSaysWhatIsMissing) {
   auto out = graph::ReadFile(log);
   ASSERT_TRUE(out.ok());
   EXPECT_NE(out->find("--nproc N is required"), std::string::npos) << *out;
+}
+
+// --switch-margin judges a re-tune against the running choice: with no
+// re-tune (--retune at least --epochs) it was accepted and did nothing.
+TEST(TuneCommandTest, ASwitchMarginWithNoRetuneIsRefused) {
+  const std::string log = planner_test::ScratchDir() + "/tune-margin.log";
+  const std::string dir = planner_test::ScratchDir() + "/tune-margin-dir";
+  int rc = std::system((std::string(TRAINER_BIN) + " tune lenet --nproc 1 --epochs 2 --retune 2 " +
+                        "--switch-margin 3 --dir " + dir + " >" + log + " 2>&1")
+                           .c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  auto out = graph::ReadFile(log);
+  ASSERT_TRUE(out.ok());
+  EXPECT_NE(out->find("trainer tune: --switch-margin applies to re-tunes, and with --retune 2 and "
+                      "--epochs 2 there are none"),
+            std::string::npos)
+      << *out;
+  EXPECT_FALSE(std::filesystem::exists(dir)) << "refused before its working directory is made";
 }
 
 // --report was written only after the last epoch (a path where no file can
