@@ -181,6 +181,8 @@ Status PreCheck(const onnx::ModelProto& m, int opset, const std::string& path) {
   std::set<std::string> made;
   for (const onnx::TensorProto& init : g.initializer()) made.insert(init.name());
   for (const onnx::ValueInfoProto& in : g.input()) made.insert(in.name());
+  std::set<std::string> outputs;  // every node's, to tell a misordered input from a missing one
+  for (const onnx::NodeProto& n : g.node()) outputs.insert(n.output().begin(), n.output().end());
   for (const onnx::NodeProto& n : g.node()) {
     const std::string where = path + ": node '" + n.name() + "' (" + n.op_type() + ")";
     if (DefaultDomain(n) && onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "") == nullptr) {
@@ -189,11 +191,14 @@ Status PreCheck(const onnx::ModelProto& m, int opset, const std::string& path) {
     }
     if (DefaultDomain(n)) GRAPH_RETURN_IF_ERROR(CheckDivisorAttrs(n, where));
     for (const std::string& in : n.input()) {
-      if (!in.empty() && !made.count(in)) {
+      if (in.empty() || made.count(in)) continue;
+      if (outputs.count(in)) {
         return InvalidArgument(where + ": input '" + in +
                                "' is made by no earlier node (ONNX lists nodes in topological "
                                "order)");
       }
+      return InvalidArgument(where + ": input '" + in +
+                             "' is made by no node and is no initializer or graph input");
     }
     for (const std::string& out : n.output()) made.insert(out);
   }
