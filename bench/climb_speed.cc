@@ -10,7 +10,15 @@
 // moves either way (tests/sim/simulator_test.cc, tests/planner/refine), so a
 // faster pace is more sweeps in the same time. With --cutoff on (or off), only
 // that way: bench/climb_before_after.sh compares two builds' paces with it.
-//   climb_speed [--configs DIR] [--budget S] [--rounds N] [--layers 2,4,8] [--cutoff both|on|off]
+//
+// --compare repeats instead compares RefineOptions::skip_repeats on and off
+// (the cutoff on): a unit tried since the last move kept is not simulated
+// again. The climb makes the same moves either way, so the two runs of a
+// round reach the same step when both converge within --budget; it prints the
+// moves each simulated, those skipped, the seconds to converge, and the median
+// ratio of those seconds (with its range over the rounds).
+//   climb_speed [--configs DIR] [--budget S] [--rounds N] [--layers 2,4,8]
+//               [--cutoff both|on|off] [--compare cutoff|repeats]
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -27,19 +35,69 @@
 
 namespace {
 int Die(const graph::Status& st) { return std::fprintf(stderr, "%s\n", st.message().c_str()), 1; }
+
+// --compare repeats on one model: skip_repeats on and off alternated, the
+// cutoff on; 1 when a round's two converged climbs reach different steps.
+int CompareRepeats(int layers, const graph::Graph& fwd, const cluster::Cluster& c,
+                   const planner::rewards::RewardSource& reward, const std::vector<int>& start,
+                   double start_s, double budget_s, int rounds) {
+  std::vector<double> ratios;  // seconds to converge, skipping / trying again
+  std::vector<double> moves;   // moves simulated, skipping / trying again
+  int differing = 0;
+  for (int round = 0; round < rounds; ++round) {
+    planner::refine::RefineResult r[2];  // [skip_repeats]
+    for (int skip : {1, 0}) {
+      planner::refine::RefineOptions o;
+      o.budget_s = budget_s;
+      o.kicks = 0;
+      o.sibling_runs = true;
+      o.skip_repeats = skip != 0;
+      r[skip] = planner::refine::Refine(fwd, static_cast<int>(c.devices.size()), reward, start,
+                                        start_s, o, nullptr);
+      const bool converged = r[skip].seconds < budget_s;
+      std::printf(
+          "NMT-%d round %d, repeats %-5s: %6d moves simulated, %5d units skipped, %d sweeps, "
+          "%s in %5.1f s, %.3f -> %.3f ms\n",
+          layers, round + 1, skip ? "skip" : "tried", r[skip].evaluated, r[skip].repeats_skipped,
+          r[skip].sweeps, converged ? "converged" : "budget spent", r[skip].seconds, start_s * 1e3,
+          r[skip].step_s * 1e3);
+      std::fflush(stdout);
+    }
+    if (r[0].seconds >= budget_s || r[1].seconds >= budget_s) continue;
+    ratios.push_back(r[1].seconds / r[0].seconds);
+    moves.push_back(static_cast<double>(r[1].evaluated) / std::max(1, r[0].evaluated));
+    if (r[0].device_of_node != r[1].device_of_node) ++differing;
+  }
+  if (ratios.empty()) {
+    std::printf("NMT-%d: no round converged both ways within %.0f s: give more --budget\n", layers,
+                budget_s);
+    return 0;
+  }
+  const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+  std::printf(
+      "NMT-%d: skipping / trying again: moves simulated %.3fx, seconds to converge median %.2fx "
+      "[%.2f..%.2fx over %zu rounds]; %s\n",
+      layers, sim::Median(moves), sim::Median(ratios), *lo, *hi, ratios.size(),
+      differing ? "the placements reached DIFFER" : "the same placement reached each round");
+  return differing ? 1 : 0;
+}
+
 }  // namespace
 
 const frontend::CommandSpec kSpec{
     "climb_speed",
-    "[--configs DIR] [--budget S] [--rounds N] [--layers 2,4,8] [--cutoff both|on|off]",
+    "[--configs DIR] [--budget S] [--rounds N] [--layers 2,4,8] [--cutoff both|on|off]\n"
+    "       [--compare cutoff|repeats]",
     "The hill climb's moves per second on the paper-scale NMT models, with and without the\n"
-    "simulator's cutoff, alternated.",
+    "simulator's cutoff, alternated; or (--compare repeats) its seconds to converge with and\n"
+    "without skipping units already tried at the same placement.",
     {},
     {{"--configs", "DIR", "where k40-paper-{2,4,8}gpu.yaml are (default configs)"},
      {"--budget", "S", "seconds per climb (default 30)"},
      {"--rounds", "N", "climbs each way per model, alternated (default 3)"},
      {"--layers", "LIST", "the NMT models by layers (default 2,4,8)"},
-     {"--cutoff", "WAY", "both (default), or only on or off"}},
+     {"--cutoff", "WAY", "both (default), or only on or off"},
+     {"--compare", "WHAT", "cutoff (default) or repeats (RefineOptions::skip_repeats)"}},
     /*program=*/""};
 
 int main(int argc, char** argv) {
@@ -56,6 +114,13 @@ int main(int argc, char** argv) {
   if (way != "both" && way != "on" && way != "off") {
     return frontend::UsageError(kSpec, "--cutoff is both, on or off, not '" + way + "'");
   }
+  const std::string compare = args.Get("--compare", "cutoff");
+  if (compare != "cutoff" && compare != "repeats") {
+    return frontend::UsageError(kSpec, "--compare is cutoff or repeats, not '" + compare + "'");
+  }
+  if (compare == "repeats" && args.Has("--cutoff")) {
+    return frontend::UsageError(kSpec, "--cutoff goes with --compare cutoff (repeats: on)");
+  }
   std::vector<int> models;
   std::stringstream list(args.Get("--layers", "2,4,8"));
   for (std::string item; std::getline(list, item, ',');) {
@@ -66,8 +131,9 @@ int main(int argc, char** argv) {
   // As `planner search` does (planner/search/search.cc): a run's buffers reuse
   // freed pages instead of faulting fresh ones in.
   runtime::KeepFreedMemory();
-  std::printf("the climb alone from the expert, %.0f s each, %d rounds alternated\n", budget_s,
-              rounds);
+  std::printf("the climb alone from the expert, %.0f s %s, %d rounds alternated\n", budget_s,
+              compare == "repeats" ? "at most" : "each", rounds);
+  int failed = 0;
   for (int layers : models) {
     auto nmt = bench::LoadPaperNmt(configs, layers);
     if (!nmt.ok()) return Die(nmt.status());
@@ -78,6 +144,10 @@ int main(int argc, char** argv) {
     const std::vector<int> start = planner::baselines::ExpertPlacement(*fwd, *c).device_of_node;
     const planner::rewards::Evaluation e = (*reward)->Evaluate(start);
     if (!e.status.ok()) return Die(e.status);
+    if (compare == "repeats") {
+      failed |= CompareRepeats(layers, *fwd, *c, **reward, start, e.step_s, budget_s, rounds);
+      continue;
+    }
     std::vector<double> pace[2];  // [cutoff] moves per second
     for (int round = 0; round < rounds; ++round) {
       for (int cutoff : ways) {
@@ -113,5 +183,5 @@ int main(int argc, char** argv) {
         "[%.2f..%.2fx round by round]\n",
         layers, on, off, on / off, lo, hi);
   }
-  return 0;
+  return failed;
 }

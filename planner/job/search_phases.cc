@@ -131,6 +131,12 @@ ClimbResult ClimbFromStarts(std::FILE* log, const graph::Graph& forward, const c
         "could be kept)\n",
         r.cut_off, r.evaluated);
   }
+  if (r.repeats_skipped > 0) {
+    Say(log,
+        "refine: %d units and critical-path ops not tried again (tried at the same placement, "
+        "with no move kept since)\n",
+        r.repeats_skipped);
+  }
   return out;
 }
 

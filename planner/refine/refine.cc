@@ -267,6 +267,15 @@ class Climber {
     current = std::move(candidates[best]);
     current_s = results[best].step_s;
     ++r_.kept;
+    ++version_;
+    return true;
+  }
+
+  // True when the unit marked `tried_at` was tried at the placement the climb
+  // holds now (RefineOptions::skip_repeats); counted.
+  bool Repeat(int64_t tried_at) {
+    if (!options_.skip_repeats || tried_at != version_) return false;
+    ++r_.repeats_skipped;
     return true;
   }
 
@@ -325,12 +334,13 @@ class Climber {
     bool improved = false;
     for (size_t u = 0; u < units_.size() && !OutOfTime(); ++u) {
       if (!awake.units[u]) continue;
-      if (TryUnit(units_[u], current, current_s)) {
+      if (!Repeat(unit_tried_at_[u]) && TryUnit(units_[u], current, current_s)) {
         improved = true;
         if (options_.focused_sweeps) Wake(units_[u], awake);
-      } else if (options_.focused_sweeps) {
-        awake.units[u] = 0;
+        continue;
       }
+      unit_tried_at_[u] = version_;
+      if (options_.focused_sweeps) awake.units[u] = 0;
     }
     return improved;
   }
@@ -341,14 +351,17 @@ class Climber {
     for (const std::vector<graph::NodeId>& unit : CriticalUnits(current)) {
       if (OutOfTime()) break;
       if (!awake.nodes[unit[0]]) continue;
-      ++r_.critical_tried;
-      if (TryUnit(unit, current, current_s)) {
+      // unit[0] names the unit: the op, or its colocation group's first.
+      const bool repeat = Repeat(op_tried_at_[unit[0]]);
+      if (!repeat) ++r_.critical_tried;
+      if (!repeat && TryUnit(unit, current, current_s)) {
         ++r_.critical_kept;
         improved = true;
         if (options_.focused_sweeps) Wake(unit, awake);
-      } else if (options_.focused_sweeps) {
-        awake.nodes[unit[0]] = 0;
+        continue;
       }
+      op_tried_at_[unit[0]] = version_;
+      if (options_.focused_sweeps) awake.nodes[unit[0]] = 0;
     }
     return improved;
   }
@@ -365,6 +378,7 @@ class Climber {
   // every op of the path before the climb ends, so that it ends where no
   // single move gains, as a climb of full sweeps does.
   void Climb(std::vector<int>& current, double& current_s, Awake awake, bool verify) {
+    ++version_;                  // another placement: no unit has been tried at it
     bool units_checked = false;  // every unit tried since the last move kept
     while (!OutOfTime()) {
       ++r_.sweeps;
@@ -495,6 +509,12 @@ class Climber {
   const std::vector<graph::NodeId> slot_;    // [executed node] SlotOfExecuted
   const std::vector<std::vector<graph::NodeId>> neighbours_;  // [slot]
   RefineResult r_;
+  // RefineOptions::skip_repeats: the placement the climb holds, counted up at
+  // each climb's start and each move kept; [unit] and [critical unit's first
+  // slot] the count at which each was last tried without a move kept.
+  int64_t version_ = 0;
+  std::vector<int64_t> unit_tried_at_ = std::vector<int64_t>(units_.size(), -1);
+  std::vector<int64_t> op_tried_at_ = std::vector<int64_t>(placed_, -1);
   std::optional<double> kicks_gained_s_;  // set when the kicks start
   double gained_to_s_ = 0;
 };
@@ -532,6 +552,7 @@ MultiStartResult RefineFromStarts(const graph::Graph& forward, int num_devices,
     total.runs = r.runs;
     total.evaluated += r.evaluated;
     total.cut_off += r.cut_off;
+    total.repeats_skipped += r.repeats_skipped;
     total.kept += r.kept;
     total.critical_tried += r.critical_tried;
     total.critical_kept += r.critical_kept;

@@ -22,7 +22,8 @@
 // ops next to a move kept since (don't-look bits, as in 2-opt for the
 // travelling salesman: on the NMT models a full sweep tries thousands of
 // moves to keep a few), and the first climb tries everything once more
-// before it ends. Then, while
+// before it ends (a unit or op already tried at the placement the climb holds,
+// with no move kept since, is not simulated again). Then, while
 // time is left, the climb restarts from the best placement with a few random
 // units moved to random devices (a kick: iterated local search; a kick's climb
 // starts around the units it moved), and a climb that ends faster than the
@@ -70,6 +71,12 @@ struct RefineOptions {
   // cannot be faster, and the climb keeps what it would have kept. False:
   // every move simulated to its end (for measuring the difference).
   bool cutoff = true;
+  // A unit (or critical-path op) tried since the last move kept is not tried
+  // again: its moves from the same placement would be evaluated again to the
+  // same times (the source is deterministic), and the climb keeps what it
+  // would have kept. The first climb's verifying sweep retried them all.
+  // False: tried again (for measuring the difference: bench/climb_speed).
+  bool skip_repeats = true;
   double stall_s = 0;  // seconds of kicks without a better best (by 1 ppm) that end it (0: never)
   uint64_t seed = 1;   // of the kicks' choices
   // A climb resumed (--order climb-first, after the policy): the start is an
@@ -97,6 +104,7 @@ struct RefineResult {
   int apart = 0;           // ...and single gradient ops (RewardSource::apart); the rest scopes
   int evaluated = 0;       // candidate placements evaluated...
   int cut_off = 0;         // ...of which the source stopped early (RefineOptions::cutoff)
+  int repeats_skipped = 0;  // units and ops not tried again (RefineOptions::skip_repeats)
   int kept = 0;            // moves kept
   int critical_tried = 0;  // single ops of the critical path tried...
   int critical_kept = 0;   // ...and moved

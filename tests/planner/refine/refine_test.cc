@@ -330,9 +330,11 @@ struct FromTheCpu {
   std::vector<int> start = std::vector<int>(f.p.forward.size(), 0);
   double start_s = f.reward->Evaluate(start).step_s;
 
-  RefineResult Climb(bool focused, const std::vector<int>& from, double from_s) const {
+  RefineResult Climb(bool focused, const std::vector<int>& from, double from_s,
+                     bool skip_repeats = true) const {
     RefineOptions o = ClimbOnly();
     o.focused_sweeps = focused;
+    o.skip_repeats = skip_repeats;
     return Refine(f.p.forward, 3, *f.reward, from, from_s, o, nullptr);
   }
   RefineResult Climb(bool focused) const { return Climb(focused, start, start_s); }
@@ -354,14 +356,35 @@ TEST(RefineTest, FocusedSweepsEndWhereNoSingleMoveGains) {
 
 TEST(RefineTest, FocusedSweepsSkipWhatKeptNothingUntilAMoveNextToIt) {
   const FromTheCpu c;
-  const RefineResult a = c.Climb(/*focused=*/true);
-  const RefineResult b = c.Climb(/*focused=*/false);
+  // Repeats tried again: a full sweep then tries every unit.
+  const RefineResult a = c.Climb(/*focused=*/true, c.start, c.start_s, /*skip_repeats=*/false);
+  const RefineResult b = c.Climb(/*focused=*/false, c.start, c.start_s, /*skip_repeats=*/false);
   ASSERT_GT(b.sweeps, 2) << "the full climb needs several sweeps, or the test shows nothing";
   // Every full sweep tries each unit on each other device; the focused ones
   // between the first and the last try fewer.
   const int per_sweep = a.units * 2;
   EXPECT_LT(a.evaluated - a.critical_tried * 2, a.sweeps * per_sweep);
   EXPECT_GE(b.evaluated - b.critical_tried * 2, (b.sweeps - 1) * per_sweep);
+}
+
+// A unit tried since the last move kept is not simulated again
+// (RefineOptions::skip_repeats): the climb makes the same moves with fewer
+// evaluations, focused or full, and says how many it skipped.
+TEST(RefineTest, SkippingRepeatsKeepsTheMovesOfAClimbThatTriesThemAgain) {
+  const FromTheCpu c;
+  for (bool focused : {true, false}) {
+    const RefineResult skip = c.Climb(focused, c.start, c.start_s, /*skip_repeats=*/true);
+    const RefineResult again = c.Climb(focused, c.start, c.start_s, /*skip_repeats=*/false);
+    ASSERT_GT(again.kept, 0) << focused;
+    EXPECT_EQ(skip.device_of_node, again.device_of_node) << focused;
+    EXPECT_EQ(skip.step_s, again.step_s) << focused;
+    EXPECT_EQ(skip.kept, again.kept) << focused;
+    EXPECT_EQ(skip.critical_kept, again.critical_kept) << focused;
+    EXPECT_EQ(skip.sweeps, again.sweeps) << focused;
+    EXPECT_EQ(again.repeats_skipped, 0) << focused;
+    EXPECT_GT(skip.repeats_skipped, 0) << focused;
+    EXPECT_LT(skip.evaluated, again.evaluated) << focused;
+  }
 }
 
 // Scope "s" holds eight time steps, s/t_0 to s/t_7 (an Identity each, in a
