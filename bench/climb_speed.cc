@@ -13,8 +13,9 @@
 //
 // --compare repeats instead compares RefineOptions::skip_repeats on and off
 // (the cutoff on): a unit tried since the last move kept is not simulated
-// again. The climb makes the same moves either way, so the two runs of a
-// round reach the same step when both converge within --budget; it prints the
+// again. The two alternate, the first of a round taking turns. The climb
+// makes the same moves either way, so the two runs of a round reach the same
+// step when both converge within --budget; it prints the
 // moves each simulated, those skipped, the seconds to converge, and the median
 // ratio of those seconds (with its range over the rounds).
 //   climb_speed [--configs DIR] [--budget S] [--rounds N] [--layers 2,4,8]
@@ -46,7 +47,8 @@ int CompareRepeats(int layers, const graph::Graph& fwd, const cluster::Cluster& 
   int differing = 0;
   for (int round = 0; round < rounds; ++round) {
     planner::refine::RefineResult r[2];  // [skip_repeats]
-    for (int skip : {1, 0}) {
+    const int order[2][2] = {{1, 0}, {0, 1}};  // which goes first alternates by round
+    for (int skip : order[round % 2]) {
       planner::refine::RefineOptions o;
       o.budget_s = budget_s;
       o.kicks = 0;

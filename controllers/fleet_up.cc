@@ -481,6 +481,15 @@ int FleetCommand(int argc, char** argv) {
       }
     }
   }
+  auto given = [&](const char* flag) {
+    return std::any_of(plan.search_flags.begin(), plan.search_flags.end(),
+                       [&](const std::string& f) { return f.substr(0, f.find('=')) == flag; });
+  };
+  if (given("--profile") && given("--profile-cache")) {  // each controller would refuse it
+    return frontend::UsageError(kSpec,
+                                "--profile-cache after --: it goes without --profile: with "
+                                "--profile's costs, no device is profiled into a cache");
+  }
   if (plan.mode == "real") {
     // Only measured rewards get the hardware's verdict (sim ones are predictions).
     std::string note;

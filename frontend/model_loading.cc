@@ -51,47 +51,34 @@ std::vector<FlagSpec> WithTrainingFlags(std::vector<FlagSpec> own) {
 
 namespace {
 
-// The first dimension after the leading one that is `size`, or -1.
-int LaterDimOf(const graph::Shape& shape, int64_t size) {
-  for (int d = 1; d < shape.rank(); ++d) {
-    if (shape.dim(d) == size) return d;
-  }
-  return -1;
-}
-
 // --batch fills a leading dimension the model leaves open, and only that: a
 // model whose inputs all fix theirs (a PyTorch export without dynamic_axes, a
 // zoo model made at --batch 32) was planned at its own batch while the user
-// asked for another. An input whose fixed leading dimension is the batch asked
-// for agrees with it. A time-major input ([T, B]) that holds the batch asked
-// for later is named as such: --batch is not wrong there, only not needed.
+// asked for another. Inputs whose fixed leading dimension is the batch asked
+// for agree with it. A time-major input ([T, B]) that holds the batch asked
+// for as its dimension 1 is refused too (--batch does nothing there), worded
+// as possibly set already, not only as a wrong batch.
 graph::Status CheckBatchTaken(const LoadedModel& m, const std::string& path) {
   if (!m.options.batch_given || !m.report.bound_placeholders.empty()) return graph::Status::Ok();
   const int64_t batch = m.options.batch;
-  const graph::Node* named = nullptr;
   for (const graph::Node& n : m.graph.nodes()) {
     if (n.op != "Placeholder" || n.output_shapes.empty()) continue;
     const graph::Shape& shape = n.output_shapes[0];
-    if (shape.rank() == 0 || shape.dim(0) < 0) continue;
-    if (shape.dim(0) == batch) return graph::Status::Ok();
-    const bool later = LaterDimOf(shape, batch) > 0;
-    if (!named || (later && LaterDimOf(named->output_shapes[0], batch) < 0)) named = &n;
+    if (shape.rank() == 0 || shape.dim(0) < 0 || shape.dim(0) == batch) continue;
+    const bool given = m.options.input_shapes.count(n.name) > 0;
+    const std::string b = std::to_string(batch);
+    const std::string time_major =
+        shape.rank() > 1 && shape.dim(1) == batch
+            ? "; if its dimension 1 (" + b + ") is the batch, it is set already"
+            : "";
+    return graph::InvalidArgument(
+        path + ": --batch " + b + " binds no input: '" + n.name + "' is " + shape.ToString() +
+        (given ? " by --input-shape (give the batch there, or leave --batch out" + time_major + ")"
+               : ", fixed by the model (make or export it with an open batch dimension, or "
+                 "leave --batch out" +
+                     time_major + ")"));
   }
-  if (!named) return graph::Status::Ok();
-  const graph::Shape& shape = named->output_shapes[0];
-  const int later = LaterDimOf(shape, batch);
-  const bool given = m.options.input_shapes.count(named->name) > 0;
-  const std::string fixed = given ? " by --input-shape" : ", fixed by the model";
-  std::string why = path + ": --batch " + std::to_string(batch) + " binds no input: '" +
-                    named->name + "' is " + shape.ToString() + fixed;
-  if (later > 0) {
-    return graph::InvalidArgument(why + "; if its dimension " + std::to_string(later) + " (" +
-                                  std::to_string(batch) +
-                                  ") is the batch, it is set already: leave --batch out");
-  }
-  return graph::InvalidArgument(
-      why + (given ? " (give the batch there, or leave --batch out)"
-                   : " (make or export it with an open batch dimension, or leave --batch out)"));
+  return graph::Status::Ok();
 }
 
 }  // namespace

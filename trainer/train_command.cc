@@ -130,12 +130,42 @@ std::string ReportJson(const TrainOptions& o, const TrainReport& r, int world) {
   return b + evals + "], \"probes\": [" + ProbesJson(r) + "]}\n";
 }
 
+// With --probe, the first flag given that only training uses ("" when none).
+// A probe run trains each of its configurations (compute groups, learning
+// rate, momentum) for --probe-steps steps, from --checkpoint's model with
+// --resume, and writes no checkpoint, no evaluation and no progress lines.
+std::string UnusedByProbes(const frontend::Args& args, const TrainOptions& o) {
+  for (const char* flag : {"--strategy", "--groups", "--lr", "--momentum", "--epochs", "--steps",
+                           "--period", "--alpha", "--mix", "--checkpoint-every", "--eval-every",
+                           "--target-accuracy", "--log-every"}) {
+    if (args.Has(flag)) {
+      return std::string(flag) +
+             " goes with training: --probe runs each of its configurations (groups, learning "
+             "rate, momentum) for --probe-steps steps";
+    }
+  }
+  if (o.optimizer == "sgd") {
+    return "--optimizer sgd with --probe would drop the probes' momenta: probe with "
+           "--optimizer momentum";
+  }
+  if (!o.checkpoint_dir.empty() && !o.resume) {
+    return "--checkpoint with --probe needs --resume: probes start from a checkpoint and write "
+           "none";
+  }
+  return "";
+}
+
 // The first flag given that the run would not use, with why ("" when none):
 // refused, not silently ignored.
 std::string UnusedFlag(const frontend::Args& args, const TrainOptions& o) {
-  const std::string& strategy = o.strategy.name;
   const bool probe = args.Has("--probe");
-  const bool bucketed = strategy == "sync" || strategy == "async";
+  if (std::string why = probe ? UnusedByProbes(args, o) : ""; !why.empty()) return why;
+  const std::string& strategy = o.strategy.name;
+  // async all-reduces within compute groups of more than one rank; fully
+  // asynchronous (no --groups) each rank is a group of its own. Probes run
+  // sync or async with groups.
+  const bool bucketed =
+      probe || strategy == "sync" || (strategy == "async" && o.strategy.groups > 0);
   const bool accuracy = o.evaluate && o.data == "fashion-mnist";
   const struct {
     const char* flag;
@@ -146,8 +176,10 @@ std::string UnusedFlag(const frontend::Args& args, const TrainOptions& o) {
       {"--period", strategy != "easgd", "applies to --strategy easgd"},
       {"--alpha", strategy != "easgd", "applies to --strategy easgd"},
       {"--mix", strategy != "gossip", "applies to --strategy gossip"},
-      {"--bucket-kb", !bucketed, "applies to --strategy sync or async (their all-reduce)"},
-      {"--first-bucket-kb", !bucketed, "applies to --strategy sync or async (their all-reduce)"},
+      {"--bucket-kb", !bucketed,
+       "applies to the all-reduce of --strategy sync, or of async with --groups"},
+      {"--first-bucket-kb", !bucketed,
+       "applies to the all-reduce of --strategy sync, or of async with --groups"},
       {"--momentum", o.optimizer == "sgd", "applies to --optimizer momentum (sgd has none)"},
       {"--data-dir", o.data != "fashion-mnist", "applies to --data fashion-mnist"},
       {"--checkpoint-every", o.checkpoint_dir.empty(), "needs --checkpoint DIR"},
@@ -159,23 +191,6 @@ std::string UnusedFlag(const frontend::Args& args, const TrainOptions& o) {
   };
   for (const auto& r : rules) {
     if (r.unused && args.Has(r.flag)) return std::string(r.flag) + " " + r.why;
-  }
-  if (!probe) return "";
-  // A probe run trains each of its configurations (compute groups, learning
-  // rate, momentum) for --probe-steps steps, from --checkpoint's model with
-  // --resume, and writes no checkpoint and no evaluation.
-  for (const char* flag :
-       {"--strategy", "--groups", "--lr", "--momentum", "--epochs", "--steps", "--period",
-        "--alpha", "--mix", "--checkpoint-every", "--eval-every", "--target-accuracy"}) {
-    if (args.Has(flag)) {
-      return std::string(flag) +
-             " goes with training: --probe runs each of its configurations (groups, learning "
-             "rate, momentum) for --probe-steps steps";
-    }
-  }
-  if (!o.checkpoint_dir.empty() && !o.resume) {
-    return "--checkpoint with --probe needs --resume: probes start from a checkpoint and write "
-           "none";
   }
   return "";
 }

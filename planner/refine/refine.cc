@@ -237,9 +237,10 @@ class Climber {
   }
 
   // Moves `unit` to whichever other device makes (current, current_s) fastest,
-  // if any does; true when it moved.
-  bool TryUnit(const std::vector<graph::NodeId>& unit, std::vector<int>& current,
-               double& current_s) {
+  // if any does; true when it moved. `*answered` is false when a move came
+  // back kUnavailable (no fleet worker answered): trying it again may gain.
+  bool TryUnit(const std::vector<graph::NodeId>& unit, std::vector<int>& current, double& current_s,
+               bool* answered) {
     std::vector<int> targets;
     for (int d = 0; d < num_devices_; ++d) {
       bool all_there = true;
@@ -255,7 +256,11 @@ class Climber {
     const std::vector<rewards::Evaluation> results = reward_.EvaluateBatchBelow(
         candidates, options_.cutoff ? keep_below_s : std::numeric_limits<double>::infinity());
     r_.evaluated += static_cast<int>(targets.size());
-    for (const rewards::Evaluation& e : results) r_.cut_off += e.cut_off;
+    *answered = true;
+    for (const rewards::Evaluation& e : results) {
+      r_.cut_off += e.cut_off;
+      *answered &= e.status.code() != graph::StatusCode::kUnavailable;
+    }
     int best = -1;
     for (size_t j = 0; j < targets.size(); ++j) {
       if (results[j].status.ok() && results[j].step_s < keep_below_s &&
@@ -334,12 +339,13 @@ class Climber {
     bool improved = false;
     for (size_t u = 0; u < units_.size() && !OutOfTime(); ++u) {
       if (!awake.units[u]) continue;
-      if (!Repeat(unit_tried_at_[u]) && TryUnit(units_[u], current, current_s)) {
+      bool answered = true;
+      if (!Repeat(unit_tried_at_[u]) && TryUnit(units_[u], current, current_s, &answered)) {
         improved = true;
         if (options_.focused_sweeps) Wake(units_[u], awake);
         continue;
       }
-      unit_tried_at_[u] = version_;
+      if (answered) unit_tried_at_[u] = version_;
       if (options_.focused_sweeps) awake.units[u] = 0;
     }
     return improved;
@@ -354,13 +360,14 @@ class Climber {
       // unit[0] names the unit: the op, or its colocation group's first.
       const bool repeat = Repeat(op_tried_at_[unit[0]]);
       if (!repeat) ++r_.critical_tried;
-      if (!repeat && TryUnit(unit, current, current_s)) {
+      bool answered = true;
+      if (!repeat && TryUnit(unit, current, current_s, &answered)) {
         ++r_.critical_kept;
         improved = true;
         if (options_.focused_sweeps) Wake(unit, awake);
         continue;
       }
-      op_tried_at_[unit[0]] = version_;
+      if (answered) op_tried_at_[unit[0]] = version_;
       if (options_.focused_sweeps) awake.nodes[unit[0]] = 0;
     }
     return improved;

@@ -74,8 +74,10 @@ struct RefineOptions {
   // A unit (or critical-path op) tried since the last move kept is not tried
   // again: its moves from the same placement would be evaluated again to the
   // same times (the source is deterministic), and the climb keeps what it
-  // would have kept. The first climb's verifying sweep retried them all.
-  // False: tried again (for measuring the difference: bench/climb_speed).
+  // would have kept. One whose moves came back kUnavailable (a fleet with no
+  // worker answering) is tried again. Until 2026-12-02 the first climb's
+  // verifying sweeps tried them all again. False: tried again (for measuring
+  // the difference: bench/climb_speed --compare repeats).
   bool skip_repeats = true;
   double stall_s = 0;  // seconds of kicks without a better best (by 1 ppm) that end it (0: never)
   uint64_t seed = 1;   // of the kicks' choices

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -208,12 +209,15 @@ TEST(PlannerCliTest, AnUnwritableOutputIsRefusedBeforeTheWork) {
 }
 
 // ps --checkpoint-every without --checkpoint was accepted and wrote nothing.
+// Under `timeout`: a server that accepted it would serve until stopped.
 TEST(PlannerCliTest, APsCheckpointIntervalWithoutACheckpointIsRefused) {
-  RunResult ps = Planner("ps --bind tcp://127.0.0.1:0 --checkpoint-every 5s");
-  EXPECT_EQ(ps.code, 2);
-  EXPECT_NE(ps.err.find("planner ps: --checkpoint-every needs --checkpoint FILE"),
-            std::string::npos)
-      << ps.err;
+  const std::string err = planner_test::ScratchDir() + "/ps-interval.err";
+  const int status = std::system(("timeout 20 " + std::string(PLANNER_BIN) +
+                                  " ps --bind tcp://127.0.0.1:0 --checkpoint-every 5s 2>" + err)
+                                     .c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2) << Slurp(err);
+  EXPECT_EQ(Slurp(err), "planner ps: --checkpoint-every needs --checkpoint FILE\n");
 }
 
 TEST(PlannerCliTest, InspectTextNamesTheHeadlineFigures) {

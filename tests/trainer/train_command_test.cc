@@ -150,9 +150,11 @@ TEST(TrainCommandTest, AFlagTheRunWouldNotUseIsRefused) {
            {"--data synthetic --target-accuracy 0.5", "--target-accuracy needs test accuracy"},
            {"--optimizer adam", "--optimizer must be sgd or momentum, not 'adam'"},
            {"--optimizer sgd --momentum 0.5", "--momentum applies to --optimizer momentum"},
-           {"--strategy easgd --bucket-kb 64", "--bucket-kb applies to --strategy sync or async"},
+           {"--strategy easgd --bucket-kb 64",
+            "--bucket-kb applies to the all-reduce of --strategy sync, or of async with --groups"},
            {"--strategy gossip --first-bucket-kb 16",
-            "--first-bucket-kb applies to --strategy sync or async"},
+            "--first-bucket-kb applies to the all-reduce"},
+           {"--strategy async --bucket-kb 64", "--bucket-kb applies to the all-reduce"},
            {"--data synthetic --data-dir /tmp", "--data-dir applies to --data fashion-mnist"},
            {"--no-eval --eval-every 10", "--eval-every needs test accuracy"},
            {"--data synthetic --eval-every 10", "--eval-every needs test accuracy"},
@@ -161,6 +163,13 @@ TEST(TrainCommandTest, AFlagTheRunWouldNotUseIsRefused) {
            {"--probe 1:0.1:0.9 --lr 0.1", "--lr goes with training: --probe runs each"},
            {"--probe 1:0.1:0.9 --strategy async", "--strategy goes with training"},
            {"--probe 1:0.1:0.9 --steps 5", "--steps goes with training"},
+           // A probe's flags are named before a rule whose advice --probe refuses.
+           {"--probe 1:0.1:0.9 --period 5", "--period goes with training"},
+           {"--probe 1:0.1:0.9 --log-every 5", "--log-every goes with training"},
+           {"--probe 1:0.1:0.9 --optimizer sgd",
+            "--optimizer sgd with --probe would drop the probes' momenta"},
+           {"--probe 1:0.1:0.9 --data synthetic --data-dir /tmp",
+            "--data-dir applies to --data fashion-mnist"},
            {"--probe 1:0.1:0.9 --checkpoint " + planner_test::ScratchDir() + "/probe-ckpt",
             "--checkpoint with --probe needs --resume"}}) {
     EXPECT_EQ(Shell(kTrainer + " train lenet " + flags, &out), 2) << flags;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 
 #include "graph/graphdef.h"
@@ -385,6 +386,62 @@ TEST(RefineTest, SkippingRepeatsKeepsTheMovesOfAClimbThatTriesThemAgain) {
     EXPECT_GT(skip.repeats_skipped, 0) << focused;
     EXPECT_LT(skip.evaluated, again.evaluated) << focused;
   }
+}
+
+// A fleet's evaluation can come back kUnavailable (no worker answered): the
+// sim source, with each batch of moves answered so the first time it is asked
+// for when its hash is odd, and the same as the source after that.
+class FirstAskUnavailable : public rewards::RewardSource {
+ public:
+  explicit FirstAskUnavailable(const rewards::RewardSource& inner) : inner_(inner) {}
+  const char* name() const override { return "flaky"; }
+  rewards::Evaluation Evaluate(const std::vector<int>& d) const override {
+    return inner_.Evaluate(d);
+  }
+  std::vector<rewards::Evaluation> EvaluateBatchBelow(const std::vector<std::vector<int>>& batch,
+                                                      double cutoff_s) const override {
+    size_t hash = batch.size();
+    for (const std::vector<int>& p : batch) {
+      for (int d : p) hash = hash * 1000003 + static_cast<size_t>(d);
+    }
+    if (asked_.insert(hash).second && hash % 2 == 1) {
+      ++unavailable;
+      return std::vector<rewards::Evaluation>(
+          batch.size(), {graph::Status(graph::StatusCode::kUnavailable, "no worker"), 0, 0});
+    }
+    return inner_.EvaluateBatchBelow(batch, cutoff_s);
+  }
+  rewards::Evaluation Timeline(const std::vector<int>& d, sim::StepStats* s) const override {
+    return inner_.Timeline(d, s);
+  }
+  const graph::Graph& executed_graph() const override { return inner_.executed_graph(); }
+  double LowerBoundSeconds() const override { return inner_.LowerBoundSeconds(); }
+  bool concurrent() const override { return false; }
+  mutable int unavailable = 0;
+
+ private:
+  const rewards::RewardSource& inner_;
+  mutable std::set<size_t> asked_;
+};
+
+// A unit whose moves came back unavailable is tried again, as a climb that
+// tries every repeat does: skipping repeats keeps its moves there too.
+TEST(RefineTest, SkippingRepeatsTriesAgainWhatNoWorkerAnswered) {
+  const FromTheCpu c;
+  RefineResult r[2];
+  int unavailable = 0;
+  for (bool skip : {true, false}) {
+    const FirstAskUnavailable flaky(*c.f.reward);
+    RefineOptions o = ClimbOnly();
+    o.skip_repeats = skip;
+    r[skip] = Refine(c.f.p.forward, 3, flaky, c.start, c.start_s, o, nullptr);
+    unavailable += flaky.unavailable;
+  }
+  ASSERT_GT(unavailable, 0);
+  ASSERT_GT(r[0].kept, 0);
+  EXPECT_EQ(r[1].device_of_node, r[0].device_of_node);
+  EXPECT_EQ(r[1].step_s, r[0].step_s);
+  EXPECT_EQ(r[1].kept, r[0].kept);
 }
 
 // Scope "s" holds eight time steps, s/t_0 to s/t_7 (an Identity each, in a
