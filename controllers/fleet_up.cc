@@ -487,8 +487,8 @@ int FleetCommand(int argc, char** argv) {
   };
   if (given("--profile") && given("--profile-cache")) {  // each controller would refuse it
     return frontend::UsageError(kSpec,
-                                "--profile-cache after --: it goes without --profile: with "
-                                "--profile's costs, no device is profiled into a cache");
+                                "--profile-cache after --: with --profile's costs, no device is "
+                                "profiled into a cache");
   }
   if (plan.mode == "real") {
     // Only measured rewards get the hardware's verdict (sim ones are predictions).

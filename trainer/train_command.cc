@@ -39,8 +39,10 @@ const frontend::CommandSpec kSpec{
      {"--optimizer", "NAME", "sgd or momentum (default)"},
      {"--lr", "LR", "learning rate (default 0.01)"},
      {"--momentum", "M", "momentum (default 0.9)"},
-     {"--bucket-kb", "KB", "sync: all-reduce bucket size (default 25600, DDP's 25 MiB)"},
-     {"--first-bucket-kb", "KB", "sync: the first bucket's size (default 1024)"},
+     {"--bucket-kb", "KB",
+      "sync, or async with fewer --groups than ranks: all-reduce bucket size (default 25600, "
+      "DDP's 25 MiB)"},
+     {"--first-bucket-kb", "KB", "with --bucket-kb: the first bucket's size (default 1024)"},
      {"--groups", "G", "async: compute groups, 1 (synchronous) to ranks (default, fully async)"},
      {"--period", "T", "easgd: steps between elastic averaging (default 1)"},
      {"--alpha", "A", "easgd: elastic rate (default 0.9 / ranks)"},
@@ -145,8 +147,7 @@ std::string UnusedByProbes(const frontend::Args& args, const TrainOptions& o) {
     }
   }
   if (o.optimizer == "sgd") {
-    return "--optimizer sgd with --probe would drop the probes' momenta: probe with "
-           "--optimizer momentum";
+    return "--optimizer sgd with --probe would drop the probes' momenta: leave --optimizer out";
   }
   if (!o.checkpoint_dir.empty() && !o.resume) {
     return "--checkpoint with --probe needs --resume: probes start from a checkpoint and write "
@@ -324,6 +325,16 @@ int Run(const frontend::Args& args) {
     auto probes = ParseProbes(args.Get("--probe"), r.world_size);
     if (!probes.ok()) return frontend::UsageError(kSpec, probes.status());
     o.probes = *probes;
+  }
+  // As many groups as ranks: each rank a group of its own, with no all-reduce
+  // (the ranks are known only now; no --groups is refused with the flags).
+  for (const char* flag : {"--bucket-kb", "--first-bucket-kb"}) {
+    if (args.Has(flag) && !args.Has("--probe") && o.strategy.name == "async" &&
+        o.strategy.groups == r.world_size && r.world_size > 1) {
+      return frontend::UsageError(
+          kSpec, std::string(flag) + " applies to the all-reduce of --strategy sync, or of async " +
+                     "with fewer --groups than ranks (" + std::to_string(r.world_size) + ")");
+    }
   }
   auto report = Train(o, r);
   if (!report.ok()) return frontend::CommandError(kSpec, report.status());

@@ -138,8 +138,8 @@ TEST(FleetUp, SearchFlagsThatFleetUpSetsPerControllerAreRefused) {
        "--steps after --: it goes with measured rewards, and --mode sim's workers simulate "
        "(--mode real measures)"},
       {"--profile p.profile --profile-cache off",
-       "--profile-cache after --: it goes without --profile: with --profile's costs, no device "
-       "is profiled into a cache"}};
+       "--profile-cache after --: with --profile's costs, no device is profiled into a "
+       "cache"}};
   for (const auto& [flags, message] : cases) {
     RunResult r =
         Planner("fleet up local:2x1 " + Model("emotion") + " " + Config("k40-paper-2gpu") +

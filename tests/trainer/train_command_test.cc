@@ -167,7 +167,8 @@ TEST(TrainCommandTest, AFlagTheRunWouldNotUseIsRefused) {
            {"--probe 1:0.1:0.9 --period 5", "--period goes with training"},
            {"--probe 1:0.1:0.9 --log-every 5", "--log-every goes with training"},
            {"--probe 1:0.1:0.9 --optimizer sgd",
-            "--optimizer sgd with --probe would drop the probes' momenta"},
+            "--optimizer sgd with --probe would drop the probes' momenta: leave --optimizer "
+            "out"},
            {"--probe 1:0.1:0.9 --data synthetic --data-dir /tmp",
             "--data-dir applies to --data fashion-mnist"},
            {"--probe 1:0.1:0.9 --checkpoint " + planner_test::ScratchDir() + "/probe-ckpt",
@@ -177,6 +178,19 @@ TEST(TrainCommandTest, AFlagTheRunWouldNotUseIsRefused) {
   }
   // --groups 1 is sync's own (trainer tune's command to train on gives it).
   EXPECT_EQ(Shell(kTrainer + " train lenet --data synthetic --steps 1 --groups 1", &out), 0)
+      << out;
+  // As many groups as ranks (known only from the rendezvous's environment):
+  // each rank is a group of its own, with no all-reduce. Refused before it
+  // connects, so no peer is needed.
+  EXPECT_EQ(Shell("RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
+                      std::to_string(FreePort()) + " " + kTrainer +
+                      " train lenet --strategy async --groups 2 --bucket-kb 64 --timeout 5",
+                  &out),
+            2)
+      << out;
+  EXPECT_NE(out.find("trainer train: --bucket-kb applies to the all-reduce of --strategy sync, or "
+                     "of async with fewer --groups than ranks (2)"),
+            std::string::npos)
       << out;
 }
 
