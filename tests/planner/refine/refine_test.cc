@@ -440,7 +440,9 @@ TEST(RefineTest, SkippingRepeatsTriesAgainWhatNoWorkerAnswered) {
     r[skip] = Refine(c.f.p.forward, 3, flaky, c.start, c.start_s, o, nullptr);
     unavailable += flaky.unavailable;
     // The climb that skips repeats asked again for what went unanswered.
-    if (skip) EXPECT_GT(flaky.asked_again, 0);
+    if (skip) {
+      EXPECT_GT(flaky.asked_again, 0);
+    }
   }
   ASSERT_GT(unavailable, 0);
   ASSERT_GT(r[0].kept, 0);
