@@ -3,13 +3,16 @@
 
 Why: the build on CI's 2 cores is most of a CI run, and debug info is a large
 part of each torch-heavy unit's cost. This compiles each named unit (no ccache)
-with the build's own command, its -g replaced per variant, interleaved and
+with the build's own command, its flags replaced per variant, interleaved and
 repeated, and prints each variant's total (median over repeats) and its ratio
-to the first variant's.
+to the first variant's. A variant is flags joined by '+' without their dash
+("g1", "O1", "g1+O1"); each replaces the build's flags of its family (-g*, -O*).
 
 usage: bench/compile_cost.py [--build build] [--repeats 2] [--variants g,g1,g0]
                              [UNIT-SUFFIX ...]
 The default units are a mix: torch-heavy tests and libraries, and torch-free code.
+The sanitizer build's choice of -O1: --build build-asan --variants O2,O1
+graph/onnx.cc frontend/args.cc tests/planner/refine/refine_test.cc sim/simulator.cc
 """
 import argparse
 import json
@@ -28,14 +31,18 @@ DEFAULT_UNITS = [
     "sim/simulator.cc",
     "graph/shape_rules_nn.cc",
 ]
-DEBUG_FLAGS = {"-g", "-g0", "-g1", "-g2", "-g3"}
+FAMILIES = [{"-g", "-g0", "-g1", "-g2", "-g3"}, {"-O0", "-O1", "-O2", "-O3", "-Os", "-Og"}]
 
 
 def command_for(entry, variant, obj):
     args = shlex.split(entry["command"])
     if os.path.basename(args[0]) == "ccache":
         args = args[1:]
-    args = [a for a in args if a not in DEBUG_FLAGS] + ["-" + variant]
+    for flag in ("-" + f for f in variant.split("+")):
+        family = next((f for f in FAMILIES if flag in f), None)
+        if family is None:
+            sys.exit(f"compile_cost: -{variant}: {flag} is neither a -g nor an -O flag")
+        args = [a for a in args if a not in family] + [flag]
     args[args.index("-o") + 1] = obj
     return args
 
@@ -71,13 +78,13 @@ def main():
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 took = time.monotonic() - start
                 times[v][r] += took
-                print(f"  repeat {r + 1} -{v:3s} {took:6.1f} s  {os.path.relpath(entry['file'])}",
+                print(f"  repeat {r + 1} -{v:5s} {took:6.1f} s  {os.path.relpath(entry['file'])}",
                       flush=True)
     first = statistics.median(times[variants[0]])
     for v in variants:
         med = statistics.median(times[v])
         spread = f"{min(times[v]):.1f}..{max(times[v]):.1f}"
-        print(f"-{v:3s} all units: median {med:6.1f} s (range {spread}), "
+        print(f"-{v:5s} all units: median {med:6.1f} s (range {spread}), "
               f"{med / first:.2f} of -{variants[0]}'s")
 
 
