@@ -8,7 +8,7 @@ repeated, and prints each variant's total (median over repeats) and its ratio
 to the first variant's. A variant is flags joined by '+' without their dash
 ("g1", "O1", "g1+O1"); each replaces the build's flags of its family (-g*, -O*).
 
-usage: bench/compile_cost.py [--build build] [--repeats 2] [--variants g,g1,g0]
+usage: bench/compile_cost.py [--build build] [--repeats 2] [--variants g,g1]
                              [UNIT-SUFFIX ...]
 The default units are a mix: torch-heavy tests and libraries, and torch-free code.
 The sanitizer build's choice of -O1: --build build-asan --variants O2,O1

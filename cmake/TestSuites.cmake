@@ -4,7 +4,7 @@
 # (`SuiteName.*`, run as `TARGET --gtest_filter=SuiteName.*`) rather than one per
 # test case. For binaries that link LibTorch: loading it takes about a second of
 # static initialisation per process on CI's 2 cores (bench/test_startup.py), which
-# per-case discovery paid about 340 times a run. A failing case is still named in the suite's output
+# per-case discovery paid once per case. A failing case is still named in the suite's output
 # (ctest --output-on-failure); run one case with the binary's --gtest_filter.
 #
 # Use gtest_discover_tests where a case may skip (GTEST_SKIP): CTest can mark a
