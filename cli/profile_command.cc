@@ -11,8 +11,9 @@ namespace planner::cli {
 namespace {
 const frontend::CommandSpec kSpec{
     "profile",
-    "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--op-time steady-mean|mean|step-median]\n"
-    "       [--gpu-links step|copies] [--batch N] [--optimizer sgd|momentum]\n"
+    "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--warm-steps N]\n"
+    "       [--op-time steady-mean|mean|step-median] [--gpu-links step|copies] [--batch N]\n"
+    "       [--optimizer sgd|momentum]\n"
     "       [--input-shape NAME=D0,...]",
     "Measures, on each real device of DEVICES, the time of every distinct op signature (type,\n"
     "input shapes, attributes) of MODEL's training step, forward and gradient, in rounds that\n"
@@ -30,6 +31,10 @@ const frontend::CommandSpec kSpec{
         {{"-o", "PROFILE", "profile file to extend (required)"},
          {"--steps", "N", "timed steps kept per device (default 7)"},
          {"--warmup", "W", "untimed steps first (default 2)"},
+         {"--warm-steps", "N",
+          "untimed steps a cpu device runs just before each timed one, so that it finds its data "
+          "in the core's caches as consecutive training steps do (default 0: each timed step "
+          "follows the other devices' steps, cold; docs/simulator.md)"},
          {"--op-time", "NAME",
           "steady-mean (default: the mean over the steps in which the device ran under 10% slow; "
           "slow ones are measured again), mean (over every step) or step-median (each step's mean, "
@@ -48,6 +53,11 @@ int Run(const frontend::Args& args) {
     return frontend::UsageError(kSpec, st);
   if (graph::Status st = ParseStepFlags(args, 100000, &options.steps, &options.warmup); !st.ok()) {
     return frontend::UsageError(kSpec, st);
+  }
+  if (args.Has("--warm-steps")) {
+    auto warm = frontend::ParseIntInRange("--warm-steps", args.Get("--warm-steps"), 0, 100);
+    if (!warm.ok()) return frontend::UsageError(kSpec, warm.status());
+    options.warm_steps = static_cast<int>(*warm);
   }
   if (args.Has("--op-time") && !runtime::ParseOpTime(args.Get("--op-time"), &options.op_time)) {
     return frontend::UsageError(kSpec, "--op-time must be steady-mean, mean or step-median, not '" +

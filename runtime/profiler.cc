@@ -192,10 +192,13 @@ struct Rounds {
   std::map<std::string, at::Tensor> feeds;
 };
 
+// One step into `stats`, after `warm` untimed ones on the same executor.
 graph::Status RunStep(Executor& ex, const Rounds& r, const std::string& fetch,
-                      const std::string& what, sim::StepStats* stats) {
+                      const std::string& what, sim::StepStats* stats, int warm = 0) {
   std::vector<at::Tensor> out;
-  graph::Status st = ex.Run(r.feeds, {fetch}, &out, stats);
+  graph::Status st = graph::Status::Ok();
+  for (int i = 0; i < warm && st.ok(); ++i) st = ex.Run(r.feeds, {fetch}, &out, nullptr);
+  if (st.ok()) st = ex.Run(r.feeds, {fetch}, &out, stats);
   if (!st.ok()) return graph::Status(st.code(), "profiling " + what + ": " + st.message());
   return st;
 }
@@ -216,12 +219,14 @@ double HoldFor(const sim::StepStats& step) {
 // placement, and with `split` the step split between a cpu and a GPU. `timed`:
 // add them to the builder.
 graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster::Cluster& c,
-                       bool timed, bool split, ProfileBuilder* b) {
+                       bool timed, bool split, int warm_steps, ProfileBuilder* b) {
   for (int d : r.measure) {
     Executor& ex = *r.single.at(d);
     const std::string what = "on '" + c.devices[d].name + "'";
     sim::StepStats stats;
+    int warm = warm_steps;
     if (c.devices[d].kind == cluster::DeviceKind::kCuda) {
+      warm = 0;  // the untimed step below warms it
       // A GPU's host times from a step as the executor runs it, its kernels'
       // from a step with kernel timing: the timing's waits before each op
       // change what the host spends around its launches.
@@ -231,12 +236,13 @@ graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster:
       ex.set_kernel_timing(true, HoldFor(stats));
       stats = {};
     }
-    GRAPH_RETURN_IF_ERROR(RunStep(ex, r, fetch, what, &stats));
+    GRAPH_RETURN_IF_ERROR(RunStep(ex, r, fetch, what, &stats, warm));
     if (timed) b->AddStep(ex.graph(), c, d, stats);
   }
   if (r.alternating) {
     sim::StepStats stats;
-    GRAPH_RETURN_IF_ERROR(RunStep(*r.alternating, r, fetch, "with ops alternating", &stats));
+    GRAPH_RETURN_IF_ERROR(
+        RunStep(*r.alternating, r, fetch, "with ops alternating", &stats, warm_steps));
     if (timed) b->AddSharedStep(r.alternating->graph(), c, stats);
   }
   if (r.gpu_split && split) {
@@ -831,7 +837,8 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   for (int i = 0; i < options.warmup + options.steps; ++i) {
     // The split step in the last warm-up round and the first timed one.
     const bool split = i + 1 >= options.warmup && i <= options.warmup;
-    GRAPH_RETURN_IF_ERROR(RunRound(r, fetch, c, i >= options.warmup, split, &b));
+    GRAPH_RETURN_IF_ERROR(
+        RunRound(r, fetch, c, i >= options.warmup, split, options.warm_steps, &b));
   }
   // Steps left out as slow (kSteadyMean) are measured again, device by device.
   for (int k = 0; k < options.max_extra_steps; ++k) {
@@ -839,8 +846,9 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
     for (int d : r.measure) {
       if (b.KeptSteps(c.devices[d].name) >= options.steps) continue;
       sim::StepStats stats;
+      const int warm = c.devices[d].kind == cluster::DeviceKind::kCuda ? 0 : options.warm_steps;
       GRAPH_RETURN_IF_ERROR(
-          RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'", &stats));
+          RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'", &stats, warm));
       b.AddStep(r.single.at(d)->graph(), c, d, stats);
       more = true;
     }

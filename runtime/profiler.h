@@ -107,6 +107,14 @@ struct ProfileOptions {
   OpTime op_time = OpTime::kSteadyMean;  // ...and with kSteadyMean left out and re-measured...
   int max_extra_steps = 7;               // ...at most this many times per device
   GpuLinks gpu_links = GpuLinks::kStep;
+  // Untimed steps a cpu device's executor (and the alternating one) runs just
+  // before each of its timed steps, so that the timed step finds its own data
+  // in the core's caches, as a training step does after the one before it. At
+  // 0 (the default) it follows the other executors' steps of its round, cold.
+  // Warm steps predicted single-device steps 3-4 points faster, but ratios of
+  // a split to one core worse, in three runs of bench/profile_flags_ab.sh
+  // (docs/simulator.md, item 8 of "What diverged"), so they are not the default.
+  int warm_steps = 0;
 };
 
 // What one device's steps looked like while it was profiled now.

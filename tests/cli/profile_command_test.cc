@@ -112,11 +112,13 @@ TEST(ProfileCommandTest, ACorruptProfileIsAOneLineErrorNamingIt) {
   EXPECT_NE(r.err.find(prof + ":1: not a planner profile"), std::string::npos) << r.err;
 }
 
-TEST(ProfileCommandTest, AnUnknownOpTimeOrGpuLinksIsAOneLineErrorNamingIt) {
+TEST(ProfileCommandTest, AnUnknownOpTimeGpuLinksOrWarmStepsIsAOneLineErrorNamingIt) {
   for (const auto& [flag, message] :
        {std::pair<std::string, std::string>{
             "--op-time median", "--op-time must be steady-mean, mean or step-median, not 'median'"},
-        {"--gpu-links split", "--gpu-links must be step or copies, not 'split'"}}) {
+        {"--gpu-links split", "--gpu-links must be step or copies, not 'split'"},
+        {"--warm-steps -1", "--warm-steps must be an integer from 0 to 100"},
+        {"--warm-steps two", "--warm-steps must be an integer from 0 to 100"}}) {
     RunResult r = Planner("profile " + flag + " " + Model("emotion") + " " + Config("local-2cpu") +
                           " -o " + planner_test::ScratchDir() + "/x.prof");
     EXPECT_EQ(r.code, 2) << flag;

@@ -58,9 +58,20 @@ std::vector<int> StreamPerCore(const graph::Graph& g) {
 }
 
 // How far the simulator's ratio of two placements' steps may be from the
-// hardware's: about twice its median error on the climb's picks
-// (docs/benchmarks.md, 6.6% with the refit, 8.8% without).
-constexpr double kRatioError = 0.15;
+// hardware's: the p90 of its error in the ratio of a split's step to one
+// core's over the 13 models of models/tfjs and their etf, metis and scotch
+// splits, 0.37 (the median of three runs of bench/profile_flags_ab.sh, 0.24 /
+// 0.37 / 0.55; medians 0.05-0.07; docs/simulator.md, item 8 of "What
+// diverged"). This case sits in that tail: the simulator underrates the
+// split's gain (the figures line below) by a median of 0.05 in 15 runs on the
+// development VM on 2026-12-02, by 0.05-0.27 in twelve on 2026-12-03 as the
+// VM's state moved, and by 0.16 and 0.19 in two CI runs, which failed the
+// bound of 0.15 (twice the median per-placement error) this test had.
+constexpr double kRatioError = 0.37;
+// A split the hardware runs faster than one core by more than this, the
+// simulator ranks faster too: whatever its error in the ratio, the order is
+// what a search acts on.
+constexpr double kRankMargin = 0.10;
 
 TEST(SplitRankingTest, TheSimulatorRanksASplitAsTheHardwareDoesWithinItsError) {
   auto model = frontend::LoadModel(std::string(PLANNER_MODELS_DIR) + "/age.json", {});
@@ -118,13 +129,15 @@ TEST(SplitRankingTest, TheSimulatorRanksASplitAsTheHardwareDoesWithinItsError) {
   }
   // The simulator's ratio of the two is within kRatioError of the hardware's
   // (on a CI machine, 2026-11-30, the split ran 9% faster and was simulated
-  // 1.7% slower: a ratio off by 0.10, within what the simulator claims)...
+  // 1.7% slower: a ratio off by 0.10)...
   const double measured_ratio = Median(measured[1]) / Median(measured[0]);
   const double simulated_ratio = simulated[1] / simulated[0];
   EXPECT_LT(simulated_ratio, measured_ratio + kRatioError) << figures;
-  // ...and a split the hardware runs faster by more than that error is faster
-  // in the simulator too (on this VM, a quarter faster).
-  if (measured_ratio < 1 - kRatioError) {
+  EXPECT_GT(simulated_ratio, measured_ratio - kRatioError) << figures;
+  // ...and a split the hardware runs clearly faster is faster in the
+  // simulator too (measured at 0.61-0.85 of one core's step and simulated at
+  // 0.78-0.98 in the runs of 2026-12-03 and the two CI runs above).
+  if (measured_ratio < 1 - kRankMargin) {
     EXPECT_LT(simulated[1], simulated[0]) << figures;
   }
 }
