@@ -12,6 +12,8 @@
 # them more than 5% apart (the same pairs for both).
 #   bench/profile_flags_ab.sh PLANNER "FLAGS_A" "FLAGS_B" [MODEL...]   (from the repository root)
 #   bench/profile_flags_ab.sh build/planner/planner "--warm-steps 0" "--warm-steps 1"
+# No -e: a model or placement that fails is named on stderr and left out, and
+# the rest still run.
 set -uo pipefail
 # shellcheck source=bench/usage.sh
 source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
@@ -40,10 +42,14 @@ for m in "${models[@]}"; do
     # shellcheck disable=SC2086  # the flags split into words
     "$planner" profile "$M" $D -o "$out/$m.$which.prof" $flags >/dev/null || ok=0
   done
-  [ $ok = 1 ] || continue
+  if [ $ok = 0 ]; then
+    echo "profile_flags_ab.sh: $m left out: planner profile failed" >&2
+    continue
+  fi
   for method in etf metis scotch; do
     "$planner" baseline "$M" $D --method $method --profile "$out/$m.b.prof" \
-      -o "$out/$m.$method.yaml" >/dev/null 2>&1
+      -o "$out/$m.$method.yaml" >/dev/null 2>&1 ||
+      echo "profile_flags_ab.sh: $m $method left out: planner baseline failed" >&2
   done
   for placement in single etf metis scotch; do
     arg=()
@@ -56,6 +62,8 @@ for m in "${models[@]}"; do
     sim_b=$(grep -o "simulated step time: [0-9.]*" <<<"$r" | grep -o "[0-9.]*$")
     sim_a=$("$planner" simulate "$M" $D "${arg[@]}" --profile "$out/$m.a.prof" 2>&1 |
       grep -o "simulated step time: [0-9.]*" | grep -o "[0-9.]*$")
+    [ -n "$measured" ] && [ -n "$sim_a" ] && [ -n "$sim_b" ] ||
+      echo "profile_flags_ab.sh: $m $placement left out: no measured or simulated step" >&2
     echo "$m $placement ${measured:-nan} ${sim_a:-nan} ${sim_b:-nan}" | tee -a "$rows"
   done
 done
@@ -74,6 +82,7 @@ FLAGS_A=$flags_a FLAGS_B=$flags_b awk '
       else { nx[b]++; spl[b, nx[b]] = (s - $3) / $3 } }
   }
   END {
+    if (n[0] == 0) { print "no placement was measured and simulated with both profiles"; exit 1 }
     name[0] = "A (" ENVIRON["FLAGS_A"] ")"; name[1] = "B (" ENVIRON["FLAGS_B"] ")"
     for (b = 0; b < 2; b++) {
       for (i = 1; i <= n[b]; i++) v[i] = e[b, i]

@@ -54,11 +54,9 @@ int Run(const frontend::Args& args) {
   if (graph::Status st = ParseStepFlags(args, 100000, &options.steps, &options.warmup); !st.ok()) {
     return frontend::UsageError(kSpec, st);
   }
-  if (args.Has("--warm-steps")) {
-    auto warm = frontend::ParseIntInRange("--warm-steps", args.Get("--warm-steps"), 0, 100);
-    if (!warm.ok()) return frontend::UsageError(kSpec, warm.status());
-    options.warm_steps = static_cast<int>(*warm);
-  }
+  auto warm = args.GetInt("--warm-steps", options.warm_steps, 0, 100);
+  if (!warm.ok()) return frontend::UsageError(kSpec, warm.status());
+  options.warm_steps = static_cast<int>(*warm);
   if (args.Has("--op-time") && !runtime::ParseOpTime(args.Get("--op-time"), &options.op_time)) {
     return frontend::UsageError(kSpec, "--op-time must be steady-mean, mean or step-median, not '" +
                                            args.Get("--op-time") + "'");

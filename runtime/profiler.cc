@@ -226,7 +226,7 @@ graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster:
     sim::StepStats stats;
     int warm = warm_steps;
     if (c.devices[d].kind == cluster::DeviceKind::kCuda) {
-      warm = 0;  // the untimed step below warms it
+      warm = 0;  // the step without kernel timing, just before the timed one, warms it
       // A GPU's host times from a step as the executor runs it, its kernels'
       // from a step with kernel timing: the timing's waits before each op
       // change what the host spends around its launches.

@@ -111,9 +111,11 @@ struct ProfileOptions {
   // before each of its timed steps, so that the timed step finds its own data
   // in the core's caches, as a training step does after the one before it. At
   // 0 (the default) it follows the other executors' steps of its round, cold.
-  // Warm steps predicted single-device steps 3-4 points faster, but ratios of
-  // a split to one core worse, in three runs of bench/profile_flags_ab.sh
-  // (docs/simulator.md, item 8 of "What diverged"), so they are not the default.
+  // In three runs of bench/profile_flags_ab.sh (docs/simulator.md, item 8 of
+  // "What diverged") warm steps lowered the signed median errors but put the
+  // ratio of a split's step to one core's further off in the median in all
+  // three (better at p90 in two), so they are not the default. Not recorded
+  // in the profile: extending a profile with another setting mixes the two.
   int warm_steps = 0;
 };
 

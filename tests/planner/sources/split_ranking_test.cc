@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "cluster/devices.h"
 #include "frontend/model_loading.h"
@@ -62,15 +63,21 @@ std::vector<int> StreamPerCore(const graph::Graph& g) {
 // core's over the 13 models of models/tfjs and their etf, metis and scotch
 // splits, 0.37 (the median of three runs of bench/profile_flags_ab.sh, 0.24 /
 // 0.37 / 0.55; medians 0.05-0.07; docs/simulator.md, item 8 of "What
-// diverged"). This case sits in that tail: the simulator underrates the
-// split's gain (the figures line below) by a median of 0.05 in 15 runs on the
-// development VM on 2026-12-02, by 0.05-0.27 in twelve on 2026-12-03 as the
-// VM's state moved, and by 0.16 and 0.19 in two CI runs, which failed the
-// bound of 0.15 (twice the median per-placement error) this test had.
+// diverged"). That bench measures each placement in its own process, minutes
+// from the profile, so the bound is loose for this test's interleaved pairs;
+// it only binds where the hardware's gain is large. The check that fails when
+// the simulator goes wrong on this case is the ranking below. Here it
+// underrates the split's gain: bench/split_ranking_runs.sh 20 printed off by
+// -0.111 to +0.098 (median +0.032) on 2026-12-03, and two CI runs failed the
+// bound of 0.15 (twice the median per-placement error) this test had
+// (measured 6.756 / 4.254 ms, simulated 6.529 / 5.346 ms, single / split, in
+// the later one).
 constexpr double kRatioError = 0.37;
 // A split the hardware runs faster than one core by more than this, the
-// simulator ranks faster too: whatever its error in the ratio, the order is
-// what a search acts on.
+// simulator ranks faster too: about twice its median per-placement |error|
+// (4.9-5.7% in the bench's three runs), inside which its error may flip the
+// order (on a CI machine, 2026-11-30, the split ran 9% faster and was
+// simulated 1.7% slower). The order is what a search acts on.
 constexpr double kRankMargin = 0.10;
 
 TEST(SplitRankingTest, TheSimulatorRanksASplitAsTheHardwareDoesWithinItsError) {
@@ -118,25 +125,25 @@ TEST(SplitRankingTest, TheSimulatorRanksASplitAsTheHardwareDoesWithinItsError) {
   int split_faster = 0;
   for (size_t r = 0; r < measured[0].size(); ++r) split_faster += measured[1][r] < measured[0][r];
   const int n = static_cast<int>(measured[0].size());
-  const std::string figures = "measured " + std::to_string(Median(measured[0]) * 1e3) + " / " +
-                              std::to_string(Median(measured[1]) * 1e3) + " ms, simulated " +
-                              std::to_string(simulated[0] * 1e3) + " / " +
-                              std::to_string(simulated[1] * 1e3) +
-                              " ms (single / a stream per core)";
-  std::printf("%s\n", figures.c_str());
+  const double measured_ratio = Median(measured[1]) / Median(measured[0]);
+  const double simulated_ratio = simulated[1] / simulated[0];
+  char figures[200];
+  std::snprintf(figures, sizeof figures,
+                "measured %.3f / %.3f ms, simulated %.3f / %.3f ms (single / a stream per core); "
+                "split / single measured %.3f, simulated %.3f, off by %+.3f",
+                Median(measured[0]) * 1e3, Median(measured[1]) * 1e3, simulated[0] * 1e3,
+                simulated[1] * 1e3, measured_ratio, simulated_ratio,
+                simulated_ratio - measured_ratio);
+  std::printf("%s\n", figures);
   if (split_faster < n - 1) {
     GTEST_SKIP() << "the hardware did not run the split faster this time: " << figures;
   }
-  // The simulator's ratio of the two is within kRatioError of the hardware's
-  // (on a CI machine, 2026-11-30, the split ran 9% faster and was simulated
-  // 1.7% slower: a ratio off by 0.10)...
-  const double measured_ratio = Median(measured[1]) / Median(measured[0]);
-  const double simulated_ratio = simulated[1] / simulated[0];
+  // The simulator's ratio of the two is within kRatioError of the hardware's...
   EXPECT_LT(simulated_ratio, measured_ratio + kRatioError) << figures;
   EXPECT_GT(simulated_ratio, measured_ratio - kRatioError) << figures;
   // ...and a split the hardware runs clearly faster is faster in the
-  // simulator too (measured at 0.61-0.85 of one core's step and simulated at
-  // 0.78-0.98 in the runs of 2026-12-03 and the two CI runs above).
+  // simulator too (split / single measured 0.726-1.086, simulated 0.779-1.092
+  // in the script's run above).
   if (measured_ratio < 1 - kRankMargin) {
     EXPECT_LT(simulated[1], simulated[0]) << figures;
   }
