@@ -22,10 +22,7 @@ bench_args 3 "$@"
 planner=$1 flags_a=$2 flags_b=$3
 shift 3
 bench_need "$planner"
-models=("$@")
-if [ ${#models[@]} -eq 0 ]; then
-  for f in models/tfjs/*.json; do models+=("$(basename "$f" .json)"); done
-fi
+mapfile -t models < <(bench_tfjs_models "$@")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rows="$out/rows"

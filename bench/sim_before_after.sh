@@ -15,10 +15,7 @@ bench_usage "$@"
 bench_args 2 "$@"
 old=$1 new=$2
 shift 2
-models=("$@")
-if [ ${#models[@]} -eq 0 ]; then
-  for f in models/tfjs/*.json; do models+=("$(basename "$f" .json)"); done
-fi
+mapfile -t models < <(bench_tfjs_models "$@")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rows="$out/rows"

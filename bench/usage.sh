@@ -6,6 +6,9 @@
 #   bench_need PROGRAM...   a program it runs is missing: one line naming it
 #                           and the build that makes it, exit 1
 #   bench_duration NAME V   V is not 90, 90s, 15m or 2h: one line, exit 2
+#   bench_tfjs_models NAME...
+#                           prints the names given, or, with none, every model
+#                           of models/tfjs, one per line
 #   bench_zoo PLANNER SPEC OUT
 #                           writes the zoo model SPEC names, NAME[:--flag=v,...]
 #                           ("nmt:--layers=2,--sizes=small"), to OUT
@@ -49,4 +52,13 @@ bench_zoo() {
   [[ "$spec" == *:* ]] && flags="$(echo "${spec#*:}" | tr '=' ' ' | tr ',' ' ')"
   # shellcheck disable=SC2086
   "$1" zoo "${spec%%:*}" $flags -o "$3" >/dev/null
+}
+
+bench_tfjs_models() {
+  local f
+  if [ $# -gt 0 ]; then
+    printf '%s\n' "$@"
+    return
+  fi
+  for f in models/tfjs/*.json; do basename "$f" .json; done
 }

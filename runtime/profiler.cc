@@ -192,6 +192,12 @@ struct Rounds {
   std::map<std::string, at::Tensor> feeds;
 };
 
+// The untimed steps before a timed step of device `d`: a GPU's timed step
+// already follows its step without kernel timing.
+int WarmSteps(const cluster::Cluster& c, int d, int warm_steps) {
+  return c.devices[d].kind == cluster::DeviceKind::kCuda ? 0 : warm_steps;
+}
+
 // One step into `stats`, after `warm` untimed ones on the same executor.
 graph::Status RunStep(Executor& ex, const Rounds& r, const std::string& fetch,
                       const std::string& what, sim::StepStats* stats, int warm = 0) {
@@ -224,9 +230,7 @@ graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster:
     Executor& ex = *r.single.at(d);
     const std::string what = "on '" + c.devices[d].name + "'";
     sim::StepStats stats;
-    int warm = warm_steps;
     if (c.devices[d].kind == cluster::DeviceKind::kCuda) {
-      warm = 0;  // the step without kernel timing, just before the timed one, warms it
       // A GPU's host times from a step as the executor runs it, its kernels'
       // from a step with kernel timing: the timing's waits before each op
       // change what the host spends around its launches.
@@ -236,7 +240,7 @@ graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster:
       ex.set_kernel_timing(true, HoldFor(stats));
       stats = {};
     }
-    GRAPH_RETURN_IF_ERROR(RunStep(ex, r, fetch, what, &stats, warm));
+    GRAPH_RETURN_IF_ERROR(RunStep(ex, r, fetch, what, &stats, WarmSteps(c, d, warm_steps)));
     if (timed) b->AddStep(ex.graph(), c, d, stats);
   }
   if (r.alternating) {
@@ -846,9 +850,8 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
     for (int d : r.measure) {
       if (b.KeptSteps(c.devices[d].name) >= options.steps) continue;
       sim::StepStats stats;
-      const int warm = c.devices[d].kind == cluster::DeviceKind::kCuda ? 0 : options.warm_steps;
-      GRAPH_RETURN_IF_ERROR(
-          RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'", &stats, warm));
+      GRAPH_RETURN_IF_ERROR(RunStep(*r.single.at(d), r, fetch, "on '" + c.devices[d].name + "'",
+                                    &stats, WarmSteps(c, d, options.warm_steps)));
       b.AddStep(r.single.at(d)->graph(), c, d, stats);
       more = true;
     }

@@ -66,16 +66,11 @@ TEST(ProfilerTest, WithWarmStepsEverySignatureAndTheSharingFiguresAreStillMeasur
   ASSERT_TRUE(fwd.ok());
   auto t = graph::BuildTrainingGraph(*fwd, {});
   ASSERT_TRUE(t.ok()) << t.status().message();
-  auto c = cluster::ParseDevicesYaml(
-      "devices:\n  - {name: cpu0, kind: cpu, cores: [0]}\n  - {name: cpu1, kind: cpu, cores: "
-      "[1]}\n",
-      "two.yaml");
-  ASSERT_TRUE(c.ok());
   ProfileOptions options{0, 2};
   options.warm_steps = 2;
   sim::Profile p;
   ProfileReport report;
-  ASSERT_TRUE(ProfileGraph(t->graph, t->loss, *c, options, &p, &report).ok());
+  ASSERT_TRUE(ProfileGraph(t->graph, t->loss, TwoCpus(), options, &p, &report).ok());
   EXPECT_EQ(report.measured, (std::vector<std::string>{"cpu0", "cpu1"}));
   EXPECT_EQ(static_cast<int>(p.ops["cpu0"].size()), report.signatures);
   EXPECT_EQ(static_cast<int>(p.ops["cpu1"].size()), report.signatures);
