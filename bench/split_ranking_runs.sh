@@ -10,13 +10,13 @@ set -euo pipefail
 # shellcheck source=bench/usage.sh
 source "$(dirname "${BASH_SOURCE[0]}")/usage.sh"
 bench_usage "$@"
-test=build/tests/planner/planner_split_ranking_test
-bench_need "$test"
 n=${1:-10}
 if ! [[ "$n" =~ ^[1-9][0-9]*$ ]]; then
   echo "split_ranking_runs.sh: N must be a positive whole number, not '$n'" >&2
   exit 2
 fi
+test=build/tests/planner/planner_split_ranking_test
+bench_need "$test"
 for _ in $(seq "$n"); do
   out=$("$test" 2>&1 || true)
   status=failed

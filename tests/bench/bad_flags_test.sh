@@ -2,7 +2,8 @@
 # The bench programs and scripts refuse bad arguments in one line naming the
 # argument (exit 2), before any work: build/bench/climb_speed's --budget,
 # --rounds and --layers, build/bench/fleet_bench's --sizes, bench/speed_figures.sh's ROUNDS,
-# bench/apart_colocated.sh's SHARE, every script's budget, arguments and --help
+# bench/apart_colocated.sh's SHARE, bench/split_ranking_runs.sh's N, every
+# script's budget, arguments and --help
 # (bench/usage.sh). And
 # bench/best_known.sh offers no placement with gradients apart (--gradients
 # heavy) as a best known, which keep every gradient with its op.
@@ -32,6 +33,10 @@ expect "search_paper.sh: BUDGET '15x' is not a duration (90, 90s, 15m or 2h)" \
   bash "$src/bench/search_paper.sh" 15x
 expect "measure_ab.sh: expected at least 5 argument(s), got 1 (--help shows the usage)" \
   bash "$src/bench/measure_ab.sh" planner
+expect "profile_flags_ab.sh: expected at least 3 argument(s), got 1 (--help shows the usage)" \
+  bash "$src/bench/profile_flags_ab.sh" planner
+expect "split_ranking_runs.sh: N must be a positive whole number, not 'x'" \
+  bash "$src/bench/split_ranking_runs.sh" x
 for script in "$src"/bench/*.sh; do
   case $(basename "$script") in lib.sh | usage.sh) continue ;; esac
   out=$(bash "$script" --help 2>&1)
