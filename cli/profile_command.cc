@@ -11,7 +11,7 @@ namespace planner::cli {
 namespace {
 const frontend::CommandSpec kSpec{
     "profile",
-    "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--warm-steps N]\n"
+    "MODEL DEVICES -o PROFILE [--steps N] [--warmup W] [--warm-steps N] [--parallel-step on|off]\n"
     "       [--op-time steady-mean|mean|step-median] [--gpu-links step|copies] [--batch N]\n"
     "       [--optimizer sgd|momentum]\n"
     "       [--input-shape NAME=D0,...]",
@@ -35,6 +35,10 @@ const frontend::CommandSpec kSpec{
           "untimed steps a cpu device runs just before each timed one, so that it finds its data "
           "in the core's caches as consecutive training steps do (default 0: each timed step "
           "follows the other devices' steps, cold; docs/simulator.md)"},
+         {"--parallel-step", "on|off",
+          "also time, each round, a step with a whole copy of the graph on each of the first two "
+          "cpu devices at once, so that coarse splits get the sharing figures of independent "
+          "streams (default off; docs/simulator.md)"},
          {"--op-time", "NAME",
           "steady-mean (default: the mean over the steps in which the device ran under 10% slow; "
           "slow ones are measured again), mean (over every step) or step-median (each step's mean, "
@@ -57,6 +61,13 @@ int Run(const frontend::Args& args) {
   auto warm = args.GetInt("--warm-steps", options.warm_steps, 0, 100);
   if (!warm.ok()) return frontend::UsageError(kSpec, warm.status());
   options.warm_steps = static_cast<int>(*warm);
+  if (args.Has("--parallel-step")) {
+    const std::string v = args.Get("--parallel-step");
+    if (v != "on" && v != "off") {
+      return frontend::UsageError(kSpec, "--parallel-step must be on or off, not '" + v + "'");
+    }
+    options.parallel_step = v == "on";
+  }
   if (args.Has("--op-time") && !runtime::ParseOpTime(args.Get("--op-time"), &options.op_time)) {
     return frontend::UsageError(kSpec, "--op-time must be steady-mean, mean or step-median, not '" +
                                            args.Get("--op-time") + "'");
@@ -130,6 +141,18 @@ int Run(const frontend::Args& args) {
     if (cold != profile.cold_s.end()) {
       std::printf("  %s: a kernel in a split step takes more after its device idled:%s\n",
                   device.c_str(), sim::DescribeColdBins(cold->second).c_str());
+    }
+    auto par = profile.parallel_slowdown.find(device);
+    auto par_cold = profile.parallel_cold_s.find(device);
+    auto at = profile.shared_cross.find(device);
+    if (par != profile.parallel_slowdown.end() && at != profile.shared_cross.end()) {
+      std::printf(
+          "  %s: the above at %.2f cross-device edges per op; with a copy of the graph on each cpu "
+          "(none): slowdown x%.3f, after idling:%s\n",
+          device.c_str(), at->second, par->second,
+          par_cold == profile.parallel_cold_s.end()
+              ? " none"
+              : sim::DescribeColdBins(par_cold->second).c_str());
     }
   }
   for (const runtime::DeviceProfileReport& d : report.devices) {

@@ -269,6 +269,31 @@ std::vector<NodeSpec> Graph::ToSpecs() const {
   return specs;
 }
 
+Result<Graph> Graph::WithCopy(const std::string& prefix) const {
+  std::vector<NodeSpec> specs = ToSpecs();
+  specs.reserve(2 * specs.size());
+  for (size_t i = 0, n = nodes_.size(); i < n; ++i) {
+    NodeSpec copy = specs[i];
+    copy.name = prefix + copy.name;
+    for (std::string& in : copy.inputs) {
+      in = in.rfind('^', 0) == 0 ? "^" + prefix + in.substr(1) : prefix + in;
+    }
+    copy.attrs.erase("_class");
+    specs.push_back(std::move(copy));
+  }
+  GRAPH_ASSIGN_OR_RETURN(Graph both, Create(std::move(specs), "two copies of the graph"));
+  for (size_t i = 0, n = nodes_.size(); i < n; ++i) {
+    for (Node* to : {&both.nodes_[i], &both.nodes_[n + i]}) {
+      to->output_dtypes = nodes_[i].output_dtypes;
+      to->output_shapes = nodes_[i].output_shapes;
+      to->output_values = nodes_[i].output_values;
+    }
+  }
+  both.producer_version_ = producer_version_;
+  both.shapes_inferred_ = shapes_inferred_;
+  return both;
+}
+
 bool Graph::SameStructure(const Graph& o, std::string* diff) const {
   auto fail = [&](const std::string& why) {
     if (diff) *diff = why;

@@ -120,6 +120,14 @@ class Graph {
   // Same nodes (names, ops, inputs, attributes, devices) in the same order.
   bool SameStructure(const Graph& o, std::string* first_difference) const;
 
+  // This graph and, after it, a second copy of every node, named `prefix` +
+  // its name and reading the copies of its inputs: two independent graphs in
+  // one, node id i and size() + i the same node. Shapes and values are the
+  // copies' too; colocation constraints are left out of the copy (names would
+  // cross). What `planner profile` runs as independent streams. Fails when a
+  // prefixed name is already taken.
+  Result<Graph> WithCopy(const std::string& prefix) const;
+
  private:
   std::vector<Node> nodes_;
   void RebuildIndex();

@@ -8,6 +8,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -181,6 +182,9 @@ graph::Status ProfileGpuLink(const cluster::Cluster& c, int src, int dst, sim::P
   return FitLink(c, src, dst, bytes, seconds, profile);
 }
 
+// The prefix of the second copy's node names in the parallel step.
+constexpr char kParallelCopy[] = "parallel_copy/";
+
 // The executors and feeds of one profiling run, and what each round runs.
 struct Rounds {
   std::map<int, std::unique_ptr<Executor>> single;  // device -> every op on it
@@ -188,6 +192,8 @@ struct Rounds {
   std::vector<int> measure;               // devices run alone each round: wanted, and shared ones
   std::vector<int> shared;                // cpus whose sharing figures the alternating steps give
   std::unique_ptr<Executor> alternating;  // ops alternating between two cpus, or null
+  std::unique_ptr<Executor> parallel;     // a copy of the graph on each of two cpus, or null
+  std::map<std::string, at::Tensor> parallel_feeds;  // its feeds: both copies'
   std::unique_ptr<Executor> gpu_split;    // ops alternating between a cpu and a GPU, or null
   std::map<std::string, at::Tensor> feeds;
 };
@@ -201,10 +207,12 @@ int WarmSteps(const cluster::Cluster& c, int d, int warm_steps) {
 // One step into `stats`, after `warm` untimed ones on the same executor.
 graph::Status RunStep(Executor& ex, const Rounds& r, const std::string& fetch,
                       const std::string& what, sim::StepStats* stats, int warm = 0) {
+  const std::map<std::string, at::Tensor>& feeds =
+      &ex == r.parallel.get() ? r.parallel_feeds : r.feeds;
   std::vector<at::Tensor> out;
   graph::Status st = graph::Status::Ok();
-  for (int i = 0; i < warm && st.ok(); ++i) st = ex.Run(r.feeds, {fetch}, &out, nullptr);
-  if (st.ok()) st = ex.Run(r.feeds, {fetch}, &out, stats);
+  for (int i = 0; i < warm && st.ok(); ++i) st = ex.Run(feeds, {fetch}, &out, nullptr);
+  if (st.ok()) st = ex.Run(feeds, {fetch}, &out, stats);
   if (!st.ok()) return graph::Status(st.code(), "profiling " + what + ": " + st.message());
   return st;
 }
@@ -248,6 +256,12 @@ graph::Status RunRound(const Rounds& r, const std::string& fetch, const cluster:
     GRAPH_RETURN_IF_ERROR(
         RunStep(*r.alternating, r, fetch, "with ops alternating", &stats, warm_steps));
     if (timed) b->AddSharedStep(r.alternating->graph(), c, stats);
+  }
+  if (r.parallel) {
+    sim::StepStats stats;
+    GRAPH_RETURN_IF_ERROR(
+        RunStep(*r.parallel, r, fetch, "with a copy of the graph on each cpu", &stats, warm_steps));
+    if (timed) b->AddParallelStep(r.parallel->graph(), c, stats);
   }
   if (r.gpu_split && split) {
     sim::StepStats stats;
@@ -315,6 +329,23 @@ void Merge(const sim::Profile& fresh, const cluster::Cluster& c, const Rounds& r
     if (cold != fresh.cold_s.end()) profile->cold_s[name] = cold->second;
     auto cross = fresh.dispatch_cross_s.find(name);
     if (cross != fresh.dispatch_cross_s.end()) profile->dispatch_cross_s[name] = cross->second;
+    // The parallel figures pair with the alternating ones measured beside
+    // them: a device measured now without them loses the old ones.
+    for (auto [from, to] : {std::pair{&fresh.parallel_slowdown, &profile->parallel_slowdown},
+                            std::pair{&fresh.shared_cross, &profile->shared_cross}}) {
+      auto it = from->find(name);
+      if (it != from->end()) {
+        (*to)[name] = it->second;
+      } else {
+        to->erase(name);
+      }
+    }
+    auto par_cold = fresh.parallel_cold_s.find(name);
+    if (par_cold != fresh.parallel_cold_s.end()) {
+      profile->parallel_cold_s[name] = par_cold->second;
+    } else {
+      profile->parallel_cold_s.erase(name);
+    }
   }
   if (report->links_measured > 0) {
     for (const auto& [pair, fit] : fresh.links) profile->links[pair] = fit;
@@ -469,9 +500,12 @@ void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster
   for (const sim::TransferRecord& t : step.transfers) AddTransfer(c, t);
   const auto busy = BusyTimes(c, step);
   const std::vector<double> cross = CrossEdgesPerOp(g, c, step);
+  AddKernels(g, c, step, &shared_kernels_);
+  std::vector<char> ran(c.devices.size(), 0);
   for (const sim::OpGap& o : sim::OpGaps(g, c, step)) {
     const cluster::DeviceSpec& spec = c.devices[o.device];
     if (spec.kind != cluster::DeviceKind::kCpu) continue;
+    ran[o.device] = 1;
     const double gap_us = o.start_us - o.copies_us - o.prev_end_us;
     if (o.ready_us > o.prev_end_us && o.ready_us - o.prev_end_us <= spec.spin_s * 1e6) {
       shared_poll_[spec.name].push_back(std::max(0.0, o.start_us - o.copies_us - o.ready_us) / 1e6);
@@ -480,11 +514,31 @@ void ProfileBuilder::AddSharedStep(const graph::Graph& g, const cluster::Cluster
     if (queued) {
       cross_dispatch_[spec.name].push_back({std::max(0.0, gap_us) / 1e6, cross[o.device]});
     }
-    const bool awake = OtherAwake(c, busy, o.device, o.start_us);
-    shared_kernels_[spec.name].push_back({graph::OpSignature(g, o.node),
-                                          (o.end_us - o.start_us) / 1e6,
-                                          std::max(0.0, gap_us) / 1e6, awake});
-    if (awake && queued) shared_dispatch_[spec.name].push_back(std::max(0.0, gap_us) / 1e6);
+    if (queued && OtherAwake(c, busy, o.device, o.start_us)) {
+      shared_dispatch_[spec.name].push_back(std::max(0.0, gap_us) / 1e6);
+    }
+  }
+  for (size_t d = 0; d < ran.size(); ++d) {
+    if (ran[d]) shared_cross_[c.devices[d].name].push_back(cross[d]);
+  }
+}
+
+void ProfileBuilder::AddParallelStep(const graph::Graph& g, const cluster::Cluster& c,
+                                     const sim::StepStats& step) {
+  AddKernels(g, c, step, &parallel_kernels_);
+}
+
+void ProfileBuilder::AddKernels(const graph::Graph& g, const cluster::Cluster& c,
+                                const sim::StepStats& step,
+                                std::map<std::string, std::vector<SharedKernel>>* into) {
+  const auto busy = BusyTimes(c, step);
+  for (const sim::OpGap& o : sim::OpGaps(g, c, step)) {
+    const cluster::DeviceSpec& spec = c.devices[o.device];
+    if (spec.kind != cluster::DeviceKind::kCpu) continue;
+    const double gap_us = o.start_us - o.copies_us - o.prev_end_us;
+    (*into)[spec.name].push_back({graph::OpSignature(g, o.node), (o.end_us - o.start_us) / 1e6,
+                                  std::max(0.0, gap_us) / 1e6,
+                                  OtherAwake(c, busy, o.device, o.start_us)});
   }
 }
 
@@ -510,8 +564,9 @@ const std::vector<double>& ColdIdleBins() {
   return bins;
 }
 
-void ProfileBuilder::FitSharing(const std::string& device, const std::vector<SharedKernel>& kernels,
-                                sim::Profile* profile) const {
+ProfileBuilder::SharingFit ProfileBuilder::FitSharing(const std::string& device,
+                                                      const std::vector<SharedKernel>& kernels,
+                                                      const sim::Profile& profile) const {
   const std::vector<double>& bins = ColdIdleBins();
   constexpr int kMinPerBin = 8;
   // Extras are measured on kernels this short alone, where a few microseconds
@@ -524,7 +579,7 @@ void ProfileBuilder::FitSharing(const std::string& device, const std::vector<Sha
   };
   std::vector<Kernel> kept;
   for (const SharedKernel& k : kernels) {
-    const sim::OpTiming* alone = profile->Find(device, k.signature);
+    const sim::OpTiming* alone = profile.Find(device, k.signature);
     if (!alone || k.seconds > 3 * alone->seconds + 20e-6) continue;
     const int bin =
         static_cast<int>(std::upper_bound(bins.begin(), bins.end(), k.idle_s) - bins.begin());
@@ -557,11 +612,14 @@ void ProfileBuilder::FitSharing(const std::string& device, const std::vector<Sha
       extra[b] = !previous_model_ && n[b] >= kMinPerBin ? std::max(0.0, sum[b] / n[b]) : 0;
     }
   }
-  if (shared) profile->slowdown[device] = slowdown;
-  if (previous_model_) return;
-  std::vector<std::pair<double, double>>& cold = profile->cold_s[device];
-  cold.clear();
-  for (size_t b = 0; b < bins.size(); ++b) cold.push_back({bins[b], extra[b]});
+  SharingFit fit{shared, slowdown, {}, {}};
+  std::vector<int> n(bins.size(), 0);
+  for (const Kernel& k : kept) n[k.bin] += k.alone <= kSmall;
+  for (size_t b = 0; b < bins.size(); ++b) {
+    fit.cold.push_back({bins[b], extra[b]});
+    fit.bin_measured.push_back(n[b] >= kMinPerBin);
+  }
+  return fit;
 }
 
 std::set<int> ProfileBuilder::SlowStepIds(const std::string& device) const {
@@ -661,7 +719,32 @@ int ProfileBuilder::Finish(sim::Profile* profile) const {
     if (!kept.empty()) profile->dispatch_s[device] = sim::Median(kept);
   }
   for (const auto& [device, v] : launch_dispatch_) profile->dispatch_s[device] = sim::Median(v);
-  for (const auto& [device, kernels] : shared_kernels_) FitSharing(device, kernels, profile);
+  for (const auto& [device, kernels] : shared_kernels_) {
+    const SharingFit fit = FitSharing(device, kernels, *profile);
+    if (fit.slowdown_measured) profile->slowdown[device] = fit.slowdown;
+    if (!previous_model_) profile->cold_s[device] = fit.cold;
+    auto parallel = parallel_kernels_.find(device);
+    const SharingFit par = parallel != parallel_kernels_.end() && !previous_model_
+                               ? FitSharing(device, parallel->second, *profile)
+                               : SharingFit{};
+    const std::vector<double>& cross = shared_cross_.at(device);
+    const double at = std::accumulate(cross.begin(), cross.end(), 0.0) / cross.size();
+    if (fit.slowdown_measured && par.slowdown_measured && at > 0) {
+      profile->parallel_slowdown[device] = par.slowdown;
+      // Idle spells the parallel step hardly has (its workers seldom wait)
+      // keep the alternating step's extras: no measurement says they differ.
+      std::vector<std::pair<double, double>>& cold = profile->parallel_cold_s[device];
+      cold = par.cold;
+      for (size_t b = 0; b < cold.size(); ++b) {
+        if (!par.bin_measured[b]) cold[b].second = fit.cold[b].second;
+      }
+      profile->shared_cross[device] = at;
+    } else {
+      profile->parallel_slowdown.erase(device);
+      profile->parallel_cold_s.erase(device);
+      profile->shared_cross.erase(device);
+    }
+  }
   for (const auto& [device, v] : shared_dispatch_)
     profile->dispatch_shared_s[device] = sim::Median(v);
   // Sums of these costs are what a step pays: means, of the samples under a
@@ -813,7 +896,8 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
       // v1 profiles lack dispatch_shared, v2 profiles cold (and dispatch_cross).
       const std::string& name = c.devices[d].name;
       if (report->links_measured > 0 || !profile->slowdown.count(name) ||
-          !profile->dispatch_shared_s.count(name) || !profile->cold_s.count(name)) {
+          !profile->dispatch_shared_s.count(name) || !profile->cold_s.count(name) ||
+          (options.parallel_step && !profile->parallel_slowdown.count(name))) {
         r.shared = {cpus[0], cpus[1]};
       }
     }
@@ -832,11 +916,23 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
     for (size_t i = 0; i < topo.size(); ++i) placement[topo[i]] = cpus[i % 2];
     GRAPH_ASSIGN_OR_RETURN(r.alternating, Executor::Create(g, c, placement));
   }
+  if (!r.shared.empty() && options.parallel_step) {
+    GRAPH_ASSIGN_OR_RETURN(graph::Graph both, g.WithCopy(kParallelCopy));
+    std::vector<int> placement(both.size(), cpus[0]);
+    std::fill(placement.begin() + g.size(), placement.end(), cpus[1]);
+    GRAPH_ASSIGN_OR_RETURN(r.parallel, Executor::Create(both, c, placement));
+  }
   if (report->links_measured > 0 && options.gpu_links == GpuLinks::kStep) {
     GRAPH_RETURN_IF_ERROR(AddGpuSplit(g, c, cpus, &r));
   }
   if (r.measure.empty() && !r.alternating && !r.gpu_split) return graph::Status::Ok();
   GRAPH_ASSIGN_OR_RETURN(r.feeds, RandomFeeds(g, 1));
+  if (r.parallel) {  // the same inputs for both copies
+    for (const auto& [name, t] : r.feeds) {
+      r.parallel_feeds[name] = t;
+      r.parallel_feeds[kParallelCopy + name] = t;
+    }
+  }
   ProfileBuilder b(options.slow_tolerance, options.op_time);
   for (int i = 0; i < options.warmup + options.steps; ++i) {
     // The split step in the last warm-up round and the first timed one.

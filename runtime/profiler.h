@@ -27,7 +27,10 @@
 // device's kernel times over the same ops' times alone (its slowdown) and its
 // time per op outside kernels (dispatch_shared); for every kernel, what it took
 // beyond that by how long its device had idled before it (cold extras); and the
-// gap before a queued op per cross-device edge per op (dispatch_cross). On the
+// gap before a queued op per cross-device edge per op (dispatch_cross). With
+// ProfileOptions::parallel_step, a step with a whole copy of the graph on each
+// of the two cpus at once gives the slowdown and cold extras of independent
+// streams as well (Profile::parallel_slowdown, parallel_cold_s). On the
 // two-core VM of docs/simulator.md kernels run 2-20% slower while the other core
 // is awake, a kernel takes 1 us more after no idle time and 6-9 us after a
 // sleep, and the executor's time per op grows by about 6 us per cross-device
@@ -117,6 +120,14 @@ struct ProfileOptions {
   // three (better at p90 in two), so they are not the default. Not recorded
   // in the profile: extending a profile with another setting mixes the two.
   int warm_steps = 0;
+  // Also run, each round, a step whose first two cpu devices each run a whole
+  // copy of the graph at once (Graph::WithCopy): independent streams, no
+  // cross-device edge. Its kernels give the sharing figures of coarse splits
+  // (Profile::parallel_slowdown, parallel_cold_s), which the alternating
+  // step's, measured where nearly every op's neighbours ran on the other cpu,
+  // overstate for them; the simulator weighs the two by a placement's
+  // cross-device edges per op. Adds that step's time to every round.
+  bool parallel_step = false;
 };
 
 // What one device's steps looked like while it was profiled now.
@@ -165,6 +176,11 @@ class ProfileBuilder {
   // kernel times (set against the same ops' times alone) and gaps give each
   // device's slowdown and dispatch_shared.
   void AddSharedStep(const graph::Graph& g, const cluster::Cluster& c, const sim::StepStats& step);
+  // A step whose cpu devices each ran their own copy of the graph at once
+  // (`g`: Graph::WithCopy's, as run): its kernels, set against the same ops'
+  // times alone, give each device's parallel_slowdown and parallel_cold_s.
+  void AddParallelStep(const graph::Graph& g, const cluster::Cluster& c,
+                       const sim::StepStats& step);
   // A step split between a cpu device and a GPU, run with copy timing
   // (Executor::set_copy_timing: its copies' records start once the GPU's
   // queue has drained): its copies between a cpu and a GPU, fitted per link
@@ -185,7 +201,10 @@ class ProfileBuilder {
 
   // Adds the entries to `profile`, replacing those of the same device and
   // signature, then what shared steps gave: slowdowns and cold kernels
-  // (against the profile's times alone), dispatch_shared, dispatch_cross
+  // (against the profile's times alone; from parallel steps the parallel
+  // ones and shared_cross, which a device refitted without parallel steps
+  // loses: its two sets of figures would no longer pair), dispatch_shared,
+  // dispatch_cross
   // (the queued ops' mean gap over dispatch_s, per cross-device edge per op)
   // and poll times (means), and the links fitted from transfers (at least 8
   // of a link); returns how many op entries it wrote.
@@ -230,9 +249,20 @@ class ProfileBuilder {
   // A copy of a shared or split step, for its link's fit (the first
   // kMaxTransfersPerLink of each link).
   void AddTransfer(const cluster::Cluster& c, const sim::TransferRecord& t);
-  // The slowdown and cold kernels of `device` from its shared steps' kernels (see Finish).
-  void FitSharing(const std::string& device, const std::vector<SharedKernel>& kernels,
-                  sim::Profile* profile) const;
+  // The slowdown and cold kernels of `device` from its shared (or parallel)
+  // steps' kernels, set against `profile`'s times alone (see Finish).
+  struct SharingFit {
+    bool slowdown_measured = false;  // some kernel ran while another cpu was awake
+    double slowdown = 1;
+    std::vector<std::pair<double, double>> cold;  // Profile::cold_s's bins
+    std::vector<char> bin_measured;               // [bin] enough kernels to fit its extra
+  };
+  SharingFit FitSharing(const std::string& device, const std::vector<SharedKernel>& kernels,
+                        const sim::Profile& profile) const;
+  // A step's kernels on cpu devices (what FitSharing takes), by device.
+  static void AddKernels(const graph::Graph& g, const cluster::Cluster& c,
+                         const sim::StepStats& step,
+                         std::map<std::string, std::vector<SharedKernel>>* into);
   // The device's steps whose median op ran more than the tolerance slow.
   std::set<int> SlowStepIds(const std::string& device) const;
 
@@ -245,6 +275,8 @@ class ProfileBuilder {
   std::map<std::string, std::vector<double>> dispatch_;         // device -> per step: s per op
   std::map<std::string, std::vector<double>> launch_dispatch_;  // GPU -> per untimed step: s per op
   std::map<std::string, std::vector<SharedKernel>> shared_kernels_;  // by device
+  std::map<std::string, std::vector<SharedKernel>> parallel_kernels_;  // by device
+  std::map<std::string, std::vector<double>> shared_cross_;            // device -> per shared step
   std::map<std::string, std::vector<double>> shared_dispatch_;       // device -> queued ops' gaps
   std::map<std::string, std::vector<double>> shared_poll_;           // device -> polled hand-offs
   // device -> (queued op's gap, the step's cross-device edges per op there)

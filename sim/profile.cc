@@ -17,7 +17,8 @@ namespace sim {
 
 namespace {
 
-constexpr char kHeader[] = "# planner profile v5";
+constexpr char kHeader[] = "# planner profile v6";
+constexpr char kHeaderV5[] = "# planner profile v5";  // no parallel step records
 constexpr char kHeaderV4[] = "# planner profile v4";  // no device records
 constexpr char kHeaderV3[] = "# planner profile v3";
 constexpr char kHeaderV2[] = "# planner profile v2";
@@ -78,6 +79,9 @@ void Profile::Erase(const std::string& device) {
   poll_s.erase(device);
   notify_s.erase(device);
   cold_s.erase(device);
+  parallel_slowdown.erase(device);
+  parallel_cold_s.erase(device);
+  shared_cross.erase(device);
   host_s.erase(device);
   launch_s.erase(device);
   for (auto it = links.begin(); it != links.end();) {
@@ -145,8 +149,8 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     ++n;
     const std::string where = path + ":" + std::to_string(n) + ": ";
     if (n == 1) {
-      if (line != kHeader && line != kHeaderV4 && line != kHeaderV3 && line != kHeaderV2 &&
-          line != kHeaderV1) {
+      if (line != kHeader && line != kHeaderV5 && line != kHeaderV4 && line != kHeaderV3 &&
+          line != kHeaderV2 && line != kHeaderV1) {
         return graph::InvalidArgument(where + "not a planner profile (expected '" + kHeader + "')");
       }
       continue;
@@ -187,6 +191,15 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
     } else if (f[0] == "cold" && f.size() == 4 && !f[1].empty() && ParseDouble(f[2], &a) && a > 0 &&
                ParseDouble(f[3], &b) && b >= 0) {
       p.cold_s[f[1]].push_back({a, b});
+    } else if (f[0] == "parallel_slowdown" && f.size() == 3 && !f[1].empty() &&
+               ParseDouble(f[2], &a) && a > 0) {
+      p.parallel_slowdown[f[1]] = a;
+    } else if (f[0] == "parallel_cold" && f.size() == 4 && !f[1].empty() && ParseDouble(f[2], &a) &&
+               a > 0 && ParseDouble(f[3], &b) && b >= 0) {
+      p.parallel_cold_s[f[1]].push_back({a, b});
+    } else if (f[0] == "shared_cross" && f.size() == 3 && !f[1].empty() && ParseDouble(f[2], &a) &&
+               a > 0) {
+      p.shared_cross[f[1]] = a;
     } else if (f[0] == "host" && f.size() == 4 && !f[1].empty() && ParseDouble(f[2], &a) &&
                !f[3].empty()) {
       p.host_s[f[1]][f[3]] = a;
@@ -200,11 +213,13 @@ graph::Result<Profile> ReadProfile(const std::string& path) {
           where +
           "malformed record (expected 'device', 'op', 'dispatch', 'dispatch_shared', "
           "'dispatch_cross', "
-          "'slowdown', 'wakeup', 'poll', 'notify', 'cold', 'link', 'host' or 'launch' with its "
+          "'slowdown', 'wakeup', 'poll', 'notify', 'cold', 'parallel_slowdown', 'parallel_cold', "
+          "'shared_cross', 'link', 'host' or 'launch' with its "
           "tab-separated fields)");
     }
   }
   for (auto& [device, bins] : p.cold_s) std::sort(bins.begin(), bins.end());
+  for (auto& [device, bins] : p.parallel_cold_s) std::sort(bins.begin(), bins.end());
   if (n == 0) return graph::InvalidArgument(path + ": empty file, not a planner profile");
   return p;
 }
@@ -218,7 +233,9 @@ graph::Status WriteProfile(const std::string& path, const Profile& p) {
       "# dispatch, dispatch_shared<TAB>device<TAB>seconds per op; dispatch_cross<TAB>device<TAB>"
       "seconds per op per cross-device edge per op; slowdown<TAB>device<TAB>factor; "
       "wakeup, poll, notify<TAB>device<TAB>seconds; "
-      "cold<TAB>device<TAB>idle below s<TAB>extra s; "
+      "cold, parallel_cold<TAB>device<TAB>idle below s<TAB>extra s; "
+      "parallel_slowdown<TAB>device<TAB>factor; "
+      "shared_cross<TAB>device<TAB>cross-device edges per op; "
       "link<TAB>src<TAB>dst<TAB>latency s<TAB>bytes/s<TAB>samples; "
       "launch<TAB>device<TAB>seconds per kernel launch; "
       "host<TAB>device<TAB>seconds an op's launch takes<TAB>signature; "
@@ -239,6 +256,17 @@ graph::Status WriteProfile(const std::string& path, const Profile& p) {
     for (const auto& [below, extra] : bins) {
       out += "cold\t" + device + "\t" + Num(below) + "\t" + Num(extra) + "\n";
     }
+  }
+  for (const auto& [device, f] : p.parallel_slowdown) {
+    out += "parallel_slowdown\t" + device + "\t" + Num(f) + "\n";
+  }
+  for (const auto& [device, bins] : p.parallel_cold_s) {
+    for (const auto& [below, extra] : bins) {
+      out += "parallel_cold\t" + device + "\t" + Num(below) + "\t" + Num(extra) + "\n";
+    }
+  }
+  for (const auto& [device, x] : p.shared_cross) {
+    out += "shared_cross\t" + device + "\t" + Num(x) + "\n";
   }
   for (const auto& [pair, l] : p.links) {
     out += "link\t" + pair.first + "\t" + pair.second + "\t" + Num(l.latency_s) + "\t" +

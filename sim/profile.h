@@ -77,6 +77,18 @@ struct Profile {
   // ascending. Kernels after an idle spell start cold (caches, predictors, a
   // halted vCPU); see ProfileBuilder::Finish.
   std::map<std::string, std::vector<std::pair<double, double>>> cold_s;
+  // The same two figures from a step whose cpu devices each ran a whole copy
+  // of the graph at once (independent streams, no cross-device edge): what a
+  // coarse split's kernels pay, where slowdown and cold_s, measured with ops
+  // alternating between the cpus, are what a fine-grained split's pay. Absent
+  // unless profiled with ProfileOptions::parallel_step. With both, the
+  // simulator takes, per device, the point between them that its cross-device
+  // edges per op set: parallel at none, alternating at `shared_cross`'s.
+  std::map<std::string, double> parallel_slowdown;
+  std::map<std::string, std::vector<std::pair<double, double>>> parallel_cold_s;
+  // device -> cross-device edges per op of its ops in the steps slowdown and
+  // cold_s were measured on (the alternating step's: about 2)
+  std::map<std::string, double> shared_cross;
   // (src, dst); (gpu, gpu): copies within one GPU's memory
   std::map<std::pair<std::string, std::string>, LinkFit> links;
   // device -> signature -> host seconds an op's launch keeps the worker busy,

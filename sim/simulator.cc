@@ -166,6 +166,9 @@ void Simulator::PlanDevices(const Profile* profile, const std::vector<graph::OpC
   dispatch_cross_s_.assign(nd, -1);
   slowdown_.assign(nd, 1);
   cold_s_.assign(nd, {});
+  parallel_slowdown_.assign(nd, -1);
+  parallel_cold_s_.assign(nd, {});
+  shared_cross_.assign(nd, 0);
   wakeup_s_.assign(nd, 0);
   poll_s_.assign(nd, 0);
   notify_s_.assign(nd, 0);
@@ -236,6 +239,15 @@ void Simulator::PlanOverheads(int d, const Profile& profile) {
   if (cross != profile.dispatch_cross_s.end()) dispatch_cross_s_[d] = cross->second;
   auto cold = profile.cold_s.find(spec.name);
   if (cold != profile.cold_s.end()) cold_s_[d] = cold->second;
+  auto par = profile.parallel_slowdown.find(spec.name);
+  auto par_cold = profile.parallel_cold_s.find(spec.name);
+  auto at = profile.shared_cross.find(spec.name);
+  if (par != profile.parallel_slowdown.end() && at != profile.shared_cross.end() &&
+      f != profile.slowdown.end()) {
+    parallel_slowdown_[d] = par->second;
+    shared_cross_[d] = at->second;
+    if (par_cold != profile.parallel_cold_s.end()) parallel_cold_s_[d] = par_cold->second;
+  }
 }
 
 void Simulator::PlanLinks(const Profile* profile) {
@@ -517,6 +529,11 @@ class Simulator::Step {
   // (the executor lets workers poll during a step only).
   std::vector<double> idle_since_;
   std::vector<double> dispatch_split_;  // < 0: none
+  // [device] its kernels' factor while another cpu is awake, and the weight of
+  // the alternating step's cold extras against the parallel step's, in this
+  // step (PlanCpuSharing: by its cross-device edges per op)
+  std::vector<double> slowdown_;
+  std::vector<double> alternating_weight_;
   bool cold_kernels_ = false;
   bool replayed_ = false;  // PlanGraphReplay
   const double cutoff_s_;
@@ -557,6 +574,8 @@ Simulator::Step::Step(const Simulator& sim, const std::vector<int>& device_of_no
       kernels_end_(n_, 0),
       idle_since_(nd_, -std::numeric_limits<double>::infinity()),
       dispatch_split_(nd_, -1),
+      slowdown_(sim.slowdown_),
+      alternating_weight_(nd_, 1),
       cutoff_s_(cutoff_s),
       workers_(nd_),
       remaining_(n_) {
@@ -624,6 +643,15 @@ void Simulator::Step::PlanCpuSharing() {
     if (s_.dispatch_cross_s_[d] >= 0 && ops[d] > 0) {
       dispatch_split_[d] = s_.dispatch_s_[d] + s_.dispatch_cross_s_[d] * edges[d] / ops[d];
     }
+    // Between independent streams (no cross-device edge) and the alternating
+    // step (shared_cross_ edges per op), linearly: an assumption, that what
+    // sharing costs a kernel grows with its device's traffic to the others as
+    // the executor's bookkeeping does (docs/simulator.md, item 8).
+    if (s_.parallel_slowdown_[d] > 0 && s_.shared_cross_[d] > 0 && ops[d] > 0) {
+      const double w = std::min(1.0, edges[d] / ops[d] / s_.shared_cross_[d]);
+      alternating_weight_[d] = w;
+      slowdown_[d] = s_.parallel_slowdown_[d] + w * (s_.slowdown_[d] - s_.parallel_slowdown_[d]);
+    }
   }
 }
 
@@ -640,14 +668,16 @@ void Simulator::Step::PlanGraphReplay() {
 double Simulator::Step::LeastKernelSeconds(graph::NodeId id, int d) const {
   if (!s_.scheduled_[id]) return 0;
   if (s_.async_[d]) return s_.op_s_[d][id];  // a GPU's kernels take their time
-  const double least = s_.op_s_[d][id] * std::min(1.0, s_.slowdown_[d]);
+  const double least = s_.op_s_[d][id] * std::min(1.0, slowdown_[d]);
   return cold_kernels_ ? std::max(0.0, least + least_cold_s_) : least;
 }
 
 void Simulator::Step::PlanCutoff() {
   if (!std::isfinite(cutoff_s_)) return;
-  for (const auto& cold : s_.cold_s_) {
-    for (const auto& step : cold) least_cold_s_ = std::min(least_cold_s_, step.second);
+  for (const auto* bins : {&s_.cold_s_, &s_.parallel_cold_s_}) {
+    for (const auto& cold : *bins) {
+      for (const auto& step : cold) least_cold_s_ = std::min(least_cold_s_, step.second);
+    }
   }
   unstarted_s_.assign(nd_, 0);
   for (graph::NodeId id = 0; id < n_; ++id) {
@@ -698,10 +728,15 @@ bool Simulator::Step::OtherCpuAwake(int d, double t) const {
 }
 
 double Simulator::Step::ColdSeconds(int d, double idle) const {
-  for (const auto& [below, extra] : s_.cold_s_[d]) {
-    if (idle < below) return extra;
-  }
-  return 0.0;
+  auto in_bin = [idle](const std::vector<std::pair<double, double>>& bins) {
+    for (const auto& [below, extra] : bins) {
+      if (idle < below) return extra;
+    }
+    return 0.0;
+  };
+  const double w = alternating_weight_[d];
+  const double alternating = in_bin(s_.cold_s_[d]);
+  return w >= 1 ? alternating : w * alternating + (1 - w) * in_bin(s_.parallel_cold_s_[d]);
 }
 
 void Simulator::Step::CopyInputs(graph::NodeId id, int d, double* clock) {
@@ -757,7 +792,7 @@ bool Simulator::Step::Start(graph::NodeId id, double t, bool woken, double delay
     CutOff(d);
     return slept;
   }
-  if (shared) kernel *= s_.slowdown_[d];
+  if (shared) kernel *= slowdown_[d];
   if (cold_kernels_) kernel += ColdSeconds(d, idle);
   const double end = clock + kernel;
   running_until_[d] = std::max(running_until_[d], end);

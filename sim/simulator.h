@@ -147,6 +147,12 @@ class Simulator {
   std::vector<double> slowdown_;  // [device] kernel factor while a cpu of the same host runs
   // [device] (idle seconds below, extra kernel seconds), ascending: Profile::cold_s
   std::vector<std::vector<std::pair<double, double>>> cold_s_;
+  // [device] the same two from independent streams (Profile::parallel_slowdown,
+  // parallel_cold_s; slowdown < 0: none), and the cross-device edges per op
+  // slowdown_ and cold_s_ were measured at (Profile::shared_cross; 0: none).
+  std::vector<double> parallel_slowdown_;
+  std::vector<std::vector<std::pair<double, double>>> parallel_cold_s_;
+  std::vector<double> shared_cross_;
   // Per-run counters start from these copies (one allocation each, not one per node).
   std::vector<int> out_offset_;    // [node] index of its first output in `base_uses_`; [n]: total
   std::vector<int> base_uses_;     // [output] data inputs that read it

@@ -2,7 +2,8 @@
 # The bench programs and scripts refuse bad arguments in one line naming the
 # argument (exit 2), before any work: build/bench/climb_speed's --budget,
 # --rounds and --layers, build/bench/fleet_bench's --sizes, bench/speed_figures.sh's ROUNDS,
-# bench/apart_colocated.sh's SHARE, bench/split_ranking_runs.sh's N, every
+# bench/apart_colocated.sh's SHARE, bench/split_ranking_runs.sh's N,
+# bench/ab_pooled.py without logs (and its counts on a known log), every
 # script's budget, arguments and --help
 # (bench/usage.sh). And
 # bench/best_known.sh offers no placement with gradients apart (--gradients
@@ -55,6 +56,18 @@ err=$(bash "$src/bench/best_known.sh" offer nmt2 "$scratch/apart.yaml" 2>&1 >/de
 if [[ $err != *"apart.yaml runs gradient ops apart from their op (--gradients heavy): not offered"* ||
   $(cksum <"$src/bench/best-known/nmt2.yaml") != "$kept_before" ]]; then
   echo "FAILED: best_known.sh offer of a placement with gradients apart: $err"
+  failed=1
+fi
+expect "usage: python3 bench/ab_pooled.py LOG" python3 "$src/bench/ab_pooled.py"
+# bench/ab_pooled.py counts pair by pair: m's etf both order as the hardware,
+# its metis only B (the hardware 1.2x slower), its scotch is within 5% (left
+# out); n's etf only A (the hardware faster).
+printf 'm single 10 10 10\nm etf 8 9 9\nm metis 12 9 12\nm scotch 10.2 9 9\nn single 10 10 10\nn etf 8 9 11\n' \
+  >"$scratch/ab.log"
+out=$(python3 "$src/bench/ab_pooled.py" "$scratch/ab.log" "$scratch/ab.log" 2>&1)
+wanted="pooled over 2 runs: pairs the hardware ran >5% apart: 6; ordered as the hardware by both 2, A only 2, B only 2, neither 0 (sign test p = 1.000); where they differ, splits the hardware ran faster: A right 2, B right 0; slower: A right 0, B right 2"
+if [[ $out != *"$wanted"* ]]; then
+  echo "FAILED: ab_pooled.py on a known log gave: $out"
   failed=1
 fi
 exit $failed

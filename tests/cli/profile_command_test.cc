@@ -46,7 +46,7 @@ TEST(ProfileCommandTest, SecondProfileOfAModelMeasuresNothingAndSimulateUsesIt) 
   ASSERT_EQ(third.code, 0) << third.err;
   text = graph::ReadFile(prof);
   ASSERT_TRUE(text.ok());
-  EXPECT_EQ(text->rfind("# planner profile v5", 0), 0u);
+  EXPECT_EQ(text->rfind("# planner profile v6", 0), 0u);
   EXPECT_NE(text->find("\ncold\tcpu0\t"), std::string::npos) << *text;
   EXPECT_NE(text->find("\ncold\tcpu1\t"), std::string::npos) << *text;
 
@@ -112,13 +112,14 @@ TEST(ProfileCommandTest, ACorruptProfileIsAOneLineErrorNamingIt) {
   EXPECT_NE(r.err.find(prof + ":1: not a planner profile"), std::string::npos) << r.err;
 }
 
-TEST(ProfileCommandTest, AnUnknownOpTimeGpuLinksOrWarmStepsIsAOneLineErrorNamingIt) {
+TEST(ProfileCommandTest, AnUnknownOpTimeGpuLinksWarmStepsOrParallelStepIsAOneLineErrorNamingIt) {
   for (const auto& [flag, message] :
        {std::pair<std::string, std::string>{
             "--op-time median", "--op-time must be steady-mean, mean or step-median, not 'median'"},
         {"--gpu-links split", "--gpu-links must be step or copies, not 'split'"},
         {"--warm-steps -1", "--warm-steps must be an integer from 0 to 100"},
-        {"--warm-steps two", "--warm-steps must be an integer from 0 to 100"}}) {
+        {"--warm-steps two", "--warm-steps must be an integer from 0 to 100"},
+        {"--parallel-step yes", "--parallel-step must be on or off, not 'yes'"}}) {
     RunResult r = Planner("profile " + flag + " " + Model("emotion") + " " + Config("local-2cpu") +
                           " -o " + planner_test::ScratchDir() + "/x.prof");
     EXPECT_EQ(r.code, 2) << flag;

@@ -146,5 +146,34 @@ TEST(GraphTest, CopiedGraphStillFindsNodesByName) {
   EXPECT_EQ(copy.Find("zzz"), -1);
 }
 
+TEST(GraphTest, WithCopyAddsAnIndependentRenamedCopyOfEveryNode) {
+  NodeSpec c = Spec("c", "AddV2", {"b:1", "a", "^b"});
+  AttrList l;
+  l.s = {"loc:@a"};
+  c.attrs["_class"] = MakeAttr(l);
+  auto g = Graph::Create({Spec("a", "Placeholder"), Spec("b", "Unpack", {"a"}), c}, "m.pb");
+  ASSERT_TRUE(g.ok());
+  g->mutable_node(1).output_shapes = {Shape(std::vector<int64_t>{2}),
+                                      Shape(std::vector<int64_t>{3})};
+  auto both = g->WithCopy("p/");
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  ASSERT_EQ(both->size(), 6);
+  for (NodeId id = 0; id < 3; ++id) {
+    EXPECT_EQ(both->node(id).name, g->node(id).name);
+    EXPECT_EQ(both->node(3 + id).name, "p/" + g->node(id).name);
+    EXPECT_EQ(both->node(3 + id).op, g->node(id).op);
+  }
+  const Node& copy = both->node(both->Find("p/c"));
+  EXPECT_EQ(copy.inputs, (std::vector<TensorRef>{{4, 1}, {3, 0}}));
+  EXPECT_EQ(copy.control_inputs, std::vector<NodeId>{4});
+  EXPECT_TRUE(copy.colocation.empty());
+  EXPECT_EQ(both->node(2).colocation, std::vector<std::string>{"a"});
+  EXPECT_EQ(both->node(4).output_shapes, g->node(1).output_shapes);
+
+  auto clash = Graph::Create({Spec("a", "Placeholder"), Spec("p/a", "Relu", {"a"})}, "m.pb");
+  ASSERT_TRUE(clash.ok());
+  EXPECT_FALSE(clash->WithCopy("p/").ok()) << "p/a is taken";
+}
+
 }  // namespace
 }  // namespace graph

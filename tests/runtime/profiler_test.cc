@@ -78,8 +78,86 @@ TEST(ProfilerTest, WithWarmStepsEverySignatureAndTheSharingFiguresAreStillMeasur
   EXPECT_EQ(p.dispatch_cross_s.count("cpu0"), 1u);
 }
 
+// With the parallel step (ProfileOptions::parallel_step) both sets of
+// sharing figures are measured, the parallel ones paired with the
+// alternating step's cross-device edges per op; a device whose sharing
+// figures are measured again without it loses the parallel ones.
+TEST(ProfilerTest, TheParallelStepGivesItsFiguresAndAProfileRedoneWithoutItDropsThem) {
+  auto fwd = graph::BuildLeNet({4, 1});
+  ASSERT_TRUE(fwd.ok());
+  auto t = graph::BuildTrainingGraph(*fwd, {});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ProfileOptions options{0, 2};
+  options.parallel_step = true;
+  sim::Profile p;
+  ProfileReport report;
+  ASSERT_TRUE(ProfileGraph(t->graph, t->loss, TwoCpus(), options, &p, &report).ok());
+  for (const char* d : {"cpu0", "cpu1"}) {
+    EXPECT_EQ(p.slowdown.count(d), 1u) << d;
+    EXPECT_GT(p.parallel_slowdown.at(d), 0) << d;
+    EXPECT_EQ(p.parallel_cold_s.at(d).size(), ColdIdleBins().size()) << d;
+    // Alternating in topological order: most ops read the op before, on the other cpu.
+    EXPECT_GT(p.shared_cross.at(d), 0.5) << d;
+  }
+  // Again without it, with the links forgotten so that sharing is measured anew.
+  p.links.clear();
+  options.parallel_step = false;
+  ASSERT_TRUE(ProfileGraph(t->graph, t->loss, TwoCpus(), options, &p, &report).ok());
+  EXPECT_EQ(p.slowdown.count("cpu0"), 1u);
+  EXPECT_TRUE(p.parallel_slowdown.empty());
+  EXPECT_TRUE(p.parallel_cold_s.empty());
+  EXPECT_TRUE(p.shared_cross.empty());
+}
+
 using testing::Alone;
 using testing::Chain;
+
+// Each copy of the chain on its own cpu at once, every kernel 1.1x its time
+// alone: the parallel slowdown, no extras; the alternating figures and their
+// cross-device edges per op (cpu0: b -> c and a -> b over a, c, d; cpu1: the
+// same two over b) from the shared step beside it. Refitted without parallel
+// steps (Recalibration's kSharing), a profile loses its parallel figures.
+TEST(ProfileBuilderTest, AParallelStepGivesTheParallelFiguresPairedWithTheSharedStepsCrossEdges) {
+  const graph::Graph g = Chain();
+  auto both = g.WithCopy("copy/");
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  const cluster::Cluster c = TwoCpus();
+  ProfileBuilder b;
+  for (int d = 0; d < 2; ++d) b.AddStep(g, c, d, Alone(g, d, 1.0));
+  for (int i = 0; i < 8; ++i) b.AddSharedStep(g, c, testing::Shared(g));
+  sim::StepStats par;
+  for (int d = 0; d < 2; ++d) {
+    const sim::StepStats one = Alone(g, d, 1.1);
+    for (sim::OpRecord r : one.ops) {
+      r.node += d * g.size();
+      par.ops.push_back(r);
+    }
+  }
+  for (int i = 0; i < 2; ++i) b.AddParallelStep(*both, c, par);
+  sim::Profile p;
+  b.Finish(&p);
+  for (const char* d : {"cpu0", "cpu1"}) {
+    EXPECT_NEAR(p.parallel_slowdown.at(d), 1.1, 1e-9) << d;
+    // Its kernels all followed idle spells under 5 us; the other bins keep
+    // the alternating step's extras (c's 29 us spell on cpu0 gave one).
+    const auto& par = p.parallel_cold_s.at(d);
+    const auto& alternating = p.cold_s.at(d);
+    ASSERT_EQ(par.size(), alternating.size());
+    EXPECT_NEAR(par[0].second, 0, 1e-15) << d;
+    for (size_t bin = 1; bin < par.size(); ++bin) EXPECT_EQ(par[bin], alternating[bin]) << d;
+  }
+  EXPECT_GT(p.cold_s.at("cpu0")[2].second, 0) << "the case that tells the rule apart";
+  EXPECT_NEAR(p.shared_cross.at("cpu0"), 2.0 / 3, 1e-9);
+  EXPECT_NEAR(p.shared_cross.at("cpu1"), 2.0, 1e-9);
+
+  ProfileBuilder shared_only;
+  for (int d = 0; d < 2; ++d) shared_only.AddStep(g, c, d, Alone(g, d, 1.0));
+  shared_only.AddSharedStep(g, c, testing::Shared(g));
+  shared_only.Finish(&p);
+  EXPECT_EQ(p.slowdown.count("cpu0"), 1u);
+  EXPECT_TRUE(p.parallel_slowdown.empty());
+  EXPECT_TRUE(p.shared_cross.empty());
+}
 
 TEST(ProfileBuilderTest, OpTimesAsStepMediansAreTheirShareOfTheMedianStepSlowStepsCounted) {
   const graph::Graph g = Chain();

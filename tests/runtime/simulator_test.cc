@@ -194,6 +194,56 @@ TEST(SimulatorTest, KernelsOfASplitStepTakeTheColdExtraForTheirIdleSpell) {
   EXPECT_NEAR(one.step.seconds, 30e-6, 1e-12);
 }
 
+// With the parallel step's figures too, a device's kernels take the point
+// between them and the alternating step's that its cross-device edges per op
+// set: here the alternating step's were taken at 1 edge per op; cpu0 (a, c)
+// has 1 edge (b -> c) over 2 ops, halfway; cpu1 (b) has 2 (x -> b, b -> c),
+// past it, all alternating.
+TEST(SimulatorTest, ASplitsKernelsTakeTheSharingFiguresItsCrossEdgesPerOpSet) {
+  graph::Graph g = Branches();
+  sim::Profile p = BranchesProfile(g);
+  for (const char* d : {"cpu0", "cpu1"}) {
+    p.slowdown[d] = 1;
+    p.cold_s[d] = {{4e-6, 1e-6}, {1e9, 7e-6}};
+    p.parallel_slowdown[d] = 1;
+    p.parallel_cold_s[d] = {{4e-6, 0}, {1e9, 3e-6}};
+    p.shared_cross[d] = 1;
+  }
+  auto sim = sim::Simulator::Create(g, TwoCpus(), &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  // a on cpu0 0-10.5 (idle 0: halfway between +1 and +0); b on cpu1 copies x
+  // 0-5, 5-16 (+1, alternating); c on cpu0 idle 10.5-16 (halfway between +7
+  // and +3: +5), copies b 16-21, 21-36.
+  sim::SimResult r = sim->Run({0, 0, 1, 0});
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_NEAR(r.step.seconds, 36e-6, 1e-12);
+
+  // Without cold extras, the slowdowns likewise (2 alternating, 1 parallel),
+  // with cpu1's alternating figures taken at 4 edges per op: its 2 are
+  // halfway. a on cpu0 0-10 (cpu1 asleep: alone); b on cpu1 5-20 (cpu0 runs
+  // a: x1.5); c on cpu0 after b's copy, 25-35 (cpu1 just went idle: alone).
+  for (const char* d : {"cpu0", "cpu1"}) {
+    p.slowdown[d] = 2;
+    p.cold_s[d] = {{1e9, 0}};
+    p.parallel_cold_s[d] = {{1e9, 0}};
+  }
+  p.shared_cross["cpu1"] = 4;
+  sim = sim::Simulator::Create(g, TwoCpus(), &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  r = sim->Run({0, 0, 1, 0});
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_NEAR(r.step.seconds, 35e-6, 1e-12);
+
+  // A profile without the figures' edges per op takes the alternating ones:
+  // b x2, 5-25; c 30-40.
+  p.shared_cross.clear();
+  sim = sim::Simulator::Create(g, TwoCpus(), &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  r = sim->Run({0, 0, 1, 0});
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_NEAR(r.step.seconds, 40e-6, 1e-12);
+}
+
 // x -> a on cpu0; a feeds b on cpu1 and d on cpu0; c = b + d on cpu0. Every op
 // 10 us, copies free; handing an op to a polling worker costs 1 us, to a
 // sleeping one 20 us, and the hander 3 us more.

@@ -24,6 +24,9 @@ TEST(ProfileTest, WrittenFileReadsBackTheSame) {
   p.notify_s["cpu1"] = 3e-6;
   p.links[{"cpu0", "cpu1"}] = {1e-6, 3e10, 5};
   p.cold_s["cpu0"] = {{5e-6, 1e-6}, {1e9, 8.5e-6}};
+  p.parallel_slowdown["cpu0"] = 1.04;
+  p.parallel_cold_s["cpu0"] = {{5e-6, 0.0}, {1e9, 2.5e-6}};
+  p.shared_cross["cpu0"] = 1.8;
   std::string path = Temp("roundtrip.prof");
   ASSERT_TRUE(WriteProfile(path, p).ok());
   auto back = ReadProfile(path);
@@ -40,6 +43,9 @@ TEST(ProfileTest, WrittenFileReadsBackTheSame) {
   EXPECT_EQ(back->Find("cpu1", "Relu|float32[2,3]|T=float32"), nullptr);
   EXPECT_DOUBLE_EQ(back->dispatch_s.at("cpu0"), 2.5e-6);
   EXPECT_EQ(back->cold_s.at("cpu0"), p.cold_s.at("cpu0"));
+  EXPECT_DOUBLE_EQ(back->parallel_slowdown.at("cpu0"), 1.04);
+  EXPECT_EQ(back->parallel_cold_s.at("cpu0"), p.parallel_cold_s.at("cpu0"));
+  EXPECT_DOUBLE_EQ(back->shared_cross.at("cpu0"), 1.8);
   const LinkFit* l = back->Link("cpu0", "cpu1");
   ASSERT_NE(l, nullptr);
   EXPECT_DOUBLE_EQ(l->bandwidth_bytes_per_s, 3e10);
@@ -143,6 +149,14 @@ TEST(ProfileTest, MalformedRecordsNameTheFileAndLine) {
       << p.status().message();
   ASSERT_TRUE(graph::WriteFileAtomic(path, "# planner profile v1\nlink\ta\tb\t0\t0\t1\n").ok());
   EXPECT_FALSE(ReadProfile(path).ok()) << "a zero bandwidth is malformed";
+  for (const char* bad : {"parallel_slowdown\tcpu0\t0\n", "parallel_cold\tcpu0\t5e-06\t-1\n",
+                          "shared_cross\tcpu0\t-2\n", "parallel_cold\tcpu0\t5e-06\n"}) {
+    ASSERT_TRUE(graph::WriteFileAtomic(path, std::string("# planner profile v1\n") + bad).ok());
+    p = ReadProfile(path);
+    ASSERT_FALSE(p.ok()) << bad;
+    EXPECT_EQ(p.status().message().rfind(path + ":2: malformed record", 0), 0u)
+        << p.status().message();
+  }
 }
 
 // A copy cut off mid-record ("125" samples cut to "12") parsed as a whole record.

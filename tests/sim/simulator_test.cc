@@ -118,6 +118,31 @@ TEST(SimulatorCutoffTest, CpusWithSharingAndColdKernelsStopOnlyWhenTheStepCannot
   CheckCutoffs(*sim, 2, rng);
 }
 
+// The same with the parallel step's figures too, whose cold extra is the
+// smaller and slowdown the lower: the least kernel times allow for them.
+TEST(SimulatorCutoffTest, CpusWithParallelStepFiguresStopOnlyWhenTheStepCannotEndBefore) {
+  const graph::Graph g = Training();
+  const cluster::Cluster c = Devices(
+      "devices:\n"
+      "  - {name: cpu0, kind: cpu, cores: [0]}\n"
+      "  - {name: cpu1, kind: cpu, cores: [1]}\n");
+  std::mt19937_64 rng(3);
+  Profile p = RandomTimes(g, {"cpu0", "cpu1"}, rng);
+  for (const char* d : {"cpu0", "cpu1"}) {
+    p.slowdown[d] = 1.3;
+    p.cold_s[d] = {{5e-6, 1e-6}, {1e9, 3e-6}};
+    p.parallel_slowdown[d] = 0.7;
+    p.parallel_cold_s[d] = {{5e-6, -3e-6}, {1e9, 0}};
+    p.shared_cross[d] = 1.5;
+    p.dispatch_s[d] = 2e-6;
+  }
+  p.links[{"cpu0", "cpu1"}] = {5e-6, 1e9, 0};
+  p.links[{"cpu1", "cpu0"}] = {5e-6, 1e9, 0};
+  auto sim = Simulator::Create(g, c, &p);
+  ASSERT_TRUE(sim.ok()) << sim.status().message();
+  CheckCutoffs(*sim, 2, rng);
+}
+
 // A cpu and a `sync: step` GPU, whose kernels queue behind their launches:
 // the GPU's bound counts from the end of the kernels queued there.
 TEST(SimulatorCutoffTest, AnAsyncGpuStopsOnlyWhenItsQueuedKernelsCannotEndBefore) {
