@@ -38,7 +38,7 @@ const frontend::CommandSpec kSpec{
          {"--parallel-step", "on|off",
           "also time, each round, a step with a whole copy of the graph on each of the first two "
           "cpu devices at once, so that coarse splits get the sharing figures of independent "
-          "streams (default off; docs/simulator.md)"},
+          "streams; holds two copies of the model at once (default off; docs/simulator.md)"},
          {"--op-time", "NAME",
           "steady-mean (default: the mean over the steps in which the device ran under 10% slow; "
           "slow ones are measured again), mean (over every step) or step-median (each step's mean, "

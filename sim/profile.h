@@ -87,7 +87,7 @@ struct Profile {
   std::map<std::string, double> parallel_slowdown;
   std::map<std::string, std::vector<std::pair<double, double>>> parallel_cold_s;
   // device -> cross-device edges per op of its ops in the steps slowdown and
-  // cold_s were measured on (the alternating step's: about 2)
+  // cold_s were measured on (the alternating step's: about 1.8 on age)
   std::map<std::string, double> shared_cross;
   // (src, dst); (gpu, gpu): copies within one GPU's memory
   std::map<std::pair<std::string, std::string>, LinkFit> links;

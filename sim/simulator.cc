@@ -242,11 +242,13 @@ void Simulator::PlanOverheads(int d, const Profile& profile) {
   auto par = profile.parallel_slowdown.find(spec.name);
   auto par_cold = profile.parallel_cold_s.find(spec.name);
   auto at = profile.shared_cross.find(spec.name);
+  // All three with the slowdown they pair with, or none (a hand-edited file
+  // without parallel_cold would blend the cold extras toward nothing).
   if (par != profile.parallel_slowdown.end() && at != profile.shared_cross.end() &&
-      f != profile.slowdown.end()) {
+      par_cold != profile.parallel_cold_s.end() && f != profile.slowdown.end()) {
     parallel_slowdown_[d] = par->second;
     shared_cross_[d] = at->second;
-    if (par_cold != profile.parallel_cold_s.end()) parallel_cold_s_[d] = par_cold->second;
+    parallel_cold_s_[d] = par_cold->second;
   }
 }
 
