@@ -107,14 +107,6 @@ TEST(ProfilerTest, TheParallelStepGivesItsFiguresAndAProfileRedoneWithoutItDrops
   EXPECT_TRUE(p.parallel_slowdown.empty());
   EXPECT_TRUE(p.parallel_cold_s.empty());
   EXPECT_TRUE(p.shared_cross.empty());
-
-  // A complete profile without them, asked for them (links kept): the
-  // sharing steps run again, now with the parallel one.
-  options.parallel_step = true;
-  ASSERT_TRUE(ProfileGraph(t->graph, t->loss, TwoCpus(), options, &p, &report).ok());
-  EXPECT_EQ(report.links_measured, 0);
-  EXPECT_EQ(p.parallel_slowdown.size(), 2u);
-  EXPECT_EQ(p.shared_cross.size(), 2u);
 }
 
 using testing::Alone;
