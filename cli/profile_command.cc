@@ -163,6 +163,16 @@ int Run(const frontend::Args& args) {
     std::printf("op times spread %.1f%% (median absolute deviation); %.3fx the op times of %s\n",
                 d.median_spread * 100, d.relative_speed, report.devices.front().device.c_str());
   }
+  std::string unmeasured;
+  for (const std::string& d : report.parallel_unmeasured) {
+    unmeasured += (unmeasured.empty() ? "" : ", ") + d;
+  }
+  if (!unmeasured.empty()) {
+    std::printf(
+        "  %s: the copies of the graph seldom ran at once (a busy host?): no figures of the "
+        "parallel step; the simulator takes the alternating step's\n",
+        unmeasured.c_str());
+  }
   std::printf("wrote %s (%d link(s) measured now)\n", out.c_str(), report.links_measured);
   return 0;
 }

@@ -528,6 +528,13 @@ void ProfileBuilder::AddParallelStep(const graph::Graph& g, const cluster::Clust
   AddKernels(g, c, step, &parallel_kernels_);
 }
 
+int ProfileBuilder::ParallelOverlaps(const std::string& device) const {
+  auto it = parallel_kernels_.find(device);
+  if (it == parallel_kernels_.end()) return 0;
+  return static_cast<int>(std::count_if(it->second.begin(), it->second.end(),
+                                        [](const SharedKernel& k) { return k.other_awake; }));
+}
+
 void ProfileBuilder::AddKernels(const graph::Graph& g, const cluster::Cluster& c,
                                 const sim::StepStats& step,
                                 std::map<std::string, std::vector<SharedKernel>>* into) {
@@ -724,7 +731,8 @@ int ProfileBuilder::Finish(sim::Profile* profile) const {
     if (fit.slowdown_measured) profile->slowdown[device] = fit.slowdown;
     if (!previous_model_) profile->cold_s[device] = fit.cold;
     auto parallel = parallel_kernels_.find(device);
-    const SharingFit par = parallel != parallel_kernels_.end() && !previous_model_
+    const SharingFit par = parallel != parallel_kernels_.end() && !previous_model_ &&
+                                   ParallelOverlaps(device) >= kMinParallelOverlap
                                ? FitSharing(device, parallel->second, *profile)
                                : SharingFit{};
     const std::vector<double>& cross = shared_cross_.at(device);
@@ -953,8 +961,28 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
     }
     if (!more) break;
   }
+  // A busy host may run the two copies one after the other: more parallel
+  // steps until both devices have kernels that overlapped the other's.
+  auto overlapped = [&] {
+    for (int d : r.shared) {
+      if (b.ParallelOverlaps(c.devices[d].name) < ProfileBuilder::kMinParallelOverlap) return false;
+    }
+    return true;
+  };
+  for (int k = 0; r.parallel && k < options.max_extra_steps && !overlapped(); ++k) {
+    sim::StepStats stats;
+    GRAPH_RETURN_IF_ERROR(RunStep(*r.parallel, r, fetch, "with a copy of the graph on each cpu",
+                                  &stats, options.warm_steps));
+    b.AddParallelStep(r.parallel->graph(), c, stats);
+  }
   sim::Profile fresh;
   b.Finish(&fresh);
+  for (int d : r.shared) {
+    const std::string& name = c.devices[d].name;
+    if (r.parallel && !fresh.parallel_slowdown.count(name)) {
+      report->parallel_unmeasured.push_back(name);
+    }
+  }
   for (int d : r.measure) {
     if (c.devices[d].kind != cluster::DeviceKind::kCuda) continue;
     GRAPH_ASSIGN_OR_RETURN(fresh.launch_s[c.devices[d].name], MeasureLaunch(c.devices[d]));

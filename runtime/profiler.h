@@ -152,6 +152,10 @@ struct ProfileReport {
   // first fit each replaced (copies of one tensor alone).
   std::map<std::pair<std::string, std::string>, sim::LinkFit> first_gpu_links;
   std::vector<DeviceProfileReport> devices;  // one per device measured now
+  // With ProfileOptions::parallel_step: the cpu devices whose copies of the
+  // graph ran at once for too few kernels, even after extra steps (a busy host
+  // runs one worker after the other), so that they got no parallel figures.
+  std::vector<std::string> parallel_unmeasured;
 };
 
 // Turns timelines of steps run with every op on one device into profile entries:
@@ -181,6 +185,12 @@ class ProfileBuilder {
   // times alone, give each device's parallel_slowdown and parallel_cold_s.
   void AddParallelStep(const graph::Graph& g, const cluster::Cluster& c,
                        const sim::StepStats& step);
+  // Kernels of `device` in the parallel steps added so far that started while
+  // another cpu device was awake. Finish writes parallel figures for a device
+  // only with at least kMinParallelOverlap of them: a busy host may run the
+  // two copies one after the other, which measures no sharing at all.
+  int ParallelOverlaps(const std::string& device) const;
+  static constexpr int kMinParallelOverlap = 8;
   // A step split between a cpu device and a GPU, run with copy timing
   // (Executor::set_copy_timing: its copies' records start once the GPU's
   // queue has drained): its copies between a cpu and a GPU, fitted per link

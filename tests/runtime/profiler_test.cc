@@ -78,6 +78,18 @@ TEST(ProfilerTest, WithWarmStepsEverySignatureAndTheSharingFiguresAreStillMeasur
   EXPECT_EQ(p.dispatch_cross_s.count("cpu0"), 1u);
 }
 
+// A host too busy to run the two copies at once, even in extra steps, gets no
+// parallel figures, and the report names the devices: nothing else to check.
+void SkipIfTheCopiesNeverRanAtOnce(const ProfileReport& report, const sim::Profile& p) {
+  for (const std::string& d : report.parallel_unmeasured) {
+    EXPECT_EQ(p.parallel_slowdown.count(d), 0u) << d;
+    EXPECT_EQ(p.shared_cross.count(d), 0u) << d;
+  }
+  if (!report.parallel_unmeasured.empty()) {
+    GTEST_SKIP() << "the host ran the two copies one after the other (busy)";
+  }
+}
+
 // With the parallel step (ProfileOptions::parallel_step) both sets of
 // sharing figures are measured, the parallel ones paired with the
 // alternating step's cross-device edges per op; a device whose sharing
@@ -92,11 +104,16 @@ TEST(ProfilerTest, TheParallelStepGivesItsFiguresAndAProfileRedoneWithoutItDrops
   sim::Profile p;
   ProfileReport report;
   ASSERT_TRUE(ProfileGraph(t->graph, t->loss, TwoCpus(), options, &p, &report).ok());
+  SkipIfTheCopiesNeverRanAtOnce(report, p);
+  if (IsSkipped()) return;
   for (const char* d : {"cpu0", "cpu1"}) {
     EXPECT_EQ(p.slowdown.count(d), 1u) << d;
+    ASSERT_EQ(p.parallel_slowdown.count(d), 1u) << d;
     EXPECT_GT(p.parallel_slowdown.at(d), 0) << d;
+    ASSERT_EQ(p.parallel_cold_s.count(d), 1u) << d;
     EXPECT_EQ(p.parallel_cold_s.at(d).size(), ColdIdleBins().size()) << d;
     // Alternating in topological order: most ops read the op before, on the other cpu.
+    ASSERT_EQ(p.shared_cross.count(d), 1u) << d;
     EXPECT_GT(p.shared_cross.at(d), 0.5) << d;
   }
   // Again without it, with the links forgotten so that sharing is measured anew.
@@ -107,6 +124,17 @@ TEST(ProfilerTest, TheParallelStepGivesItsFiguresAndAProfileRedoneWithoutItDrops
   EXPECT_TRUE(p.parallel_slowdown.empty());
   EXPECT_TRUE(p.parallel_cold_s.empty());
   EXPECT_TRUE(p.shared_cross.empty());
+  EXPECT_TRUE(report.parallel_unmeasured.empty()) << "not asked for";
+
+  // A complete profile without them, asked for them (links kept): the
+  // sharing steps run again, now with the parallel one.
+  options.parallel_step = true;
+  ASSERT_TRUE(ProfileGraph(t->graph, t->loss, TwoCpus(), options, &p, &report).ok());
+  EXPECT_EQ(report.links_measured, 0);
+  SkipIfTheCopiesNeverRanAtOnce(report, p);
+  if (IsSkipped()) return;
+  EXPECT_EQ(p.parallel_slowdown.size(), 2u);
+  EXPECT_EQ(p.shared_cross.size(), 2u);
 }
 
 using testing::Alone;
@@ -157,6 +185,52 @@ TEST(ProfileBuilderTest, AParallelStepGivesTheParallelFiguresPairedWithTheShared
   EXPECT_EQ(p.slowdown.count("cpu0"), 1u);
   EXPECT_TRUE(p.parallel_slowdown.empty());
   EXPECT_TRUE(p.shared_cross.empty());
+}
+
+// A busy host may run the two copies of a parallel step one after the other:
+// no sharing measured, so no parallel figures until enough kernels overlapped.
+TEST(ProfileBuilderTest, ParallelFiguresNeedKernelsThatRanWhileTheOtherCpuWasAwake) {
+  const graph::Graph g = Chain();
+  auto both = g.WithCopy("copy/");
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  const cluster::Cluster c = TwoCpus();
+  // Each copy's four kernels; cpu1's start `offset_us` later. At once they
+  // run 1.1x slower than alone; one after the other, as alone.
+  auto parallel_step = [&](double offset_us) {
+    sim::StepStats par;
+    for (int d = 0; d < 2; ++d) {
+      for (sim::OpRecord r : Alone(g, d, offset_us > 0 ? 1.0 : 1.1).ops) {
+        r.node += d * g.size();
+        r.start_us += d * offset_us;
+        r.end_us += d * offset_us;
+        par.ops.push_back(r);
+      }
+    }
+    return par;
+  };
+  ProfileBuilder b;
+  for (int d = 0; d < 2; ++d) b.AddStep(g, c, d, Alone(g, d, 1.0));
+  for (int i = 0; i < 8; ++i) b.AddSharedStep(g, c, testing::Shared(g));
+  // One after the other, a second apart: far beyond any spin.
+  for (int i = 0; i < 4; ++i) b.AddParallelStep(*both, c, parallel_step(1e6));
+  EXPECT_EQ(b.ParallelOverlaps("cpu0"), 0);
+  sim::Profile p;
+  b.Finish(&p);
+  EXPECT_EQ(p.slowdown.count("cpu0"), 1u) << "the alternating step's figures stand";
+  EXPECT_TRUE(p.parallel_slowdown.empty());
+  EXPECT_TRUE(p.shared_cross.empty());
+
+  // One step at once: four kernels each, under the minimum; two: eight.
+  b.AddParallelStep(*both, c, parallel_step(0));
+  EXPECT_EQ(b.ParallelOverlaps("cpu1"), 4);
+  b.Finish(&p);
+  EXPECT_TRUE(p.parallel_slowdown.empty());
+  b.AddParallelStep(*both, c, parallel_step(0));
+  ASSERT_EQ(b.ParallelOverlaps("cpu1"), ProfileBuilder::kMinParallelOverlap);
+  b.Finish(&p);
+  for (const char* d : {"cpu0", "cpu1"}) {
+    EXPECT_NEAR(p.parallel_slowdown.at(d), 1.1, 1e-9) << d;
+  }
 }
 
 TEST(ProfileBuilderTest, OpTimesAsStepMediansAreTheirShareOfTheMedianStepSlowStepsCounted) {
