@@ -324,7 +324,7 @@ graph::Status CheckFlagsOfMeasurement(const frontend::Args& args, const job::Sea
   if (o.reward == "fleet") {
     auto fleet = controllers::ReadFleetFile(o.fleet_path);
     if (!fleet.ok() || fleet->mode != "sim") return graph::Status::Ok();
-    for (const char* flag : {"--steps", "--baseline-rounds", "--rounds", "--significance"}) {
+    for (const char* flag : controllers::kMeasuredRunFlags) {
       if (args.Has(flag)) {
         return graph::InvalidArgument(std::string(flag) + " goes with measured rewards, and " +
                                       o.fleet_path + "'s workers simulate (mode: sim)");

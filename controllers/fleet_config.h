@@ -19,6 +19,7 @@
 // Thread safety: value types and a free function.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,12 @@ struct FleetOptions {
 };
 
 graph::Result<FleetOptions> ReadFleetFile(const std::string& path);
+
+// `planner search`'s flags that go with measured rewards only (steps per
+// measurement, and the verdict's rounds and level): refused for a fleet
+// whose workers simulate, by `planner search` and by `planner fleet up`.
+inline constexpr std::array<const char*, 4> kMeasuredRunFlags = {"--steps", "--baseline-rounds",
+                                                                 "--rounds", "--significance"};
 graph::Result<FleetOptions> ParseFleetYaml(const std::string& text, const std::string& source);
 
 }  // namespace controllers

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "cluster/devices.h"
+#include "controllers/fleet_config.h"
 #include "controllers/fleet_verdict.h"
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
@@ -472,7 +473,7 @@ int FleetCommand(int argc, char** argv) {
       return frontend::UsageError(kSpec, name + " after --: " + why);
     }
     // The controllers would refuse them one by one, after the workers started.
-    for (const char* measured : {"--steps", "--baseline-rounds", "--rounds", "--significance"}) {
+    for (const char* measured : kMeasuredRunFlags) {
       if (name == measured && plan.mode == "sim") {
         return frontend::UsageError(
             kSpec, name +

@@ -156,6 +156,7 @@ TEST(TrainCommandTest, AFlagTheRunWouldNotUseIsRefused) {
             "--first-bucket-kb applies to the all-reduce"},
            {"--strategy async --bucket-kb 64", "--bucket-kb applies to the all-reduce"},
            {"--data synthetic --data-dir /tmp", "--data-dir applies to --data fashion-mnist"},
+           {"--data synthetic --seed 3", "--seed orders --data fashion-mnist and pairs"},
            {"--no-eval --eval-every 10", "--eval-every needs test accuracy"},
            {"--data synthetic --eval-every 10", "--eval-every needs test accuracy"},
            {"--epochs 2 --steps 10", "--steps replaces --epochs: give one of them"},
