@@ -11,6 +11,8 @@ graph::Result<std::unique_ptr<Device>> MakeCudaDevice(const cluster::DeviceSpec&
                               "-DCMAKE_PREFIX_PATH or -DTorch_DIR pointing at a CUDA LibTorch; "
                               "docs/runtime.md)");
 }
+
+int CudaDeviceCount() { return 0; }
 #endif
 
 graph::Result<std::unique_ptr<Device>> MakeDeviceOfKind(const cluster::DeviceSpec& spec);

@@ -103,4 +103,8 @@ class Device {
 graph::Result<std::unique_ptr<Device>> MakeDevice(const cluster::DeviceSpec& spec,
                                                   const std::string& source = "");
 
+// The CUDA devices this process can use: 0 where this build's LibTorch has no
+// CUDA, or the host none.
+int CudaDeviceCount();
+
 }  // namespace runtime

@@ -293,4 +293,7 @@ graph::Result<std::unique_ptr<Device>> MakeCudaDevice(const cluster::DeviceSpec&
   return std::unique_ptr<Device>(std::move(d));
 }
 
+// c10's count is 0 when the driver or the devices are missing; it does not throw.
+int CudaDeviceCount() { return static_cast<int>(c10::cuda::device_count()); }
+
 }  // namespace runtime

@@ -28,7 +28,9 @@ const frontend::CommandSpec kSpec{
     "launch",
     "--nproc N [--port P] [--grace DURATION] train MODEL [train's flags]",
     "Starts N ranks of `trainer train` on this host (MASTER_ADDR=127.0.0.1, MASTER_PORT=P or\n"
-    "a free port, RANK, WORLD_SIZE) and waits for them. When a rank fails, the others have\n"
+    "a free port, RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE) and waits for them. With\n"
+    "--devices, each rank runs on its own copy of the file's cores and GPUs where the host\n"
+    "has room for every copy (docs/trainer.md). When a rank fails, the others have\n"
     "--grace to stop by themselves before they are killed.",
     {},
     {{"--nproc", "N", "ranks to start, 1 to 256 (required)"},
@@ -115,6 +117,7 @@ int Run(const frontend::Args& args, const std::string& self) {
       setenv("RANK", std::to_string(r).c_str(), 1);
       setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
       setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
+      setenv("LOCAL_WORLD_SIZE", std::to_string(world).c_str(), 1);
       std::vector<char*> cargv;
       for (std::string& a : child_args) cargv.push_back(a.data());
       cargv.push_back(nullptr);

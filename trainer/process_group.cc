@@ -229,6 +229,12 @@ graph::Result<Rendezvous> RendezvousFromEnvironment() {
   GRAPH_ASSIGN_OR_RETURN(r.master_port, IntFromEnv("MASTER_PORT", 1, 65535));
   GRAPH_ASSIGN_OR_RETURN(r.world_size, IntFromEnv("WORLD_SIZE", 1, 1 << 16));
   GRAPH_ASSIGN_OR_RETURN(r.rank, IntFromEnv("RANK", 0, r.world_size - 1));
+  const char* local = std::getenv("LOCAL_RANK");
+  const char* local_world = std::getenv("LOCAL_WORLD_SIZE");
+  if (local && *local && local_world && *local_world) {
+    GRAPH_ASSIGN_OR_RETURN(r.local_world_size, IntFromEnv("LOCAL_WORLD_SIZE", 1, r.world_size));
+    GRAPH_ASSIGN_OR_RETURN(r.local_rank, IntFromEnv("LOCAL_RANK", 0, r.local_world_size - 1));
+  }
   return r;
 }
 

@@ -32,13 +32,18 @@ struct Rendezvous {
   int master_port = 29500;
   int rank = 0;
   int world_size = 1;
+  // LOCAL_RANK and LOCAL_WORLD_SIZE, where both are set (trainer launch and
+  // torchrun set them): this rank among those on its host.
+  int local_rank = 0;
+  int local_world_size = 1;
   double timeout_s = 60;     // a collective or the rendezvous that waits longer fails
   int threads = 2;           // Gloo's worker threads (c10d's default)
   double heartbeat_s = 0.5;  // how often a rank marks itself alive in the store
 };
 
 // MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE as torchrun sets them (MASTER_ADDR
-// defaults to 127.0.0.1, the others are required); errors name the variable.
+// defaults to 127.0.0.1, the others are required), and LOCAL_RANK with
+// LOCAL_WORLD_SIZE where both are set; errors name the variable.
 graph::Result<Rendezvous> RendezvousFromEnvironment();
 
 // A loopback port nobody listens on now, for a rendezvous this host starts

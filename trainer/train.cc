@@ -16,6 +16,7 @@
 #include "runtime/reference_executor.h"
 #include "runtime/torch_status.h"
 #include "trainer/checkpoint.h"
+#include "trainer/rank_devices.h"
 
 namespace trainer {
 namespace {
@@ -216,11 +217,19 @@ namespace {
 // replicas (one per learning rate and momentum) and strategies are made.
 class Run {
  public:
-  Run(const TrainOptions& o, const Rendezvous& r) : o_(o), rank_(r.rank), world_(r.world_size) {}
+  Run(const TrainOptions& o, const Rendezvous& r)
+      : o_(o),
+        rank_(r.rank),
+        world_(r.world_size),
+        local_rank_(r.local_rank),
+        local_world_(r.local_world_size) {}
 
   graph::Status Setup(const Rendezvous& r) {
     GRAPH_ASSIGN_OR_RETURN(model_, LoadForward(o_));
     GRAPH_ASSIGN_OR_RETURN(devices_, Devices(o_, rank_));
+    if (!o_.devices.empty()) {  // the note's; MakeReplica spreads the placed copy
+      DevicesOfLocalRank(devices_, local_rank_, local_world_, ThisHost(), &devices_note_);
+    }
     GRAPH_ASSIGN_OR_RETURN(batches_, Batches::Create(o_, model_.graph, rank_, world_));
     GRAPH_ASSIGN_OR_RETURN(pg_, ProcessGroup::Connect(r));
     return pg_->AgreeOnSettings(Settings());
@@ -281,6 +290,11 @@ class Run {
     if (method) {
       *method = placed.method;
       if (!placed.placement_note.empty()) Say(placed.placement_note);
+    }
+    // Checked against the file's devices, run on this rank's copy of them.
+    if (!o_.devices.empty()) {
+      placed.cluster =
+          DevicesOfLocalRank(placed.cluster, local_rank_, local_world_, ThisHost(), nullptr);
     }
     return Replica::Create(placed.training, placed.cluster, placed.device_of_node);
   }
@@ -411,6 +425,7 @@ class Run {
     Say("training " + o_.model + " on " + std::to_string(world_) + " rank(s), strategy " +
         o_.strategy.name + ", batch " + std::to_string(batches_.examples()) +
         " per rank, placement " + method + ", " + std::to_string(spe) + " steps per epoch");
+    if (!devices_note_.empty()) Say(devices_note_);
     TrainReport report;
     const int64_t total = o_.max_steps > 0 ? o_.max_steps : o_.epochs * spe;
     if (at.step >= total) {
@@ -541,7 +556,9 @@ class Run {
   TrainOptions o_;
   int rank_, world_;
   frontend::LoadedModel model_;
-  cluster::Cluster devices_;
+  cluster::Cluster devices_;  // as the devices file gives them
+  int local_rank_ = 0, local_world_ = 1;
+  std::string devices_note_;  // how the ranks on this host spread devices_ (rank_devices.h)
   Batches batches_;
   std::unique_ptr<ProcessGroup> pg_;
   std::vector<at::Tensor> gradients_;

@@ -460,6 +460,26 @@ TEST(TrainCommandTest, APlannerPlacementTrainsOnItsDevices) {
   EXPECT_NE(out.find("final test accuracy"), std::string::npos) << out;
 }
 
+// The ranks launch starts on one host each run on their own copy of the
+// devices file's cores where the host has room for every copy
+// (trainer/rank_devices.h), and share them otherwise; rank 0 says which.
+TEST(TrainCommandTest, LaunchedRanksSpreadTheDevicesFileOverTheHostsCores) {
+  const std::string devices = Tmp("one-core.yaml");
+  std::ofstream(devices) << "devices:\n  - {name: cpu0, kind: cpu, cores: [0], threads: 1}\n";
+  std::string out;
+  ASSERT_EQ(Shell(kTrainer + " launch --nproc 2 train lenet --devices " + devices +
+                      " --data synthetic --batch 8 --steps 2 --no-eval --log-every 0",
+                  &out),
+            0)
+      << out;
+  const std::string said = std::thread::hardware_concurrency() >= 2
+                               ? "each of the 2 ranks runs on its own copy of " + devices +
+                                     "'s devices: local rank r's cores + 1r"
+                               : "the 2 ranks share the devices of " + devices +
+                                     ": a copy for each would need 2 cores, this host has 1";
+  EXPECT_NE(out.find(said + "\n"), std::string::npos) << out;
+}
+
 // A model whose input has a fixed batch trained at it whatever --batch said.
 TEST(TrainCommandTest, ABatchTheModelCannotTakeIsRefusedNamingTheInput) {
   std::string out;
@@ -528,6 +548,16 @@ TEST(TrainCommandTest, BadInputGetsOneLineNamingTheProblem) {
   EXPECT_EQ(Shell("env RANK=5 WORLD_SIZE=2 MASTER_PORT=1234 " + kTrainer + " train lenet", &out),
             2);
   EXPECT_NE(out.find("RANK='5'"), std::string::npos) << out;
+  EXPECT_EQ(Shell("env RANK=1 WORLD_SIZE=2 MASTER_PORT=1234 LOCAL_RANK=2 LOCAL_WORLD_SIZE=2 " +
+                      kTrainer + " train lenet",
+                  &out),
+            2);
+  EXPECT_NE(out.find("LOCAL_RANK='2' is not an integer in [0, 1]"), std::string::npos) << out;
+  EXPECT_EQ(Shell("env RANK=1 WORLD_SIZE=2 MASTER_PORT=1234 LOCAL_RANK=1 LOCAL_WORLD_SIZE=3 " +
+                      kTrainer + " train lenet",
+                  &out),
+            2);
+  EXPECT_NE(out.find("LOCAL_WORLD_SIZE='3' is not an integer in [1, 2]"), std::string::npos) << out;
   EXPECT_EQ(Shell(kTrainer + " train lenet --resume", &out), 2);
   EXPECT_NE(out.find("--resume needs --checkpoint"), std::string::npos) << out;
   EXPECT_EQ(Shell(kTrainer + " train lenet --placement /nonexistent.yaml", &out), 1);
