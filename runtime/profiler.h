@@ -108,7 +108,8 @@ struct ProfileOptions {
   int steps = 7;                         // timed steps kept per device
   double slow_tolerance = 0.10;          // a step whose median op ran this much slower is slow...
   OpTime op_time = OpTime::kSteadyMean;  // ...and with kSteadyMean left out and re-measured...
-  int max_extra_steps = 7;               // ...at most this many times per device
+  int max_extra_steps = 7;               // ...at most this many times per device (and the
+                                         // parallel step's, below, till its copies overlap)
   GpuLinks gpu_links = GpuLinks::kStep;
   // Untimed steps a cpu device's executor (and the alternating one) runs just
   // before each of its timed steps, so that the timed step finds its own data

@@ -1,12 +1,13 @@
 #include "trainer/process_group.h"
 
+#include <c10/util/Logging.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <cassert>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -26,6 +27,18 @@ namespace {
 using Ms = std::chrono::milliseconds;
 
 Ms ToMs(double s) { return Ms(static_cast<int64_t>(s * 1000)); }
+
+// c10d logs a failure (a port in use, a store that does not answer) on stderr
+// before it throws it, and we translate what it throws into one line: its log
+// lines below fatal are silenced, once per process (glog's level where
+// LibTorch logs through glog, as Debian's does, else c10's own).
+void QuietC10dLogging() {
+#ifdef C10_USE_GLOG
+  FLAGS_minloglevel = google::GLOG_FATAL;
+#else
+  FLAGS_caffe2_log_level = c10::GLOG_FATAL;
+#endif
+}
 
 // c10d's messages carry a C++ backtrace after the first line: keep the line.
 std::string FirstLine(const std::string& s) {
@@ -243,6 +256,7 @@ graph::Result<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(const Rendezv
     return graph::InvalidArgument("rank " + std::to_string(r.rank) + " is outside a world of " +
                                   std::to_string(r.world_size));
   }
+  QuietC10dLogging();
   auto impl = std::make_unique<Impl>();
   impl->r = r;
   for (int k = 0; k < r.world_size; ++k) impl->global.push_back(k);

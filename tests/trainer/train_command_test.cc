@@ -111,6 +111,39 @@ TEST(TrainCommandTest, ABusyPortIsRefusedBeforeAnyRankStarts) {
                      " is in use on this host: choose another, or leave --port out for a free one\n");
 }
 
+// c10d logs its failures through glog before it throws them ("W... socket.cpp:
+// 426] [c10d] The server socket has failed to bind", after glog's "Logging
+// before InitGoogleLogging()"): a rank that cannot serve or reach the store
+// prints only our line.
+TEST(TrainCommandTest, ARankThatCannotServeOrReachTheStoreSaysSoInOneLine) {
+  const int port = FreePort();
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  std::string out;
+  EXPECT_EQ(Shell(Rank(0, port, "lenet --data synthetic --steps 1 --timeout 1"), &out), 1);
+  ::close(fd);
+  EXPECT_EQ(out.rfind("trainer train: cannot serve the rendezvous store at 127.0.0.1:" +
+                          std::to_string(port) + ": ",
+                      0),
+            0u)
+      << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  // Nothing listens on a fresh free port: rank 1 times out reaching it.
+  const int nobody = FreePort();
+  EXPECT_EQ(Shell(Rank(1, nobody, "lenet --data synthetic --steps 1 --timeout 1"), &out), 1);
+  EXPECT_EQ(out.rfind("trainer train: cannot reach the rendezvous store at 127.0.0.1:" +
+                          std::to_string(nobody) + ": ",
+                      0),
+            0u)
+      << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
 // A MASTER_PORT owned by something that is not the store (it accepts, then
 // resets the connection) threw on c10d's own store thread: the rank aborted
 // with "terminate called after throwing" (exit 134). It ends in one line
