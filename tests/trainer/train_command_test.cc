@@ -34,6 +34,22 @@ std::string Log(const std::string& path) {
 // test in its own process, several at once).
 std::string Tmp(const std::string& name) { return planner_test::ScratchDir() + "/trainer-" + name; }
 
+// A socket listening on loopback `port` (close-on-exec: not the ranks' too),
+// or -1.
+int ListenOn(int port, int backlog) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::listen(fd, backlog) != 0) {
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 // Runs a shell command; returns its exit code, with its output in *out.
 int Shell(const std::string& cmd, std::string* out) {
   std::string log = Tmp("shell.log");
@@ -94,13 +110,8 @@ TEST(TrainCommandTest, LaunchRefusesAnotherCommandAndAFlagItDoesNotKnowInOneLine
 // rank starts: rank 0 could not serve the store, and rank 1 was blamed first.
 TEST(TrainCommandTest, ABusyPortIsRefusedBeforeAnyRankStarts) {
   const int port = FreePort();
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
+  const int fd = ListenOn(port, 4);
+  ASSERT_GE(fd, 0);
   std::string out;
   EXPECT_EQ(Shell(kTrainer + " launch --nproc 2 --port " + std::to_string(port) +
                       " train lenet --data synthetic --steps 1",
@@ -117,13 +128,8 @@ TEST(TrainCommandTest, ABusyPortIsRefusedBeforeAnyRankStarts) {
 // prints only our line.
 TEST(TrainCommandTest, ARankThatCannotServeOrReachTheStoreSaysSoInOneLine) {
   const int port = FreePort();
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
+  const int fd = ListenOn(port, 4);
+  ASSERT_GE(fd, 0);
   std::string out;
   EXPECT_EQ(Shell(Rank(0, port, "lenet --data synthetic --steps 1 --timeout 1"), &out), 1);
   ::close(fd);
@@ -150,13 +156,9 @@ TEST(TrainCommandTest, ARankThatCannotServeOrReachTheStoreSaysSoInOneLine) {
 // naming the store, exit 1, whichever of its connections notices first.
 TEST(TrainCommandTest, AStoreThatResetsTheConnectionEndsTheRankInOneLine) {
   const int port = FreePort();
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);  // not the rank's too
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  ASSERT_EQ(::listen(fd, 128), 0);  // connections wait in the backlog, never accepted
+  // Connections wait in the backlog, never accepted.
+  const int fd = ListenOn(port, 128);
+  ASSERT_GE(fd, 0);
   Processes p;
   const std::string log = Tmp("reset-store.log");
   const pid_t rank = p.Start(Rank(1, port, "lenet --data synthetic --steps 5 --timeout 5"), log);
