@@ -50,11 +50,12 @@ struct FleetOptions {
 
 graph::Result<FleetOptions> ReadFleetFile(const std::string& path);
 
+graph::Result<FleetOptions> ParseFleetYaml(const std::string& text, const std::string& source);
+
 // `planner search`'s flags that go with measured rewards only (steps per
 // measurement, and the verdict's rounds and level): refused for a fleet
 // whose workers simulate, by `planner search` and by `planner fleet up`.
 inline constexpr std::array<const char*, 4> kMeasuredRunFlags = {"--steps", "--baseline-rounds",
                                                                  "--rounds", "--significance"};
-graph::Result<FleetOptions> ParseFleetYaml(const std::string& text, const std::string& source);
 
 }  // namespace controllers

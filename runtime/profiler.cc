@@ -451,10 +451,11 @@ std::vector<std::vector<std::pair<double, double>>> BusyTimes(const cluster::Clu
   return busy;
 }
 
-// Whether a cpu device other than `d` was awake at `t`: busy then, or idle for
-// less than its spin time (its worker polled).
+// Whether a cpu device other than `d` was awake at `t`: busy then, or (with
+// `polling`) idle for less than its spin time (its worker polled).
 bool OtherAwake(const cluster::Cluster& c,
-                const std::vector<std::vector<std::pair<double, double>>>& busy, int d, double t) {
+                const std::vector<std::vector<std::pair<double, double>>>& busy, int d, double t,
+                bool polling = true) {
   for (size_t o = 0; o < busy.size(); ++o) {
     if (static_cast<int>(o) == d || c.devices[o].kind != cluster::DeviceKind::kCpu) continue;
     double last_end = -1e300;
@@ -463,7 +464,7 @@ bool OtherAwake(const cluster::Cluster& c,
       if (end > t) return true;
       last_end = std::max(last_end, end);
     }
-    if (t - last_end <= c.devices[o].spin_s * 1e6) return true;
+    if (polling && t - last_end <= c.devices[o].spin_s * 1e6) return true;
   }
   return false;
 }
@@ -532,7 +533,7 @@ int ProfileBuilder::ParallelOverlaps(const std::string& device) const {
   auto it = parallel_kernels_.find(device);
   if (it == parallel_kernels_.end()) return 0;
   return static_cast<int>(std::count_if(it->second.begin(), it->second.end(),
-                                        [](const SharedKernel& k) { return k.other_awake; }));
+                                        [](const SharedKernel& k) { return k.other_busy; }));
 }
 
 void ProfileBuilder::AddKernels(const graph::Graph& g, const cluster::Cluster& c,
@@ -545,7 +546,8 @@ void ProfileBuilder::AddKernels(const graph::Graph& g, const cluster::Cluster& c
     const double gap_us = o.start_us - o.copies_us - o.prev_end_us;
     (*into)[spec.name].push_back({graph::OpSignature(g, o.node), (o.end_us - o.start_us) / 1e6,
                                   std::max(0.0, gap_us) / 1e6,
-                                  OtherAwake(c, busy, o.device, o.start_us)});
+                                  OtherAwake(c, busy, o.device, o.start_us),
+                                  OtherAwake(c, busy, o.device, o.start_us, false)});
   }
 }
 
@@ -979,7 +981,7 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   b.Finish(&fresh);
   for (int d : r.shared) {
     const std::string& name = c.devices[d].name;
-    if (r.parallel && !fresh.parallel_slowdown.count(name)) {
+    if (r.parallel && b.ParallelOverlaps(name) < ProfileBuilder::kMinParallelOverlap) {
       report->parallel_unmeasured.push_back(name);
     }
   }

@@ -153,9 +153,10 @@ struct ProfileReport {
   // first fit each replaced (copies of one tensor alone).
   std::map<std::pair<std::string, std::string>, sim::LinkFit> first_gpu_links;
   std::vector<DeviceProfileReport> devices;  // one per device measured now
-  // With ProfileOptions::parallel_step: the cpu devices whose copies of the
-  // graph ran at once for too few kernels, even after extra steps (a busy host
-  // runs one worker after the other), so that they got no parallel figures.
+  // With ProfileOptions::parallel_step: the cpu devices with fewer than
+  // ProfileBuilder::kMinParallelOverlap kernels that ran while the other copy
+  // of the graph ran one, even after extra steps (a busy host runs one worker
+  // after the other), so that they got no parallel figures.
   std::vector<std::string> parallel_unmeasured;
 };
 
@@ -187,9 +188,11 @@ class ProfileBuilder {
   void AddParallelStep(const graph::Graph& g, const cluster::Cluster& c,
                        const sim::StepStats& step);
   // Kernels of `device` in the parallel steps added so far that started while
-  // another cpu device was awake. Finish writes parallel figures for a device
-  // only with at least kMinParallelOverlap of them: a busy host may run the
-  // two copies one after the other, which measures no sharing at all.
+  // another cpu device ran a kernel (not only polled: a copy's first kernels
+  // start within the spin of the other copy's last). Finish writes parallel
+  // figures for a device only with at least kMinParallelOverlap of them: a
+  // busy host may run the two copies one after the other, which measures no
+  // sharing at all.
   int ParallelOverlaps(const std::string& device) const;
   static constexpr int kMinParallelOverlap = 8;
   // A step split between a cpu device and a GPU, run with copy timing
@@ -251,11 +254,12 @@ class ProfileBuilder {
     int64_t bytes = 0;
   };
   // A kernel of a shared step: how long its device was idle before it, and
-  // whether another cpu device was awake when it started.
+  // whether another cpu device was awake (running a kernel or polling) or
+  // running a kernel when it started.
   struct SharedKernel {
     std::string signature;
     double seconds = 0, idle_s = 0;
-    bool other_awake = false;
+    bool other_awake = false, other_busy = false;
   };
   // A copy of a shared or split step, for its link's fit (the first
   // kMaxTransfersPerLink of each link).

@@ -30,14 +30,20 @@ Ms ToMs(double s) { return Ms(static_cast<int64_t>(s * 1000)); }
 
 // c10d logs a failure (a port in use, a store that does not answer) on stderr
 // before it throws it, and we translate what it throws into one line: its log
-// lines below fatal are silenced, once per process (glog's level where
-// LibTorch logs through glog, as Debian's does, else c10's own).
+// lines below fatal are silenced, once per process, before the first
+// connection (glog's level where LibTorch logs through glog, as Debian's does,
+// else c10's own). A level the user asked for (GLOG_minloglevel,
+// TORCH_CPP_LOG_LEVEL) is left as it is.
 void QuietC10dLogging() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (std::getenv("GLOG_minloglevel") || std::getenv("TORCH_CPP_LOG_LEVEL")) return;
 #ifdef C10_USE_GLOG
-  FLAGS_minloglevel = google::GLOG_FATAL;
+    FLAGS_minloglevel = google::GLOG_FATAL;
 #else
-  FLAGS_caffe2_log_level = c10::GLOG_FATAL;
+    FLAGS_caffe2_log_level = c10::GLOG_FATAL;
 #endif
+  });
 }
 
 // c10d's messages carry a C++ backtrace after the first line: keep the line.

@@ -227,8 +227,10 @@ class Run {
   graph::Status Setup(const Rendezvous& r) {
     GRAPH_ASSIGN_OR_RETURN(model_, LoadForward(o_));
     GRAPH_ASSIGN_OR_RETURN(devices_, Devices(o_, rank_));
-    if (!o_.devices.empty()) {  // the note's; MakeReplica spreads the placed copy
-      DevicesOfLocalRank(devices_, local_rank_, local_world_, ThisHost(), &devices_note_);
+    rank_devices_ = devices_;
+    if (!o_.devices.empty() && !o_.shared_devices) {
+      rank_devices_ = DevicesOfLocalRank(devices_, local_rank_, local_world_, ThisHost(devices_),
+                                         &devices_note_);
     }
     GRAPH_ASSIGN_OR_RETURN(batches_, Batches::Create(o_, model_.graph, rank_, world_));
     GRAPH_ASSIGN_OR_RETURN(pg_, ProcessGroup::Connect(r));
@@ -291,11 +293,8 @@ class Run {
       *method = placed.method;
       if (!placed.placement_note.empty()) Say(placed.placement_note);
     }
-    // Checked against the file's devices, run on this rank's copy of them.
-    if (!o_.devices.empty()) {
-      placed.cluster =
-          DevicesOfLocalRank(placed.cluster, local_rank_, local_world_, ThisHost(), nullptr);
-    }
+    // Checked against the file's devices (the same names), run on this rank's copy.
+    placed.cluster = rank_devices_;
     return Replica::Create(placed.training, placed.cluster, placed.device_of_node);
   }
 
@@ -425,7 +424,11 @@ class Run {
     Say("training " + o_.model + " on " + std::to_string(world_) + " rank(s), strategy " +
         o_.strategy.name + ", batch " + std::to_string(batches_.examples()) +
         " per rank, placement " + method + ", " + std::to_string(spe) + " steps per epoch");
-    if (!devices_note_.empty()) Say(devices_note_);
+    // Each host's first rank: on several hosts, each decided for its own.
+    if (local_rank_ == 0 && !o_.quiet && !devices_note_.empty()) {
+      std::printf("%s\n", devices_note_.c_str());
+      std::fflush(stdout);
+    }
     TrainReport report;
     const int64_t total = o_.max_steps > 0 ? o_.max_steps : o_.epochs * spe;
     if (at.step >= total) {
@@ -556,9 +559,10 @@ class Run {
   TrainOptions o_;
   int rank_, world_;
   frontend::LoadedModel model_;
-  cluster::Cluster devices_;  // as the devices file gives them
+  cluster::Cluster devices_;       // as the devices file gives them
+  cluster::Cluster rank_devices_;  // this rank's copy of them (rank_devices.h)
   int local_rank_ = 0, local_world_ = 1;
-  std::string devices_note_;  // how the ranks on this host spread devices_ (rank_devices.h)
+  std::string devices_note_;  // how the ranks on this host spread devices_
   Batches batches_;
   std::unique_ptr<ProcessGroup> pg_;
   std::vector<at::Tensor> gradients_;

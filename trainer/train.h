@@ -34,6 +34,10 @@ struct TrainOptions {
   std::string checkpoint_dir;     // empty: no checkpoints
   int64_t checkpoint_every = 0;   // steps between checkpoints (0: at epoch ends only)
   bool resume = false;            // continue from checkpoint_dir's checkpoint
+  // Every rank on `devices` as written, even where LOCAL_RANK and
+  // LOCAL_WORLD_SIZE (trainer launch, torchrun) would give each its own copy
+  // (trainer/rank_devices.h): for per-rank devices files.
+  bool shared_devices = false;
   int64_t eval_every = 0;         // steps between evaluations (0: at epoch ends)
   bool evaluate = true;           // false: no evaluation at all (probes, benchmarks)
   double target_accuracy = 0;     // stop once the test accuracy reaches it (0: never)

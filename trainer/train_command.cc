@@ -47,6 +47,9 @@ const frontend::CommandSpec kSpec{
      {"--period", "T", "easgd: steps between elastic averaging (default 1)"},
      {"--alpha", "A", "easgd: elastic rate (default 0.9 / ranks)"},
      {"--mix", "B", "gossip: weight of the peer's model (default 0.5)"},
+     {"--shared-devices", "",
+      "with --devices: every rank on the file as written, even where trainer launch (or "
+      "torchrun) would give each rank on this host its own copy of its cores and GPUs"},
      {"--checkpoint", "DIR", "write DIR/rank-R.ckpt at epoch ends (atomically)"},
      {"--checkpoint-every", "N", "also every N steps"},
      {"--resume", "", "continue from --checkpoint DIR's checkpoint"},
@@ -183,6 +186,7 @@ std::string UnusedFlag(const frontend::Args& args, const TrainOptions& o) {
        "applies to the all-reduce of --strategy sync, or of async with --groups"},
       {"--momentum", o.optimizer == "sgd", "applies to --optimizer momentum (sgd has none)"},
       {"--data-dir", o.data != "fashion-mnist", "applies to --data fashion-mnist"},
+      {"--shared-devices", o.devices.empty(), "applies to --devices"},
       {"--seed", o.data != "fashion-mnist" && strategy != "gossip",
        "orders --data fashion-mnist and pairs --strategy gossip (synthetic data has no order)"},
       {"--checkpoint-every", o.checkpoint_dir.empty(), "needs --checkpoint DIR"},
@@ -212,6 +216,7 @@ int ParseTrainFlags(const frontend::Args& args, TrainOptions* out, double* timeo
   o.optimizer = args.Get("--optimizer", "momentum");
   o.checkpoint_dir = args.Get("--checkpoint");
   o.resume = args.Has("--resume");
+  o.shared_devices = args.Has("--shared-devices");
   o.quiet = args.Has("--quiet");
   o.evaluate = !args.Has("--no-eval");
   if (o.resume && o.checkpoint_dir.empty())
