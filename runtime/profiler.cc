@@ -965,26 +965,25 @@ graph::Status ProfileGraph(const graph::Graph& g, const std::string& fetch,
   }
   // A busy host may run the two copies one after the other: more parallel
   // steps until both devices have kernels that overlapped the other's.
-  auto overlapped = [&] {
+  auto short_of_overlaps = [&] {
+    std::vector<std::string> short_ones;
     for (int d : r.shared) {
-      if (b.ParallelOverlaps(c.devices[d].name) < ProfileBuilder::kMinParallelOverlap) return false;
+      const std::string& name = c.devices[d].name;
+      if (b.ParallelOverlaps(name) < ProfileBuilder::kMinParallelOverlap) {
+        short_ones.push_back(name);
+      }
     }
-    return true;
+    return short_ones;
   };
-  for (int k = 0; r.parallel && k < options.max_extra_steps && !overlapped(); ++k) {
+  for (int k = 0; r.parallel && k < options.max_extra_steps && !short_of_overlaps().empty(); ++k) {
     sim::StepStats stats;
     GRAPH_RETURN_IF_ERROR(RunStep(*r.parallel, r, fetch, "with a copy of the graph on each cpu",
                                   &stats, options.warm_steps));
     b.AddParallelStep(r.parallel->graph(), c, stats);
   }
+  if (r.parallel) report->parallel_unmeasured = short_of_overlaps();
   sim::Profile fresh;
   b.Finish(&fresh);
-  for (int d : r.shared) {
-    const std::string& name = c.devices[d].name;
-    if (r.parallel && b.ParallelOverlaps(name) < ProfileBuilder::kMinParallelOverlap) {
-      report->parallel_unmeasured.push_back(name);
-    }
-  }
   for (int d : r.measure) {
     if (c.devices[d].kind != cluster::DeviceKind::kCuda) continue;
     GRAPH_ASSIGN_OR_RETURN(fresh.launch_s[c.devices[d].name], MeasureLaunch(c.devices[d]));

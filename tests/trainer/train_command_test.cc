@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "graph/file_util.h"
@@ -131,31 +132,24 @@ TEST(TrainCommandTest, ABusyPortIsRefusedBeforeAnyRankStarts) {
 // before InitGoogleLogging()"): a rank that cannot serve or reach the store
 // prints only our line.
 TEST(TrainCommandTest, ARankThatCannotServeOrReachTheStoreSaysSoInOneLine) {
-  const int port = FreePort();
-  const int fd = ListenOn(port, 4);
-  ASSERT_GE(fd, 0);
-  std::string out;
-  EXPECT_EQ(Shell(Rank(0, port, "lenet --data synthetic --steps 1 --timeout 1"), &out), 1);
-  ::close(fd);
-  EXPECT_EQ(out.rfind("trainer train: cannot serve the rendezvous store at 127.0.0.1:" +
-                          std::to_string(port) + ": ",
-                      0),
-            0u)
-      << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
-  // A port bound here and never listened on refuses connections, and no
-  // other test can take it: rank 1 times out reaching the store.
-  const int nobody = FreePort();
-  const int held = ListenOn(nobody, -1);
-  ASSERT_GE(held, 0);
-  EXPECT_EQ(Shell(Rank(1, nobody, "lenet --data synthetic --steps 1 --timeout 1"), &out), 1);
-  ::close(held);
-  EXPECT_EQ(out.rfind("trainer train: cannot reach the rendezvous store at 127.0.0.1:" +
-                          std::to_string(nobody) + ": ",
-                      0),
-            0u)
-      << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  // Rank 0 on a port something listens on cannot serve the store; rank 1 on
+  // a port bound here and never listened on (connections refused, and no
+  // other test can take it) times out reaching it.
+  for (const auto& [rank, backlog, what] :
+       {std::tuple{0, 4, "serve"}, std::tuple{1, -1, "reach"}}) {
+    const int port = FreePort();
+    const int fd = ListenOn(port, backlog);
+    ASSERT_GE(fd, 0);
+    std::string out;
+    EXPECT_EQ(Shell(Rank(rank, port, "lenet --data synthetic --steps 1 --timeout 1"), &out), 1);
+    ::close(fd);
+    EXPECT_EQ(out.rfind(std::string("trainer train: cannot ") + what +
+                            " the rendezvous store at 127.0.0.1:" + std::to_string(port) + ": ",
+                        0),
+              0u)
+        << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  }
 }
 
 // A MASTER_PORT owned by something that is not the store (it accepts, then
