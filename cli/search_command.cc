@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cluster/devices.h"
 #include "controllers/fleet_config.h"
+#include "controllers/ps_client.h"
 #include "frontend/args.h"
 #include "frontend/model_loading.h"
 #include "planner/job/search_job.h"
@@ -29,6 +30,7 @@ const frontend::CommandSpec kSpec{
     "       [--significance ALPHA]\n"
     "       [--batch N] [--input-shape NAME=D0,...]\n"
     "       [--optimizer sgd|momentum] [--ps ENDPOINT] [--ps-timeout DURATION]\n"
+    "       [--ps-key FILE --ps-server-key FILE]\n"
     "       [--refine DURATION] [--patience DURATION [--patience-gain PCT] [--patience-first "
     "DURATION]]\n"
     "       [--order policy-first|climb-first] [--kicks policy|random] [--climb-starts N]\n"
@@ -133,7 +135,10 @@ const frontend::CommandSpec kSpec{
           "train the policy through this parameter server (planner ps), shared with other "
           "searches"},
          {"--ps-timeout", "DURATION",
-          "give up on a parameter server silent this long (default 60s)"}})};
+          "give up on a parameter server silent this long (default 60s)"},
+         {"--ps-key", "FILE",
+          "CURVE: this search's key pair (planner fleet keygen), for a parameter server with keys"},
+         {"--ps-server-key", "FILE", "CURVE: the parameter server's public key file"}})};
 
 // A flag that takes one of two names: true for `first` (also when the flag is
 // absent), false for `second`; anything else is a usage error saying it is
@@ -256,12 +261,20 @@ graph::Status ParseSearchFlags(const frontend::Args& args, job::SearchJobOptions
                            frontend::ParseIntInRange("--rounds", args.Get("--rounds"), 1, 1000));
     o->verdict.rounds = static_cast<int>(rounds);
   }
-  o->ps = args.Get("--ps");
-  if (args.Has("--ps-timeout")) {
-    if (o->ps.empty()) return graph::InvalidArgument("--ps-timeout goes with --ps");
-    GRAPH_ASSIGN_OR_RETURN(
-        o->ps_timeout_s, frontend::ParseDurationSeconds("--ps-timeout", args.Get("--ps-timeout")));
+  o->ps.endpoint = args.Get("--ps");
+  for (const char* flag : {"--ps-timeout", "--ps-key", "--ps-server-key"}) {
+    if (args.Has(flag) && o->ps.endpoint.empty()) {
+      return graph::InvalidArgument(std::string(flag) + " goes with --ps");
+    }
   }
+  if (args.Has("--ps-timeout")) {
+    GRAPH_ASSIGN_OR_RETURN(
+        o->ps.timeout_s, frontend::ParseDurationSeconds("--ps-timeout", args.Get("--ps-timeout")));
+  }
+  o->ps.key_file = args.Get("--ps-key");
+  o->ps.server_key_file = args.Get("--ps-server-key");
+  if (!o->ps.endpoint.empty())
+    GRAPH_RETURN_IF_ERROR(controllers::CheckParameterServerAddress(o->ps));
   if (args.Has("--significance")) {
     GRAPH_ASSIGN_OR_RETURN(
         o->verdict.alpha,

@@ -459,11 +459,13 @@ int FleetCommand(int argc, char** argv) {
   // checkpoint file for all).
   for (const std::string& flag : plan.search_flags) {
     const std::string name = flag.substr(0, flag.find('='));
-    for (const char* own :
-         {"--reward", "--fleet", "--ps", "--seed", "-o", "--checkpoint", "--resume"}) {
+    for (const char* own : {"--reward", "--fleet", "--ps", "--ps-key", "--ps-server-key", "--seed",
+                            "-o", "--checkpoint", "--resume"}) {
       if (name != own) continue;
       std::string why = "fleet up sets it for each controller";
-      if (name == "-o") {
+      if (name == "--ps-key" || name == "--ps-server-key") {
+        why = "fleet up's parameter server is its own, on loopback, without keys";
+      } else if (name == "-o") {
         why = "fleet up writes each controller's placement in RUN_DIR (its own -o takes the best)";
       } else if (name == "--seed") {
         why = "fleet up gives controller i seed i";

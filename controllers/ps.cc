@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "graph/digest.h"
@@ -448,10 +450,25 @@ graph::Status ServeParameters(const PsOptions& o, const volatile std::sig_atomic
     return graph::InvalidArgument("--bind " + o.bind +
                                   " is not an endpoint (tcp://127.0.0.1:PORT, ipc://PATH)");
   }
-  if (!wire::OnThisHost(o.bind)) {
+  if (o.key_file.empty() != o.client_key_files.empty()) {
+    return graph::InvalidArgument(
+        o.key_file.empty() ? "--client-key needs --key (the server's key pair)"
+                           : "--key needs --client-key (the public key of each controller it "
+                             "lets in)");
+  }
+  if (!wire::OnThisHost(o.bind) && o.key_file.empty()) {
     return graph::InvalidArgument("--bind " + o.bind +
-                                  " is not on this host, and the parameter server has no CURVE "
-                                  "keys yet: run it beside its controllers, on loopback");
+                                  " is not on this host: a parameter server on a network needs "
+                                  "--key and --client-key (CURVE; planner fleet keygen)");
+  }
+  std::optional<wire::CurveKeys> keys;
+  std::vector<std::string> allowed;
+  if (!o.key_file.empty()) {
+    GRAPH_ASSIGN_OR_RETURN(keys, wire::ReadKeyFile(o.key_file, true));
+    for (const std::string& f : o.client_key_files) {
+      GRAPH_ASSIGN_OR_RETURN(wire::CurveKeys client, wire::ReadKeyFile(f, false));
+      allowed.push_back(client.public_key);
+    }
   }
   ParameterState state;
   if (!o.checkpoint.empty() && graph::ReadFile(o.checkpoint).ok()) {
@@ -463,12 +480,32 @@ graph::Status ServeParameters(const PsOptions& o, const volatile std::sig_atomic
   wire::Context ctx;
   wire::SocketOptions so;
   so.max_message_bytes = static_cast<size_t>(o.max_message_mb) << 20;
+  std::unique_ptr<wire::Authenticator> auth;  // before the bind, as ZeroMQ asks
+  if (keys) {
+    GRAPH_ASSIGN_OR_RETURN(auth, wire::Authenticator::Start(ctx, allowed, "ps: "));
+    so.curve_server = keys;
+  }
   GRAPH_ASSIGN_OR_RETURN(wire::Socket socket,
                          wire::Socket::Bind(ctx, wire::SocketKind::kRouter, o.bind, so));
-  std::printf("ps: serving at %s\n", socket.endpoint().c_str());
+  // Handshakes that fail for other reasons than a refused key (a controller
+  // without keys, or with another server key), which ZeroMQ keeps to itself.
+  wire::ConnectionLogOptions lo;
+  lo.prefix = "ps: ";
+  lo.peer = "a controller";
+  lo.self = "this parameter server";
+  lo.connects = false;
+  lo.curve_server = keys.has_value();
+  lo.log_disconnected = false;  // controllers come and go
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<wire::ConnectionLog> log,
+                         wire::ConnectionLog::Start(ctx, socket, lo));
+  const std::string curve =
+      keys ? " (CURVE: " + std::to_string(allowed.size()) + " controller keys let in)" : "";
+  std::printf("ps: serving at %s%s\n", socket.endpoint().c_str(), curve.c_str());
   std::fflush(stdout);
   Server server(o, std::move(state), std::move(socket));
-  return server.Serve(stop);
+  graph::Status served = server.Serve(stop);
+  log.reset();  // before the socket it watches goes with `server`
+  return served;
 }
 
 }  // namespace controllers

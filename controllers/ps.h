@@ -31,6 +31,11 @@ struct PsOptions {
   int staleness = 16;              // versions a gradient may lag and still be applied
   double checkpoint_every_s = 10;  // and on SIGINT/SIGTERM
   int max_message_mb = 256;
+  // CURVE (docs/fleet.md, "Security"): the server's key pair file and the
+  // public key files of the controllers it lets in (`planner fleet keygen`);
+  // both or neither. Without them the server binds only on this host.
+  std::string key_file;
+  std::vector<std::string> client_key_files;
 };
 
 struct PsCounters {
@@ -107,7 +112,9 @@ class ParameterState {
 };
 
 // Serves until `*stop`, checkpointing as the options say; restores the
-// checkpoint file when it exists.
+// checkpoint file when it exists. With keys, a controller whose key is not
+// listed is refused during ZeroMQ's handshake (one line names it) and never
+// reaches the policy.
 graph::Status ServeParameters(const PsOptions& options, const volatile std::sig_atomic_t* stop);
 
 // `planner ps`: the command-line front end of ServeParameters.

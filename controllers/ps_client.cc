@@ -19,8 +19,12 @@ using Clock = std::chrono::steady_clock;
 
 class PsClient : public planner::search::ParameterServer {
  public:
-  PsClient(std::unique_ptr<wire::Context> ctx, wire::Socket socket, double timeout_s)
-      : ctx_(std::move(ctx)), socket_(std::move(socket)), timeout_s_(timeout_s) {}
+  PsClient(std::unique_ptr<wire::Context> ctx, wire::Socket socket,
+           std::unique_ptr<wire::ConnectionLog> log, double timeout_s)
+      : ctx_(std::move(ctx)),
+        socket_(std::move(socket)),
+        log_(std::move(log)),
+        timeout_s_(timeout_s) {}
 
   graph::Result<planner::search::PolicyParameters> Join(
       const std::string& identity, const std::string& optimizer,
@@ -86,6 +90,10 @@ class PsClient : public planner::search::ParameterServer {
                              "parameter server " + socket_.endpoint() +
                                  ": stopped by a signal while waiting for its answer");
       }
+      if (std::string refused = log_->Final(); !refused.empty()) {
+        return graph::Status(graph::StatusCode::kUnavailable,
+                             "parameter server " + socket_.endpoint() + ": " + refused);
+      }
       if (graph::Status st = socket_.Send({bytes});
           !st.ok() && st.code() != graph::StatusCode::kUnavailable) {
         return st;
@@ -131,6 +139,9 @@ class PsClient : public planner::search::ParameterServer {
 
   std::unique_ptr<wire::Context> ctx_;
   wire::Socket socket_;
+  // Says a refused handshake (Final); declared after the socket it watches,
+  // so that it goes first.
+  std::unique_ptr<wire::ConnectionLog> log_;
   double timeout_s_;
   planner::search::PolicyLayout layout_;
   uint64_t sequence_ = 0;
@@ -138,20 +149,54 @@ class PsClient : public planner::search::ParameterServer {
 };
 
 graph::Result<std::unique_ptr<planner::search::ParameterServer>> Connect(
-    const std::string& endpoint, double timeout_s) {
+    const planner::search::ParameterServerAddress& address) {
+  GRAPH_RETURN_IF_ERROR(CheckParameterServerAddress(address));
   auto ctx = std::make_unique<wire::Context>();
   wire::SocketOptions o;
   char host[128] = {};
   ::gethostname(host, sizeof host - 1);
   o.routing_id = std::string(host) + ":" + std::to_string(::getpid());
   o.immediate = true;
+  if (!address.key_file.empty()) {
+    GRAPH_ASSIGN_OR_RETURN(o.curve_client, wire::ReadKeyFile(address.key_file, true));
+    GRAPH_ASSIGN_OR_RETURN(wire::CurveKeys server,
+                           wire::ReadKeyFile(address.server_key_file, false));
+    o.curve_server_public_key = server.public_key;
+  }
   GRAPH_ASSIGN_OR_RETURN(wire::Socket s,
-                         wire::Socket::Connect(*ctx, wire::SocketKind::kDealer, endpoint, o));
+                         wire::Socket::Open(*ctx, wire::SocketKind::kDealer, address.endpoint, o));
+  // Watching from before the first handshake: a refusal is not retried, so
+  // one missed would leave the search waiting for the timeout. The server's
+  // restarts are expected (requests are re-sent), so lost connections and
+  // retries are not said.
+  wire::ConnectionLogOptions lo;
+  lo.prefix = "ps client: ";
+  lo.peer = "the parameter server";
+  lo.self = "this search";
+  if (o.curve_client) lo.own_public_key = o.curve_client->public_key;
+  lo.log_retries = false;
+  lo.log_disconnected = false;
+  GRAPH_ASSIGN_OR_RETURN(std::unique_ptr<wire::ConnectionLog> log,
+                         wire::ConnectionLog::Start(*ctx, s, lo));
+  GRAPH_RETURN_IF_ERROR(s.AlsoConnect(address.endpoint));
   return std::unique_ptr<planner::search::ParameterServer>(
-      std::make_unique<PsClient>(std::move(ctx), std::move(s), timeout_s));
+      std::make_unique<PsClient>(std::move(ctx), std::move(s), std::move(log), address.timeout_s));
 }
 
 }  // namespace
+
+graph::Status CheckParameterServerAddress(const planner::search::ParameterServerAddress& address) {
+  if (address.key_file.empty() != address.server_key_file.empty()) {
+    return graph::InvalidArgument("--ps-key and --ps-server-key go together");
+  }
+  if (address.key_file.empty() && !wire::OnThisHost(address.endpoint)) {
+    return graph::InvalidArgument(
+        "--ps " + address.endpoint +
+        " is not on this host: a parameter server on a network needs --ps-key (this search's "
+        "key pair) and --ps-server-key (the server's public key; planner fleet keygen)");
+  }
+  return graph::Status::Ok();
+}
 
 void RegisterParameterServerClient() { planner::search::RegisterParameterServer(Connect); }
 

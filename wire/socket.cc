@@ -480,8 +480,9 @@ void ConnectionLog::OnEvent(int event, uint32_t value, const std::string& endpoi
     }
     case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
       failed_.insert(endpoint);
-      HandshakeFailed("protocol " + endpoint, "the handshake with " + peer + " failed (" +
-                                                  endpoint + "): " + HandshakeFailure(value));
+      HandshakeFailed(
+          "protocol " + std::to_string(value) + " " + endpoint,
+          "the handshake with " + peer + " failed (" + endpoint + "): " + HandshakeFailure(value));
       return;
     case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
       failed_.insert(endpoint);

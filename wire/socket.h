@@ -161,8 +161,8 @@ class Authenticator {
 // match, one side without keys), an endpoint where nothing answers yet, a host
 // that does not resolve, a connection lost. Without it a worker whose key the
 // controller refuses, or one pointed at the wrong port, waits in silence. One
-// line per kind of event and endpoint, repeated only after a handshake there
-// succeeds again; 1000 lines at most.
+// line per kind of event (of failure: ZeroMQ's code) and endpoint, repeated only after a handshake
+// there succeeds again; 1000 lines at most.
 //
 // libzmq (4.3) does not retry a connection whose handshake was refused or broke
 // the protocol: for a socket that connects, that failure is final, so it is not

@@ -437,15 +437,15 @@ graph::Status StartRun(Session& s, Run* run) {
         best_baseline->method.c_str(), grouper, w.placer_loss, w.placer_steps, w.placer_s,
         scopes ? "; the groups are name scopes, so the Grouper is not fitted" : "");
   }
-  if (!o.ps.empty()) {
-    GRAPH_ASSIGN_OR_RETURN(run->ps, search::ConnectParameterServer(o.ps, o.ps_timeout_s));
+  if (!o.ps.endpoint.empty()) {
+    GRAPH_ASSIGN_OR_RETURN(run->ps, search::ConnectParameterServer(o.ps));
     const std::string policy_of =
         s.identity.model_digest + " on devices " + s.identity.devices_digest +
         // Searches that place other groups do not share a policy (grouper
         // "auto" chooses by each search's own best baseline).
         (search.places_scopes() ? ", placing name scopes" : ", placing the Grouper's groups");
     GRAPH_RETURN_IF_ERROR(search.UseParameterServer(run->ps.get(), policy_of));
-    Say(s.log(), "ps: joined %s at parameter version %lld\n", o.ps.c_str(),
+    Say(s.log(), "ps: joined %s at parameter version %lld\n", o.ps.endpoint.c_str(),
         static_cast<long long>(search.parameter_version()));
   }
   // A checkpoint as soon as the policy is set up, so that a search killed

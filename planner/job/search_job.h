@@ -37,6 +37,7 @@
 #include "graph/training.h"
 #include "planner/refine/refine.h"
 #include "planner/rewards/verdict.h"
+#include "planner/search/parameter_server.h"
 #include "planner/search/search.h"
 #include "planner/search/search_options.h"
 
@@ -120,8 +121,7 @@ struct SearchJobOptions {
   // its one measurement.
   int baseline_rounds = 3;
   rewards::VerdictOptions verdict;
-  std::string ps;            // parameter server endpoint, or empty
-  double ps_timeout_s = 60;  // its requests' limit
+  search::ParameterServerAddress ps;  // the parameter server (its endpoint empty: none)
 
   // Outputs; empty: not written.
   std::string out_path;         // the best placement, at every improvement

@@ -8,12 +8,12 @@ ParameterServerFactory g_connect = nullptr;
 
 void RegisterParameterServer(ParameterServerFactory connect) { g_connect = connect; }
 
-graph::Result<std::unique_ptr<ParameterServer>> ConnectParameterServer(const std::string& endpoint,
-                                                                       double timeout_s) {
+graph::Result<std::unique_ptr<ParameterServer>> ConnectParameterServer(
+    const ParameterServerAddress& address) {
   if (!g_connect) {
     return graph::Unimplemented("this program has no parameter server client (only `planner` has)");
   }
-  return g_connect(endpoint, timeout_s);
+  return g_connect(address);
 }
 
 }  // namespace planner::search

@@ -50,13 +50,26 @@ class ParameterServer {
   virtual std::string Summary() const = 0;
 };
 
-using ParameterServerFactory = graph::Result<std::unique_ptr<ParameterServer>> (*)(
-    const std::string& endpoint, double timeout_s);
+// Where the server is and how to reach it.
+struct ParameterServerAddress {
+  std::string endpoint;   // e.g. tcp://127.0.0.1:5556; empty: no server
+  double timeout_s = 60;  // a request without an answer this long fails
+  // CURVE (ZeroMQ's encryption and authentication; docs/fleet.md, "Security"):
+  // this search's key pair and the server's public key, as key files
+  // (`planner fleet keygen`); all empty: none, which a server off this host
+  // does not accept.
+  std::string key_file;
+  std::string server_key_file;
+};
+
+using ParameterServerFactory =
+    graph::Result<std::unique_ptr<ParameterServer>> (*)(const ParameterServerAddress& address);
 // Called once by `planner`'s main, before any command runs.
 void RegisterParameterServer(ParameterServerFactory connect);
-// A client of the server at `endpoint` whose requests fail after `timeout_s`
-// without an answer; an error when none is registered.
-graph::Result<std::unique_ptr<ParameterServer>> ConnectParameterServer(const std::string& endpoint,
-                                                                       double timeout_s);
+// A client of the server at `address`; an error when none is registered, and
+// for an address it cannot use (a key file that is not one, an endpoint off
+// this host without keys).
+graph::Result<std::unique_ptr<ParameterServer>> ConnectParameterServer(
+    const ParameterServerAddress& address);
 
 }  // namespace planner::search

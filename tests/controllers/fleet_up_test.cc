@@ -127,6 +127,8 @@ TEST(FleetUp, SearchFlagsThatFleetUpSetsPerControllerAreRefused) {
        "-o after --: fleet up writes each controller's placement in RUN_DIR (its "
        "own -o takes the best)"},
       {"--ps=tcp://127.0.0.1:1", "--ps after --: fleet up sets it for each controller"},
+      {"--ps-key k.key",
+       "--ps-key after --: fleet up's parameter server is its own, on loopback, without keys"},
       {"--checkpoint c.ckpt",
        "--checkpoint after --: every controller would share one "
        "checkpoint file (each keeps its own in RUN_DIR)"},

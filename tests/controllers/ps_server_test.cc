@@ -11,7 +11,9 @@
 #include <thread>
 
 #include "controllers/ps.h"
+#include "graph/file_util.h"
 #include "tests/processes.h"
+#include "tests/scratch_dir.h"
 #include "wire/codec.h"
 #include "wire/socket.h"
 
@@ -141,17 +143,43 @@ TEST(PsServer, OnlyAPeerThatJoinedMayPushOrPull) {
   server.join();
 }
 
-TEST(PsServer, BindingOffThisHostIsRefused) {
+TEST(PsServer, BindingOffThisHostWithoutKeysIsRefused) {
   PsOptions o;
   o.bind = "tcp://0.0.0.0:5998";
   volatile std::sig_atomic_t stop = 1;
-  graph::Status st = ServeParameters(o, &stop);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("CURVE"), std::string::npos);
+  EXPECT_EQ(ServeParameters(o, &stop).message(),
+            "--bind tcp://0.0.0.0:5998 is not on this host: a parameter server on a network needs "
+            "--key and --client-key (CURVE; planner fleet keygen)");
   // Not an endpoint at all: said so, not "not on this host".
   o.bind = "foo";
   EXPECT_EQ(ServeParameters(o, &stop).message(),
             "--bind foo is not an endpoint (tcp://127.0.0.1:PORT, ipc://PATH)");
+}
+
+TEST(PsServer, KeysComeInPairsAndABadKeyFileIsNamed) {
+  PsOptions o;
+  o.bind = "tcp://0.0.0.0:5998";
+  volatile std::sig_atomic_t stop = 1;
+  o.key_file = "ps.key";
+  EXPECT_EQ(ServeParameters(o, &stop).message(),
+            "--key needs --client-key (the public key of each controller it lets in)");
+  o.key_file.clear();
+  o.client_key_files = {"c.pub"};
+  EXPECT_EQ(ServeParameters(o, &stop).message(),
+            "--client-key needs --key (the server's key pair)");
+  const std::string dir = planner_test::ScratchDir();
+  const wire::CurveKeys keys = *wire::GenerateCurveKeys();
+  ASSERT_TRUE(graph::WriteFileAtomic(dir + "/ps.key", wire::KeyFileText(keys, true)).ok());
+  ASSERT_TRUE(graph::WriteFileAtomic(dir + "/ps.pub", wire::KeyFileText(keys, false)).ok());
+  o.key_file = dir + "/ps.pub";  // a public key where the pair belongs
+  o.client_key_files = {dir + "/ps.pub"};
+  graph::Status st = ServeParameters(o, &stop);
+  EXPECT_NE(st.message().find(dir + "/ps.pub: no valid 'secret:' key"), std::string::npos)
+      << st.message();
+  o.key_file = dir + "/ps.key";
+  o.client_key_files = {dir + "/ps.pub", dir + "/missing.pub"};
+  st = ServeParameters(o, &stop);
+  EXPECT_NE(st.message().find(dir + "/missing.pub"), std::string::npos) << st.message();
 }
 
 }  // namespace

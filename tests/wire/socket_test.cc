@@ -368,6 +368,26 @@ TEST(ConnectionLog, AClientWithoutKeysOfACurveServerIsTold) {
   EXPECT_EQ(server.log->Final(), "");  // the server listens on
 }
 
+// One line per kind of failure: a server that had said a plain client's
+// failure kept a later client's mismatched keys to itself (both were one
+// "protocol" line at its endpoint).
+TEST(ConnectionLog, AServerSaysEachKindOfFailedHandshake) {
+  Context ctx;
+  Lines server_lines, client_lines;
+  const CurveKeys mine = *GenerateCurveKeys();
+  CurveServer server(ctx, mine.public_key, server_lines);
+  {
+    Client plain(ctx, server.socket->endpoint(), std::nullopt, "", client_lines);
+    EXPECT_EQ(server_lines.Count("one side has CURVE keys and the other none"), 1)
+        << server_lines.All();
+  }
+  Client other_server_key(ctx, server.socket->endpoint(), mine, GenerateCurveKeys()->public_key,
+                          client_lines);
+  EXPECT_EQ(server_lines.Count("the CURVE keys do not match"), 1) << server_lines.All();
+  EXPECT_EQ(server_lines.Count("one side has CURVE keys and the other none", 0), 1)
+      << server_lines.All();
+}
+
 TEST(ConnectionLog, APortWhereNobodyListensIsSaidOnce) {
   // A port free a moment ago: bound, then closed.
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
