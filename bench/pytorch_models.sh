@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The six PyTorch models of scripts/pytorch/export_models.py through the whole
+# The PyTorch models of scripts/pytorch/export_models.py (seven) through the whole
 # pipeline on this machine's two CPU devices (configs/local-2cpu.yaml): export,
 # forward and SGD step against PyTorch (bench/onnx_pytorch_parity), measure,
 # profile, a simulated search from the profile, and a real-reward search with

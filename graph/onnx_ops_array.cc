@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "graph/onnx_translate.h"
 #include "graph/shape_rules.h"
@@ -563,6 +564,124 @@ Status OneHot(NodeContext& c) {
   return Status::Ok();
 }
 
+// GatherElements and ScatterElements address one element of data per index:
+// the index gives its coordinate along `axis`, the index's own position the
+// others. As TensorFlow ops that is GatherNd/ScatterNd over full coordinates
+// [..., rank], built here: each other axis' coordinate is a constant range
+// along that axis broadcast to the indices' shape, the axis' own is the
+// indices (int64, negative ones wrapped). Needs the indices' static shape and
+// data's size along the axis.
+Result<std::string> ElementCoordinates(NodeContext& c, int data, int indices, int64_t axis) {
+  const Shape s = c.shape(indices);
+  if (!s.FullyDefined()) return c.Unsupported("indices of unknown shape");
+  const int r = s.rank();
+  const int64_t dim = c.shape(data).dim(static_cast<int>(axis));
+  if (dim < 0) return c.Unsupported("data of unknown size along the axis");
+  std::vector<int64_t> target = s.dims();
+  target.push_back(1);
+  std::string idx = c.in(indices);
+  if (const Tensor* v = c.value(indices)) {  // known: wrapped and checked here
+    std::vector<int64_t> values = v->ToInt64s();
+    for (int64_t& i : values) {
+      if (i < -dim || i >= dim) {
+        return c.Error("index " + std::to_string(i) + " is out of range for a dim of " +
+                       std::to_string(dim));
+      }
+      i = i < 0 ? i + dim : i;
+    }
+    idx = c.Constant("indices", Tensor::FromInt64s(DType::kInt64, Shape(target), values));
+  } else {
+    if (c.dtype(indices) != DType::kInt64) {
+      idx = c.Emit("indices_int64", "Cast", {idx},
+                   {{"SrcT", MakeAttr(c.dtype(indices))}, {"DstT", MakeAttr(DType::kInt64)}});
+    }
+    std::string negative =
+        c.Emit("negative", "Less", {idx, c.ScalarConst("zero", 0, DType::kInt64)});
+    std::string wrapped = c.Emit(
+        "wrapped", "AddV2", {idx, c.ScalarConst("dim", static_cast<double>(dim), DType::kInt64)});
+    idx = c.Emit("wrapped_indices", "SelectV2", {negative, wrapped, idx});
+    idx = c.Emit("indices_last", "ExpandDims", {idx, c.IntScalar("last", -1)});
+  }
+  std::vector<std::string> parts;
+  for (int d = 0; d < r; ++d) {
+    if (d == axis) {
+      parts.push_back(idx);
+      continue;
+    }
+    std::vector<int64_t> along(r + 1, 1), range(s.dim(d));
+    along[d] = s.dim(d);
+    std::iota(range.begin(), range.end(), int64_t{0});
+    const std::string sd = std::to_string(d);
+    std::string at = c.Constant("at_" + sd, Tensor::FromInt64s(DType::kInt64, Shape(along), range));
+    parts.push_back(c.Emit("coordinate_" + sd, "BroadcastTo",
+                           {at, c.IntConst("to_" + sd, target, DType::kInt64)}));
+  }
+  parts.push_back(c.IntScalar("concat_axis", r));
+  return c.Emit("coordinates", "ConcatV2", parts, {{"N", MakeAttr(static_cast<int64_t>(r))}});
+}
+
+Status GatherElements(NodeContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
+  if (c.rank(1) != r) return c.Error("indices must have data's rank");
+  GRAPH_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c, c.attr_int("axis", 0), r));
+  GRAPH_ASSIGN_OR_RETURN(std::string coordinates, ElementCoordinates(c, 0, 1, axis));
+  c.Output(0, c.Emit("", "GatherNd", {c.in(0), coordinates}));
+  return Status::Ok();
+}
+
+// ScatterElements (and opset 9's Scatter): the updates summed into zeros at
+// their coordinates (ScatterNd); with reduction "add" added to data, else
+// (a plain write, "none") taking data's place where any update landed.
+// Duplicate indices under "none" are undefined in ONNX; here they add up.
+Status ScatterElements(NodeContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
+  if (c.rank(1) != r || c.rank(2) != r) return c.Error("indices and updates must have data's rank");
+  if (!c.shape(0).FullyDefined()) return c.Unsupported("data of unknown shape");
+  const std::string reduction = c.attr_string("reduction", "none");
+  if (reduction != "none" && reduction != "add") {
+    return c.Unsupported("reduction '" + reduction + "' (only 'none' and 'add')");
+  }
+  GRAPH_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c, c.attr_int("axis", 0), r));
+  GRAPH_ASSIGN_OR_RETURN(std::string coordinates, ElementCoordinates(c, 0, 1, axis));
+  std::string shape = c.IntConst("shape", c.shape(0).dims(), DType::kInt64);
+  std::string scattered = c.Emit(reduction == "add" ? "scattered" : "written", "ScatterNd",
+                                 {coordinates, c.in(2), shape});
+  if (reduction == "add") {
+    c.Output(0, c.Emit("", "AddV2", {c.in(0), scattered}));
+    return Status::Ok();
+  }
+  std::string ones = c.Emit("ones", "OnesLike", {c.in(2)});
+  std::string hits = c.Emit("hits", "ScatterNd", {coordinates, ones, shape});
+  std::string hit = c.Emit("hit", "Greater", {hits, c.ScalarConst("none", 0, c.dtype(2))});
+  c.Output(0, c.Emit("", "SelectV2", {hit, scattered, c.in(0)}));
+  return Status::Ok();
+}
+
+// Trilu: the upper (j - i >= k) or lower (j - i <= k) triangle of each matrix
+// in the last two axes, zeros elsewhere, as a select by a constant mask.
+Status Trilu(NodeContext& c) {
+  GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
+  if (r < 2) return c.Error("input must have rank 2 or more");
+  const int64_t n = c.shape(0).dim(r - 2), m = c.shape(0).dim(r - 1);
+  if (n < 0 || m < 0) return c.Unsupported("matrices of unknown size");
+  int64_t k = 0;
+  if (c.has(1)) {
+    GRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> kv, c.ints(1, "k"));
+    if (kv.size() != 1) return c.Error("k must be one value");
+    k = kv[0];
+  }
+  const bool upper = c.attr_int("upper", 1) != 0;
+  std::string mask(static_cast<size_t>(n * m), '\0');
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < m; ++j) mask[i * m + j] = upper ? j - i >= k : j - i <= k;
+  }
+  std::string keep =
+      c.Constant("mask", Tensor(DType::kBool, Shape(std::vector<int64_t>{n, m}), std::move(mask)));
+  std::string zeros = c.Emit("zeros", "ZerosLike", {c.in(0)});
+  c.Output(0, c.Emit("", "SelectV2", {keep, c.in(0), zeros}));
+  return Status::Ok();
+}
+
 }  // namespace
 
 const std::vector<OpRule>& ArrayRules() {
@@ -580,6 +699,10 @@ const std::vector<OpRule>& ArrayRules() {
       {"Slice", Slice},
       {"Gather", Gather},
       {"GatherND", GatherND},
+      {"GatherElements", GatherElements},
+      {"ScatterElements", ScatterElements},
+      {"Scatter", ScatterElements},
+      {"Trilu", Trilu},
       {"ConstantOfShape", ConstantOfShape, false},
       {"Range", Range, false},
       {"Expand", Expand},

@@ -203,7 +203,7 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"ResizeNearestNeighborGrad", ResizeRule},
       {"BiasAddGrad", BiasAddGradRule},
       {"StridedSliceGrad", ShapeFromValueRule<0>},
-      {"ScatterNd", ShapeFromValueRule<2>},
+      {"ScatterNd", ShapeFromValueRule<2, 1>},
       {"ResizeBilinearGrad", SameAsInputRule<1>},
       // parameter updates: the output is the updated variable
       {"ApplyGradientDescent", ApplyUpdateRule},

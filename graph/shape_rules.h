@@ -133,8 +133,10 @@ Status ShapeRule(InferenceContext& c);
 Status SizeRule(InferenceContext& c);
 Status RankRule(InferenceContext& c);
 // The output's shape is the value of integer input K (gradient ops that are given
-// the shape they must produce: Conv2DBackpropInput, AvgPoolGrad, ...).
-template <int K>
+// the shape they must produce: Conv2DBackpropInput, AvgPoolGrad, ...); its type
+// is attr "T", else input D's (-1: the last input, the gradient these ops take
+// last; ScatterNd's is its updates, input 1).
+template <int K, int D = -1>
 Status ShapeFromValueRule(InferenceContext& c);
 // The output has input K's shape (ResizeBilinearGrad: the original image's).
 template <int K>

@@ -320,10 +320,10 @@ Status RankRule(InferenceContext& c) {
   return Status::Ok();
 }
 
-template <int K>
+template <int K, int D>
 Status ShapeFromValueRule(InferenceContext& c) {
-  GRAPH_RETURN_IF_ERROR(c.RequireInputs(K + 1));
-  DType t = c.node().attr_type("T", c.dtype(c.num_inputs() - 1));
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(std::max(K, D) + 1));
+  DType t = c.node().attr_type("T", c.dtype(D < 0 ? c.num_inputs() - 1 : D));
   auto dims = c.ints(K);
   if (dims) {
     for (int64_t d : *dims) {
@@ -339,6 +339,7 @@ Status ShapeFromValueRule(InferenceContext& c) {
 template Status ShapeFromValueRule<0>(InferenceContext&);
 template Status ShapeFromValueRule<1>(InferenceContext&);
 template Status ShapeFromValueRule<2>(InferenceContext&);
+template Status ShapeFromValueRule<2, 1>(InferenceContext&);
 
 template <int K>
 Status SameAsInputRule(InferenceContext& c) {

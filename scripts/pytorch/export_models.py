@@ -93,6 +93,31 @@ class GptBlock(nn.Module):
         return self.head(self.lnf(x))
 
 
+class IndexOps(nn.Module):
+    """PyTorch's index ops as the exporter writes them: torch.tril of computed
+    scores (Trilu), torch.gather of each position's own token's logit
+    (GatherElements), and scatter_add pooling positions into buckets by token
+    (ScatterElements with reduction "add"), as a mixture-of-experts router
+    pools tokens per expert."""
+
+    def __init__(self, vocab=500, width=32, buckets=4):
+        super().__init__()
+        self.buckets = buckets
+        self.embed = nn.Embedding(vocab, width)
+        self.query = nn.Linear(width, width)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        scores = torch.tril(x @ self.query(x).transpose(1, 2))
+        h = scores.softmax(-1) @ x
+        logits = self.head(h)
+        own = torch.gather(logits, 2, ids.unsqueeze(-1))
+        bucket = (ids % self.buckets).unsqueeze(-1).expand_as(h)
+        pooled = h.new_zeros(h.shape[0], self.buckets, h.shape[2]).scatter_add(1, bucket, h)
+        return logits, own, pooled
+
+
 def images(batch, side):
     return (torch.rand(batch, 3, side, side) * 2 - 1,)
 
@@ -115,6 +140,7 @@ MODELS = {
     "vit_tiny": (VitTiny, lambda: images(BATCH, 32), 13),
     "lstm_lm": (LstmLm, lambda: tokens((12, BATCH)), 13),
     "gpt_block": (GptBlock, lambda: tokens((BATCH, 16)), 17),
+    "index_ops": (IndexOps, lambda: tokens((BATCH, 16)), 17),
 }
 
 

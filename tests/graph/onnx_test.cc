@@ -280,13 +280,13 @@ TEST(OnnxTest, ABareGraphProtoOrGarbageNamedOnnxIsSaidSo) {
 TEST(OnnxTest, UnsupportedOpNamesTheNodeDomainAndOpset) {
   onnx::ModelProto m = Model(14);
   Input(&m, "x", {2, 2});
-  AddNode(&m, "Trilu", {"x"}, {"y"}, "/mask/Trilu");
+  AddNode(&m, "Shrink", {"x"}, {"y"}, "/act/Shrink");
   Output(&m, "y", {2, 2});
   auto g = Import(m);
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), StatusCode::kUnimplemented);
   const std::string& msg = g.status().message();
-  EXPECT_NE(msg.find("'/mask/Trilu' (Trilu, domain 'ai.onnx', opset 14)"), std::string::npos)
+  EXPECT_NE(msg.find("'/act/Shrink' (Shrink, domain 'ai.onnx', opset 14)"), std::string::npos)
       << msg;
 }
 
@@ -295,13 +295,13 @@ TEST(OnnxTest, UnsupportedOpNamesTheNodeDomainAndOpset) {
 TEST(OnnxTest, EveryOpTypeWithoutATranslationIsNamedAtOnce) {
   onnx::ModelProto m = Model(14);
   Input(&m, "x", {2, 2});
-  AddNode(&m, "Trilu", {"x"}, {"a"}, "/mask/Trilu");
+  AddNode(&m, "Shrink", {"x"}, {"a"}, "/act/Shrink");
   AddNode(&m, "Hardmax", {"a"}, {"b"}, "/hm/Hardmax");
   AddNode(&m, "Hardmax", {"b"}, {"c"}, "/hm2/Hardmax");
   AddNode(&m, "Relu", {"c"}, {"y"}, "/act/Relu");
   Output(&m, "y", {2, 2});
   EXPECT_EQ(Import(m).status().message(),
-            "m.onnx: node '/mask/Trilu' (Trilu, domain 'ai.onnx', opset 14): op has no "
+            "m.onnx: node '/act/Shrink' (Shrink, domain 'ai.onnx', opset 14): op has no "
             "translation; also without one: Hardmax (2 nodes) (build/bench/onnx_conformance "
             "--ops lists the supported ops)");
 }
@@ -520,6 +520,66 @@ void IntsAttr(onnx::NodeProto* n, const std::string& name, const std::vector<int
 }
 
 }  // namespace crafted
+
+// GatherElements, ScatterElements and Trilu become GatherNd, ScatterNd and a
+// select by constants made at import (their values are checked by ONNX's own
+// backend tests, bench/onnx_conformance): what those constants cannot be made
+// from is refused in one line naming the node.
+TEST(OnnxTest, ElementIndexOpsRefuseWhatTheirConstantsCannotBeMadeFrom) {
+  auto refusal = [](const onnx::ModelProto& m) { return Import(m).status().message(); };
+  {  // indices whose shape is only known at run time
+    onnx::ModelProto m = Model(13);
+    Input(&m, "x", {4, 3});
+    crafted::TypedInput(&m, "i", {-1, 3}, onnx::TensorProto::INT64);
+    AddNode(&m, "GatherElements", {"x", "i"}, {"y"});
+    Output(&m, "y", {-1, 3});
+    EXPECT_EQ(
+        refusal(m),
+        "m.onnx: node '/GatherElements' (GatherElements, opset 13): indices of unknown shape");
+  }
+  {  // a known index past the axis
+    onnx::ModelProto m = Model(13);
+    Input(&m, "x", {4, 3});
+    onnx::TensorProto* i = m.mutable_graph()->add_initializer();
+    i->set_name("i");
+    i->set_data_type(onnx::TensorProto::INT64);
+    i->add_dims(1);
+    i->add_dims(3);
+    for (int64_t v : {0, 4, -5}) i->add_int64_data(v);
+    AddNode(&m, "GatherElements", {"x", "i"}, {"y"});
+    Output(&m, "y", {1, 3});
+    EXPECT_EQ(refusal(m),
+              "m.onnx: node '/GatherElements' (GatherElements): index 4 is out of range for a dim "
+              "of 4");
+  }
+  {  // a reduction the IR has no scatter for
+    onnx::ModelProto m = Model(16);
+    Input(&m, "x", {4, 3});
+    crafted::TypedInput(&m, "i", {2, 3}, onnx::TensorProto::INT64);
+    Input(&m, "u", {2, 3});
+    AddNode(&m, "ScatterElements", {"x", "i", "u"}, {"y"})->add_attribute()->CopyFrom([] {
+      onnx::AttributeProto a;
+      a.set_name("reduction");
+      a.set_type(onnx::AttributeProto::STRING);
+      a.set_s("mul");
+      return a;
+    }());
+    Output(&m, "y", {4, 3});
+    EXPECT_EQ(refusal(m),
+              "m.onnx: node '/ScatterElements' (ScatterElements, opset 16): reduction 'mul' (only "
+              "'none' and 'add')");
+  }
+  {  // a diagonal known only at run time
+    onnx::ModelProto m = Model(14);
+    Input(&m, "x", {4, 4});
+    crafted::TypedInput(&m, "k", {}, onnx::TensorProto::INT64);
+    m.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    AddNode(&m, "Trilu", {"x", "k"}, {"y"});
+    Output(&m, "y", {4, 4});
+    EXPECT_EQ(refusal(m),
+              "m.onnx: node '/Trilu' (Trilu, opset 14): k (input 'k') must be a constant");
+  }
+}
 
 // Shape(scalar) is an empty vector; adding a scalar to it read element 0 of
 // the empty vector while folding.

@@ -200,6 +200,19 @@ TEST(ShapeInferenceTest, GatherReplacesTheAxisWithIndexDims) {
   EXPECT_EQ(OutShape(g, "y"), Shape({8, 20, 16}));
 }
 
+// ScatterNd(indices, updates, shape) without its "T" attribute (as the ONNX
+// importer writes it) is of its updates' type, not its shape's: read as int64
+// it fell off the training graph's float path, and scatter_add's inputs got no
+// gradient.
+TEST(ShapeInferenceTest, ScatterNdIsOfItsUpdatesType) {
+  Graph g = Inferred(Placeholder("indices", {3, 1}, "DT_INT64") + Placeholder("updates", {3, 4}) +
+                     IntConst("shape", {5, 4}) +
+                     "node { name: 'y' op: 'ScatterNd' input: 'indices' input: 'updates' "
+                     "input: 'shape' }");
+  EXPECT_EQ(OutShape(g, "y"), Shape({5, 4}));
+  EXPECT_EQ(g.node(g.Find("y")).output_dtypes[0], DType::kFloat);
+}
+
 TEST(ShapeInferenceTest, PadTileTransposeFollowTheirConstants) {
   Graph g = Inferred(Placeholder("x", {2, 3}) + Paddings("pads", {1, 1, 0, 2}, "DT_INT32") +
                      IntConst("mult", {2, 1}) + IntConst("perm", {1, 0}) +
