@@ -152,6 +152,25 @@ TEST(TrainCommandTest, ARankThatCannotServeOrReachTheStoreSaysSoInOneLine) {
   }
 }
 
+// c10d's own lines are silenced only where the user did not ask for them: with
+// GLOG_minloglevel (or TORCH_CPP_LOG_LEVEL) set, they are printed beside ours.
+TEST(TrainCommandTest, ALogLevelTheUserSetsKeepsLibTorchsLines) {
+  const int port = FreePort();
+  const int fd = ListenOn(port, 4);
+  ASSERT_GE(fd, 0);
+  std::string out;
+  EXPECT_EQ(Shell("env GLOG_minloglevel=0 " +
+                      Rank(0, port, "lenet --data synthetic --steps 1 --timeout 1"),
+                  &out),
+            1);
+  ::close(fd);
+  EXPECT_NE(out.find("trainer train: cannot serve the rendezvous store at 127.0.0.1:" +
+                     std::to_string(port) + ": "),
+            std::string::npos)
+      << out;
+  EXPECT_GT(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
 // A MASTER_PORT owned by something that is not the store (it accepts, then
 // resets the connection) threw on c10d's own store thread: the rank aborted
 // with "terminate called after throwing" (exit 134). It ends in one line
