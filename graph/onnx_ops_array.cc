@@ -503,6 +503,18 @@ Status Pad(NodeContext& c) {
       paddings.push_back(pads[i + r]);
     }
     p = c.Constant("paddings", Tensor::FromInt64s(DType::kInt64, Shape({r, 2}), paddings));
+    // Pads folded here (F.pad to a computed multiple, as Swin's windows) are
+    // not ONNX's to size the output by.
+    const Shape in = c.shape(0);
+    std::vector<int64_t> out(r, -1);
+    for (int i = 0; i < r; ++i) {
+      int64_t d = in.dim(i);
+      if (d >= 0 && !__builtin_add_overflow(d, pads[i], &d) &&
+          !__builtin_add_overflow(d, pads[i + r], &d)) {
+        out[i] = d;
+      }
+    }
+    c.RefineOutputShape(0, Shape(out));
   }
   if (mode == "constant") {
     if (value.empty()) value = c.ScalarConst("value", 0, c.dtype(0));
@@ -657,6 +669,34 @@ Status ScatterElements(NodeContext& c) {
   return Status::Ok();
 }
 
+// ScatterND: slices of data at index tuples [..., k] replaced by (or, with
+// reduction "add", summed with) the updates: ScatterNd into zeros, then as
+// ScatterElements. torch's slice assignment (Swin's shifted-window mask).
+Status ScatterND(NodeContext& c) {
+  if (!c.shape(0).FullyDefined()) return c.Unsupported("data of unknown shape");
+  const std::string reduction = c.attr_string("reduction", "none");
+  if (reduction != "none" && reduction != "add") {
+    return c.Unsupported("reduction '" + reduction + "' (only 'none' and 'add')");
+  }
+  std::string indices = c.in(1);
+  if (c.dtype(1) != DType::kInt64) {
+    indices = c.Emit("indices_int64", "Cast", {indices},
+                     {{"SrcT", MakeAttr(c.dtype(1))}, {"DstT", MakeAttr(DType::kInt64)}});
+  }
+  std::string shape = c.IntConst("shape", c.shape(0).dims(), DType::kInt64);
+  std::string scattered =
+      c.Emit(reduction == "add" ? "scattered" : "written", "ScatterNd", {indices, c.in(2), shape});
+  if (reduction == "add") {
+    c.Output(0, c.Emit("", "AddV2", {c.in(0), scattered}));
+    return Status::Ok();
+  }
+  std::string ones = c.Emit("ones", "OnesLike", {c.in(2)});
+  std::string hits = c.Emit("hits", "ScatterNd", {indices, ones, shape});
+  std::string hit = c.Emit("hit", "Greater", {hits, c.ScalarConst("none", 0, c.dtype(2))});
+  c.Output(0, c.Emit("", "SelectV2", {hit, scattered, c.in(0)}));
+  return Status::Ok();
+}
+
 // Trilu: the upper (j - i >= k) or lower (j - i <= k) triangle of each matrix
 // in the last two axes, zeros elsewhere, as a select by a constant mask.
 Status Trilu(NodeContext& c) {
@@ -702,6 +742,7 @@ const std::vector<OpRule>& ArrayRules() {
       {"GatherElements", GatherElements},
       {"ScatterElements", ScatterElements},
       {"Scatter", ScatterElements},
+      {"ScatterND", ScatterND},
       {"Trilu", Trilu},
       {"ConstantOfShape", ConstantOfShape, false},
       {"Range", Range, false},

@@ -397,11 +397,20 @@ Status InstanceNormalization(NodeContext& c) {
 }
 
 Status Dropout(NodeContext& c) {
-  // Inference: the identity. training_mode (opset 12 input 2) must be false.
-  if (c.opset() < 7 && c.attr_int("is_test", 0) == 0) {
+  // Inference: the identity. training_mode (opset 12 input 2) must be false,
+  // unless the ratio is a known 0 (F.dropout's default training=True with
+  // p=0, as torchvision's Swin attention calls it), which drops nothing.
+  bool drops_nothing = false;
+  if (c.opset() >= 12 && c.has(1)) {
+    const Tensor* ratio = c.value(1);
+    drops_nothing = ratio && ratio->num_elements() == 1 && ratio->ToDoubles()[0] == 0;
+  } else if (c.opset() < 12 && c.attr("ratio")) {
+    drops_nothing = c.attr_float("ratio", 0.5f) == 0;
+  }
+  if (c.opset() < 7 && c.attr_int("is_test", 0) == 0 && !drops_nothing) {
     return c.Unsupported("training-mode Dropout (is_test = 0)");
   }
-  if (c.has(2)) {
+  if (c.has(2) && !drops_nothing) {
     const Tensor* training = c.value(2);
     std::vector<int64_t> v = training ? training->ToInt64s() : std::vector<int64_t>{};
     if (v.size() != 1 || v[0] != 0) return c.Unsupported("training-mode Dropout");
@@ -454,6 +463,13 @@ Status ResizeImpl(NodeContext& c, const std::string& mode, const std::vector<int
   std::string y = c.Emit("resize", op, {nhwc, c.IntConst("size", out_hw)},
                          {{"align_corners", MakeAttr(align)}, {"half_pixel_centers", MakeAttr(half)}});
   c.Output(0, c.Emit("", "Transpose", {y, c.IntConst("to_nchw", {0, 3, 1, 2})}));
+  // ONNX 1.12 sizes the output only from constant scales or sizes; folded
+  // ones (torchvision's interpolate to another tensor's size) leave every dim
+  // unknown, the batch too, and shape arithmetic downstream unfoldable.
+  const Shape in = c.shape(0);
+  if (in.known_rank() && in.rank() == 4) {
+    c.RefineOutputShape(0, Shape(std::vector<int64_t>{in.dim(0), in.dim(1), out_hw[0], out_hw[1]}));
+  }
   return Status::Ok();
 }
 

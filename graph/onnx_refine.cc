@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <numeric>
 #include <set>
 
 #include "graph/onnx_translate.h"
@@ -114,6 +115,13 @@ std::optional<Tensor> FoldBinary(const NodeContext& c) {
     } else if (op == "Div") {
       overflow = v == 0 || (u == INT64_MIN && v == -1);
       if (!overflow) out[i] = u / v;  // C's truncation, as ONNX's integer Div
+    } else if (op == "Mod") {
+      overflow = v == 0 || (u == INT64_MIN && v == -1);
+      if (!overflow) {
+        out[i] = u % v;  // fmod = 1: the dividend's sign, as C's %
+        // fmod = 0 (the default): the divisor's sign, as Python's %.
+        if (c.attr_int("fmod", 0) == 0 && out[i] != 0 && (out[i] < 0) != (v < 0)) out[i] += v;
+      }
     } else {
       return std::nullopt;
     }
@@ -143,9 +151,124 @@ std::optional<Tensor> FoldSelect(const NodeContext& c) {
   return Tensor::FromInt64s(x->dtype(), x->shape(), out);
 }
 
+// The most elements a folded Slice or Transpose makes: shape arithmetic's
+// vectors and small matrices (F.pad's pads, reversed in pairs), not data.
+constexpr int64_t kMaxFolded = 4096;
+
+// Row-major strides of `s`.
+std::vector<int64_t> Strides(const Shape& s) {
+  std::vector<int64_t> strides(s.rank(), 1);
+  for (int d = s.rank() - 2; d >= 0; --d) strides[d] = strides[d + 1] * s.dim(d + 1);
+  return strides;
+}
+
+// out[i] = a[offset + sum_d index_d * step_d] over `count`'s multi-indices.
+Tensor Gathered(const Tensor& a, const std::vector<int64_t>& count, int64_t offset,
+                const std::vector<int64_t>& step) {
+  const std::vector<int64_t> v = a.ToInt64s();
+  const int r = static_cast<int>(count.size());
+  std::vector<int64_t> out, index(r, 0);
+  const int64_t n = Shape(count).NumElements();
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t at = offset;
+    for (int d = 0; d < r; ++d) at += index[d] * step[d];
+    out.push_back(v[at]);
+    for (int d = r - 1; d >= 0 && ++index[d] == count[d]; --d) index[d] = 0;
+  }
+  return Tensor::FromInt64s(a.dtype(), Shape(count), out);
+}
+
+// Where ONNX's Slice (opset >= 10) reads along each axis of `s`: its first
+// index, step and count, from known starts, ends, axes and steps, the bounds
+// clamped as ONNX clamps them (any axes, negative steps). A sliced axis of
+// unknown size gets count -1; nullopt when the inputs are not known or valid.
+struct SliceWindow {
+  std::vector<int64_t> begin, step, count;
+};
+
+std::optional<SliceWindow> SliceOf(const NodeContext& c, const Shape& s) {
+  const int r = s.known_rank() ? s.rank() : 0;
+  auto list = [&](int i) -> std::optional<std::vector<int64_t>> {
+    if (!Foldable(c.value(i))) return std::nullopt;
+    return c.value(i)->ToInt64s();
+  };
+  std::optional<std::vector<int64_t>> starts = list(1), ends = list(2);
+  if (r == 0 || c.opset() < 10 || !starts || !ends || starts->size() != ends->size()) {
+    return std::nullopt;
+  }
+  const size_t n = starts->size();
+  std::vector<int64_t> axes(n), steps(n, 1);
+  std::iota(axes.begin(), axes.end(), int64_t{0});
+  for (auto [input, values] : {std::pair{3, &axes}, std::pair{4, &steps}}) {
+    if (!c.has(input)) continue;
+    std::optional<std::vector<int64_t>> v = list(input);
+    if (!v || v->size() != n) return std::nullopt;
+    *values = *v;
+  }
+  SliceWindow w{std::vector<int64_t>(r, 0), std::vector<int64_t>(r, 1), s.dims()};
+  std::vector<char> sliced(r, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + r : axes[i];
+    if (axis < 0 || axis >= r || sliced[axis] || steps[i] == 0) return std::nullopt;
+    sliced[axis] = 1;
+    const int64_t dim = s.dim(static_cast<int>(axis)), st = steps[i];
+    w.step[axis] = st;
+    if (dim < 0) {
+      w.count[axis] = -1;
+      continue;
+    }
+    int64_t b = (*starts)[i], e = (*ends)[i];
+    if (st > 0) {
+      b = std::clamp<int64_t>(b < 0 ? std::max(b, -dim) + dim : b, 0, dim);
+      e = std::clamp<int64_t>(e < 0 ? std::max(e, -dim) + dim : e, 0, dim);
+      w.count[axis] = e > b ? (e - b - 1) / st + 1 : 0;
+    } else {
+      b = std::clamp<int64_t>(b < 0 ? std::max(b, -dim) + dim : b, 0, dim - 1);
+      e = std::clamp<int64_t>(e < 0 ? std::max(e, -dim - 1) + dim : e, -1, dim - 1);
+      // -st without overflow: a step of INT64_MIN takes one element at most.
+      w.count[axis] = b > e ? (st == INT64_MIN ? 1 : (b - e - 1) / -st + 1) : 0;
+    }
+    w.begin[axis] = b;
+  }
+  return w;
+}
+
+// Slice of known values.
+std::optional<Tensor> FoldSlice(const NodeContext& c, const Tensor& a) {
+  std::optional<SliceWindow> w = SliceOf(c, a.shape());
+  if (!w || Shape(w->count).NumElements() > kMaxFolded) return std::nullopt;
+  const std::vector<int64_t> strides = Strides(a.shape());
+  int64_t offset = 0;
+  for (size_t d = 0; d < strides.size(); ++d) {
+    offset += w->begin[d] * strides[d];
+    w->step[d] *= strides[d];
+  }
+  return Gathered(a, w->count, offset, w->step);
+}
+
+// Transpose of known values (perm, or the axes reversed).
+std::optional<Tensor> FoldTranspose(const NodeContext& c, const Tensor& a) {
+  const int r = a.shape().rank();
+  if (a.num_elements() > kMaxFolded) return std::nullopt;
+  std::vector<int64_t> perm(r);
+  for (int d = 0; d < r; ++d) perm[d] = r - 1 - d;
+  if (std::optional<std::vector<int64_t>> p = c.attr_ints("perm")) perm = *p;
+  std::vector<char> used(r, 0);
+  if (static_cast<int>(perm.size()) != r) return std::nullopt;
+  const std::vector<int64_t> strides = Strides(a.shape());
+  std::vector<int64_t> count(r), step(r);
+  for (int d = 0; d < r; ++d) {
+    if (perm[d] < 0 || perm[d] >= r || used[perm[d]]) return std::nullopt;
+    used[perm[d]] = 1;
+    count[d] = a.shape().dim(static_cast<int>(perm[d]));
+    step[d] = strides[perm[d]];
+  }
+  return Gathered(a, count, 0, step);
+}
+
 std::optional<Tensor> Fold(const NodeContext& c) {
   const std::string& op = c.node().op_type();
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return FoldBinary(c);
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod") return FoldBinary(c);
   if (op == "Equal" || op == "Where") return FoldSelect(c);
   if (op == "ConstantOfShape" && Foldable(c.value(0)) &&
       (c.out_dtype(0) == DType::kInt32 || c.out_dtype(0) == DType::kInt64)) {
@@ -181,22 +304,8 @@ std::optional<Tensor> Fold(const NodeContext& c) {
     if (!Foldable(t) || t->num_elements() != 1) return std::nullopt;
     return t->ToInt64s()[0];
   };
-  const bool axis0 = !c.has(3) || single(3) == int64_t{0} || single(3) == int64_t{-1};
-  if (op == "Slice" && a->shape().rank() == 1 && c.opset() >= 10 && axis0) {
-    // A 1-D slice of known values (a shape's leading dims), positive steps.
-    std::optional<int64_t> b = single(1), e = single(2);
-    std::optional<int64_t> step = c.has(4) ? single(4) : std::optional<int64_t>(1);
-    if (!b || !e || !step || *step <= 0) return std::nullopt;
-    const int64_t n = a->num_elements();
-    int64_t lo = std::clamp<int64_t>(*b < 0 ? std::max<int64_t>(*b, -n) + n : *b, 0, n);
-    int64_t hi = std::clamp<int64_t>(*e < 0 ? std::max<int64_t>(*e, -n) + n : *e, 0, n);
-    std::vector<int64_t> v = a->ToInt64s(), out;
-    for (int64_t i = lo; i < hi; i += *step) {
-      out.push_back(v[i]);
-      if (hi - i <= *step) break;
-    }
-    return Tensor::FromInt64s(a->dtype(), Shape({static_cast<int64_t>(out.size())}), out);
-  }
+  if (op == "Slice" && c.opset() >= 10) return FoldSlice(c, *a);
+  if (op == "Transpose") return FoldTranspose(c, *a);
   if (op == "Cast") {
     DType to = DTypeFromOnnx(static_cast<int>(c.attr_int("to", 0)));
     if (to != DType::kInt32 && to != DType::kInt64) return std::nullopt;
@@ -227,6 +336,172 @@ std::optional<Tensor> Fold(const NodeContext& c) {
   return std::nullopt;
 }
 
+// Ops whose output 0 has input 0's shape.
+const std::set<std::string>& SameShapeOps() {
+  static const std::set<std::string> ops = {"Abs",
+                                            "Neg",
+                                            "Exp",
+                                            "Log",
+                                            "Sqrt",
+                                            "Reciprocal",
+                                            "Floor",
+                                            "Ceil",
+                                            "Round",
+                                            "Relu",
+                                            "Sigmoid",
+                                            "Tanh",
+                                            "Erf",
+                                            "Sin",
+                                            "Cos",
+                                            "Tan",
+                                            "Atan",
+                                            "Sign",
+                                            "Softplus",
+                                            "Softsign",
+                                            "Identity",
+                                            "Not",
+                                            "LeakyRelu",
+                                            "Elu",
+                                            "Selu",
+                                            "Celu",
+                                            "HardSigmoid",
+                                            "HardSwish",
+                                            "ThresholdedRelu",
+                                            "Clip",
+                                            "Cast",
+                                            "CastLike",
+                                            "Softmax",
+                                            "LogSoftmax",
+                                            "CumSum",
+                                            "Dropout",
+                                            "LayerNormalization",
+                                            "BatchNormalization",
+                                            "InstanceNormalization",
+                                            "ScatterND",
+                                            "ScatterElements",
+                                            "Scatter",
+                                            "Trilu"};
+  return ops;
+}
+
+// Numpy broadcasting of the inputs' dims: a dim is known where some input has
+// it known and not 1 (the others must be it or 1), or every input has it 1.
+std::optional<Shape> Broadcast(const NodeContext& c) {
+  int r = -1;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    if (!c.has(i)) continue;
+    if (c.rank(i) < 0) return std::nullopt;
+    r = std::max(r, c.rank(i));
+  }
+  if (r < 0) return std::nullopt;
+  std::vector<int64_t> out(r);
+  for (int k = 0; k < r; ++k) {
+    bool all_one = true;
+    int64_t known = -1;
+    for (int i = 0; i < c.num_inputs(); ++i) {
+      if (!c.has(i)) continue;
+      const int j = k - (r - c.rank(i));
+      const int64_t d = j < 0 ? 1 : c.shape(i).dim(j);
+      all_one = all_one && d == 1;
+      if (d >= 0 && d != 1) known = d;
+    }
+    out[k] = known >= 0 ? known : (all_one ? 1 : -1);
+  }
+  return Shape(out);
+}
+
+// Concat: the inputs' dims, and along the axis their sum where all are known.
+std::optional<Shape> ConcatDims(const NodeContext& c) {
+  const int r = c.rank(0);
+  if (r <= 0) return std::nullopt;
+  int64_t axis = c.attr_int("axis", 0);
+  if (axis < -r || axis >= r) return std::nullopt;
+  if (axis < 0) axis += r;
+  std::vector<int64_t> out(r, -1);
+  int64_t sum = 0;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    if (!c.has(i) || c.rank(i) != r) return std::nullopt;
+    const Shape s = c.shape(i);
+    for (int d = 0; d < r; ++d) {
+      if (d != axis && out[d] < 0) out[d] = s.dim(d);
+    }
+    const int64_t along = s.dim(static_cast<int>(axis));
+    sum = along < 0 || sum < 0 || __builtin_add_overflow(sum, along, &sum) ? -1 : sum;
+  }
+  out[axis] = sum;
+  return Shape(out);
+}
+
+// MatMul of ranks 2 and up: the batch dims broadcast, then [M, N].
+std::optional<Shape> MatMulDims(const NodeContext& c) {
+  const Shape a = c.shape(0), b = c.shape(1);
+  if (!a.known_rank() || !b.known_rank() || a.rank() < 2 || b.rank() < 2) return std::nullopt;
+  const int r = std::max(a.rank(), b.rank());
+  std::vector<int64_t> out(r, -1);
+  for (int k = 0; k < r - 2; ++k) {
+    const int i = k - (r - a.rank()), j = k - (r - b.rank());
+    const int64_t x = i < 0 ? 1 : a.dim(i), y = j < 0 ? 1 : b.dim(j);
+    out[k] = x >= 0 && x != 1 ? x : (y >= 0 && y != 1 ? y : (x == 1 && y == 1 ? 1 : -1));
+  }
+  out[r - 2] = a.dim(a.rank() - 2);
+  out[r - 1] = b.dim(b.rank() - 1);
+  return Shape(out);
+}
+
+// The dims of output 0 that follow from the inputs' as known so far (refined
+// by earlier nodes), where ONNX's shape inference left them unknown: it does
+// not see what the importer folded (a Resize to a computed size), and every
+// dim downstream of one, the batch included, was lost for later Shape
+// arithmetic. Only rules that hold whatever the other attributes say.
+std::optional<Shape> DimsFromInputs(const NodeContext& c) {
+  const std::string& op = c.node().op_type();
+  if (SameShapeOps().count(op)) return c.shape(0);
+  if (op == "GatherElements") return c.shape(1);
+  if (BroadcastOps().count(op) && op != "MatMul") return Broadcast(c);
+  if (op == "Slice") {
+    std::optional<SliceWindow> w = SliceOf(c, c.shape(0));
+    return w ? std::optional<Shape>(Shape(w->count)) : std::nullopt;
+  }
+  if (op == "Concat") return ConcatDims(c);
+  if (op == "Transpose") {
+    const Shape x = c.shape(0);
+    if (!x.known_rank()) return std::nullopt;
+    const int r = x.rank();
+    std::vector<int64_t> perm(r);
+    for (int d = 0; d < r; ++d) perm[d] = r - 1 - d;
+    if (std::optional<std::vector<int64_t>> p = c.attr_ints("perm")) perm = *p;
+    if (static_cast<int>(perm.size()) != r) return std::nullopt;
+    std::vector<int64_t> out(r);
+    for (int d = 0; d < r; ++d) {
+      if (perm[d] < 0 || perm[d] >= r) return std::nullopt;
+      out[d] = x.dim(static_cast<int>(perm[d]));
+    }
+    return Shape(out);
+  }
+  if (op == "MatMul") return MatMulDims(c);
+  if (op == "ConstantOfShape" && Foldable(c.value(0)) && c.value(0)->shape().rank() == 1) {
+    std::vector<int64_t> dims = c.value(0)->ToInt64s();
+    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) return std::nullopt;
+    return Shape(dims);
+  }
+  const bool conv = op == "Conv" || op == "ConvTranspose";
+  const bool pool = op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
+                    op == "GlobalMaxPool" || op == "LpPool" || op == "GlobalLpPool";
+  if (!conv && !pool) return std::nullopt;
+  // The batch (and a pool's channels) pass through; a convolution's channels
+  // are its weight's.
+  const Shape x = c.shape(0);
+  if (!x.known_rank() || x.rank() < 3) return std::nullopt;
+  std::vector<int64_t> out(x.rank(), -1);
+  out[0] = x.dim(0);
+  if (pool) out[1] = x.dim(1);
+  if (op == "Conv" && c.rank(1) == x.rank()) out[1] = c.shape(1).dim(0);
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "GlobalLpPool") {
+    std::fill(out.begin() + 2, out.end(), 1);
+  }
+  return Shape(out);
+}
+
 }  // namespace
 
 void RefineOutputs(NodeContext& c) {
@@ -238,6 +513,9 @@ void RefineOutputs(NodeContext& c) {
         if (c.node().op_type() == "Split" || k == 0) c.RefineOutputShape(k, Shape::UnknownDims(r));
       }
     }
+  }
+  if (c.has_output(0) && c.out_shape(0).known_rank()) {
+    if (std::optional<Shape> s = DimsFromInputs(c)) c.RefineOutputShape(0, *s);
   }
   if (c.has_output(0)) {
     if (std::optional<Tensor> v = Fold(c)) c.OutputConstant(0, *v);

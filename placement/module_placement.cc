@@ -64,38 +64,52 @@ std::string ListedAtOrAbove(std::string m, const std::map<std::string, int>& dev
 }
 
 // A parameter read by ops of two modules (an embedding's weight tied to the
-// output layer's) is one tensor in PyTorch: Module.to moves it for both, and
-// the module moved last takes it along, so the other's forward then finds its
-// operands on two devices. Every listed module whose ops read a parameter of
-// another goes to that parameter's module's device; returns each module so
-// moved, with the module whose parameter it reads.
+// output layer's; Swin's attention, whose forward calls F.linear with its qkv
+// and proj children's weights) is one tensor in PyTorch: Module.to moves it
+// for both, and the module moved last takes it along, so the other's forward
+// then finds its operands on two devices. Modules linked by such reads, through
+// any chain of them, go to one device: that of the parameter's module listed
+// first (ancestors first; the embedding before the decoder that reuses its
+// weight). Returns each other module of such a group with that module.
 std::map<std::string, std::string> ShareParameters(
     const graph::Graph& forward, const std::set<std::string>& known,
     const std::set<std::string>& owners, const std::vector<std::string>& module_of,
-    const std::vector<std::vector<graph::NodeId>>& consumers, std::map<std::string, int>* device_of) {
-  std::map<std::string, std::string> moved;
-  // A few rounds: a module moved for one parameter may hold another.
-  for (int round = 0; round < 4; ++round) {
-    bool changed = false;
-    for (graph::NodeId id = 0; id < forward.size(); ++id) {
-      const graph::Node& n = forward.node(id);
-      if (n.op != "Const" || n.name.find('/') != std::string::npos) continue;
-      const std::string owner_module = ModuleOfNode(n.name, known);
-      if (owner_module.empty() || !owners.count(owner_module)) continue;
-      const std::string owner = ListedAtOrAbove(owner_module, *device_of);
-      if (!device_of->count(owner)) continue;
-      const int device = device_of->at(owner);
-      for (graph::NodeId user : consumers[id]) {
-        const std::string reader = ListedAtOrAbove(module_of[user], *device_of);
-        if (reader == owner || !device_of->count(reader) || device_of->at(reader) == device) {
-          continue;
-        }
-        (*device_of)[reader] = device;
-        moved[reader] = owner_module;
-        changed = true;
-      }
+    const std::vector<std::vector<graph::NodeId>>& consumers, const std::vector<std::string>& order,
+    std::map<std::string, int>* device_of) {
+  std::map<std::string, std::string> root;  // union-find over listed modules
+  auto find = [&](std::string m) {
+    while (root.count(m) && root[m] != m) m = root[m];
+    return m;
+  };
+  std::set<std::string> owning;  // modules whose parameter another reads
+  for (graph::NodeId id = 0; id < forward.size(); ++id) {
+    const graph::Node& n = forward.node(id);
+    if (n.op != "Const" || n.name.find('/') != std::string::npos) continue;
+    const std::string owner_module = ModuleOfNode(n.name, known);
+    if (owner_module.empty() || !owners.count(owner_module)) continue;
+    const std::string owner = ListedAtOrAbove(owner_module, *device_of);
+    if (!device_of->count(owner)) continue;
+    for (graph::NodeId user : consumers[id]) {
+      const std::string reader = ListedAtOrAbove(module_of[user], *device_of);
+      if (reader == owner || !device_of->count(reader)) continue;
+      owning.insert(owner);
+      const std::string a = find(owner), b = find(reader);
+      root.emplace(a, a);
+      root[b] = a;
     }
-    if (!changed) break;
+  }
+  // Each group's anchor: its first owner in `order`.
+  std::map<std::string, std::string> anchor;
+  for (const std::string& m : order) {
+    if (owning.count(m) && root.count(m)) anchor.emplace(find(m), m);
+  }
+  std::map<std::string, std::string> moved;
+  for (const std::string& m : order) {
+    if (!root.count(m)) continue;
+    auto it = anchor.find(find(m));
+    if (it == anchor.end() || it->second == m) continue;
+    (*device_of)[m] = device_of->at(it->second);
+    moved[m] = it->second;
   }
   return moved;
 }
@@ -218,8 +232,8 @@ std::vector<ModuleDevice> PlaceModules(const graph::Graph& forward, const cluste
                    [&](const std::string& a, const std::string& b) { return depth(a) < depth(b); });
   std::map<std::string, int> device_of;
   for (const std::string& m : order) device_of[m] = majority(work[m]);
-  std::map<std::string, std::string> tied_to = ShareParameters(forward, known, owners, module_of,
-                                                               consumers, &device_of);
+  std::map<std::string, std::string> tied_to =
+      ShareParameters(forward, known, owners, module_of, consumers, order, &device_of);
   std::vector<ModuleDevice> out;
   for (const std::string& m : order) {
     const auto& per = counts[m];

@@ -35,9 +35,10 @@ struct ModuleDevice {
   std::string output;
   int ops = 0;            // ops of the module
   int ops_elsewhere = 0;  // of those, ops the placement puts on other devices
-  // A module whose ops read a parameter of another (weights tied between an
-  // embedding and the output layer) goes where that parameter's module goes:
-  // PyTorch holds the parameter once, on one device. That module, or "".
+  // Modules linked by ops that read another's parameter (weights tied between
+  // an embedding and the output layer; a parent whose forward calls F.linear
+  // with its children's weights) go where the first such parameter's module
+  // goes: PyTorch holds a parameter once, on one device. That module, or "".
   std::string shares_with;
 };
 

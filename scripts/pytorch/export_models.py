@@ -118,6 +118,17 @@ class IndexOps(nn.Module):
         return logits, own, pooled
 
 
+class SegmentationOut(nn.Module):
+    """torchvision's segmentation models return {"out": ...}: its tensor."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
 def images(batch, side):
     return (torch.rand(batch, 3, side, side) * 2 - 1,)
 
@@ -141,6 +152,12 @@ MODELS = {
     "lstm_lm": (LstmLm, lambda: tokens((12, BATCH)), 13),
     "gpt_block": (GptBlock, lambda: tokens((BATCH, 16)), 17),
     "index_ops": (IndexOps, lambda: tokens((BATCH, 16)), 17),
+    # Shape arithmetic the exporter leaves to run time: Swin pads its windows
+    # to a computed multiple (Pad, Mod, a reversed Slice, ScatterND for the
+    # shifted-window mask) and LR-ASPP resizes to another tensor's size.
+    "swin_t": (lambda: torchvision.models.swin_t(num_classes=10), lambda: images(BATCH, 64), 17),
+    "lraspp": (lambda: SegmentationOut(torchvision.models.segmentation.lraspp_mobilenet_v3_large(
+        weights_backbone=None, num_classes=3)), lambda: images(BATCH, 64), 17),
 }
 
 

@@ -581,6 +581,66 @@ TEST(OnnxTest, ElementIndexOpsRefuseWhatTheirConstantsCannotBeMadeFrom) {
   }
 }
 
+// A pad to a computed size, as torch.onnx writes F.pad(x, (0, p)) for Swin's
+// windows: p from Python's Mod, the pads list completed by ConstantOfShape,
+// reversed in pairs (Reshape, Slice with step -1, Transpose) into ONNX's
+// order. ONNX's shape inference does not follow it; the importer folds it,
+// sizes the Pad's output, and so a Reshape to Shape(padded) gets a constant
+// target (it was refused: "a computed shape whose length is unknown").
+TEST(OnnxTest, APadToAComputedSizeIsFoldedAndSizesWhatFollows) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", {1, 5, 3});
+  auto ints = [&](const std::string& name, const std::vector<int64_t>& dims,
+                  const std::vector<int64_t>& values) {
+    onnx::TensorProto* t = m.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int64_t v : values) t->add_int64_data(v);
+  };
+  ints("minus5", {}, {-5});
+  ints("four", {}, {4});
+  ints("zero1", {1}, {0});
+  ints("axis0", {1}, {0});
+  ints("len4", {1}, {4});
+  ints("pairs", {2}, {-1, 2});
+  ints("last", {1}, {-1});
+  ints("to_start", {1}, {INT64_MIN + 1});
+  ints("minus1", {1}, {-1});
+  ints("flat", {1}, {-1});
+  AddNode(&m, "Mod", {"minus5", "four"}, {"p"});  // Python's: 3 (C's -1 would be refused)
+  AddNode(&m, "Unsqueeze", {"p", "axis0"}, {"p1"});
+  onnx::NodeProto* zeros = AddNode(&m, "ConstantOfShape", {"len4"}, {"rest"});
+  zeros->add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("value");
+    a.set_type(onnx::AttributeProto::TENSOR);
+    a.mutable_t()->set_data_type(onnx::TensorProto::INT64);
+    a.mutable_t()->add_dims(1);
+    a.mutable_t()->add_int64_data(0);
+    return a;
+  }());
+  crafted::IntAttr(AddNode(&m, "Concat", {"zero1", "p1", "rest"}, {"torch_pads"}), "axis", 0);
+  AddNode(&m, "Reshape", {"torch_pads", "pairs"}, {"by_dim"});  // [[0,3],[0,0],[0,0]]
+  AddNode(&m, "Slice", {"by_dim", "last", "to_start", "axis0", "minus1"}, {"reversed"});
+  crafted::IntsAttr(AddNode(&m, "Transpose", {"reversed"}, {"begin_end"}), "perm", {1, 0});
+  AddNode(&m, "Reshape", {"begin_end", "flat"}, {"pads"});  // [0,0,0,0,0,3]
+  AddNode(&m, "Pad", {"x", "pads"}, {"padded"});
+  AddNode(&m, "Shape", {"padded"}, {"padded_shape"});
+  AddNode(&m, "Reshape", {"padded", "padded_shape"}, {"y"});
+  Output(&m, "y", {-1, -1, -1});
+  auto g = Import(m);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  // The pads were folded into a constant: [[0, 0], [0, 0], [0, 3]] as TF's paddings.
+  ASSERT_GE(g->Find("Pad/paddings"), 0);
+  const Node& paddings = g->node(g->Find("Pad/paddings"));
+  ASSERT_EQ(paddings.op, "Const");
+  EXPECT_EQ(paddings.attr("value")->get<Tensor>()->ToInt64s(),
+            (std::vector<int64_t>{0, 0, 0, 0, 0, 3}));
+  EXPECT_TRUE(InferShapes(*g, {}).problems.empty());
+  EXPECT_EQ(g->node(g->Find("y")).output_shapes[0].ToString(), "[1,5,6]");
+}
+
 // Shape(scalar) is an empty vector; adding a scalar to it read element 0 of
 // the empty vector while folding.
 TEST(OnnxTest, FoldingAScalarWithAnEmptyVectorReadsNothingPastIt) {

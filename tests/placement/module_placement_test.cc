@@ -227,5 +227,34 @@ TEST(ModulePlacementTest, ModulesSharingAParameterShareItsDevice) {
   EXPECT_NE(graph::ReadFile(path)->find("shares_parameters_with: \"emb\""), std::string::npos);
 }
 
+// A parent whose forward calls F.linear with two children's weights (Swin's
+// attention with its qkv and proj): the children were placed by the ops that
+// read their weights, split between two GPUs, and the parent by its majority,
+// and the placed forward failed with "linear: operands on cpu, cuda:1". All
+// three go to one device, that of the first child listed.
+TEST(ModulePlacementTest, AParentReadingItsChildrensWeightsSharesTheirDevice) {
+  std::vector<graph::NodeSpec> s = {
+      {"x", "Placeholder", {}, "", {{"dtype", graph::MakeAttr(graph::DType::kFloat)}}},
+      Param("attn.qkv.weight"),
+      Param("attn.proj.weight"),
+      Op("attn/MatMul", "Mul", {"x", "attn.qkv.weight"}),
+      Op("attn/Relu", "Mul", {"attn/MatMul", "attn/MatMul"}),
+      Op("attn/MatMul_1", "Mul", {"attn/Relu", "attn.proj.weight"}),
+  };
+  auto g = graph::Graph::Create(std::move(s), "parent_reads_children");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  cluster::Cluster c = TwoGpus();
+  std::vector<ModuleDevice> m = PlaceModules(*g, c, {0, 0, 0, 1, 2, 2});
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].module, "attn");
+  EXPECT_EQ(m[1].module, "attn.qkv");
+  EXPECT_EQ(m[2].module, "attn.proj");
+  EXPECT_EQ(m[1].device, "gpu0");  // where the op reading its weight is
+  for (const ModuleDevice& d : m) EXPECT_EQ(d.device, "gpu0") << d.module;
+  EXPECT_EQ(m[0].shares_with, "attn.qkv");
+  EXPECT_EQ(m[2].shares_with, "attn.qkv");
+  EXPECT_EQ(m[1].shares_with, "");
+}
+
 }  // namespace
 }  // namespace placement
