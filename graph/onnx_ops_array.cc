@@ -269,15 +269,6 @@ Status Split(NodeContext& c) {
   return Status::Ok();
 }
 
-AttrMap SliceMasks(int64_t mask) {
-  return {{"begin_mask", MakeAttr(mask)},
-          {"end_mask", MakeAttr(mask)},
-          {"ellipsis_mask", MakeAttr(int64_t{0})},
-          {"new_axis_mask", MakeAttr(int64_t{0})},
-          {"shrink_axis_mask", MakeAttr(int64_t{0})},
-          {"Index", MakeAttr(DType::kInt64)}};
-}
-
 // Slice whose starts or ends are computed (MultiheadAttention's head split):
 // full-rank begin and end vectors assembled at run time, one element of the
 // given tensor per sliced dim and a masked 0 elsewhere.
@@ -723,6 +714,15 @@ Status Trilu(NodeContext& c) {
 }
 
 }  // namespace
+
+AttrMap SliceMasks(int64_t mask) {
+  return {{"begin_mask", MakeAttr(mask)},
+          {"end_mask", MakeAttr(mask)},
+          {"ellipsis_mask", MakeAttr(int64_t{0})},
+          {"new_axis_mask", MakeAttr(int64_t{0})},
+          {"shrink_axis_mask", MakeAttr(int64_t{0})},
+          {"Index", MakeAttr(DType::kInt64)}};
+}
 
 const std::vector<OpRule>& ArrayRules() {
   static const std::vector<OpRule> rules = {

@@ -331,15 +331,33 @@ Status ReduceL2(NodeContext& c) { return Reduce(c, "Sum", "Square", "Sqrt"); }
 Status ReduceLogSum(NodeContext& c) { return Reduce(c, "Sum", nullptr, "Log"); }
 Status ReduceLogSumExp(NodeContext& c) { return Reduce(c, "Sum", "Exp", "Log"); }
 
+// ArgMax and ArgMin take the first extreme along the axis, as TF's do; with
+// select_last_index the last: the first of the input reversed along the axis
+// (a StridedSlice of step -1), counted back from the axis' end.
 Status ArgExtreme(NodeContext& c, const char* op) {
-  if (c.attr_int("select_last_index", 0) != 0) {
-    return c.Unsupported("select_last_index = 1 is not supported");
-  }
   GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
   GRAPH_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c, c.attr_int("axis", 0), r));
   const bool keep = c.attr_int("keepdims", 1) != 0;
-  std::string y = c.Emit(keep ? "reduce" : "", op, {c.in(0), c.IntScalar("axis", axis)},
+  const bool last = c.attr_int("select_last_index", 0) != 0;
+  const int64_t dim = c.shape(0).dim(static_cast<int>(axis));
+  if (last && dim < 0) return c.Unsupported("select_last_index along an axis of unknown size");
+  std::string x = c.in(0);
+  if (last) {
+    std::vector<int64_t> strides(r, 1);
+    strides[axis] = -1;
+    const std::vector<int64_t> zeros(r, 0);
+    x = c.Emit(
+        "reversed", "StridedSlice",
+        {x, c.IntConst("begin", zeros, DType::kInt64), c.IntConst("end", zeros, DType::kInt64),
+         c.IntConst("strides", strides, DType::kInt64)},
+        SliceMasks((int64_t{1} << r) - 1));
+  }
+  std::string y = c.Emit(keep || last ? "reduce" : "", op, {x, c.IntScalar("axis", axis)},
                          {{"output_type", MakeAttr(DType::kInt64)}});
+  if (last) {
+    y = c.Emit(keep ? "from_end" : "", "Sub",
+               {c.ScalarConst("last_index", static_cast<double>(dim - 1), DType::kInt64), y});
+  }
   if (keep) {
     y = c.Emit("", "ExpandDims", {y, c.IntScalar("keep_axis", axis)});
   }

@@ -141,6 +141,10 @@ struct OpRule {
   bool differentiable = true;
 };
 
+// A StridedSlice's attributes with int64 bounds: `mask`'s axes take their whole
+// range (begin_mask and end_mask), no other mask.
+AttrMap SliceMasks(int64_t mask);
+
 // The families of the table, one per onnx_ops_*.cc.
 const std::vector<OpRule>& MathRules();
 const std::vector<OpRule>& NnRules();
