@@ -26,19 +26,11 @@ mkdir -p "$scratch"
 "$py" - "$scratch" <<'PY' >"$scratch/exports.txt" 2>/dev/null
 import sys, warnings
 import torch, torchvision
+sys.path.insert(0, "scripts/pytorch")
+from export_models import SegmentationOut as Out  # a segmentation model's {"out": ...}
 warnings.filterwarnings("ignore")
 m, out = torchvision.models, sys.argv[1]
 seg = m.segmentation
-
-
-class Out(torch.nn.Module):  # a segmentation model's {"out": ...}
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, x):
-        return self.model(x)["out"]
-
 
 # 64 x 64 images; 224 x 224 where the exporter needs the adaptive pool's input
 # to be a multiple of its output (AlexNet, VGG).

@@ -236,8 +236,7 @@ Status Concat(NodeContext& c) {
     }
   }
   const int64_t n = static_cast<int64_t>(ins.size());
-  // Opsets before 4 concatenate along axis 1 by default.
-  ins.push_back(c.IntScalar("axis", c.attr_int("axis", c.opset() < 4 ? 1 : 0)));
+  ins.push_back(c.IntScalar("axis", ConcatAxis(c)));
   c.Output(0, c.Emit("", "ConcatV2", ins, {{"N", MakeAttr(n)}}));
   if (all_const_ints && (c.dtype(0) == DType::kInt32 || c.dtype(0) == DType::kInt64)) {
     c.OutputConstant(0, Tensor::FromInt64s(c.dtype(0), Shape({static_cast<int64_t>(folded.size())}), folded));
@@ -623,6 +622,24 @@ Result<std::string> ElementCoordinates(NodeContext& c, int data, int indices, in
   return c.Emit("coordinates", "ConcatV2", parts, {{"N", MakeAttr(static_cast<int64_t>(r))}});
 }
 
+// Output 0 of a scatter of updates (input 2) into data (input 0, of static
+// shape) at `indices` ([..., k] coordinates): ScatterNd sums them into zeros;
+// `add` adds that to data, else (a plain write) it takes data's place where
+// any update landed.
+void ScatterInto(NodeContext& c, const std::string& indices, bool add) {
+  std::string shape = c.IntConst("shape", c.shape(0).dims(), DType::kInt64);
+  std::string scattered =
+      c.Emit(add ? "scattered" : "written", "ScatterNd", {indices, c.in(2), shape});
+  if (add) {
+    c.Output(0, c.Emit("", "AddV2", {c.in(0), scattered}));
+    return;
+  }
+  std::string ones = c.Emit("ones", "OnesLike", {c.in(2)});
+  std::string hits = c.Emit("hits", "ScatterNd", {indices, ones, shape});
+  std::string hit = c.Emit("hit", "Greater", {hits, c.ScalarConst("none", 0, c.dtype(2))});
+  c.Output(0, c.Emit("", "SelectV2", {hit, scattered, c.in(0)}));
+}
+
 Status GatherElements(NodeContext& c) {
   GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
   if (c.rank(1) != r) return c.Error("indices must have data's rank");
@@ -632,10 +649,9 @@ Status GatherElements(NodeContext& c) {
   return Status::Ok();
 }
 
-// ScatterElements (and opset 9's Scatter): the updates summed into zeros at
-// their coordinates (ScatterNd); with reduction "add" added to data, else
-// (a plain write, "none") taking data's place where any update landed.
-// Duplicate indices under "none" are undefined in ONNX; here they add up.
+// ScatterElements (and opset 9's Scatter): ScatterInto at each update's full
+// coordinates. Duplicate indices under "none" are undefined in ONNX; here they
+// add up.
 Status ScatterElements(NodeContext& c) {
   GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
   if (c.rank(1) != r || c.rank(2) != r) return c.Error("indices and updates must have data's rank");
@@ -646,23 +662,13 @@ Status ScatterElements(NodeContext& c) {
   }
   GRAPH_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c, c.attr_int("axis", 0), r));
   GRAPH_ASSIGN_OR_RETURN(std::string coordinates, ElementCoordinates(c, 0, 1, axis));
-  std::string shape = c.IntConst("shape", c.shape(0).dims(), DType::kInt64);
-  std::string scattered = c.Emit(reduction == "add" ? "scattered" : "written", "ScatterNd",
-                                 {coordinates, c.in(2), shape});
-  if (reduction == "add") {
-    c.Output(0, c.Emit("", "AddV2", {c.in(0), scattered}));
-    return Status::Ok();
-  }
-  std::string ones = c.Emit("ones", "OnesLike", {c.in(2)});
-  std::string hits = c.Emit("hits", "ScatterNd", {coordinates, ones, shape});
-  std::string hit = c.Emit("hit", "Greater", {hits, c.ScalarConst("none", 0, c.dtype(2))});
-  c.Output(0, c.Emit("", "SelectV2", {hit, scattered, c.in(0)}));
+  ScatterInto(c, coordinates, reduction == "add");
   return Status::Ok();
 }
 
 // ScatterND: slices of data at index tuples [..., k] replaced by (or, with
-// reduction "add", summed with) the updates: ScatterNd into zeros, then as
-// ScatterElements. torch's slice assignment (Swin's shifted-window mask).
+// reduction "add", summed with) the updates, as ScatterElements: torch's slice
+// assignment (Swin's shifted-window mask).
 Status ScatterND(NodeContext& c) {
   if (!c.shape(0).FullyDefined()) return c.Unsupported("data of unknown shape");
   const std::string reduction = c.attr_string("reduction", "none");
@@ -674,17 +680,7 @@ Status ScatterND(NodeContext& c) {
     indices = c.Emit("indices_int64", "Cast", {indices},
                      {{"SrcT", MakeAttr(c.dtype(1))}, {"DstT", MakeAttr(DType::kInt64)}});
   }
-  std::string shape = c.IntConst("shape", c.shape(0).dims(), DType::kInt64);
-  std::string scattered =
-      c.Emit(reduction == "add" ? "scattered" : "written", "ScatterNd", {indices, c.in(2), shape});
-  if (reduction == "add") {
-    c.Output(0, c.Emit("", "AddV2", {c.in(0), scattered}));
-    return Status::Ok();
-  }
-  std::string ones = c.Emit("ones", "OnesLike", {c.in(2)});
-  std::string hits = c.Emit("hits", "ScatterNd", {indices, ones, shape});
-  std::string hit = c.Emit("hit", "Greater", {hits, c.ScalarConst("none", 0, c.dtype(2))});
-  c.Output(0, c.Emit("", "SelectV2", {hit, scattered, c.in(0)}));
+  ScatterInto(c, indices, reduction == "add");
   return Status::Ok();
 }
 
@@ -714,6 +710,11 @@ Status Trilu(NodeContext& c) {
 }
 
 }  // namespace
+
+int64_t ConcatAxis(const NodeContext& c) {
+  // Opsets before 4 concatenate along axis 1 by default.
+  return c.attr_int("axis", c.opset() < 4 ? 1 : 0);
+}
 
 AttrMap SliceMasks(int64_t mask) {
   return {{"begin_mask", MakeAttr(mask)},

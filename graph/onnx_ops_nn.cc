@@ -480,7 +480,8 @@ Result<std::vector<int64_t>> ResizeSizes(NodeContext& c, int scales_in, int size
   if (sizes_in >= 0 && c.has(sizes_in)) {
     GRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, c.ints(sizes_in, "sizes"));
     if (sizes.size() != 4) return c.Error("sizes must have 4 entries");
-    if (s.dim(0) >= 0 && (sizes[0] != s.dim(0) || sizes[1] != s.dim(1))) {
+    // Each known dim on its own: a batch that is unknown does not excuse the channels.
+    if ((s.dim(0) >= 0 && sizes[0] != s.dim(0)) || (s.dim(1) >= 0 && sizes[1] != s.dim(1))) {
       return c.Unsupported("resizing the batch or channel dimension");
     }
     // The same range as a size from scales: the IR's size input is int32.

@@ -15,15 +15,63 @@
 namespace graph::onnx_import {
 namespace {
 
+// Ops whose output 0 has input 0's shape.
+const std::set<std::string>& SameShapeOps() {
+  static const std::set<std::string> ops = {"Abs",
+                                            "Neg",
+                                            "Exp",
+                                            "Log",
+                                            "Sqrt",
+                                            "Reciprocal",
+                                            "Floor",
+                                            "Ceil",
+                                            "Round",
+                                            "Relu",
+                                            "Sigmoid",
+                                            "Tanh",
+                                            "Erf",
+                                            "Sin",
+                                            "Cos",
+                                            "Tan",
+                                            "Atan",
+                                            "Sign",
+                                            "Softplus",
+                                            "Softsign",
+                                            "Identity",
+                                            "Not",
+                                            "LeakyRelu",
+                                            "Elu",
+                                            "Selu",
+                                            "Celu",
+                                            "HardSigmoid",
+                                            "HardSwish",
+                                            "ThresholdedRelu",
+                                            "Clip",
+                                            "Cast",
+                                            "CastLike",
+                                            "Softmax",
+                                            "LogSoftmax",
+                                            "CumSum",
+                                            "Dropout",
+                                            "LayerNormalization",
+                                            "BatchNormalization",
+                                            "InstanceNormalization",
+                                            "ScatterND",
+                                            "ScatterElements",
+                                            "Scatter",
+                                            "Trilu"};
+  return ops;
+}
+
+// Ops whose output 0 has input 0's rank: those above and these.
 const std::set<std::string>& SameRankOps() {
-  static const std::set<std::string> ops = {
-      "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Relu",
-      "Sigmoid", "Tanh", "Erf", "Sin", "Cos", "Tan", "Atan", "Sign", "Softplus", "Softsign",
-      "Identity", "Not", "LeakyRelu", "Elu", "Selu", "Celu", "HardSigmoid", "HardSwish",
-      "ThresholdedRelu", "Clip", "Cast", "CastLike", "Softmax", "LogSoftmax", "CumSum",
-      "Dropout", "LayerNormalization", "BatchNormalization", "InstanceNormalization", "Slice",
-      "Concat", "Split", "Pad", "Tile", "Conv", "ConvTranspose", "MaxPool", "AveragePool",
-      "GlobalAveragePool", "GlobalMaxPool", "Resize", "Upsample", "DepthToSpace", "SpaceToDepth"};
+  static const std::set<std::string> ops = [] {
+    std::set<std::string> s = SameShapeOps();
+    s.insert({"Slice", "Concat", "Split", "Pad", "Tile", "Conv", "ConvTranspose", "MaxPool",
+              "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Resize", "Upsample",
+              "DepthToSpace", "SpaceToDepth"});
+    return s;
+  }();
   return ops;
 }
 
@@ -213,8 +261,8 @@ std::optional<SliceWindow> SliceOf(const NodeContext& c, const Shape& s) {
     sliced[axis] = 1;
     const int64_t dim = s.dim(static_cast<int>(axis)), st = steps[i];
     w.step[axis] = st;
-    if (dim < 0) {
-      w.count[axis] = -1;
+    if (dim <= 0) {  // unknown, or empty: nothing to clamp into
+      w.count[axis] = dim;
       continue;
     }
     int64_t b = (*starts)[i], e = (*ends)[i];
@@ -240,28 +288,42 @@ std::optional<Tensor> FoldSlice(const NodeContext& c, const Tensor& a) {
   const std::vector<int64_t> strides = Strides(a.shape());
   int64_t offset = 0;
   for (size_t d = 0; d < strides.size(); ++d) {
-    offset += w->begin[d] * strides[d];
-    w->step[d] *= strides[d];
+    offset += w->begin[d] * strides[d];  // within the tensor: begin < its dim
+    // A step past the axis (one element taken, or none) is never applied.
+    if (w->count[d] <= 1) {
+      w->step[d] = 0;
+    } else if (__builtin_mul_overflow(w->step[d], strides[d], &w->step[d])) {
+      return std::nullopt;
+    }
   }
   return Gathered(a, w->count, offset, w->step);
 }
 
-// Transpose of known values (perm, or the axes reversed).
-std::optional<Tensor> FoldTranspose(const NodeContext& c, const Tensor& a) {
-  const int r = a.shape().rank();
-  if (a.num_elements() > kMaxFolded) return std::nullopt;
+// Transpose's perm for rank r (the axes reversed when absent); nullopt when it
+// is not a permutation of 0..r-1.
+std::optional<std::vector<int64_t>> Perm(const NodeContext& c, int r) {
   std::vector<int64_t> perm(r);
   for (int d = 0; d < r; ++d) perm[d] = r - 1 - d;
   if (std::optional<std::vector<int64_t>> p = c.attr_ints("perm")) perm = *p;
-  std::vector<char> used(r, 0);
   if (static_cast<int>(perm.size()) != r) return std::nullopt;
+  std::vector<char> used(r, 0);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= r || used[p]) return std::nullopt;
+    used[p] = 1;
+  }
+  return perm;
+}
+
+// Transpose of known values.
+std::optional<Tensor> FoldTranspose(const NodeContext& c, const Tensor& a) {
+  const int r = a.shape().rank();
+  std::optional<std::vector<int64_t>> perm = Perm(c, r);
+  if (!perm || a.num_elements() > kMaxFolded) return std::nullopt;
   const std::vector<int64_t> strides = Strides(a.shape());
   std::vector<int64_t> count(r), step(r);
   for (int d = 0; d < r; ++d) {
-    if (perm[d] < 0 || perm[d] >= r || used[perm[d]]) return std::nullopt;
-    used[perm[d]] = 1;
-    count[d] = a.shape().dim(static_cast<int>(perm[d]));
-    step[d] = strides[perm[d]];
+    count[d] = a.shape().dim(static_cast<int>((*perm)[d]));
+    step[d] = strides[(*perm)[d]];
   }
   return Gathered(a, count, 0, step);
 }
@@ -336,57 +398,11 @@ std::optional<Tensor> Fold(const NodeContext& c) {
   return std::nullopt;
 }
 
-// Ops whose output 0 has input 0's shape.
-const std::set<std::string>& SameShapeOps() {
-  static const std::set<std::string> ops = {"Abs",
-                                            "Neg",
-                                            "Exp",
-                                            "Log",
-                                            "Sqrt",
-                                            "Reciprocal",
-                                            "Floor",
-                                            "Ceil",
-                                            "Round",
-                                            "Relu",
-                                            "Sigmoid",
-                                            "Tanh",
-                                            "Erf",
-                                            "Sin",
-                                            "Cos",
-                                            "Tan",
-                                            "Atan",
-                                            "Sign",
-                                            "Softplus",
-                                            "Softsign",
-                                            "Identity",
-                                            "Not",
-                                            "LeakyRelu",
-                                            "Elu",
-                                            "Selu",
-                                            "Celu",
-                                            "HardSigmoid",
-                                            "HardSwish",
-                                            "ThresholdedRelu",
-                                            "Clip",
-                                            "Cast",
-                                            "CastLike",
-                                            "Softmax",
-                                            "LogSoftmax",
-                                            "CumSum",
-                                            "Dropout",
-                                            "LayerNormalization",
-                                            "BatchNormalization",
-                                            "InstanceNormalization",
-                                            "ScatterND",
-                                            "ScatterElements",
-                                            "Scatter",
-                                            "Trilu"};
-  return ops;
-}
-
 // Numpy broadcasting of the inputs' dims: a dim is known where some input has
 // it known and not 1 (the others must be it or 1), or every input has it 1.
 std::optional<Shape> Broadcast(const NodeContext& c) {
+  // Before opset 7 a binary op's `broadcast` aligns B at `axis`, not at the end.
+  if (c.opset() < 7) return std::nullopt;
   int r = -1;
   for (int i = 0; i < c.num_inputs(); ++i) {
     if (!c.has(i)) continue;
@@ -403,9 +419,9 @@ std::optional<Shape> Broadcast(const NodeContext& c) {
       const int j = k - (r - c.rank(i));
       const int64_t d = j < 0 ? 1 : c.shape(i).dim(j);
       all_one = all_one && d == 1;
-      if (d >= 0 && d != 1) known = d;
+      if (d >= 0 && d != 1) known = known >= 0 && known != d ? -2 : d;  // -2: they disagree
     }
-    out[k] = known >= 0 ? known : (all_one ? 1 : -1);
+    out[k] = known >= 0 ? known : (known == -1 && all_one ? 1 : -1);
   }
   return Shape(out);
 }
@@ -414,7 +430,7 @@ std::optional<Shape> Broadcast(const NodeContext& c) {
 std::optional<Shape> ConcatDims(const NodeContext& c) {
   const int r = c.rank(0);
   if (r <= 0) return std::nullopt;
-  int64_t axis = c.attr_int("axis", 0);
+  int64_t axis = ConcatAxis(c);
   if (axis < -r || axis >= r) return std::nullopt;
   if (axis < 0) axis += r;
   std::vector<int64_t> out(r, -1);
@@ -457,6 +473,7 @@ std::optional<Shape> DimsFromInputs(const NodeContext& c) {
   const std::string& op = c.node().op_type();
   if (SameShapeOps().count(op)) return c.shape(0);
   if (op == "GatherElements") return c.shape(1);
+  if (op == "PRelu") return c.shape(0);  // the slope broadcasts to X, in every opset
   if (BroadcastOps().count(op) && op != "MatMul") return Broadcast(c);
   if (op == "Slice") {
     std::optional<SliceWindow> w = SliceOf(c, c.shape(0));
@@ -465,17 +482,10 @@ std::optional<Shape> DimsFromInputs(const NodeContext& c) {
   if (op == "Concat") return ConcatDims(c);
   if (op == "Transpose") {
     const Shape x = c.shape(0);
-    if (!x.known_rank()) return std::nullopt;
-    const int r = x.rank();
-    std::vector<int64_t> perm(r);
-    for (int d = 0; d < r; ++d) perm[d] = r - 1 - d;
-    if (std::optional<std::vector<int64_t>> p = c.attr_ints("perm")) perm = *p;
-    if (static_cast<int>(perm.size()) != r) return std::nullopt;
-    std::vector<int64_t> out(r);
-    for (int d = 0; d < r; ++d) {
-      if (perm[d] < 0 || perm[d] >= r) return std::nullopt;
-      out[d] = x.dim(static_cast<int>(perm[d]));
-    }
+    std::optional<std::vector<int64_t>> perm = x.known_rank() ? Perm(c, x.rank()) : std::nullopt;
+    if (!perm) return std::nullopt;
+    std::vector<int64_t> out;
+    for (int64_t p : *perm) out.push_back(x.dim(static_cast<int>(p)));
     return Shape(out);
   }
   if (op == "MatMul") return MatMulDims(c);

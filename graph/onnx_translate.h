@@ -141,6 +141,9 @@ struct OpRule {
   bool differentiable = true;
 };
 
+// Concat's axis: its attribute, else 1 before opset 4 and 0 since.
+int64_t ConcatAxis(const NodeContext& c);
+
 // A StridedSlice's attributes with int64 bounds: `mask`'s axes take their whole
 // range (begin_mask and end_mask), no other mask.
 AttrMap SliceMasks(int64_t mask);

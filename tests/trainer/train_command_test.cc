@@ -168,7 +168,7 @@ TEST(TrainCommandTest, ALogLevelTheUserSetsKeepsLibTorchsLines) {
                      std::to_string(port) + ": "),
             std::string::npos)
       << out;
-  EXPECT_GT(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("[c10d] The server socket has failed"), std::string::npos) << out;
 }
 
 // A MASTER_PORT owned by something that is not the store (it accepts, then
