@@ -341,6 +341,8 @@ Status ArgExtreme(NodeContext& c, const char* op) {
   const bool last = c.attr_int("select_last_index", 0) != 0;
   const int64_t dim = c.shape(0).dim(static_cast<int>(axis));
   if (last && dim < 0) return c.Unsupported("select_last_index along an axis of unknown size");
+  // The reversal's StridedSlice names its axes in 64-bit masks (Slice's limit).
+  if (last && r > 32) return c.Unsupported("select_last_index on a tensor of rank above 32");
   std::string x = c.in(0);
   if (last) {
     std::vector<int64_t> strides(r, 1);

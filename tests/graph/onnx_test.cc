@@ -641,6 +641,23 @@ TEST(OnnxTest, APadToAComputedSizeIsFoldedAndSizesWhatFollows) {
   EXPECT_EQ(g->node(g->Find("y")).output_shapes[0].ToString(), "[1,5,6]");
 }
 
+// select_last_index reverses the input with a StridedSlice, whose 64-bit
+// masks name every axis: a 64-D input shifted past them (undefined
+// behaviour); it is refused as Slice refuses such a tensor.
+TEST(OnnxTest, SelectLastIndexOnMoreDimensionsThanSliceTakesIsRefused) {
+  onnx::ModelProto m = Model(13);
+  Input(&m, "x", std::vector<int64_t>(64, 1));
+  crafted::IntAttr(AddNode(&m, "ArgMax", {"x"}, {"y"}), "select_last_index", 1);
+  onnx::ValueInfoProto* y = m.mutable_graph()->add_output();
+  y->set_name("y");
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  auto* dims = y->mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (int i = 0; i < 64; ++i) dims->add_dim()->set_dim_value(1);
+  EXPECT_EQ(Import(m).status().message(),
+            "m.onnx: node '/ArgMax' (ArgMax, opset 13): select_last_index on a tensor of rank "
+            "above 32");
+}
+
 // Shape(scalar) is an empty vector; adding a scalar to it read element 0 of
 // the empty vector while folding.
 TEST(OnnxTest, FoldingAScalarWithAnEmptyVectorReadsNothingPastIt) {
