@@ -373,6 +373,16 @@ Status Slice(NodeContext& c) {
   return Status::Ok();
 }
 
+// Indices of type t with negative ones counted back from `size` (ONNX allows
+// them, TF does not): SelectV2(i < 0, i + size, i), at run time. The size's
+// constant and the result are named by `size_name` and `out_name` under the node.
+std::string WrapNegative(NodeContext& c, const std::string& indices, double size, DType t,
+                         const char* size_name, const char* out_name) {
+  std::string negative = c.Emit("negative", "Less", {indices, c.ScalarConst("zero", 0, t)});
+  std::string wrapped = c.Emit("wrapped", "AddV2", {indices, c.ScalarConst(size_name, size, t)});
+  return c.Emit(out_name, "SelectV2", {negative, wrapped, indices});
+}
+
 Status Gather(NodeContext& c) {
   GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
   GRAPH_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(c, c.attr_int("axis", 0), r));
@@ -398,11 +408,7 @@ Status Gather(NodeContext& c) {
       if (ok) c.OutputConstant(0, Tensor::FromInt64s(data->dtype(), v->shape(), out));
     }
   } else if (dim >= 0 && c.dtype(1) != DType::kInvalid) {
-    // Negative indices count from the end: i + dim where i < 0.
-    const DType t = c.dtype(1);
-    std::string negative = c.Emit("negative", "Less", {indices, c.ScalarConst("zero", 0, t)});
-    std::string wrapped = c.Emit("wrapped", "AddV2", {indices, c.ScalarConst("dim", static_cast<double>(dim), t)});
-    indices = c.Emit("indices", "SelectV2", {negative, wrapped, indices});
+    indices = WrapNegative(c, indices, static_cast<double>(dim), c.dtype(1), "dim", "indices");
   }
   c.Output(0, c.Emit("", "GatherV2", {c.in(0), indices, c.IntScalar("axis", axis)},
                      {{"batch_dims", MakeAttr(int64_t{0})}}));
@@ -555,9 +561,7 @@ Status OneHot(NodeContext& c) {
     indices = c.Emit("indices", "Cast", {indices}, {{"SrcT", MakeAttr(it)}, {"DstT", MakeAttr(DType::kInt64)}});
   }
   const DType t = it == DType::kInt32 ? DType::kInt32 : DType::kInt64;
-  std::string negative = c.Emit("negative", "Less", {indices, c.ScalarConst("zero", 0, t)});
-  std::string wrapped = c.Emit("wrapped", "AddV2", {indices, c.ScalarConst("depth_t", depth[0], t)});
-  indices = c.Emit("wrapped_indices", "SelectV2", {negative, wrapped, indices});
+  indices = WrapNegative(c, indices, depth[0], t, "depth_t", "wrapped_indices");
   std::string values = c.in(2);
   std::string off = c.Emit("off", "GatherV2", {values, c.IntScalar("off_index", 0), c.IntScalar("axis0", 0)});
   std::string on = c.Emit("on", "GatherV2", {values, c.IntScalar("on_index", 1), c.IntScalar("axis1", 0)});
@@ -597,11 +601,7 @@ Result<std::string> ElementCoordinates(NodeContext& c, int data, int indices, in
       idx = c.Emit("indices_int64", "Cast", {idx},
                    {{"SrcT", MakeAttr(c.dtype(indices))}, {"DstT", MakeAttr(DType::kInt64)}});
     }
-    std::string negative =
-        c.Emit("negative", "Less", {idx, c.ScalarConst("zero", 0, DType::kInt64)});
-    std::string wrapped = c.Emit(
-        "wrapped", "AddV2", {idx, c.ScalarConst("dim", static_cast<double>(dim), DType::kInt64)});
-    idx = c.Emit("wrapped_indices", "SelectV2", {negative, wrapped, idx});
+    idx = WrapNegative(c, idx, static_cast<double>(dim), DType::kInt64, "dim", "wrapped_indices");
     idx = c.Emit("indices_last", "ExpandDims", {idx, c.IntScalar("last", -1)});
   }
   std::vector<std::string> parts;
