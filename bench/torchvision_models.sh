@@ -3,7 +3,8 @@
 # each built with random weights (Debian's python3-torchvision 0.14, nothing
 # downloaded), exported by torch.onnx.export (opset 17, eval mode, one image
 # of 64 x 64 (224 x 224 for AlexNet and VGG, 96 x 96 for Inception-V3, 32 x 32
-# for the ViT) or a clip of 4 frames for r3d_18), then `planner simulate` on
+# for the ViT), a clip of 4 frames of 32 x 32 for the 3-D ResNets, or of 16
+# frames of 224 x 224 for S3D and MViT, whose pools need them), then `planner simulate` on
 # configs/k40-paper-2gpu.yaml. Prints one line per
 # model (ok with its simulated step, or the one-line error: PyTorch's export
 # or ours) and the counts.
@@ -35,6 +36,7 @@ seg = m.segmentation
 # 64 x 64 images; 224 x 224 where the exporter needs the adaptive pool's input
 # to be a multiple of its output (AlexNet, VGG).
 image, clip, full = (1, 3, 64, 64), (1, 3, 4, 32, 32), (1, 3, 224, 224)
+long_clip = (1, 3, 16, 224, 224)
 cases = [
     ("alexnet", m.alexnet, full), ("vgg11", m.vgg11, full),
     ("squeezenet1_0", m.squeezenet1_0, image), ("densenet121", m.densenet121, image),
@@ -50,7 +52,9 @@ cases = [
     ("fcn_resnet50", lambda: Out(seg.fcn_resnet50(weights_backbone=None, num_classes=3, aux_loss=False)), image),
     ("deeplabv3_mobilenet_v3_large", lambda: Out(seg.deeplabv3_mobilenet_v3_large(weights_backbone=None, num_classes=3, aux_loss=False)), image),
     ("lraspp_mobilenet_v3_large", lambda: Out(seg.lraspp_mobilenet_v3_large(weights_backbone=None, num_classes=3)), image),
-    ("r3d_18", m.video.r3d_18, clip),
+    ("r3d_18", m.video.r3d_18, clip), ("mc3_18", m.video.mc3_18, clip),
+    ("r2plus1d_18", m.video.r2plus1d_18, clip), ("s3d", m.video.s3d, long_clip),
+    ("mvit_v1_b", m.video.mvit_v1_b, long_clip),
 ]
 for name, make, shape in cases:
     try:

@@ -46,7 +46,20 @@ FlopFn PerInput(double per) {
   };
 }
 
-int ChannelAxis(const Node& n) { return n.attr_string("data_format", "NHWC") == "NCHW" ? 1 : 3; }
+// The product of a filter's dims [first, last).
+double Product(const Shape& s, int first, int last) {
+  double p = 1;
+  for (int i = first; i < last; ++i) p *= static_cast<double>(s.dim(i));
+  return p;
+}
+
+// Taps per output element of a filter [spatial..., in, out]: every spatial tap
+// of every input channel of its group (a grouped filter's input depth is its
+// group's); a depthwise filter [kh, kw, in, multiplier] reads one channel.
+double FilterTaps(const Node& n, const Shape& filter) {
+  const bool depthwise = n.op.find("Depthwise") != std::string::npos;
+  return Product(filter, 0, filter.rank() - (depthwise ? 2 : 1));
+}
 
 // 2 FLOPs (multiply, add) per filter tap per output element, plus one per output
 // element for each fused epilogue op (bias, activation).
@@ -54,19 +67,8 @@ double ConvFlops(const CostView& v) {
   if (v.in.size() < 2) return -1;
   const Shape& filter = *v.in[1];
   int64_t out = v.out_elems();
-  if (out < 0 || !filter.FullyDefined() || filter.rank() != 4) return -1;
-  double taps = static_cast<double>(filter.dim(0)) * filter.dim(1) * filter.dim(2);
-  const Shape& input = *v.in[0];
-  bool depthwise = v.node.op.find("Depthwise") != std::string::npos;
-  if (depthwise) {
-    taps = static_cast<double>(filter.dim(0)) * filter.dim(1);
-  } else if (input.known_rank() && input.rank() == 4) {
-    int64_t cin = input.dim(ChannelAxis(v.node));
-    if (cin > 0 && filter.dim(2) > 0 && cin != filter.dim(2)) {
-      taps = static_cast<double>(filter.dim(0)) * filter.dim(1) * filter.dim(2);  // grouped
-    }
-  }
-  double flops = 2.0 * taps * static_cast<double>(out);
+  if (out < 0 || !filter.FullyDefined() || filter.rank() < 4) return -1;
+  double flops = 2.0 * FilterTaps(v.node, filter) * static_cast<double>(out);
   if (const AttrValue* f = v.node.attr("fused_ops")) {
     if (const AttrList* l = f->get<AttrList>())
       flops += static_cast<double>(l->s.size()) * static_cast<double>(out);
@@ -81,11 +83,8 @@ double ConvBackpropFlops(const CostView& v) {
   int64_t dy = v.in_elems(2);
   const Shape* filter = v.node.op.find("Filter") != std::string::npos ? nullptr : v.in[1];
   const Shape& weights_like = filter ? *filter : v.node.output_shapes[0];
-  if (dy < 0 || !weights_like.FullyDefined() || weights_like.rank() != 4) return -1;
-  bool depthwise = v.node.op.find("Depthwise") != std::string::npos;
-  double taps = static_cast<double>(weights_like.dim(0)) * weights_like.dim(1) *
-                (depthwise ? 1.0 : static_cast<double>(weights_like.dim(2)));
-  return 2.0 * taps * static_cast<double>(dy);
+  if (dy < 0 || !weights_like.FullyDefined() || weights_like.rank() < 4) return -1;
+  return 2.0 * FilterTaps(v.node, weights_like) * static_cast<double>(dy);
 }
 
 double MatMulFlops(const CostView& v) {
@@ -107,15 +106,15 @@ double MatMulFlops(const CostView& v) {
 double PoolFlops(const CostView& v) {
   int64_t out = v.out_elems();
   const std::vector<int64_t>* k = v.node.attr_ints("ksize");
-  if (out < 0 || !k || k->size() != 4) return -1;
-  return static_cast<double>(out) * (*k)[0] * (*k)[1] * (*k)[2] * (*k)[3];
+  if (out < 0 || !k || k->size() < 4) return -1;
+  return static_cast<double>(out) * Product(Shape(*k), 0, static_cast<int>(k->size()));
 }
 
 double PoolGradFlops(const CostView& v) {
   const std::vector<int64_t>* k = v.node.attr_ints("ksize");
   int64_t dy = v.in_elems(static_cast<int>(v.in.size()) - 1);
-  if (dy < 0 || !k || k->size() != 4) return -1;
-  return static_cast<double>(dy) * (*k)[0] * (*k)[1] * (*k)[2] * (*k)[3];
+  if (dy < 0 || !k || k->size() < 4) return -1;
+  return static_cast<double>(dy) * Product(Shape(*k), 0, static_cast<int>(k->size()));
 }
 
 double AddNFlops(const CostView& v) {
@@ -217,22 +216,23 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
                            "Cast"}) {
       (*t)[op] = Free();
     }
-    for (const char* op : {"Relu",      "Relu6",        "Elu",         "Selu",
-                           "LeakyRelu", "Sigmoid",      "Tanh",        "Softplus",
-                           "Softsign",  "Abs",          "Neg",         "Sqrt",
-                           "Rsqrt",     "Square",       "Exp",         "Log",
-                           "Log1p",     "Expm1",        "Floor",       "Ceil",
-                           "Round",     "Rint",         "Sign",        "Reciprocal",
-                           "Inv",       "Erf",          "Sin",         "Cos",
-                           "Tan",       "Atan",         "LogicalNot",  "BiasAdd",
-                           "BiasAddV1", "Prelu",        "Add",         "AddV2",
-                           "Sub",       "Mul",          "Div",         "RealDiv",
-                           "DivNoNan",  "FloorDiv",     "TruncateDiv", "FloorMod",
-                           "Mod",       "TruncateMod",  "Maximum",     "Minimum",
-                           "Pow",       "Atan2",        "LogicalAnd",  "LogicalOr",
-                           "Equal",     "NotEqual",     "Less",        "LessEqual",
-                           "Greater",   "GreaterEqual", "Select",      "SelectV2",
-                           "Cumsum",    "Cumprod",      "MaxPoolGrad", "_MaxPoolGradWithIndices"}) {
+    for (const char* op : {"Relu",         "Relu6",        "Elu",         "Selu",
+                           "LeakyRelu",    "Sigmoid",      "Tanh",        "Softplus",
+                           "Softsign",     "Abs",          "Neg",         "Sqrt",
+                           "Rsqrt",        "Square",       "Exp",         "Log",
+                           "Log1p",        "Expm1",        "Floor",       "Ceil",
+                           "Round",        "Rint",         "Sign",        "Reciprocal",
+                           "Inv",          "Erf",          "Sin",         "Cos",
+                           "Tan",          "Atan",         "LogicalNot",  "BiasAdd",
+                           "BiasAddV1",    "Prelu",        "Add",         "AddV2",
+                           "Sub",          "Mul",          "Div",         "RealDiv",
+                           "DivNoNan",     "FloorDiv",     "TruncateDiv", "FloorMod",
+                           "Mod",          "TruncateMod",  "Maximum",     "Minimum",
+                           "Pow",          "Atan2",        "LogicalAnd",  "LogicalOr",
+                           "Equal",        "NotEqual",     "Less",        "LessEqual",
+                           "Greater",      "GreaterEqual", "Select",      "SelectV2",
+                           "Cumsum",       "Cumprod",      "MaxPoolGrad", "_MaxPoolGradWithIndices",
+                           "MaxPool3DGrad"}) {
       (*t)[op] = PerOutput(1);
     }
     (*t)["SquaredDifference"] = PerOutput(2);
@@ -260,13 +260,14 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
     for (const char* op : {"FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
       (*t)[op] = PerInput(8);
     }
-    for (const char* op :
-         {"Conv2D", "_FusedConv2D", "DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"}) {
+    for (const char* op : {"Conv2D", "_FusedConv2D", "DepthwiseConv2dNative",
+                           "FusedDepthwiseConv2dNative", "Conv3D"}) {
       (*t)[op] = ConvFlops;
     }
     for (const char* op :
          {"Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
-          "DepthwiseConv2dNativeBackpropFilter"}) {
+          "DepthwiseConv2dNativeBackpropFilter", "Conv3DBackpropInputV2",
+          "Conv3DBackpropFilterV2"}) {
       (*t)[op] = ConvBackpropFlops;
     }
     for (const char* op :
@@ -277,6 +278,9 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
     (*t)["_MaxPoolWithIndices"] = PoolFlops;
     (*t)["AvgPool"] = PoolFlops;
     (*t)["AvgPoolGrad"] = PoolGradFlops;
+    (*t)["MaxPool3D"] = PoolFlops;
+    (*t)["AvgPool3D"] = PoolFlops;
+    (*t)["AvgPool3DGrad"] = PoolGradFlops;
     (*t)["AddN"] = AddNFlops;
     (*t)["TopKV2"] = TopKFlops;
     // Gradient ops: the arithmetic of their derivative per element.

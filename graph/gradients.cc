@@ -343,8 +343,19 @@ Status BatchMatMulGradient(GradContext& c, std::vector<std::string>* dx) {
 const std::initializer_list<const char*> kConvAttrs = {"strides", "padding", "explicit_paddings",
                                                        "dilations", "data_format"};
 
-// Conv2D and DepthwiseConv2dNative, plain or fused with BiasAdd and an activation.
-template <bool kDepthwise>
+// The ops of a convolution's gradients with respect to its input and filter.
+struct ConvGradOps {
+  const char* input;
+  const char* filter;
+};
+constexpr ConvGradOps kConv2DGrads = {"Conv2DBackpropInput", "Conv2DBackpropFilter"};
+constexpr ConvGradOps kDepthwiseGrads = {"DepthwiseConv2dNativeBackpropInput",
+                                         "DepthwiseConv2dNativeBackpropFilter"};
+constexpr ConvGradOps kConv3DGrads = {"Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"};
+
+// Conv2D, DepthwiseConv2dNative and Conv3D, plain or fused with BiasAdd and an
+// activation.
+template <const ConvGradOps& kOps>
 Status ConvGradient(GradContext& c, std::vector<std::string>* dx) {
   std::string g = c.dy[0];
   FusedOps fused;
@@ -355,9 +366,8 @@ Status ConvGradient(GradContext& c, std::vector<std::string>* dx) {
     fused = *f;
     g = FusedEpilogueGradient(c, fused, g, dx);
   }
-  const char* input_op = kDepthwise ? "DepthwiseConv2dNativeBackpropInput" : "Conv2DBackpropInput";
-  const char* filter_op =
-      kDepthwise ? "DepthwiseConv2dNativeBackpropFilter" : "Conv2DBackpropFilter";
+  const char* input_op = kOps.input;
+  const char* filter_op = kOps.filter;
   AttrMap attrs = WithAttrs(c, kConvAttrs);
   (*dx)[0] = c.b.Add(input_op, input_op,
                      {c.b.IntConst("input_sizes", c.x_shape(0).dims()), c.x(1), g}, attrs);
@@ -370,27 +380,35 @@ Status ConvGradient(GradContext& c, std::vector<std::string>* dx) {
   return Status::Ok();
 }
 
-// A transposed convolution (Conv2DBackpropInput as a forward op).
+// A transposed convolution (Conv2DBackpropInput or Conv3DBackpropInputV2 as a
+// forward op): the forward convolution's filter gradient and the forward
+// convolution itself.
+template <const char* kForward, const ConvGradOps& kOps>
 Status ConvTransposeGradient(GradContext& c, std::vector<std::string>* dx) {
   AttrMap attrs = WithAttrs(c, kConvAttrs);
-  (*dx)[1] = c.b.Add("Conv2DBackpropFilter", "Conv2DBackpropFilter",
+  (*dx)[1] = c.b.Add(kOps.filter, kOps.filter,
                      {c.dy[0], c.b.IntConst("filter_sizes", c.x_shape(1).dims()), c.x(2)}, attrs);
-  (*dx)[2] = c.b.Add("Conv2D", "Conv2D", {c.dy[0], c.x(1)}, attrs);
+  (*dx)[2] = c.b.Add(kForward, kForward, {c.dy[0], c.x(1)}, attrs);
   return Status::Ok();
 }
+constexpr char kConv2D[] = "Conv2D";
+constexpr char kConv3D[] = "Conv3D";
 
+const std::initializer_list<const char*> kPoolAttrs = {"ksize", "strides", "padding",
+                                                       "explicit_paddings", "data_format"};
+
+// MaxPool and MaxPool3D: their gradient ops are named after them.
 Status MaxPoolGradient(GradContext& c, std::vector<std::string>* dx) {
-  (*dx)[0] = c.b.Add("MaxPoolGrad", "MaxPoolGrad", {c.x(0), c.y(), c.dy[0]},
-                     WithAttrs(c, {"ksize", "strides", "padding", "explicit_paddings",
-                                   "data_format"}));
+  const std::string op = c.node().op + "Grad";
+  (*dx)[0] = c.b.Add(op, op, {c.x(0), c.y(), c.dy[0]}, WithAttrs(c, kPoolAttrs));
   return Status::Ok();
 }
 
+// AvgPool and AvgPool3D.
 Status AvgPoolGradient(GradContext& c, std::vector<std::string>* dx) {
-  (*dx)[0] = c.b.Add("AvgPoolGrad", "AvgPoolGrad",
-                     {c.b.IntConst("orig_input_shape", c.x_shape(0).dims()), c.dy[0]},
-                     WithAttrs(c, {"ksize", "strides", "padding", "explicit_paddings",
-                                   "data_format"}));
+  const std::string op = c.node().op + "Grad";
+  (*dx)[0] = c.b.Add(op, op, {c.b.IntConst("orig_input_shape", c.x_shape(0).dims()), c.dy[0]},
+                     WithAttrs(c, kPoolAttrs));
   return Status::Ok();
 }
 
@@ -667,13 +685,17 @@ const std::unordered_map<std::string_view, GradFn>& GradTable() {
       {"AddN", AddNGradient},
       {"BiasAdd", BiasAddGradient},
       {"MatMul", MatMulGradient},
-      {"Conv2D", ConvGradient<false>},
-      {"_FusedConv2D", ConvGradient<false>},
-      {"DepthwiseConv2dNative", ConvGradient<true>},
-      {"FusedDepthwiseConv2dNative", ConvGradient<true>},
-      {"Conv2DBackpropInput", ConvTransposeGradient},
+      {"Conv2D", ConvGradient<kConv2DGrads>},
+      {"_FusedConv2D", ConvGradient<kConv2DGrads>},
+      {"Conv3D", ConvGradient<kConv3DGrads>},
+      {"Conv3DBackpropInputV2", ConvTransposeGradient<kConv3D, kConv3DGrads>},
+      {"DepthwiseConv2dNative", ConvGradient<kDepthwiseGrads>},
+      {"FusedDepthwiseConv2dNative", ConvGradient<kDepthwiseGrads>},
+      {"Conv2DBackpropInput", ConvTransposeGradient<kConv2D, kConv2DGrads>},
       {"MaxPool", MaxPoolGradient},
       {"AvgPool", AvgPoolGradient},
+      {"MaxPool3D", MaxPoolGradient},
+      {"AvgPool3D", AvgPoolGradient},
       {"Sum", ReduceGradient<false>},
       {"Mean", ReduceGradient<true>},
       {"Softmax", SoftmaxGradient},

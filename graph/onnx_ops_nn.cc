@@ -2,7 +2,9 @@
 // dropout, resizing. ONNX is NCHW with OIHW weights; the IR's Conv2D and pools
 // run NCHW directly (data_format), with the weight transposed to HWIO by a
 // Transpose node (its gradient transposes back), and ONNX's explicit pads as
-// TF's EXPLICIT padding. 1-D ops run as 2-D ones over a unit height.
+// TF's EXPLICIT padding. 1-D ops run as 2-D ones over a unit height. 3-D ops
+// run as TF's Conv3D and 3-D pools, NCDHW with DHWIO weights; those pad SAME
+// or VALID only, so other explicit pads are a Pad node before a VALID window.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,11 +14,12 @@
 namespace graph::onnx_import {
 namespace {
 
+// A window of n = max(spatial, 2) entries: a 1-D op's gets a unit height.
 struct Window2d {
-  std::vector<int64_t> kernel;  // spatial sizes, 2 entries
+  std::vector<int64_t> kernel;  // spatial sizes, n entries
   std::vector<int64_t> strides, dilations;
   std::string padding;          // "EXPLICIT", "SAME" or "VALID"
-  std::vector<int64_t> pads;    // EXPLICIT: top, left, bottom, right
+  std::vector<int64_t> pads;    // EXPLICIT: n begins, then n ends
 };
 
 // The spatial rank of a convolution or pool from its kernel_shape, or from the
@@ -31,10 +34,11 @@ Result<int> SpatialRank(NodeContext& c, int weight_input) {
 // The largest dimension a result may have.
 constexpr int64_t kMaxSize = std::numeric_limits<int64_t>::max();
 
-// Reads kernel_shape, strides, dilations, pads and auto_pad for 1 or 2
-// spatial dims, as 2-D values (a 1-D op gets a unit height).
+// Reads kernel_shape, strides, dilations, pads and auto_pad for 1, 2 or 3
+// spatial dims (a 1-D op's as 2-D values over a unit height).
 Result<Window2d> ReadWindow(NodeContext& c, int spatial, std::vector<int64_t> kernel) {
   Window2d w;
+  const int n = std::max(spatial, 2);
   auto two = [&](const char* name, int64_t dflt) -> Result<std::vector<int64_t>> {
     std::vector<int64_t> v = c.attr_ints(name).value_or(std::vector<int64_t>(spatial, dflt));
     if (static_cast<int>(v.size()) != spatial) {
@@ -52,7 +56,7 @@ Result<Window2d> ReadWindow(NodeContext& c, int spatial, std::vector<int64_t> ke
   w.kernel = kernel;
   GRAPH_ASSIGN_OR_RETURN(w.strides, two("strides", 1));
   GRAPH_ASSIGN_OR_RETURN(w.dilations, two("dilations", 1));
-  for (size_t i = 0; i < 2; ++i) {
+  for (int i = 0; i < n; ++i) {
     if (w.strides[i] < 1 || w.dilations[i] < 1) {
       return c.Error("strides and dilations must be positive");
     }
@@ -78,9 +82,9 @@ Result<Window2d> ReadWindow(NodeContext& c, int spatial, std::vector<int64_t> ke
       return c.Unsupported("auto_pad SAME_LOWER needs a known input rank");
     }
     w.padding = "EXPLICIT";
-    w.pads.assign(4, 0);
+    w.pads.assign(2 * n, 0);
     for (int i = 0; i < spatial; ++i) {
-      const int k = i + 2 - spatial;  // the 2-D index
+      const int k = i + n - spatial;  // the window's index
       const int64_t in = s.dim(2 + i);
       if (in < 0) return c.Unsupported("auto_pad SAME_LOWER needs static spatial dims");
       // In 128 bits: a file's sizes may be anything up to 2^63.
@@ -90,7 +94,7 @@ Result<Window2d> ReadWindow(NodeContext& c, int spatial, std::vector<int64_t> ke
       const I total = std::max<I>((out - 1) * w.strides[k] + window - in, 0);
       if (total > I{kMaxSize}) return c.Error("auto_pad SAME_LOWER pads past 2^63");
       w.pads[k] = static_cast<int64_t>(total - total / 2);
-      w.pads[k + 2] = static_cast<int64_t>(total / 2);
+      w.pads[k + n] = static_cast<int64_t>(total / 2);
     }
   } else {
     return c.Error("unknown auto_pad '" + auto_pad + "'");
@@ -110,21 +114,125 @@ AttrMap WindowAttrs(const Window2d& w) {
   return a;
 }
 
+// A 1-D op's input with a unit height; others' as they are.
 std::string ToSpatial2d(NodeContext& c, int spatial, const std::string& x, const char* name) {
-  if (spatial == 2) return x;
+  if (spatial != 1) return x;
   return c.Emit(name, "ExpandDims", {x, c.IntScalar(std::string(name) + "_axis", 2)});
 }
 
 std::string FromSpatial2d(NodeContext& c, int spatial, const std::string& y) {
-  if (spatial == 2) return y;
+  if (spatial != 1) return y;
   return c.Emit("", "Squeeze", {y}, {{"squeeze_dims", IntList({2})}});
+}
+
+// ---- 3-D windows ----
+
+bool NoPads(const Window2d& w) {
+  return std::all_of(w.pads.begin(), w.pads.end(), [](int64_t p) { return p == 0; });
+}
+
+// Whether TF's SAME padding of the input's static dims is the window's
+// explicit padding.
+bool IsSamePadding(NodeContext& c, const Window2d& w) {
+  const int n = static_cast<int>(w.kernel.size());
+  Shape s = c.shape(0);
+  if (!s.known_rank() || s.rank() != n + 2) return false;
+  for (int i = 0; i < n; ++i) {
+    const int64_t in = s.dim(2 + i);
+    if (in < 0) return false;
+    // In 128 bits: a file's sizes may be anything up to 2^63.
+    using I = __int128;
+    const I out = (in + I{w.strides[i]} - 1) / w.strides[i];
+    const I window = I{w.kernel[i] - 1} * w.dilations[i] + 1;
+    const I total = std::max<I>((out - 1) * w.strides[i] + window - in, 0);
+    if (w.pads[i] != total / 2 || w.pads[i + n] != total - total / 2) return false;
+  }
+  return true;
+}
+
+// TF's 3-D ops pad SAME or VALID only: explicit pads of zero are VALID, and
+// TF's SAME pads SAME where `same_ok` (an average leaves SAME's padding out of
+// its count). Other pads pad the input by a Pad node (PadV2 with `value` when
+// given) before a VALID window; the padded input is returned.
+std::string ToTfPadding3d(NodeContext& c, Window2d* w, bool same_ok, const std::string& x,
+                          const std::string& value) {
+  if (w->padding != "EXPLICIT") return x;
+  const bool zero = NoPads(*w);
+  const bool same = !zero && same_ok && IsSamePadding(c, *w);
+  std::vector<int64_t> paddings = {0, 0, 0, 0};
+  for (int i = 0; i < 3; ++i) paddings.insert(paddings.end(), {w->pads[i], w->pads[i + 3]});
+  w->padding = same ? "SAME" : "VALID";
+  w->pads.assign(6, 0);
+  if (zero || same) return x;
+  std::string p =
+      c.Constant("paddings", Tensor::FromInt64s(DType::kInt64, Shape({5, 2}), paddings));
+  return value.empty() ? c.Emit("padded", "Pad", {x, p}) : c.Emit("padded", "PadV2", {x, p, value});
+}
+
+AttrMap WindowAttrs3d(const Window2d& w) {
+  return {{"data_format", StrAttr("NCDHW")},
+          {"strides", IntList({1, 1, w.strides[0], w.strides[1], w.strides[2]})},
+          {"padding", MakeAttr(w.padding)}};
+}
+
+// Conv3D; a grouped filter [C_out, C_in / group, kd, kh, kw] is TF's grouped
+// DHWIO filter once transposed.
+Status Conv3d(NodeContext& c, Window2d w) {
+  std::string x = ToTfPadding3d(c, &w, true, c.in(0), "");
+  AttrMap attrs = WindowAttrs3d(w);
+  attrs["dilations"] = IntList({1, 1, w.dilations[0], w.dilations[1], w.dilations[2]});
+  std::string dhwio =
+      c.Emit("weight_dhwio", "Transpose", {c.in(1), c.IntConst("dhwio", {2, 3, 4, 1, 0})});
+  std::string y = c.Emit(c.has(2) ? "conv" : "", "Conv3D", {x, dhwio}, attrs);
+  if (c.has(2)) y = c.Emit("", "BiasAdd", {y, c.in(2)}, {{"data_format", StrAttr("NCHW")}});
+  c.Output(0, y);
+  return Status::Ok();
+}
+
+// MaxPool3D and AvgPool3D, `ceil_extra` the end padding ceil_mode adds.
+Status Pool3d(NodeContext& c, const char* op, Window2d w, const std::vector<int64_t>& ceil_extra) {
+  const bool avg = std::string(op) == "AvgPool3D";
+  const bool has_ceil =
+      std::any_of(ceil_extra.begin(), ceil_extra.end(), [](int64_t e) { return e > 0; });
+  std::string x = c.in(0), value;
+  // Pads that TF's SAME or VALID cannot say and a Pad node must.
+  auto needs_pad_node = [&] {
+    return w.padding == "EXPLICIT" && !NoPads(w) && !IsSamePadding(c, w);
+  };
+  if (avg) {
+    // Padding that counts (count_include_pad) is zeros padded first; ceil_mode's
+    // extra never counts, which TF's 3-D pools cannot say with padding that does.
+    const bool counted = c.attr_int("count_include_pad", 0) != 0;
+    if (counted && w.padding == "SAME")
+      return c.Unsupported("count_include_pad with auto_pad SAME");
+    if (has_ceil) return c.Unsupported("ceil_mode on a 3-D average pool that ends past its input");
+    if (!counted && needs_pad_node()) {
+      return c.Unsupported(
+          "3-D average pooling with pads other than SAME's, left out of the count");
+    }
+    x = ToTfPadding3d(c, &w, !counted, x, "");
+  } else {
+    if (w.padding == "EXPLICIT") {
+      for (int i = 0; i < 3; ++i) w.pads[i + 3] += ceil_extra[i];
+    }
+    if (!IsFloating(c.dtype(0))) {
+      if (needs_pad_node()) return c.Unsupported("integer 3-D max pooling with explicit pads");
+    } else {
+      value = c.ScalarConst("lowest", -std::numeric_limits<double>::infinity(), c.dtype(0));
+    }
+    x = ToTfPadding3d(c, &w, true, x, value);
+  }
+  AttrMap attrs = WindowAttrs3d(w);
+  attrs["ksize"] = IntList({1, 1, w.kernel[0], w.kernel[1], w.kernel[2]});
+  c.Output(0, c.Emit("", op, {x}, attrs));
+  return Status::Ok();
 }
 
 // ---- convolution ----
 
 Status Conv(NodeContext& c) {
   GRAPH_ASSIGN_OR_RETURN(int spatial, SpatialRank(c, 1));
-  if (spatial != 1 && spatial != 2) return c.Unsupported(std::to_string(spatial) + "-D convolution");
+  if (spatial < 1 || spatial > 3) return c.Unsupported(std::to_string(spatial) + "-D convolution");
   Shape ws = c.shape(1);
   if (!ws.known_rank() || ws.rank() != spatial + 2 || !ws.FullyDefined()) {
     return c.Unsupported("the weight's shape must be static");
@@ -134,6 +242,7 @@ Status Conv(NodeContext& c) {
   const int64_t group = c.attr_int("group", 1);
   const int64_t out_ch = ws.dim(0), in_per_group = ws.dim(1);
   if (group < 1 || out_ch % group != 0) return c.Error("group does not divide the output channels");
+  if (spatial == 3) return Conv3d(c, w);
   const bool last = !c.has(2) && spatial == 2;
   std::string x = ToSpatial2d(c, spatial, c.in(0), "input_2d");
   std::string wt = ToSpatial2d(c, spatial, c.in(1), "weight_2d");
@@ -180,11 +289,13 @@ Status Conv(NodeContext& c) {
 }
 
 // The gradient of a convolution with respect to its input, which is what
-// ConvTranspose computes: weight [C_in, C_out, kh, kw] read as the forward
-// convolution's HWIO filter [kh, kw, C_out, C_in].
+// ConvTranspose computes: weight [C_in, C_out, k...] read as the forward
+// convolution's filter [k..., C_out, C_in]. In 3-D (whose TF op pads SAME or
+// VALID only), the VALID gradient of the full size, cropped by the pads.
 Status ConvTranspose(NodeContext& c) {
   GRAPH_ASSIGN_OR_RETURN(int spatial, SpatialRank(c, 1));
-  if (spatial != 1 && spatial != 2) return c.Unsupported(std::to_string(spatial) + "-D ConvTranspose");
+  if (spatial < 1 || spatial > 3)
+    return c.Unsupported(std::to_string(spatial) + "-D ConvTranspose");
   if (c.attr_int("group", 1) != 1) return c.Unsupported("grouped ConvTranspose");
   if (c.attr("output_shape")) return c.Unsupported("the output_shape attribute");
   const std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
@@ -196,16 +307,20 @@ Status ConvTranspose(NodeContext& c) {
   }
   std::vector<int64_t> kernel(ws.dims().begin() + 2, ws.dims().end());
   GRAPH_ASSIGN_OR_RETURN(Window2d w, ReadWindow(c, spatial, kernel));
+  const int n = static_cast<int>(w.kernel.size());
   if (w.padding == "VALID") {
     w.padding = "EXPLICIT";
-    w.pads.assign(4, 0);
+    w.pads.assign(2 * n, 0);
   }
   std::vector<int64_t> extra = c.attr_ints("output_padding").value_or(std::vector<int64_t>(spatial, 0));
   if (static_cast<int>(extra.size()) != spatial) return c.Error("output_padding size mismatch");
-  if (spatial == 1) extra.insert(extra.begin(), 0);
-  std::vector<int64_t> in_hw = {spatial == 2 ? xs.dim(2) : 1, xs.dim(spatial == 2 ? 3 : 2)};
-  std::vector<int64_t> sizes = {xs.dim(0), ws.dim(1), 0, 0};
-  for (int i = 0; i < 2; ++i) {
+  std::vector<int64_t> in(xs.dims().begin() + 2, xs.dims().end());
+  if (spatial == 1) {
+    extra.insert(extra.begin(), 0);
+    in.insert(in.begin(), 1);
+  }
+  std::vector<int64_t> sizes = {xs.dim(0), ws.dim(1)}, full = sizes, begin = {0, 0};
+  for (int i = 0; i < n; ++i) {
     // PyTorch's and ONNX's rule; it also keeps the sums below in range.
     if (extra[i] < 0 || extra[i] >= std::max(w.strides[i], w.dilations[i])) {
       return c.Error("output_padding " + std::to_string(extra[i]) +
@@ -214,25 +329,48 @@ Status ConvTranspose(NodeContext& c) {
     // The output size; output_padding adds rows that the end padding absorbs.
     // In 128 bits: a file's sizes may be anything up to 2^63.
     using I = __int128;
-    const I size = I{in_hw[i] - 1} * w.strides[i] + I{w.kernel[i] - 1} * w.dilations[i] + 1 +
-                   extra[i] - w.pads[i] - w.pads[i + 2];
-    if (size < 1 || size > I{kMaxSize}) {
+    const I whole =
+        I{in[i] - 1} * w.strides[i] + I{w.kernel[i] - 1} * w.dilations[i] + 1 + extra[i];
+    const I size = whole - w.pads[i] - w.pads[i + n];
+    if (size < 1 || whole > I{kMaxSize}) {
       return c.Error("the output's spatial size is not from 1 to 2^63 - 1");
     }
-    sizes[2 + i] = static_cast<int64_t>(size);
-    w.pads[i + 2] -= extra[i];
-    if (w.pads[i + 2] < 0) return c.Unsupported("output_padding larger than the end padding");
+    sizes.push_back(static_cast<int64_t>(size));
+    full.push_back(static_cast<int64_t>(whole));
+    begin.push_back(w.pads[i]);
+    w.pads[i + n] -= extra[i];
+    if (n == 2 && w.pads[i + n] < 0) {
+      return c.Unsupported("output_padding larger than the end padding");
+    }
   }
   std::string x = ToSpatial2d(c, spatial, c.in(0), "input_2d");
   std::string wt = ToSpatial2d(c, spatial, c.in(1), "weight_2d");
-  std::string hwio = c.Emit("weight_hwio", "Transpose", {wt, c.IntConst("hwio", {2, 3, 1, 0})});
-  AttrMap attrs = WindowAttrs(w);
-  attrs["dilations"] = IntList({1, 1, w.dilations[0], w.dilations[1]});
-  const bool last = !c.has(2) && spatial == 2;
-  std::string y = c.Emit(last ? "" : "conv", "Conv2DBackpropInput",
-                         {c.IntConst("input_sizes", sizes), hwio, x}, attrs);
+  std::string y;
+  if (n == 3) {
+    std::string dhwio =
+        c.Emit("weight_dhwio", "Transpose", {wt, c.IntConst("dhwio", {2, 3, 4, 1, 0})});
+    AttrMap attrs = WindowAttrs3d(w);
+    attrs["padding"] = MakeAttr("VALID");
+    attrs["dilations"] = IntList({1, 1, w.dilations[0], w.dilations[1], w.dilations[2]});
+    const bool crop = full != sizes;
+    y = c.Emit(!c.has(2) && !crop ? "" : "conv", "Conv3DBackpropInputV2",
+               {c.IntConst("input_sizes", full), dhwio, x}, attrs);
+    if (crop) {
+      std::vector<int64_t> size = sizes;
+      size[0] = size[1] = -1;
+      y = c.Emit(c.has(2) ? "crop" : "", "Slice",
+                 {y, c.IntConst("begin", begin), c.IntConst("size", size)});
+    }
+  } else {
+    std::string hwio = c.Emit("weight_hwio", "Transpose", {wt, c.IntConst("hwio", {2, 3, 1, 0})});
+    AttrMap attrs = WindowAttrs(w);
+    attrs["dilations"] = IntList({1, 1, w.dilations[0], w.dilations[1]});
+    y = c.Emit(!c.has(2) && spatial == 2 ? "" : "conv", "Conv2DBackpropInput",
+               {c.IntConst("input_sizes", sizes), hwio, x}, attrs);
+  }
   if (c.has(2)) {
-    y = c.Emit(spatial == 2 ? "" : "bias", "BiasAdd", {y, c.in(2)}, {{"data_format", StrAttr("NCHW")}});
+    y = c.Emit(spatial == 1 ? "bias" : "", "BiasAdd", {y, c.in(2)},
+               {{"data_format", StrAttr("NCHW")}});
   }
   c.Output(0, FromSpatial2d(c, spatial, y));
   return Status::Ok();
@@ -244,26 +382,28 @@ Status Pool(NodeContext& c, const char* op) {
   auto kernel = c.attr_ints("kernel_shape");
   if (!kernel) return c.Error("kernel_shape is required");
   const int spatial = static_cast<int>(kernel->size());
-  if (spatial != 1 && spatial != 2) return c.Unsupported(std::to_string(spatial) + "-D pooling");
+  if (spatial < 1 || spatial > 3) return c.Unsupported(std::to_string(spatial) + "-D pooling");
   GRAPH_ASSIGN_OR_RETURN(Window2d w, ReadWindow(c, spatial, *kernel));
-  if (w.dilations[0] != 1 || w.dilations[1] != 1) return c.Unsupported("dilated pooling");
+  const int n = static_cast<int>(w.kernel.size());
+  for (int i = 0; i < n; ++i) {
+    if (w.dilations[i] != 1) return c.Unsupported("dilated pooling");
+  }
   if (c.has_output(1)) return c.Unsupported("the Indices output is not supported");
   const bool avg = std::string(op) == "AvgPool";
-  std::string x = ToSpatial2d(c, spatial, c.in(0), "input_2d");
   // ceil_mode: extra end padding so that floor division gives ceil's output
   // size. It never counts as elements, even where ONNX's pads do.
-  std::vector<int64_t> ceil_extra = {0, 0};
+  std::vector<int64_t> ceil_extra(n, 0);
   if (c.attr_int("ceil_mode", 0) != 0) {
     Shape s = c.shape(0);
     if (w.padding != "EXPLICIT" || !s.known_rank() || s.rank() != spatial + 2 ||
         !s.FullyDefined()) {
       return c.Unsupported("ceil_mode needs explicit pads and a static input shape");
     }
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < n; ++i) {
       // In 128 bits: a file's sizes and pads may be anything up to 2^63.
       using I = __int128;
-      const int64_t in = spatial == 2 ? s.dim(2 + i) : (i == 0 ? 1 : s.dim(2));
-      const I padded = I{in} + w.pads[i] + w.pads[i + 2];
+      const int64_t in = spatial == 1 ? (i == 0 ? 1 : s.dim(2)) : s.dim(2 + i);
+      const I padded = I{in} + w.pads[i] + w.pads[i + n];
       if (padded < w.kernel[i]) return c.Error("the window exceeds the padded input");
       if (padded > I{kMaxSize}) return c.Error("the padded input's size is past 2^63 - 1");
       I out = (padded - w.kernel[i] + w.strides[i] - 1) / w.strides[i] + 1;
@@ -275,6 +415,8 @@ Status Pool(NodeContext& c, const char* op) {
           static_cast<int64_t>(std::max<I>((out - 1) * w.strides[i] + w.kernel[i] - padded, 0));
     }
   }
+  if (spatial == 3) return Pool3d(c, avg ? "AvgPool3D" : "MaxPool3D", w, ceil_extra);
+  std::string x = ToSpatial2d(c, spatial, c.in(0), "input_2d");
   if (avg && c.attr_int("count_include_pad", 0) != 0) {
     if (w.padding == "SAME") return c.Unsupported("count_include_pad with auto_pad SAME");
     if (w.padding == "EXPLICIT") {
@@ -335,19 +477,23 @@ Status BatchNormalization(NodeContext& c) {
   }
   GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
   const float eps = c.attr_float("epsilon", 1e-5f);
-  if (r == 4 && c.dtype(0) == DType::kFloat) {
+  if ((r == 4 || r == 5) && c.dtype(0) == DType::kFloat) {
     c.Output(0, c.Emit("", "FusedBatchNormV3", {c.in(0), c.in(1), c.in(2), c.in(3), c.in(4)},
                        {{"epsilon", MakeAttr(eps)},
                         {"is_training", MakeAttr(false)},
-                        {"data_format", StrAttr("NCHW")},
+                        {"data_format", StrAttr(r == 4 ? "NCHW" : "NCDHW")},
                         {"U", MakeAttr(DType::kFloat)}}));
     return Status::Ok();
   }
-  // y = x * a + b with a = scale / sqrt(var + eps), b = bias - mean * a.
+  // y = x * a + b with a = scale / sqrt(var + eps), b = bias - mean * a. The
+  // running statistics are not trained (as FusedBatchNorm's gradient leaves them).
   const DType t = c.dtype(0);
-  std::string var = c.Emit("variance_eps", "AddV2", {c.in(4), c.ScalarConst("epsilon", eps, t)});
+  std::string mean = c.Emit("mean_fixed", "StopGradient", {c.in(3)});
+  std::string var = c.Emit(
+      "variance_eps", "AddV2",
+      {c.Emit("variance_fixed", "StopGradient", {c.in(4)}), c.ScalarConst("epsilon", eps, t)});
   std::string a = c.Emit("multiplier", "Mul", {c.in(1), c.Emit("rsqrt", "Rsqrt", {var})});
-  std::string b = c.Emit("offset", "Sub", {c.in(2), c.Emit("mean_scaled", "Mul", {c.in(3), a})});
+  std::string b = c.Emit("offset", "Sub", {c.in(2), c.Emit("mean_scaled", "Mul", {mean, a})});
   std::string ax = c.Emit("scaled", "Mul", {c.in(0), PerChannel(c, a, r, "multiplier_c")});
   c.Output(0, c.Emit("", "AddV2", {ax, PerChannel(c, b, r, "offset_c")}));
   return Status::Ok();

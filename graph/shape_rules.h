@@ -97,7 +97,9 @@ bool EvaluableSize(const Shape& s, const InferenceContext& c);
 // nn rules (shape_rules_nn.cc)
 Status ConvRule(InferenceContext& c);
 Status DepthwiseConvRule(InferenceContext& c);
+Status Conv3DRule(InferenceContext& c);
 Status PoolRule(InferenceContext& c);
+Status Pool3DRule(InferenceContext& c);
 // _MaxPoolWithIndices: MaxPool's output, and int64 indices of the same shape.
 Status PoolWithIndicesRule(InferenceContext& c);
 Status MatMulRule(InferenceContext& c);

@@ -9,30 +9,38 @@ namespace graph {
 
 namespace {
 
-// Positions of batch, spatial and channel dimensions in a 4-D tensor.
+// Positions of the batch, spatial and channel dimensions of a tensor with
+// `spatial` (2 or 3) spatial dimensions: channels first (NCHW, NCDHW) or last.
 struct Layout {
-  int n = 0, h = 1, w = 2, c = 3;
+  int n = 0, c = 0;
+  std::vector<int> spatial;
 };
 
-Layout LayoutOf(const Node& n) {
+Layout LayoutOf(const Node& n, int spatial) {
+  const bool first = n.attr_string("data_format", "NHWC").rfind("NC", 0) == 0;
   Layout l;
-  if (n.attr_string("data_format", "NHWC") == "NCHW") {
-    l.c = 1;
-    l.h = 2;
-    l.w = 3;
-  }
+  l.c = first ? 1 : spatial + 1;
+  for (int i = 0; i < spatial; ++i) l.spatial.push_back((first ? 2 : 1) + i);
   return l;
 }
 
-// A 4-element attr list (strides, ksize, dilations) read in the node's layout.
-Result<std::pair<int64_t, int64_t>> SpatialPair(const InferenceContext& c, const char* attr,
-                                                const Layout& l, int64_t dflt) {
+// An attr list (strides, ksize, dilations) of one entry per dimension, read in
+// the node's layout as its spatial entries.
+Result<std::vector<int64_t>> SpatialAttr(const InferenceContext& c, const char* attr,
+                                         const Layout& l, int64_t dflt) {
+  const size_t rank = l.spatial.size() + 2;
   const std::vector<int64_t>* v = c.node().attr_ints(attr);
-  if (!v || v->empty()) return std::make_pair(dflt, dflt);
-  if (v->size() != 4) return c.Error(std::string("attr '") + attr + "' must have 4 entries");
-  int64_t h = (*v)[l.h], w = (*v)[l.w];
-  if (h < 1 || w < 1) return c.Error(std::string("attr '") + attr + "' must be positive");
-  return std::make_pair(h, w);
+  if (!v || v->empty()) return std::vector<int64_t>(l.spatial.size(), dflt);
+  if (v->size() != rank) {
+    return c.Error(std::string("attr '") + attr + "' must have " + std::to_string(rank) +
+                   " entries");
+  }
+  std::vector<int64_t> out;
+  for (int d : l.spatial) {
+    if ((*v)[d] < 1) return c.Error(std::string("attr '") + attr + "' must be positive");
+    out.push_back((*v)[d]);
+  }
+  return out;
 }
 
 // Output size of one spatial dimension under TensorFlow's padding rules.
@@ -60,33 +68,61 @@ Result<int64_t> WindowOutput(const InferenceContext& c, int64_t in, int64_t k, i
   return static_cast<int64_t>(out);
 }
 
-// Shared by regular and depthwise 2-D convolutions (plain and fused).
-Status Conv2DShape(InferenceContext& c, bool depthwise) {
+// The explicit paddings of a node (TF's EXPLICIT padding), two per dimension;
+// zeros for SAME and VALID.
+Result<std::vector<int64_t>> ExplicitPads(const InferenceContext& c, const std::string& padding,
+                                          size_t rank) {
+  if (padding != "EXPLICIT") return std::vector<int64_t>(2 * rank, 0);
+  const std::vector<int64_t>* p = c.node().attr_ints("explicit_paddings");
+  if (!p || p->size() != 2 * rank) {
+    return c.Error("explicit_paddings must have " + std::to_string(2 * rank) + " entries");
+  }
+  return *p;
+}
+
+// The output's spatial sizes of a window op of kernel sizes `k`, written into `dims`.
+Status WindowOutputs(const InferenceContext& c, const Shape& in, const Layout& l,
+                     const std::vector<int64_t>& k, const char* dilations_attr,
+                     std::vector<int64_t>* dims) {
+  GRAPH_ASSIGN_OR_RETURN(auto strides, SpatialAttr(c, "strides", l, 1));
+  std::vector<int64_t> dil(l.spatial.size(), 1);
+  if (dilations_attr) {
+    GRAPH_ASSIGN_OR_RETURN(dil, SpatialAttr(c, dilations_attr, l, 1));
+  }
+  const std::string padding = c.node().attr_string("padding", "VALID");
+  GRAPH_ASSIGN_OR_RETURN(auto pads, ExplicitPads(c, padding, in.rank()));
+  for (size_t i = 0; i < l.spatial.size(); ++i) {
+    const int d = l.spatial[i];
+    GRAPH_ASSIGN_OR_RETURN((*dims)[d], WindowOutput(c, in.dim(d), k[i], strides[i], dil[i], padding,
+                                                    pads[2 * d], pads[2 * d + 1]));
+  }
+  return Status::Ok();
+}
+
+// Shared by regular and depthwise convolutions (plain and fused) of `spatial`
+// dims: filter [spatial..., in, out] (depthwise: [kh, kw, in, multiplier]).
+Status ConvShape(InferenceContext& c, int spatial, bool depthwise) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
   const Shape& in = c.in(0);
   const Shape& filter = c.in(1);
   DType t = c.t_attr();
-  if ((in.known_rank() && in.rank() != 4) || (filter.known_rank() && filter.rank() != 4)) {
-    return c.Error("input " + in.ToString() + " and filter " + filter.ToString() + " must be 4-D");
+  const int rank = spatial + 2;
+  if ((in.known_rank() && in.rank() != rank) || (filter.known_rank() && filter.rank() != rank)) {
+    return c.Error("input " + in.ToString() + " and filter " + filter.ToString() + " must be " +
+                   std::to_string(rank) + "-D");
   }
   if (!in.known_rank()) {
-    c.set_output(0, t, Shape::UnknownDims(4));
+    c.set_output(0, t, Shape::UnknownDims(rank));
     return Status::Ok();
   }
-  Layout l = LayoutOf(c.node());
-  GRAPH_ASSIGN_OR_RETURN(auto strides, SpatialPair(c, "strides", l, 1));
-  GRAPH_ASSIGN_OR_RETURN(auto dil, SpatialPair(c, "dilations", l, 1));
-  std::string padding = c.node().attr_string("padding", "VALID");
-  std::vector<int64_t> pads(8, 0);
-  if (padding == "EXPLICIT") {
-    const std::vector<int64_t>* p = c.node().attr_ints("explicit_paddings");
-    if (!p || p->size() != 8) return c.Error("explicit_paddings must have 8 entries");
-    pads = *p;
+  Layout l = LayoutOf(c.node(), spatial);
+  std::vector<int64_t> k(spatial, kUnknownDim);
+  int64_t fin = kUnknownDim, fout = kUnknownDim;
+  if (filter.known_rank()) {
+    for (int i = 0; i < spatial; ++i) k[i] = filter.dim(i);
+    fin = filter.dim(spatial);
+    fout = filter.dim(spatial + 1);
   }
-  int64_t kh = filter.known_rank() ? filter.dim(0) : kUnknownDim;
-  int64_t kw = filter.known_rank() ? filter.dim(1) : kUnknownDim;
-  int64_t fin = filter.known_rank() ? filter.dim(2) : kUnknownDim;
-  int64_t fout = filter.known_rank() ? filter.dim(3) : kUnknownDim;
   int64_t cin = in.dim(l.c);
   if (cin >= 0 && fin > 0) {
     bool ok = depthwise ? cin == fin : cin % fin == 0;  // grouped convolution allowed
@@ -95,54 +131,41 @@ Status Conv2DShape(InferenceContext& c, bool depthwise) {
                      std::to_string(fin));
     }
   }
-  GRAPH_ASSIGN_OR_RETURN(int64_t oh, WindowOutput(c, in.dim(l.h), kh, strides.first, dil.first,
-                                                  padding, pads[2 * l.h], pads[2 * l.h + 1]));
-  GRAPH_ASSIGN_OR_RETURN(int64_t ow, WindowOutput(c, in.dim(l.w), kw, strides.second, dil.second,
-                                                  padding, pads[2 * l.w], pads[2 * l.w + 1]));
-  int64_t cout = depthwise ? (fin >= 0 && fout >= 0 ? fin * fout : kUnknownDim) : fout;
-  std::vector<int64_t> dims(4);
+  std::vector<int64_t> dims(rank);
+  GRAPH_RETURN_IF_ERROR(WindowOutputs(c, in, l, k, "dilations", &dims));
   dims[l.n] = in.dim(l.n);
-  dims[l.h] = oh;
-  dims[l.w] = ow;
-  dims[l.c] = cout;
+  dims[l.c] = depthwise ? (fin >= 0 && fout >= 0 ? fin * fout : kUnknownDim) : fout;
+  c.set_output(0, t, Shape(dims));
+  return Status::Ok();
+}
+
+// MaxPool and AvgPool (2 spatial dims), MaxPool3D and AvgPool3D (3).
+Status PoolShape(InferenceContext& c, int spatial) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  const Shape& in = c.in(0);
+  DType t = c.t_attr();
+  if (!in.known_rank()) {
+    c.set_output(0, t, Shape::UnknownDims(spatial + 2));
+    return Status::Ok();
+  }
+  if (in.rank() != spatial + 2) {
+    return c.Error("input " + in.ToString() + " must be " + std::to_string(spatial + 2) + "-D");
+  }
+  Layout l = LayoutOf(c.node(), spatial);
+  GRAPH_ASSIGN_OR_RETURN(auto k, SpatialAttr(c, "ksize", l, 1));
+  std::vector<int64_t> dims = in.dims();
+  GRAPH_RETURN_IF_ERROR(WindowOutputs(c, in, l, k, nullptr, &dims));
   c.set_output(0, t, Shape(dims));
   return Status::Ok();
 }
 
 }  // namespace
 
-Status ConvRule(InferenceContext& c) { return Conv2DShape(c, /*depthwise=*/false); }
-Status DepthwiseConvRule(InferenceContext& c) { return Conv2DShape(c, /*depthwise=*/true); }
-
-Status PoolRule(InferenceContext& c) {
-  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
-  const Shape& in = c.in(0);
-  DType t = c.t_attr();
-  if (!in.known_rank()) {
-    c.set_output(0, t, Shape::UnknownDims(4));
-    return Status::Ok();
-  }
-  if (in.rank() != 4) return c.Error("input " + in.ToString() + " must be 4-D");
-  Layout l = LayoutOf(c.node());
-  GRAPH_ASSIGN_OR_RETURN(auto k, SpatialPair(c, "ksize", l, 1));
-  GRAPH_ASSIGN_OR_RETURN(auto s, SpatialPair(c, "strides", l, 1));
-  std::string padding = c.node().attr_string("padding", "VALID");
-  std::vector<int64_t> pads(8, 0);
-  if (padding == "EXPLICIT") {
-    const std::vector<int64_t>* p = c.node().attr_ints("explicit_paddings");
-    if (!p || p->size() != 8) return c.Error("explicit_paddings must have 8 entries");
-    pads = *p;
-  }
-  GRAPH_ASSIGN_OR_RETURN(int64_t oh, WindowOutput(c, in.dim(l.h), k.first, s.first, 1, padding,
-                                                  pads[2 * l.h], pads[2 * l.h + 1]));
-  GRAPH_ASSIGN_OR_RETURN(int64_t ow, WindowOutput(c, in.dim(l.w), k.second, s.second, 1, padding,
-                                                  pads[2 * l.w], pads[2 * l.w + 1]));
-  std::vector<int64_t> dims = in.dims();
-  dims[l.h] = oh;
-  dims[l.w] = ow;
-  c.set_output(0, t, Shape(dims));
-  return Status::Ok();
-}
+Status ConvRule(InferenceContext& c) { return ConvShape(c, 2, /*depthwise=*/false); }
+Status DepthwiseConvRule(InferenceContext& c) { return ConvShape(c, 2, /*depthwise=*/true); }
+Status Conv3DRule(InferenceContext& c) { return ConvShape(c, 3, /*depthwise=*/false); }
+Status PoolRule(InferenceContext& c) { return PoolShape(c, 2); }
+Status Pool3DRule(InferenceContext& c) { return PoolShape(c, 3); }
 
 Status PoolWithIndicesRule(InferenceContext& c) {
   GRAPH_RETURN_IF_ERROR(PoolRule(c));
@@ -204,8 +227,10 @@ Status FusedBatchNormRule(InferenceContext& c) {
   DType u = c.node().attr_type("U", DType::kFloat);
   int64_t channels = kUnknownDim;
   if (x.known_rank()) {
-    if (x.rank() != 4) return c.Error("input " + x.ToString() + " must be 4-D");
-    channels = x.dim(LayoutOf(c.node()).c);
+    if (x.rank() != 4 && x.rank() != 5) {
+      return c.Error("input " + x.ToString() + " must be 4-D or 5-D");
+    }
+    channels = x.dim(LayoutOf(c.node(), x.rank() - 2).c);
   }
   c.set_output(0, t, x);
   int outputs = c.node().op == "FusedBatchNormV3" ? 6 : 5;
@@ -216,7 +241,9 @@ Status FusedBatchNormRule(InferenceContext& c) {
 Status FusedBatchNormGradRule(InferenceContext& c) {
   GRAPH_RETURN_IF_ERROR(c.RequireInputs(5));
   const Shape& x = c.in(1);
-  int64_t channels = x.known_rank() && x.rank() == 4 ? x.dim(LayoutOf(c.node()).c) : kUnknownDim;
+  int64_t channels = x.known_rank() && (x.rank() == 4 || x.rank() == 5)
+                         ? x.dim(LayoutOf(c.node(), x.rank() - 2).c)
+                         : kUnknownDim;
   DType u = c.node().attr_type("U", DType::kFloat);
   c.set_output(0, c.t_attr(), x);
   c.set_output(1, u, Shape({channels}));
@@ -271,21 +298,22 @@ Status SpaceDepth(InferenceContext& c, bool to_depth) {
     return Status::Ok();
   }
   if (in.rank() != 4) return c.Error("input " + in.ToString() + " must be 4-D");
-  Layout l = LayoutOf(c.node());
+  Layout l = LayoutOf(c.node(), 2);
+  const int h = l.spatial[0], w = l.spatial[1];
   std::vector<int64_t> dims = in.dims();
   auto scale = [&](int64_t d, bool down) -> int64_t {
     if (d < 0) return kUnknownDim;
     int64_t r;
     return down ? d / b : (CheckedMul(d, b, &r) ? r : kUnknownDim);
   };
-  if (to_depth && ((dims[l.h] >= 0 && dims[l.h] % b) || (dims[l.w] >= 0 && dims[l.w] % b))) {
+  if (to_depth && ((dims[h] >= 0 && dims[h] % b) || (dims[w] >= 0 && dims[w] % b))) {
     return c.Error("spatial dimensions must divide by block_size");
   }
   if (!to_depth && dims[l.c] >= 0 && dims[l.c] % (b * b)) {
     return c.Error("channels must divide by block_size squared");
   }
-  dims[l.h] = scale(dims[l.h], to_depth);
-  dims[l.w] = scale(dims[l.w], to_depth);
+  dims[h] = scale(dims[h], to_depth);
+  dims[w] = scale(dims[w], to_depth);
   int64_t deep = kUnknownDim;
   if (dims[l.c] >= 0 && to_depth && !CheckedMul(dims[l.c], b * b, &deep)) deep = kUnknownDim;
   dims[l.c] = dims[l.c] < 0 ? kUnknownDim : (to_depth ? deep : dims[l.c] / (b * b));

@@ -58,6 +58,35 @@ graph::Result<bool> IsNchw(const KernelContext& c) {
   return f == "NCHW";
 }
 
+graph::Result<bool> IsChannelsFirst(const KernelContext& c, int spatial) {
+  if (spatial == 2) return IsNchw(c);
+  const std::string f = c.node.attr_string("data_format", "NDHWC");
+  if (f != "NDHWC" && f != "NCDHW") return c.Error("unsupported data_format '" + f + "'");
+  return f == "NCDHW";
+}
+
+at::Tensor ChannelsLastToFirst(const at::Tensor& t) {
+  Int64s perm = {0, t.dim() - 1};
+  for (int64_t i = 1; i + 1 < t.dim(); ++i) perm.push_back(i);
+  return t.permute(perm);
+}
+
+at::Tensor ChannelsFirstToLast(const at::Tensor& t) {
+  Int64s perm = {0};
+  for (int64_t i = 2; i < t.dim(); ++i) perm.push_back(i);
+  perm.push_back(1);
+  return t.permute(perm);
+}
+
+graph::Result<int64_t> ConvGroups(const KernelContext& c, int64_t depth, at::IntArrayRef filter) {
+  const int64_t in = filter.size() >= 2 ? filter[filter.size() - 2] : 0;
+  const int64_t out = filter.empty() ? 0 : filter.back();
+  if (in <= 0 || depth <= 0 || depth % in != 0 || out % (depth / in) != 0) {
+    return c.Error("filter " + Str(filter) + " does not fit input depth " + std::to_string(depth));
+  }
+  return depth / in;
+}
+
 graph::Result<at::Tensor> RowMajorIndex(const KernelContext& c, const at::Tensor& index,
                                         at::IntArrayRef dims) {
   const int64_t n = index.size(0), k = index.size(1);

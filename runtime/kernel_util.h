@@ -33,6 +33,18 @@ graph::Status SameShapes(const KernelContext& c, const std::vector<at::Tensor>& 
 
 // Whether the node's data_format is NCHW (else NHWC; others are an error).
 graph::Result<bool> IsNchw(const KernelContext& c);
+// The same for an op over `spatial` (2 or 3) spatial dimensions: channels first
+// (NCHW, NCDHW) or last (NHWC, NDHWC: TensorFlow's default).
+graph::Result<bool> IsChannelsFirst(const KernelContext& c, int spatial);
+// Channels-last <-> channels-first views (no copy) of a tensor of rank >= 3.
+at::Tensor ChannelsLastToFirst(const at::Tensor& t);
+at::Tensor ChannelsFirstToLast(const at::Tensor& t);
+
+// The groups of a convolution of an input of `depth` channels by a TensorFlow
+// filter (spatial dims, then input and output depth): TF runs a grouped
+// convolution when the input depth is a multiple of the filter's, and each
+// group's output depth is a share of the filter's. An error names the sizes.
+graph::Result<int64_t> ConvGroups(const KernelContext& c, int64_t depth, at::IntArrayRef filter);
 
 // The integer type an index-producing op's attribute `attr` asks for (int32 or
 // int64; `dflt` when absent); any other type is an error naming the node.

@@ -91,15 +91,17 @@ Status BiasAdd(KernelContext& c) {
   return Status::Ok();
 }
 
-// FusedBatchNorm/V2/V3(x, scale, offset, mean, variance). Training: normalises
+// FusedBatchNorm/V2/V3(x, scale, offset, mean, variance), 4-D or 5-D (TF's
+// NDHWC and NCDHW). Training: normalises
 // by the batch's statistics and outputs them (batch_variance Bessel-corrected, as
 // TF does; reserve_space_1/2 the mean and the biased variance the gradient
 // needs); inference: by the given mean and variance.
 Status FusedBatchNorm(KernelContext& c) {
   GRAPH_RETURN_IF_ERROR(Arity(c, 5));
-  GRAPH_ASSIGN_OR_RETURN(bool nchw, IsNchw(c));
-  if (c.inputs[0].dim() != 4) return c.Error("input must be 4-D");
-  const at::Tensor x = nchw ? c.inputs[0] : NhwcToNchw(c.inputs[0]);
+  const int64_t rank = c.inputs[0].dim();
+  if (rank != 4 && rank != 5) return c.Error("input must be 4-D or 5-D");
+  GRAPH_ASSIGN_OR_RETURN(bool nchw, IsChannelsFirst(c, static_cast<int>(rank) - 2));
+  const at::Tensor x = nchw ? c.inputs[0] : ChannelsLastToFirst(c.inputs[0]);
   const int64_t channels = x.size(1);
   for (int i = 1; i < 3; ++i) {
     if (c.inputs[i].dim() != 1 || c.inputs[i].size(0) != channels) {
@@ -127,7 +129,7 @@ Status FusedBatchNorm(KernelContext& c) {
   }
   const double n = static_cast<double>(x.numel() / channels);
   at::Tensor batch_var = training && n > 1 ? var * (n / (n - 1)) : var;
-  c.outputs = {nchw ? y : NchwToNhwc(y), mean, batch_var, mean, var};
+  c.outputs = {nchw ? y : ChannelsFirstToLast(y), mean, batch_var, mean, var};
   if (c.node.op == "FusedBatchNormV3") c.outputs.push_back(at::zeros({channels}, x.options()));
   return Status::Ok();
 }
@@ -233,13 +235,8 @@ Status Conv(KernelContext& c) {
     weight = f.permute({2, 3, 0, 1}).reshape({channels * f.size(3), 1, f.size(0), f.size(1)});
     groups = channels;
   } else {
-    // TF runs a grouped convolution when the input depth is a multiple of the filter's.
-    if (f.size(2) == 0 || channels % f.size(2) != 0 || f.size(3) % (channels / f.size(2)) != 0) {
-      return c.Error("filter " + Str(f.sizes()) + " does not fit input depth " +
-                     std::to_string(channels));
-    }
+    GRAPH_ASSIGN_OR_RETURN(groups, ConvGroups(c, channels, f.sizes()));
     weight = HwioToOihw(f);
-    groups = channels / f.size(2);
   }
   const Pair in = {x.size(2), x.size(3)}, size = {f.size(0), f.size(1)};
   GRAPH_ASSIGN_OR_RETURN(Window w, ReadWindow(c, nchw, in, size));
@@ -264,6 +261,25 @@ Status Conv(KernelContext& c) {
   at::Tensor y = at::convolution(xin, weight, bias, stride, pad, w.dilation, false, {0, 0}, groups);
   if (!nchw) y = NchwToNhwc(y);
   c.outputs = {Activate(ops, y, ops.alpha_input >= 0 ? c.inputs[ops.alpha_input] : at::Tensor())};
+  return Status::Ok();
+}
+
+// Conv3D(input, filter): filter DHWIO; TF's padding is SAME or VALID.
+Status Conv3D(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 2));
+  GRAPH_ASSIGN_OR_RETURN(bool channels_first, IsChannelsFirst(c, 3));
+  const at::Tensor& f = c.inputs[1];
+  if (c.inputs[0].dim() != 5 || f.dim() != 5) return c.Error("input and filter must be 5-D");
+  const at::Tensor x = channels_first ? c.inputs[0] : ChannelsLastToFirst(c.inputs[0]);
+  GRAPH_ASSIGN_OR_RETURN(int64_t groups, ConvGroups(c, x.size(1), f.sizes()));
+  GRAPH_ASSIGN_OR_RETURN(WindowOf<3> w,
+                         ReadWindowOf<3>(c, channels_first, {x.size(2), x.size(3), x.size(4)},
+                                         {f.size(0), f.size(1), f.size(2)}));
+  Dims<3> pad;
+  at::Tensor xin = PadAsymmetricOf<3>(x, w, 0, &pad);
+  at::Tensor y = at::convolution(xin, f.permute({4, 3, 0, 1, 2}), c10::nullopt, w.stride, pad,
+                                 w.dilation, false, {0, 0, 0}, groups);
+  c.outputs = {channels_first ? y : ChannelsFirstToLast(y)};
   return Status::Ok();
 }
 
@@ -314,37 +330,66 @@ Status Conv2DBackpropInput(KernelContext& c) {
   return Status::Ok();
 }
 
+// ATen's pools of N spatial dimensions.
+template <size_t N>
+at::Tensor MaxPoolOf(const at::Tensor& x, const Dims<N>& k, const Dims<N>& s, const Dims<N>& p) {
+  if constexpr (N == 2) {
+    return at::max_pool2d(x, k, s, p);
+  } else {
+    return at::max_pool3d(x, k, s, p);
+  }
+}
+template <size_t N>
+at::Tensor AvgPoolOf(const at::Tensor& x, const Dims<N>& k, const Dims<N>& s, const Dims<N>& p,
+                     bool count_include_pad, c10::optional<int64_t> divisor) {
+  if constexpr (N == 2) {
+    return at::avg_pool2d(x, k, s, p, false, count_include_pad, divisor);
+  } else {
+    return at::avg_pool3d(x, k, s, p, false, count_include_pad, divisor);
+  }
+}
+
+// MaxPool and AvgPool (N = 2), MaxPool3D and AvgPool3D (N = 3).
+template <size_t N>
 Status Pool(KernelContext& c) {
   GRAPH_RETURN_IF_ERROR(Arity(c, 1));
-  GRAPH_ASSIGN_OR_RETURN(bool nchw, IsNchw(c));
-  if (c.inputs[0].dim() != 4) return c.Error("input must be 4-D");
-  const at::Tensor x = nchw ? c.inputs[0] : NhwcToNchw(c.inputs[0]);
-  GRAPH_ASSIGN_OR_RETURN(Pair k, SpatialAttr(c, "ksize", nchw, true));
-  const Pair in = {x.size(2), x.size(3)};
-  GRAPH_ASSIGN_OR_RETURN(Window w, ReadWindow(c, nchw, in, k));
-  Pair pad;
+  GRAPH_ASSIGN_OR_RETURN(bool channels_first, IsChannelsFirst(c, N));
+  if (c.inputs[0].dim() != static_cast<int64_t>(N) + 2) {
+    return c.Error("input must be " + std::to_string(N + 2) + "-D");
+  }
+  const at::Tensor x = channels_first ? c.inputs[0] : ChannelsLastToFirst(c.inputs[0]);
+  GRAPH_ASSIGN_OR_RETURN(Dims<N> k, SpatialAttrOf<N>(c, "ksize", channels_first, true));
+  Dims<N> in, half;  // half: the most padding PyTorch's pools take
+  for (size_t i = 0; i < N; ++i) {
+    in[i] = x.size(2 + i);
+    half[i] = k[i] / 2;
+  }
+  GRAPH_ASSIGN_OR_RETURN(WindowOf<N> w, ReadWindowOf<N>(c, channels_first, in, k));
+  Dims<N> pad;
   at::Tensor y;
-  const Pair half = {k[0] / 2, k[1] / 2};  // the most padding PyTorch's pools take
-  if (c.node.op == "MaxPool") {
+  bool within_half = w.before == w.after;
+  for (size_t i = 0; i < N; ++i) within_half = within_half && w.before[i] <= half[i];
+  if (c.node.op.rfind("MaxPool", 0) == 0) {
     // Integer inputs (ONNX allows them) pool exactly as floats of a wider
     // mantissa: 8 and 16 bits as float, 32 as double (float rounded 2^24 + 1).
     const bool integral = !at::isFloatingType(x.scalar_type());
     at::Tensor xf =
         integral ? x.to(at::elementSize(x.scalar_type()) >= 4 ? at::kDouble : at::kFloat) : x;
-    y = at::max_pool2d(PadAsymmetric(xf, w, -INFINITY, &pad, half), k, w.stride, pad);
+    y = MaxPoolOf<N>(PadAsymmetricOf<N>(xf, w, -INFINITY, &pad, &half), k, w.stride, pad);
     if (integral) y = y.to(x.scalar_type());
-  } else if (w.before == w.after && w.before[0] <= half[0] && w.before[1] <= half[1]) {
+  } else if (within_half) {
     // TF divides by the number of real (non-padding) elements in each window.
-    y = at::avg_pool2d(x, k, w.stride, w.before, false, /*count_include_pad=*/false);
+    y = AvgPoolOf<N>(x, k, w.stride, w.before, /*count_include_pad=*/false, c10::nullopt);
   } else {
     // Window sums of the zero-padded input over each window's count of real elements.
     at::Tensor sum =
-        at::avg_pool2d(PadAsymmetric(x, w, 0, &pad, half), k, w.stride, pad, false, true, 1);
-    at::Tensor ones = at::ones({1, 1, x.size(2), x.size(3)}, x.options());
-    y = sum /
-        at::avg_pool2d(PadAsymmetric(ones, w, 0, &pad, half), k, w.stride, pad, false, true, 1);
+        AvgPoolOf<N>(PadAsymmetricOf<N>(x, w, 0, &pad, &half), k, w.stride, pad, true, 1);
+    Int64s ones_sizes = {1, 1};
+    ones_sizes.insert(ones_sizes.end(), in.begin(), in.end());
+    at::Tensor ones = at::ones(ones_sizes, x.options());
+    y = sum / AvgPoolOf<N>(PadAsymmetricOf<N>(ones, w, 0, &pad, &half), k, w.stride, pad, true, 1);
   }
-  c.outputs = {nchw ? y : NchwToNhwc(y)};
+  c.outputs = {channels_first ? y : ChannelsFirstToLast(y)};
   return Status::Ok();
 }
 
@@ -502,8 +547,11 @@ const KernelEntry kForwardKernels[] = {
     {"DepthwiseConv2dNative", Conv<true>},
     {"FusedDepthwiseConv2dNative", Conv<true>},
     {"Conv2DBackpropInput", Conv2DBackpropInput},
-    {"MaxPool", Pool},
-    {"AvgPool", Pool},
+    {"MaxPool", Pool<2>},
+    {"AvgPool", Pool<2>},
+    {"Conv3D", Conv3D},
+    {"MaxPool3D", Pool<3>},
+    {"AvgPool3D", Pool<3>},
     {"Mean", Reduce},
     {"Sum", Reduce},
     {"Max", Reduce},

@@ -26,47 +26,55 @@ std::vector<int64_t> Values(const at::Tensor& t) {
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
 
-bool Nchw(const graph::Node& n) { return n.attr_string("data_format", "NHWC") == "NCHW"; }
+constexpr char kAvgPool[] = "AvgPool";
+constexpr char kAvgPool3D[] = "AvgPool3D";
 
-// Gradient of a 2-D (grouped) convolution with respect to its input or filter.
-// x and dy are NCHW views; w is OIHW. Asymmetric padding is applied explicitly.
-Status ConvBackprop(KernelContext& c, bool want_input, const std::vector<int64_t>& x_nchw_sizes,
+bool Nchw(const graph::Node& n) { return n.attr_string("data_format", "NHWC").rfind("NC", 0) == 0; }
+
+// Gradient of a convolution of N spatial dims (grouped) with respect to its
+// input or filter. x and dy are channels-first views; w is OI followed by the
+// spatial dims. Asymmetric padding is applied explicitly.
+template <size_t N>
+Status ConvBackprop(KernelContext& c, bool want_input, const std::vector<int64_t>& x_sizes,
                     const at::Tensor& x, const at::Tensor& w, const at::Tensor& dy, int64_t groups,
                     at::Tensor* result) {
-  GRAPH_ASSIGN_OR_RETURN(Window win, ReadWindow(c, Nchw(c.node), {x_nchw_sizes[2], x_nchw_sizes[3]},
-                                                {w.size(2), w.size(3)}));
-  bool symmetric = win.before == win.after;
-  std::vector<int64_t> padded = x_nchw_sizes;
-  padded[2] += win.before[0] + win.after[0];
-  padded[3] += win.before[1] + win.after[1];
+  Dims<N> in, size;
+  for (size_t i = 0; i < N; ++i) {
+    in[i] = x_sizes[2 + i];
+    size[i] = w.size(2 + i);
+  }
+  GRAPH_ASSIGN_OR_RETURN(WindowOf<N> win, ReadWindowOf<N>(c, Nchw(c.node), in, size));
+  const bool symmetric = win.before == win.after;
+  std::vector<int64_t> padded = x_sizes, pads;  // pads: constant_pad_nd's, last dim first
+  bool unit = true, strided = false;
+  for (size_t i = 0; i < N; ++i) {
+    padded[2 + i] += win.before[i] + win.after[i];
+    pads.insert(pads.begin(), {win.before[i], win.after[i]});
+    unit = unit && size[i] == 1;
+    strided = strided || win.stride[i] > 1;
+  }
   // A 1x1 filter with a stride reads every stride-th pixel: its filter gradient
   // is that of a stride-1 convolution of those pixels. oneDNN's strided 1x1
   // filter gradient on channels-last tensors crashes (SIGSEGV in libdnnl 2.7 for
   // a 60x60x8 input, stride 2), and the subsampled form is cheaper anyway.
-  const bool subsample =
-      !want_input && w.size(2) == 1 && w.size(3) == 1 && (win.stride[0] > 1 || win.stride[1] > 1);
+  const bool subsample = !want_input && unit && strided;
   at::Tensor xin = x;
-  if (!want_input && (!symmetric || subsample)) {
-    xin = at::constant_pad_nd(x, {win.before[1], win.after[1], win.before[0], win.after[0]});
-  }
-  if (want_input) xin = at::empty(symmetric ? x_nchw_sizes : padded, dy.options());
-  std::vector<int64_t> pad = symmetric && !subsample
-                                 ? std::vector<int64_t>{win.before[0], win.before[1]}
-                                 : std::vector<int64_t>{0, 0};
-  std::vector<int64_t> stride = {win.stride[0], win.stride[1]};
+  if (!want_input && (!symmetric || subsample)) xin = at::constant_pad_nd(x, pads);
+  if (want_input) xin = at::empty(symmetric ? x_sizes : padded, dy.options());
+  std::vector<int64_t> pad(N, 0), stride(win.stride.begin(), win.stride.end());
+  if (symmetric && !subsample) pad.assign(win.before.begin(), win.before.end());
   if (subsample) {
-    xin = xin.slice(2, 0, (dy.size(2) - 1) * stride[0] + 1, stride[0])
-              .slice(3, 0, (dy.size(3) - 1) * stride[1] + 1, stride[1]);
-    stride = {1, 1};
+    for (size_t i = 0; i < N; ++i) {
+      xin = xin.slice(2 + i, 0, (dy.size(2 + i) - 1) * stride[i] + 1, stride[i]);
+    }
+    stride.assign(N, 1);
   }
-  auto grads = at::convolution_backward(dy, xin, w, c10::nullopt, stride, pad,
-                                        {win.dilation[0], win.dilation[1]}, false, {0, 0}, groups,
+  auto grads = at::convolution_backward(dy, xin, w, c10::nullopt, stride, pad, win.dilation, false,
+                                        std::vector<int64_t>(N, 0), groups,
                                         {want_input, !want_input, false});
   if (want_input) {
     at::Tensor gi = std::get<0>(grads);
-    if (!symmetric) {
-      gi = gi.narrow(2, win.before[0], x_nchw_sizes[2]).narrow(3, win.before[1], x_nchw_sizes[3]);
-    }
+    for (size_t i = 0; !symmetric && i < N; ++i) gi = gi.narrow(2 + i, win.before[i], in[i]);
     *result = gi;
   } else {
     *result = std::get<1>(grads);
@@ -74,12 +82,18 @@ Status ConvBackprop(KernelContext& c, bool want_input, const std::vector<int64_t
   return Status::Ok();
 }
 
-at::Tensor ToNchw(const graph::Node& n, const at::Tensor& t) { return Nchw(n) ? t : NhwcToNchw(t); }
-at::Tensor FromNchw(const graph::Node& n, const at::Tensor& t) {
-  return Nchw(n) ? t : NchwToNhwc(t);
+at::Tensor ToNchw(const graph::Node& n, const at::Tensor& t) {
+  return Nchw(n) ? t : ChannelsLastToFirst(t);
 }
+at::Tensor FromNchw(const graph::Node& n, const at::Tensor& t) {
+  return Nchw(n) ? t : ChannelsFirstToLast(t);
+}
+// Sizes in the node's data_format, channels first.
 std::vector<int64_t> SizesToNchw(const graph::Node& n, std::vector<int64_t> s) {
-  return Nchw(n) ? s : std::vector<int64_t>{s[0], s[3], s[1], s[2]};
+  if (Nchw(n) || s.size() < 3) return s;
+  s.insert(s.begin() + 1, s.back());
+  s.pop_back();
+  return s;
 }
 
 // Conv2DBackpropFilter(input, filter_sizes, out_backprop)
@@ -88,16 +102,48 @@ Status Conv2DBackpropFilter(KernelContext& c) {
   if (fs.size() != 4) return c.Error("filter_sizes must have 4 entries");
   const at::Tensor& x = c.inputs[0];
   if (x.dim() != 4) return c.Error("input must be 4-D");
-  // A grouped convolution's input depth is a multiple of the filter's, as in Conv2D.
   const int64_t depth = ToNchw(c.node, x).size(1);
-  if (fs[2] <= 0 || depth % fs[2] != 0 || fs[3] % (depth / fs[2]) != 0) {
-    return c.Error("filter_sizes " + Str(fs) + " do not fit input depth " + std::to_string(depth));
-  }
+  GRAPH_ASSIGN_OR_RETURN(int64_t groups, ConvGroups(c, depth, fs));
   at::Tensor w = at::empty({fs[3], fs[2], fs[0], fs[1]}, x.options());
   at::Tensor gw;
-  GRAPH_RETURN_IF_ERROR(ConvBackprop(c, false, ToNchw(c.node, x).sizes().vec(), ToNchw(c.node, x),
-                                     w, ToNchw(c.node, c.inputs[2]), depth / fs[2], &gw));
+  GRAPH_RETURN_IF_ERROR(ConvBackprop<2>(c, false, ToNchw(c.node, x).sizes().vec(),
+                                        ToNchw(c.node, x), w, ToNchw(c.node, c.inputs[2]), groups,
+                                        &gw));
   c.outputs = {gw.permute({2, 3, 1, 0})};  // OIHW -> HWIO
+  return Status::Ok();
+}
+
+// Conv3DBackpropInputV2(input_sizes, filter, out_backprop); also a forward op
+// (ONNX's 3-D ConvTranspose).
+Status Conv3DBackpropInput(KernelContext& c) {
+  std::vector<int64_t> sizes = Values(c.HostInput(0));
+  const at::Tensor& f = c.inputs[1];
+  if (sizes.size() != 5 || f.dim() != 5 || c.inputs[2].dim() != 5) {
+    return c.Error("input_sizes must have 5 entries; filter and out_backprop must be 5-D");
+  }
+  const std::vector<int64_t> x_sizes = SizesToNchw(c.node, sizes);
+  GRAPH_ASSIGN_OR_RETURN(int64_t groups, ConvGroups(c, x_sizes[1], f.sizes()));
+  at::Tensor gi;
+  GRAPH_RETURN_IF_ERROR(ConvBackprop<3>(c, true, x_sizes, at::Tensor(), f.permute({4, 3, 0, 1, 2}),
+                                        ToNchw(c.node, c.inputs[2]), groups, &gi));
+  c.outputs = {FromNchw(c.node, gi)};
+  return Status::Ok();
+}
+
+// Conv3DBackpropFilterV2(input, filter_sizes, out_backprop)
+Status Conv3DBackpropFilter(KernelContext& c) {
+  std::vector<int64_t> fs = Values(c.HostInput(1));
+  const at::Tensor& x = c.inputs[0];
+  if (fs.size() != 5 || x.dim() != 5 || c.inputs[2].dim() != 5) {
+    return c.Error("filter_sizes must have 5 entries; input and out_backprop must be 5-D");
+  }
+  const at::Tensor xn = ToNchw(c.node, x);
+  GRAPH_ASSIGN_OR_RETURN(int64_t groups, ConvGroups(c, xn.size(1), fs));
+  at::Tensor w = at::empty({fs[4], fs[3], fs[0], fs[1], fs[2]}, x.options());
+  at::Tensor gw;
+  GRAPH_RETURN_IF_ERROR(
+      ConvBackprop<3>(c, false, xn.sizes().vec(), xn, w, ToNchw(c.node, c.inputs[2]), groups, &gw));
+  c.outputs = {gw.permute({2, 3, 4, 1, 0})};  // OIDHW -> DHWIO
   return Status::Ok();
 }
 
@@ -113,9 +159,9 @@ Status DepthwiseBackpropInput(KernelContext& c) {
   if (sizes.size() != 4) return c.Error("input_sizes must have 4 entries");
   const at::Tensor& f = c.inputs[1];
   at::Tensor gi;
-  GRAPH_RETURN_IF_ERROR(ConvBackprop(c, true, SizesToNchw(c.node, sizes), at::Tensor(),
-                                     DepthwiseToOihw(f), ToNchw(c.node, c.inputs[2]), f.size(2),
-                                     &gi));
+  GRAPH_RETURN_IF_ERROR(ConvBackprop<2>(c, true, SizesToNchw(c.node, sizes), at::Tensor(),
+                                        DepthwiseToOihw(f), ToNchw(c.node, c.inputs[2]), f.size(2),
+                                        &gi));
   c.outputs = {FromNchw(c.node, gi)};
   return Status::Ok();
 }
@@ -126,8 +172,9 @@ Status DepthwiseBackpropFilter(KernelContext& c) {
   const at::Tensor& x = c.inputs[0];
   at::Tensor w = at::empty({fs[2] * fs[3], 1, fs[0], fs[1]}, x.options());
   at::Tensor gw;
-  GRAPH_RETURN_IF_ERROR(ConvBackprop(c, false, ToNchw(c.node, x).sizes().vec(), ToNchw(c.node, x),
-                                     w, ToNchw(c.node, c.inputs[2]), fs[2], &gw));
+  GRAPH_RETURN_IF_ERROR(ConvBackprop<2>(c, false, ToNchw(c.node, x).sizes().vec(),
+                                        ToNchw(c.node, x), w, ToNchw(c.node, c.inputs[2]), fs[2],
+                                        &gw));
   // [C*M, 1, kh, kw] -> [kh, kw, C, M]
   c.outputs = {gw.squeeze(1).permute({1, 2, 0}).reshape({fs[0], fs[1], fs[2], fs[3]})};
   return Status::Ok();
@@ -138,8 +185,9 @@ Status DepthwiseBackpropFilter(KernelContext& c) {
 // the reserve spaces are the batch mean and biased variance; inference mode
 // (is_training false): the population mean and variance, held constant.
 Status FusedBatchNormGrad(KernelContext& c) {
-  if (c.inputs.size() < 5 || c.inputs[0].dim() != 4 || c.inputs[1].dim() != 4) {
-    return c.Error("expects a 4-D gradient and input, scale, mean and variance");
+  if (c.inputs.size() < 5 || (c.inputs[0].dim() != 4 && c.inputs[0].dim() != 5) ||
+      c.inputs[1].dim() != c.inputs[0].dim()) {
+    return c.Error("expects a 4-D or 5-D gradient and input, scale, mean and variance");
   }
   const bool training = c.node.attr_bool("is_training", true);
   const at::Tensor dy = ToNchw(c.node, c.inputs[0]), x = ToNchw(c.node, c.inputs[1]);
@@ -276,10 +324,16 @@ Status MaxPoolGradWithIndices(KernelContext& c) {  // (orig_input, grad, indices
   return Status::Ok();
 }
 
-Status AvgPoolGrad(KernelContext& c) {  // (orig_input_shape, grad)
+// AvgPoolGrad and AvgPool3DGrad: (orig_input_shape, grad).
+template <const char* kForward>
+Status AvgPoolGrad(KernelContext& c) {
   std::vector<int64_t> shape = Values(c.HostInput(0));
-  graph::Node f = AsForward(c.node, "AvgPool");
-  return Vjp(c, "AvgPool", f, {at::zeros(shape, c.inputs[1].options())}, 0, c.inputs[1]);
+  graph::Node f = AsForward(c.node, kForward);
+  return Vjp(c, kForward, f, {at::zeros(shape, c.inputs[1].options())}, 0, c.inputs[1]);
+}
+
+Status MaxPool3DGrad(KernelContext& c) {  // (orig_input, orig_output, grad)
+  return Vjp(c, "MaxPool3D", AsForward(c.node, "MaxPool3D"), {c.inputs[0]}, 0, c.inputs[2]);
 }
 
 Status ResizeBilinearGrad(KernelContext& c) {  // (grads, original_image)
@@ -397,7 +451,11 @@ const KernelEntry kGradKernels[] = {
     {"MaxPoolGrad", Inputs<3, MaxPoolGrad>},
     {"_MaxPoolWithIndices", MaxPoolWithIndices},
     {"_MaxPoolGradWithIndices", MaxPoolGradWithIndices},
-    {"AvgPoolGrad", Inputs<2, AvgPoolGrad>},
+    {"AvgPoolGrad", Inputs<2, AvgPoolGrad<kAvgPool>>},
+    {"Conv3DBackpropInputV2", Inputs<3, Conv3DBackpropInput>},
+    {"Conv3DBackpropFilterV2", Inputs<3, Conv3DBackpropFilter>},
+    {"MaxPool3DGrad", Inputs<3, MaxPool3DGrad>},
+    {"AvgPool3DGrad", Inputs<2, AvgPoolGrad<kAvgPool3D>>},
     {"ResizeBilinearGrad", Inputs<2, ResizeBilinearGrad>},
     {"StridedSliceGrad", Inputs<5, StridedSliceGrad>},
     {"ScatterNd", ScatterNd},

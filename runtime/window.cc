@@ -6,25 +6,36 @@
 
 namespace runtime {
 
-graph::Result<Pair> SpatialAttr(const KernelContext& c, const char* name, bool nchw,
-                                bool required) {
+template <size_t N>
+graph::Result<Dims<N>> SpatialAttrOf(const KernelContext& c, const char* name, bool channels_first,
+                                     bool required) {
+  Dims<N> d;
+  d.fill(1);
   const std::vector<int64_t>* v = c.node.attr_ints(name);
-  if ((v == nullptr || v->empty()) && !required) return Pair{1, 1};
-  const int h = nchw ? 2 : 1;
-  if (v == nullptr || v->size() != 4 || (*v)[0] != 1 || (*v)[nchw ? 1 : 3] != 1 || (*v)[h] < 1 ||
-      (*v)[h + 1] < 1) {
-    return c.Error(std::string(name) + " must have 4 entries, 1 for batch and depth");
+  if ((v == nullptr || v->empty()) && !required) return d;
+  const size_t first = channels_first ? 2 : 1;  // the first spatial entry
+  const size_t channels = channels_first ? 1 : N + 1;
+  bool ok = v != nullptr && v->size() == N + 2 && (*v)[0] == 1 && (*v)[channels] == 1;
+  for (size_t i = 0; ok && i < N; ++i) {
+    d[i] = (*v)[first + i];
+    ok = d[i] >= 1;
   }
-  return Pair{(*v)[h], (*v)[h + 1]};
+  if (!ok) {
+    return c.Error(std::string(name) + " must have " + std::to_string(N + 2) +
+                   " entries, 1 for batch and depth");
+  }
+  return d;
 }
 
-graph::Result<Window> ReadWindow(const KernelContext& c, bool nchw, Pair in, Pair size) {
-  Window w;
-  GRAPH_ASSIGN_OR_RETURN(w.stride, SpatialAttr(c, "strides", nchw, true));
-  GRAPH_ASSIGN_OR_RETURN(w.dilation, SpatialAttr(c, "dilations", nchw, false));
+template <size_t N>
+graph::Result<WindowOf<N>> ReadWindowOf(const KernelContext& c, bool channels_first, Dims<N> in,
+                                        Dims<N> size) {
+  WindowOf<N> w;
+  GRAPH_ASSIGN_OR_RETURN(w.stride, SpatialAttrOf<N>(c, "strides", channels_first, true));
+  GRAPH_ASSIGN_OR_RETURN(w.dilation, SpatialAttrOf<N>(c, "dilations", channels_first, false));
   const std::string padding = c.node.attr_string("padding", "");
   const std::vector<int64_t>* explicit_pads = c.node.attr_ints("explicit_paddings");
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < N; ++i) {
     const int64_t window = (size[i] - 1) * w.dilation[i] + 1;
     if (padding == "SAME") {
       // TF puts the odd padding element at the end.
@@ -35,10 +46,11 @@ graph::Result<Window> ReadWindow(const KernelContext& c, bool nchw, Pair in, Pai
       continue;
     }
     if (padding == "EXPLICIT") {
-      const int dim = (nchw ? 2 : 1) + i;
-      if (explicit_pads == nullptr || explicit_pads->size() != 8 || (*explicit_pads)[2 * dim] < 0 ||
-          (*explicit_pads)[2 * dim + 1] < 0) {
-        return c.Error("explicit_paddings must be 8 non-negative values");
+      const size_t dim = (channels_first ? 2 : 1) + i;
+      if (explicit_pads == nullptr || explicit_pads->size() != 2 * (N + 2) ||
+          (*explicit_pads)[2 * dim] < 0 || (*explicit_pads)[2 * dim + 1] < 0) {
+        return c.Error("explicit_paddings must be " + std::to_string(2 * (N + 2)) +
+                       " non-negative values");
       }
       w.before[i] = (*explicit_pads)[2 * dim];
       w.after[i] = (*explicit_pads)[2 * dim + 1];
@@ -55,14 +67,33 @@ graph::Result<Window> ReadWindow(const KernelContext& c, bool nchw, Pair in, Pai
   return w;
 }
 
-at::Tensor PadAsymmetric(const at::Tensor& x, const Window& w, const at::Scalar& value, Pair* sym,
-                         Pair max_sym) {
-  if (w.before == w.after && w.before[0] <= max_sym[0] && w.before[1] <= max_sym[1]) {
+template <size_t N>
+at::Tensor PadAsymmetricOf(const at::Tensor& x, const WindowOf<N>& w, const at::Scalar& value,
+                           Dims<N>* sym, const Dims<N>* max_sym) {
+  bool symmetric = w.before == w.after;
+  for (size_t i = 0; symmetric && max_sym != nullptr && i < N; ++i) {
+    symmetric = w.before[i] <= (*max_sym)[i];
+  }
+  if (symmetric) {
     *sym = w.before;
     return x;
   }
-  *sym = {0, 0};
-  return at::constant_pad_nd(x, {w.before[1], w.after[1], w.before[0], w.after[0]}, value);
+  sym->fill(0);
+  std::vector<int64_t> pads;  // constant_pad_nd's order: the last dimension first
+  for (size_t i = N; i-- > 0;) {
+    pads.push_back(w.before[i]);
+    pads.push_back(w.after[i]);
+  }
+  return at::constant_pad_nd(x, pads, value);
 }
+
+template graph::Result<Dims<2>> SpatialAttrOf<2>(const KernelContext&, const char*, bool, bool);
+template graph::Result<Dims<3>> SpatialAttrOf<3>(const KernelContext&, const char*, bool, bool);
+template graph::Result<WindowOf<2>> ReadWindowOf<2>(const KernelContext&, bool, Dims<2>, Dims<2>);
+template graph::Result<WindowOf<3>> ReadWindowOf<3>(const KernelContext&, bool, Dims<3>, Dims<3>);
+template at::Tensor PadAsymmetricOf<2>(const at::Tensor&, const WindowOf<2>&, const at::Scalar&,
+                                       Dims<2>*, const Dims<2>*);
+template at::Tensor PadAsymmetricOf<3>(const at::Tensor&, const WindowOf<3>&, const at::Scalar&,
+                                       Dims<3>*, const Dims<3>*);
 
 }  // namespace runtime

@@ -118,6 +118,36 @@ class IndexOps(nn.Module):
         return logits, own, pooled
 
 
+class Video3d(nn.Module):
+    """A small 3-D network (video clips, volumes): a strided stem whose pads are
+    not TensorFlow's SAME, max and average pools with padding (counted and not),
+    a grouped and a dilated convolution, a residual block, batch norm, a
+    ceil_mode pool whose last window runs past the input and a transposed
+    convolution (a decoder's upsampling)."""
+
+    def __init__(self, classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(
+            nn.Conv3d(3, 16, (3, 7, 7), stride=(1, 2, 2), padding=(1, 3, 3), bias=False),
+            nn.BatchNorm3d(16), nn.ReLU())
+        self.pool = nn.MaxPool3d(3, stride=2, padding=1)
+        self.block = nn.Sequential(
+            nn.Conv3d(16, 16, 3, padding=1, groups=4), nn.BatchNorm3d(16), nn.ReLU(),
+            nn.Conv3d(16, 16, 3, padding=2, dilation=2))
+        self.down = nn.Conv3d(16, 32, 1, stride=2)
+        self.avg = nn.AvgPool3d(3, stride=1, padding=1)
+        self.avg_real = nn.AvgPool3d(3, stride=1, padding=1, count_include_pad=False)
+        self.ceil = nn.MaxPool3d(2, stride=2, ceil_mode=True)
+        self.up = nn.ConvTranspose3d(32, 16, 3, stride=2, padding=1, output_padding=1)
+        self.head = nn.Linear(48, classes)
+
+    def forward(self, x):
+        x = self.pool(self.stem(x))
+        x = torch.relu(x + self.block(x))
+        x = self.ceil(self.avg_real(self.avg(self.down(x))))
+        return self.head(torch.cat([x.mean((2, 3, 4)), self.up(x).mean((2, 3, 4))], 1))
+
+
 class SegmentationOut(nn.Module):
     """torchvision's segmentation models return {"out": ...}: its tensor."""
 
@@ -155,6 +185,9 @@ MODELS = {
     # Shape arithmetic the exporter leaves to run time: Swin pads its windows
     # to a computed multiple (Pad, Mod, a reversed Slice, ScatterND for the
     # shifted-window mask) and LR-ASPP resizes to another tensor's size.
+    # Clips of 10 frames of 32x32: the stem's pads and the first pool's are not
+    # TensorFlow's SAME there, and the ceil_mode pool pads its odd depth.
+    "video3d": (Video3d, lambda: (torch.rand(BATCH, 3, 10, 32, 32) * 2 - 1,), 13),
     "swin_t": (lambda: torchvision.models.swin_t(num_classes=10), lambda: images(BATCH, 64), 17),
     "lraspp": (lambda: SegmentationOut(torchvision.models.segmentation.lraspp_mobilenet_v3_large(
         weights_backbone=None, num_classes=3)), lambda: images(BATCH, 64), 17),

@@ -51,6 +51,20 @@ TEST(CostTest, DepthwiseConvCountsOnlyItsOwnChannel) {
   EXPECT_DOUBLE_EQ(CostOf(g, costs, "y").flops, 2.0 * 9 * (4 * 4 * 8));
 }
 
+TEST(CostTest, Conv3DCountsEveryTapOfItsGroupsChannels) {
+  // Input depth 4 on a filter of depth 2: two groups, each output reads 2 channels.
+  Graph g = Inferred(Placeholder("x", {1, 4, 5, 5, 4}) + FloatConst("f", {3, 3, 3, 2, 6}) +
+                     "node { name: 'y' op: 'Conv3D' input: 'x' input: 'f' attr { key: 'padding' "
+                     "value { s: 'SAME' } } attr { key: 'strides' value { list { i: 1 i: 1 i: 1 "
+                     "i: 1 i: 1 } } } }\n" +
+                     "node { name: 'p' op: 'AvgPool3D' input: 'y' attr { key: 'padding' value { "
+                     "s: 'VALID' } } attr { key: 'ksize' value { list { i: 1 i: 2 i: 2 i: 2 i: 1 "
+                     "} } } attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 2 i: 1 } } } }");
+  auto costs = ComputeCosts(g);
+  EXPECT_DOUBLE_EQ(CostOf(g, costs, "y").flops, 2.0 * 27 * 2 * (4 * 5 * 5 * 6));
+  EXPECT_DOUBLE_EQ(CostOf(g, costs, "p").flops, 8.0 * (2 * 2 * 2 * 6));
+}
+
 TEST(CostTest, MatMulIsTwoMnk) {
   Graph g = Inferred(Placeholder("a", {5, 3}) + Placeholder("b", {3, 7}) +
                      "node { name: 'y' op: 'MatMul' input: 'a' input: 'b' }");

@@ -13,78 +13,13 @@
 #include "graph/file_util.h"
 #include "graph/importer.h"
 #include "graph/shape_inference.h"
+#include "tests/graph/onnx_model_builder.h"
 #include "tests/scratch_dir.h"
 
 namespace graph {
 namespace {
 
-onnx::ModelProto Model(int opset) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.set_producer_name("onnx_test");
-  onnx::OperatorSetIdProto* o = m.add_opset_import();
-  o->set_domain("");
-  o->set_version(opset);
-  m.mutable_graph()->set_name("g");
-  return m;
-}
-
-// A float input; -1 dims become the symbolic dim "N".
-void Input(onnx::ModelProto* m, const std::string& name, const std::vector<int64_t>& dims) {
-  onnx::ValueInfoProto* v = m->mutable_graph()->add_input();
-  v->set_name(name);
-  auto* t = v->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) {
-    auto* dim = t->mutable_shape()->add_dim();
-    if (d < 0) {
-      dim->set_dim_param("N");
-    } else {
-      dim->set_dim_value(d);
-    }
-  }
-}
-
-void Output(onnx::ModelProto* m, const std::string& name, const std::vector<int64_t>& dims) {
-  onnx::ValueInfoProto* v = m->mutable_graph()->add_output();
-  v->set_name(name);
-  auto* t = v->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(onnx::TensorProto::FLOAT);
-  auto* shape = t->mutable_shape();
-  for (int64_t d : dims) {
-    auto* dim = shape->add_dim();
-    if (d < 0) {
-      dim->set_dim_param("N");
-    } else {
-      dim->set_dim_value(d);
-    }
-  }
-}
-
-onnx::NodeProto* AddNode(onnx::ModelProto* m, const std::string& op,
-                         const std::vector<std::string>& in, const std::vector<std::string>& out,
-                         const std::string& name = "") {
-  onnx::NodeProto* n = m->mutable_graph()->add_node();
-  n->set_op_type(op);
-  n->set_name(name.empty() ? "/" + op : name);
-  for (const auto& i : in) n->add_input(i);
-  for (const auto& o : out) n->add_output(o);
-  return n;
-}
-
-onnx::TensorProto* Initializer(onnx::ModelProto* m, const std::string& name,
-                               const std::vector<int64_t>& dims, float fill) {
-  onnx::TensorProto* t = m->mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
-  for (int64_t i = 0; i < n; ++i) t->add_float_data(fill + static_cast<float>(i));
-  return t;
-}
+using namespace onnx_test;  // NOLINT: the model builders these tests are written in
 
 // x [N, 4] -> MatMul(fc.weight [4, 3]) -> Relu -> y
 onnx::ModelProto LinearRelu(int opset = 13) {
@@ -95,11 +30,6 @@ onnx::ModelProto LinearRelu(int opset = 13) {
   AddNode(&m, "Relu", {"h"}, {"y"}, "/act/Relu");
   Output(&m, "y", {-1, 3});
   return m;
-}
-
-Result<Graph> Import(const onnx::ModelProto& m, const std::string& path = "m.onnx",
-                     OnnxSignature* sig = nullptr) {
-  return ImportOnnx(m.SerializeAsString(), path, sig);
 }
 
 TEST(OnnxTest, FormatIsRecognisedFromContentNotExtension) {
@@ -490,36 +420,6 @@ TEST(OnnxTest, ReadsTensorFiles) {
 }
 
 // ---- Crafted files: each was a crash, a hang or gigabytes before its fix ----
-
-namespace crafted {
-
-// A graph input of `type` (FLOAT, INT64, ...) and static `dims`.
-void TypedInput(onnx::ModelProto* m, const std::string& name, const std::vector<int64_t>& dims,
-                int type) {
-  Input(m, name, dims);
-  m->mutable_graph()
-      ->mutable_input()
-      ->rbegin()
-      ->mutable_type()
-      ->mutable_tensor_type()
-      ->set_elem_type(type);
-}
-
-void IntAttr(onnx::NodeProto* n, const std::string& name, int64_t v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-
-void IntsAttr(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
-
-}  // namespace crafted
 
 // GatherElements, ScatterElements and Trilu become GatherNd, ScatterNd and a
 // select by constants made at import (their values are checked by ONNX's own

@@ -61,6 +61,26 @@ TEST(ShapeInferenceTest, ConvHonoursNchwLayout) {
   EXPECT_EQ(OutShape(g, "y"), Shape({1, 16, 60, 60}));
 }
 
+TEST(ShapeInferenceTest, Conv3DAndThe3dPoolsReadTheirDepthInEitherLayout) {
+  // NDHWC: depth 9, window 3 at stride 2 SAME: 5; height and width 8 VALID 3: 6.
+  Graph g = Inferred(
+      Placeholder("x", {2, 9, 8, 8, 4}) + FloatConst("f", {3, 3, 3, 2, 6}) +
+      "node { name: 'y' op: 'Conv3D' input: 'x' input: 'f' attr { key: 'padding' value { s: "
+      "'VALID' } } attr { key: 'strides' value { list { i: 1 i: 2 i: 1 i: 1 i: 1 } } } }\n" +
+      "node { name: 'p' op: 'MaxPool3D' input: 'y' attr { key: 'padding' value { s: 'SAME' } } "
+      "attr { key: 'ksize' value { list { i: 1 i: 1 i: 3 i: 3 i: 1 } } } attr { key: 'strides' "
+      "value { list { i: 1 i: 1 i: 2 i: 2 i: 1 } } } }\n" +
+      "node { name: 't' op: 'Placeholder' attr { key: 'shape' value { shape { dim { size: 2 } "
+      "dim { size: 6 } dim { size: 4 } dim { size: 3 } dim { size: 3 } } } } }\n" +
+      "node { name: 'a' op: 'AvgPool3D' input: 't' attr { key: 'padding' value { s: 'VALID' } } "
+      "attr { key: 'data_format' value { s: 'NCDHW' } } attr { key: 'ksize' value { list { i: "
+      "1 i: 1 i: 2 i: 3 i: 3 } } } attr { key: 'strides' value { list { i: 1 i: 1 i: 2 i: 1 i: "
+      "1 } } } }\n");
+  EXPECT_EQ(OutShape(g, "y"), Shape({2, 4, 6, 6, 6}));  // grouped: depth 4 on filter depth 2
+  EXPECT_EQ(OutShape(g, "p"), Shape({2, 4, 3, 3, 6}));
+  EXPECT_EQ(OutShape(g, "a"), Shape({2, 6, 2, 1, 1}));
+}
+
 TEST(ShapeInferenceTest, DepthwiseMultipliesChannels) {
   Graph g = Inferred(Placeholder("x", {1, 16, 16, 8}) + FloatConst("f", {3, 3, 8, 2}) +
                      Conv("DepthwiseConv2dNative", "SAME", 1));

@@ -84,6 +84,30 @@ std::vector<Case> CoreCases() {
        {"Conv2DBackpropInput"},
        X({1, 3, 3, 4}) + W("w", {3, 3, 2, 4}) + I("sizes", {1, 6, 6, 2}) +
            N("y", "Conv2DBackpropInput", {"sizes", "w", "x"}, Conv("SAME", 2))},
+      // 3-D: SAME at stride 2 pads one more at the end (an asymmetric pad),
+      // channels last and first, a grouped filter (input depth 4 on a filter of
+      // depth 2), pools SAME and VALID.
+      {"Conv3D",
+       {"Conv3D", "MaxPool3D", "AvgPool3D"},
+       X({2, 4, 5, 6, 3}) + W("w", {3, 3, 2, 3, 4}) + W("w2", {2, 1, 2, 2, 4}) +
+           N("c", "Conv3D", {"x", "w"},
+             A("padding", "s: 'SAME'") + A("strides", Ints({1, 2, 1, 2, 1})) +
+                 A("dilations", Ints({1, 1, 2, 1, 1}))) +
+           N("mp", "MaxPool3D", {"c"},
+             A("padding", "s: 'SAME'") + A("strides", Ints({1, 1, 2, 1, 1})) +
+                 A("ksize", Ints({1, 2, 3, 2, 1}))) +
+           N("t", "Transpose", {"mp", "to_ncdhw"}) + I("to_ncdhw", {0, 4, 1, 2, 3}) +
+           N("ap", "AvgPool3D", {"t"},
+             A("padding", "s: 'SAME'") + A("strides", Ints({1, 1, 1, 2, 2})) +
+                 A("ksize", Ints({1, 1, 2, 2, 3})) + A("data_format", "s: 'NCDHW'")) +
+           N("y", "Conv3D", {"ap", "w2"},
+             A("padding", "s: 'VALID'") + A("strides", Ints({1, 1, 1, 1, 1})) +
+                 A("data_format", "s: 'NCDHW'"))},
+      {"TransposedConv3D",
+       {"Conv3DBackpropInputV2"},
+       X({1, 2, 3, 3, 4}) + W("w", {3, 2, 3, 2, 4}) + I("sizes", {1, 4, 5, 6, 2}) +
+           N("y", "Conv3DBackpropInputV2", {"sizes", "w", "x"},
+             A("padding", "s: 'SAME'") + A("strides", Ints({1, 2, 2, 2, 1})))},
       {"Shapes",
        {"Pad", "ConcatV2", "Pack", "Unpack", "StridedSlice"},
        X({3, 4}) + W("w", {3, 4}) + I2("pads", {1, 0, 0, 2}) + I("axis", {1}, true) +
