@@ -236,6 +236,7 @@ const std::unordered_map<std::string_view, FlopFn>& FlopTable() {
       (*t)[op] = PerOutput(1);
     }
     (*t)["SquaredDifference"] = PerOutput(2);
+    (*t)["RandomUniform"] = PerOutput(1);  // memory-bound: one write per element
     (*t)["ClipByValue"] = PerOutput(2);
     // Softmax: max, subtract, exp, sum, divide per element.
     (*t)["Softmax"] = PerOutput(5);

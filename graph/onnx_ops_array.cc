@@ -219,28 +219,28 @@ Status Unsqueeze(NodeContext& c) {
   return Status::Ok();
 }
 
+// Concatenates; a concatenation of 1-D constants (shape arithmetic, Resize's
+// scales written as two Constants) is folded, their bytes joined.
 Status Concat(NodeContext& c) {
   std::vector<std::string> ins;
-  std::vector<int64_t> folded;
-  bool all_const_ints = true;
+  std::string folded;
+  int64_t count = 0;
+  bool all_const = c.dtype(0) != DType::kString && DTypeSize(c.dtype(0)) > 0;
   for (int i = 0; i < c.num_inputs(); ++i) {
     if (!c.has(i)) continue;
     ins.push_back(c.in(i));
     const Tensor* v = c.value(i);
-    if (v == nullptr || (v->dtype() != DType::kInt32 && v->dtype() != DType::kInt64) ||
-        v->shape().rank() != 1) {
-      all_const_ints = false;
-    } else {
-      auto vals = v->ToInt64s();
-      folded.insert(folded.end(), vals.begin(), vals.end());
+    if (v == nullptr || v->dtype() != c.dtype(0) || v->shape().rank() != 1) {
+      all_const = false;
+    } else if (all_const) {
+      folded += v->bytes();
+      count += v->num_elements();
     }
   }
   const int64_t n = static_cast<int64_t>(ins.size());
   ins.push_back(c.IntScalar("axis", ConcatAxis(c)));
   c.Output(0, c.Emit("", "ConcatV2", ins, {{"N", MakeAttr(n)}}));
-  if (all_const_ints && (c.dtype(0) == DType::kInt32 || c.dtype(0) == DType::kInt64)) {
-    c.OutputConstant(0, Tensor::FromInt64s(c.dtype(0), Shape({static_cast<int64_t>(folded.size())}), folded));
-  }
+  if (all_const) c.OutputConstant(0, Tensor(c.dtype(0), Shape({count}), std::move(folded)));
   return Status::Ok();
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "graph/onnx_translate.h"
 
@@ -468,15 +469,64 @@ std::string PerChannel(NodeContext& c, const std::string& v, int r, const std::s
   return c.Emit(name, "Reshape", {v, c.IntConst(name + "_shape", shape)});
 }
 
-Status BatchNormalization(NodeContext& c) {
-  if (c.attr_int("training_mode", 0) != 0 || c.has_output(1)) {
-    return c.Unsupported("training-mode batch normalization (export the model in eval mode)");
+// Training mode (what torch.onnx.export writes for a model in train mode:
+// `training_mode` from opset 14, the running statistics' outputs before it):
+// normalised by the batch's statistics, FusedBatchNormV3 with is_training.
+// The running statistics it outputs are ONNX's update, weighted by momentum,
+// of the batch's mean and population variance (PyTorch's own buffers take the
+// unbiased variance), and take no gradient; PyTorch's files read none of them,
+// and they are pruned. Before opset 14, saved_mean and saved_var (outputs 3,
+// 4) are left unmade: a node reading them is an error naming the value.
+Status TrainingBatchNorm(NodeContext& c, int r, float eps) {
+  if ((r != 4 && r != 5) || c.dtype(0) != DType::kFloat) {
+    return c.Unsupported(
+        "training-mode batch normalization of other than a 4-D or 5-D float input");
   }
+  const std::string bn =
+      c.Emit("", "FusedBatchNormV3", {c.in(0), c.in(1), c.in(2), c.in(3), c.in(4)},
+             {{"epsilon", MakeAttr(eps)},
+              {"is_training", MakeAttr(true)},
+              {"data_format", StrAttr(r == 4 ? "NCHW" : "NCDHW")},
+              {"U", MakeAttr(DType::kFloat)}});
+  c.Output(0, bn);
+  const float momentum = c.attr_float("momentum", 0.9f);
+  for (int k = 1; k <= 2; ++k) {
+    if (!c.has_output(k)) continue;
+    const std::string name = k == 1 ? "running_mean" : "running_var";
+    std::string batch;
+    if (k == 1) {
+      batch = c.Emit(name + "_batch", "StopGradient", {bn + ":1"});
+    } else {
+      // FusedBatchNorm's batch variance is unbiased: the population one anew.
+      std::vector<int64_t> axes = {0};
+      for (int i = 2; i < r; ++i) axes.push_back(i);
+      const std::string ax = c.IntConst(name + "_axes", axes);
+      AttrMap keep = {{"keep_dims", MakeAttr(true)}, {"Tidx", MakeAttr(DType::kInt32)}};
+      std::string x = c.Emit(name + "_input", "StopGradient", {c.in(0)});
+      std::string centred =
+          c.Emit(name + "_centred", "Sub", {x, c.Emit(name + "_mean", "Mean", {x, ax}, keep)});
+      keep["keep_dims"] = MakeAttr(false);
+      batch = c.Emit(name + "_batch", "Mean", {c.Emit(name + "_square", "Square", {centred}), ax},
+                     keep);
+    }
+    std::string kept = c.Emit(name + "_kept", "Mul",
+                              {c.Emit(name + "_old", "StopGradient", {c.in(2 + k)}),
+                               c.ScalarConst(name + "_momentum", momentum, DType::kFloat)});
+    std::string added =
+        c.Emit(name + "_added", "Mul",
+               {batch, c.ScalarConst(name + "_rate", 1.0 - momentum, DType::kFloat)});
+    c.Output(k, c.Emit(name, "AddV2", {kept, added}));
+  }
+  return Status::Ok();
+}
+
+Status BatchNormalization(NodeContext& c) {
   if (c.opset() < 9 && c.attr_int("spatial", 1) == 0) {
     return c.Unsupported("per-activation batch normalization (spatial = 0)");
   }
   GRAPH_ASSIGN_OR_RETURN(int r, c.known_rank(0));
   const float eps = c.attr_float("epsilon", 1e-5f);
+  if (c.attr_int("training_mode", 0) != 0 || c.has_output(1)) return TrainingBatchNorm(c, r, eps);
   if ((r == 4 || r == 5) && c.dtype(0) == DType::kFloat) {
     c.Output(0, c.Emit("", "FusedBatchNormV3", {c.in(0), c.in(1), c.in(2), c.in(3), c.in(4)},
                        {{"epsilon", MakeAttr(eps)},
@@ -542,24 +592,49 @@ Status InstanceNormalization(NodeContext& c) {
   return Status::Ok();
 }
 
+// Training-mode Dropout: each element kept with probability 1 - ratio and
+// scaled by 1 / (1 - ratio) (inverted dropout, PyTorch's and ONNX's), by a mask
+// of a RandomUniform drawn each step; the mask is output 1.
+Status TrainingDropout(NodeContext& c, double ratio) {
+  const DType t = c.dtype(0);
+  if (!IsFloating(t)) return c.Unsupported("training-mode Dropout of a non-float input");
+  if (!(ratio >= 0 && ratio <= 1)) return c.Error("ratio must be from 0 to 1");
+  std::string shape = c.Emit("shape", "Shape", {c.in(0)}, {{"out_type", MakeAttr(DType::kInt32)}});
+  std::string u = c.Emit("uniform", "RandomUniform", {shape}, {{"dtype", MakeAttr(t)}});
+  std::string keep = c.Emit("keep", "GreaterEqual", {u, c.ScalarConst("ratio", ratio, t)});
+  std::string kept =
+      c.Emit("kept", "Cast", {keep}, {{"SrcT", MakeAttr(DType::kBool)}, {"DstT", MakeAttr(t)}});
+  std::string scale = c.ScalarConst("scale", ratio < 1 ? 1 / (1 - ratio) : 0, t);
+  c.Output(0, c.Emit("", "Mul", {c.Emit("masked", "Mul", {c.in(0), kept}), scale}));
+  if (c.has_output(1)) c.Output(1, keep);
+  return Status::Ok();
+}
+
 Status Dropout(NodeContext& c) {
-  // Inference: the identity. training_mode (opset 12 input 2) must be false,
-  // unless the ratio is a known 0 (F.dropout's default training=True with
-  // p=0, as torchvision's Swin attention calls it), which drops nothing.
-  bool drops_nothing = false;
+  // Inference: the identity. Training mode (opset 12's input 2 true, or
+  // is_test = 0 before opset 7) drops by a known ratio; a known ratio of 0 (as
+  // F.dropout's default training=True with p=0, in torchvision's Swin
+  // attention) drops nothing and is the identity too.
+  std::optional<double> ratio = 0.5;  // unknown: nullopt
   if (c.opset() >= 12 && c.has(1)) {
-    const Tensor* ratio = c.value(1);
-    drops_nothing = ratio && ratio->num_elements() == 1 && ratio->ToDoubles()[0] == 0;
-  } else if (c.opset() < 12 && c.attr("ratio")) {
-    drops_nothing = c.attr_float("ratio", 0.5f) == 0;
+    const Tensor* r = c.value(1);
+    ratio.reset();
+    if (r && r->num_elements() == 1) ratio = r->ToDoubles()[0];
+  } else if (c.opset() < 12) {
+    ratio = c.attr_float("ratio", 0.5f);
   }
-  if (c.opset() < 7 && c.attr_int("is_test", 0) == 0 && !drops_nothing) {
-    return c.Unsupported("training-mode Dropout (is_test = 0)");
+  bool training = c.opset() < 7 && c.attr_int("is_test", 0) == 0;
+  if (c.has(2) && ratio != 0.0) {
+    const Tensor* mode = c.value(2);
+    std::vector<int64_t> v = mode ? mode->ToInt64s() : std::vector<int64_t>{};
+    if (v.size() != 1) return c.Unsupported("a training_mode that is not a known scalar");
+    training = v[0] != 0;
   }
-  if (c.has(2) && !drops_nothing) {
-    const Tensor* training = c.value(2);
-    std::vector<int64_t> v = training ? training->ToInt64s() : std::vector<int64_t>{};
-    if (v.size() != 1 || v[0] != 0) return c.Unsupported("training-mode Dropout");
+  if (training && ratio != 0.0) {
+    if (!ratio) return c.Unsupported("training-mode Dropout of a ratio not known at import");
+    // A seeded mask is the seed's in ONNX's generator, which LibTorch's is not.
+    if (c.attr("seed")) return c.Unsupported("training-mode Dropout with a seed");
+    return TrainingDropout(c, *ratio);
   }
   c.Output(0, c.Emit("", "Identity", {c.in(0)}));
   if (c.has_output(1)) {
@@ -571,9 +646,37 @@ Status Dropout(NodeContext& c) {
 
 // ---- resizing ----
 
-// Nearest or bilinear resizing of the spatial dims of an NCHW tensor, through
-// TF's NHWC ResizeNearestNeighbor / ResizeBilinear.
-Status ResizeImpl(NodeContext& c, const std::string& mode, const std::vector<int64_t>& out_hw) {
+// TF's 2-D resize `op` of `images` [batch, h, w, channels] to `hw`.
+std::string Resize2d(NodeContext& c, const char* op, const std::string& images,
+                     const std::vector<int64_t>& hw, bool align, bool half, const std::string& name,
+                     const std::string& size_name) {
+  return c.Emit(name, op, {images, c.IntConst(size_name, hw)},
+                {{"align_corners", MakeAttr(align)}, {"half_pixel_centers", MakeAttr(half)}});
+}
+
+// A 3-D resize of NCDHW `x` (static C, D, H, W) to `dhw` by TF's 2-D resize
+// `op` twice: nearest and linear sampling are separable by axis, so height and
+// width are resized as images [N*C*D, H, W, 1], then depth as images
+// [N*C, D, H'*W', 1] (the second axis keeps its size, which every sampling
+// mode maps onto itself).
+std::string Resize3d(NodeContext& c, const char* op, const Shape& s,
+                     const std::vector<int64_t>& dhw, bool align, bool half) {
+  const int64_t ch = s.dim(1), d = s.dim(2), h = s.dim(3), w = s.dim(4);
+  std::string y = c.in(0);
+  if (dhw[1] != h || dhw[2] != w) {
+    y = c.Emit("planes", "Reshape", {y, c.IntConst("planes_shape", {-1, h, w, 1})});
+    y = Resize2d(c, op, y, {dhw[1], dhw[2]}, align, half, "resize_hw", "size_hw");
+  }
+  if (dhw[0] != d) {
+    y = c.Emit("depths", "Reshape", {y, c.IntConst("depths_shape", {-1, d, dhw[1] * dhw[2], 1})});
+    y = Resize2d(c, op, y, {dhw[0], dhw[1] * dhw[2]}, align, half, "resize_d", "size_d");
+  }
+  return c.Emit("", "Reshape", {y, c.IntConst("shape", {-1, ch, dhw[0], dhw[1], dhw[2]})});
+}
+
+// Nearest or (bi/tri)linear resizing of the spatial dims of an NCHW or NCDHW
+// tensor, through TF's NHWC ResizeNearestNeighbor / ResizeBilinear.
+Status ResizeImpl(NodeContext& c, const std::string& mode, const std::vector<int64_t>& out) {
   // Upsample and Resize before opset 11 sample asymmetrically (nearest: floor).
   const bool legacy = c.node().op_type() == "Upsample" || c.opset() < 11;
   const std::string ctm =
@@ -583,7 +686,7 @@ Status ResizeImpl(NodeContext& c, const std::string& mode, const std::vector<int
     align = true;
   } else if (ctm == "half_pixel" || ctm == "pytorch_half_pixel") {
     // pytorch_half_pixel samples position 0 where an output size is 1.
-    if (ctm == "pytorch_half_pixel" && (out_hw[0] == 1 || out_hw[1] == 1)) {
+    if (ctm == "pytorch_half_pixel" && std::count(out.begin(), out.end(), 1) > 0) {
       return c.Unsupported("pytorch_half_pixel with an output size of 1");
     }
     half = true;
@@ -605,39 +708,57 @@ Status ResizeImpl(NodeContext& c, const std::string& mode, const std::vector<int
   } else {
     return c.Unsupported("mode '" + mode + "'");
   }
-  std::string nhwc = c.Emit("nhwc", "Transpose", {c.in(0), c.IntConst("to_nhwc", {0, 2, 3, 1})});
-  std::string y = c.Emit("resize", op, {nhwc, c.IntConst("size", out_hw)},
-                         {{"align_corners", MakeAttr(align)}, {"half_pixel_centers", MakeAttr(half)}});
-  c.Output(0, c.Emit("", "Transpose", {y, c.IntConst("to_nchw", {0, 3, 1, 2})}));
+  const Shape in = c.shape(0);
+  std::vector<int64_t> dims = {in.dim(0), in.dim(1)};
+  dims.insert(dims.end(), out.begin(), out.end());
+  if (out.size() == 3) {
+    // The depth pass reads H' * W' as one size (sizes are at most 2^24 each).
+    if (out[1] * out[2] > (int64_t{1} << 24)) {
+      return c.Unsupported("a 3-D resize to more than 2^24 positions per plane");
+    }
+    c.Output(0, Resize3d(c, op, in, out, align, half));
+  } else {
+    std::string nhwc = c.Emit("nhwc", "Transpose", {c.in(0), c.IntConst("to_nhwc", {0, 2, 3, 1})});
+    std::string y = Resize2d(c, op, nhwc, out, align, half, "resize", "size");
+    c.Output(0, c.Emit("", "Transpose", {y, c.IntConst("to_nchw", {0, 3, 1, 2})}));
+  }
   // ONNX 1.12 sizes the output only from constant scales or sizes; folded
   // ones (torchvision's interpolate to another tensor's size) leave every dim
   // unknown, the batch too, and shape arithmetic downstream unfoldable.
-  const Shape in = c.shape(0);
-  if (in.known_rank() && in.rank() == 4) {
-    c.RefineOutputShape(0, Shape(std::vector<int64_t>{in.dim(0), in.dim(1), out_hw[0], out_hw[1]}));
-  }
+  c.RefineOutputShape(0, Shape(dims));
   return Status::Ok();
 }
 
-// The output's spatial size from static input dims and scales, or from sizes.
+// The output's spatial sizes from static input dims and scales, or from sizes,
+// of an NCHW or NCDHW input (a 3-D one's channels and spatial dims static).
 Result<std::vector<int64_t>> ResizeSizes(NodeContext& c, int scales_in, int sizes_in) {
   Shape s = c.shape(0);
-  if (!s.known_rank() || s.rank() != 4) return c.Unsupported("resizing needs a 4-D NCHW input");
+  if (!s.known_rank() || (s.rank() != 4 && s.rank() != 5)) {
+    return c.Unsupported("resizing needs a 4-D NCHW or 5-D NCDHW input");
+  }
+  const int r = s.rank();
+  if (r == 5) {
+    for (int i = 1; i < r; ++i) {
+      if (s.dim(i) < 0) return c.Unsupported("3-D resizing needs static channels and spatial dims");
+    }
+  }
   if (sizes_in >= 0 && c.has(sizes_in)) {
     GRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, c.ints(sizes_in, "sizes"));
-    if (sizes.size() != 4) return c.Error("sizes must have 4 entries");
+    if (static_cast<int>(sizes.size()) != r) {
+      return c.Error("sizes must have " + std::to_string(r) + " entries");
+    }
     // Each known dim on its own: a batch that is unknown does not excuse the channels.
     if ((s.dim(0) >= 0 && sizes[0] != s.dim(0)) || (s.dim(1) >= 0 && sizes[1] != s.dim(1))) {
       return c.Unsupported("resizing the batch or channel dimension");
     }
     // The same range as a size from scales: the IR's size input is int32.
-    for (int i = 2; i < 4; ++i) {
+    for (int i = 2; i < r; ++i) {
       if (sizes[i] < 1 || sizes[i] > (1 << 24)) {
         return c.Error("output size " + std::to_string(sizes[i]) + " (1.." +
                        std::to_string(1 << 24) + " are read)");
       }
     }
-    return std::vector<int64_t>{sizes[2], sizes[3]};
+    return std::vector<int64_t>(sizes.begin() + 2, sizes.end());
   }
   const Tensor* scales = c.value(scales_in);
   std::vector<double> sc;
@@ -646,13 +767,15 @@ Result<std::vector<int64_t>> ResizeSizes(NodeContext& c, int scales_in, int size
   } else if (auto a = c.attr_floats("scales")) {
     sc.assign(a->begin(), a->end());
   }
-  if (sc.size() != 4) return c.Unsupported("scales must be a constant of 4 entries");
+  if (static_cast<int>(sc.size()) != r) {
+    return c.Unsupported("scales must be a constant of " + std::to_string(r) + " entries");
+  }
   if (sc[0] != 1 || sc[1] != 1) return c.Unsupported("resizing the batch or channel dimension");
-  if (s.dim(2) < 0 || s.dim(3) < 0) return c.Unsupported("resizing needs static spatial dims");
   // ONNX maps coordinates with the given scale; TF with in / out: they agree
   // only when the scale gives a whole output size.
   std::vector<int64_t> out;
-  for (int i = 2; i < 4; ++i) {
+  for (int i = 2; i < r; ++i) {
+    if (s.dim(i) < 0) return c.Unsupported("resizing needs static spatial dims");
     const double size = s.dim(i) * sc[i];
     if (size < 1 || size > (1 << 24) || size != std::floor(size)) {
       return c.Unsupported("scale " + std::to_string(sc[i]) + " gives a fractional output size");

@@ -172,6 +172,7 @@ const std::unordered_map<std::string_view, ShapeFn>& RuleTable() {
       {"MirrorPad", PadRule},
       {"Tile", TileRule},
       {"Fill", FillRule},
+      {"RandomUniform", RandomUniformRule},
       {"Range", RangeRule},
       {"Gather", GatherRule},
       {"UnsortedSegmentSum", UnsortedSegmentSumRule},

@@ -158,6 +158,7 @@ Status StridedSliceRule(InferenceContext& c);
 Status PadRule(InferenceContext& c);
 Status TileRule(InferenceContext& c);
 Status FillRule(InferenceContext& c);
+Status RandomUniformRule(InferenceContext& c);
 Status RangeRule(InferenceContext& c);
 // MirrorPadGrad(grad, paddings): the padded gradient less its paddings.
 Status MirrorPadGradRule(InferenceContext& c);

@@ -879,23 +879,45 @@ Status TileRule(InferenceContext& c) {
   return Status::Ok();
 }
 
-Status FillRule(InferenceContext& c) {
-  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
-  DType t = c.dtype(1);
-  auto dims = c.ints(0);
+namespace {
+
+// The shape a dims input (Fill's, RandomUniform's) asks for: its value where
+// known, else as many unknown dims as it has entries; `known` says which.
+Result<Shape> RequestedShape(InferenceContext& c, int k, bool* known) {
+  auto dims = c.ints(k);
+  *known = dims.has_value();
   if (!dims) {
-    const Shape& s = c.in(0);
-    c.set_output(0, t, s.rank() == 1 ? UnknownDimsOfRank(s.dim(0)) : Shape());
-    return Status::Ok();
+    const Shape& s = c.in(k);
+    return s.rank() == 1 ? UnknownDimsOfRank(s.dim(0)) : Shape();
   }
   if (dims->size() > static_cast<size_t>(kMaxRank)) return c.Error("rank exceeds 254");
   for (int64_t d : *dims) {
     if (d < 0) return c.Error("negative dimension");
   }
-  Shape out(*dims);
+  return Shape(*dims);
+}
+
+}  // namespace
+
+// RandomUniform(shape) of the float `dtype` (TF's default: float).
+Status RandomUniformRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(1));
+  const DType t = c.node().attr_type("dtype", DType::kFloat);
+  if (!IsFloating(t)) return c.Error("dtype must be a float type");
+  bool known;
+  GRAPH_ASSIGN_OR_RETURN(Shape out, RequestedShape(c, 0, &known));
+  c.set_output(0, t, out);
+  return Status::Ok();
+}
+
+Status FillRule(InferenceContext& c) {
+  GRAPH_RETURN_IF_ERROR(c.RequireInputs(2));
+  DType t = c.dtype(1);
+  bool known;
+  GRAPH_ASSIGN_OR_RETURN(Shape out, RequestedShape(c, 0, &known));
   c.set_output(0, t, out);
   auto v = c.ints(1);
-  if (v && v->size() == 1 && EvaluableSize(out, c)) {
+  if (known && v && v->size() == 1 && EvaluableSize(out, c)) {
     c.set_int_value(0, t, out, std::vector<int64_t>(out.NumElements(), (*v)[0]));
   }
   return Status::Ok();

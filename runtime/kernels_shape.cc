@@ -436,6 +436,21 @@ Status Fill(KernelContext& c) {
   return Status::Ok();
 }
 
+// RandomUniform(shape): values uniform in [0, 1) of the float `dtype`, on the
+// op's device, drawn anew each step from LibTorch's generator (TF's seed and
+// seed2 are not read: its default of both 0 also draws anew each run).
+Status RandomUniform(KernelContext& c) {
+  GRAPH_RETURN_IF_ERROR(Arity(c, 1));
+  GRAPH_ASSIGN_OR_RETURN(Int64s dims, Ints(c, 0));
+  if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) {
+    return c.Error("needs non-negative dims");
+  }
+  const graph::DType t = c.node.attr_type("dtype", graph::DType::kFloat);
+  if (!graph::IsFloating(t) || !HasTorchType(t)) return c.Error("dtype must be a float type");
+  c.outputs = {at::rand(dims, c.inputs[0].options().dtype(ToTorch(t)))};
+  return Status::Ok();
+}
+
 Status Range(KernelContext& c) {
   GRAPH_RETURN_IF_ERROR(Arity(c, 3));
   for (const at::Tensor& t : c.inputs) {
@@ -485,6 +500,7 @@ Status Tile(KernelContext& c) {
 }  // namespace
 
 const KernelEntry kShapeKernels[] = {
+    {"RandomUniform", RandomUniform},
     {"Reshape", Reshape},
     {"Squeeze", Squeeze},
     {"ExpandDims", ExpandDims},

@@ -211,7 +211,7 @@ def main():
     torch.manual_seed(1)
     model = make()
     inputs = inputs_of()
-    export_models.prepare(model, inputs)
+    export_models.prepare(model, inputs, name in export_models.TRAIN_MODE)
     try:
         named = used_devices(_read(path))
     except PlacementError as e:

@@ -122,8 +122,8 @@ class Video3d(nn.Module):
     """A small 3-D network (video clips, volumes): a strided stem whose pads are
     not TensorFlow's SAME, max and average pools with padding (counted and not),
     a grouped and a dilated convolution, a residual block, batch norm, a
-    ceil_mode pool whose last window runs past the input and a transposed
-    convolution (a decoder's upsampling)."""
+    ceil_mode pool whose last window runs past the input, and a decoder's
+    upsampling: a transposed convolution, trilinear and nearest interpolation."""
 
     def __init__(self, classes=10):
         super().__init__()
@@ -139,13 +139,18 @@ class Video3d(nn.Module):
         self.avg_real = nn.AvgPool3d(3, stride=1, padding=1, count_include_pad=False)
         self.ceil = nn.MaxPool3d(2, stride=2, ceil_mode=True)
         self.up = nn.ConvTranspose3d(32, 16, 3, stride=2, padding=1, output_padding=1)
-        self.head = nn.Linear(48, classes)
+        self.mix = nn.Conv3d(32, 16, 1)
+        self.head = nn.Linear(64, classes)
 
     def forward(self, x):
         x = self.pool(self.stem(x))
         x = torch.relu(x + self.block(x))
         x = self.ceil(self.avg_real(self.avg(self.down(x))))
-        return self.head(torch.cat([x.mean((2, 3, 4)), self.up(x).mean((2, 3, 4))], 1))
+        m = self.mix(x)
+        tri = nn.functional.interpolate(m, scale_factor=2, mode="trilinear")
+        near = nn.functional.interpolate(m, scale_factor=(1, 2, 2), mode="nearest")
+        return self.head(torch.cat([x.mean((2, 3, 4)), (self.up(x) * tri).mean((2, 3, 4)),
+                                    near.square().mean((2, 3, 4))], 1))
 
 
 class SegmentationOut(nn.Module):
@@ -188,14 +193,23 @@ MODELS = {
     # Clips of 10 frames of 32x32: the stem's pads and the first pool's are not
     # TensorFlow's SAME there, and the ceil_mode pool pads its odd depth.
     "video3d": (Video3d, lambda: (torch.rand(BATCH, 3, 10, 32, 32) * 2 - 1,), 13),
+    # resnet18 as it trains: batch norm by each batch's statistics (exported in
+    # train mode, TRAIN_MODE below).
+    "resnet18_train": (lambda: torchvision.models.resnet18(num_classes=10),
+                       lambda: images(BATCH, 64), 14),
     "swin_t": (lambda: torchvision.models.swin_t(num_classes=10), lambda: images(BATCH, 64), 17),
     "lraspp": (lambda: SegmentationOut(torchvision.models.segmentation.lraspp_mobilenet_v3_large(
         weights_backbone=None, num_classes=3)), lambda: images(BATCH, 64), 17),
 }
 
 
-def prepare(model, inputs):
-    """Makes the reference numerically meaningful, then puts the model in eval mode.
+# Models exported and checked in train mode (the others in eval mode).
+TRAIN_MODE = {"resnet18_train"}
+
+
+def prepare(model, inputs, train=False):
+    """Makes the reference numerically meaningful, then puts the model in eval mode
+    (train mode where `train`: batch norm by the batch's statistics).
 
     torch.onnx.export merges initializers of equal value (nn.TransformerEncoder's
     deep-copied layers, LayerNorm's ones), so each parameter gets a small random
@@ -212,7 +226,7 @@ def prepare(model, inputs):
                 m.momentum = None
         model.train()
         model(*inputs)
-    model.eval()
+    model.train(train)
 
 
 def save(tensor, path, name=""):
@@ -225,7 +239,7 @@ def export(name, out_root):
     torch.manual_seed(1)
     model = make()
     inputs = inputs_of()
-    prepare(model, inputs)
+    prepare(model, inputs, name in TRAIN_MODE)
     out = os.path.join(out_root, name)
     os.makedirs(os.path.join(out, "grads"), exist_ok=True)
     path = os.path.join(out, "model.onnx")
@@ -238,7 +252,8 @@ def export(name, out_root):
     for i, x in enumerate(inputs):
         save(x, os.path.join(out, f"input_{i}.pb"))
     # One training step's loss and gradients (eval mode: batch norm uses its
-    # running statistics and dropout is off, as in the exported graph).
+    # running statistics and dropout is off, as in the exported graph; train
+    # mode: the batch's statistics, as in that graph).
     outputs = model(*inputs)
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
     loss = sum(y.float().square().mean() for y in outputs)

@@ -2,6 +2,7 @@
 # PyTorch models end to end (docs/onnx.md): exports resnet18, mobilenet_v2,
 # efficientnet_b0, a small ViT, an LSTM language model, a GPT-style block, a
 # model of PyTorch's index ops (gather, tril, scatter_add), a small 3-D network,
+# resnet18 exported in train mode (batch norm by the batch's statistics),
 # torchvision's Swin-T and LR-ASPP (shape arithmetic left to run time) with
 # Debian's python3-torch
 # (scripts/pytorch/export_models.py), then
@@ -59,7 +60,7 @@ done
 # mask is a keyword argument.
 grep -q 'module: "conv1"' "$out/resnet18.modules.yaml"
 for name in resnet18 mobilenet_v2 efficientnet_b0 vit_tiny lstm_lm gpt_block index_ops video3d \
-  swin_t lraspp; do
+  resnet18_train swin_t lraspp; do
   (cd "$src/scripts/pytorch" && "$py" apply_placement.py "$name" "$out/$name.modules.yaml")
 done
 # A file for another model, or naming a GPU this machine lacks, or renaming a

@@ -112,6 +112,59 @@ TEST(OnnxNnTest, A3dConvTransposeIsTheFullValidGradientCroppedByItsPads) {
   EXPECT_EQ(crop.output_shapes[0], Shape({1, 2, 6, 6, 6}));
 }
 
+// A Resize of 5-D NCDHW (nn.Upsample's trilinear and nearest) is TF's 2-D
+// resize twice: height and width as planes, then depth; a pass whose sizes do
+// not change is left out. The scales come as a Concat of two Constants, as
+// PyTorch writes them: folded at import.
+TEST(OnnxNnTest, A3dResizeIsTwoSeparable2dResizesOfItsScalesFoldedAtImport) {
+  auto resize = [](const std::string& mode, std::vector<float> spatial) {
+    onnx::ModelProto m = Model(13);
+    Input(&m, "x", {2, 3, 4, 5, 6});
+    auto constant = [&](const std::string& name, const std::vector<float>& v) {
+      onnx::NodeProto* k = AddNode(&m, "Constant", {}, {name}, "/" + name);
+      onnx::AttributeProto* a = k->add_attribute();
+      a->set_name("value");
+      a->set_type(onnx::AttributeProto::TENSOR);
+      onnx::TensorProto* t = a->mutable_t();
+      t->set_data_type(onnx::TensorProto::FLOAT);
+      t->add_dims(static_cast<int64_t>(v.size()));
+      for (float f : v) t->add_float_data(f);
+    };
+    constant("batch_channels", {1, 1});
+    constant("spatial", spatial);
+    crafted::IntAttr(AddNode(&m, "Concat", {"batch_channels", "spatial"}, {"scales"}), "axis", 0);
+    onnx::NodeProto* r = AddNode(&m, "Resize", {"x", "", "scales"}, {"y"});
+    // What PyTorch writes for interpolate(mode="nearest"); half-pixel for linear.
+    const bool nearest = mode == "nearest";
+    for (const auto& [name, value] :
+         {std::pair<std::string, std::string>{"mode", mode},
+          {"coordinate_transformation_mode", nearest ? "asymmetric" : "half_pixel"},
+          {"nearest_mode", "floor"}}) {
+      onnx::AttributeProto* a = r->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(value);
+    }
+    Output(&m, "y", {-1, -1, -1, -1, -1});
+    return ImportInferred(m);
+  };
+  auto count = [](const Graph& g, const std::string& op) {
+    int n = 0;
+    for (const Node& node : g.nodes()) n += node.op == op;
+    return n;
+  };
+  auto linear = resize("linear", {2, 2, 2});
+  ASSERT_TRUE(linear.ok()) << linear.status().message();
+  EXPECT_EQ(count(*linear, "ResizeBilinear"), 2);
+  EXPECT_EQ(Named(*linear, "Resize").output_shapes[0], Shape({2, 3, 8, 10, 12}));
+  auto nearest = resize("nearest", {1, 2, 2});
+  ASSERT_TRUE(nearest.ok()) << nearest.status().message();
+  EXPECT_EQ(count(*nearest, "ResizeNearestNeighbor"), 1);
+  EXPECT_EQ(Named(*nearest, "Resize").output_shapes[0], Shape({2, 3, 4, 10, 12}));
+  EXPECT_EQ(resize("cubic", {2, 2, 2}).status().message(),
+            "m.onnx: node '/Resize' (Resize, opset 13): mode 'cubic'");
+}
+
 // BatchNorm1d's input is 3-D: the affine form, whose running statistics are
 // inputs to arithmetic like any other; the training graph updated them.
 TEST(OnnxNnTest, BatchNormOfAnyRankTrainsItsScaleAndOffsetNotItsStatistics) {
@@ -134,6 +187,72 @@ TEST(OnnxNnTest, BatchNormOfAnyRankTrainsItsScaleAndOffsetNotItsStatistics) {
     std::sort(trained.begin(), trained.end());
     EXPECT_EQ(trained, (std::vector<std::string>{"bn.bias", "bn.weight"})) << dims.size() << "-D";
   }
+}
+
+// A model exported in train mode: batch norm by the batch's statistics (TF's
+// FusedBatchNormV3 with is_training); its running statistics' outputs, when
+// read, are the momentum-weighted update, and still only the scale and offset
+// train.
+TEST(OnnxNnTest, ATrainingModeBatchNormNormalisesByTheBatchAndTrainsOnlyItsScaleAndOffset) {
+  auto model = [](const std::vector<int64_t>& dims) {
+    onnx::ModelProto m = Model(15);
+    Input(&m, "x", dims);
+    for (const char* p : {"bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}) {
+      Initializer(&m, p, {4}, 1.0f);
+    }
+    onnx::NodeProto* bn = AddNode(
+        &m, "BatchNormalization",
+        {"x", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}, {"y", "mean", "var"});
+    crafted::IntAttr(bn, "training_mode", 1);
+    Output(&m, "y", dims);
+    Output(&m, "mean", {4});
+    return ImportInferred(m);
+  };
+  auto g = model({2, 4, 3, 3});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Node& bn = Named(*g, "BatchNormalization");
+  EXPECT_EQ(bn.op, "FusedBatchNormV3");
+  EXPECT_TRUE(bn.attr_bool("is_training", false));
+  EXPECT_EQ(Named(*g, "BatchNormalization/running_mean").output_shapes[0], Shape({4}));
+  auto train = BuildTrainingGraph(*g, {});
+  ASSERT_TRUE(train.ok()) << train.status().message();
+  std::vector<std::string> trained;
+  for (NodeId p : train->parameters) trained.push_back(train->graph.node(p).name);
+  std::sort(trained.begin(), trained.end());
+  EXPECT_EQ(trained, (std::vector<std::string>{"bn.bias", "bn.weight"}));
+  EXPECT_EQ(model({2, 4, 5}).status().message(),
+            "m.onnx: node '/BatchNormalization' (BatchNormalization, opset 15): training-mode "
+            "batch normalization of other than a 4-D or 5-D float input");
+}
+
+// Dropout in a model exported in train mode: the input times a mask of a
+// RandomUniform at least the ratio, scaled by 1 / (1 - ratio) (the mask's
+// statistics are RandomKernelsTest's); a seeded one is refused, as its mask is
+// ONNX's generator's.
+TEST(OnnxNnTest, ATrainingModeDropoutMasksByAUniformDrawAtLeastItsRatio) {
+  auto model = [](bool seeded) {
+    onnx::ModelProto m = Model(13);
+    Input(&m, "x", {4, 8});
+    Initializer(&m, "ratio", {}, 0.25f);
+    onnx::TensorProto* t = m.mutable_graph()->add_initializer();
+    t->set_name("training");
+    t->set_data_type(onnx::TensorProto::BOOL);
+    t->add_int32_data(1);
+    onnx::NodeProto* d = AddNode(&m, "Dropout", {"x", "ratio", "training"}, {"y", "mask"});
+    if (seeded) crafted::IntAttr(d, "seed", 3);
+    Output(&m, "y", {4, 8});
+    return ImportInferred(m);
+  };
+  auto g = model(false);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Node& keep = Named(*g, "Dropout/keep");
+  EXPECT_EQ(keep.op, "GreaterEqual");
+  EXPECT_EQ(g->node(keep.inputs[0].node).op, "RandomUniform");
+  const Node& y = Named(*g, "Dropout");
+  EXPECT_EQ(y.op, "Mul");
+  EXPECT_EQ(y.output_shapes[0], Shape({4, 8}));
+  EXPECT_EQ(model(true).status().message(),
+            "m.onnx: node '/Dropout' (Dropout, opset 13): training-mode Dropout with a seed");
 }
 
 }  // namespace

@@ -234,6 +234,7 @@ TEST(ForwardKernelsTest, TableListsEveryOpOnceAndEndsWithNull) {
                          "BroadcastTo",
                          "Shape",
                          "Fill",
+                         "RandomUniform",
                          "Range",
                          "Tile",
                          "SparseSoftmaxCrossEntropyWithLogits",
